@@ -1,0 +1,559 @@
+//! Device presets: the numbers that describe one GPU, from G80 to H100.
+//!
+//! Every figure carries its source. The limits follow the CUDA C++ Programming Guide, section
+//! "Compute Capabilities" (table "Technical Specifications per Compute Capability"), and the CUDA
+//! Occupancy Calculator (`cuda_occupancy.h` in the CUDA toolkit) for allocation units and
+//! granularities. Clocks, bandwidths and peaks come from the vendor datasheets named at each preset.
+//! The H100 facts that were measured on a real H100 SXM are in `../shared/reference/h100.json`
+//! (`"exp": "device"`, `"ceiling"` and `"pitch"` rows).
+//!
+//! Per-architecture rules are not keyed on a device's name: they are fields of the preset
+//! (`n_banks`, `shared_phase`, `shared_word_delivery`, `global_coalescing`, ...), so a new preset
+//! only needs new numbers.
+
+use serde::Serialize;
+use std::fmt;
+use std::str::FromStr;
+
+/// A compute capability such as 9.0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ComputeCapability {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl fmt::Display for ComputeCapability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// The lower-case ids used on the command line and in URLs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceId {
+    G80,
+    Gt200,
+    Fermi,
+    V100,
+    A100,
+    H100,
+}
+
+impl DeviceId {
+    pub const ALL: [DeviceId; 6] = [
+        DeviceId::G80,
+        DeviceId::Gt200,
+        DeviceId::Fermi,
+        DeviceId::V100,
+        DeviceId::A100,
+        DeviceId::H100,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeviceId::G80 => "g80",
+            DeviceId::Gt200 => "gt200",
+            DeviceId::Fermi => "fermi",
+            DeviceId::V100 => "v100",
+            DeviceId::A100 => "a100",
+            DeviceId::H100 => "h100",
+        }
+    }
+
+    pub fn device(self) -> Device {
+        match self {
+            DeviceId::G80 => g80(),
+            DeviceId::Gt200 => gt200(),
+            DeviceId::Fermi => fermi(),
+            DeviceId::V100 => v100(),
+            DeviceId::A100 => a100(),
+            DeviceId::H100 => h100(),
+        }
+    }
+}
+
+impl fmt::Display for DeviceId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The id was not one of the presets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownDevice(pub String);
+
+impl fmt::Display for UnknownDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown device '{}' (expected one of g80, gt200, fermi, v100, a100, h100)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownDevice {}
+
+impl FromStr for DeviceId {
+    type Err = UnknownDevice;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        DeviceId::ALL
+            .into_iter()
+            .find(|id| id.as_str() == s)
+            .ok_or_else(|| UnknownDevice(s.to_string()))
+    }
+}
+
+/// How the register file is handed out: per warp (cc >= 2.0) or per block (cc 1.x).
+/// Source: CUDA Occupancy Calculator, "Register allocation granularity".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum RegisterGranularity {
+    Warp,
+    Block,
+}
+
+/// How many lanes of a warp the shared memory serves together for 32-bit accesses.
+/// cc 1.x splits a warp's request into two half-warp requests; cc >= 2.0 serves the whole warp.
+/// Source: CUDA C Programming Guide 3.2, sections G.3.3 (cc 1.x) and G.4.3 (cc 2.x).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SharedPhase {
+    HalfWarp,
+    FullWarp,
+}
+
+/// What happens when several lanes read the same 32-bit word of shared memory.
+/// Source: CUDA C Programming Guide 3.2, G.3.3.1 (cc 1.x broadcast) and G.4.3.1 (cc 2.x multicast).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SharedWordDelivery {
+    /// cc 1.x: in each step one word is broadcast; any other address in a bank costs its own step,
+    /// even if other lanes read the very same word.
+    Broadcast,
+    /// cc >= 2.0: any word read by several lanes is delivered to all of them at once.
+    Multicast,
+}
+
+/// The rules by which a warp's global accesses become memory transactions.
+/// Source: CUDA C Programming Guide 3.2, section G.3.2 (cc 1.0/1.1 and 1.2/1.3) and G.4.2 (cc 2.x),
+/// and the CUDA C++ Best Practices Guide, "Coalesced Access to Global Memory" (sectors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum GlobalCoalescing {
+    /// cc 1.0/1.1: a half-warp coalesces only if lane k reads word k of an aligned segment;
+    /// otherwise every active lane costs a transaction of its own.
+    StrictHalfWarp,
+    /// cc 1.2/1.3: per half-warp, one transaction per 32/64/128-byte segment touched, each shrunk
+    /// to the half that is used.
+    SegmentHalfWarp,
+    /// cc >= 2.0: one request per warp instruction, counted in the 32-byte sectors it touches.
+    Sectors,
+}
+
+/// One GPU. Plain data; every constant is sourced at its preset.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Device {
+    pub id: DeviceId,
+    pub name: &'static str,
+    pub compute_capability: ComputeCapability,
+    pub n_sms: u32,
+    /// The clock the FP32 peak is quoted at (shader clock on G80/GT200/Fermi, boost clock after).
+    pub sm_clock_mhz: u32,
+    pub fp32_lanes_per_sm: u32,
+    /// The FP32 peak the lectures and datasheets quote, in GFLOP/s.
+    pub fp32_peak_gflops: f64,
+    /// A measured FP32 FMA ceiling where one is known.
+    pub fp32_achievable_gflops: Option<f64>,
+    pub dram_bandwidth_gbps: f64,
+    /// A measured device-to-device copy bandwidth where one is known.
+    pub dram_achievable_gbps: Option<f64>,
+    pub l2_bytes: u64,
+    pub warp_size: u32,
+    pub max_threads_per_block: u32,
+    pub max_threads_per_sm: u32,
+    pub max_warps_per_sm: u32,
+    pub max_blocks_per_sm: u32,
+    /// Warps are allocated in groups of this many (2 on cc 1.x).
+    pub warp_alloc_granularity: u32,
+    pub regs_per_sm: u32,
+    pub max_regs_per_block: u32,
+    pub max_regs_per_thread: u32,
+    pub reg_alloc_unit: u32,
+    pub reg_granularity: RegisterGranularity,
+    /// Register file partitions that warps are spread over (4 from Maxwell on, 1 before).
+    /// Source: `cuda_occupancy.h`, `cudaOccSubPartitionsPerMultiprocessor`.
+    pub reg_file_partitions: u32,
+    pub smem_per_sm: u32,
+    /// The default limit of static plus dynamic shared memory a block may use.
+    pub smem_per_block: u32,
+    /// The limit a kernel can opt in to with `cudaFuncAttributeMaxDynamicSharedMemorySize`.
+    pub smem_per_block_optin: u32,
+    /// Shared memory the system reserves for each resident block (cc >= 8.0).
+    pub reserved_smem_per_block: u32,
+    pub smem_alloc_unit: u32,
+    pub n_banks: u32,
+    pub bank_width_bytes: u32,
+    pub shared_phase: SharedPhase,
+    pub shared_word_delivery: SharedWordDelivery,
+    pub global_coalescing: GlobalCoalescing,
+    /// The row alignment `cudaMallocPitch` uses, in bytes.
+    pub pitch_alignment_bytes: u32,
+}
+
+impl Device {
+    /// Lanes that the shared memory serves in one phase for 32-bit accesses.
+    pub fn shared_phase_lanes(&self) -> u32 {
+        match self.shared_phase {
+            SharedPhase::HalfWarp => self.warp_size / 2,
+            SharedPhase::FullWarp => self.warp_size,
+        }
+    }
+
+    /// The FP32 ceiling for the roofline: measured where known, else the datasheet peak.
+    pub fn best_fp32_gflops(&self) -> f64 {
+        self.fp32_achievable_gflops.unwrap_or(self.fp32_peak_gflops)
+    }
+
+    /// The bandwidth ceiling for the roofline: measured where known, else the datasheet figure.
+    pub fn best_dram_gbps(&self) -> f64 {
+        self.dram_achievable_gbps
+            .unwrap_or(self.dram_bandwidth_gbps)
+    }
+
+    /// The pitch `cudaMallocPitch` returns for a row of `width_bytes`.
+    pub fn malloc_pitch(&self, width_bytes: u64) -> u64 {
+        let align = u64::from(self.pitch_alignment_bytes);
+        width_bytes.max(1).div_ceil(align) * align
+    }
+}
+
+/// GeForce 8800 GTX, the lectures' G80 (compute capability 1.0).
+pub fn g80() -> Device {
+    Device {
+        id: DeviceId::G80,
+        name: "GeForce 8800 GTX (G80)",
+        compute_capability: ComputeCapability { major: 1, minor: 0 },
+        // 16 SMs of 8 SPs; shader clock 1350 MHz (NVIDIA GeForce 8800 technical brief, 2006).
+        n_sms: 16,
+        sm_clock_mhz: 1350,
+        fp32_lanes_per_sm: 8,
+        // Seed 003 ("peak 346.5 GFLOPS"): 128 SPs x 2 flops (MAD) x 1.35 GHz.
+        fp32_peak_gflops: 346.5,
+        fp32_achievable_gflops: None,
+        // Seed 003: 86.4 GB/s (384-bit GDDR3 at 900 MHz).
+        dram_bandwidth_gbps: 86.4,
+        dram_achievable_gbps: None,
+        // G80 has no L2 for global memory loads (texture caches only).
+        l2_bytes: 0,
+        warp_size: 32,
+        // Programming Guide, cc 1.0: 512 threads per block, 768 threads, 24 warps and 8 blocks per SM
+        // (seed 003: "SM in G80 can take up to 768 threads", "up to 8 blocks").
+        max_threads_per_block: 512,
+        max_threads_per_sm: 768,
+        max_warps_per_sm: 24,
+        max_blocks_per_sm: 8,
+        warp_alloc_granularity: 2,
+        // Programming Guide, cc 1.0: 8 K registers per SM; Occupancy Calculator: unit 256, per block.
+        regs_per_sm: 8192,
+        max_regs_per_block: 8192,
+        max_regs_per_thread: 124,
+        reg_alloc_unit: 256,
+        reg_granularity: RegisterGranularity::Block,
+        reg_file_partitions: 1,
+        // Programming Guide, cc 1.0: 16 KB shared memory per SM; Occupancy Calculator: unit 512 B.
+        smem_per_sm: 16384,
+        smem_per_block: 16384,
+        smem_per_block_optin: 16384,
+        reserved_smem_per_block: 0,
+        smem_alloc_unit: 512,
+        // Programming Guide 3.2, G.3.3: 16 banks of 32 bits, served per half-warp, broadcast only.
+        n_banks: 16,
+        bank_width_bytes: 4,
+        shared_phase: SharedPhase::HalfWarp,
+        shared_word_delivery: SharedWordDelivery::Broadcast,
+        global_coalescing: GlobalCoalescing::StrictHalfWarp,
+        // cudaDeviceProp::texturePitchAlignment-era rule: rows padded to 256 bytes on cc 1.x
+        // (Programming Guide 2.x, cudaMallocPitch; seed 002: "align to 128 or 256 bytes").
+        pitch_alignment_bytes: 256,
+    }
+}
+
+/// GeForce GTX 260 (Core 216), the lectures' GT200 (compute capability 1.3).
+pub fn gt200() -> Device {
+    Device {
+        id: DeviceId::Gt200,
+        name: "GeForce GTX 260 (GT200)",
+        compute_capability: ComputeCapability { major: 1, minor: 3 },
+        // 27 SMs of 8 SPs at 1242 MHz shader clock (NVIDIA GTX 260 Core 216 specifications).
+        n_sms: 27,
+        sm_clock_mhz: 1242,
+        fp32_lanes_per_sm: 8,
+        // Seed 000: "peak fp performance of GeForce GTX 260: 805 GFLOPS" (216 x 3 flops x 1.242 GHz).
+        fp32_peak_gflops: 805.0,
+        fp32_achievable_gflops: None,
+        // Seed 000: "actual memory bandwidth of GeForce GTX 260: 112 GB/s" (448-bit GDDR3, 999 MHz).
+        dram_bandwidth_gbps: 112.0,
+        dram_achievable_gbps: None,
+        l2_bytes: 0,
+        warp_size: 32,
+        // Programming Guide, cc 1.2/1.3: 512 threads per block, 1024 threads, 32 warps, 8 blocks per SM.
+        max_threads_per_block: 512,
+        max_threads_per_sm: 1024,
+        max_warps_per_sm: 32,
+        max_blocks_per_sm: 8,
+        warp_alloc_granularity: 2,
+        // Programming Guide, cc 1.2/1.3: 16 K registers; Occupancy Calculator: unit 512, per block.
+        regs_per_sm: 16384,
+        max_regs_per_block: 16384,
+        max_regs_per_thread: 124,
+        reg_alloc_unit: 512,
+        reg_granularity: RegisterGranularity::Block,
+        reg_file_partitions: 1,
+        smem_per_sm: 16384,
+        smem_per_block: 16384,
+        smem_per_block_optin: 16384,
+        reserved_smem_per_block: 0,
+        smem_alloc_unit: 512,
+        n_banks: 16,
+        bank_width_bytes: 4,
+        shared_phase: SharedPhase::HalfWarp,
+        shared_word_delivery: SharedWordDelivery::Broadcast,
+        global_coalescing: GlobalCoalescing::SegmentHalfWarp,
+        pitch_alignment_bytes: 256,
+    }
+}
+
+/// Tesla C2050, Fermi (compute capability 2.0).
+pub fn fermi() -> Device {
+    Device {
+        id: DeviceId::Fermi,
+        name: "Tesla C2050 (Fermi)",
+        compute_capability: ComputeCapability { major: 2, minor: 0 },
+        // Tesla C2050 datasheet: 14 SMs of 32 cores at 1.15 GHz, 1.03 TFLOPS FP32, 144 GB/s, 768 KB L2.
+        n_sms: 14,
+        sm_clock_mhz: 1150,
+        fp32_lanes_per_sm: 32,
+        fp32_peak_gflops: 1030.0,
+        fp32_achievable_gflops: None,
+        dram_bandwidth_gbps: 144.0,
+        dram_achievable_gbps: None,
+        l2_bytes: 768 * 1024,
+        warp_size: 32,
+        // Programming Guide, cc 2.x: 1024 threads per block, 1536 threads, 48 warps, 8 blocks per SM.
+        max_threads_per_block: 1024,
+        max_threads_per_sm: 1536,
+        max_warps_per_sm: 48,
+        max_blocks_per_sm: 8,
+        warp_alloc_granularity: 1,
+        // Programming Guide, cc 2.x: 32 K registers, 63 per thread; Occupancy Calculator: unit 64, per warp.
+        regs_per_sm: 32768,
+        max_regs_per_block: 32768,
+        max_regs_per_thread: 63,
+        reg_alloc_unit: 64,
+        reg_granularity: RegisterGranularity::Warp,
+        reg_file_partitions: 1,
+        // Programming Guide, cc 2.x: 48 KB shared memory (the 48 KB / 16 KB L1 split); unit 128 B.
+        smem_per_sm: 49152,
+        smem_per_block: 49152,
+        smem_per_block_optin: 49152,
+        reserved_smem_per_block: 0,
+        smem_alloc_unit: 128,
+        // Programming Guide 3.2, G.4.3: 32 banks, whole warp, multicast.
+        n_banks: 32,
+        bank_width_bytes: 4,
+        shared_phase: SharedPhase::FullWarp,
+        shared_word_delivery: SharedWordDelivery::Multicast,
+        global_coalescing: GlobalCoalescing::Sectors,
+        // cudaDeviceProp::texturePitchAlignment is 32 on cc 2.0, but cudaMallocPitch pads rows to 512 B
+        // from Fermi on (observed by the CUDA samples' deviceQuery-era tools; h100.json shows 512 too).
+        pitch_alignment_bytes: 512,
+    }
+}
+
+/// Tesla V100 SXM2 (compute capability 7.0).
+pub fn v100() -> Device {
+    Device {
+        id: DeviceId::V100,
+        name: "Tesla V100 SXM2",
+        compute_capability: ComputeCapability { major: 7, minor: 0 },
+        // NVIDIA Tesla V100 datasheet / Volta whitepaper: 80 SMs x 64 FP32 lanes at 1530 MHz boost,
+        // 15.7 TFLOPS FP32, 900 GB/s HBM2, 6 MB L2.
+        n_sms: 80,
+        sm_clock_mhz: 1530,
+        fp32_lanes_per_sm: 64,
+        fp32_peak_gflops: 15_700.0,
+        fp32_achievable_gflops: None,
+        dram_bandwidth_gbps: 900.0,
+        dram_achievable_gbps: None,
+        l2_bytes: 6 * 1024 * 1024,
+        warp_size: 32,
+        // Programming Guide, cc 7.0: 1024 threads per block, 2048 threads, 64 warps, 32 blocks per SM.
+        max_threads_per_block: 1024,
+        max_threads_per_sm: 2048,
+        max_warps_per_sm: 64,
+        max_blocks_per_sm: 32,
+        warp_alloc_granularity: 1,
+        // Programming Guide, cc 7.0: 64 K registers, 255 per thread; Occupancy Calculator: unit 256, per warp.
+        regs_per_sm: 65536,
+        max_regs_per_block: 65536,
+        max_regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        reg_granularity: RegisterGranularity::Warp,
+        reg_file_partitions: 4,
+        // Programming Guide, cc 7.0: up to 96 KB shared memory per SM, 48 KB per block by default,
+        // 96 KB opt-in; Occupancy Calculator: unit 256 B; no per-block reservation before cc 8.0.
+        smem_per_sm: 98304,
+        smem_per_block: 49152,
+        smem_per_block_optin: 98304,
+        reserved_smem_per_block: 0,
+        smem_alloc_unit: 256,
+        n_banks: 32,
+        bank_width_bytes: 4,
+        shared_phase: SharedPhase::FullWarp,
+        shared_word_delivery: SharedWordDelivery::Multicast,
+        global_coalescing: GlobalCoalescing::Sectors,
+        pitch_alignment_bytes: 512,
+    }
+}
+
+/// A100 SXM4 40 GB (compute capability 8.0).
+pub fn a100() -> Device {
+    Device {
+        id: DeviceId::A100,
+        name: "A100 SXM4 40GB",
+        compute_capability: ComputeCapability { major: 8, minor: 0 },
+        // NVIDIA A100 datasheet / Ampere whitepaper: 108 SMs x 64 FP32 lanes at 1410 MHz boost,
+        // 19.5 TFLOPS FP32, 1555 GB/s HBM2 (seed 004: "1555 GB/second", "19,500 GFLOPS"), 40 MB L2.
+        n_sms: 108,
+        sm_clock_mhz: 1410,
+        fp32_lanes_per_sm: 64,
+        fp32_peak_gflops: 19_500.0,
+        fp32_achievable_gflops: None,
+        dram_bandwidth_gbps: 1555.0,
+        dram_achievable_gbps: None,
+        l2_bytes: 40 * 1024 * 1024,
+        warp_size: 32,
+        // Programming Guide, cc 8.0: 1024 threads per block, 2048 threads, 64 warps, 32 blocks per SM.
+        max_threads_per_block: 1024,
+        max_threads_per_sm: 2048,
+        max_warps_per_sm: 64,
+        max_blocks_per_sm: 32,
+        warp_alloc_granularity: 1,
+        regs_per_sm: 65536,
+        max_regs_per_block: 65536,
+        max_regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        reg_granularity: RegisterGranularity::Warp,
+        reg_file_partitions: 4,
+        // Programming Guide, cc 8.0: 164 KB shared memory per SM, 163 KB per block opt-in, 48 KB by
+        // default, 1 KB reserved per block (seed 004: "maximum of 164 KB of shared memory per SM").
+        smem_per_sm: 167_936,
+        smem_per_block: 49152,
+        smem_per_block_optin: 166_912,
+        reserved_smem_per_block: 1024,
+        smem_alloc_unit: 128,
+        n_banks: 32,
+        bank_width_bytes: 4,
+        shared_phase: SharedPhase::FullWarp,
+        shared_word_delivery: SharedWordDelivery::Multicast,
+        global_coalescing: GlobalCoalescing::Sectors,
+        pitch_alignment_bytes: 512,
+    }
+}
+
+/// H100 SXM5 80 GB (compute capability 9.0).
+pub fn h100() -> Device {
+    Device {
+        id: DeviceId::H100,
+        name: "H100 SXM5 80GB",
+        compute_capability: ComputeCapability { major: 9, minor: 0 },
+        // h100.json "device" row: 132 SMs. H100 datasheet: 128 FP32 lanes per SM, 1980 MHz boost,
+        // 67 TFLOPS FP32, 3.35 TB/s HBM3.
+        n_sms: 132,
+        sm_clock_mhz: 1980,
+        fp32_lanes_per_sm: 128,
+        fp32_peak_gflops: 66_900.0,
+        // h100.json "ceiling" rows: fp32_fma 55,637 GFLOP/s, d2d_copy 3,011 GB/s, measured.
+        fp32_achievable_gflops: Some(55_637.0),
+        dram_bandwidth_gbps: 3350.0,
+        dram_achievable_gbps: Some(3011.0),
+        // h100.json "device" row: l2 52,428,800 bytes.
+        l2_bytes: 52_428_800,
+        warp_size: 32,
+        // h100.json "device" row: 2048 threads and 32 blocks per SM; Programming Guide: 1024 per block.
+        max_threads_per_block: 1024,
+        max_threads_per_sm: 2048,
+        max_warps_per_sm: 64,
+        max_blocks_per_sm: 32,
+        warp_alloc_granularity: 1,
+        // h100.json "device" row: 65,536 registers per SM and per block; Programming Guide: 255 per thread.
+        regs_per_sm: 65536,
+        max_regs_per_block: 65536,
+        max_regs_per_thread: 255,
+        reg_alloc_unit: 256,
+        reg_granularity: RegisterGranularity::Warp,
+        reg_file_partitions: 4,
+        // h100.json "device" row: 233,472 B per SM, 49,152 per block, 232,448 opt-in, 1,024 reserved.
+        smem_per_sm: 233_472,
+        smem_per_block: 49152,
+        smem_per_block_optin: 232_448,
+        reserved_smem_per_block: 1024,
+        smem_alloc_unit: 128,
+        n_banks: 32,
+        bank_width_bytes: 4,
+        shared_phase: SharedPhase::FullWarp,
+        shared_word_delivery: SharedWordDelivery::Multicast,
+        global_coalescing: GlobalCoalescing::Sectors,
+        // h100.json "pitch" rows: widths of 4 and 400 bytes get a 512-byte pitch, 4000 bytes get 4096.
+        pitch_alignment_bytes: 512,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(id: &str, expected: DeviceId) {
+        assert_eq!(id.parse::<DeviceId>(), Ok(expected));
+        assert_eq!(expected.as_str(), id);
+        assert_eq!(expected.device().id, expected);
+    }
+
+    #[test]
+    fn every_preset_round_trips_through_its_id() {
+        check("g80", DeviceId::G80);
+        check("gt200", DeviceId::Gt200);
+        check("fermi", DeviceId::Fermi);
+        check("v100", DeviceId::V100);
+        check("a100", DeviceId::A100);
+        check("h100", DeviceId::H100);
+    }
+
+    #[test]
+    fn unknown_device_is_an_error_not_a_panic() {
+        assert_eq!(
+            "rtx4090".parse::<DeviceId>(),
+            Err(UnknownDevice("rtx4090".into()))
+        );
+    }
+
+    #[test]
+    fn warps_and_threads_per_sm_agree_on_every_preset() {
+        for id in DeviceId::ALL {
+            let d = id.device();
+            assert_eq!(
+                d.max_warps_per_sm * d.warp_size,
+                d.max_threads_per_sm,
+                "{id}"
+            );
+        }
+    }
+
+    #[test]
+    fn old_devices_have_sixteen_banks_and_half_warps() {
+        for id in DeviceId::ALL {
+            let d = id.device();
+            let old = d.compute_capability.major == 1;
+            assert_eq!(d.n_banks, if old { 16 } else { 32 }, "{id}");
+            assert_eq!(d.shared_phase_lanes(), if old { 16 } else { 32 }, "{id}");
+        }
+    }
+}

@@ -1,0 +1,388 @@
+//! The syntax tree of the kernel language, and its types.
+//!
+//! The language is the subset of CUDA C++ that the lecture kernels are written in (seeds 000-004
+//! and `shared/reference/kernels/*.cu`): `__global__` kernels and `__device__` helpers, scalar,
+//! pointer, vector (`float2`, `float4`, `int2`, `int4`) and array types, the variable type
+//! qualifiers `__shared__`, `__constant__`, `__device__` of the CUDA C++ Programming Guide section
+//! "Variable Memory Space Specifiers", and C's statements and operators. The tree keeps a span on
+//! every node so that later errors point into the source.
+
+use super::span::Span;
+use std::fmt;
+
+/// The arithmetic types. `I64`/`U64` are `long`/`size_t`; `char` is signed as on nvcc's hosts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    Bool,
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+    F32,
+    F64,
+}
+
+impl Scalar {
+    pub fn size(self) -> u32 {
+        match self {
+            Scalar::Bool | Scalar::I8 | Scalar::U8 => 1,
+            Scalar::I16 | Scalar::U16 => 2,
+            Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
+            Scalar::I64 | Scalar::U64 | Scalar::F64 => 8,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F64)
+    }
+
+    pub fn is_integer(self) -> bool {
+        !self.is_float()
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(
+            self,
+            Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64 | Scalar::F32 | Scalar::F64
+        )
+    }
+
+    /// The integer conversion rank of C (C11 6.3.1.1), with floats above every integer.
+    pub fn rank(self) -> u8 {
+        match self {
+            Scalar::Bool => 0,
+            Scalar::I8 | Scalar::U8 => 1,
+            Scalar::I16 | Scalar::U16 => 2,
+            Scalar::I32 | Scalar::U32 => 3,
+            Scalar::I64 | Scalar::U64 => 4,
+            Scalar::F32 => 5,
+            Scalar::F64 => 6,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::I8 => "char",
+            Scalar::U8 => "unsigned char",
+            Scalar::I16 => "short",
+            Scalar::U16 => "unsigned short",
+            Scalar::I32 => "int",
+            Scalar::U32 => "unsigned int",
+            Scalar::I64 => "long",
+            Scalar::U64 => "size_t",
+            Scalar::F32 => "float",
+            Scalar::F64 => "double",
+        }
+    }
+}
+
+/// A type of the kernel language.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Void,
+    Scalar(Scalar),
+    /// `float2`, `int4`, ...: a scalar repeated 2 or 4 times (`.x .y .z .w`).
+    Vector(Scalar, u8),
+    /// A pointer; `pointee_const` for `const T*`.
+    Pointer {
+        pointee: Box<Type>,
+        pointee_const: bool,
+    },
+    /// An array of a known number of elements (`None`: `extern __shared__ T a[]`).
+    Array(Box<Type>, Option<u32>),
+}
+
+impl Type {
+    pub fn pointer_to(pointee: Type, pointee_const: bool) -> Type {
+        Type::Pointer {
+            pointee: Box::new(pointee),
+            pointee_const,
+        }
+    }
+
+    /// Bytes the type occupies (`sizeof`); 0 for `void` and unsized arrays.
+    pub fn size(&self) -> u64 {
+        match self {
+            Type::Void => 0,
+            Type::Scalar(s) => u64::from(s.size()),
+            Type::Vector(s, n) => u64::from(s.size()) * u64::from(*n),
+            Type::Pointer { .. } => 8,
+            Type::Array(elem, n) => elem.size().saturating_mul(u64::from(n.unwrap_or(0))),
+        }
+    }
+
+    /// The alignment of the type in bytes: vectors align to their whole size (CUDA C++ Programming
+    /// Guide, "Built-in Vector Types", table "Alignment Requirements").
+    pub fn align(&self) -> u64 {
+        match self {
+            Type::Void => 1,
+            Type::Scalar(s) => u64::from(s.size()),
+            Type::Vector(..) => self.size(),
+            Type::Pointer { .. } => 8,
+            Type::Array(elem, _) => elem.align(),
+        }
+    }
+
+    pub fn scalar(&self) -> Option<Scalar> {
+        match self {
+            Type::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// The innermost element type of a (possibly multi-dimensional) array.
+    pub fn innermost(&self) -> &Type {
+        match self {
+            Type::Array(elem, _) => elem.innermost(),
+            other => other,
+        }
+    }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::Void => f.write_str("void"),
+            Type::Scalar(s) => f.write_str(s.name()),
+            Type::Vector(s, n) => {
+                let base = match s {
+                    Scalar::F32 => "float",
+                    Scalar::F64 => "double",
+                    Scalar::U32 => "uint",
+                    Scalar::I64 => "longlong",
+                    Scalar::U64 => "ulonglong",
+                    _ => "int",
+                };
+                write!(f, "{base}{n}")
+            }
+            Type::Pointer {
+                pointee,
+                pointee_const,
+            } => {
+                if *pointee_const {
+                    write!(f, "const {pointee}*")
+                } else {
+                    write!(f, "{pointee}*")
+                }
+            }
+            Type::Array(elem, Some(n)) => write!(f, "{elem}[{n}]"),
+            Type::Array(elem, None) => write!(f, "{elem}[]"),
+        }
+    }
+}
+
+/// Where a variable lives, from its declaration (CUDA C++ Programming Guide, "Variable Memory Space
+/// Specifiers"; seed 000, "CUDA Variable Type Qualifiers").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// No qualifier: registers for scalars, local memory (or registers) for arrays.
+    Automatic,
+    Shared,
+    /// `extern __shared__ T a[];`: the dynamic shared memory of the launch.
+    ExternShared,
+    Constant,
+    /// `__device__ T g;` at file scope: global memory.
+    Device,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    Neg,
+    Plus,
+    Not,
+    BitNot,
+    Deref,
+    AddrOf,
+    PreInc,
+    PreDec,
+    PostInc,
+    PostDec,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Mul,
+    Div,
+    Rem,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    And,
+    Or,
+}
+
+impl BinaryOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
+            BinaryOp::Lt => "<",
+            BinaryOp::Gt => ">",
+            BinaryOp::Le => "<=",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::BitXor => "^",
+            BinaryOp::BitOr => "|",
+            BinaryOp::And => "&&",
+            BinaryOp::Or => "||",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Ident(String),
+    Int {
+        value: u64,
+        unsigned: bool,
+        long: bool,
+        hex: bool,
+    },
+    Float {
+        value: f64,
+        single: bool,
+    },
+    Bool(bool),
+    Unary(UnaryOp, Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// `a = b` (`None`) or a compound assignment such as `a += b`.
+    Assign(Option<BinaryOp>, Box<Expr>, Box<Expr>),
+    Conditional(Box<Expr>, Box<Expr>, Box<Expr>),
+    Call {
+        name: String,
+        name_span: Span,
+        args: Vec<Expr>,
+    },
+    Index(Box<Expr>, Box<Expr>),
+    Member {
+        base: Box<Expr>,
+        field: String,
+        field_span: Span,
+    },
+    Cast(Type, Box<Expr>),
+    SizeofType(Type),
+    SizeofExpr(Box<Expr>),
+    Comma(Box<Expr>, Box<Expr>),
+}
+
+/// An initialiser: an expression or a braced list (`float w[3] = {1, 2, 3};`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Initializer {
+    Expr(Expr),
+    List(Vec<Initializer>, Span),
+}
+
+/// One name of a declaration: `*p`, `a[N][M] = ...`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Declarator {
+    pub name: String,
+    pub span: Span,
+    /// The type with the declarator's pointers applied, before its array dimensions.
+    pub ty: Type,
+    /// Array dimensions, outermost first; `None` for `[]`.
+    pub dims: Vec<Option<Expr>>,
+    pub init: Option<Initializer>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Declaration {
+    pub storage: Storage,
+    /// The base type is `const` (`const int n = 4;`).
+    pub is_const: bool,
+    pub declarators: Vec<Declarator>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    Declaration(Declaration),
+    Expr(Expr),
+    Block(Vec<Stmt>),
+    If(Expr, Box<Stmt>, Option<Box<Stmt>>),
+    While(Expr, Box<Stmt>),
+    DoWhile(Box<Stmt>, Expr),
+    For {
+        init: Option<Box<Stmt>>,
+        cond: Option<Expr>,
+        step: Option<Expr>,
+        body: Box<Stmt>,
+    },
+    Return(Option<Expr>),
+    Break,
+    Continue,
+    Empty,
+}
+
+/// `__global__` (a kernel) or `__device__` (a helper called from kernels).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunctionKind {
+    Kernel,
+    Device,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub span: Span,
+    pub ty: Type,
+    /// The parameter itself is `const` (`const int width`).
+    pub is_const: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub kind: FunctionKind,
+    pub ret: Type,
+    pub name: String,
+    pub span: Span,
+    pub params: Vec<Param>,
+    pub body: Vec<Stmt>,
+    /// The closing brace, where a function without `return` ends.
+    pub end_span: Span,
+}
+
+/// A parsed source file: file-scope variables and functions, in source order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Variable(Declaration),
+    Function(Function),
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TranslationUnit {
+    pub items: Vec<Item>,
+}

@@ -1,0 +1,436 @@
+//! The checked program that the interpreter runs: typed expression trees over warp registers, and
+//! statements flattened into structured control-flow instructions.
+//!
+//! Every value lives in a register of 32 lanes (`[u64; 32]`, one per lane of the warp, CUDA C++
+//! Programming Guide "SIMT Architecture"); the semantic check has resolved names to registers or
+//! memory objects, inserted C's implicit conversions, and assigned each expression node a
+//! temporary register, so the interpreter allocates nothing while it runs. Integers are kept
+//! sign- or zero-extended to 64 bits according to their type; floats as their bit patterns.
+//!
+//! Statements become a flat list of `Op`s with explicit structure (`If`/`Else`/`EndIf`, loops with
+//! break and continue points), which lets a warp stop at `__syncthreads()` in the middle of a loop
+//! and resume later, and lets lanes diverge with per-lane active masks as the hardware's SIMT stack
+//! does.
+
+use super::ast::{FunctionKind, Scalar, Type};
+use super::span::Span;
+
+/// A register number. Registers 0..`SPECIAL_REGS` hold `threadIdx`, `blockIdx`, `blockDim` and
+/// `gridDim` (x, y, z each); variables and temporaries follow.
+pub type Reg = u32;
+
+pub const REG_THREAD_IDX: Reg = 0;
+pub const REG_BLOCK_IDX: Reg = 3;
+pub const REG_BLOCK_DIM: Reg = 6;
+pub const REG_GRID_DIM: Reg = 9;
+pub const SPECIAL_REGS: Reg = 12;
+
+/// How a value is stored: `n` components of one scalar (pointers are `U64`, tagged; see `interp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Elem {
+    pub scalar: Scalar,
+    pub n: u8,
+}
+
+impl Elem {
+    pub fn scalar(scalar: Scalar) -> Elem {
+        Elem { scalar, n: 1 }
+    }
+
+    pub fn bytes(self) -> u32 {
+        self.scalar.size() * u32::from(self.n)
+    }
+}
+
+/// The unary operators left after lowering (`+x` is gone, `!x` became a comparison with zero).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    BitNot,
+}
+
+/// Binary arithmetic, bitwise, shift and comparison operators on one operand type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    Min,
+    Max,
+}
+
+impl BinOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        )
+    }
+}
+
+/// Math functions of one or two float arguments (CUDA Math API).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathFn {
+    Sqrt,
+    Rsqrt,
+    Exp,
+    Log,
+    Sin,
+    Cos,
+    Tan,
+    Fabs,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    Pow,
+    Fmin,
+    Fmax,
+    Abs,
+}
+
+/// Read-modify-write operations of the atomic functions (CUDA C++ Programming Guide, "Atomic
+/// Functions").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Exch,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Cas,
+}
+
+/// A place that can be assigned.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Place {
+    /// A register variable (its first register; vectors take `elem.n` registers).
+    Reg { reg: Reg, elem: Elem },
+    /// Memory at the address the pointer expression gives.
+    Mem { addr: Box<Ex>, elem: Elem },
+}
+
+impl Place {
+    pub fn elem(&self) -> Elem {
+        match self {
+            Place::Reg { elem, .. } | Place::Mem { elem, .. } => *elem,
+        }
+    }
+}
+
+/// One term of an address computation: `index * stride` bytes, the index read as a 64-bit integer
+/// (which its canonical register bits are, for every integer type).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term {
+    pub index: Ex,
+    pub stride: i64,
+}
+
+/// An expression node: what it computes, the temporary register its result goes to (relative to
+/// the function's temporary base) and its source span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ex {
+    pub kind: ExKind,
+    pub tmp: Reg,
+    /// Registers the result takes: 1 for scalars and pointers, 2 or 4 for vectors, 0 for `void`.
+    pub width: u8,
+    pub span: Span,
+}
+
+impl Ex {
+    pub fn new(kind: ExKind, width: u8, span: Span) -> Ex {
+        Ex {
+            kind,
+            tmp: 0,
+            width,
+            span,
+        }
+    }
+
+    /// The sub-expressions in the order the interpreter evaluates them. Temporaries are assigned in
+    /// this order too, so that a later sibling never overwrites an earlier sibling's result.
+    pub fn children_mut(&mut self) -> Vec<&mut Ex> {
+        match &mut self.kind {
+            ExKind::Const(_) | ExKind::Reg(_) | ExKind::AddrOf(_) => Vec::new(),
+            ExKind::Component(e, _) => vec![e],
+            ExKind::Convert { value, .. } | ExKind::Unary { value, .. } => vec![value],
+            ExKind::Binary { lhs, rhs, .. }
+            | ExKind::Logical { lhs, rhs, .. }
+            | ExKind::PtrDiff { lhs, rhs, .. } => {
+                vec![lhs, rhs]
+            }
+            ExKind::Select { cond, a, b, .. } => vec![cond, a, b],
+            ExKind::Fma { a, b, c, .. } => vec![a, b, c],
+            ExKind::Math { args, .. } | ExKind::Call { args, .. } => args.iter_mut().collect(),
+            ExKind::MakeVector { parts, .. } => parts.iter_mut().collect(),
+            ExKind::Offset { base, terms } => {
+                let mut v: Vec<&mut Ex> = vec![base];
+                v.extend(terms.iter_mut().map(|t| &mut t.index));
+                v
+            }
+            ExKind::Load { addr, .. } => vec![addr],
+            ExKind::Assign { place, value } | ExKind::Compound { place, value, .. } => {
+                match place {
+                    Place::Mem { addr, .. } => vec![addr, value],
+                    Place::Reg { .. } => vec![value],
+                }
+            }
+            ExKind::IncDec { place, .. } => match place {
+                Place::Mem { addr, .. } => vec![addr],
+                Place::Reg { .. } => Vec::new(),
+            },
+            ExKind::Atomic {
+                addr,
+                value,
+                value2,
+                ..
+            } => {
+                let mut v: Vec<&mut Ex> = vec![addr, value];
+                if let Some(v2) = value2 {
+                    v.push(v2);
+                }
+                v
+            }
+            ExKind::Comma(a, b) => vec![a, b],
+        }
+    }
+
+    /// Gives this tree its temporary registers, starting at `first`; returns one past the last.
+    pub fn assign_temps(&mut self, first: Reg) -> Reg {
+        self.tmp = first;
+        let mut next = first + Reg::from(self.width);
+        let mut end = next;
+        for child in self.children_mut() {
+            let child_end = child.assign_temps(next);
+            end = end.max(child_end);
+            next += Reg::from(child.width);
+            end = end.max(next);
+        }
+        end
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExKind {
+    /// The same bits in every lane.
+    Const(u64),
+    /// A register variable: the result is the variable's own register (no copy).
+    Reg(Reg),
+    /// Component `comp` of a vector value.
+    Component(Box<Ex>, u8),
+    Convert {
+        from: Scalar,
+        to: Scalar,
+        value: Box<Ex>,
+    },
+    Unary {
+        op: UnOp,
+        ty: Scalar,
+        value: Box<Ex>,
+    },
+    /// Both operands are of type `ty`; comparisons give an `I32` 0 or 1.
+    Binary {
+        op: BinOp,
+        ty: Scalar,
+        lhs: Box<Ex>,
+        rhs: Box<Ex>,
+    },
+    /// `&&` / `||` over two `Bool` operands, the right one evaluated only where it matters.
+    Logical {
+        and: bool,
+        lhs: Box<Ex>,
+        rhs: Box<Ex>,
+    },
+    /// `cond ? a : b` with `cond` a `Bool`; each side is evaluated only for its lanes.
+    Select {
+        cond: Box<Ex>,
+        a: Box<Ex>,
+        b: Box<Ex>,
+        n: u8,
+    },
+    /// `fmaf(a, b, c)` (and `fma` on doubles).
+    Fma {
+        ty: Scalar,
+        a: Box<Ex>,
+        b: Box<Ex>,
+        c: Box<Ex>,
+    },
+    Math {
+        f: MathFn,
+        ty: Scalar,
+        args: Vec<Ex>,
+    },
+    /// The address of a memory object (resolved per launch).
+    AddrOf(usize),
+    /// A pointer plus byte offsets: `base + sum(index * stride)`.
+    Offset {
+        base: Box<Ex>,
+        terms: Vec<Term>,
+    },
+    /// `p - q` in elements.
+    PtrDiff {
+        lhs: Box<Ex>,
+        rhs: Box<Ex>,
+        elem_size: u32,
+    },
+    Load {
+        addr: Box<Ex>,
+        elem: Elem,
+    },
+    Assign {
+        place: Place,
+        value: Box<Ex>,
+    },
+    /// `place op= value`: the place is read and converted to `ty`, combined with `value` (already
+    /// of type `ty`), converted back and written.
+    Compound {
+        place: Place,
+        op: BinOp,
+        ty: Scalar,
+        value: Box<Ex>,
+    },
+    /// `++`/`--` on a number (`delta` is +1/-1) or on a pointer (`delta` is +-element size).
+    IncDec {
+        place: Place,
+        delta: i64,
+        post: bool,
+        pointer: bool,
+    },
+    /// Builds a vector from its components.
+    MakeVector {
+        scalar: Scalar,
+        parts: Vec<Ex>,
+    },
+    Atomic {
+        op: AtomicOp,
+        ty: Scalar,
+        addr: Box<Ex>,
+        value: Box<Ex>,
+        /// The second value of `atomicCAS` (the first is the compare value).
+        value2: Option<Box<Ex>>,
+    },
+    Call {
+        function: usize,
+        args: Vec<Ex>,
+    },
+    Comma(Box<Ex>, Box<Ex>),
+}
+
+/// A statement-level instruction. The `usize`s are indices into the function's code.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    Eval(Ex),
+    /// Lanes where `cond` is false go to `else_at` (an `Else` or the `EndIf`).
+    If {
+        cond: Ex,
+        else_at: usize,
+    },
+    Else {
+        end_at: usize,
+    },
+    EndIf,
+    /// Opens a loop; `end_at` is its `LoopEnd`.
+    LoopBegin {
+        end_at: usize,
+    },
+    /// Lanes where `cond` is false leave the loop; when none is left, go to `end_at`.
+    LoopCond {
+        cond: Ex,
+        end_at: usize,
+    },
+    /// Lanes that executed `continue` rejoin here.
+    ContinuePoint,
+    Jump(usize),
+    LoopEnd,
+    Break,
+    Continue,
+    Return(Option<Ex>),
+    SyncThreads,
+    SyncWarp,
+}
+
+/// Where a memory object lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectSpace {
+    /// A `__device__` variable.
+    Global,
+    Constant,
+    Shared,
+    /// The dynamic shared memory of `extern __shared__` arrays.
+    DynamicShared,
+    /// A per-thread array.
+    Local,
+}
+
+/// How a `__device__` or `__constant__` object starts out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ObjectInit {
+    Zero,
+    /// Seeded pseudo-random values, as if the host had copied data in (`cudaMemcpyToSymbol`).
+    Random,
+    Bytes(Vec<u8>),
+}
+
+/// A variable or array in memory, declared in the program.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemObject {
+    pub name: String,
+    pub space: ObjectSpace,
+    pub ty: Type,
+    /// Bytes (0 for dynamic shared memory, sized by the launch).
+    pub size: u64,
+    pub align: u64,
+    pub init: ObjectInit,
+    pub span: Span,
+    /// The function that declares it (`None` at file scope).
+    pub function: Option<usize>,
+    /// For per-thread arrays: every index is a compile-time constant, so the compiler keeps the
+    /// array in registers (seed 002, "Local Memory": local memory is used when "an array is not
+    /// indexed with constant quantities"). Such arrays make no memory records.
+    pub in_registers: bool,
+    /// For per-thread arrays: the offset in each thread's local frame.
+    pub local_offset: u64,
+}
+
+/// A parameter of a kernel or device function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamInfo {
+    pub name: String,
+    pub span: Span,
+    pub ty: Type,
+    pub reg: Reg,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionIr {
+    pub name: String,
+    pub kind: FunctionKind,
+    pub span: Span,
+    pub end_span: Span,
+    pub params: Vec<ParamInfo>,
+    /// The return type and the register that holds the returned value.
+    pub ret: Option<(Elem, Reg)>,
+    pub code: Vec<Op>,
+    pub spans: Vec<Span>,
+    /// Where this function's temporaries start, and how many it uses.
+    pub temp_base: Reg,
+    pub n_temps: Reg,
+    /// Functions this one calls.
+    pub callees: Vec<usize>,
+}

@@ -1,0 +1,431 @@
+//! Occupancy: how many blocks of a kernel fit on one SM, and what limits them.
+//!
+//! The calculation is the CUDA occupancy API's (`cudaOccupancyMaxActiveBlocksPerMultiprocessor`, as
+//! written out in `cuda_occupancy.h` of the CUDA toolkit, and the CUDA Occupancy Calculator
+//! spreadsheet for compute capability 1.x). Seed 003 ("Considering Occupancy", "Dynamic
+//! Partitioning of Resources") gives the G80 cases; the `"attrs"` rows of
+//! `../shared/reference/h100.json` give the H100 ones, checked in `tests/reference.rs`.
+
+use crate::device::{Device, RegisterGranularity};
+use serde::Serialize;
+use std::fmt;
+
+/// What one block of a launch asks of an SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BlockResources {
+    pub threads_per_block: u32,
+    pub regs_per_thread: u32,
+    /// Static plus dynamic shared memory, in bytes, without the system's per-block reservation.
+    pub smem_per_block: u32,
+}
+
+/// The resource that stops one more block from fitting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limiter {
+    Registers,
+    SharedMem,
+    Warps,
+    Blocks,
+}
+
+impl Limiter {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limiter::Registers => "registers",
+            Limiter::SharedMem => "shared_mem",
+            Limiter::Warps => "warps",
+            Limiter::Blocks => "blocks",
+        }
+    }
+}
+
+/// The occupancy of one launch configuration, as the CUDA occupancy API computes it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct OccupancyReport {
+    pub active_blocks_per_sm: u32,
+    pub active_warps_per_sm: u32,
+    pub theoretical_occupancy_pct: f64,
+    pub limiter: Limiter,
+    pub limit_registers: u32,
+    pub limit_shared_mem: u32,
+    pub limit_warps: u32,
+    pub limit_blocks: u32,
+    pub warps_per_block: u32,
+    pub regs_per_block_allocated: u32,
+    pub smem_per_block_allocated: u32,
+}
+
+/// A launch that cannot run at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum OccupancyError {
+    EmptyBlock,
+    TooManyThreads { threads: u32, max: u32 },
+    TooManyRegistersPerThread { regs: u32, max: u32 },
+    TooManyRegistersPerBlock { regs: u32, max: u32 },
+    TooMuchSharedMemory { bytes: u32, max: u32 },
+}
+
+impl fmt::Display for OccupancyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            OccupancyError::EmptyBlock => write!(f, "a block needs at least one thread"),
+            OccupancyError::TooManyThreads { threads, max } => {
+                write!(f, "{threads} threads per block is more than this device's {max}: the kernel does not launch")
+            }
+            OccupancyError::TooManyRegistersPerThread { regs, max } => {
+                write!(
+                    f,
+                    "{regs} registers per thread is more than this device's {max}"
+                )
+            }
+            OccupancyError::TooManyRegistersPerBlock { regs, max } => {
+                write!(
+                    f,
+                    "the block needs {regs} registers, more than the {max} one block may have"
+                )
+            }
+            OccupancyError::TooMuchSharedMemory { bytes, max } => {
+                write!(f, "the block needs {bytes} bytes of shared memory, more than the {max} one block may have")
+            }
+        }
+    }
+}
+
+impl std::error::Error for OccupancyError {}
+
+/// How many blocks of `block` fit on one SM of `device`, and which resource stops one more.
+///
+/// This follows `cudaOccupancyMaxActiveBlocksPerMultiprocessor` (`cuda_occupancy.h` in the CUDA
+/// toolkit, and the Occupancy Calculator spreadsheet for cc 1.x):
+/// - warps: `max_warps_per_sm / warps_per_block`;
+/// - blocks: the device's `max_blocks_per_sm`;
+/// - registers, per warp (cc >= 2.0): each warp's `regs x 32` is rounded up to the allocation unit,
+///   each of the register-file partitions holds a whole number of such warps, and the SM's warps are
+///   shared out in whole blocks; per block (cc 1.x): the block's warps, rounded up to the warp
+///   allocation granularity, times `regs x 32`, rounded up to the allocation unit;
+/// - shared memory: static plus dynamic bytes plus the per-block system reservation (cc >= 8.0),
+///   rounded up to the allocation unit, into the SM's shared memory.
+///
+/// A resource the block does not use (0 registers) does not limit it; such a limit, and the shared
+/// memory limit, are reported capped at the device's block limit, as Nsight Compute reports its
+/// `launch__occupancy_limit_*` values.
+pub fn calculate(
+    device: &Device,
+    block: BlockResources,
+) -> Result<OccupancyReport, OccupancyError> {
+    let threads = block.threads_per_block;
+    if threads == 0 {
+        return Err(OccupancyError::EmptyBlock);
+    }
+    if threads > device.max_threads_per_block {
+        return Err(OccupancyError::TooManyThreads {
+            threads,
+            max: device.max_threads_per_block,
+        });
+    }
+    if block.regs_per_thread > device.max_regs_per_thread {
+        return Err(OccupancyError::TooManyRegistersPerThread {
+            regs: block.regs_per_thread,
+            max: device.max_regs_per_thread,
+        });
+    }
+    let warps_per_block = threads.div_ceil(device.warp_size);
+    let regs_per_warp = u64::from(block.regs_per_thread) * u64::from(device.warp_size);
+    let regs_per_block_requested = regs_per_warp * u64::from(warps_per_block);
+    if regs_per_block_requested > u64::from(device.max_regs_per_block) {
+        return Err(OccupancyError::TooManyRegistersPerBlock {
+            regs: saturate(regs_per_block_requested),
+            max: device.max_regs_per_block,
+        });
+    }
+    let smem_requested = u64::from(block.smem_per_block);
+    if smem_requested > u64::from(device.smem_per_block_optin) {
+        return Err(OccupancyError::TooMuchSharedMemory {
+            bytes: block.smem_per_block,
+            max: device.smem_per_block_optin,
+        });
+    }
+
+    let limit_blocks = device.max_blocks_per_sm;
+    let limit_warps = device.max_warps_per_sm / warps_per_block;
+
+    let (limit_registers, regs_per_block_allocated) = if block.regs_per_thread == 0 {
+        (limit_blocks, 0)
+    } else {
+        let unit = u64::from(device.reg_alloc_unit.max(1));
+        match device.reg_granularity {
+            RegisterGranularity::Warp => {
+                let per_warp = round_up(regs_per_warp, unit);
+                let partitions = u64::from(device.reg_file_partitions.max(1));
+                let warps_per_partition = u64::from(device.regs_per_sm) / partitions / per_warp;
+                let warps = warps_per_partition * partitions;
+                (
+                    saturate(warps / u64::from(warps_per_block)),
+                    saturate(per_warp * u64::from(warps_per_block)),
+                )
+            }
+            RegisterGranularity::Block => {
+                let granularity = device.warp_alloc_granularity.max(1);
+                let warps = u64::from(warps_per_block.div_ceil(granularity) * granularity);
+                let per_block = round_up(warps * regs_per_warp, unit);
+                (
+                    saturate(u64::from(device.regs_per_sm) / per_block),
+                    saturate(per_block),
+                )
+            }
+        }
+    };
+
+    let smem_per_block_allocated = round_up(
+        smem_requested + u64::from(device.reserved_smem_per_block),
+        u64::from(device.smem_alloc_unit.max(1)),
+    );
+    let limit_shared_mem = if smem_per_block_allocated == 0 {
+        limit_blocks
+    } else {
+        saturate(u64::from(device.smem_per_sm) / smem_per_block_allocated).min(limit_blocks)
+    };
+
+    // The first limiter in this order wins a tie: a warp limit of 8 and a register limit of 8 are
+    // reported as "warps", and the block limit comes before the limits that are capped at it.
+    let candidates = [
+        (Limiter::Warps, limit_warps),
+        (Limiter::Blocks, limit_blocks),
+        (Limiter::Registers, limit_registers),
+        (Limiter::SharedMem, limit_shared_mem),
+    ];
+    let (limiter, active_blocks_per_sm) = candidates.into_iter().fold(
+        candidates[0],
+        |best, next| if next.1 < best.1 { next } else { best },
+    );
+    let active_warps_per_sm = active_blocks_per_sm * warps_per_block;
+    Ok(OccupancyReport {
+        active_blocks_per_sm,
+        active_warps_per_sm,
+        theoretical_occupancy_pct: 100.0 * f64::from(active_warps_per_sm)
+            / f64::from(device.max_warps_per_sm),
+        limiter,
+        limit_registers,
+        limit_shared_mem,
+        limit_warps,
+        limit_blocks,
+        warps_per_block,
+        regs_per_block_allocated,
+        smem_per_block_allocated: saturate(smem_per_block_allocated),
+    })
+}
+
+fn round_up(value: u64, unit: u64) -> u64 {
+    value.div_ceil(unit) * unit
+}
+
+fn saturate(value: u64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DeviceId;
+
+    /// (active blocks per SM, limiter, [registers, shared memory, warps, blocks] limits)
+    fn check(
+        device: DeviceId,
+        threads: u32,
+        regs: u32,
+        smem: u32,
+        expected: (u32, Limiter, [u32; 4]),
+    ) {
+        let block = BlockResources {
+            threads_per_block: threads,
+            regs_per_thread: regs,
+            smem_per_block: smem,
+        };
+        let report = calculate(&device.device(), block).expect("the launch fits");
+        let found = (
+            report.active_blocks_per_sm,
+            report.limiter,
+            [
+                report.limit_registers,
+                report.limit_shared_mem,
+                report.limit_warps,
+                report.limit_blocks,
+            ],
+        );
+        assert_eq!(
+            found, expected,
+            "{device} {threads} threads, {regs} regs, {smem} B"
+        );
+    }
+
+    #[test]
+    fn g80_tile_8_runs_512_threads_limited_by_blocks() {
+        // Seed 003: 8x8 tiles give 64-thread blocks; 8 blocks per SM make 512 threads.
+        check(
+            DeviceId::G80,
+            64,
+            10,
+            512,
+            (8, Limiter::Blocks, [10, 8, 12, 8]),
+        );
+    }
+
+    #[test]
+    fn g80_tile_16_runs_768_threads_limited_by_threads() {
+        // Seed 003: 16x16 tiles give 256-thread blocks; 3 blocks fill the SM's 768 threads.
+        check(
+            DeviceId::G80,
+            256,
+            10,
+            2048,
+            (3, Limiter::Warps, [3, 8, 3, 8]),
+        );
+    }
+
+    #[test]
+    fn g80_tile_32_does_not_launch() {
+        // Seed 003: 32x32 = 1024 threads per block, more than G80's 512.
+        let block = BlockResources {
+            threads_per_block: 1024,
+            regs_per_thread: 10,
+            smem_per_block: 8192,
+        };
+        assert_eq!(
+            calculate(&DeviceId::G80.device(), block),
+            Err(OccupancyError::TooManyThreads {
+                threads: 1024,
+                max: 512
+            })
+        );
+    }
+
+    #[test]
+    fn h100_tiled_matmul_16_is_limited_by_warps_and_registers_alike() {
+        // h100.json ncu record "mm_tiled T=16 PAD=0": 32 registers, 2 KB of tiles.
+        check(
+            DeviceId::H100,
+            256,
+            32,
+            2048,
+            (8, Limiter::Warps, [8, 32, 8, 32]),
+        );
+    }
+
+    #[test]
+    fn h100_sixteen_registers_leave_room_for_sixteen_blocks_of_registers() {
+        // adj_diff_naive: 16 registers x 32 lanes = 512 per warp, 32 warps per partition.
+        check(
+            DeviceId::H100,
+            256,
+            16,
+            0,
+            (8, Limiter::Warps, [16, 32, 8, 32]),
+        );
+    }
+
+    #[test]
+    fn h100_registers_round_up_to_the_allocation_unit_per_warp() {
+        // 24 registers: 768 per warp, 21 warps per 16 K partition, 84 warps, 10 blocks of 8 warps.
+        check(
+            DeviceId::H100,
+            256,
+            24,
+            8192,
+            (8, Limiter::Warps, [10, 25, 8, 32]),
+        );
+        // 255 registers: 8160 rounds up to 8192 per warp, 2 per partition, 8 warps: one block.
+        check(
+            DeviceId::H100,
+            256,
+            255,
+            0,
+            (1, Limiter::Registers, [1, 32, 8, 32]),
+        );
+    }
+
+    #[test]
+    fn h100_shared_memory_counts_the_reserved_kilobyte() {
+        // 32 KB + 1 KB reserved = 33 KB per block: 6 fit in 228 KB.
+        check(
+            DeviceId::H100,
+            256,
+            12,
+            32768,
+            (6, Limiter::SharedMem, [16, 6, 8, 32]),
+        );
+    }
+
+    #[test]
+    fn small_blocks_hit_the_block_limit() {
+        check(
+            DeviceId::H100,
+            32,
+            16,
+            0,
+            (32, Limiter::Blocks, [128, 32, 64, 32]),
+        );
+    }
+
+    #[test]
+    fn gt200_registers_are_allocated_per_block_of_warp_pairs() {
+        // 3 warps round up to 4 for registers: 4 x 32 x 16 = 2048 per block, 8 fit in 16 K.
+        check(
+            DeviceId::Gt200,
+            96,
+            16,
+            0,
+            (8, Limiter::Blocks, [8, 8, 10, 8]),
+        );
+        // 33 registers x 64 lanes = 2112, rounded up to 2560: 6 blocks.
+        check(
+            DeviceId::Gt200,
+            64,
+            33,
+            0,
+            (6, Limiter::Registers, [6, 8, 16, 8]),
+        );
+    }
+
+    #[test]
+    fn impossible_launches_are_errors() {
+        let h100 = DeviceId::H100.device();
+        let with = |threads, regs, smem| BlockResources {
+            threads_per_block: threads,
+            regs_per_thread: regs,
+            smem_per_block: smem,
+        };
+        assert_eq!(
+            calculate(&h100, with(0, 32, 0)),
+            Err(OccupancyError::EmptyBlock)
+        );
+        assert_eq!(
+            calculate(&h100, with(2000, 32, 0)),
+            Err(OccupancyError::TooManyThreads {
+                threads: 2000,
+                max: 1024
+            })
+        );
+        assert_eq!(
+            calculate(&h100, with(256, 300, 0)),
+            Err(OccupancyError::TooManyRegistersPerThread {
+                regs: 300,
+                max: 255
+            })
+        );
+        assert_eq!(
+            calculate(&h100, with(1024, 128, 0)),
+            Err(OccupancyError::TooManyRegistersPerBlock {
+                regs: 131072,
+                max: 65536
+            })
+        );
+        assert_eq!(
+            calculate(&h100, with(256, 32, 300_000)),
+            Err(OccupancyError::TooMuchSharedMemory {
+                bytes: 300_000,
+                max: 232_448
+            })
+        );
+    }
+}

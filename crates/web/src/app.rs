@@ -1,0 +1,119 @@
+//! The page: one reducer holds the state, the views get plain data derived from it.
+//!
+//! The only side effects of the page live here: the URL query is read once when the page starts,
+//! and written back with `history.replaceState` from an effect after every change (so the back
+//! button is not flooded with one entry per slider step).
+
+use crate::components::bank_map::BankMap;
+use crate::components::controls::Controls;
+use crate::components::notes::Notes;
+use crate::components::occupancy_view::OccupancyView;
+use crate::components::roofline_view::RooflineView;
+use crate::model;
+use crate::state::{Action, State};
+use memplay_sim::{banks, occupancy, patterns, roofline};
+use wasm_bindgen::JsValue;
+use yew::prelude::*;
+
+/// The query of the address the page was opened with, `?` included.
+fn initial_query() -> String {
+    web_sys::window()
+        .and_then(|window| window.location().search().ok())
+        .unwrap_or_default()
+}
+
+/// Replaces the current history entry's query, keeping the path.
+fn write_query(query: &str) {
+    let Some(history) = web_sys::window().and_then(|window| window.history().ok()) else {
+        return;
+    };
+    // A failure here (say, inside a sandboxed iframe) only costs the shareable link.
+    let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("?{query}")));
+}
+
+/// On a panic the wasm module stops; tell the student on the page rather than freezing silently.
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = format!("memplay stopped because of a bug: {info}");
+        web_sys::console::error_1(&JsValue::from_str(&message));
+        let Some(document) = web_sys::window().and_then(|window| window.document()) else {
+            return;
+        };
+        if let (Ok(paragraph), Some(body)) = (document.create_element("p"), document.body()) {
+            paragraph.set_class_name("crash");
+            let _ = paragraph.set_attribute("role", "alert");
+            paragraph.set_text_content(Some(&format!("{message}. Reload the page to go on.")));
+            let _ = body.prepend_with_node_1(&paragraph);
+        }
+    }));
+}
+
+#[function_component(App)]
+pub fn app() -> Html {
+    let state = use_reducer(|| State::from_query(&initial_query()));
+    use_effect_with(state.to_query(), |query| write_query(query));
+    let on_action = {
+        let state = state.clone();
+        Callback::from(move |action: Action| state.dispatch(action))
+    };
+
+    let device = state.device.device();
+    let pattern = patterns::build(state.pattern, model::pattern_params(&state));
+    let bank_report = banks::analyze(&pattern.access, &device);
+    let resources = model::block_resources(&state);
+    let launch = occupancy::calculate(&device, resources);
+    let sweeps = model::occupancy_sweeps(&device, resources);
+    let ceilings = roofline::ceilings(&device);
+
+    html! {
+        <>
+            <header class="site-header">
+                <h1>{ "memplay" }</h1>
+                <p class="tagline">
+                    { "How one warp uses GPU memory: shared-memory banks, occupancy and the \
+                       roofline, on devices from G80 to H100. Change a setting and watch." }
+                </p>
+            </header>
+            <main>
+                <Controls
+                    device={state.device}
+                    pattern={state.pattern}
+                    tile={state.tile}
+                    block={state.block}
+                    pad={state.pad}
+                    stride={state.stride}
+                    regs={state.regs}
+                    on_action={on_action}
+                />
+                <Notes notes={state.notes.clone()} />
+                <div class="views">
+                    <BankMap
+                        device={device.clone()}
+                        pattern={pattern}
+                        report={bank_report}
+                        tile={state.tile}
+                        pad={state.pad}
+                        stride={state.stride}
+                    />
+                    <OccupancyView
+                        device={device.clone()}
+                        resources={resources}
+                        tile={state.tile}
+                        pad={state.pad}
+                        launch={launch}
+                        sweeps={sweeps}
+                    />
+                    <RooflineView device={device} ceilings={ceilings} tile={state.tile} />
+                </div>
+            </main>
+            <footer class="site-footer">
+                <p>
+                    { "The numbers come from memplay-sim, a model of the CUDA lectures' rules: \
+                       device figures from datasheets and the CUDA Programming Guide, H100 \
+                       ceilings measured on a real H100. Every setting is in the address bar: \
+                       copy it to share this view." }
+                </p>
+            </footer>
+        </>
+    }
+}

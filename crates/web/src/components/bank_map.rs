@@ -1,0 +1,207 @@
+//! The bank map of seed 001: banks as columns, one row per wavefront, every lane drawn in the
+//! column of the bank that serves it and the row of the wavefront that serves it.
+//!
+//! A bank that needs more than one wavefront is a conflict: its cells are striped and coloured,
+//! and its header says how many cycles it is busy, so colour is never the only cue. Cells where
+//! several lanes share one word (broadcast, multicast) list all those lanes.
+
+use crate::model::{bank_grid, explain, lane_list, phase_name, BankCell, PhaseGrid};
+use memplay_sim::banks::BankReport;
+use memplay_sim::device::{SharedPhase, SharedWordDelivery};
+use memplay_sim::patterns::{Pattern, PatternId};
+use memplay_sim::Device;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq, Debug)]
+pub struct BankMapProps {
+    pub device: Device,
+    pub pattern: Pattern,
+    pub report: BankReport,
+    pub tile: u32,
+    pub pad: u32,
+    pub stride: u32,
+}
+
+/// The settings the pattern's source line depends on, with their values.
+fn parameters(props: &BankMapProps) -> String {
+    match props.pattern.id {
+        PatternId::Stride => format!("s = {}", props.stride),
+        PatternId::TileRow | PatternId::TileColumn => {
+            format!("TILE = {}, PAD = {}", props.tile, props.pad)
+        }
+        PatternId::RowPerThread => format!("PAD = {}", props.pad),
+        PatternId::Broadcast | PatternId::Multicast => String::new(),
+    }
+}
+
+/// How this device's shared memory works, in one line.
+fn device_rules(device: &Device) -> String {
+    let served = match device.shared_phase {
+        SharedPhase::HalfWarp => "each half-warp is served on its own",
+        SharedPhase::FullWarp => "the whole warp is served together",
+    };
+    let sharing = match device.shared_word_delivery {
+        SharedWordDelivery::Broadcast => "one word per cycle can be broadcast to many lanes",
+        SharedWordDelivery::Multicast => "any word read by several lanes is multicast to them",
+    };
+    format!(
+        "{}: {} banks of {} bytes; {served}; {sharing}.",
+        device.name, device.n_banks, device.bank_width_bytes
+    )
+}
+
+/// The text of one cell: its lanes, or their count when the list is too long for a cell.
+fn cell_text(cell: &BankCell) -> String {
+    cell.words
+        .iter()
+        .map(|word| {
+            let list = lane_list(&word.lanes);
+            if list.split(", ").count() > 2 {
+                format!("{} lanes", word.lanes.len())
+            } else {
+                // A zero-width space after the comma lets a narrow cell wrap the list.
+                list.replace(", ", ",\u{200b}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn cell_title(cell: &BankCell, bank: usize, wavefront: u32) -> String {
+    cell.words
+        .iter()
+        .map(|word| {
+            let who = if word.lanes.len() == 1 {
+                format!("lane {}", word.lanes[0])
+            } else {
+                format!("lanes {}", lane_list(&word.lanes))
+            };
+            format!(
+                "{who} read word {} (bank {bank}) in wavefront {}",
+                word.word,
+                wavefront + 1
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn phase_table(grid: &PhaseGrid, n_phases: usize) -> Html {
+    let banks = grid.cycles_per_bank.len();
+    let heading = if n_phases > 1 {
+        let name = phase_name(n_phases);
+        let mut name = name.to_string();
+        if let Some(first) = name.get_mut(0..1) {
+            first.make_ascii_uppercase();
+        }
+        html! {
+            <h3 class="phase-title">
+                { format!("{name} {}: lanes {}", grid.phase + 1, lane_list(&grid.lanes)) }
+            </h3>
+        }
+    } else {
+        Html::default()
+    };
+    html! {
+        <div class="phase">
+            { heading }
+            <div class="bank-scroll">
+                <table class="bank-table" style={format!("--banks: {banks}")}>
+                    <caption class="sr-only">
+                        { "Banks as columns, wavefronts as rows; each cell lists the lanes it serves." }
+                    </caption>
+                    <thead>
+                        <tr>
+                            <th scope="col" class="corner">{ "bank" }</th>
+                            { for (0..banks).map(|bank| html! {
+                                <th scope="col">{ bank }</th>
+                            }) }
+                        </tr>
+                        <tr class="cycles">
+                            <th scope="row" class="corner">{ "cycles" }</th>
+                            { for grid.cycles_per_bank.iter().map(|&cycles| html! {
+                                <td class={classes!((cycles > 1).then_some("conflict"))}>
+                                    { if cycles > 1 { format!("{cycles}×") } else { cycles.to_string() } }
+                                </td>
+                            }) }
+                        </tr>
+                    </thead>
+                    <tbody>
+                        { for grid.rows.iter().enumerate().map(|(row, cells)| {
+                            let wavefront = grid.first_wavefront + row as u32;
+                            html! {
+                                <tr>
+                                    <th scope="row" title={format!("wavefront {}", wavefront + 1)}>
+                                        { format!("w{}", wavefront + 1) }
+                                    </th>
+                                    { for cells.iter().enumerate().map(|(bank, cell)| {
+                                        if cell.words.is_empty() {
+                                            return html! { <td class="empty"></td> };
+                                        }
+                                        let shared = cell.words.iter().any(|w| w.is_shared());
+                                        let class = classes!(
+                                            "lane",
+                                            cell.conflict.then_some("conflict"),
+                                            shared.then_some("shared"),
+                                        );
+                                        html! {
+                                            <td class={class} title={cell_title(cell, bank, wavefront)}>
+                                                { cell_text(cell) }
+                                            </td>
+                                        }
+                                    }) }
+                                </tr>
+                            }
+                        }) }
+                    </tbody>
+                </table>
+            </div>
+        </div>
+    }
+}
+
+#[function_component(BankMap)]
+pub fn bank_map(props: &BankMapProps) -> Html {
+    let report = &props.report;
+    let grids = bank_grid(report);
+    let conflict = report.conflict_degree > 1;
+    let parameters = parameters(props);
+    html! {
+        <section class="card bank-card" data-testid="bank-map" aria-labelledby="bank-map-title">
+            <h2 id="bank-map-title">{ "Shared-memory banks: one warp's load" }</h2>
+            <p class="source">
+                <code>{ props.pattern.source.clone() }</code>
+                if !parameters.is_empty() {
+                    <span class="parameters">{ format!(" with {parameters}") }</span>
+                }
+            </p>
+            <p class="device-rules">{ device_rules(&props.device) }</p>
+            <div class={classes!("verdict", conflict.then_some("bad"))}>
+                <p class="degree">
+                    <span class="degree-label">{ "Bank conflict: " }</span>
+                    <strong data-testid="conflict-degree">{ report.degree_label() }</strong>
+                </p>
+                <p class="wavefronts">
+                    { format!(
+                        "{} wavefront{} (ideal {}), {} extra",
+                        report.wavefronts,
+                        if report.wavefronts == 1 { "" } else { "s" },
+                        report.ideal_wavefronts,
+                        report.bank_conflicts
+                    ) }
+                </p>
+            </div>
+            <p class="explain">{ explain(report) }</p>
+            <ul class="legend" aria-label="Legend">
+                <li><span class="swatch lane">{ "5" }</span>{ "lane 5's word, in its bank's column" }</li>
+                <li><span class="swatch lane shared">{ "0,1" }</span>{ "one word sent to several lanes" }</li>
+                <li><span class="swatch lane conflict">{ "7" }</span>{ "bank busy for more than one wavefront (striped; cycles row says ×n)" }</li>
+            </ul>
+            <p class="grid-help">
+                { "Columns are the banks; each row w1, w2, … is one wavefront, one shared-memory \
+                   cycle. A lane sits in the column of the bank that holds its word." }
+            </p>
+            { for grids.iter().map(|grid| phase_table(grid, grids.len())) }
+        </section>
+    }
+}

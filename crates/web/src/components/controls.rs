@@ -1,0 +1,245 @@
+//! The settings panel: native, labelled form controls, so keyboard and screen readers work.
+//!
+//! Every number control reports on `input` (each keystroke or slider step) and on `change` (when
+//! the value is committed). On `change` it also rewrites its own text to the value the state
+//! kept, so a typed 100 in a 1..64 field visibly becomes 64 and an emptied field its old value.
+
+use crate::state::{Action, NumberSetting, BLOCK, PAD, REGS, STRIDE, TILE};
+use crate::url::{pattern_key, PATTERNS};
+use memplay_sim::patterns::PatternId;
+use memplay_sim::DeviceId;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq, Debug)]
+pub struct ControlsProps {
+    pub device: DeviceId,
+    pub pattern: PatternId,
+    pub tile: u32,
+    pub block: u32,
+    pub pad: u32,
+    pub stride: u32,
+    pub regs: u32,
+    pub on_action: Callback<Action>,
+}
+
+/// The short name of a device in the menu; its full name is in the bank map.
+fn device_label(id: DeviceId) -> String {
+    let short = match id {
+        DeviceId::G80 => "G80",
+        DeviceId::Gt200 => "GT200",
+        DeviceId::Fermi => "Fermi",
+        DeviceId::V100 => "V100",
+        DeviceId::A100 => "A100",
+        DeviceId::H100 => "H100",
+    };
+    format!("{short} (cc {})", id.device().compute_capability)
+}
+
+/// What the pattern menu says for each pattern.
+fn pattern_label(pattern: PatternId) -> &'static str {
+    match pattern {
+        PatternId::Stride => "Stride: shared[s*tid]",
+        PatternId::TileRow => "Tile row: tile[ty][k]",
+        PatternId::TileColumn => "Tile column: tile[k][tx]",
+        PatternId::RowPerThread => "Row per thread: s[t][j]",
+        PatternId::Broadcast => "Broadcast: all read a[32]",
+        PatternId::Multicast => "Multicast: pairs read a[i]",
+    }
+}
+
+/// Which settings the pattern's addresses depend on, so a student knows what to try.
+fn pattern_hint(pattern: PatternId) -> &'static str {
+    match pattern {
+        PatternId::Stride => "Lane t reads shared[base + s*t]: the stride s spreads the words.",
+        PatternId::TileRow | PatternId::TileColumn => {
+            "Tile width and padding shape the tile[TILE][TILE + PAD] array."
+        }
+        PatternId::RowPerThread => {
+            "Thread t walks row t of s[32][32 + PAD]; padding changes the row length."
+        }
+        PatternId::Broadcast => "All 32 lanes read the same word; no setting changes it.",
+        PatternId::Multicast => "Lanes 2i and 2i+1 read a[i]; no setting changes it.",
+    }
+}
+
+/// A committed number: decimals are rounded and signs dropped, so any typed text that the
+/// browser accepts as a number means something.
+fn typed_number(text: &str) -> Option<u32> {
+    let value = text.trim().parse::<f64>().ok().filter(|v| v.is_finite())?;
+    Some(value.round().clamp(0.0, f64::from(u32::MAX)) as u32)
+}
+
+/// The `input` and `change` handlers of one number setting.
+struct NumberHandlers {
+    on_input: Callback<InputEvent>,
+    on_change: Callback<Event>,
+}
+
+fn number_handlers(
+    setting: NumberSetting,
+    current: u32,
+    on_action: &Callback<Action>,
+    action: fn(u32) -> Action,
+) -> NumberHandlers {
+    let on_input = {
+        let on_action = on_action.clone();
+        Callback::from(move |event: InputEvent| {
+            let input: Option<HtmlInputElement> = event.target_dyn_into();
+            if let Some(value) = input.and_then(|input| typed_number(&input.value())) {
+                on_action.emit(action(value));
+            }
+        })
+    };
+    let on_change = {
+        let on_action = on_action.clone();
+        Callback::from(move |event: Event| {
+            let Some(input) = event.target_dyn_into::<HtmlInputElement>() else {
+                return;
+            };
+            let kept = match typed_number(&input.value()) {
+                Some(value) => {
+                    on_action.emit(action(value));
+                    setting.clamp(value)
+                }
+                None => current,
+            };
+            input.set_value(&kept.to_string());
+        })
+    };
+    NumberHandlers {
+        on_input,
+        on_change,
+    }
+}
+
+#[function_component(Controls)]
+pub fn controls(props: &ControlsProps) -> Html {
+    let on_device = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |event: Event| {
+            let select: Option<HtmlSelectElement> = event.target_dyn_into();
+            if let Some(device) = select.and_then(|s| s.value().parse::<DeviceId>().ok()) {
+                on_action.emit(Action::SetDevice { device });
+            }
+        })
+    };
+    let on_pattern = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |event: Event| {
+            let select: Option<HtmlSelectElement> = event.target_dyn_into();
+            let pattern =
+                select.and_then(|s| PATTERNS.into_iter().find(|p| pattern_key(*p) == s.value()));
+            if let Some(pattern) = pattern {
+                on_action.emit(Action::SetPattern { pattern });
+            }
+        })
+    };
+    let tile = number_handlers(TILE, props.tile, &props.on_action, |tile| Action::SetTile {
+        tile,
+    });
+    let block = number_handlers(BLOCK, props.block, &props.on_action, |block| {
+        Action::SetBlock { block }
+    });
+    let pad = number_handlers(PAD, props.pad, &props.on_action, |pad| Action::SetPad {
+        pad,
+    });
+    let stride = number_handlers(STRIDE, props.stride, &props.on_action, |stride| {
+        Action::SetStride { stride }
+    });
+    let regs = number_handlers(REGS, props.regs, &props.on_action, |regs| Action::SetRegs {
+        regs,
+    });
+
+    html! {
+        <section class="controls" aria-label="Settings">
+            <div class="control">
+                <label for="device">{ "Device" }</label>
+                <select id="device" data-testid="control-device" onchange={on_device}
+                        aria-describedby="device-hint">
+                    { for DeviceId::ALL.into_iter().map(|id| html! {
+                        <option value={id.as_str()} selected={id == props.device}>
+                            { device_label(id) }
+                        </option>
+                    }) }
+                </select>
+                <p class="hint" id="device-hint">
+                    { "cc 1.x: 16 banks, served per half-warp. Later: 32 banks, whole warp." }
+                </p>
+            </div>
+
+            <div class="control">
+                <label for="pattern">{ "Access pattern" }</label>
+                <select id="pattern" data-testid="control-pattern" onchange={on_pattern}
+                        aria-describedby="pattern-hint">
+                    { for PATTERNS.into_iter().map(|pattern| html! {
+                        <option value={pattern_key(pattern)} selected={pattern == props.pattern}>
+                            { pattern_label(pattern) }
+                        </option>
+                    }) }
+                </select>
+                <p class="hint" id="pattern-hint">{ pattern_hint(props.pattern) }</p>
+            </div>
+
+            <div class="control">
+                <label for="tile" id="tile-label">{ "Tile width TILE" }</label>
+                <div class="control-row">
+                    <input type="range" id="tile-range" data-testid="control-tile-range"
+                           aria-labelledby="tile-label"
+                           min={TILE.min.to_string()} max={TILE.max.to_string()} step="1"
+                           value={props.tile.to_string()}
+                           oninput={tile.on_input.clone()} onchange={tile.on_change.clone()} />
+                    <input type="number" id="tile" data-testid="control-tile" class="narrow"
+                           inputmode="numeric" aria-describedby="tile-hint"
+                           min={TILE.min.to_string()} max={TILE.max.to_string()} step="1"
+                           value={props.tile.to_string()}
+                           oninput={tile.on_input} onchange={tile.on_change} />
+                </div>
+                <p class="hint" id="tile-hint">{ "TILE × TILE threads share two tiles." }</p>
+            </div>
+
+            <div class="control">
+                <label for="pad">{ "Padding PAD (words per row)" }</label>
+                <div class="control-row">
+                    <input type="range" id="pad" data-testid="control-pad"
+                           aria-describedby="pad-hint"
+                           min={PAD.min.to_string()} max={PAD.max.to_string()} step="1"
+                           value={props.pad.to_string()}
+                           oninput={pad.on_input} onchange={pad.on_change} />
+                    <output for="pad" class="range-value">{ props.pad }</output>
+                </div>
+                <p class="hint" id="pad-hint">{ "Extra floats at the end of each row." }</p>
+            </div>
+
+            <div class="control">
+                <label for="stride">{ "Stride s" }</label>
+                <input type="number" id="stride" data-testid="control-stride" class="narrow"
+                       inputmode="numeric" aria-describedby="stride-hint"
+                       min={STRIDE.min.to_string()} max={STRIDE.max.to_string()} step="1"
+                       value={props.stride.to_string()}
+                       oninput={stride.on_input} onchange={stride.on_change} />
+                <p class="hint" id="stride-hint">{ "Words between lanes in shared[base + s*tid]." }</p>
+            </div>
+
+            <div class="control">
+                <label for="block">{ "Threads per block" }</label>
+                <input type="number" id="block" data-testid="control-block" class="narrow"
+                       inputmode="numeric" aria-describedby="block-hint"
+                       min={BLOCK.min.to_string()} max={BLOCK.max.to_string()} step="1"
+                       value={props.block.to_string()}
+                       oninput={block.on_input} onchange={block.on_change} />
+                <p class="hint" id="block-hint">{ "1 to 1024; old devices take at most 512." }</p>
+            </div>
+
+            <div class="control">
+                <label for="regs">{ "Registers per thread" }</label>
+                <input type="number" id="regs" data-testid="control-regs" class="narrow"
+                       inputmode="numeric" aria-describedby="regs-hint"
+                       min={REGS.min.to_string()} max={REGS.max.to_string()} step="1"
+                       value={props.regs.to_string()}
+                       oninput={regs.on_input} onchange={regs.on_change} />
+                <p class="hint" id="regs-hint">{ "As nvcc --resource-usage reports them." }</p>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,359 @@
+//! The roofline of seed 004 on a log-log chart: the device's FP32 roof and DRAM slope (datasheet,
+//! and dashed the measured ones where known), the ridge point, and the naive and tiled matmuls
+//! at their arithmetic intensities with the performance they can attain.
+//!
+//! The chart carries short labels only; the numbers are spelled out in the text below it, which
+//! stays readable on a phone where the SVG's text shrinks.
+
+use crate::components::chart::{points, power_of_ten_label, power_of_two_label, px, Scale};
+use crate::model::{
+    format_intensity, format_number, tiled_matmul_intensity, NAIVE_MATMUL_INTENSITY,
+};
+use memplay_sim::roofline::{Ceilings, Roofline};
+use memplay_sim::Device;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq, Debug)]
+pub struct RooflineViewProps {
+    pub device: Device,
+    pub ceilings: Ceilings,
+    pub tile: u32,
+}
+
+const WIDTH: f64 = 560.0;
+const HEIGHT: f64 = 380.0;
+const LEFT: f64 = 90.0;
+const RIGHT: f64 = 26.0;
+const TOP: f64 = 36.0;
+const BOTTOM: f64 = 58.0;
+/// The intensity axis runs from 1/16 to 1024 FLOP/B, in powers of two.
+const X_MIN_EXPONENT: i32 = -4;
+const X_MAX_EXPONENT: i32 = 10;
+
+/// The decades the GFLOP/s axis spans: from below the slope's left end to above the roof.
+fn y_decades(ceilings: &Ceilings) -> (i32, i32) {
+    let rooflines = [Some(ceilings.theoretical), ceilings.achievable];
+    let lowest = rooflines
+        .iter()
+        .flatten()
+        .map(|r| r.attainable_gflops(2f64.powi(X_MIN_EXPONENT)))
+        .fold(f64::INFINITY, f64::min);
+    let highest = rooflines
+        .iter()
+        .flatten()
+        .map(|r| r.peak_gflops)
+        .fold(0.0, f64::max);
+    let low = lowest.max(1e-3).log10().floor() as i32;
+    let high = (highest.max(1e-3) * 1.3).log10().ceil() as i32;
+    (low, high.max(low + 1))
+}
+
+/// The roof as a polyline: up the slope to the ridge, then flat.
+fn roof_points(roofline: &Roofline, x: &Scale, y: &Scale) -> String {
+    let x_min = 2f64.powi(X_MIN_EXPONENT);
+    let x_max = 2f64.powi(X_MAX_EXPONENT);
+    let ridge = roofline.ridge_intensity();
+    let mut corners = vec![x_min];
+    if ridge > x_min && ridge < x_max {
+        corners.push(ridge);
+    }
+    corners.push(x_max);
+    let coordinates: Vec<(f64, f64)> = corners
+        .into_iter()
+        .map(|i| (x.map(i), y.map(roofline.attainable_gflops(i))))
+        .collect();
+    points(&coordinates)
+}
+
+/// Whether a kernel at this intensity is held back by memory or by arithmetic.
+fn bound(roofline: &Roofline, intensity: f64) -> &'static str {
+    if intensity < roofline.ridge_intensity() {
+        "memory-bound"
+    } else {
+        "compute-bound"
+    }
+}
+
+/// The plain-English caption about the tiled matmul.
+fn caption(roofline: &Roofline, tile: u32) -> String {
+    let intensity = tiled_matmul_intensity(tile);
+    let ridge = format_intensity(roofline.ridge_intensity());
+    let attainable = format_number(roofline.attainable_gflops(intensity));
+    let reuse = if tile == 1 {
+        "With TILE = 1 there is no reuse: the tiled matmul loads as much as the naive one and \
+         does 0.25 FLOP per byte"
+            .to_string()
+    } else {
+        format!(
+            "Tiling with TILE = {tile} cuts global loads {tile}-fold, so the tiled matmul does {} \
+             FLOP per byte",
+            format_intensity(intensity)
+        )
+    };
+    if intensity < roofline.ridge_intensity() {
+        format!(
+            "{reuse}. That is below the ridge at {ridge} FLOP/B, so it is memory-bound: the \
+             bandwidth, not the FP32 units, caps it at {attainable} GFLOP/s."
+        )
+    } else {
+        format!(
+            "{reuse}. That is at or above the ridge at {ridge} FLOP/B, so it is compute-bound: \
+             the FP32 units cap it at {attainable} GFLOP/s, and more reuse would not help."
+        )
+    }
+}
+
+#[function_component(RooflineView)]
+pub fn roofline_view(props: &RooflineViewProps) -> Html {
+    let ceilings = &props.ceilings;
+    let theoretical = ceilings.theoretical;
+    // The kernels are placed under the best-known ceilings: measured where they exist.
+    let best = ceilings.achievable.unwrap_or(theoretical);
+    let best_source = if ceilings.achievable.is_some() {
+        "measured"
+    } else {
+        "datasheet"
+    };
+    let (low, high) = y_decades(ceilings);
+    let x = Scale::log(
+        (2f64.powi(X_MIN_EXPONENT), 2f64.powi(X_MAX_EXPONENT)),
+        (LEFT, WIDTH - RIGHT),
+    );
+    let y = Scale::log((10f64.powi(low), 10f64.powi(high)), (HEIGHT - BOTTOM, TOP));
+    let plot_bottom = HEIGHT - BOTTOM;
+
+    let naive = NAIVE_MATMUL_INTENSITY;
+    let tiled = tiled_matmul_intensity(props.tile);
+    let naive_gflops = best.attainable_gflops(naive);
+    let tiled_gflops = best.attainable_gflops(tiled);
+    let ridge = best.ridge_intensity();
+    let ridge_x = x.map(ridge);
+
+    // The slope's label runs along the slope, starting at 1/8 FLOP/B, left of both kernels.
+    let slope_at = 2f64.powi(X_MIN_EXPONENT + 1);
+    let (sx1, sy1) = (
+        x.map(slope_at),
+        y.map(theoretical.attainable_gflops(slope_at)),
+    );
+    let (sx2, sy2) = (
+        x.map(slope_at * 2.0),
+        y.map(theoretical.attainable_gflops(slope_at * 2.0)),
+    );
+    let slope_angle = (sy2 - sy1).atan2(sx2 - sx1).to_degrees();
+
+    let summary = format!(
+        "Roofline of the {}: naive matmul at {} GFLOP/s, tiled matmul (TILE = {}) at {} GFLOP/s, \
+         ridge at {} FLOP/B.",
+        props.device.name,
+        format_number(naive_gflops),
+        props.tile,
+        format_number(tiled_gflops),
+        format_intensity(ridge)
+    );
+
+    let naive_point = html! {
+        <g class="kernel naive">
+            <circle cx={px(x.map(naive))} cy={px(y.map(naive_gflops))} r="6" />
+            <text x={px(x.map(naive) + 9.0)} y={px(y.map(naive_gflops) + 20.0)}>
+                { if props.tile == 1 {
+                    format!("naive = tiled {}", format_number(naive_gflops))
+                } else {
+                    format!("naive {}", format_number(naive_gflops))
+                } }
+            </text>
+        </g>
+    };
+    let tiled_point = if props.tile == 1 {
+        Html::default()
+    } else {
+        let (cx, cy) = (x.map(tiled), y.map(tiled_gflops));
+        let diamond = points(&[
+            (cx, cy - 8.0),
+            (cx + 8.0, cy),
+            (cx, cy + 8.0),
+            (cx - 8.0, cy),
+        ]);
+        html! {
+            <g class="kernel tiled">
+                <polygon points={diamond} />
+                <text x={px(cx - 10.0)} y={px(cy - 12.0)} text-anchor="end">
+                    { format!("tiled {}", format_number(tiled_gflops)) }
+                </text>
+            </g>
+        }
+    };
+
+    html! {
+        <section class="card" data-testid="roofline" aria-labelledby="roofline-title">
+            <h2 id="roofline-title">{ "Roofline: memory-bound or compute-bound?" }</h2>
+            <div class="roofline-layout">
+                <svg class="roofline" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="img"
+                     aria-label={summary}>
+                    { for (low..=high).map(|exponent| {
+                        let at = y.map(10f64.powi(exponent));
+                        html! {
+                            <g class="tick">
+                                <line class="grid" x1={px(LEFT)} x2={px(WIDTH - RIGHT)}
+                                      y1={px(at)} y2={px(at)} />
+                                <text x={px(LEFT - 8.0)} y={px(at + 5.0)} text-anchor="end">
+                                    { power_of_ten_label(exponent) }
+                                </text>
+                            </g>
+                        }
+                    }) }
+                    { for (X_MIN_EXPONENT..=X_MAX_EXPONENT).map(|exponent| {
+                        let at = x.map(2f64.powi(exponent));
+                        let labelled = exponent % 2 == 0;
+                        html! {
+                            <g class="tick">
+                                <line class={if labelled { "grid" } else { "grid minor" }}
+                                      x1={px(at)} x2={px(at)} y1={px(TOP)} y2={px(plot_bottom)} />
+                                if labelled {
+                                    <text x={px(at)} y={px(plot_bottom + 20.0)} text-anchor="middle">
+                                        { power_of_two_label(exponent) }
+                                    </text>
+                                }
+                            </g>
+                        }
+                    }) }
+                    <line class="axis" x1={px(LEFT)} x2={px(WIDTH - RIGHT)}
+                          y1={px(plot_bottom)} y2={px(plot_bottom)} />
+                    <line class="axis" x1={px(LEFT)} x2={px(LEFT)} y1={px(TOP)} y2={px(plot_bottom)} />
+                    <text class="axis-title" x={px((LEFT + WIDTH - RIGHT) / 2.0)} y={px(HEIGHT - 10.0)}
+                          text-anchor="middle">
+                        { "arithmetic intensity, FLOP per byte (log)" }
+                    </text>
+                    // The y title sits above the axis, not along it, so it never meets the ticks.
+                    <text class="axis-title" x="6" y={px(TOP - 14.0)}>
+                        { "GFLOP/s (log)" }
+                    </text>
+
+                    <line class="ridge" x1={px(ridge_x)} x2={px(ridge_x)}
+                          y1={px(y.map(best.peak_gflops))} y2={px(plot_bottom)} />
+                    <text class="ridge-label" x={px(ridge_x + 6.0)} y={px(plot_bottom - 10.0)}>
+                        { format!("ridge {}", format_intensity(ridge)) }
+                    </text>
+
+                    <polyline class="roof theoretical" points={roof_points(&theoretical, &x, &y)} />
+                    if let Some(achievable) = ceilings.achievable {
+                        <polyline class="roof achievable" points={roof_points(&achievable, &x, &y)} />
+                        <text class="roof-label" x={px(WIDTH - RIGHT - 4.0)}
+                              y={px(y.map(achievable.peak_gflops) + 18.0)} text-anchor="end">
+                            { format!("measured {}", format_number(achievable.peak_gflops)) }
+                        </text>
+                    }
+                    <text class="roof-label" x={px(WIDTH - RIGHT - 4.0)}
+                          y={px(y.map(theoretical.peak_gflops) - 8.0)} text-anchor="end">
+                        { format!("peak {}", format_number(theoretical.peak_gflops)) }
+                    </text>
+                    <text class="roof-label" x={px(sx1)} y={px(sy1 - 14.0)}
+                          transform={format!("rotate({:.1} {} {})", slope_angle, px(sx1), px(sy1))}>
+                        { format!("{} GB/s", format_number(theoretical.bandwidth_gbps)) }
+                    </text>
+
+                    { naive_point }
+                    { tiled_point }
+                </svg>
+                <div class="roofline-text">
+                    <ul class="facts">
+                        <li>
+                            <span class="key line-solid" aria-hidden="true"></span>
+                            { format!(
+                                "Datasheet: FP32 peak {} GFLOP/s, DRAM {} GB/s.",
+                                format_number(theoretical.peak_gflops),
+                                format_number(theoretical.bandwidth_gbps)
+                            ) }
+                        </li>
+                        if let Some(achievable) = ceilings.achievable {
+                            <li>
+                                <span class="key line-dashed" aria-hidden="true"></span>
+                                { format!(
+                                    "Measured (dashed): {} GFLOP/s, {} GB/s.",
+                                    format_number(achievable.peak_gflops),
+                                    format_number(achievable.bandwidth_gbps)
+                                ) }
+                            </li>
+                        }
+                        <li>
+                            { format!(
+                                "Ridge point ({best_source}): {} FLOP/B. Left of it a kernel is \
+                                 memory-bound, right of it compute-bound.",
+                                format_intensity(ridge)
+                            ) }
+                        </li>
+                        <li>
+                            <span class="key dot" aria-hidden="true"></span>
+                            { format!(
+                                "Naive matmul: {} FLOP/B, at most {} GFLOP/s ({}).",
+                                format_intensity(naive),
+                                format_number(naive_gflops),
+                                bound(&best, naive)
+                            ) }
+                        </li>
+                        <li>
+                            <span class="key diamond" aria-hidden="true"></span>
+                            { format!(
+                                "Tiled matmul, TILE = {}: {} FLOP/B, at most {} GFLOP/s ({}).",
+                                props.tile,
+                                format_intensity(tiled),
+                                format_number(tiled_gflops),
+                                bound(&best, tiled)
+                            ) }
+                        </li>
+                    </ul>
+                    <p class="caption">{ caption(&best, props.tile) }</p>
+                </div>
+            </div>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(peak_gflops: f64, bandwidth_gbps: f64, tile: u32, expected: &str) {
+        let roofline = Roofline {
+            peak_gflops,
+            bandwidth_gbps,
+        };
+        assert_eq!(caption(&roofline, tile), expected);
+    }
+
+    #[test]
+    fn h100_tiled_matmul_at_16_is_still_memory_bound() {
+        check(
+            55_637.0,
+            3011.0,
+            16,
+            "Tiling with TILE = 16 cuts global loads 16-fold, so the tiled matmul does 4 FLOP \
+             per byte. That is below the ridge at 18.5 FLOP/B, so it is memory-bound: the \
+             bandwidth, not the FP32 units, caps it at 12,044 GFLOP/s.",
+        );
+    }
+
+    #[test]
+    fn g80_tiled_matmul_at_16_sits_just_below_the_ridge() {
+        // Seed 003: 346.5 GFLOPS over 86.4 GB/s puts the ridge at 4.01 FLOP/B, just above 4.
+        check(
+            346.5,
+            86.4,
+            16,
+            "Tiling with TILE = 16 cuts global loads 16-fold, so the tiled matmul does 4 FLOP \
+             per byte. That is below the ridge at 4.01 FLOP/B, so it is memory-bound: the \
+             bandwidth, not the FP32 units, caps it at 345.6 GFLOP/s.",
+        );
+    }
+
+    #[test]
+    fn a_tile_of_one_reuses_nothing() {
+        check(
+            346.5,
+            86.4,
+            1,
+            "With TILE = 1 there is no reuse: the tiled matmul loads as much as the naive one \
+             and does 0.25 FLOP per byte. That is below the ridge at 4.01 FLOP/B, so it is \
+             memory-bound: the bandwidth, not the FP32 units, caps it at 21.6 GFLOP/s.",
+        );
+    }
+}

@@ -1,0 +1,22 @@
+//! memplay-web: the playground page, a Yew front end over `memplay-sim`.
+//!
+//! `state` (the reducer), `url` (the link) and `model` (what the views show) are pure and tested
+//! on the host with `cargo test -p memplay-web`; `app` and `components` render them. The only
+//! side effects are in `app`: reading the URL once at start and writing it back from an effect.
+
+mod app;
+mod components;
+mod model;
+mod state;
+mod url;
+
+fn main() {
+    // Both branches compile on every target, so the host build (which runs the unit tests)
+    // checks the components too; only the browser can render them.
+    if cfg!(target_arch = "wasm32") {
+        app::install_panic_hook();
+        yew::Renderer::<app::App>::new().render();
+    } else {
+        eprintln!("memplay-web runs in a browser: build it with `trunk build --release`.");
+    }
+}

@@ -1,0 +1,625 @@
+//! What the views show, derived from the state by pure calls into `memplay-sim`.
+//!
+//! Nothing here touches the DOM, so the tests run on the host. The launch the occupancy view
+//! checks is the tiled matrix multiplication of seed 003 ("Review: Tiled Matrix Multiplication
+//! Kernel", seed 001): two `float` tiles of TILE x (TILE + PAD) in shared memory. Its arithmetic
+//! intensity follows seed 003/004: the naive kernel does one FMA (2 FLOP) per two 4-byte loads,
+//! 0.25 FLOP/B, and a TILE-wide tile reuses every loaded value TILE times.
+
+use crate::state::State;
+use memplay_sim::banks::BankReport;
+use memplay_sim::occupancy::{self, BlockResources};
+use memplay_sim::patterns::PatternParams;
+use memplay_sim::Device;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub use memplay_sim::roofline::{tiled_matmul_intensity, NAIVE_MATMUL_INTENSITY};
+
+/// Bytes of the tiled matmul's two shared tiles `s_A` and `s_B`, each TILE x (TILE + PAD) floats.
+pub fn tiled_smem_bytes(tile: u32, pad: u32) -> u32 {
+    2 * tile * (tile + pad) * 4
+}
+
+pub fn pattern_params(state: &State) -> PatternParams {
+    PatternParams {
+        tile: state.tile,
+        pad: state.pad,
+        stride: state.stride,
+    }
+}
+
+/// What one block of the tiled matmul asks of an SM at the chosen settings.
+pub fn block_resources(state: &State) -> BlockResources {
+    BlockResources {
+        threads_per_block: state.block,
+        regs_per_thread: state.regs,
+        smem_per_block: tiled_smem_bytes(state.tile, state.pad),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bank map
+
+/// One 32-bit word in one cell of the bank map, with the lanes that read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WordCell {
+    pub word: u64,
+    pub lanes: Vec<u32>,
+}
+
+impl WordCell {
+    /// Several lanes get this word in one go (broadcast or multicast).
+    pub fn is_shared(&self) -> bool {
+        self.lanes.len() > 1
+    }
+}
+
+/// One bank in one wavefront.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BankCell {
+    pub words: Vec<WordCell>,
+    /// The bank needs more than one wavefront in this phase.
+    pub conflict: bool,
+}
+
+/// The bank map of one phase (the whole warp, or one half-warp).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PhaseGrid {
+    pub phase: u32,
+    pub lanes: Vec<u32>,
+    /// The wavefront (0-based, over the whole instruction) of the first row.
+    pub first_wavefront: u32,
+    /// `rows[w][bank]`: what bank `bank` delivers in the phase's w-th wavefront.
+    pub rows: Vec<Vec<BankCell>>,
+    /// Wavefronts each bank is busy in this phase: above 1 is a conflict.
+    pub cycles_per_bank: Vec<u32>,
+}
+
+/// Rows drawn per phase at most. A warp of 16-byte accesses needs at most 128 wavefronts; the cap
+/// only guards the page against a report it could not draw anyway.
+const MAX_ROWS: u32 = 256;
+
+/// Lays the report out as the lecture's picture: banks as columns, wavefronts as rows.
+pub fn bank_grid(report: &BankReport) -> Vec<PhaseGrid> {
+    let n_banks = report.n_banks as usize;
+    let phases: BTreeSet<u32> = report.lanes.iter().map(|l| l.phase).collect();
+    phases
+        .into_iter()
+        .map(|phase| {
+            let entries: Vec<_> = report
+                .lanes
+                .iter()
+                .filter(|l| l.phase == phase && (l.bank as usize) < n_banks)
+                .collect();
+            let first = entries.iter().map(|l| l.wavefront).min().unwrap_or(0);
+            let entries: Vec<_> = entries
+                .into_iter()
+                .filter(|l| l.wavefront - first < MAX_ROWS)
+                .collect();
+            let last = entries.iter().map(|l| l.wavefront).max().unwrap_or(0);
+            let mut rows = vec![vec![BankCell::default(); n_banks]; (last - first + 1) as usize];
+            let mut busy: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n_banks];
+            for entry in &entries {
+                busy[entry.bank as usize].insert(entry.wavefront);
+                let cell = &mut rows[(entry.wavefront - first) as usize][entry.bank as usize];
+                match cell.words.iter_mut().find(|w| w.word == entry.word) {
+                    Some(word) => {
+                        if !word.lanes.contains(&entry.lane) {
+                            word.lanes.push(entry.lane);
+                        }
+                    }
+                    None => cell.words.push(WordCell {
+                        word: entry.word,
+                        lanes: vec![entry.lane],
+                    }),
+                }
+            }
+            let cycles_per_bank: Vec<u32> = busy.iter().map(|set| set.len() as u32).collect();
+            for row in &mut rows {
+                for (bank, cell) in row.iter_mut().enumerate() {
+                    cell.conflict = cycles_per_bank[bank] > 1;
+                    for word in &mut cell.words {
+                        word.lanes.sort_unstable();
+                    }
+                }
+            }
+            let lanes: BTreeSet<u32> = entries.iter().map(|l| l.lane).collect();
+            PhaseGrid {
+                phase,
+                lanes: lanes.into_iter().collect(),
+                first_wavefront: first,
+                rows,
+                cycles_per_bank,
+            }
+        })
+        .collect()
+}
+
+/// What the phases are called: a warp split in two is served by half-warps.
+pub fn phase_name(n_phases: usize) -> &'static str {
+    match n_phases {
+        2 => "half-warp",
+        4 => "quarter-warp",
+        _ => "phase",
+    }
+}
+
+/// Lanes as the page writes them: runs of three or more as `0–31`, the rest listed.
+pub fn lane_list(lanes: &[u32]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < lanes.len() {
+        let mut j = i;
+        while j + 1 < lanes.len() && lanes[j + 1] == lanes[j] + 1 {
+            j += 1;
+        }
+        if j - i >= 2 {
+            parts.push(format!("{}–{}", lanes[i], lanes[j]));
+        } else {
+            parts.extend(lanes[i..=j].iter().map(u32::to_string));
+        }
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+fn plural(n: u32, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// What one bank does in one phase, for the explanation.
+#[derive(Clone, Copy, Debug)]
+struct BankLoad {
+    phase: u32,
+    bank: u32,
+    lanes: u32,
+    words: u32,
+    cycles: u32,
+    first_word: u64,
+}
+
+/// One plain-English sentence that says why the access takes the wavefronts it takes.
+pub fn explain(report: &BankReport) -> String {
+    let grids = bank_grid(report);
+    let loads: Vec<BankLoad> = grids
+        .iter()
+        .flat_map(|grid| {
+            (0..grid.cycles_per_bank.len()).filter_map(move |bank| {
+                let words: BTreeMap<u64, usize> = grid
+                    .rows
+                    .iter()
+                    .flat_map(|row| row[bank].words.iter())
+                    .map(|w| (w.word, w.lanes.len()))
+                    .collect();
+                let first_word = *words.keys().next()?;
+                Some(BankLoad {
+                    phase: grid.phase,
+                    bank: bank as u32,
+                    lanes: words.values().sum::<usize>() as u32,
+                    words: words.len() as u32,
+                    cycles: grid.cycles_per_bank[bank],
+                    first_word,
+                })
+            })
+        })
+        .collect();
+    let Some(worst) = loads
+        .iter()
+        .copied()
+        .max_by_key(|l| (l.cycles, u32::MAX - l.bank))
+    else {
+        return "No lane is active, so shared memory has nothing to deliver.".to_string();
+    };
+    let took = format!(
+        "so the access takes {} instead of {}",
+        plural(report.wavefronts, "wavefront", "wavefronts"),
+        report.ideal_wavefronts
+    );
+    if worst.cycles > 1 {
+        let worst_loads: Vec<&BankLoad> =
+            loads.iter().filter(|l| l.cycles == worst.cycles).collect();
+        let alike = worst_loads.len();
+        let same_bank_each_phase = alike == grids.len()
+            && worst_loads.iter().all(|l| l.bank == worst.bank)
+            && worst_loads
+                .iter()
+                .map(|l| l.phase)
+                .collect::<BTreeSet<_>>()
+                .len()
+                == alike;
+        let serves = if worst.cycles == worst.words {
+            "the bank serves them one per cycle".to_string()
+        } else {
+            format!(
+                "the bank serves them in {} cycles, one broadcast word per cycle",
+                worst.cycles
+            )
+        };
+        let what = format!(
+            "{} read {} different words in bank {}",
+            plural(worst.lanes, "lane", "lanes"),
+            worst.words,
+            worst.bank
+        );
+        if alike == 1 {
+            format!("{what}: {serves}, {took}.")
+        } else if same_bank_each_phase {
+            format!(
+                "In each {}, {what}: {serves}, {took}.",
+                phase_name(grids.len())
+            )
+        } else {
+            let across = if grids.len() > 1 {
+                format!("Over the {}s, ", phase_name(grids.len()))
+            } else {
+                String::new()
+            };
+            let banks = format!(
+                "{across}{alike} banks each hold {} different words that lanes want",
+                worst.words
+            );
+            format!(
+                "{banks} (bank {} holds words for {}): each bank serves one word per cycle, \
+                 {took}.",
+                worst.bank,
+                plural(worst.lanes, "lane", "lanes")
+            )
+        }
+    } else {
+        let lanes = report
+            .lanes
+            .iter()
+            .map(|l| l.lane)
+            .collect::<BTreeSet<_>>()
+            .len() as u32;
+        let per_phase = if grids.len() > 1 {
+            format!(", one per {}", phase_name(grids.len()))
+        } else {
+            String::new()
+        };
+        let shared = loads.iter().filter(|l| l.lanes > l.words).count();
+        let one_word = loads
+            .iter()
+            .all(|l| l.words == 1 && l.first_word == worst.first_word);
+        let serve = if report.wavefronts == 1 {
+            "1 wavefront serves".to_string()
+        } else {
+            format!("{} wavefronts serve", report.wavefronts)
+        };
+        if shared > 0 && one_word {
+            format!(
+                "Every lane reads the same word (word {} in bank {}): the bank reads it once and \
+                 broadcasts it to all {lanes} lanes, so there is no conflict.",
+                worst.first_word, worst.bank
+            )
+        } else if shared > 0 && loads.len() == grids.len() {
+            format!(
+                "In each {} all lanes read one word: it is read once and broadcast to them, so \
+                 there is no conflict.",
+                phase_name(grids.len())
+            )
+        } else if shared > 0 {
+            format!(
+                "Some lanes read the same word: each word is read once and sent to all of its \
+                 lanes (multicast), and no bank holds two different words, so {serve} all \
+                 {lanes} lanes{per_phase}."
+            )
+        } else {
+            format!(
+                "The {lanes} lanes read words in {} different banks: no bank is asked for two \
+                 words, so {serve} them all{per_phase}.",
+                loads.len()
+            )
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Occupancy sweeps
+
+/// Occupancy at one value of the swept resource; 0 where the launch fails.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweepPoint {
+    pub x: u32,
+    pub occupancy_pct: f64,
+}
+
+/// The resource a sweep varies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepKind {
+    BlockSize,
+    Registers,
+    SharedMemory,
+}
+
+/// One of the Occupancy Calculator's three charts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sweep {
+    pub kind: SweepKind,
+    pub points: Vec<SweepPoint>,
+    /// The value the launch uses now.
+    pub current: u32,
+}
+
+/// The three sweeps, each varying one resource of `block` with the others held.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sweeps {
+    pub block_size: Sweep,
+    pub registers: Sweep,
+    pub shared_memory: Sweep,
+}
+
+fn sweep(
+    device: &Device,
+    xs: impl Iterator<Item = u32>,
+    with: impl Fn(u32) -> BlockResources,
+) -> Vec<SweepPoint> {
+    xs.map(|x| SweepPoint {
+        x,
+        occupancy_pct: occupancy::calculate(device, with(x))
+            .map(|report| report.theoretical_occupancy_pct)
+            .unwrap_or(0.0),
+    })
+    .collect()
+}
+
+pub fn occupancy_sweeps(device: &Device, block: BlockResources) -> Sweeps {
+    let warp = device.warp_size.max(1);
+    let block_sizes = (1..=device.max_threads_per_block / warp).map(|warps| warps * warp);
+    let registers = 1..=device.max_regs_per_thread;
+    let smem_step = device.smem_alloc_unit.max(1) as usize;
+    let smem = (0..=device.smem_per_block).step_by(smem_step);
+    Sweeps {
+        block_size: Sweep {
+            kind: SweepKind::BlockSize,
+            points: sweep(device, block_sizes, |threads| BlockResources {
+                threads_per_block: threads,
+                ..block
+            }),
+            current: block.threads_per_block,
+        },
+        registers: Sweep {
+            kind: SweepKind::Registers,
+            points: sweep(device, registers, |regs| BlockResources {
+                regs_per_thread: regs,
+                ..block
+            }),
+            current: block.regs_per_thread,
+        },
+        shared_memory: Sweep {
+            kind: SweepKind::SharedMemory,
+            points: sweep(device, smem, |bytes| BlockResources {
+                smem_per_block: bytes,
+                ..block
+            }),
+            current: block.smem_per_block,
+        },
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Number formatting
+
+/// A GFLOP/s or byte count with thousands separators; below 1000 one decimal is kept where
+/// there is one, so the lectures' 86.4 GB/s and 346.5 GFLOP/s read as they do on the slides.
+pub fn format_number(value: f64) -> String {
+    if !value.is_finite() {
+        return "–".to_string();
+    }
+    if value.abs() < 1000.0 {
+        let text = format!("{value:.1}");
+        return text.strip_suffix(".0").map(str::to_string).unwrap_or(text);
+    }
+    let rounded = value.round() as i64;
+    let digits = rounded.unsigned_abs().to_string();
+    let mut grouped = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    if rounded < 0 {
+        format!("-{grouped}")
+    } else {
+        grouped
+    }
+}
+
+/// An arithmetic intensity in FLOP/B: `0.25`, `4`, `4.01`, `18.5`, `256`.
+pub fn format_intensity(value: f64) -> String {
+    let decimals = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else if value >= 1.0 {
+        2
+    } else {
+        3
+    };
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memplay_sim::banks::{LaneBank, WordSharing};
+
+    /// A report built by hand: `(lane, word, bank, phase, wavefront)` per entry.
+    fn report(
+        n_banks: u32,
+        wavefronts: u32,
+        ideal: u32,
+        entries: &[(u32, u64, u32, u32, u32)],
+    ) -> BankReport {
+        BankReport {
+            n_banks,
+            wavefronts,
+            ideal_wavefronts: ideal,
+            bank_conflicts: wavefronts.saturating_sub(ideal),
+            conflict_degree: (wavefronts / ideal).max(1),
+            sharing: WordSharing::None,
+            lanes: entries
+                .iter()
+                .map(|&(lane, word, bank, phase, wavefront)| LaneBank {
+                    lane,
+                    address: word * 4,
+                    word,
+                    bank,
+                    phase,
+                    wavefront,
+                })
+                .collect(),
+        }
+    }
+
+    /// The one helper: what the bank map and its sentence say about a report.
+    fn check(
+        report: &BankReport,
+        expected_cells: &[(usize, usize, &str)],
+        expected_sentence: &str,
+    ) {
+        let grids = bank_grid(report);
+        for &(row, bank, lanes) in expected_cells {
+            let cell = &grids[0].rows[row][bank];
+            let text: Vec<String> = cell.words.iter().map(|w| lane_list(&w.lanes)).collect();
+            assert_eq!(text.join(" "), lanes, "row {row}, bank {bank}");
+        }
+        assert_eq!(explain(report), expected_sentence);
+    }
+
+    #[test]
+    fn row_per_thread_without_padding_is_32_lanes_in_bank_0() {
+        // s[t][0] of a 32x32 array: lane t reads word 32t, all in bank 0, one per wavefront.
+        let entries: Vec<_> = (0..32).map(|t| (t, u64::from(t) * 32, 0, 0, t)).collect();
+        let report = report(32, 32, 1, &entries);
+        check(
+            &report,
+            &[(0, 0, "0"), (31, 0, "31"), (5, 1, "")],
+            "32 lanes read 32 different words in bank 0: the bank serves them one per cycle, \
+             so the access takes 32 wavefronts instead of 1.",
+        );
+        let grid = &bank_grid(&report)[0];
+        assert_eq!(grid.rows.len(), 32);
+        assert!(grid.rows[7][0].conflict);
+        assert_eq!(grid.cycles_per_bank[0], 32);
+        assert_eq!(grid.cycles_per_bank[1], 0);
+    }
+
+    #[test]
+    fn stride_one_is_one_wavefront_without_conflict() {
+        let entries: Vec<_> = (0..32).map(|t| (t, u64::from(t), t, 0, 0)).collect();
+        check(
+            &report(32, 1, 1, &entries),
+            &[(0, 0, "0"), (0, 31, "31")],
+            "The 32 lanes read words in 32 different banks: no bank is asked for two words, \
+             so 1 wavefront serves them all.",
+        );
+    }
+
+    #[test]
+    fn stride_two_is_two_way_in_sixteen_banks() {
+        let entries: Vec<_> = (0..32)
+            .map(|t| (t, u64::from(2 * t), (2 * t) % 32, 0, t / 16))
+            .collect();
+        check(
+            &report(32, 2, 1, &entries),
+            &[(0, 0, "0"), (1, 0, "16"), (0, 2, "1")],
+            "16 banks each hold 2 different words that lanes want (bank 0 holds words for 2 \
+             lanes): each bank serves one word per cycle, so the access takes 2 wavefronts \
+             instead of 1.",
+        );
+    }
+
+    #[test]
+    fn broadcast_of_a_32_is_one_cell_of_all_lanes() {
+        let entries: Vec<_> = (0..32).map(|t| (t, 32, 0, 0, 0)).collect();
+        check(
+            &report(32, 1, 1, &entries),
+            &[(0, 0, "0–31")],
+            "Every lane reads the same word (word 32 in bank 0): the bank reads it once and \
+             broadcasts it to all 32 lanes, so there is no conflict.",
+        );
+    }
+
+    #[test]
+    fn multicast_pairs_share_a_cell() {
+        let entries: Vec<_> = (0..32)
+            .map(|t| (t, u64::from(t / 2), t / 2, 0, 0))
+            .collect();
+        check(
+            &report(32, 1, 1, &entries),
+            &[(0, 0, "0, 1"), (0, 15, "30, 31")],
+            "Some lanes read the same word: each word is read once and sent to all of its \
+             lanes (multicast), and no bank holds two different words, so 1 wavefront serves \
+             all 32 lanes.",
+        );
+    }
+
+    #[test]
+    fn g80_half_warps_get_one_grid_each() {
+        // 16 banks, lane t reads word t: two half-warps, one wavefront each.
+        let entries: Vec<_> = (0..32)
+            .map(|t| (t, u64::from(t), t % 16, t / 16, t / 16))
+            .collect();
+        let report = report(16, 2, 2, &entries);
+        check(
+            &report,
+            &[(0, 0, "0"), (0, 15, "15")],
+            "The 32 lanes read words in 32 different banks: no bank is asked for two words, \
+             so 2 wavefronts serve them all, one per half-warp.",
+        );
+        let grids = bank_grid(&report);
+        assert_eq!(grids.len(), 2);
+        assert_eq!(grids[1].first_wavefront, 1);
+        assert_eq!(lane_list(&grids[1].lanes), "16–31");
+    }
+
+    #[test]
+    fn g80_row_per_thread_is_16_way_in_each_half_warp() {
+        // 16 banks: lane t reads word 32t, bank 0; each half-warp takes 16 wavefronts.
+        let entries: Vec<_> = (0..32)
+            .map(|t| (t, u64::from(t) * 32, 0, t / 16, t))
+            .collect();
+        check(
+            &report(16, 32, 2, &entries),
+            &[(0, 0, "0"), (15, 0, "15")],
+            "In each half-warp, 16 lanes read 16 different words in bank 0: the bank serves \
+             them one per cycle, so the access takes 32 wavefronts instead of 2.",
+        );
+    }
+
+    #[test]
+    fn no_active_lane_is_said_plainly() {
+        check(
+            &report(32, 0, 1, &[]),
+            &[],
+            "No lane is active, so shared memory has nothing to deliver.",
+        );
+    }
+
+    #[test]
+    fn numbers_are_grouped_and_intensities_are_short() {
+        assert_eq!(format_number(55_637.0), "55,637");
+        assert_eq!(format_number(5.4), "5.4");
+        assert_eq!(format_number(209.375), "209.4");
+        assert_eq!(format_number(346.5), "346.5");
+        assert_eq!(format_number(2048.0), "2,048");
+        assert_eq!(format_intensity(0.25), "0.25");
+        assert_eq!(format_intensity(4.0), "4");
+        assert_eq!(format_intensity(18.478), "18.5");
+        assert_eq!(format_intensity(4.0104), "4.01");
+        assert_eq!(format_intensity(256.0), "256");
+        assert_eq!(tiled_smem_bytes(16, 1), 2176);
+        assert_eq!(tiled_matmul_intensity(16), 4.0);
+    }
+}

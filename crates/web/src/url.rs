@@ -1,0 +1,361 @@
+//! The page's link: every control is mirrored in the URL query, so a course page can link to a
+//! prepared view (README, "Links into the playground").
+//!
+//! Parsing never fails: a value that cannot be used falls back to its default and leaves a note
+//! the page shows, so a student who follows a mistyped link sees why the view differs from the
+//! one promised. Pure string handling only, so the tests run on the host.
+
+use crate::state::{
+    NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_PATTERN, PAD, REGS, STRIDE, TILE,
+};
+use memplay_sim::patterns::PatternId;
+use memplay_sim::DeviceId;
+
+/// The patterns in the order the page lists them.
+pub const PATTERNS: [PatternId; 6] = [
+    PatternId::Stride,
+    PatternId::TileRow,
+    PatternId::TileColumn,
+    PatternId::RowPerThread,
+    PatternId::Broadcast,
+    PatternId::Multicast,
+];
+
+/// The URL id of a pattern.
+pub fn pattern_key(pattern: PatternId) -> &'static str {
+    match pattern {
+        PatternId::Stride => "stride",
+        PatternId::TileRow => "tile-row",
+        PatternId::TileColumn => "tile-column",
+        PatternId::RowPerThread => "row-per-thread",
+        PatternId::Broadcast => "broadcast",
+        PatternId::Multicast => "multicast",
+    }
+}
+
+pub fn parse_pattern(key: &str) -> Option<PatternId> {
+    PATTERNS.into_iter().find(|p| pattern_key(*p) == key)
+}
+
+/// The keys of the query, in the order `to_query` writes them.
+const KEYS: [&str; 7] = [
+    "device", "pattern", "tile", "block", "pad", "stride", "regs",
+];
+
+/// A value quoted in a note is cut to this many characters, so a junk link cannot flood the page.
+const QUOTE_LIMIT: usize = 32;
+
+impl State {
+    /// Reads a query string such as `?pattern=row-per-thread&pad=1` (the `?` is optional).
+    pub fn from_query(query: &str) -> State {
+        let mut state = State::default();
+        let query = query.strip_prefix('?').unwrap_or(query);
+        for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+            let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
+            let key = percent_decode(raw_key);
+            let value = percent_decode(raw_value);
+            match key.as_str() {
+                "device" => match value.parse::<DeviceId>() {
+                    Ok(device) => state.device = device,
+                    Err(_) => state.notes.push(bad_choice(
+                        &key,
+                        &value,
+                        &DeviceId::ALL.map(DeviceId::as_str),
+                        DEFAULT_DEVICE.as_str(),
+                    )),
+                },
+                "pattern" => match parse_pattern(&value) {
+                    Some(pattern) => state.pattern = pattern,
+                    None => state.notes.push(bad_choice(
+                        &key,
+                        &value,
+                        &PATTERNS.map(pattern_key),
+                        pattern_key(DEFAULT_PATTERN),
+                    )),
+                },
+                "tile" => state.tile = read_number(TILE, &value, &mut state.notes),
+                "block" => state.block = read_number(BLOCK, &value, &mut state.notes),
+                "pad" => state.pad = read_number(PAD, &value, &mut state.notes),
+                "stride" => state.stride = read_number(STRIDE, &value, &mut state.notes),
+                "regs" => state.regs = read_number(REGS, &value, &mut state.notes),
+                _ => state.notes.push(format!(
+                    "{} is not a memplay setting (they are {}); ignored.",
+                    quote(&key),
+                    KEYS.join(", ")
+                )),
+            }
+        }
+        state
+    }
+
+    /// The query that restores this state, every key spelled out so a copied link keeps its
+    /// meaning even if a default changes later.
+    pub fn to_query(&self) -> String {
+        format!(
+            "device={}&pattern={}&tile={}&block={}&pad={}&stride={}&regs={}",
+            self.device.as_str(),
+            pattern_key(self.pattern),
+            self.tile,
+            self.block,
+            self.pad,
+            self.stride,
+            self.regs
+        )
+    }
+}
+
+/// A number in the setting's range, or the default and a note saying why.
+fn read_number(setting: NumberSetting, value: &str, notes: &mut Vec<String>) -> u32 {
+    match value.trim().parse::<u32>() {
+        Ok(number) if setting.accepts(number) => number,
+        _ => {
+            notes.push(format!(
+                "{}={} is not a number from {} to {}; using {}.",
+                setting.key,
+                quote(value),
+                setting.min,
+                setting.max,
+                setting.default
+            ));
+            setting.default
+        }
+    }
+}
+
+fn bad_choice(key: &str, value: &str, choices: &[&str], default: &str) -> String {
+    format!(
+        "{key}={} is not one of {}; using {default}.",
+        quote(value),
+        choices.join(", ")
+    )
+}
+
+/// The value as typed, shortened if it is long. The page shows it as text, never as HTML.
+fn quote(value: &str) -> String {
+    if value.chars().count() > QUOTE_LIMIT {
+        let cut: String = value.chars().take(QUOTE_LIMIT).collect();
+        format!("{cut}…")
+    } else {
+        value.to_string()
+    }
+}
+
+/// Decodes `%XX` escapes and `+` (a space in form encoding). Malformed escapes stay as typed and
+/// bytes that are not UTF-8 become U+FFFD, so any link yields some readable text.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => {
+                decoded.push(b' ');
+                i += 1;
+            }
+            b'%' => {
+                let hex = bytes.get(i + 1..i + 3).and_then(|pair| {
+                    std::str::from_utf8(pair)
+                        .ok()
+                        .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+                });
+                match hex {
+                    Some(byte) => {
+                        decoded.push(byte);
+                        i += 3;
+                    }
+                    None => {
+                        decoded.push(b'%');
+                        i += 1;
+                    }
+                }
+            }
+            byte => {
+                decoded.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(query: &str, expected: State) {
+        let state = State::from_query(query);
+        assert_eq!(state, expected, "parsing {query:?}");
+        // Whatever was read, writing it back and reading again gives the same settings.
+        let again = State::from_query(&state.to_query());
+        assert_eq!(
+            again,
+            State {
+                notes: Vec::new(),
+                ..state
+            },
+            "round trip of {query:?}"
+        );
+        let written = state.to_query();
+        for key in KEYS {
+            assert!(
+                written.contains(&format!("{key}=")),
+                "{written} names {key}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_empty_query_gives_the_defaults() {
+        check("", State::default());
+        check("?", State::default());
+    }
+
+    #[test]
+    fn seed_001_row_per_thread_link_is_read() {
+        check(
+            "?pattern=row-per-thread&pad=0",
+            State {
+                pattern: PatternId::RowPerThread,
+                pad: 0,
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn every_key_is_read() {
+        check(
+            "device=g80&pattern=tile-column&tile=8&block=64&pad=1&stride=2&regs=10",
+            State {
+                device: DeviceId::G80,
+                pattern: PatternId::TileColumn,
+                tile: 8,
+                block: 64,
+                pad: 1,
+                stride: 2,
+                regs: 10,
+                notes: Vec::new(),
+            },
+        );
+    }
+
+    #[test]
+    fn a_tile_that_is_not_a_number_falls_back_to_16_with_a_note() {
+        check(
+            "?device=g80&pattern=row-per-thread&pad=0&tile=abc",
+            State {
+                device: DeviceId::G80,
+                pattern: PatternId::RowPerThread,
+                notes: vec!["tile=abc is not a number from 1 to 64; using 16.".to_string()],
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn out_of_range_numbers_fall_back_to_their_defaults() {
+        check(
+            "tile=0&block=2048&pad=9&stride=65&regs=256",
+            State {
+                notes: vec![
+                    "tile=0 is not a number from 1 to 64; using 16.".to_string(),
+                    "block=2048 is not a number from 1 to 1024; using 256.".to_string(),
+                    "pad=9 is not a number from 0 to 8; using 0.".to_string(),
+                    "stride=65 is not a number from 0 to 64; using 1.".to_string(),
+                    "regs=256 is not a number from 1 to 255; using 32.".to_string(),
+                ],
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn a_negative_or_empty_number_falls_back_with_a_note() {
+        check(
+            "pad=-1&stride=",
+            State {
+                notes: vec![
+                    "pad=-1 is not a number from 0 to 8; using 0.".to_string(),
+                    "stride= is not a number from 0 to 64; using 1.".to_string(),
+                ],
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn an_unknown_device_and_pattern_fall_back_with_notes() {
+        check(
+            "device=rtx4090&pattern=diagonal",
+            State {
+                notes: vec![
+                    "device=rtx4090 is not one of g80, gt200, fermi, v100, a100, h100; using h100."
+                        .to_string(),
+                    "pattern=diagonal is not one of stride, tile-row, tile-column, row-per-thread, \
+                     broadcast, multicast; using stride."
+                        .to_string(),
+                ],
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn an_unknown_key_is_named_and_ignored() {
+        check(
+            "colour=red&pad=2",
+            State {
+                pad: 2,
+                notes: vec![
+                    "colour is not a memplay setting (they are device, pattern, tile, block, \
+                     pad, stride, regs); ignored."
+                        .to_string(),
+                ],
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn escapes_are_decoded_and_long_junk_is_shortened() {
+        check(
+            "tile=%3Cb%3Ebold%3C%2Fb%3E&pattern=multicast&regs=%2B40&stride=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            State {
+                pattern: PatternId::Multicast,
+                regs: 40,
+                notes: vec![
+                    "tile=<b>bold</b> is not a number from 1 to 64; using 16.".to_string(),
+                    "stride=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa… is not a number from 0 to 64; using 1."
+                        .to_string(),
+                ],
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn a_broken_escape_is_kept_as_typed() {
+        check(
+            "pad=%zz&tile=%",
+            State {
+                notes: vec![
+                    "pad=%zz is not a number from 0 to 8; using 0.".to_string(),
+                    "tile=% is not a number from 1 to 64; using 16.".to_string(),
+                ],
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn the_written_query_is_read_back_unchanged() {
+        check(
+            "device=h100&pattern=row-per-thread&tile=16&block=256&pad=1&stride=1&regs=32",
+            State {
+                pad: 1,
+                pattern: PatternId::RowPerThread,
+                ..State::default()
+            },
+        );
+    }
+}

@@ -1,0 +1,246 @@
+//! End-to-end tests of the built playground in headless Chromium.
+//!
+//! `cargo xtask test` builds the release bundle into `dist/` and runs these tests with
+//! `MEMPLAY_DIST` pointing at it. Each test serves that folder with Python's static file server
+//! (the page is static files: no server logic), drives Debian's Chromium through chromedriver, and
+//! polls the page for conditions instead of sleeping for fixed times.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use thirtyfour::prelude::*;
+use thirtyfour::ChromiumLikeCapabilities;
+
+/// How long a condition may take before the test fails: generous, because CI machines are slow
+/// and the first load compiles the wasm module.
+const DEADLINE: Duration = Duration::from_secs(30);
+const POLL: Duration = Duration::from_millis(50);
+
+/// A child process that is killed when the test ends, pass or fail.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .expect("the OS hands out a free loopback port")
+}
+
+fn dist_dir() -> PathBuf {
+    let dist = std::env::var_os("MEMPLAY_DIST")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../dist")));
+    assert!(
+        dist.join("index.html").exists(),
+        "no built page in {}: run `cargo xtask test`, which builds it first",
+        dist.display()
+    );
+    dist
+}
+
+/// Waits until something accepts connections on the port.
+async fn wait_for_port(port: u16, what: &str) {
+    let start = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            start.elapsed() < DEADLINE,
+            "{what} did not start listening on port {port}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// The page's static server, the driver, and a browser session.
+struct Harness {
+    driver: WebDriver,
+    base_url: String,
+    _server: Process,
+    _chromedriver: Process,
+}
+
+impl Harness {
+    async fn start() -> Harness {
+        let dist = dist_dir();
+        let http_port = free_port();
+        let server = Process(
+            Command::new("python3")
+                .args([
+                    "-m",
+                    "http.server",
+                    &http_port.to_string(),
+                    "--bind",
+                    "127.0.0.1",
+                    "--directory",
+                ])
+                .arg(&dist)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("python3 serves the built page"),
+        );
+        let driver_port = free_port();
+        let chromedriver = Process(
+            Command::new("/usr/bin/chromedriver")
+                .arg(format!("--port={driver_port}"))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("chromedriver is installed by `cargo xtask test`"),
+        );
+        wait_for_port(http_port, "the static file server").await;
+        wait_for_port(driver_port, "chromedriver").await;
+
+        let profile =
+            std::env::temp_dir().join(format!("memplay-e2e-{}-{driver_port}", std::process::id()));
+        let mut caps = DesiredCapabilities::chrome();
+        caps.set_binary("/usr/bin/chromium").unwrap();
+        for arg in [
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-quic",
+            "--no-first-run",
+            "--window-size=1280,1600",
+            &format!("--user-data-dir={}", profile.display()),
+        ] {
+            caps.add_arg(arg).unwrap();
+        }
+        let driver = WebDriver::new(format!("http://127.0.0.1:{driver_port}"), caps)
+            .await
+            .expect("chromedriver starts a Chromium session");
+        Harness {
+            driver,
+            base_url: format!("http://127.0.0.1:{http_port}/"),
+            _server: server,
+            _chromedriver: chromedriver,
+        }
+    }
+
+    async fn open(&self, query: &str) {
+        self.driver
+            .goto(format!("{}{query}", self.base_url))
+            .await
+            .expect("the page loads");
+    }
+
+    /// Polls until the element's text equals `expected`; fails with the last text seen.
+    async fn wait_for_text(&self, test_id: &str, expected: &str) {
+        let start = Instant::now();
+        let mut last = String::from("<element not found>");
+        loop {
+            if let Ok(element) = self
+                .driver
+                .find(By::Css(format!("[data-testid='{test_id}']")))
+                .await
+            {
+                if let Ok(text) = element.text().await {
+                    if text.trim() == expected {
+                        return;
+                    }
+                    last = text;
+                }
+            }
+            assert!(
+                start.elapsed() < DEADLINE,
+                "[data-testid={test_id}] should read {expected:?}, last read {last:?}"
+            );
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Polls until the CSS selector matches an element.
+    async fn wait_for(&self, css: &str) -> WebElement {
+        let start = Instant::now();
+        loop {
+            if let Ok(element) = self.driver.find(By::Css(css)).await {
+                return element;
+            }
+            assert!(
+                start.elapsed() < DEADLINE,
+                "nothing on the page matches {css}"
+            );
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    async fn wait_for_url_containing(&self, needle: &str) {
+        let start = Instant::now();
+        loop {
+            let url = self
+                .driver
+                .current_url()
+                .await
+                .expect("the driver reports the URL")
+                .to_string();
+            if url.contains(needle) {
+                return;
+            }
+            assert!(
+                start.elapsed() < DEADLINE,
+                "the URL should contain {needle:?}, it is {url}"
+            );
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    async fn finish(self) {
+        self.driver.quit().await.expect("the browser session ends");
+    }
+}
+
+#[tokio::test]
+async fn padding_removes_the_32_way_conflict_of_row_per_thread() {
+    let page = Harness::start().await;
+    page.open("?pattern=row-per-thread&pad=0").await;
+    page.wait_for_text("conflict-degree", "32-way").await;
+
+    // A student sets the padding to one word in the UI.
+    let pad = page.wait_for("[data-testid='control-pad']").await;
+    pad.focus().await.expect("the padding control takes focus");
+    pad.send_keys(Key::Right)
+        .await
+        .expect("the keyboard moves the padding slider");
+    page.wait_for_text("conflict-degree", "no conflict").await;
+    page.wait_for_url_containing("pad=1").await;
+
+    page.wait_for("[data-testid='roofline'] svg").await;
+    page.wait_for("[data-testid='occupancy']").await;
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn a_link_restores_the_view_and_bad_values_fall_back_with_a_note() {
+    let page = Harness::start().await;
+    page.open("?device=g80&pattern=row-per-thread&pad=0&tile=abc")
+        .await;
+    // G80 serves shared memory per half-warp over 16 banks: the column read is 16-way there.
+    page.wait_for_text("conflict-degree", "16-way").await;
+    let notes = page.wait_for("[data-testid='url-notes']").await;
+    let text = notes.text().await.expect("the note has text");
+    assert!(
+        text.contains("tile"),
+        "the note names the bad value: {text:?}"
+    );
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn the_occupancy_view_names_the_limiter_of_a_g80_tile() {
+    let page = Harness::start().await;
+    // Seed 003: on G80, 8x8 blocks are limited by the 8 blocks an SM may hold (512 threads).
+    page.open("?device=g80&block=64&tile=8").await;
+    page.wait_for_text("occupancy-limiter", "blocks").await;
+    page.finish().await;
+}
