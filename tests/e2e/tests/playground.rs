@@ -239,8 +239,12 @@ async fn a_link_restores_the_view_and_bad_values_fall_back_with_a_note() {
 #[tokio::test]
 async fn the_occupancy_view_names_the_limiter_of_a_g80_tile() {
     let page = Harness::start().await;
-    // Seed 003: on G80, 8x8 blocks are limited by the 8 blocks an SM may hold (512 threads).
-    page.open("?device=g80&block=64&tile=8").await;
+    // Seed 003: on G80, 8x8 blocks are limited by the 8 blocks an SM may hold (512 threads),
+    // with the few registers a kernel of its day used.
+    page.open("?device=g80&block=64&tile=8&regs=10").await;
     page.wait_for_text("occupancy-limiter", "blocks").await;
+    // At 32 registers per thread the 8 K register file holds only 4 such blocks.
+    page.open("?device=g80&block=64&tile=8&regs=32").await;
+    page.wait_for_text("occupancy-limiter", "registers").await;
     page.finish().await;
 }
