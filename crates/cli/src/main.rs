@@ -5,9 +5,13 @@
 //! one `error:` line on stderr and a non-zero exit; nothing the user types can make it panic.
 
 use clap::{Parser, Subcommand};
+use memplay_sim::compile_effects::CompileEffects;
+use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::occupancy::{self, BlockResources, OccupancyReport};
+use memplay_sim::simulate::{simulate, SampledBlock, SimulationInput};
 use memplay_sim::{Device, DeviceId};
 use serde::Serialize;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
@@ -41,12 +45,53 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Runs a kernel warp by warp and prints the counters Nsight Compute would report.
+    Simulate(SimulateArgs),
     /// The device presets and their main numbers.
     Devices {
         /// Print a JSON array instead of a table.
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Debug, clap::Args)]
+struct SimulateArgs {
+    /// The CUDA C source file (one or more `__global__` kernels).
+    file: PathBuf,
+    /// The kernel to launch.
+    #[arg(long)]
+    kernel: String,
+    /// Device preset: g80, gt200, fermi, v100, a100 or h100.
+    #[arg(long, default_value = "h100")]
+    device: String,
+    /// Blocks in the grid, as X,Y,Z (or X or X,Y).
+    #[arg(long, value_parser = parse_dim3)]
+    grid: Dim3,
+    /// Threads per block, as X,Y,Z (or X or X,Y).
+    #[arg(long, value_parser = parse_dim3)]
+    block: Dim3,
+    /// Dynamic shared memory per block, in bytes.
+    #[arg(long = "dyn-smem", default_value_t = 0)]
+    dyn_smem: u32,
+    /// Registers per thread (what nvcc reports; 0 leaves registers out of the occupancy).
+    #[arg(long, default_value_t = 0)]
+    regs: u32,
+    /// Overrides a `#define`, as nvcc's -D NAME=VALUE.
+    #[arg(short = 'D', value_parser = parse_pair)]
+    define: Vec<(String, String)>,
+    /// The value of a scalar parameter, NAME=VALUE.
+    #[arg(long = "arg", value_parser = parse_pair)]
+    args: Vec<(String, String)>,
+    /// The size in bytes of the buffer behind a pointer parameter, NAME=BYTES.
+    #[arg(long = "buffer", value_parser = parse_pair)]
+    buffers: Vec<(String, String)>,
+    /// Count the shared loads as written, without nvcc's fusion into 128-bit loads.
+    #[arg(long = "as-written")]
+    as_written: bool,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
 }
 
 fn main() -> ExitCode {
@@ -102,6 +147,7 @@ fn run(command: Command) -> Result<String, String> {
                 Ok(occupancy_table(&device, &report))
             }
         }
+        Command::Simulate(args) => simulate_command(args),
         Command::Devices { json } => {
             let devices: Vec<Device> = DeviceId::ALL.iter().map(|id| id.device()).collect();
             if json {
@@ -212,4 +258,114 @@ fn devices_table(devices: &[Device]) -> String {
         ));
     }
     lines.join("\n")
+}
+
+fn parse_dim3(text: &str) -> Result<Dim3, String> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("'{text}' is not X,Y,Z"));
+    }
+    let mut extents = [1u32; 3];
+    for (slot, part) in extents.iter_mut().zip(&parts) {
+        *slot = part
+            .parse::<u32>()
+            .ok()
+            .filter(|&extent| extent > 0)
+            .ok_or_else(|| format!("'{part}' in '{text}' is not a whole number above 0"))?;
+    }
+    Ok(Dim3::new(extents[0], extents[1], extents[2]))
+}
+
+fn parse_pair(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(format!("'{text}' is not NAME=VALUE")),
+    }
+}
+
+/// A scalar argument: an integer if it reads as one, else a float, else `true`/`false`.
+fn parse_value(name: &str, text: &str) -> Result<Value, String> {
+    if let Ok(int) = text.parse::<i64>() {
+        return Ok(Value::Int(int));
+    }
+    if let Ok(float) = text.trim_end_matches('f').parse::<f64>() {
+        return Ok(Value::Float(float));
+    }
+    match text {
+        "true" => Ok(Value::Bool(true)),
+        "false" => Ok(Value::Bool(false)),
+        _ => Err(format!("--arg {name}={text}: the value is not a number")),
+    }
+}
+
+fn simulate_command(args: SimulateArgs) -> Result<String, String> {
+    let source = std::fs::read_to_string(&args.file)
+        .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
+    let device = parse_device(&args.device)?;
+    let mut input = SimulationInput::new(&source, &args.kernel, device);
+    input.defines = args.define;
+    input.grid = args.grid;
+    input.block = args.block;
+    input.dyn_smem = args.dyn_smem;
+    input.regs = args.regs;
+    input.args = args
+        .args
+        .iter()
+        .map(|(name, text)| parse_value(name, text).map(|value| (name.clone(), value)))
+        .collect::<Result<_, _>>()?;
+    input.buffers = args
+        .buffers
+        .iter()
+        .map(|(name, text)| {
+            text.parse::<u64>()
+                .map(|bytes| (name.clone(), bytes))
+                .map_err(|_| {
+                    format!("--buffer {name}={text}: the size is not a whole number of bytes")
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    if args.as_written {
+        input.compile = CompileEffects::AS_WRITTEN;
+    }
+    let report = simulate(&input).map_err(|e| e.to_string())?;
+    if args.json {
+        let json = serde_json::json!({
+            "kernel": report.kernel,
+            "device": input.device.id,
+            "counters": report.counters,
+            "occupancy": OccupancyJson::from(&report.occupancy),
+            "sampled_blocks": report.sampled_blocks.iter().map(sampled_block_json).collect::<Vec<_>>(),
+            "grid_blocks": report.grid_blocks,
+            "warp_instructions": report.warp_instructions,
+            "shared_bytes_per_block": report.shared_bytes_per_block,
+            "compile": report.compile,
+            "fused_loads": report.fused_loads,
+            "steps": report.steps,
+        });
+        to_json(&json)
+    } else {
+        let mut lines = vec![format!(
+            "{} on {}: {} blocks, {} simulated",
+            report.kernel,
+            input.device.name,
+            report.grid_blocks,
+            report.sampled_blocks.len()
+        )];
+        for (name, value) in report.counters.nsight() {
+            lines.push(format!("{name:<60} {value:>16.0}"));
+        }
+        lines.push(occupancy_table(&input.device, &report.occupancy));
+        Ok(lines.join("\n"))
+    }
+}
+
+fn sampled_block_json(block: &SampledBlock) -> serde_json::Value {
+    serde_json::json!({
+        "block": block.block,
+        "position": block.position,
+        "scale": block.scale,
+        "steps": block.steps,
+    })
 }

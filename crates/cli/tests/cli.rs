@@ -106,3 +106,136 @@ fn devices_lists_every_preset() {
         .collect();
     assert_eq!(ids.len(), 6, "{ids:?}");
 }
+
+/// The flags of `memplay simulate` for one `launch_spec` / `spec` of the H100 reference.
+fn simulate_flags(spec: &serde_json::Value, kernels: &std::path::Path) -> Vec<String> {
+    let dim = |name: &str| {
+        spec[name]
+            .as_array()
+            .expect("a dimension array")
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let mut flags = vec![
+        "simulate".to_string(),
+        kernels
+            .join(spec["file"].as_str().expect("a file"))
+            .display()
+            .to_string(),
+        "--kernel".to_string(),
+        spec["kernel"].as_str().expect("a kernel").to_string(),
+        "--device".to_string(),
+        "h100".to_string(),
+        "--grid".to_string(),
+        dim("grid"),
+        "--block".to_string(),
+        dim("block"),
+        "--dyn-smem".to_string(),
+        spec["dyn_smem"].to_string(),
+        "--regs".to_string(),
+        spec["regs"].to_string(),
+        "--json".to_string(),
+    ];
+    for (name, value) in spec["defines"].as_object().expect("defines") {
+        flags.push("-D".to_string());
+        flags.push(format!("{name}={value}"));
+    }
+    for (name, value) in spec["args"].as_object().expect("args") {
+        flags.push("--arg".to_string());
+        flags.push(format!("{name}={value}"));
+    }
+    for (name, value) in spec["buffers"].as_object().expect("buffers") {
+        flags.push("--buffer".to_string());
+        flags.push(format!("{name}={value}"));
+    }
+    flags
+}
+
+#[test]
+fn simulate_runs_every_reference_launch_with_the_shipped_kernels() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let kernels = root.join("www/kernels");
+    let timing_path = root.join("../shared/reference/h100-timing.json");
+    let text = std::fs::read_to_string(&timing_path).unwrap_or_else(|e| {
+        panic!(
+            "the reference timings are needed at {}: {e}",
+            timing_path.display()
+        )
+    });
+    let timings: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let specs: Vec<&serde_json::Value> = timings
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|t| &t["spec"])
+        .collect();
+    assert!(specs.len() >= 30);
+    for spec in specs {
+        let flags = simulate_flags(spec, &kernels);
+        let args: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let (ok, stdout, stderr) = memplay(&args);
+        assert!(ok, "{args:?}: {stderr}");
+        let json: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
+        for key in ["counters", "occupancy", "sampled_blocks"] {
+            assert!(json.get(key).is_some(), "{key} in {stdout}");
+        }
+        assert!(
+            json["counters"]["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"]
+                .as_f64()
+                .unwrap_or(0.0)
+                > 0.0
+        );
+        assert_eq!(json["occupancy"]["limit_blocks"], 32);
+    }
+}
+
+#[test]
+fn simulate_reports_a_kernel_error_at_its_line_and_column() {
+    let dir = std::env::temp_dir().join(format!("memplay-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let file = dir.join("undeclared.cu");
+    // Seed 000's matmul slide uses an `m` it never declares.
+    std::fs::write(
+        &file,
+        "__global__ void k(float* a) {\n  a[threadIdx.x] = m;\n}\n",
+    )
+    .expect("written");
+    let path = file.display().to_string();
+    check_error(
+        &[
+            "simulate", &path, "--kernel", "k", "--grid", "1", "--block", "32", "--buffer", "a=128",
+        ],
+        "2:20: ",
+    );
+    let matmul = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../www/kernels/matmul.cu")
+        .display()
+        .to_string();
+    check_error(
+        &[
+            "simulate", &matmul, "--kernel", "nope", "--grid", "1", "--block", "32",
+        ],
+        "no kernel named 'nope'",
+    );
+    check_error(
+        &[
+            "simulate", &path, "--kernel", "k", "--grid", "0", "--block", "32",
+        ],
+        "not a whole number above 0",
+    );
+    check_error(
+        &[
+            "simulate",
+            "/no/such/file.cu",
+            "--kernel",
+            "k",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+        ],
+        "cannot read",
+    );
+}

@@ -2,17 +2,23 @@
 //!
 //! It knows device presets, how a warp's shared-memory access falls into banks, how a warp's
 //! global access becomes sectors and transactions, how many blocks fit on an SM, and where a kernel
-//! sits on the roofline. It does no IO, has no randomness without an explicit seed, and knows
+//! sits on the roofline; `simulate` runs a CUDA C kernel's launch and counts what Nsight Compute
+//! would. It does no IO, has no randomness without an explicit seed, and knows
 //! nothing of the DOM: the command line and the web page are thin front ends over it.
 
 pub mod access;
 pub mod banks;
 pub mod coalescing;
+pub mod compile_effects;
+pub mod counters;
 pub mod device;
 pub mod kernel;
 pub mod occupancy;
 pub mod patterns;
 pub mod roofline;
+pub mod sampling;
+pub mod simulate;
 
 pub use access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
 pub use device::{Device, DeviceId};
+pub use simulate::{simulate, SimulationError, SimulationInput, SimulationReport};

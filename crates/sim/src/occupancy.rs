@@ -181,11 +181,9 @@ pub fn calculate(
         smem_requested + u64::from(device.reserved_smem_per_block),
         u64::from(device.smem_alloc_unit.max(1)),
     );
-    let limit_shared_mem = if smem_per_block_allocated == 0 {
-        limit_blocks
-    } else {
-        saturate(u64::from(device.smem_per_sm) / smem_per_block_allocated).min(limit_blocks)
-    };
+    let limit_shared_mem = u64::from(device.smem_per_sm)
+        .checked_div(smem_per_block_allocated)
+        .map_or(limit_blocks, |blocks| saturate(blocks).min(limit_blocks));
 
     // The first limiter in this order wins a tie: a warp limit of 8 and a register limit of 8 are
     // reported as "warps", and the block limit comes before the limits that are capped at it.

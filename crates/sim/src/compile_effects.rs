@@ -1,0 +1,985 @@
+//! Compiler effects: what `nvcc -O3` does to a kernel's memory instructions that the source does
+//! not show.
+//!
+//! The interpreter runs the kernel as written: one load per array element read. The compiled code
+//! can differ. The effect modelled here is the one the H100 measurements show
+//! (`../shared/reference/h100.json`, and its README): in `mm_tiled` nvcc unrolls the constant-trip
+//! loop `for (int k = 0; k < TILE_WIDTH; ++k) r += sa[ty][k] * sb[k][tx];` and fuses every four
+//! consecutive reads `sa[ty][k..k+3]` into one 128-bit shared load (`LDS.128`). With `TILE_WIDTH`
+//! 16 or 32 and `PAD` 0 Nsight Compute counts 41.9M shared load instructions for n = 1024, where
+//! the source makes 67.1M; with `PAD` 1 a row is no longer a multiple of 16 bytes, nvcc cannot prove
+//! the alignment, and the count stays at 67.1M. An access compiles to one memory instruction only
+//! if "the size of the data type is 1, 2, 4, 8, or 16 bytes and the data is naturally aligned (i.e.,
+//! its address is a multiple of that size)" (CUDA C++ Programming Guide, "Device Memory Accesses"),
+//! which is why the alignment decides.
+//!
+//! The model has a static and a dynamic half:
+//!
+//! - **Static** (`fusible_loads`, on the syntax tree): a read `s[i0]..[k + c]` of a `__shared__`
+//!   array of 4- or 8-byte elements is a candidate when it sits directly in the body of a `for` loop
+//!   over `k` with a compile-time constant trip count (`for (int k = C0; k < C1; ++k)`, which nvcc
+//!   unrolls), the last subscript is `k` plus a constant, no other subscript uses `k`, and the body
+//!   has no barrier, fence, atomic, `break`, `continue` or `return`, does not assign `k` and does
+//!   not write the array. The widest fused load is the largest of 16 and 8 bytes that divides the
+//!   byte stride of every other subscript: only then does every thread's row start aligned, which
+//!   is what the compiler must prove, since one instruction serves every warp.
+//! - **Dynamic** (`LoadFuser`, on the recorded accesses): within one warp, consecutive executions
+//!   of a candidate whose every active lane advances by one element, with the same active lanes,
+//!   are merged from an aligned start into one access of 16 (or 8) bytes per lane at the first
+//!   addresses. A shared store or atomic of the warp ends every run, so no load moves past a write.
+//!
+//! Both halves are exact for the lesson kernels. Known limits: a barrier or a shared store inside a
+//! `__device__` function called from the loop is not seen by the static half, and subscripts such
+//! as `s[4 * t + k]`, whose alignment nvcc could prove from `4 * t`, are not fused.
+
+use crate::access::{AccessKind, AccessWidth, Space};
+use crate::kernel::ast::{
+    BinaryOp, Declaration, Expr, ExprKind, Initializer, Item, Stmt, StmtKind, Storage,
+    TranslationUnit, Type, UnaryOp,
+};
+use crate::kernel::{MemRecord, Span};
+use serde::Serialize;
+
+/// Which compiler effects the counters include.
+///
+/// `AS_COMPILED` (the default) models what `nvcc -O3` did in the measurements; `AS_WRITTEN`
+/// counts one instruction per access in the source, as the lectures reason about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CompileEffects {
+    /// Fuse consecutive aligned shared loads of an unrolled loop into 64- or 128-bit loads.
+    pub fuse_shared_loads: bool,
+}
+
+impl CompileEffects {
+    /// The kernel as the source reads: every element access is one instruction.
+    pub const AS_WRITTEN: CompileEffects = CompileEffects {
+        fuse_shared_loads: false,
+    };
+    /// The kernel as `nvcc -O3` compiles it, as far as this module models it.
+    pub const AS_COMPILED: CompileEffects = CompileEffects {
+        fuse_shared_loads: true,
+    };
+}
+
+impl Default for CompileEffects {
+    fn default() -> CompileEffects {
+        CompileEffects::AS_COMPILED
+    }
+}
+
+/// A shared-memory read that the compiler may fuse with the reads of the following iterations.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FusibleLoad {
+    /// The span of the read (`sa[ty][k]`), which is the span its records carry.
+    pub span: Span,
+    pub array: String,
+    pub elem_bytes: u32,
+    /// The widest fused load whose alignment the strides allow: 8 or 16 bytes.
+    pub max_width: u32,
+}
+
+/// What fusion did to one read of the source, summed over the blocks it ran in.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FusionSite {
+    pub span: Span,
+    pub array: String,
+    /// Warp-level loads the source makes here.
+    pub loads_as_written: f64,
+    /// Warp-level load instructions after fusion.
+    pub loads_as_compiled: f64,
+    /// The widest load that was formed, in bytes per lane.
+    pub widest_bytes: u32,
+}
+
+// ----- the static half -----
+
+/// A `__shared__` array in scope: its element size and dimensions (outermost first, `None` if not
+/// a constant).
+#[derive(Clone, Debug)]
+struct SharedArray {
+    name: String,
+    elem_bytes: u32,
+    dims: Vec<Option<u64>>,
+}
+
+/// A name in scope: a shared array, or anything else that shadows one.
+#[derive(Clone, Debug)]
+enum Binding {
+    Shared(SharedArray),
+    Other(String),
+}
+
+impl Binding {
+    fn name(&self) -> &str {
+        match self {
+            Binding::Shared(array) => &array.name,
+            Binding::Other(name) => name,
+        }
+    }
+}
+
+/// The reads of `unit` that may be fused, in source order.
+pub fn fusible_loads(unit: &TranslationUnit) -> Vec<FusibleLoad> {
+    let mut file_scope = Vec::new();
+    for item in &unit.items {
+        if let Item::Variable(declaration) = item {
+            declare(&mut file_scope, declaration);
+        }
+    }
+    let mut found = Vec::new();
+    for item in &unit.items {
+        if let Item::Function(function) = item {
+            let mut scope = file_scope.clone();
+            for param in &function.params {
+                scope.push(Binding::Other(param.name.clone()));
+            }
+            walk_statements(&function.body, &mut scope, &mut found);
+        }
+    }
+    found
+}
+
+/// Adds the names of a declaration to the scope.
+fn declare(scope: &mut Vec<Binding>, declaration: &Declaration) {
+    for declarator in &declaration.declarators {
+        let shared = matches!(declaration.storage, Storage::Shared | Storage::ExternShared);
+        let elem_bytes = match &declarator.ty {
+            Type::Scalar(scalar) => scalar.size(),
+            _ => 0,
+        };
+        if shared && !declarator.dims.is_empty() && elem_bytes > 0 {
+            let dims = declarator
+                .dims
+                .iter()
+                .map(|dim| {
+                    dim.as_ref()
+                        .and_then(const_int)
+                        .and_then(|v| u64::try_from(v).ok())
+                })
+                .collect();
+            scope.push(Binding::Shared(SharedArray {
+                name: declarator.name.clone(),
+                elem_bytes,
+                dims,
+            }));
+        } else {
+            scope.push(Binding::Other(declarator.name.clone()));
+        }
+    }
+}
+
+/// The shared array a name refers to, if the innermost binding of the name is one.
+fn lookup<'s>(scope: &'s [Binding], name: &str) -> Option<&'s SharedArray> {
+    match scope.iter().rev().find(|binding| binding.name() == name)? {
+        Binding::Shared(array) => Some(array),
+        Binding::Other(_) => None,
+    }
+}
+
+fn walk_statements(statements: &[Stmt], scope: &mut Vec<Binding>, found: &mut Vec<FusibleLoad>) {
+    let depth = scope.len();
+    for statement in statements {
+        walk_statement(statement, scope, found);
+    }
+    scope.truncate(depth);
+}
+
+/// Looks for candidate loops in a statement and the statements it contains.
+fn walk_statement(statement: &Stmt, scope: &mut Vec<Binding>, found: &mut Vec<FusibleLoad>) {
+    match &statement.kind {
+        StmtKind::Declaration(declaration) => declare(scope, declaration),
+        StmtKind::Block(statements) => walk_statements(statements, scope, found),
+        StmtKind::If(_, then, otherwise) => {
+            walk_scoped(then, scope, found);
+            if let Some(otherwise) = otherwise {
+                walk_scoped(otherwise, scope, found);
+            }
+        }
+        StmtKind::While(_, body) | StmtKind::DoWhile(body, _) => walk_scoped(body, scope, found),
+        StmtKind::For { init, body, .. } => {
+            let depth = scope.len();
+            if let Some(init) = init {
+                walk_statement(init, scope, found);
+            }
+            if let Some(variable) = constant_trip_variable(statement) {
+                found.extend(loop_candidates(&variable, body, scope));
+            }
+            walk_scoped(body, scope, found);
+            scope.truncate(depth);
+        }
+        StmtKind::Expr(_)
+        | StmtKind::Return(_)
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Empty => {}
+    }
+}
+
+fn walk_scoped(statement: &Stmt, scope: &mut Vec<Binding>, found: &mut Vec<FusibleLoad>) {
+    let depth = scope.len();
+    walk_statement(statement, scope, found);
+    scope.truncate(depth);
+}
+
+/// The induction variable of a `for` loop that runs a compile-time constant number of times (at
+/// least twice) in steps of one, which is the loop nvcc unrolls.
+fn constant_trip_variable(statement: &Stmt) -> Option<String> {
+    let StmtKind::For {
+        init: Some(init),
+        cond: Some(cond),
+        step: Some(step),
+        ..
+    } = &statement.kind
+    else {
+        return None;
+    };
+    let (variable, start) = match &init.kind {
+        StmtKind::Declaration(declaration) => match declaration.declarators.as_slice() {
+            [declarator] => match &declarator.init {
+                Some(Initializer::Expr(value)) => (declarator.name.clone(), const_int(value)?),
+                _ => return None,
+            },
+            _ => return None,
+        },
+        StmtKind::Expr(Expr {
+            kind: ExprKind::Assign(None, target, value),
+            ..
+        }) => (ident(target)?.to_string(), const_int(value)?),
+        _ => return None,
+    };
+    let ExprKind::Binary(op, lhs, rhs) = &cond.kind else {
+        return None;
+    };
+    if ident(lhs) != Some(variable.as_str()) {
+        return None;
+    }
+    let end = const_int(rhs)?;
+    let trips = match op {
+        BinaryOp::Lt | BinaryOp::Ne => end.checked_sub(start)?,
+        BinaryOp::Le => end.checked_sub(start)?.checked_add(1)?,
+        _ => return None,
+    };
+    let steps_by_one = match &step.kind {
+        ExprKind::Unary(UnaryOp::PreInc | UnaryOp::PostInc, target) => {
+            ident(target) == Some(variable.as_str())
+        }
+        ExprKind::Assign(Some(BinaryOp::Add), target, amount) => {
+            ident(target) == Some(variable.as_str()) && const_int(amount) == Some(1)
+        }
+        _ => false,
+    };
+    (steps_by_one && trips >= 2).then_some(variable)
+}
+
+/// The candidate reads in the body of a constant-trip loop over `variable`.
+fn loop_candidates(variable: &str, body: &Stmt, scope: &[Binding]) -> Vec<FusibleLoad> {
+    let mut facts = BodyFacts::default();
+    let mut exits = false;
+    visit_statement(
+        body,
+        &mut |expr| facts.note(expr, variable, scope),
+        &mut exits,
+    );
+    if facts.blocked || exits {
+        return Vec::new();
+    }
+    // Only reads that run once per iteration, unconditionally, may be fused: those in the
+    // expression statements and declarations directly in the body.
+    let straight: Vec<&Stmt> = match &body.kind {
+        StmtKind::Block(statements) => statements.iter().collect(),
+        _ => vec![body],
+    };
+    let mut reads = Vec::new();
+    for statement in straight {
+        match &statement.kind {
+            StmtKind::Expr(expr) => unconditional_reads(expr, &mut reads),
+            StmtKind::Declaration(declaration) => {
+                for declarator in &declaration.declarators {
+                    if let Some(Initializer::Expr(expr)) = &declarator.init {
+                        unconditional_reads(expr, &mut reads);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    reads
+        .into_iter()
+        .filter_map(|read| candidate(read, variable, scope, &facts.written_arrays))
+        .collect()
+}
+
+/// What a loop body does that stops fusion.
+#[derive(Debug, Default)]
+struct BodyFacts {
+    /// A barrier, fence or atomic, or an assignment of the loop variable.
+    blocked: bool,
+    /// Shared arrays the body writes (or takes the address of).
+    written_arrays: Vec<String>,
+}
+
+impl BodyFacts {
+    fn note(&mut self, expr: &Expr, variable: &str, scope: &[Binding]) {
+        match &expr.kind {
+            ExprKind::Call { name, .. } => {
+                let ordering = name.starts_with("__sync")
+                    || name.starts_with("__threadfence")
+                    || name.starts_with("atomic");
+                if ordering {
+                    self.blocked = true;
+                }
+            }
+            ExprKind::Assign(_, target, _)
+            | ExprKind::Unary(
+                UnaryOp::PreInc
+                | UnaryOp::PreDec
+                | UnaryOp::PostInc
+                | UnaryOp::PostDec
+                | UnaryOp::AddrOf,
+                target,
+            ) => {
+                if ident(target) == Some(variable) {
+                    self.blocked = true;
+                }
+                if let Some(root) = root_name(target) {
+                    if lookup(scope, root).is_some() {
+                        self.written_arrays.push(root.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Calls `on_expr` for every expression in a statement (all nested ones too), and sets `exits` on
+/// `break`, `continue` or `return`.
+fn visit_statement(statement: &Stmt, on_expr: &mut dyn FnMut(&Expr), exits: &mut bool) {
+    match &statement.kind {
+        StmtKind::Declaration(declaration) => {
+            for declarator in &declaration.declarators {
+                for dim in declarator.dims.iter().flatten() {
+                    visit_expr(dim, on_expr);
+                }
+                if let Some(init) = &declarator.init {
+                    visit_initializer(init, on_expr);
+                }
+            }
+        }
+        StmtKind::Expr(expr) => visit_expr(expr, on_expr),
+        StmtKind::Block(statements) => {
+            for statement in statements {
+                visit_statement(statement, on_expr, exits);
+            }
+        }
+        StmtKind::If(cond, then, otherwise) => {
+            visit_expr(cond, on_expr);
+            visit_statement(then, on_expr, exits);
+            if let Some(otherwise) = otherwise {
+                visit_statement(otherwise, on_expr, exits);
+            }
+        }
+        StmtKind::While(cond, body) | StmtKind::DoWhile(body, cond) => {
+            visit_expr(cond, on_expr);
+            visit_statement(body, on_expr, exits);
+        }
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        } => {
+            if let Some(init) = init {
+                visit_statement(init, on_expr, exits);
+            }
+            for expr in cond.iter().chain(step.iter()) {
+                visit_expr(expr, on_expr);
+            }
+            visit_statement(body, on_expr, exits);
+        }
+        StmtKind::Return(value) => {
+            *exits = true;
+            if let Some(value) = value {
+                visit_expr(value, on_expr);
+            }
+        }
+        StmtKind::Break | StmtKind::Continue => *exits = true,
+        StmtKind::Empty => {}
+    }
+}
+
+fn visit_initializer(init: &Initializer, on_expr: &mut dyn FnMut(&Expr)) {
+    match init {
+        Initializer::Expr(expr) => visit_expr(expr, on_expr),
+        Initializer::List(items, _) => {
+            for item in items {
+                visit_initializer(item, on_expr);
+            }
+        }
+    }
+}
+
+fn visit_expr(expr: &Expr, on_expr: &mut dyn FnMut(&Expr)) {
+    on_expr(expr);
+    match &expr.kind {
+        ExprKind::Unary(_, inner)
+        | ExprKind::Cast(_, inner)
+        | ExprKind::SizeofExpr(inner)
+        | ExprKind::Member { base: inner, .. } => visit_expr(inner, on_expr),
+        ExprKind::Binary(_, lhs, rhs)
+        | ExprKind::Assign(_, lhs, rhs)
+        | ExprKind::Index(lhs, rhs)
+        | ExprKind::Comma(lhs, rhs) => {
+            visit_expr(lhs, on_expr);
+            visit_expr(rhs, on_expr);
+        }
+        ExprKind::Conditional(cond, then, otherwise) => {
+            visit_expr(cond, on_expr);
+            visit_expr(then, on_expr);
+            visit_expr(otherwise, on_expr);
+        }
+        ExprKind::Call { args, .. } => {
+            for arg in args {
+                visit_expr(arg, on_expr);
+            }
+        }
+        ExprKind::Ident(_)
+        | ExprKind::Int { .. }
+        | ExprKind::Float { .. }
+        | ExprKind::Bool(_)
+        | ExprKind::SizeofType(_) => {}
+    }
+}
+
+/// The outermost element reads of an expression that are evaluated every time it is: not the
+/// target of an assignment, not under `&`, `++`, `--`, `sizeof`, and not in the arms of `?:` or
+/// the right side of `&&` and `||`.
+fn unconditional_reads<'e>(expr: &'e Expr, reads: &mut Vec<&'e Expr>) {
+    match &expr.kind {
+        ExprKind::Index(..) => {
+            reads.push(expr);
+            // The subscripts are evaluated too, and may read other arrays.
+            let mut inner = expr;
+            while let ExprKind::Index(base, subscript) = &inner.kind {
+                unconditional_reads(subscript, reads);
+                inner = base;
+            }
+        }
+        ExprKind::Assign(_, target, value) => {
+            // The target is written (a compound assignment also reads it, but a written array is
+            // never fused), so only its subscripts are reads worth looking at.
+            subscripts_of(target, reads);
+            unconditional_reads(value, reads);
+        }
+        ExprKind::Unary(
+            UnaryOp::AddrOf
+            | UnaryOp::PreInc
+            | UnaryOp::PreDec
+            | UnaryOp::PostInc
+            | UnaryOp::PostDec,
+            target,
+        ) => subscripts_of(target, reads),
+        ExprKind::Unary(_, inner)
+        | ExprKind::Cast(_, inner)
+        | ExprKind::Member { base: inner, .. } => unconditional_reads(inner, reads),
+        ExprKind::Binary(BinaryOp::And | BinaryOp::Or, lhs, _) => unconditional_reads(lhs, reads),
+        ExprKind::Binary(_, lhs, rhs) | ExprKind::Comma(lhs, rhs) => {
+            unconditional_reads(lhs, reads);
+            unconditional_reads(rhs, reads);
+        }
+        ExprKind::Conditional(cond, _, _) => unconditional_reads(cond, reads),
+        ExprKind::Call { args, .. } => {
+            for arg in args {
+                unconditional_reads(arg, reads);
+            }
+        }
+        ExprKind::Ident(_)
+        | ExprKind::Int { .. }
+        | ExprKind::Float { .. }
+        | ExprKind::Bool(_)
+        | ExprKind::SizeofType(_)
+        | ExprKind::SizeofExpr(_) => {}
+    }
+}
+
+/// The reads inside the subscripts of a place that is written.
+fn subscripts_of<'e>(place: &'e Expr, reads: &mut Vec<&'e Expr>) {
+    let mut inner = place;
+    while let ExprKind::Index(base, subscript) = &inner.kind {
+        unconditional_reads(subscript, reads);
+        inner = base;
+    }
+}
+
+/// A read `array[i0]..[last]` as a candidate, if it is one.
+fn candidate(
+    read: &Expr,
+    variable: &str,
+    scope: &[Binding],
+    written: &[String],
+) -> Option<FusibleLoad> {
+    let mut subscripts = Vec::new();
+    let mut base = read;
+    while let ExprKind::Index(inner, subscript) = &base.kind {
+        subscripts.push(subscript.as_ref());
+        base = inner;
+    }
+    subscripts.reverse();
+    let name = ident(base)?;
+    let array = lookup(scope, name)?;
+    if written.iter().any(|w| w == name) || subscripts.len() != array.dims.len() {
+        return None;
+    }
+    let (last, others) = subscripts.split_last()?;
+    if !is_variable_plus_constant(last, variable) {
+        return None;
+    }
+    // The byte stride of each outer subscript: the element size times the inner extents.
+    let mut widths = vec![16u64, 8];
+    widths.retain(|&w| w > u64::from(array.elem_bytes));
+    for (position, subscript) in others.iter().enumerate() {
+        if mentions(subscript, variable) {
+            return None;
+        }
+        let mut stride = u64::from(array.elem_bytes);
+        for dim in &array.dims[position + 1..] {
+            stride = stride.checked_mul((*dim)?)?;
+        }
+        // A constant subscript adds a known offset; any other may be any row, so its stride must
+        // keep every row aligned.
+        let step = match const_int(subscript) {
+            Some(value) => stride.checked_mul(u64::try_from(value).ok()?)?,
+            None => stride,
+        };
+        widths.retain(|&w| step % w == 0);
+    }
+    let max_width = *widths.first()?;
+    Some(FusibleLoad {
+        span: read.span,
+        array: name.to_string(),
+        elem_bytes: array.elem_bytes,
+        max_width: max_width as u32,
+    })
+}
+
+/// `k`, `k + c`, `c + k` or `k - c` with `c` a constant.
+fn is_variable_plus_constant(expr: &Expr, variable: &str) -> bool {
+    match &expr.kind {
+        ExprKind::Ident(name) => name == variable,
+        ExprKind::Binary(BinaryOp::Add, lhs, rhs) => {
+            (ident(lhs) == Some(variable) && const_int(rhs).is_some())
+                || (const_int(lhs).is_some() && ident(rhs) == Some(variable))
+        }
+        ExprKind::Binary(BinaryOp::Sub, lhs, rhs) => {
+            ident(lhs) == Some(variable) && const_int(rhs).is_some()
+        }
+        _ => false,
+    }
+}
+
+fn mentions(expr: &Expr, variable: &str) -> bool {
+    let mut seen = false;
+    visit_expr(expr, &mut |e| {
+        if ident(e) == Some(variable) {
+            seen = true;
+        }
+    });
+    seen
+}
+
+fn ident(expr: &Expr) -> Option<&str> {
+    match &expr.kind {
+        ExprKind::Ident(name) => Some(name),
+        _ => None,
+    }
+}
+
+/// The variable an lvalue such as `s[i][j]` or `s` is rooted in.
+fn root_name(expr: &Expr) -> Option<&str> {
+    match &expr.kind {
+        ExprKind::Ident(name) => Some(name),
+        ExprKind::Index(base, _) | ExprKind::Member { base, .. } => root_name(base),
+        ExprKind::Unary(UnaryOp::Deref, inner) => root_name(inner),
+        _ => None,
+    }
+}
+
+/// An integer constant expression (macros are already expanded), or `None`.
+fn const_int(expr: &Expr) -> Option<i64> {
+    match &expr.kind {
+        ExprKind::Int { value, .. } => i64::try_from(*value).ok(),
+        ExprKind::Unary(UnaryOp::Neg, inner) => const_int(inner)?.checked_neg(),
+        ExprKind::Unary(UnaryOp::Plus, inner) => const_int(inner),
+        ExprKind::Cast(Type::Scalar(scalar), inner) if scalar.is_integer() => const_int(inner),
+        ExprKind::Binary(op, lhs, rhs) => {
+            let (a, b) = (const_int(lhs)?, const_int(rhs)?);
+            match op {
+                BinaryOp::Add => a.checked_add(b),
+                BinaryOp::Sub => a.checked_sub(b),
+                BinaryOp::Mul => a.checked_mul(b),
+                BinaryOp::Div => a.checked_div(b),
+                BinaryOp::Rem => a.checked_rem(b),
+                BinaryOp::Shl => a.checked_shl(u32::try_from(b).ok()?),
+                BinaryOp::Shr => a.checked_shr(u32::try_from(b).ok()?),
+                BinaryOp::BitAnd => Some(a & b),
+                BinaryOp::BitOr => Some(a | b),
+                BinaryOp::BitXor => Some(a ^ b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+// ----- the dynamic half -----
+
+/// A run of fusible loads of one warp at one site, waiting for its next element.
+#[derive(Clone, Debug)]
+struct Pending {
+    warp: u32,
+    site: usize,
+    first: MemRecord,
+    /// Lane addresses of the latest element.
+    last: [Option<u64>; crate::access::WARP_LANES],
+    count: u32,
+    /// Elements in the widest load the run can become.
+    target: u32,
+}
+
+/// Merges the recorded loads of fusible sites into wide loads, one block at a time.
+///
+/// Feed it a block's records in execution order with `push`, then call `finish`; every record
+/// comes out through `emit`, fused or as it was.
+#[derive(Clone, Debug)]
+pub struct LoadFuser {
+    sites: Vec<FusibleLoad>,
+    pending: Vec<Pending>,
+    /// Per site: (loads in, instructions out, widest bytes).
+    tally: Vec<(u64, u64, u32)>,
+}
+
+impl LoadFuser {
+    pub fn new(sites: Vec<FusibleLoad>) -> LoadFuser {
+        let tally = vec![(0, 0, 0); sites.len()];
+        LoadFuser {
+            sites,
+            pending: Vec::new(),
+            tally,
+        }
+    }
+
+    /// Takes one record; emits whatever is decided.
+    pub fn push(&mut self, record: &MemRecord, emit: &mut dyn FnMut(&MemRecord)) {
+        let access = &record.access;
+        if access.space == Space::Shared && access.kind != AccessKind::Load {
+            // A write of the warp may alias the pending reads: they are issued before it.
+            self.flush_warp(record.warp, emit);
+            emit(record);
+            return;
+        }
+        let site = self.sites.iter().position(|site| {
+            site.span == record.span
+                && access.space == Space::Shared
+                && access.width.bytes() == site.elem_bytes
+        });
+        let Some(site) = site else {
+            emit(record);
+            return;
+        };
+        self.tally[site].0 += 1;
+        let elem = u64::from(self.sites[site].elem_bytes);
+        if let Some(index) = self
+            .pending
+            .iter()
+            .position(|p| p.warp == record.warp && p.site == site)
+        {
+            if continues(&self.pending[index].last, &access.lanes, elem) {
+                let pending = &mut self.pending[index];
+                pending.last = access.lanes;
+                pending.count += 1;
+                if pending.count == pending.target {
+                    let done = self.pending.swap_remove(index);
+                    self.emit_run(done, emit);
+                }
+                return;
+            }
+            let done = self.pending.swap_remove(index);
+            self.emit_run(done, emit);
+        }
+        let target =
+            widest_aligned(&access.lanes, u64::from(self.sites[site].max_width), elem) / elem;
+        if target >= 2 {
+            self.pending.push(Pending {
+                warp: record.warp,
+                site,
+                first: record.clone(),
+                last: access.lanes,
+                count: 1,
+                target: target as u32,
+            });
+        } else {
+            self.tally[site].1 += 1;
+            self.tally[site].2 = self.tally[site].2.max(self.sites[site].elem_bytes);
+            emit(record);
+        }
+    }
+
+    /// Emits every pending run (call at the end of a block).
+    pub fn finish(&mut self, emit: &mut dyn FnMut(&MemRecord)) {
+        for pending in std::mem::take(&mut self.pending) {
+            self.emit_run(pending, emit);
+        }
+    }
+
+    /// What fusion did at each site so far: (site, loads in, instructions out, widest bytes).
+    pub fn tally(&self) -> impl Iterator<Item = (&FusibleLoad, u64, u64, u32)> + '_ {
+        self.sites
+            .iter()
+            .zip(&self.tally)
+            .map(|(site, &(loads, instructions, widest))| (site, loads, instructions, widest))
+    }
+
+    /// Clears the tally, keeping the sites.
+    pub fn reset_tally(&mut self) {
+        self.tally.iter_mut().for_each(|t| *t = (0, 0, 0));
+    }
+
+    fn flush_warp(&mut self, warp: u32, emit: &mut dyn FnMut(&MemRecord)) {
+        let mut index = 0;
+        while index < self.pending.len() {
+            if self.pending[index].warp == warp {
+                let done = self.pending.swap_remove(index);
+                self.emit_run(done, emit);
+            } else {
+                index += 1;
+            }
+        }
+    }
+
+    /// Emits a run of `count` consecutive elements as the widest aligned loads that cover it.
+    fn emit_run(&mut self, run: Pending, emit: &mut dyn FnMut(&MemRecord)) {
+        let elem = u64::from(self.sites[run.site].elem_bytes);
+        let mut done = 0u64;
+        let count = u64::from(run.count);
+        while done < count {
+            let lanes = shifted(&run.first.access.lanes, done * elem);
+            let mut width = widest_aligned(&lanes, u64::from(run.target) * elem, elem);
+            while width / elem > count - done {
+                width /= 2;
+            }
+            let mut record = run.first.clone();
+            record.access.lanes = lanes;
+            record.access.width = AccessWidth::new(width as u32).unwrap_or(record.access.width);
+            let width = u64::from(record.access.width.bytes());
+            let tally = &mut self.tally[run.site];
+            tally.1 += 1;
+            tally.2 = tally.2.max(width as u32);
+            emit(&record);
+            done += (width / elem).max(1);
+        }
+    }
+}
+
+/// Whether every active lane of `next` reads one element after `last`, with the same lanes active.
+fn continues(
+    last: &[Option<u64>; crate::access::WARP_LANES],
+    next: &[Option<u64>; crate::access::WARP_LANES],
+    elem: u64,
+) -> bool {
+    last.iter().zip(next).all(|(a, b)| match (a, b) {
+        (Some(a), Some(b)) => a.checked_add(elem) == Some(*b),
+        (None, None) => true,
+        _ => false,
+    })
+}
+
+/// The widest power-of-two width from `max` down to `elem` at which every active lane is aligned.
+fn widest_aligned(lanes: &[Option<u64>; crate::access::WARP_LANES], max: u64, elem: u64) -> u64 {
+    let mut width = max.max(elem);
+    while width > elem && lanes.iter().flatten().any(|address| address % width != 0) {
+        width /= 2;
+    }
+    width.max(elem)
+}
+
+fn shifted(
+    lanes: &[Option<u64>; crate::access::WARP_LANES],
+    bytes: u64,
+) -> [Option<u64>; crate::access::WARP_LANES] {
+    let mut out = *lanes;
+    for address in out.iter_mut().flatten() {
+        *address = address.saturating_add(bytes);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::WarpAccess;
+    use crate::kernel::parse;
+
+    const MATMUL: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/reference/kernels/matmul.cu"
+    ));
+    const BANKS: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/reference/kernels/banks.cu"
+    ));
+
+    /// The candidate reads of `source` as (source text, widest bytes).
+    fn check(source: &str, defines: &[(&str, &str)], expected: &[(&str, u32)]) {
+        let defines: Vec<(String, String)> = defines
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let unit = parse(source, &defines).expect("the source parses");
+        let found: Vec<(String, u32)> = fusible_loads(&unit)
+            .into_iter()
+            .map(|load| {
+                let text = source
+                    .get(load.span.start as usize..load.span.end as usize)
+                    .unwrap_or("?")
+                    .to_string();
+                (text, load.max_width)
+            })
+            .collect();
+        let expected: Vec<(String, u32)> = expected
+            .iter()
+            .map(|(text, width)| (text.to_string(), *width))
+            .collect();
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn tiled_matmul_row_reads_may_become_128_bit_loads() {
+        check(
+            MATMUL,
+            &[("TILE_WIDTH", "16"), ("PAD", "0")],
+            &[("sa[ty][k]", 16)],
+        );
+        check(
+            MATMUL,
+            &[("TILE_WIDTH", "8"), ("PAD", "0")],
+            &[("sa[ty][k]", 16)],
+        );
+    }
+
+    #[test]
+    fn padded_rows_are_not_aligned_so_nothing_fuses() {
+        check(MATMUL, &[("TILE_WIDTH", "16"), ("PAD", "1")], &[]);
+        check(MATMUL, &[("TILE_WIDTH", "32"), ("PAD", "1")], &[]);
+    }
+
+    #[test]
+    fn a_pad_of_two_allows_64_bit_loads() {
+        check(
+            MATMUL,
+            &[("TILE_WIDTH", "16"), ("PAD", "2")],
+            &[("sa[ty][k]", 8)],
+        );
+    }
+
+    #[test]
+    fn a_runtime_trip_count_is_not_unrolled() {
+        // smem_stride reads `s[idx]` in `for (it = 0; it < iters; ...)`; row_per_thread's
+        // `s[t][j]` is in a 32-trip loop.
+        check(BANKS, &[], &[("s[t][j]", 16)]);
+    }
+
+    #[test]
+    fn a_barrier_or_a_store_in_the_loop_stops_fusion() {
+        let barrier = "__global__ void f(float* o) { __shared__ float s[64]; float r = 0;
+            for (int k = 0; k < 8; ++k) { r += s[k]; __syncthreads(); } o[0] = r; }";
+        check(barrier, &[], &[]);
+        let store = "__global__ void f(float* o) { __shared__ float s[64]; float r = 0;
+            for (int k = 0; k < 8; ++k) { r += s[k]; s[k + 8] = r; } o[0] = r; }";
+        check(store, &[], &[]);
+        let conditional = "__global__ void f(float* o) { __shared__ float s[64]; float r = 0;
+            for (int k = 0; k < 8; ++k) { if (r < 4) r += s[k]; } o[0] = r; }";
+        check(conditional, &[], &[]);
+        let plain = "__global__ void f(float* o) { __shared__ float s[64]; float r = 0;
+            for (int k = 0; k < 8; ++k) { r += s[k]; } o[0] = r; }";
+        check(plain, &[], &[("s[k]", 16)]);
+    }
+
+    fn load(warp: u32, span: Span, address: impl Fn(u32) -> Option<u64>) -> MemRecord {
+        MemRecord {
+            access: WarpAccess::from_fn(
+                Space::Shared,
+                AccessKind::Load,
+                AccessWidth::FOUR,
+                address,
+            ),
+            span,
+            block: [0, 0, 0],
+            warp,
+        }
+    }
+
+    fn fuse(site_width: u32, records: &[MemRecord]) -> Vec<(u32, u64)> {
+        let site = FusibleLoad {
+            span: records[0].span,
+            array: "s".to_string(),
+            elem_bytes: 4,
+            max_width: site_width,
+        };
+        let mut fuser = LoadFuser::new(vec![site]);
+        let mut out = Vec::new();
+        for record in records {
+            fuser.push(record, &mut |r| {
+                out.push((r.access.width.bytes(), r.access.lanes[0].unwrap_or(0)))
+            });
+        }
+        fuser.finish(&mut |r| out.push((r.access.width.bytes(), r.access.lanes[0].unwrap_or(0))));
+        out.sort_unstable_by_key(|&(_, address)| address);
+        out
+    }
+
+    #[test]
+    fn sixteen_row_reads_become_four_128_bit_loads() {
+        let span = Span {
+            line: 1,
+            col: 1,
+            start: 0,
+            end: 9,
+        };
+        let records: Vec<MemRecord> = (0..16)
+            .map(|k| load(0, span, move |lane| Some(u64::from(lane / 16) * 64 + 4 * k)))
+            .collect();
+        assert_eq!(
+            fuse(16, &records),
+            vec![(16, 0), (16, 16), (16, 32), (16, 48)]
+        );
+    }
+
+    #[test]
+    fn a_misaligned_lane_keeps_the_loads_apart() {
+        let span = Span {
+            line: 1,
+            col: 1,
+            start: 0,
+            end: 9,
+        };
+        // Rows of 17 floats: the second row starts at byte 68, not a multiple of 16 or 8.
+        let records: Vec<MemRecord> = (0..4)
+            .map(|k| load(0, span, move |lane| Some(u64::from(lane / 16) * 68 + 4 * k)))
+            .collect();
+        assert_eq!(fuse(16, &records), vec![(4, 0), (4, 4), (4, 8), (4, 12)]);
+    }
+
+    #[test]
+    fn a_run_of_six_becomes_one_128_bit_and_one_64_bit_load() {
+        let span = Span {
+            line: 1,
+            col: 1,
+            start: 0,
+            end: 9,
+        };
+        let records: Vec<MemRecord> = (0..6)
+            .map(|k| load(0, span, move |_| Some(4 * k)))
+            .collect();
+        assert_eq!(fuse(16, &records), vec![(16, 0), (8, 16)]);
+    }
+}

@@ -1,0 +1,395 @@
+//! Counters: the totals of a launch, named as Nsight Compute names them.
+//!
+//! Every warp-level memory instruction the interpreter records goes through the bank analysis
+//! (shared memory) or the coalescing analysis (global and local memory) and adds to these sums.
+//! The names of `Counters::nsight` are Nsight Compute's metric names (Nsight Compute "Kernel
+//! Profiling Guide", sections "Metrics Reference" and "Memory Tables"), so a test can compare them
+//! with `../shared/reference/h100.json` key by key. Atomics are kept apart from loads and stores, as
+//! Nsight Compute does (`_op_atom` / `_op_red`), which is why a `sum_global_atomic` launch shows no
+//! global stores.
+
+use crate::access::{AccessKind, Space, WarpAccess};
+use crate::banks;
+use crate::coalescing;
+use crate::device::Device;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+/// Sums over a launch (or one block). Fields are `f64` because totals are extrapolated from sampled
+/// blocks; every per-block value is a whole number and stays exact below 2^53.
+///
+/// It serializes as a map from the names of `Counters::NAMES` (Nsight Compute's where it has one)
+/// to the values, so JSON output reads like an Nsight Compute report.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Counters {
+    pub shared_ld_instructions: f64,
+    pub shared_st_instructions: f64,
+    pub shared_ld_wavefronts: f64,
+    pub shared_st_wavefronts: f64,
+    pub shared_ld_bank_conflicts: f64,
+    pub shared_st_bank_conflicts: f64,
+    pub shared_atomic_instructions: f64,
+    pub global_ld_requests: f64,
+    pub global_ld_sectors: f64,
+    pub global_st_requests: f64,
+    pub global_st_sectors: f64,
+    pub global_atomic_requests: f64,
+    pub global_atomic_sectors: f64,
+    pub local_ld_requests: f64,
+    pub local_ld_sectors: f64,
+    pub local_st_requests: f64,
+    pub local_st_sectors: f64,
+    pub constant_requests: f64,
+    /// Serialized constant-cache accesses: one per distinct address a warp reads (seed 002).
+    pub constant_serialized_accesses: f64,
+    /// Bytes the active lanes moved between registers and shared memory (loads, stores, atomics).
+    pub shared_bytes_requested: f64,
+    /// Bytes the active lanes asked of global memory (loads, stores and atomics).
+    pub global_bytes_requested: f64,
+    /// Bytes the sectors of global accesses move between L1 and L2.
+    pub global_bytes_moved: f64,
+    /// FP32 operations: an add, subtract or multiply is one per active lane, an FMA two.
+    pub fp32_flops: f64,
+    /// Warp-level instructions, as the interpreter counts them (about one per operation; not SASS).
+    pub warp_instructions: f64,
+}
+
+/// How many values a `Counters` holds.
+const N_COUNTERS: usize = 24;
+
+impl Counters {
+    /// The name of each value, in the order of `values`. Names with two underscores are Nsight
+    /// Compute metric names (Kernel Profiling Guide, "Metrics Reference"); the others are memplay's
+    /// own, for quantities Nsight Compute has no single metric for.
+    pub const NAMES: [&'static str; N_COUNTERS] = [
+        "smsp__inst_executed_op_shared_ld.sum",
+        "smsp__inst_executed_op_shared_st.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        "smsp__inst_executed_op_shared_atom.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
+        "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+        "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
+        "constant_requests",
+        "constant_serialized_accesses",
+        "shared_bytes_requested",
+        "global_bytes_requested",
+        "global_bytes_moved",
+        "fp32_flops",
+        "warp_instructions",
+    ];
+
+    /// Adds one warp-level memory instruction.
+    pub fn record(&mut self, access: &WarpAccess, device: &Device) {
+        if access.n_active() == 0 {
+            return;
+        }
+        match access.space {
+            Space::Shared => {
+                self.shared_bytes_requested +=
+                    f64::from(access.n_active()) * f64::from(access.width.bytes());
+                match access.kind {
+                    AccessKind::Load => {
+                        let report = banks::analyze(access, device);
+                        self.shared_ld_instructions += 1.0;
+                        self.shared_ld_wavefronts += f64::from(report.wavefronts);
+                        self.shared_ld_bank_conflicts += f64::from(report.bank_conflicts);
+                    }
+                    AccessKind::Store => {
+                        let report = banks::analyze(access, device);
+                        self.shared_st_instructions += 1.0;
+                        self.shared_st_wavefronts += f64::from(report.wavefronts);
+                        self.shared_st_bank_conflicts += f64::from(report.bank_conflicts);
+                    }
+                    // Shared atomics are counted apart, as Nsight Compute does; their wavefronts
+                    // are not part of the load and store counters.
+                    AccessKind::Atomic => self.shared_atomic_instructions += 1.0,
+                }
+            }
+            Space::Global => {
+                let report = coalescing::analyze(access, device);
+                let requests = f64::from(report.requests);
+                let sectors = f64::from(report.sectors);
+                self.global_bytes_requested += report.bytes_requested as f64;
+                self.global_bytes_moved += report.bytes_moved as f64;
+                match access.kind {
+                    AccessKind::Load => {
+                        self.global_ld_requests += requests;
+                        self.global_ld_sectors += sectors;
+                    }
+                    AccessKind::Store => {
+                        self.global_st_requests += requests;
+                        self.global_st_sectors += sectors;
+                    }
+                    AccessKind::Atomic => {
+                        self.global_atomic_requests += requests;
+                        self.global_atomic_sectors += sectors;
+                    }
+                }
+            }
+            Space::Local => {
+                let report = coalescing::analyze(access, device);
+                let requests = f64::from(report.requests);
+                let sectors = f64::from(report.sectors);
+                match access.kind {
+                    AccessKind::Load => {
+                        self.local_ld_requests += requests;
+                        self.local_ld_sectors += sectors;
+                    }
+                    // Local memory is private to a thread, so an atomic on it is a store.
+                    AccessKind::Store | AccessKind::Atomic => {
+                        self.local_st_requests += requests;
+                        self.local_st_sectors += sectors;
+                    }
+                }
+            }
+            Space::Constant => {
+                let mut addresses: Vec<u64> =
+                    access.active_lanes().map(|(_, address)| address).collect();
+                addresses.sort_unstable();
+                addresses.dedup();
+                self.constant_requests += 1.0;
+                self.constant_serialized_accesses += addresses.len() as f64;
+            }
+        }
+    }
+
+    /// `self + other * times`: adds `times` copies of a block's counters.
+    pub fn add_scaled(&mut self, other: &Counters, times: f64) {
+        for (mine, theirs) in self.values_mut().into_iter().zip(other.values()) {
+            *mine += theirs * times;
+        }
+    }
+
+    /// The values in the order of `NAMES`.
+    pub fn values(&self) -> [f64; N_COUNTERS] {
+        [
+            self.shared_ld_instructions,
+            self.shared_st_instructions,
+            self.shared_ld_wavefronts,
+            self.shared_st_wavefronts,
+            self.shared_ld_bank_conflicts,
+            self.shared_st_bank_conflicts,
+            self.shared_atomic_instructions,
+            self.global_ld_requests,
+            self.global_ld_sectors,
+            self.global_st_requests,
+            self.global_st_sectors,
+            self.global_atomic_requests,
+            self.global_atomic_sectors,
+            self.local_ld_requests,
+            self.local_ld_sectors,
+            self.local_st_requests,
+            self.local_st_sectors,
+            self.constant_requests,
+            self.constant_serialized_accesses,
+            self.shared_bytes_requested,
+            self.global_bytes_requested,
+            self.global_bytes_moved,
+            self.fp32_flops,
+            self.warp_instructions,
+        ]
+    }
+
+    fn values_mut(&mut self) -> [&mut f64; N_COUNTERS] {
+        [
+            &mut self.shared_ld_instructions,
+            &mut self.shared_st_instructions,
+            &mut self.shared_ld_wavefronts,
+            &mut self.shared_st_wavefronts,
+            &mut self.shared_ld_bank_conflicts,
+            &mut self.shared_st_bank_conflicts,
+            &mut self.shared_atomic_instructions,
+            &mut self.global_ld_requests,
+            &mut self.global_ld_sectors,
+            &mut self.global_st_requests,
+            &mut self.global_st_sectors,
+            &mut self.global_atomic_requests,
+            &mut self.global_atomic_sectors,
+            &mut self.local_ld_requests,
+            &mut self.local_ld_sectors,
+            &mut self.local_st_requests,
+            &mut self.local_st_sectors,
+            &mut self.constant_requests,
+            &mut self.constant_serialized_accesses,
+            &mut self.shared_bytes_requested,
+            &mut self.global_bytes_requested,
+            &mut self.global_bytes_moved,
+            &mut self.fp32_flops,
+            &mut self.warp_instructions,
+        ]
+    }
+
+    /// The counters under their names, in a fixed order.
+    pub fn nsight(&self) -> Vec<(&'static str, f64)> {
+        Counters::NAMES.into_iter().zip(self.values()).collect()
+    }
+
+    /// One counter by its name, `None` for a name this model does not count.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        Counters::NAMES
+            .iter()
+            .position(|n| *n == name)
+            .map(|index| self.values()[index])
+    }
+}
+
+impl Serialize for Counters {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(N_COUNTERS))?;
+        for (name, value) in Counters::NAMES.iter().zip(self.values()) {
+            map.serialize_entry(name, &value)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::AccessWidth;
+    use crate::device::h100;
+
+    fn check(accesses: &[WarpAccess], expected: &[(&str, f64)]) {
+        let device = h100();
+        let mut counters = Counters::default();
+        for access in accesses {
+            counters.record(access, &device);
+        }
+        let named = counters.nsight();
+        for (name, value) in expected {
+            let found = named.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+            assert_eq!(found, Some(*value), "{name}");
+        }
+    }
+
+    fn warp(space: Space, kind: AccessKind, address: impl FnMut(u32) -> Option<u64>) -> WarpAccess {
+        WarpAccess::from_fn(space, kind, AccessWidth::FOUR, address)
+    }
+
+    #[test]
+    fn thirty_two_floats_in_a_row_are_one_request_of_four_sectors() {
+        let load = warp(Space::Global, AccessKind::Load, |lane| {
+            Some(4 * u64::from(lane))
+        });
+        check(
+            &[load],
+            &[
+                ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1.0),
+                ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 4.0),
+                ("global_bytes_requested", 128.0),
+            ],
+        );
+    }
+
+    #[test]
+    fn column_read_of_a_32_by_32_tile_is_32_wavefronts_and_31_conflicts() {
+        let load = warp(Space::Shared, AccessKind::Load, |lane| {
+            Some(128 * u64::from(lane))
+        });
+        check(
+            &[load],
+            &[
+                ("smsp__inst_executed_op_shared_ld.sum", 1.0),
+                ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 32.0),
+                (
+                    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                    31.0,
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn global_atomics_are_not_stores() {
+        let atomic = warp(Space::Global, AccessKind::Atomic, |_| Some(0));
+        check(
+            &[atomic],
+            &[
+                ("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 0.0),
+                ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", 1.0),
+            ],
+        );
+    }
+
+    #[test]
+    fn constant_reads_serialize_over_distinct_addresses() {
+        let same = warp(Space::Constant, AccessKind::Load, |_| Some(64));
+        let four = warp(Space::Constant, AccessKind::Load, |lane| {
+            Some(4 * u64::from(lane % 4))
+        });
+        check(
+            &[same, four],
+            &[
+                ("constant_requests", 2.0),
+                ("constant_serialized_accesses", 5.0),
+            ],
+        );
+    }
+
+    #[test]
+    fn an_inactive_warp_counts_nothing() {
+        let nothing = warp(Space::Shared, AccessKind::Load, |_| None);
+        check(&[nothing], &[("smsp__inst_executed_op_shared_ld.sum", 0.0)]);
+    }
+
+    #[test]
+    fn scaling_adds_copies_of_a_block() {
+        let block = Counters {
+            global_ld_requests: 3.0,
+            ..Counters::default()
+        };
+        let mut total = Counters::default();
+        total.add_scaled(&block, 4094.0);
+        assert_eq!(total.global_ld_requests, 12282.0);
+    }
+
+    #[test]
+    fn a_128_bit_row_read_shared_by_the_whole_warp_is_two_wavefronts_without_conflicts() {
+        // mm_tiled TILE=32 as compiled: every lane reads sa[ty][k..k+3], the same 16 bytes.
+        let load = WarpAccess::from_fn(
+            Space::Shared,
+            AccessKind::Load,
+            AccessWidth::SIXTEEN,
+            |_| Some(256),
+        );
+        check(
+            &[load],
+            &[
+                ("smsp__inst_executed_op_shared_ld.sum", 1.0),
+                ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 2.0),
+                (
+                    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                    0.0,
+                ),
+                ("shared_bytes_requested", 512.0),
+            ],
+        );
+    }
+
+    #[test]
+    fn counters_serialize_under_their_nsight_names() {
+        let counters = Counters {
+            shared_ld_wavefronts: 7.0,
+            ..Counters::default()
+        };
+        let json = serde_json::to_value(counters).expect("counters serialize");
+        assert_eq!(
+            json["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"],
+            serde_json::json!(7.0)
+        );
+        assert_eq!(
+            counters.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
+            Some(7.0)
+        );
+        assert_eq!(counters.get("dram__bytes_read.sum"), None);
+    }
+}

@@ -1,0 +1,611 @@
+//! Simulating a launch: a kernel's source and launch in, the counters Nsight Compute would show out.
+//!
+//! This ties the simulator together for one `kernel<<<grid, block, dyn_smem>>>(args...)` launch:
+//!
+//! 1. the source is preprocessed with the `-D` defines, parsed and checked (`kernel`);
+//! 2. the launch's occupancy comes from `occupancy::calculate` with the kernel's static plus dynamic
+//!    shared memory and the registers per thread nvcc chose (the CUDA occupancy API's calculation);
+//! 3. one representative block per edge class of the grid is run warp by warp (`sampling`: the
+//!    first, interior and last block along each dimension), its warp-level accesses pass through
+//!    the compiler-effects pass (`compile_effects`: nvcc's fusion of consecutive aligned shared loads
+//!    into 128-bit loads, as the H100 measurements show) and are counted (`counters`: bank analysis
+//!    for shared memory, sectors for global memory);
+//! 4. each class's counters are multiplied by the number of blocks in the class. Where the blocks
+//!    of a class make the same accesses up to an address offset, as in every lecture kernel, the
+//!    totals are exact; a kernel that branches on `blockIdx` in the interior of the grid is only
+//!    approximated (choose `BlockSampling::All` to run every block).
+//!
+//! The counters are named as Nsight Compute names them (Nsight Compute Kernel Profiling Guide,
+//! "Metrics Reference"), so that `tests/reference.rs` can compare them with the H100 measurements in
+//! `../shared/reference/h100.json` key by key. What is not modelled: caches (L1 hit rates, L2 and
+//! DRAM traffic), timing, and any compiler effect other than load fusion. Bytes are reported per
+//! level as far as the model knows them: registers to shared memory, and L1 to L2 (sectors).
+//!
+//! Every simulation is bounded by a step budget over all its blocks, and every failure is a
+//! `SimulationError`: a `Diagnostic` with line and column for the kernel, or the reason the launch
+//! does not fit the device.
+
+use crate::compile_effects::{fusible_loads, CompileEffects, FusionSite, LoadFuser};
+use crate::counters::Counters;
+use crate::device::Device;
+use crate::kernel::{
+    self, Diagnostic, Dim3, Launch, MemRecord, RecordSink, Simulation, Span, Value,
+};
+use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
+use crate::sampling::{self, BlockClass, EdgePosition};
+use serde::Serialize;
+use std::fmt;
+
+/// The default step budget, for the whole simulation. The longest lecture launch,
+/// `mm_naive` with 32x32 blocks and n = 2048, takes some 16 million steps over its nine sampled
+/// blocks; an optimised build runs some ten million steps a second.
+pub const DEFAULT_STEP_BUDGET: u64 = 50_000_000;
+
+/// Which blocks of the grid are run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockSampling {
+    /// One block per edge class, scaled to the grid (`sampling::classes`).
+    #[default]
+    EdgeClasses,
+    /// Every block; exact for any kernel, slow for large grids.
+    All,
+}
+
+/// One launch to simulate. Plain data: every field is what a user types on the page or what the
+/// `launch_spec` of a reference measurement says.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SimulationInput {
+    /// The CUDA C source, with one or more kernels.
+    pub source: String,
+    /// The name of the `__global__` function to launch.
+    pub kernel: String,
+    /// `-D NAME=VALUE` overrides of the source's `#define`s.
+    pub defines: Vec<(String, String)>,
+    pub grid: Dim3,
+    pub block: Dim3,
+    /// Dynamic shared memory per block, in bytes (the third launch parameter).
+    pub dyn_smem: u32,
+    /// Registers per thread (what nvcc chose; 0 when unknown, which does not limit occupancy).
+    pub regs: u32,
+    /// Values of the scalar parameters, by name.
+    pub args: Vec<(String, Value)>,
+    /// Bytes of the buffer behind each pointer parameter, by name.
+    pub buffers: Vec<(String, u64)>,
+    pub device: Device,
+    pub compile: CompileEffects,
+    pub sampling: BlockSampling,
+    /// Steps (statements and expression nodes evaluated) the whole simulation may take, summed
+    /// over every warp of every block run; beyond it the simulation stops with an error.
+    pub step_budget: u64,
+    /// Seed of the buffers' pseudo-random contents.
+    pub seed: u64,
+}
+
+impl SimulationInput {
+    /// A launch of `kernel` in `source` on `device` with the defaults: no defines, arguments or
+    /// buffers, one block of one thread, as compiled, edge-class sampling, the default budget.
+    pub fn new(source: &str, kernel: &str, device: Device) -> SimulationInput {
+        SimulationInput {
+            source: source.to_string(),
+            kernel: kernel.to_string(),
+            defines: Vec::new(),
+            grid: Dim3::new(1, 1, 1),
+            block: Dim3::new(1, 1, 1),
+            dyn_smem: 0,
+            regs: 0,
+            args: Vec::new(),
+            buffers: Vec::new(),
+            device,
+            compile: CompileEffects::default(),
+            sampling: BlockSampling::default(),
+            step_budget: DEFAULT_STEP_BUDGET,
+            seed: 1,
+        }
+    }
+}
+
+/// One simulated block and what it stands for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SampledBlock {
+    pub block: [u32; 3],
+    /// Where it lies along x, y and z: its edge class.
+    pub position: [EdgePosition; 3],
+    /// The blocks of the grid it stands for: its counters are multiplied by this.
+    pub scale: u64,
+    /// The counters of this one block.
+    pub counters: Counters,
+    pub steps: u64,
+}
+
+/// What a launch does, extrapolated to the whole grid.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SimulationReport {
+    pub kernel: String,
+    /// Totals over the grid, serialized under Nsight Compute's metric names.
+    pub counters: Counters,
+    pub occupancy: OccupancyReport,
+    pub sampled_blocks: Vec<SampledBlock>,
+    pub grid_blocks: u64,
+    /// Warp-level instructions over the grid (the same as `counters.warp_instructions`).
+    pub warp_instructions: f64,
+    /// Static plus dynamic shared memory of one block, in bytes, as laid out by the interpreter.
+    pub shared_bytes_per_block: u64,
+    /// The reads whose loads the compiler-effects pass fused, with the counts before and after.
+    pub fused_loads: Vec<FusionSite>,
+    pub compile: CompileEffects,
+    /// Interpreter steps taken over all sampled blocks.
+    pub steps: u64,
+}
+
+/// Why a launch could not be simulated.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum SimulationError {
+    /// The kernel does not compile, the launch does not match it, or a run failed (an index out
+    /// of bounds, a barrier reached by part of a warp, the step budget): at a line and column.
+    Kernel(Diagnostic),
+    /// The launch asks more of one SM than the device has: the kernel would not launch.
+    DoesNotLaunch(OccupancyError),
+}
+
+impl SimulationError {
+    /// Where in the source the error is, if it is about a place in it.
+    pub fn span(&self) -> Option<Span> {
+        match self {
+            SimulationError::Kernel(diagnostic) if diagnostic.span.line > 0 => {
+                Some(diagnostic.span)
+            }
+            _ => None,
+        }
+    }
+
+    /// The message without the place.
+    pub fn message(&self) -> String {
+        match self {
+            SimulationError::Kernel(diagnostic) => diagnostic.message.clone(),
+            SimulationError::DoesNotLaunch(error) => error.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for SimulationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.span() {
+            Some(span) => write!(f, "{span}: {}", self.message()),
+            None => f.write_str(&self.message()),
+        }
+    }
+}
+
+impl std::error::Error for SimulationError {}
+
+impl From<Diagnostic> for SimulationError {
+    fn from(diagnostic: Diagnostic) -> SimulationError {
+        SimulationError::Kernel(diagnostic)
+    }
+}
+
+/// Counts the records of one block, after the compiler-effects pass.
+struct BlockSink<'a> {
+    device: &'a Device,
+    counters: Counters,
+    fuser: Option<&'a mut LoadFuser>,
+}
+
+impl RecordSink for BlockSink<'_> {
+    fn record(&mut self, record: &MemRecord) {
+        let BlockSink {
+            device,
+            counters,
+            fuser,
+        } = self;
+        match fuser {
+            Some(fuser) => fuser.push(record, &mut |r| counters.record(&r.access, device)),
+            None => counters.record(&record.access, device),
+        }
+    }
+}
+
+/// Simulates one launch: see the module documentation.
+pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationError> {
+    let unit = kernel::parse(&input.source, &input.defines)?;
+    let program = kernel::sema::check(&unit)?;
+    let launch = Launch {
+        grid: input.grid,
+        block: input.block,
+        dyn_smem: input.dyn_smem,
+        args: input.args.clone(),
+        buffers: input.buffers.clone(),
+    };
+    let mut sim = Simulation::new(&program, &input.kernel, &launch, input.seed)?;
+    let shared_bytes_per_block = sim.shared_bytes_per_block();
+    let occupancy = occupancy::calculate(
+        &input.device,
+        BlockResources {
+            threads_per_block: u32::try_from(input.block.count()).unwrap_or(u32::MAX),
+            regs_per_thread: input.regs,
+            smem_per_block: u32::try_from(shared_bytes_per_block).unwrap_or(u32::MAX),
+        },
+    )
+    .map_err(SimulationError::DoesNotLaunch)?;
+
+    let grid = [input.grid.x, input.grid.y, input.grid.z];
+    let classes = match input.sampling {
+        BlockSampling::EdgeClasses => sampling::classes(grid),
+        BlockSampling::All => every_block(grid),
+    };
+    let mut fuser = input
+        .compile
+        .fuse_shared_loads
+        .then(|| LoadFuser::new(fusible_loads(&unit)));
+    let mut fused: Vec<FusionSite> = Vec::new();
+
+    let mut totals = Counters::default();
+    let mut sampled_blocks = Vec::with_capacity(classes.len());
+    let mut steps = 0u64;
+    for class in classes {
+        let mut sink = BlockSink {
+            device: &input.device,
+            counters: Counters::default(),
+            fuser: fuser.as_mut(),
+        };
+        // No warp may take more than what is left of the budget, and the blocks' sum is checked
+        // after each block, so the whole run is bounded by the budget (plus at most one block).
+        let remaining = input.step_budget.saturating_sub(steps);
+        let stats = sim.run_block_into(class.representative, remaining, &mut sink)?;
+        let BlockSink {
+            mut counters,
+            fuser: block_fuser,
+            ..
+        } = sink;
+        // The instructions the fused loads replaced are no longer executed.
+        let mut removed = 0u64;
+        if let Some(block_fuser) = block_fuser {
+            block_fuser.finish(&mut |r| counters.record(&r.access, &input.device));
+            let scale = class.n_blocks as f64;
+            for (site, loads, instructions, widest) in block_fuser.tally() {
+                removed += loads.saturating_sub(instructions);
+                if loads == 0 {
+                    continue;
+                }
+                match fused.iter_mut().find(|f| f.span == site.span) {
+                    Some(entry) => {
+                        entry.loads_as_written += loads as f64 * scale;
+                        entry.loads_as_compiled += instructions as f64 * scale;
+                        entry.widest_bytes = entry.widest_bytes.max(widest);
+                    }
+                    None => fused.push(FusionSite {
+                        span: site.span,
+                        array: site.array.clone(),
+                        loads_as_written: loads as f64 * scale,
+                        loads_as_compiled: instructions as f64 * scale,
+                        widest_bytes: widest,
+                    }),
+                }
+            }
+            block_fuser.reset_tally();
+        }
+        counters.fp32_flops = stats.flops as f64;
+        counters.warp_instructions = stats.warp_instructions.saturating_sub(removed) as f64;
+        totals.add_scaled(&counters, class.n_blocks as f64);
+        steps = steps.saturating_add(stats.steps);
+        if steps > input.step_budget {
+            let span = program
+                .kernel(&input.kernel)
+                .map(|function| function.span)
+                .unwrap_or_default();
+            return Err(SimulationError::Kernel(Diagnostic::new(
+                span,
+                format!(
+                    "the simulation stopped after {steps} steps, more than its budget of {} \
+                     (simulate fewer blocks or raise the budget)",
+                    input.step_budget
+                ),
+            )));
+        }
+        sampled_blocks.push(SampledBlock {
+            block: class.representative,
+            position: class.position,
+            scale: class.n_blocks,
+            counters,
+            steps: stats.steps,
+        });
+    }
+
+    Ok(SimulationReport {
+        kernel: input.kernel.clone(),
+        counters: totals,
+        occupancy,
+        sampled_blocks,
+        grid_blocks: input.grid.count(),
+        warp_instructions: totals.warp_instructions,
+        shared_bytes_per_block,
+        fused_loads: fused,
+        compile: input.compile,
+        steps,
+    })
+}
+
+/// Every block of the grid as a class of its own.
+fn every_block(grid: [u32; 3]) -> Vec<BlockClass> {
+    let position = |index: u32, extent: u32| match (index, extent) {
+        (_, 0 | 1) => EdgePosition::Only,
+        (0, _) => EdgePosition::First,
+        (i, n) if i + 1 == n => EdgePosition::Last,
+        _ => EdgePosition::Interior,
+    };
+    let mut out = Vec::new();
+    for z in 0..grid[2].max(1) {
+        for y in 0..grid[1].max(1) {
+            for x in 0..grid[0].max(1) {
+                out.push(BlockClass {
+                    position: [
+                        position(x, grid[0]),
+                        position(y, grid[1]),
+                        position(z, grid[2]),
+                    ],
+                    representative: [x, y, z],
+                    n_blocks: 1,
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::{g80, h100};
+
+    const ADJ_DIFF: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/reference/kernels/adj_diff.cu"
+    ));
+    const MATMUL: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/reference/kernels/matmul.cu"
+    ));
+    const BANKS: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/reference/kernels/banks.cu"
+    ));
+
+    /// A tiled matmul of `n` x `n` with tiles of `tile` and the given padding, on H100.
+    fn matmul(
+        kernel: &str,
+        n: u32,
+        tile: u32,
+        pad: u32,
+        compile: CompileEffects,
+    ) -> SimulationInput {
+        let mut input = SimulationInput::new(MATMUL, kernel, h100());
+        input.defines = vec![
+            ("TILE_WIDTH".to_string(), tile.to_string()),
+            ("PAD".to_string(), pad.to_string()),
+        ];
+        input.grid = Dim3::new(n / tile, n / tile, 1);
+        input.block = Dim3::new(tile, tile, 1);
+        input.regs = 32;
+        input.args = vec![("n".to_string(), Value::Int(i64::from(n)))];
+        let bytes = u64::from(n) * u64::from(n) * 4;
+        input.buffers = ["a", "b", "c"]
+            .iter()
+            .map(|b| (b.to_string(), bytes))
+            .collect();
+        input.compile = compile;
+        input
+    }
+
+    /// Simulates `input` and compares the named counters with `expected`.
+    fn check(input: &SimulationInput, expected: &[(&str, f64)]) -> SimulationReport {
+        let report = simulate(input).expect("the launch simulates");
+        for (name, value) in expected {
+            assert_eq!(report.counters.get(name), Some(*value), "{name}");
+        }
+        report
+    }
+
+    #[test]
+    fn tiled_matmul_fuses_row_reads_into_128_bit_loads() {
+        // n = 64, TILE 16: 16 blocks of 8 warps, 4 tiles each; per tile a warp reads sa[ty][k] 16
+        // times (4 LDS.128 as compiled) and sb[k][tx] 16 times.
+        let warp_tiles = 16.0 * 8.0 * 4.0;
+        let compiled = check(
+            &matmul("mm_tiled", 64, 16, 0, CompileEffects::AS_COMPILED),
+            &[
+                ("smsp__inst_executed_op_shared_ld.sum", warp_tiles * 20.0),
+                // Each LDS.128 reads two rows' 16 bytes in two half-warp wavefronts; sb is one.
+                (
+                    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                    warp_tiles * 24.0,
+                ),
+                (
+                    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                    0.0,
+                ),
+            ],
+        );
+        assert_eq!(compiled.fused_loads.len(), 1);
+        assert_eq!(compiled.fused_loads[0].widest_bytes, 16);
+        assert_eq!(compiled.fused_loads[0].loads_as_written, warp_tiles * 16.0);
+        assert_eq!(compiled.fused_loads[0].loads_as_compiled, warp_tiles * 4.0);
+        let written = check(
+            &matmul("mm_tiled", 64, 16, 0, CompileEffects::AS_WRITTEN),
+            &[("smsp__inst_executed_op_shared_ld.sum", warp_tiles * 32.0)],
+        );
+        assert!(written.fused_loads.is_empty());
+        assert_eq!(
+            written.warp_instructions - compiled.warp_instructions,
+            warp_tiles * 12.0
+        );
+    }
+
+    #[test]
+    fn padding_the_tiles_breaks_the_fusion() {
+        let warp_tiles = 16.0 * 8.0 * 4.0;
+        check(
+            &matmul("mm_tiled", 64, 16, 1, CompileEffects::AS_COMPILED),
+            &[("smsp__inst_executed_op_shared_ld.sum", warp_tiles * 32.0)],
+        );
+        // TILE 32 with PAD 1: a warp is one row, and every fourth row happens to start 16-byte
+        // aligned; nvcc cannot know that, so no warp fuses.
+        check(
+            &matmul("mm_tiled", 64, 32, 1, CompileEffects::AS_COMPILED),
+            &[(
+                "smsp__inst_executed_op_shared_ld.sum",
+                4.0 * 32.0 * 2.0 * 64.0,
+            )],
+        );
+    }
+
+    #[test]
+    fn sampled_totals_equal_the_full_grid_where_blocks_are_alike() {
+        let mut input = SimulationInput::new(ADJ_DIFF, "adj_diff_shared", h100());
+        input.grid = Dim3::new(9, 1, 1);
+        input.block = Dim3::new(64, 1, 1);
+        input.dyn_smem = 256;
+        // n cuts the last block short, so all three classes differ.
+        input.args = vec![("n".to_string(), Value::Int(9 * 64 - 20))];
+        input.buffers = vec![
+            ("result".to_string(), 4 * 576),
+            ("input".to_string(), 4 * 576),
+        ];
+        let sampled = simulate(&input).expect("the launch simulates");
+        input.sampling = BlockSampling::All;
+        let full = simulate(&input).expect("the launch simulates");
+        assert_eq!(sampled.sampled_blocks.len(), 3);
+        assert_eq!(full.sampled_blocks.len(), 9);
+        assert_eq!(sampled.counters, full.counters);
+
+        let matmul_sampled = simulate(&matmul("mm_tiled", 96, 16, 0, CompileEffects::AS_COMPILED))
+            .expect("the launch simulates");
+        let mut all = matmul("mm_tiled", 96, 16, 0, CompileEffects::AS_COMPILED);
+        all.sampling = BlockSampling::All;
+        let matmul_full = simulate(&all).expect("the launch simulates");
+        assert_eq!(matmul_sampled.sampled_blocks.len(), 9);
+        assert_eq!(matmul_sampled.counters, matmul_full.counters);
+        assert_eq!(matmul_sampled.fused_loads, matmul_full.fused_loads);
+    }
+
+    #[test]
+    fn adjacent_difference_reads_one_extra_sector_per_warp_except_at_the_start() {
+        // Seed 000: input[i] and input[i - 1]; lane 0 of the first block reads nothing.
+        let mut input = SimulationInput::new(ADJ_DIFF, "adj_diff_naive", h100());
+        input.grid = Dim3::new(4, 1, 1);
+        input.block = Dim3::new(256, 1, 1);
+        input.args = vec![("n".to_string(), Value::Int(1024))];
+        input.buffers = vec![("result".to_string(), 4096), ("input".to_string(), 4096)];
+        check(
+            &input,
+            &[
+                ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 64.0),
+                (
+                    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                    32.0 * 9.0 - 1.0,
+                ),
+                ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 32.0 * 4.0),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_stride_of_four_is_not_fused_because_its_trip_count_is_a_parameter() {
+        let mut input = SimulationInput::new(BANKS, "smem_stride", h100());
+        input.grid = Dim3::new(2, 1, 1);
+        input.block = Dim3::new(256, 1, 1);
+        input.args = vec![
+            ("stride".to_string(), Value::Int(4)),
+            ("iters".to_string(), Value::Int(8)),
+        ];
+        input.buffers = vec![("out".to_string(), 2048)];
+        check(
+            &input,
+            &[
+                ("smsp__inst_executed_op_shared_ld.sum", 2.0 * 8.0 * 8.0),
+                (
+                    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                    2.0 * 8.0 * 8.0 * 4.0,
+                ),
+                (
+                    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                    2.0 * 8.0 * 8.0 * 3.0,
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn the_report_serializes_with_nsight_names_and_block_classes() {
+        let report = simulate(&matmul("mm_tiled", 64, 16, 0, CompileEffects::AS_COMPILED))
+            .expect("the launch simulates");
+        let json = serde_json::to_value(&report).expect("the report serializes");
+        assert!(json["counters"]["smsp__inst_executed_op_shared_ld.sum"].is_number());
+        assert_eq!(json["sampled_blocks"][0]["position"][0], "first");
+        assert_eq!(json["occupancy"]["limit_warps"], 8);
+    }
+
+    #[test]
+    fn tile_32_does_not_launch_on_g80() {
+        let mut input = matmul("mm_tiled", 64, 32, 0, CompileEffects::AS_COMPILED);
+        input.device = g80();
+        input.regs = 10;
+        assert_eq!(
+            simulate(&input),
+            Err(SimulationError::DoesNotLaunch(
+                OccupancyError::TooManyThreads {
+                    threads: 1024,
+                    max: 512
+                }
+            ))
+        );
+    }
+
+    #[test]
+    fn errors_carry_the_line_and_column() {
+        let mut input = SimulationInput::new(
+            "__global__ void f(int* a) {\n  a[threadIdx.x] = b;\n}",
+            "f",
+            h100(),
+        );
+        input.buffers = vec![("a".to_string(), 4)];
+        let error = simulate(&input).expect_err("b is undeclared");
+        let span = error.span().expect("the error has a place");
+        assert_eq!((span.line, span.col), (2, 20));
+
+        // An index past the buffer is found while running, at the access.
+        input.source = "__global__ void f(int* a) {\n  a[threadIdx.x + 1] = 0;\n}".to_string();
+        let error = simulate(&input).expect_err("a[1] is outside a 4-byte buffer");
+        assert_eq!(error.span().map(|s| s.line), Some(2));
+
+        input.kernel = "g".to_string();
+        let error = simulate(&input).expect_err("there is no kernel g");
+        assert!(error.to_string().contains("no kernel named 'g'"), "{error}");
+    }
+
+    #[test]
+    fn a_runaway_loop_stops_at_the_step_budget() {
+        let mut input = SimulationInput::new(
+            "__global__ void spin(int* a) { while (a[0] >= 0) { } }",
+            "spin",
+            h100(),
+        );
+        input.buffers = vec![("a".to_string(), 4)];
+        input.step_budget = 10_000;
+        let error = simulate(&input).expect_err("the loop never ends");
+        assert!(error.message().contains("step budget"), "{error}");
+    }
+
+    #[test]
+    fn the_budget_bounds_the_sum_over_all_blocks() {
+        // Every block is short, but running all 4096 of them is not.
+        let mut input = matmul("mm_naive", 256, 16, 0, CompileEffects::AS_COMPILED);
+        input.sampling = BlockSampling::All;
+        input.step_budget = 2_000_000;
+        let error = simulate(&input).expect_err("4096 blocks exceed the budget");
+        assert!(error.message().contains("budget of 2000000"), "{error}");
+        assert_eq!(error.span().map(|s| s.line), Some(9));
+        input.sampling = BlockSampling::EdgeClasses;
+        assert!(simulate(&input).is_ok());
+    }
+}
