@@ -50,7 +50,7 @@ fn occupancy_json_has_the_nsight_limit_names() {
     assert_eq!(json["theoretical_occupancy_pct"], 100.0);
     assert_eq!(json["limiter"], "warps");
     assert_eq!(json["limit_registers"], 8);
-    assert_eq!(json["limit_shared_mem"], 32);
+    assert_eq!(json["limit_shared_mem"], 21);
     assert_eq!(json["limit_warps"], 8);
     assert_eq!(json["limit_blocks"], 32);
 }

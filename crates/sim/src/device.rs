@@ -188,6 +188,9 @@ pub struct Device {
     pub smem_per_block_optin: u32,
     /// Shared memory the system reserves for each resident block (cc >= 8.0).
     pub reserved_smem_per_block: u32,
+    /// The sizes, in KB, the driver may configure an SM's shared memory to (the rest of the unified
+    /// L1/shared array becomes L1 cache). One size where the split is fixed.
+    pub smem_carveouts_kb: &'static [u32],
     pub smem_alloc_unit: u32,
     pub n_banks: u32,
     pub bank_width_bytes: u32,
@@ -263,6 +266,8 @@ pub fn g80() -> Device {
         smem_per_block: 16384,
         smem_per_block_optin: 16384,
         reserved_smem_per_block: 0,
+        // Programming Guide, cc 1.x: 16 KB of shared memory, no L1 to share it with.
+        smem_carveouts_kb: &[16],
         smem_alloc_unit: 512,
         // Programming Guide 3.2, G.3.3: 16 banks of 32 bits, served per half-warp, broadcast only.
         n_banks: 16,
@@ -311,6 +316,8 @@ pub fn gt200() -> Device {
         smem_per_block: 16384,
         smem_per_block_optin: 16384,
         reserved_smem_per_block: 0,
+        // Programming Guide, cc 1.x: 16 KB of shared memory, no L1 to share it with.
+        smem_carveouts_kb: &[16],
         smem_alloc_unit: 512,
         n_banks: 16,
         bank_width_bytes: 4,
@@ -355,6 +362,8 @@ pub fn fermi() -> Device {
         smem_per_block: 49152,
         smem_per_block_optin: 49152,
         reserved_smem_per_block: 0,
+        // Programming Guide, cc 2.x: 16 or 48 KB of the 64 KB array (cudaFuncSetCacheConfig).
+        smem_carveouts_kb: &[16, 48],
         smem_alloc_unit: 128,
         // Programming Guide 3.2, G.4.3: 32 banks, whole warp, multicast.
         n_banks: 32,
@@ -404,6 +413,8 @@ pub fn v100() -> Device {
         smem_per_block: 49152,
         smem_per_block_optin: 98304,
         reserved_smem_per_block: 0,
+        // Programming Guide, cc 7.x: "0, 8, 16, 32, 64 or 96 KB".
+        smem_carveouts_kb: &[0, 8, 16, 32, 64, 96],
         smem_alloc_unit: 256,
         n_banks: 32,
         bank_width_bytes: 4,
@@ -449,6 +460,8 @@ pub fn a100() -> Device {
         smem_per_block: 49152,
         smem_per_block_optin: 166_912,
         reserved_smem_per_block: 1024,
+        // Programming Guide, cc 8.0: "0, 8, 16, 32, 64, 100, 132 or 164 KB".
+        smem_carveouts_kb: &[0, 8, 16, 32, 64, 100, 132, 164],
         smem_alloc_unit: 128,
         n_banks: 32,
         bank_width_bytes: 4,
@@ -496,6 +509,8 @@ pub fn h100() -> Device {
         smem_per_block: 49152,
         smem_per_block_optin: 232_448,
         reserved_smem_per_block: 1024,
+        // Programming Guide, cc 9.0: "0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KB".
+        smem_carveouts_kb: &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
         smem_alloc_unit: 128,
         n_banks: 32,
         bank_width_bytes: 4,

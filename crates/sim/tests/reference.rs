@@ -234,32 +234,43 @@ fn compare_counters(
     Ok(rows)
 }
 
-/// OCCUPANCY COMPARISONS GO HERE (for the lead): compare `report.occupancy` with the record's
-/// `launch__occupancy_limit_registers`, `_shared_mem`, `_warps`, `_blocks` and
-/// `launch__shared_mem_per_block_allocated`, pushing a message to `failures` for each mismatch.
-/// Until then it only prints the two side by side, and checks nothing.
+/// Compares the launch's occupancy with Nsight Compute's `launch__occupancy_limit_*` values and the
+/// shared memory it allocated per block, exactly: these are whole numbers of a calculation, not
+/// measurements with noise.
 fn compare_occupancy(
     launch: &str,
     record: &Json,
     report: &SimulationReport,
-    _failures: &mut Vec<String>,
+    failures: &mut Vec<String>,
 ) {
     let o = &report.occupancy;
-    let measured = |name: &str| {
-        record[name]
-            .as_f64()
-            .map_or("?".to_string(), |v| v.to_string())
-    };
+    let pairs = [
+        ("launch__occupancy_limit_registers", o.limit_registers),
+        ("launch__occupancy_limit_shared_mem", o.limit_shared_mem),
+        ("launch__occupancy_limit_warps", o.limit_warps),
+        ("launch__occupancy_limit_blocks", o.limit_blocks),
+        (
+            "launch__shared_mem_per_block_allocated",
+            o.smem_per_block_allocated,
+        ),
+    ];
+    let mut row = Vec::new();
+    for (name, simulated) in pairs {
+        let measured = record[name].as_f64();
+        row.push(format!(
+            "{}/{}",
+            measured.map_or("?".to_string(), |v| v.to_string()),
+            simulated
+        ));
+        if measured != Some(f64::from(simulated)) {
+            failures.push(format!(
+                "{launch}: {name} measured {measured:?}, simulated {simulated}"
+            ));
+        }
+    }
     println!(
-        "{launch:<50} occupancy limits (regs, smem, warps, blocks): measured ({}, {}, {}, {}), simulated ({}, {}, {}, {}) [not checked yet]",
-        measured("launch__occupancy_limit_registers"),
-        measured("launch__occupancy_limit_shared_mem"),
-        measured("launch__occupancy_limit_warps"),
-        measured("launch__occupancy_limit_blocks"),
-        o.limit_registers,
-        o.limit_shared_mem,
-        o.limit_warps,
-        o.limit_blocks,
+        "{launch:<50} occupancy measured/simulated: registers {}, shared {}, warps {}, blocks {}, smem/block {}",
+        row[0], row[1], row[2], row[3], row[4]
     );
 }
 

@@ -77,7 +77,17 @@ fn limits_table(device: &Device, report: &OccupancyReport) -> Html {
                 "{} B",
                 format_number(f64::from(report.smem_per_block_allocated))
             ),
-            format!("{} B", format_number(f64::from(device.smem_per_sm))),
+            // The driver configures only part of the unified L1/shared array as shared memory,
+            // as Nsight Compute reports it; the rest stays L1 cache.
+            if report.shared_carveout_bytes < device.smem_per_sm {
+                format!(
+                    "{} B configured (of {} B)",
+                    format_number(f64::from(report.shared_carveout_bytes)),
+                    format_number(f64::from(device.smem_per_sm))
+                )
+            } else {
+                format!("{} B", format_number(f64::from(device.smem_per_sm)))
+            },
             report.limit_shared_mem,
         ),
         (
