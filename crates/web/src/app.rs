@@ -6,12 +6,15 @@
 
 use crate::components::bank_map::BankMap;
 use crate::components::controls::Controls;
+use crate::components::kernel_view::{KernelView, SimulationRun};
 use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
 use crate::components::roofline_view::RooflineView;
 use crate::model;
 use crate::state::{Action, State};
+use memplay_sim::simulate::{simulate, SimulationInput};
 use memplay_sim::{banks, occupancy, patterns, roofline};
+use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
@@ -48,6 +51,24 @@ pub fn install_panic_hook() {
     }));
 }
 
+/// Milliseconds from the page's clock; 0 where there is none (the host build).
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|window| window.performance())
+        .map_or(0.0, |performance| performance.now())
+}
+
+/// Runs one simulation and measures what it cost in the browser.
+fn run_simulation(input: &SimulationInput) -> SimulationRun {
+    let started = now_ms();
+    let result = simulate(input);
+    SimulationRun {
+        input: input.clone(),
+        result,
+        elapsed_ms: now_ms() - started,
+    }
+}
+
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| State::from_query(&initial_query()));
@@ -64,6 +85,9 @@ pub fn app() -> Html {
     let launch = occupancy::calculate(&device, resources);
     let sweeps = model::occupancy_sweeps(&device, resources);
     let ceilings = roofline::ceilings(&device);
+    // The simulation reruns only when its input changes, not on every render.
+    let input = state.lesson.launch(&state, state.source());
+    let run: Rc<SimulationRun> = use_memo(input, run_simulation);
 
     html! {
         <>
@@ -83,9 +107,17 @@ pub fn app() -> Html {
                     pad={state.pad}
                     stride={state.stride}
                     regs={state.regs}
-                    on_action={on_action}
+                    on_action={on_action.clone()}
                 />
                 <Notes notes={state.notes.clone()} />
+                <KernelView
+                    lesson={state.lesson}
+                    source={state.source().to_string()}
+                    edited={state.edited_source.is_some()}
+                    compile={state.compile}
+                    run={run}
+                    on_action={on_action.clone()}
+                />
                 <div class="views">
                     <BankMap
                         device={device.clone()}

@@ -6,6 +6,7 @@
 
 mod app;
 mod components;
+mod lessons;
 mod model;
 mod state;
 mod url;

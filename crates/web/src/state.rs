@@ -4,6 +4,8 @@
 //! as in Yew's `function_todomvc` example. Everything shown on the page is derived from this state
 //! by pure calls into `memplay-sim` (see `model`); the URL query mirrors it (see `url`).
 
+use crate::lessons::LessonId;
+use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::PatternId;
 use memplay_sim::DeviceId;
 use std::rc::Rc;
@@ -73,6 +75,7 @@ pub const REGS: NumberSetting = NumberSetting {
 
 pub const DEFAULT_DEVICE: DeviceId = DeviceId::H100;
 pub const DEFAULT_PATTERN: PatternId = PatternId::Stride;
+pub const DEFAULT_LESSON: LessonId = LessonId::MatmulTiled;
 
 /// Everything the page shows is a function of this.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,8 +87,24 @@ pub struct State {
     pub stride: u32,
     pub regs: u32,
     pub pattern: PatternId,
+    /// The lesson kernel the simulation runs.
+    pub lesson: LessonId,
+    /// The kernel as written, or as nvcc compiles it (shared-load fusion).
+    pub compile: CompileEffects,
+    /// The student's edit of the lesson's source, if any. It is not part of the link: a link
+    /// restores a lesson and its settings, and a long kernel would not fit an address bar.
+    pub edited_source: Option<String>,
     /// One sentence for every value of the page's link that could not be used.
     pub notes: Vec<String>,
+}
+
+impl State {
+    /// The kernel source the simulation runs: the student's edit, or the lesson's file.
+    pub fn source(&self) -> &str {
+        self.edited_source
+            .as_deref()
+            .unwrap_or_else(|| self.lesson.source())
+    }
 }
 
 impl Default for State {
@@ -98,6 +117,9 @@ impl Default for State {
             stride: STRIDE.default,
             regs: REGS.default,
             pattern: DEFAULT_PATTERN,
+            lesson: DEFAULT_LESSON,
+            compile: CompileEffects::AS_COMPILED,
+            edited_source: None,
             notes: Vec::new(),
         }
     }
@@ -107,15 +129,41 @@ impl Default for State {
 // Every action sets one setting, and `SetPad { pad }` reads better in the components than
 // `Pad { pad }` would, so the common prefix stays.
 #[allow(clippy::enum_variant_names)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    SetDevice { device: DeviceId },
-    SetTile { tile: u32 },
-    SetBlock { block: u32 },
-    SetPad { pad: u32 },
-    SetStride { stride: u32 },
-    SetRegs { regs: u32 },
-    SetPattern { pattern: PatternId },
+    SetDevice {
+        device: DeviceId,
+    },
+    SetTile {
+        tile: u32,
+    },
+    SetBlock {
+        block: u32,
+    },
+    SetPad {
+        pad: u32,
+    },
+    SetStride {
+        stride: u32,
+    },
+    SetRegs {
+        regs: u32,
+    },
+    SetPattern {
+        pattern: PatternId,
+    },
+    /// Choosing a lesson starts from its file again.
+    SetLesson {
+        lesson: LessonId,
+    },
+    SetCompile {
+        compile: CompileEffects,
+    },
+    /// The student's text replaces the kernel source.
+    EditSource {
+        source: String,
+    },
+    ResetSource,
 }
 
 impl State {
@@ -150,6 +198,24 @@ impl State {
             Action::SetPattern { pattern } => {
                 self.pattern = pattern;
                 "pattern"
+            }
+            Action::SetLesson { lesson } => {
+                self.lesson = lesson;
+                self.edited_source = None;
+                "lesson"
+            }
+            Action::SetCompile { compile } => {
+                self.compile = compile;
+                "compile"
+            }
+            Action::EditSource { source } => {
+                // Text identical to the lesson's file is no edit at all.
+                self.edited_source = (source != self.lesson.source()).then_some(source);
+                "source"
+            }
+            Action::ResetSource => {
+                self.edited_source = None;
+                "source"
             }
         };
         let prefix = format!("{key}=");
@@ -245,6 +311,34 @@ mod tests {
                 notes: vec!["pad=x is not a number from 0 to 8; using 0.".to_string()],
                 ..State::default()
             },
+        );
+    }
+
+    #[test]
+    fn a_new_lesson_drops_the_edit_of_the_old_one() {
+        let edited = State::default().apply(Action::EditSource {
+            source: "__global__ void k() {}".to_string(),
+        });
+        assert_eq!(edited.source(), "__global__ void k() {}");
+        check(
+            edited,
+            Action::SetLesson {
+                lesson: LessonId::AdjDiffShared,
+            },
+            State {
+                lesson: LessonId::AdjDiffShared,
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn an_edit_back_to_the_file_is_no_edit() {
+        let source = State::default().lesson.source().to_string();
+        check(
+            State::default(),
+            Action::EditSource { source },
+            State::default(),
         );
     }
 

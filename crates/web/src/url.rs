@@ -5,9 +5,12 @@
 //! the page shows, so a student who follows a mistyped link sees why the view differs from the
 //! one promised. Pure string handling only, so the tests run on the host.
 
+use crate::lessons::LessonId;
 use crate::state::{
-    NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_PATTERN, PAD, REGS, STRIDE, TILE,
+    NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_LESSON, DEFAULT_PATTERN, PAD, REGS,
+    STRIDE, TILE,
 };
+use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::PatternId;
 use memplay_sim::DeviceId;
 
@@ -38,9 +41,24 @@ pub fn parse_pattern(key: &str) -> Option<PatternId> {
 }
 
 /// The keys of the query, in the order `to_query` writes them.
-const KEYS: [&str; 7] = [
-    "device", "pattern", "tile", "block", "pad", "stride", "regs",
+const KEYS: [&str; 9] = [
+    "device", "pattern", "tile", "block", "pad", "stride", "regs", "lesson", "compile",
 ];
+
+/// The URL values of the two ways of counting a kernel's instructions.
+pub fn compile_key(compile: CompileEffects) -> &'static str {
+    if compile.fuse_shared_loads {
+        "as-compiled"
+    } else {
+        "as-written"
+    }
+}
+
+fn parse_compile(key: &str) -> Option<CompileEffects> {
+    [CompileEffects::AS_COMPILED, CompileEffects::AS_WRITTEN]
+        .into_iter()
+        .find(|compile| compile_key(*compile) == key)
+}
 
 /// A value quoted in a note is cut to this many characters, so a junk link cannot flood the page.
 const QUOTE_LIMIT: usize = 32;
@@ -78,6 +96,24 @@ impl State {
                 "pad" => state.pad = read_number(PAD, &value, &mut state.notes),
                 "stride" => state.stride = read_number(STRIDE, &value, &mut state.notes),
                 "regs" => state.regs = read_number(REGS, &value, &mut state.notes),
+                "lesson" => match LessonId::parse(&value) {
+                    Some(lesson) => state.lesson = lesson,
+                    None => state.notes.push(bad_choice(
+                        &key,
+                        &value,
+                        &LessonId::ALL.map(LessonId::key),
+                        DEFAULT_LESSON.key(),
+                    )),
+                },
+                "compile" => match parse_compile(&value) {
+                    Some(compile) => state.compile = compile,
+                    None => state.notes.push(bad_choice(
+                        &key,
+                        &value,
+                        &["as-compiled", "as-written"],
+                        "as-compiled",
+                    )),
+                },
                 _ => state.notes.push(format!(
                     "{} is not a memplay setting (they are {}); ignored.",
                     quote(&key),
@@ -92,14 +128,16 @@ impl State {
     /// meaning even if a default changes later.
     pub fn to_query(&self) -> String {
         format!(
-            "device={}&pattern={}&tile={}&block={}&pad={}&stride={}&regs={}",
+            "device={}&pattern={}&tile={}&block={}&pad={}&stride={}&regs={}&lesson={}&compile={}",
             self.device.as_str(),
             pattern_key(self.pattern),
             self.tile,
             self.block,
             self.pad,
             self.stride,
-            self.regs
+            self.regs,
+            self.lesson.key(),
+            compile_key(self.compile)
         )
     }
 }
@@ -191,7 +229,7 @@ mod tests {
             again,
             State {
                 notes: Vec::new(),
-                ..state
+                ..state.clone()
             },
             "round trip of {query:?}"
         );
@@ -202,6 +240,16 @@ mod tests {
                 "{written} names {key}"
             );
         }
+    }
+
+    #[test]
+    fn an_unknown_lesson_falls_back_to_the_tiled_matmul_with_a_note() {
+        let state = State::from_query("?lesson=fft&compile=fast");
+        assert_eq!(state.lesson, DEFAULT_LESSON);
+        assert_eq!(state.compile, CompileEffects::AS_COMPILED);
+        assert_eq!(state.notes.len(), 2, "{:?}", state.notes);
+        assert!(state.notes[0].starts_with("lesson=fft is not one of"));
+        assert!(state.notes[1].starts_with("compile=fast is not one of"));
     }
 
     #[test]
@@ -225,7 +273,8 @@ mod tests {
     #[test]
     fn every_key_is_read() {
         check(
-            "device=g80&pattern=tile-column&tile=8&block=64&pad=1&stride=2&regs=10",
+            "device=g80&pattern=tile-column&tile=8&block=64&pad=1&stride=2&regs=10\
+             &lesson=transpose-shared&compile=as-written",
             State {
                 device: DeviceId::G80,
                 pattern: PatternId::TileColumn,
@@ -234,6 +283,9 @@ mod tests {
                 pad: 1,
                 stride: 2,
                 regs: 10,
+                lesson: LessonId::TransposeShared,
+                compile: CompileEffects::AS_WRITTEN,
+                edited_source: None,
                 notes: Vec::new(),
             },
         );
@@ -308,7 +360,7 @@ mod tests {
                 pad: 2,
                 notes: vec![
                     "colour is not a memplay setting (they are device, pattern, tile, block, \
-                     pad, stride, regs); ignored."
+                     pad, stride, regs, lesson, compile); ignored."
                         .to_string(),
                 ],
                 ..State::default()
@@ -350,7 +402,8 @@ mod tests {
     #[test]
     fn the_written_query_is_read_back_unchanged() {
         check(
-            "device=h100&pattern=row-per-thread&tile=16&block=256&pad=1&stride=1&regs=32",
+            "device=h100&pattern=row-per-thread&tile=16&block=256&pad=1&stride=1&regs=32\
+             &lesson=matmul-tiled&compile=as-compiled",
             State {
                 pad: 1,
                 pattern: PatternId::RowPerThread,

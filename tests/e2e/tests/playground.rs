@@ -248,3 +248,101 @@ async fn the_occupancy_view_names_the_limiter_of_a_g80_tile() {
     page.wait_for_text("occupancy-limiter", "registers").await;
     page.finish().await;
 }
+
+impl Harness {
+    /// Polls until the element's text satisfies `condition`; returns the text.
+    async fn wait_for_text_where(
+        &self,
+        test_id: &str,
+        what: &str,
+        condition: impl Fn(&str) -> bool,
+    ) -> String {
+        let start = Instant::now();
+        let mut last = String::from("<element not found>");
+        loop {
+            if let Ok(element) = self
+                .driver
+                .find(By::Css(format!("[data-testid='{test_id}']")))
+                .await
+            {
+                if let Ok(text) = element.text().await {
+                    if condition(text.trim()) {
+                        return text.trim().to_string();
+                    }
+                    last = text;
+                }
+            }
+            assert!(
+                start.elapsed() < DEADLINE,
+                "[data-testid={test_id}] should {what}, last read {last:?}"
+            );
+            tokio::time::sleep(POLL).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_kernel_edit_with_an_undeclared_name_shows_its_line_and_column() {
+    let page = Harness::start().await;
+    page.open("?lesson=matmul-tiled&tile=16").await;
+    // The wasm timing of the simulation, printed for the benchmark report.
+    let cost = page
+        .wait_for_text_where("sim-cost", "report the simulated blocks", |text| {
+            text.starts_with("simulated 9 blocks of 4,096")
+        })
+        .await;
+    println!("wasm in Chromium, mm_tiled n=1024 TILE=16: {cost}");
+
+    // Seed 000's slide uses an `m` that is never declared: the student types it in.
+    let source = page.wait_for("[data-testid='kernel-source']").await;
+    source.clear().await.expect("the source can be cleared");
+    source
+        .send_keys(
+            "__global__ void mm_tiled(float* a, float* b, float* c, int n) {\n  c[0] = m;\n}\n",
+        )
+        .await
+        .expect("the student types a kernel");
+    page.wait_for("[data-testid='run']")
+        .await
+        .click()
+        .await
+        .expect("Run is a button");
+    page.wait_for_text("kernel-error", "2:10: 'm' is not declared")
+        .await;
+
+    // The page is still alive and goes back to the lesson's kernel.
+    page.wait_for("[data-testid='reset-source']")
+        .await
+        .click()
+        .await
+        .expect("reset is a button");
+    page.wait_for_text_where("sim-cost", "come back after the reset", |text| {
+        text.starts_with("simulated 9 blocks")
+    })
+    .await;
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn padding_the_row_per_thread_kernel_removes_its_conflicts() {
+    let page = Harness::start().await;
+    page.open("?lesson=row-per-thread&pad=0&compile=as-written")
+        .await;
+    // 32 wavefronts per shared load: the 32-way conflict, counted over the whole launch.
+    let counters = page
+        .wait_for_text_where("counters", "show 32 wavefronts per load", |text| {
+            text.contains("32.00")
+        })
+        .await;
+    assert!(
+        counters.contains("wavefronts per shared load"),
+        "{counters}"
+    );
+    page.open("?lesson=row-per-thread&pad=1&compile=as-written")
+        .await;
+    page.wait_for_text_where("counters", "show 1 wavefront per load", |text| {
+        text.contains("(1 = no conflict) 1.00")
+    })
+    .await;
+    page.finish().await;
+}

@@ -1,0 +1,363 @@
+//! The kernel card: a lecture kernel, editable, run warp by warp on the chosen device, with the
+//! counters Nsight Compute would show and what the simulation cost.
+//!
+//! The source is shown in a plain `<textarea>`: the student's text is only ever a form value and
+//! the argument of the simulator, never HTML. An edit is applied when the text area loses focus or
+//! on "Run", so the simulator does not run on every keystroke.
+
+use crate::lessons::LessonId;
+use crate::model::format_number;
+use crate::state::Action;
+use crate::url::compile_key;
+use memplay_sim::compile_effects::CompileEffects;
+use memplay_sim::simulate::{SimulationError, SimulationInput, SimulationReport};
+use std::rc::Rc;
+use web_sys::{HtmlSelectElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+/// A simulation's outcome and its cost in wall-clock milliseconds, measured by the page.
+#[derive(Debug, PartialEq)]
+pub struct SimulationRun {
+    pub input: SimulationInput,
+    pub result: Result<SimulationReport, SimulationError>,
+    pub elapsed_ms: f64,
+}
+
+#[derive(Properties, PartialEq, Debug)]
+pub struct KernelViewProps {
+    pub lesson: LessonId,
+    pub source: String,
+    pub edited: bool,
+    pub compile: CompileEffects,
+    pub run: Rc<SimulationRun>,
+    pub on_action: Callback<Action>,
+}
+
+/// `mm_tiled<<<(64, 64, 1), (16, 16, 1)>>>` with its defines and scalar arguments.
+pub fn launch_text(input: &SimulationInput) -> String {
+    let dim = |d: &memplay_sim::kernel::Dim3| format!("({}, {}, {})", d.x, d.y, d.z);
+    let mut text = format!(
+        "{}<<<{}, {}",
+        input.kernel,
+        dim(&input.grid),
+        dim(&input.block)
+    );
+    if input.dyn_smem > 0 {
+        text.push_str(&format!(", {}", input.dyn_smem));
+    }
+    text.push_str(">>>");
+    let args: Vec<String> = input
+        .args
+        .iter()
+        .map(|(name, value)| format!("{name} = {}", value_text(value)))
+        .collect();
+    if !args.is_empty() {
+        text.push_str(&format!("({})", args.join(", ")));
+    }
+    for (name, value) in &input.defines {
+        text.push_str(&format!(" -D {name}={value}"));
+    }
+    text
+}
+
+fn value_text(value: &memplay_sim::kernel::Value) -> String {
+    match value {
+        memplay_sim::kernel::Value::Int(v) => v.to_string(),
+        memplay_sim::kernel::Value::Float(v) => v.to_string(),
+        memplay_sim::kernel::Value::Bool(v) => v.to_string(),
+    }
+}
+
+/// "simulated 9 blocks, 5,120 warp instructions in 1.8 ms".
+pub fn cost_text(report: &SimulationReport, elapsed_ms: f64) -> String {
+    let blocks = report.sampled_blocks.len();
+    let warp_instructions: f64 = report
+        .sampled_blocks
+        .iter()
+        .map(|block| block.counters.warp_instructions)
+        .sum();
+    format!(
+        "simulated {} block{} of {}, {} warp instructions in {} ms",
+        blocks,
+        if blocks == 1 { "" } else { "s" },
+        format_number(report.grid_blocks as f64),
+        format_number(warp_instructions),
+        if elapsed_ms < 10.0 {
+            format!("{elapsed_ms:.1}")
+        } else {
+            format!("{elapsed_ms:.0}")
+        }
+    )
+}
+
+/// The source line an error points at, with a caret under its column.
+fn error_excerpt(source: &str, error: &SimulationError) -> Option<String> {
+    let span = error.span()?;
+    let line = source.lines().nth(span.line.checked_sub(1)? as usize)?;
+    let caret = " ".repeat((span.col as usize).saturating_sub(1).min(line.len()));
+    Some(format!("{line}\n{caret}^"))
+}
+
+/// The counters a lesson is about, with Nsight Compute's names as tooltips.
+fn counters_table(report: &SimulationReport) -> Html {
+    let c = &report.counters;
+    let get = |name: &str| c.get(name).unwrap_or(0.0);
+    let shared_ld = get("smsp__inst_executed_op_shared_ld.sum");
+    let shared_ld_wavefronts = get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum");
+    let global_ld = get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
+    let global_ld_sectors = get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
+    let global_st = get("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
+    let global_st_sectors = get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");
+    let ratio = |a: f64, b: f64| {
+        if b > 0.0 {
+            format!("{:.2}", a / b)
+        } else {
+            "-".to_string()
+        }
+    };
+    let rows = [
+        (
+            "shared loads (warp instructions)",
+            "smsp__inst_executed_op_shared_ld.sum",
+            format_number(shared_ld),
+        ),
+        (
+            "shared load wavefronts",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+            format_number(shared_ld_wavefronts),
+        ),
+        (
+            "wavefronts per shared load (1 = no conflict)",
+            "wavefronts / instructions",
+            ratio(shared_ld_wavefronts, shared_ld),
+        ),
+        (
+            "shared stores",
+            "smsp__inst_executed_op_shared_st.sum",
+            format_number(get("smsp__inst_executed_op_shared_st.sum")),
+        ),
+        (
+            "global load requests",
+            "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+            format_number(global_ld),
+        ),
+        (
+            "global load sectors (32 B)",
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+            format_number(global_ld_sectors),
+        ),
+        (
+            "sectors per load request (4 = coalesced floats)",
+            "sectors / requests",
+            ratio(global_ld_sectors, global_ld),
+        ),
+        (
+            "global store requests / sectors",
+            "l1tex__t_requests/sectors_pipe_lsu_mem_global_op_st.sum",
+            format!(
+                "{} / {}",
+                format_number(global_st),
+                format_number(global_st_sectors)
+            ),
+        ),
+        ("FP32 operations", "2 per FMA", format_number(c.fp32_flops)),
+    ];
+    html! {
+        <table class="counters" data-testid="counters">
+            <caption>{ "What the whole launch does (Nsight Compute's counters)" }</caption>
+            <tbody>
+                { for rows.into_iter().map(|(label, metric, value)| html! {
+                    <tr title={metric}>
+                        <th scope="row">{ label }</th>
+                        <td>{ value }</td>
+                    </tr>
+                }) }
+            </tbody>
+        </table>
+    }
+}
+
+#[function_component(KernelView)]
+pub fn kernel_view(props: &KernelViewProps) -> Html {
+    let textarea = use_node_ref();
+    let on_lesson = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |event: Event| {
+            let select: HtmlSelectElement = event.target_unchecked_into();
+            if let Some(lesson) = LessonId::parse(&select.value()) {
+                on_action.emit(Action::SetLesson { lesson });
+            }
+        })
+    };
+    let on_compile = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |event: Event| {
+            let select: HtmlSelectElement = event.target_unchecked_into();
+            let compile = if select.value() == "as-written" {
+                CompileEffects::AS_WRITTEN
+            } else {
+                CompileEffects::AS_COMPILED
+            };
+            on_action.emit(Action::SetCompile { compile });
+        })
+    };
+    let apply_edit = {
+        let on_action = props.on_action.clone();
+        let textarea = textarea.clone();
+        move || {
+            if let Some(area) = textarea.cast::<HtmlTextAreaElement>() {
+                on_action.emit(Action::EditSource {
+                    source: area.value(),
+                });
+            }
+        }
+    };
+    let on_source_change = {
+        let apply_edit = apply_edit.clone();
+        Callback::from(move |_: Event| apply_edit())
+    };
+    let on_run = Callback::from(move |_: MouseEvent| apply_edit());
+    let on_reset = {
+        let on_action = props.on_action.clone();
+        let textarea = textarea.clone();
+        let original = props.lesson.source();
+        Callback::from(move |_: MouseEvent| {
+            // The text area keeps what was typed until it is told otherwise.
+            if let Some(area) = textarea.cast::<HtmlTextAreaElement>() {
+                area.set_value(original);
+            }
+            on_action.emit(Action::ResetSource);
+        })
+    };
+
+    let run = &props.run;
+    let outcome = match &run.result {
+        Ok(report) => html! {
+            <>
+                { counters_table(report) }
+                <p class="sim-cost" data-testid="sim-cost">{ cost_text(report, run.elapsed_ms) }</p>
+            </>
+        },
+        Err(error) => html! {
+            <div class="kernel-error" role="alert">
+                <p data-testid="kernel-error">{ error.to_string() }</p>
+                if let Some(excerpt) = error_excerpt(&props.source, error) {
+                    <pre class="error-excerpt">{ excerpt }</pre>
+                }
+            </div>
+        },
+    };
+
+    html! {
+        <section class="card kernel" data-testid="kernel" aria-labelledby="kernel-title">
+            <h2 id="kernel-title">{ "Kernel: run a lecture kernel warp by warp" }</h2>
+            <div class="kernel-controls">
+                <label class="field">
+                    <span class="label">{ "Lesson" }</span>
+                    <select data-testid="control-lesson" onchange={on_lesson}>
+                        { for LessonId::ALL.into_iter().map(|lesson| html! {
+                            <option value={lesson.key()} selected={lesson == props.lesson}>
+                                { lesson.title() }
+                            </option>
+                        }) }
+                    </select>
+                    <span class="hint">{ format!("Settings that change it: {}.", props.lesson.settings()) }</span>
+                </label>
+                <label class="field">
+                    <span class="label">{ "Count instructions" }</span>
+                    <select data-testid="control-compile" onchange={on_compile}>
+                        <option value="as-compiled" selected={compile_key(props.compile) == "as-compiled"}>
+                            { "as nvcc -O3 compiles them (fused 128-bit shared loads)" }
+                        </option>
+                        <option value="as-written" selected={compile_key(props.compile) == "as-written"}>
+                            { "as written (one load per element read)" }
+                        </option>
+                    </select>
+                </label>
+            </div>
+            <p class="launch"><code data-testid="launch">{ launch_text(&run.input) }</code></p>
+            <label class="field source">
+                <span class="label">
+                    { if props.edited { "Kernel source (edited)" } else { "Kernel source" } }
+                </span>
+                <textarea
+                    ref={textarea}
+                    data-testid="kernel-source"
+                    spellcheck="false"
+                    rows="16"
+                    value={props.source.clone()}
+                    onchange={on_source_change}
+                />
+            </label>
+            <div class="kernel-buttons">
+                <button type="button" data-testid="run" onclick={on_run}>{ "Run" }</button>
+                if props.edited {
+                    <button type="button" data-testid="reset-source" onclick={on_reset}>
+                        { "Back to the lesson's kernel" }
+                    </button>
+                }
+            </div>
+            { outcome }
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::State;
+    use memplay_sim::simulate::simulate;
+
+    fn check(state: State, expected_launch: &str) {
+        let input = state.lesson.launch(&state, state.source());
+        assert_eq!(launch_text(&input), expected_launch);
+    }
+
+    #[test]
+    fn the_tiled_matmul_launch_reads_like_cuda() {
+        check(
+            State::default(),
+            "mm_tiled<<<(64, 64, 1), (16, 16, 1)>>>(n = 1024) -D TILE_WIDTH=16 -D PAD=0",
+        );
+    }
+
+    #[test]
+    fn the_shared_adjacent_difference_passes_its_dynamic_shared_memory() {
+        check(
+            State {
+                lesson: LessonId::AdjDiffShared,
+                ..State::default()
+            },
+            "adj_diff_shared<<<(16384, 1, 1), (256, 1, 1), 1024>>>(n = 4194304)",
+        );
+    }
+
+    #[test]
+    fn an_undeclared_name_is_shown_with_its_line_and_a_caret() {
+        let source =
+            "__global__ void mm_tiled(float* a, float* b, float* c, int n) {\n  c[0] = m;\n}\n";
+        let state = State {
+            edited_source: Some(source.to_string()),
+            ..State::default()
+        };
+        let input = state.lesson.launch(&state, state.source());
+        let error = simulate(&input).expect_err("m is not declared");
+        assert_eq!(error.to_string(), "2:10: 'm' is not declared");
+        assert_eq!(
+            error_excerpt(source, &error).as_deref(),
+            Some("  c[0] = m;\n         ^")
+        );
+    }
+
+    #[test]
+    fn the_cost_counts_simulated_blocks_and_their_warp_instructions() {
+        let state = State {
+            lesson: LessonId::AdjDiffNaive,
+            ..State::default()
+        };
+        let report = simulate(&state.lesson.launch(&state, state.source())).expect("runs");
+        let text = cost_text(&report, 1.84);
+        assert!(text.starts_with("simulated 3 blocks of 16,384, "), "{text}");
+        assert!(text.ends_with(" warp instructions in 1.8 ms"), "{text}");
+    }
+}
