@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::occupancy::{self, BlockResources, OccupancyReport};
-use memplay_sim::simulate::{simulate, SampledBlock, SimulationInput};
+use memplay_sim::simulate::{simulate, SampledBlock, SimulationInput, SimulationReport};
 use memplay_sim::{Device, DeviceId};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -47,6 +47,8 @@ enum Command {
     },
     /// Runs a kernel warp by warp and prints the counters Nsight Compute would report.
     Simulate(SimulateArgs),
+    /// Simulates one launch for each value of a define or argument and prints a table.
+    Sweep(SweepArgs),
     /// The device presets and their main numbers.
     Devices {
         /// Print a JSON array instead of a table.
@@ -55,8 +57,11 @@ enum Command {
     },
 }
 
+/// One launch, as the command line describes it. Grid and block extents may name a `-D` define or a
+/// scalar argument (`TILE_WIDTH`), or divide a number by one (`1024/TILE_WIDTH`, rounded up), so that
+/// a sweep over the define changes the launch with it.
 #[derive(Debug, clap::Args)]
-struct SimulateArgs {
+struct LaunchArgs {
     /// The CUDA C source file (one or more `__global__` kernels).
     file: PathBuf,
     /// The kernel to launch.
@@ -65,12 +70,12 @@ struct SimulateArgs {
     /// Device preset: g80, gt200, fermi, v100, a100 or h100.
     #[arg(long, default_value = "h100")]
     device: String,
-    /// Blocks in the grid, as X,Y,Z (or X or X,Y).
-    #[arg(long, value_parser = parse_dim3)]
-    grid: Dim3,
-    /// Threads per block, as X,Y,Z (or X or X,Y).
-    #[arg(long, value_parser = parse_dim3)]
-    block: Dim3,
+    /// Blocks in the grid, as X,Y,Z (or X or X,Y); each a number, NAME or NUMBER/NAME.
+    #[arg(long, value_parser = parse_dim_spec)]
+    grid: DimSpec,
+    /// Threads per block, as X,Y,Z (or X or X,Y); each a number, NAME or NUMBER/NAME.
+    #[arg(long, value_parser = parse_dim_spec)]
+    block: DimSpec,
     /// Dynamic shared memory per block, in bytes.
     #[arg(long = "dyn-smem", default_value_t = 0)]
     dyn_smem: u32,
@@ -89,10 +94,40 @@ struct SimulateArgs {
     /// Count the shared loads as written, without nvcc's fusion into 128-bit loads.
     #[arg(long = "as-written")]
     as_written: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct SimulateArgs {
+    #[command(flatten)]
+    launch: LaunchArgs,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
 }
+
+#[derive(Debug, clap::Args)]
+struct SweepArgs {
+    #[command(flatten)]
+    launch: LaunchArgs,
+    /// The define or argument to vary and its values, NAME=V1,V2,... (e.g. TILE_WIDTH=4,8,16,32).
+    #[arg(long, value_parser = parse_pair)]
+    sweep: (String, String),
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One extent of a grid or block dimension.
+#[derive(Clone, Debug, PartialEq)]
+enum Extent {
+    Number(u32),
+    Name(String),
+    /// `NUMBER/NAME`, rounded up: the blocks that cover NUMBER elements in tiles of NAME.
+    Divided(u32, String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct DimSpec([Extent; 3]);
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -148,6 +183,7 @@ fn run(command: Command) -> Result<String, String> {
             }
         }
         Command::Simulate(args) => simulate_command(args),
+        Command::Sweep(args) => sweep_command(args),
         Command::Devices { json } => {
             let devices: Vec<Device> = DeviceId::ALL.iter().map(|id| id.device()).collect();
             if json {
@@ -260,18 +296,57 @@ fn devices_table(devices: &[Device]) -> String {
     lines.join("\n")
 }
 
-fn parse_dim3(text: &str) -> Result<Dim3, String> {
+fn parse_dim_spec(text: &str) -> Result<DimSpec, String> {
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
     if parts.is_empty() || parts.len() > 3 {
         return Err(format!("'{text}' is not X,Y,Z"));
     }
-    let mut extents = [1u32; 3];
-    for (slot, part) in extents.iter_mut().zip(&parts) {
-        *slot = part
-            .parse::<u32>()
+    let is_name = |name: &str| {
+        name.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let number = |part: &str| {
+        part.parse::<u32>()
             .ok()
             .filter(|&extent| extent > 0)
-            .ok_or_else(|| format!("'{part}' in '{text}' is not a whole number above 0"))?;
+            .ok_or_else(|| format!("'{part}' in '{text}' is not a whole number above 0"))
+    };
+    let mut extents = [Extent::Number(1), Extent::Number(1), Extent::Number(1)];
+    for (slot, part) in extents.iter_mut().zip(&parts) {
+        *slot = match part.split_once('/') {
+            Some((count, name)) if is_name(name.trim()) => {
+                Extent::Divided(number(count.trim())?, name.trim().to_string())
+            }
+            None if is_name(part) => Extent::Name(part.to_string()),
+            _ => Extent::Number(number(part)?),
+        };
+    }
+    Ok(DimSpec(extents))
+}
+
+/// The grid or block for the launch's defines and arguments.
+fn resolve_dim(spec: &DimSpec, values: &[(String, String)]) -> Result<Dim3, String> {
+    let value = |name: &str| -> Result<u32, String> {
+        let text = values
+            .iter()
+            .rev()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value)
+            .ok_or_else(|| format!("the launch names {name}, which is no -D define or --arg"))?;
+        text.parse::<u32>()
+            .ok()
+            .filter(|&v| v > 0)
+            .ok_or_else(|| format!("{name}={text} is not a whole number above 0"))
+    };
+    let mut extents = [1u32; 3];
+    for (slot, extent) in extents.iter_mut().zip(&spec.0) {
+        *slot = match extent {
+            Extent::Number(n) => *n,
+            Extent::Name(name) => value(name)?,
+            Extent::Divided(count, name) => count.div_ceil(value(name)?),
+        };
     }
     Ok(Dim3::new(extents[0], extents[1], extents[2]))
 }
@@ -300,22 +375,47 @@ fn parse_value(name: &str, text: &str) -> Result<Value, String> {
     }
 }
 
-fn simulate_command(args: SimulateArgs) -> Result<String, String> {
-    let source = std::fs::read_to_string(&args.file)
-        .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
-    let device = parse_device(&args.device)?;
-    let mut input = SimulationInput::new(&source, &args.kernel, device);
-    input.defines = args.define;
-    input.grid = args.grid;
-    input.block = args.block;
-    input.dyn_smem = args.dyn_smem;
-    input.regs = args.regs;
+/// The simulation input of a launch, with `overrides` (a swept define or argument) applied.
+fn build_input(
+    launch: &LaunchArgs,
+    overrides: &[(String, String)],
+) -> Result<SimulationInput, String> {
+    let source = std::fs::read_to_string(&launch.file)
+        .map_err(|e| format!("cannot read {}: {e}", launch.file.display()))?;
+    let device = parse_device(&launch.device)?;
+    let mut input = SimulationInput::new(&source, &launch.kernel, device);
+    let is_arg = |name: &str| launch.args.iter().any(|(arg, _)| arg == name);
+    let mut defines = launch.define.clone();
+    let mut args = launch.args.clone();
+    for (name, value) in overrides {
+        if is_arg(name) {
+            args.push((name.clone(), value.clone()));
+        } else {
+            defines.push((name.clone(), value.clone()));
+        }
+    }
+    // Later values win, so the override of a define or argument replaces the one given before.
+    let latest = |pairs: &[(String, String)]| -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for (name, value) in pairs {
+            out.retain(|(kept, _)| kept != name);
+            out.push((name.clone(), value.clone()));
+        }
+        out
+    };
+    let defines = latest(&defines);
+    let args = latest(&args);
+    let values: Vec<(String, String)> = defines.iter().chain(&args).cloned().collect();
+    input.grid = resolve_dim(&launch.grid, &values)?;
+    input.block = resolve_dim(&launch.block, &values)?;
+    input.defines = defines;
+    input.dyn_smem = launch.dyn_smem;
+    input.regs = launch.regs;
     input.args = args
-        .args
         .iter()
         .map(|(name, text)| parse_value(name, text).map(|value| (name.clone(), value)))
         .collect::<Result<_, _>>()?;
-    input.buffers = args
+    input.buffers = launch
         .buffers
         .iter()
         .map(|(name, text)| {
@@ -326,9 +426,14 @@ fn simulate_command(args: SimulateArgs) -> Result<String, String> {
                 })
         })
         .collect::<Result<_, _>>()?;
-    if args.as_written {
+    if launch.as_written {
         input.compile = CompileEffects::AS_WRITTEN;
     }
+    Ok(input)
+}
+
+fn simulate_command(args: SimulateArgs) -> Result<String, String> {
+    let input = build_input(&args.launch, &[])?;
     let report = simulate(&input).map_err(|e| e.to_string())?;
     if args.json {
         let json = serde_json::json!({
@@ -368,4 +473,93 @@ fn sampled_block_json(block: &SampledBlock) -> serde_json::Value {
         "scale": block.scale,
         "steps": block.steps,
     })
+}
+
+fn sweep_command(args: SweepArgs) -> Result<String, String> {
+    let (name, list) = &args.sweep;
+    let values: Vec<&str> = list
+        .split(',')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .collect();
+    if values.is_empty() {
+        return Err(format!("--sweep {name}= names no values"));
+    }
+    let mut rows = Vec::new();
+    for value in values {
+        let input = build_input(&args.launch, &[(name.clone(), value.to_string())])?;
+        let report = simulate(&input).map_err(|e| format!("{name}={value}: {e}"))?;
+        rows.push(SweepRow::new(name, value, &input, &report));
+    }
+    if args.json {
+        to_json(&rows)
+    } else {
+        Ok(sweep_table(name, &rows))
+    }
+}
+
+/// One line of a sweep: the value and what the launch does with it.
+#[derive(Debug, Serialize)]
+struct SweepRow {
+    parameter: String,
+    value: String,
+    grid: [u32; 3],
+    block: [u32; 3],
+    occupancy_pct: f64,
+    shared_ld_instructions: f64,
+    shared_ld_wavefronts: f64,
+    global_ld_requests: f64,
+    global_ld_sectors: f64,
+    fp32_flops: f64,
+}
+
+impl SweepRow {
+    fn new(
+        name: &str,
+        value: &str,
+        input: &SimulationInput,
+        report: &SimulationReport,
+    ) -> SweepRow {
+        let get = |metric: &str| report.counters.get(metric).unwrap_or(0.0);
+        SweepRow {
+            parameter: name.to_string(),
+            value: value.to_string(),
+            grid: [input.grid.x, input.grid.y, input.grid.z],
+            block: [input.block.x, input.block.y, input.block.z],
+            occupancy_pct: report.occupancy.theoretical_occupancy_pct,
+            shared_ld_instructions: get("smsp__inst_executed_op_shared_ld.sum"),
+            shared_ld_wavefronts: get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
+            global_ld_requests: get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+            global_ld_sectors: get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+            fp32_flops: report.counters.fp32_flops,
+        }
+    }
+}
+
+fn sweep_table(name: &str, rows: &[SweepRow]) -> String {
+    let ratio = |a: f64, b: f64| {
+        if b > 0.0 {
+            format!("{:.2}", a / b)
+        } else {
+            "-".to_string()
+        }
+    };
+    let mut lines = vec![format!(
+        "{:>12} {:>16} {:>12} {:>6} {:>14} {:>10} {:>14} {:>10}",
+        name, "grid", "block", "occ%", "shared ld", "wf/ld", "global ld", "sect/req"
+    )];
+    for row in rows {
+        lines.push(format!(
+            "{:>12} {:>16} {:>12} {:>6.0} {:>14.0} {:>10} {:>14.0} {:>10}",
+            row.value,
+            format!("{}x{}x{}", row.grid[0], row.grid[1], row.grid[2]),
+            format!("{}x{}x{}", row.block[0], row.block[1], row.block[2]),
+            row.occupancy_pct,
+            row.shared_ld_instructions,
+            ratio(row.shared_ld_wavefronts, row.shared_ld_instructions),
+            row.global_ld_requests,
+            ratio(row.global_ld_sectors, row.global_ld_requests),
+        ));
+    }
+    lines.join("\n")
 }

@@ -239,3 +239,73 @@ fn simulate_reports_a_kernel_error_at_its_line_and_column() {
         "cannot read",
     );
 }
+
+#[test]
+fn a_tile_width_sweep_halves_the_global_loads_with_each_doubling() {
+    let matmul = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../www/kernels/matmul.cu")
+        .display()
+        .to_string();
+    let (ok, stdout, stderr) = memplay(&[
+        "sweep",
+        &matmul,
+        "--kernel",
+        "mm_tiled",
+        "--grid",
+        "256/TILE_WIDTH,256/TILE_WIDTH",
+        "--block",
+        "TILE_WIDTH,TILE_WIDTH",
+        "--regs",
+        "32",
+        "-D",
+        "PAD=0",
+        "--arg",
+        "n=256",
+        "--buffer",
+        "a=262144",
+        "--buffer",
+        "b=262144",
+        "--buffer",
+        "c=262144",
+        "--sweep",
+        "TILE_WIDTH=8,16,32",
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let rows: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON array");
+    let rows = rows.as_array().expect("rows");
+    assert_eq!(rows.len(), 3);
+    let grids: Vec<u64> = rows
+        .iter()
+        .map(|r| r["grid"][0].as_u64().unwrap_or(0))
+        .collect();
+    assert_eq!(grids, [32, 16, 8]);
+    let loads: Vec<f64> = rows
+        .iter()
+        .map(|r| r["global_ld_requests"].as_f64().unwrap_or(0.0))
+        .collect();
+    // Seed 003: a TILE-wide tile loads each element n / TILE times; 2 n^3 / TILE / 32 warp requests.
+    assert_eq!(
+        loads,
+        [
+            2.0 * 256f64.powi(3) / 8.0 / 32.0,
+            2.0 * 256f64.powi(3) / 16.0 / 32.0,
+            2.0 * 256f64.powi(3) / 32.0 / 32.0
+        ]
+    );
+}
+
+#[test]
+fn a_sweep_over_an_unknown_name_in_the_launch_is_an_error() {
+    let matmul = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../www/kernels/matmul.cu")
+        .display()
+        .to_string();
+    check_error(
+        &[
+            "sweep", &matmul, "--kernel", "mm_tiled", "--grid", "64/TILE", "--block", "16,16",
+            "--arg", "n=1024", "--sweep", "PAD=0,1",
+        ],
+        "the launch names TILE, which is no -D define or --arg",
+    );
+}
