@@ -13,7 +13,7 @@ use crate::components::roofline_view::RooflineView;
 use crate::model;
 use crate::state::{Action, State};
 use memplay_sim::simulate::{simulate, SimulationInput};
-use memplay_sim::{banks, occupancy, patterns, roofline};
+use memplay_sim::{banks, patterns, roofline};
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
@@ -81,13 +81,12 @@ pub fn app() -> Html {
     let device = state.device.device();
     let pattern = patterns::build(state.pattern, model::pattern_params(&state));
     let bank_report = banks::analyze(&pattern.access, &device);
-    let resources = model::block_resources(&state);
-    let launch = occupancy::calculate(&device, resources);
-    let sweeps = model::occupancy_sweeps(&device, resources);
     let ceilings = roofline::ceilings(&device);
     // The simulation reruns only when its input changes, not on every render.
     let input = state.lesson.launch(&state, state.source());
     let run: Rc<SimulationRun> = use_memo(input, run_simulation);
+    let (resources, launch) = model::lesson_occupancy(&run.input, &run.result);
+    let sweeps = model::occupancy_sweeps(&device, resources);
 
     html! {
         <>
@@ -115,7 +114,7 @@ pub fn app() -> Html {
                     source={state.source().to_string()}
                     edited={state.edited_source.is_some()}
                     compile={state.compile}
-                    run={run}
+                    run={run.clone()}
                     on_action={on_action.clone()}
                 />
                 <div class="views">
@@ -130,8 +129,7 @@ pub fn app() -> Html {
                     <OccupancyView
                         device={device.clone()}
                         resources={resources}
-                        tile={state.tile}
-                        pad={state.pad}
+                        kernel={run.input.kernel.clone()}
                         launch={launch}
                         sweeps={sweeps}
                     />

@@ -8,17 +8,15 @@
 
 use crate::state::State;
 use memplay_sim::banks::BankReport;
-use memplay_sim::occupancy::{self, BlockResources};
+#[cfg(test)]
+use memplay_sim::occupancy::Limiter;
+use memplay_sim::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use memplay_sim::patterns::PatternParams;
+use memplay_sim::simulate::{SimulationError, SimulationInput, SimulationReport};
 use memplay_sim::Device;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use memplay_sim::roofline::{tiled_matmul_intensity, NAIVE_MATMUL_INTENSITY};
-
-/// Bytes of the tiled matmul's two shared tiles `s_A` and `s_B`, each TILE x (TILE + PAD) floats.
-pub fn tiled_smem_bytes(tile: u32, pad: u32) -> u32 {
-    2 * tile * (tile + pad) * 4
-}
 
 pub fn pattern_params(state: &State) -> PatternParams {
     PatternParams {
@@ -28,12 +26,33 @@ pub fn pattern_params(state: &State) -> PatternParams {
     }
 }
 
-/// What one block of the tiled matmul asks of an SM at the chosen settings.
-pub fn block_resources(state: &State) -> BlockResources {
-    BlockResources {
-        threads_per_block: state.block,
-        regs_per_thread: state.regs,
-        smem_per_block: tiled_smem_bytes(state.tile, state.pad),
+/// What one block of the lesson's launch asks of an SM, and the occupancy that gives. The shared
+/// memory is the kernel's own (its `__shared__` arrays plus the dynamic bytes), as the simulation
+/// laid it out; when the kernel does not compile only the dynamic bytes are known.
+pub fn lesson_occupancy(
+    input: &SimulationInput,
+    result: &Result<SimulationReport, SimulationError>,
+) -> (BlockResources, Result<OccupancyReport, OccupancyError>) {
+    let threads = input
+        .block
+        .x
+        .saturating_mul(input.block.y)
+        .saturating_mul(input.block.z);
+    let with_smem = |smem_per_block: u32| BlockResources {
+        threads_per_block: threads,
+        regs_per_thread: input.regs,
+        smem_per_block,
+    };
+    match result {
+        Ok(report) => (
+            with_smem(u32::try_from(report.shared_bytes_per_block).unwrap_or(u32::MAX)),
+            Ok(report.occupancy),
+        ),
+        Err(SimulationError::DoesNotLaunch(error)) => (with_smem(input.dyn_smem), Err(*error)),
+        Err(SimulationError::Kernel(_)) => {
+            let resources = with_smem(input.dyn_smem);
+            (resources, occupancy::calculate(&input.device, resources))
+        }
     }
 }
 
@@ -619,7 +638,35 @@ mod tests {
         assert_eq!(format_intensity(18.478), "18.5");
         assert_eq!(format_intensity(4.0104), "4.01");
         assert_eq!(format_intensity(256.0), "256");
-        assert_eq!(tiled_smem_bytes(16, 1), 2176);
         assert_eq!(tiled_matmul_intensity(16), 4.0);
+    }
+
+    /// Seed 003, "G80 Block Granularity Considerations", run through the tiled matmul lesson:
+    /// (threads per SM, limiter) for each tile width, or the launch error.
+    fn check_g80_tile(tile: u32, expected: Result<(u32, Limiter), OccupancyError>) {
+        let state = State {
+            device: memplay_sim::DeviceId::G80,
+            tile,
+            regs: 10,
+            ..State::default()
+        };
+        let input = state.lesson.launch(&state, state.source());
+        let result = memplay_sim::simulate::simulate(&input);
+        let (_, launch) = lesson_occupancy(&input, &result);
+        let found = launch.map(|r| (r.active_warps_per_sm * 32, r.limiter));
+        assert_eq!(found, expected, "TILE = {tile}");
+    }
+
+    #[test]
+    fn g80_tiles_of_8_16_and_32_give_512_768_threads_or_no_launch() {
+        check_g80_tile(8, Ok((512, Limiter::Blocks)));
+        check_g80_tile(16, Ok((768, Limiter::Warps)));
+        check_g80_tile(
+            32,
+            Err(OccupancyError::TooManyThreads {
+                threads: 1024,
+                max: 512,
+            }),
+        );
     }
 }

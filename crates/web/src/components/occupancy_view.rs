@@ -14,8 +14,8 @@ use yew::prelude::*;
 pub struct OccupancyViewProps {
     pub device: Device,
     pub resources: BlockResources,
-    pub tile: u32,
-    pub pad: u32,
+    /// The kernel whose blocks these are.
+    pub kernel: String,
     pub launch: Result<OccupancyReport, OccupancyError>,
     pub sweeps: Sweeps,
 }
@@ -139,13 +139,12 @@ pub fn occupancy_view(props: &OccupancyViewProps) -> Html {
     let block = props.resources;
     let device = &props.device;
     let resources = format!(
-        "One block: {} threads × {} registers, and {} bytes of shared memory: the tiled \
-         matmul's two tiles s_A and s_B, 2 × TILE × (TILE + PAD) × 4 B = 2 × {} × {} × 4 B.",
+        "One block of {}: {} threads × {} registers, and {} bytes of shared memory (its \
+         __shared__ arrays and the launch's dynamic shared memory).",
+        props.kernel,
         block.threads_per_block,
         block.regs_per_thread,
         format_number(f64::from(block.smem_per_block)),
-        props.tile,
-        props.tile + props.pad
     );
     let current_pct = props
         .launch
