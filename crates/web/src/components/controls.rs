@@ -195,7 +195,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                            value={props.tile.to_string()}
                            oninput={tile.on_input} onchange={tile.on_change} />
                 </div>
-                <p class="hint" id="tile-hint">{ "TILE × TILE threads share two tiles." }</p>
+                <p class="hint" id="tile-hint">{ "TILE × TILE threads share two tiles; the matmul lessons' block is TILE × TILE." }</p>
             </div>
 
             <div class="control">
@@ -218,7 +218,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                        min={STRIDE.min.to_string()} max={STRIDE.max.to_string()} step="1"
                        value={props.stride.to_string()}
                        oninput={stride.on_input} onchange={stride.on_change} />
-                <p class="hint" id="stride-hint">{ "Words between lanes in shared[base + s*tid]." }</p>
+                <p class="hint" id="stride-hint">{ "Words between lanes in shared[base + s*tid]; the stride of the strided lessons." }</p>
             </div>
 
             <div class="control">
@@ -228,7 +228,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                        min={BLOCK.min.to_string()} max={BLOCK.max.to_string()} step="1"
                        value={props.block.to_string()}
                        oninput={block.on_input} onchange={block.on_change} />
-                <p class="hint" id="block-hint">{ "1 to 1024; old devices take at most 512." }</p>
+                <p class="hint" id="block-hint">{ "The block of the 1-D lessons; 1 to 1024, old devices take at most 512." }</p>
             </div>
 
             <div class="control">
