@@ -106,3 +106,123 @@ impl WarpAccess {
         self.lanes.iter().filter(|a| a.is_some()).count() as u32
     }
 }
+
+/// Random warp accesses for property tests that compare a fast analysis with its reference.
+#[cfg(test)]
+pub(crate) mod strategies {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Lane addresses built from one of several patterns, so that the cases cover what kernels do
+    /// (strides, broadcasts, groups of lanes sharing an address) and what they do not (random
+    /// addresses anywhere, addresses at the top of memory).
+    fn lane_addresses(width: u64) -> impl Strategy<Value = [u64; WARP_LANES]> {
+        let stride = (0u64..1 << 16, 0u64..140, 1u64..9).prop_map(move |(base, stride, group)| {
+            std::array::from_fn(|lane| {
+                base.wrapping_mul(width) + (lane as u64 / group) * stride * width
+            })
+        });
+        // Lanes that repeat every `period` lanes, as the rows of a 2D block narrower than the
+        // warp do when they read one row.
+        let periodic = (
+            0u64..1 << 16,
+            0u64..140,
+            prop::sample::select(vec![1u64, 2, 4, 8, 16]),
+        )
+            .prop_map(move |(base, stride, period)| {
+                std::array::from_fn(|lane| {
+                    base.wrapping_mul(width) + (lane as u64 % period) * stride * width
+                })
+            });
+        let nearby =
+            (0u64..1 << 20, prop::array::uniform32(0u64..96)).prop_map(move |(base, offsets)| {
+                offsets.map(|offset| base.wrapping_mul(width) + offset * width)
+            });
+        let unaligned = (0u64..1 << 12, prop::array::uniform32(0u64..512))
+            .prop_map(|(base, offsets)| offsets.map(|offset| base + offset));
+        let anywhere = prop::array::uniform32(any::<u64>());
+        let top = prop::array::uniform32(0u64..64).prop_map(|below| below.map(|b| u64::MAX - b));
+        prop_oneof![
+            4 => stride,
+            2 => periodic,
+            3 => nearby,
+            1 => unaligned,
+            1 => anywhere,
+            1 => top,
+        ]
+    }
+
+    /// Which lanes are active: mostly all, often a half-warp or a random subset, sometimes none.
+    fn active_mask() -> impl Strategy<Value = u32> {
+        prop_oneof![
+            4 => Just(u32::MAX),
+            1 => Just(0x0000_FFFF),
+            1 => Just(0xFFFF_0000),
+            3 => any::<u32>(),
+            1 => Just(0),
+        ]
+    }
+
+    /// A device preset, or one with the memory parameters changed to values no preset has (bank
+    /// counts that are not powers of two or exceed 64, other bank widths and warp sizes, either
+    /// phase and delivery and coalescing rule), so that fast paths and their fallbacks both run.
+    pub(crate) fn device() -> impl Strategy<Value = crate::device::Device> {
+        use crate::device::{
+            a100, fermi, g80, gt200, h100, v100, GlobalCoalescing, SharedPhase, SharedWordDelivery,
+        };
+        let presets = prop::sample::select(vec![g80(), gt200(), fermi(), v100(), a100(), h100()]);
+        let odd = (
+            prop::sample::select(vec![0u32, 1, 2, 8, 16, 24, 32, 64, 128]),
+            prop::sample::select(vec![0u32, 1, 2, 4, 8, 16, 3]),
+            prop::sample::select(vec![0u32, 1, 8, 16, 24, 32, 64]),
+            prop_oneof![Just(SharedPhase::HalfWarp), Just(SharedPhase::FullWarp)],
+            prop_oneof![
+                Just(SharedWordDelivery::Broadcast),
+                Just(SharedWordDelivery::Multicast)
+            ],
+            prop_oneof![
+                Just(GlobalCoalescing::Sectors),
+                Just(GlobalCoalescing::SegmentHalfWarp),
+                Just(GlobalCoalescing::StrictHalfWarp)
+            ],
+        )
+            .prop_map(
+                |(n_banks, bank_width_bytes, warp_size, phase, delivery, coalescing)| {
+                    crate::device::Device {
+                        n_banks,
+                        bank_width_bytes,
+                        warp_size,
+                        shared_phase: phase,
+                        shared_word_delivery: delivery,
+                        global_coalescing: coalescing,
+                        ..h100()
+                    }
+                },
+            );
+        prop_oneof![2 => presets, 1 => odd]
+    }
+
+    /// A warp access in `space` of any kind, width, active mask and addresses.
+    pub(crate) fn warp_access(space: Space) -> impl Strategy<Value = WarpAccess> {
+        let kind = prop_oneof![
+            Just(AccessKind::Load),
+            Just(AccessKind::Store),
+            Just(AccessKind::Atomic)
+        ];
+        (
+            kind,
+            prop::sample::select(vec![1u32, 2, 4, 8, 16]),
+            active_mask(),
+        )
+            .prop_flat_map(move |(kind, bytes, mask)| {
+                lane_addresses(u64::from(bytes)).prop_map(move |addresses| WarpAccess {
+                    space,
+                    kind,
+                    width: AccessWidth(bytes),
+                    lanes: std::array::from_fn(|lane| {
+                        (mask >> lane & 1 != 0).then_some(addresses[lane])
+                    }),
+                })
+            })
+    }
+}

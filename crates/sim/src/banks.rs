@@ -201,6 +201,251 @@ pub fn analyze(access: &WarpAccess, device: &Device) -> BankReport {
     report
 }
 
+/// The totals of one warp-level shared-memory access: what `analyze` reports in `wavefronts`,
+/// `ideal_wavefronts` and `bank_conflicts`, without the per-lane detail.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WavefrontCount {
+    pub wavefronts: u32,
+    pub ideal_wavefronts: u32,
+    /// `wavefronts - ideal_wavefronts`, Nsight Compute's bank conflicts.
+    pub bank_conflicts: u32,
+}
+
+/// The most 32-bit word accesses one phase may have for `wavefronts` to count it with bit masks
+/// of one `u64`. Every preset stays within it: a full-warp phase of 4-byte banks has at most 32
+/// words, a half-warp phase of 16-byte accesses 64.
+const FAST_PHASE_WORDS: usize = 64;
+
+/// The most banks the fast path of `wavefronts` handles, one bit of a `u64` per bank.
+const FAST_BANKS: u32 = 64;
+
+/// Counts the wavefronts of one warp-level shared-memory access on `device`, exactly as `analyze`
+/// does, without allocating.
+///
+/// `Counters::record` calls this for every shared load and store of a simulation, so it must be
+/// cheap: the per-lane report of `analyze` is for the page's bank map only. Devices with a
+/// power-of-two number of banks up to 64 and a power-of-two bank width (every preset) take a path
+/// built on bit masks; anything else is handed to `analyze`.
+pub fn wavefronts(access: &WarpAccess, device: &Device) -> WavefrontCount {
+    let n_banks = device.n_banks.max(1);
+    let word_bytes = device.bank_width_bytes.max(1);
+    let words_per_lane = (access.width.bytes() / word_bytes).max(1) as usize;
+    let phase_lanes = phase_lanes(access, device);
+    if !n_banks.is_power_of_two()
+        || n_banks > FAST_BANKS
+        || !word_bytes.is_power_of_two()
+        || phase_lanes * words_per_lane > FAST_PHASE_WORDS
+    {
+        let report = analyze(access, device);
+        return WavefrontCount {
+            wavefronts: report.wavefronts,
+            ideal_wavefronts: report.ideal_wavefronts,
+            bank_conflicts: report.bank_conflicts,
+        };
+    }
+    let shape = PhaseShape {
+        word_shift: word_bytes.trailing_zeros(),
+        words_per_lane: words_per_lane as u64,
+        n_banks,
+        bank_shift: n_banks.trailing_zeros(),
+    };
+    let mut count = WavefrontCount::default();
+    let mut first_lane = 0;
+    while first_lane < access.lanes.len() {
+        let end = (first_lane + phase_lanes).min(access.lanes.len());
+        let phase = &access.lanes[first_lane..end];
+        first_lane = end;
+        // A phase with no active lane is never issued.
+        if phase.iter().all(Option::is_none) {
+            continue;
+        }
+        let (wavefronts, distinct) = match device.shared_word_delivery {
+            SharedWordDelivery::Multicast => shape.multicast(phase),
+            SharedWordDelivery::Broadcast => shape.broadcast(phase),
+        };
+        count.wavefronts += wavefronts;
+        count.ideal_wavefronts += distinct.div_ceil(n_banks).max(1);
+    }
+    count.bank_conflicts = count.wavefronts.saturating_sub(count.ideal_wavefronts);
+    count
+}
+
+/// What `wavefronts` needs to know of the device and access to serve one phase.
+#[derive(Clone, Copy, Debug)]
+struct PhaseShape {
+    /// log2 of the bank width: a byte address shifted right by it is a word index.
+    word_shift: u32,
+    words_per_lane: u64,
+    n_banks: u32,
+    /// log2 of `n_banks`: a word shifted right by it is its row, the words of one bank in a row
+    /// being `n_banks` apart.
+    bank_shift: u32,
+}
+
+impl PhaseShape {
+    fn bank(self, word: u64) -> usize {
+        // `n_banks` is at most `FAST_BANKS`, so the second mask changes nothing; it lets the
+        // compiler drop the bounds checks of the per-bank arrays.
+        (word & u64::from(self.n_banks - 1)) as usize & (FAST_BANKS as usize - 1)
+    }
+
+    /// The words of a phase in `analyze`'s order (lane by lane, each lane's words ascending) in
+    /// a fixed array, so that the passes over them are plain loops over a slice.
+    fn collect(self, phase: &[Option<u64>]) -> PhaseWords {
+        let mut collected = PhaseWords {
+            words: [0; FAST_PHASE_WORDS],
+            n: 0,
+            same_address: true,
+        };
+        let lead = phase.iter().flatten().next().copied();
+        // `wavefronts` has checked that the words fit; the masked index only spares the
+        // compiler's bounds checks and can never wrap.
+        let slot = FAST_PHASE_WORDS - 1;
+        if self.words_per_lane == 1 {
+            for &address in phase.iter().flatten() {
+                collected.words[collected.n & slot] = address >> self.word_shift;
+                collected.same_address &= Some(address) == lead;
+                collected.n += 1;
+            }
+        } else {
+            for &address in phase.iter().flatten() {
+                let first = address >> self.word_shift;
+                for i in 0..self.words_per_lane {
+                    collected.words[collected.n & slot] = first.saturating_add(i);
+                    collected.n += 1;
+                }
+                collected.same_address &= Some(address) == lead;
+            }
+        }
+        collected.n = collected.n.min(FAST_PHASE_WORDS);
+        collected
+    }
+
+    /// cc >= 2.0: (wavefronts, distinct words) of one phase. A phase takes as many wavefronts as
+    /// its busiest bank has distinct words, so the result depends only on the set of words.
+    ///
+    /// A phase whose second half repeats its first (the rows of a 2D block narrower than the
+    /// warp reading the same row) has the set of its first half. A first pass over the lanes
+    /// then catches the other common shapes: every lane at one address (a broadcast: the set is
+    /// that of one lane), and one word per lane with every word in a bank of its own (no
+    /// conflict). Otherwise the words
+    /// of one bank differ in their row (the word over `n_banks`); when the rows of the phase span
+    /// fewer than 64, a `u64` per bank holds the rows it has seen as bits, and each word is
+    /// counted in one pass. Failing that, the words are compared pairwise.
+    fn multicast(self, phase: &[Option<u64>]) -> (u32, u32) {
+        if phase.len() >= 2 && phase.len().is_multiple_of(2) {
+            let (first_half, second_half) = phase.split_at(phase.len() / 2);
+            if first_half == second_half {
+                return self.multicast(first_half);
+            }
+        }
+        let Some(&lead) = phase.iter().flatten().next() else {
+            return (0, 0);
+        };
+        let (mut banks, mut n_lanes, mut same_address) = (0u64, 0u32, true);
+        for &address in phase.iter().flatten() {
+            banks |= 1 << self.bank(address >> self.word_shift);
+            same_address &= address == lead;
+            n_lanes += 1;
+        }
+        let last = self.words_per_lane - 1;
+        if same_address
+            && self.words_per_lane <= u64::from(self.n_banks)
+            && (lead >> self.word_shift).checked_add(last).is_some()
+        {
+            // One address: its consecutive words lie in banks of their own.
+            return (1, self.words_per_lane as u32);
+        }
+        if last == 0 && banks.count_ones() == n_lanes {
+            return (1, n_lanes);
+        }
+        let collected = self.collect(phase);
+        let mut words = &collected.words[..collected.n];
+        if collected.same_address {
+            words = &words[..words.len().min(self.words_per_lane as usize)];
+        }
+        let (mut low, mut high, mut banks) = (u64::MAX, 0u64, 0u64);
+        for &word in words {
+            low = low.min(word);
+            high = high.max(word);
+            banks |= 1 << self.bank(word);
+        }
+        let n_words = words.len() as u32;
+        if banks.count_ones() == n_words {
+            return (u32::from(n_words > 0), n_words);
+        }
+        let low_row = low >> self.bank_shift;
+        if (high >> self.bank_shift) - low_row < 64 {
+            let mut rows = [0u64; FAST_BANKS as usize];
+            // At most `FAST_PHASE_WORDS` (64) words per bank: a `u8` holds the count.
+            let mut per_bank = [0u8; FAST_BANKS as usize];
+            let (mut busiest, mut distinct) = (0u8, 0u32);
+            for &word in words {
+                let bank = self.bank(word);
+                let bit = 1u64 << (((word >> self.bank_shift) - low_row) & 63);
+                if rows[bank] & bit == 0 {
+                    rows[bank] |= bit;
+                    per_bank[bank] += 1;
+                    busiest = busiest.max(per_bank[bank]);
+                    distinct += 1;
+                }
+            }
+            return (u32::from(busiest), distinct);
+        }
+        let mut per_bank = [0u32; FAST_BANKS as usize];
+        let mut distinct = 0;
+        for (index, &word) in words.iter().enumerate() {
+            if !words[..index].contains(&word) {
+                per_bank[self.bank(word)] += 1;
+                distinct += 1;
+            }
+        }
+        (per_bank.iter().copied().max().unwrap_or(0), distinct)
+    }
+
+    /// cc 1.x: (steps, distinct words) of one phase, served as `serve_with_broadcast` serves it,
+    /// with the served word accesses and the banks of a step as bit masks.
+    fn broadcast(self, phase: &[Option<u64>]) -> (u32, u32) {
+        let collected = self.collect(phase);
+        let words = &collected.words[..collected.n];
+        let mut remaining = u64::MAX.checked_shr(64 - words.len() as u32).unwrap_or(0);
+        let mut steps = 0;
+        while remaining != 0 {
+            let broadcast = words[remaining.trailing_zeros() as usize];
+            let mut banks_served = 1u64 << self.bank(broadcast);
+            let mut candidates = remaining;
+            while candidates != 0 {
+                let index = candidates.trailing_zeros() as usize;
+                candidates &= candidates - 1;
+                let word = words[index];
+                let bank = 1u64 << self.bank(word);
+                if word == broadcast {
+                    remaining &= !(1 << index);
+                } else if banks_served & bank == 0 {
+                    banks_served |= bank;
+                    remaining &= !(1 << index);
+                }
+            }
+            steps += 1;
+        }
+        let distinct = words
+            .iter()
+            .enumerate()
+            .filter(|&(index, word)| !words[..index].contains(word))
+            .count() as u32;
+        (steps, distinct)
+    }
+}
+
+/// The words of one phase, collected by `PhaseShape::collect`.
+#[derive(Debug)]
+struct PhaseWords {
+    words: [u64; FAST_PHASE_WORDS],
+    n: usize,
+    /// Every active lane of the phase has the same address.
+    same_address: bool,
+}
+
 /// Lanes per phase: half-warps on cc 1.x, and on cc >= 2.0 for accesses wider than a bank word.
 fn phase_lanes(access: &WarpAccess, device: &Device) -> usize {
     let warp = device.warp_size.max(1) as usize;
@@ -594,6 +839,50 @@ mod tests {
     #[test]
     fn stride_eight_is_eight_way_on_h100() {
         check(&stride(8), &h100(), expect(8, 1, 8));
+    }
+
+    // ---- The fast count against the full analysis. ------------------------------------------
+
+    /// `wavefronts` as `analyze` reports it.
+    fn analyzed(access: &WarpAccess, device: &Device) -> WavefrontCount {
+        let report = analyze(access, device);
+        WavefrontCount {
+            wavefronts: report.wavefronts,
+            ideal_wavefronts: report.ideal_wavefronts,
+            bank_conflicts: report.bank_conflicts,
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+        #[test]
+        fn fast_wavefront_count_equals_the_full_analysis(
+            access in crate::access::strategies::warp_access(Space::Shared),
+            device in crate::access::strategies::device(),
+        ) {
+            proptest::prop_assert_eq!(wavefronts(&access, &device), analyzed(&access, &device));
+        }
+    }
+
+    // Every stride from 0 to 2100 words, at every width, on both kinds of delivery: the strides
+    // of the lessons' sliders, exhaustively, including the rows-span limit of the fast path.
+    #[test]
+    fn fast_wavefront_count_equals_the_full_analysis_for_every_stride() {
+        for device in [h100(), g80()] {
+            for bytes in [1, 2, 4, 8, 16] {
+                let width = AccessWidth::new(bytes).expect("a valid width");
+                for stride in 0..2100u64 {
+                    let access = words_of_width(width, |lane| (lane * stride) % 4096);
+                    assert_eq!(
+                        wavefronts(&access, &device),
+                        analyzed(&access, &device),
+                        "stride {stride}, {bytes} bytes, on {}",
+                        device.name
+                    );
+                }
+            }
+        }
     }
 
     // ---- Comparison with the H100 measurements (h100.json, `ncu` records). ---------------------

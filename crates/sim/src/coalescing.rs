@@ -30,7 +30,7 @@
 //! Addresses are assumed naturally aligned, as CUDA requires; should a lane's bytes still cross a
 //! segment, it counts in the segment of its first byte.
 
-use crate::access::WarpAccess;
+use crate::access::{WarpAccess, WARP_LANES};
 use crate::device::{Device, GlobalCoalescing};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -81,24 +81,10 @@ impl CoalescingReport {
 ///
 /// Inactive lanes are ignored; an access with no active lane makes no request.
 pub fn analyze(access: &WarpAccess, device: &Device) -> CoalescingReport {
-    let width = u64::from(access.width.bytes());
-    let bytes_requested = u64::from(access.n_active()) * width;
-    let (requests, transactions) = match device.global_coalescing {
-        GlobalCoalescing::Sectors => {
-            let requests = u32::from(access.n_active() > 0);
-            (requests, sector_transactions(access))
-        }
-        GlobalCoalescing::SegmentHalfWarp => per_half_warp(access, device, segment_transactions),
-        GlobalCoalescing::StrictHalfWarp => per_half_warp(access, device, strict_transactions),
-    };
+    let mut transactions = Vec::new();
+    let n_active = access.n_active();
+    let requests = for_each_transaction(access, device, n_active, |t| transactions.push(t));
     let bytes_moved: u64 = transactions.iter().map(|t| u64::from(t.bytes)).sum();
-    let sectors = match device.global_coalescing {
-        // Every transaction is one distinct sector.
-        GlobalCoalescing::Sectors => transactions.len() as u32,
-        GlobalCoalescing::SegmentHalfWarp | GlobalCoalescing::StrictHalfWarp => {
-            (bytes_moved / SECTOR_BYTES) as u32
-        }
-    };
     let lines: BTreeSet<u64> = transactions
         .iter()
         .flat_map(|t| {
@@ -108,11 +94,88 @@ pub fn analyze(access: &WarpAccess, device: &Device) -> CoalescingReport {
         .collect();
     CoalescingReport {
         requests,
-        sectors,
+        sectors: sectors(device, transactions.len() as u32, bytes_moved),
         lines: lines.len() as u32,
         transactions,
-        bytes_requested,
+        bytes_requested: bytes_requested(access, n_active),
         bytes_moved,
+    }
+}
+
+/// The totals of one warp-level global access: what `analyze` reports in `requests`, `sectors`,
+/// `bytes_requested` and `bytes_moved`, without the transaction list and the lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CoalescingCount {
+    pub requests: u32,
+    pub sectors: u32,
+    pub bytes_requested: u64,
+    pub bytes_moved: u64,
+}
+
+/// Counts the requests, sectors and bytes of one warp-level global access on `device`, exactly as
+/// `analyze` does, without allocating. `Counters::record` calls this for every global and local
+/// access of a simulation; the transaction list of `analyze` is for the page.
+pub fn count(access: &WarpAccess, device: &Device) -> CoalescingCount {
+    let (mut n_transactions, mut bytes_moved) = (0u32, 0u64);
+    let n_active = access.n_active();
+    let requests = for_each_transaction(access, device, n_active, |t| {
+        n_transactions += 1;
+        bytes_moved += u64::from(t.bytes);
+    });
+    CoalescingCount {
+        requests,
+        sectors: sectors(device, n_transactions, bytes_moved),
+        bytes_requested: bytes_requested(access, n_active),
+        bytes_moved,
+    }
+}
+
+/// Hands each transaction of one warp-level global access on `device` to `emit`, in issue order,
+/// and returns the requests: the transactions `analyze` lists, without allocating. For callers
+/// that need the transactions themselves at every access of a simulation.
+pub fn each_transaction(
+    access: &WarpAccess,
+    device: &Device,
+    emit: impl FnMut(Transaction),
+) -> u32 {
+    for_each_transaction(access, device, access.n_active(), emit)
+}
+
+fn bytes_requested(access: &WarpAccess, n_active: u32) -> u64 {
+    u64::from(n_active) * u64::from(access.width.bytes())
+}
+
+/// Sectors of an access from its transactions: on cc >= 2.0 every transaction is one distinct
+/// sector; on cc 1.x they are the moved bytes over 32.
+fn sectors(device: &Device, n_transactions: u32, bytes_moved: u64) -> u32 {
+    match device.global_coalescing {
+        GlobalCoalescing::Sectors => n_transactions,
+        GlobalCoalescing::SegmentHalfWarp | GlobalCoalescing::StrictHalfWarp => {
+            (bytes_moved / SECTOR_BYTES) as u32
+        }
+    }
+}
+
+/// Hands each transaction of `access` (which has `n_active` active lanes) to `emit`, in issue
+/// order, and returns the requests. Both `analyze` and `count` are built on it, so they cannot
+/// disagree; it allocates nothing.
+fn for_each_transaction(
+    access: &WarpAccess,
+    device: &Device,
+    n_active: u32,
+    mut emit: impl FnMut(Transaction),
+) -> u32 {
+    match device.global_coalescing {
+        GlobalCoalescing::Sectors => {
+            sector_transactions(access, &mut emit);
+            u32::from(n_active > 0)
+        }
+        GlobalCoalescing::SegmentHalfWarp => {
+            per_half_warp(access, device, &mut emit, segment_transactions)
+        }
+        GlobalCoalescing::StrictHalfWarp => {
+            per_half_warp(access, device, &mut emit, strict_transactions)
+        }
     }
 }
 
@@ -121,78 +184,108 @@ fn byte_range(address: u64, width: u64) -> (u64, u64) {
     (address, address.saturating_add(width.max(1) - 1))
 }
 
+/// Most sectors one warp-level access can touch: a lane's bytes (at most 16) lie in at most two.
+const MAX_LANE_SECTORS: usize = 2 * WARP_LANES;
+
 /// cc >= 2.0: one 32-byte transaction per distinct sector, ascending.
-fn sector_transactions(access: &WarpAccess) -> Vec<Transaction> {
+fn sector_transactions(access: &WarpAccess, emit: &mut impl FnMut(Transaction)) {
     let width = u64::from(access.width.bytes());
-    let sectors: BTreeSet<u64> = access
-        .active_lanes()
-        .flat_map(|(_, address)| {
-            let (first, last) = byte_range(address, width);
-            (first / SECTOR_BYTES)..=(last / SECTOR_BYTES)
-        })
-        .collect();
-    sectors
-        .into_iter()
-        .map(|sector| Transaction {
+    // The distinct sectors of the active lanes, kept sorted by insertion. Lanes mostly come in
+    // ascending address order, or share sectors with the lane before, so most sectors are found
+    // at or appended after the end: linear in the lanes.
+    let mut sectors = [0u64; MAX_LANE_SECTORS];
+    let mut n = 0;
+    let mut insert = |sector: u64| {
+        if n > 0 && sectors[n - 1] == sector {
+            return;
+        }
+        let mut at = n;
+        while at > 0 && sectors[at - 1] > sector {
+            at -= 1;
+        }
+        if (at > 0 && sectors[at - 1] == sector) || n == MAX_LANE_SECTORS {
+            return;
+        }
+        sectors.copy_within(at..n, at + 1);
+        sectors[at] = sector;
+        n += 1;
+    };
+    for &address in access.lanes.iter().flatten() {
+        let (first, last) = byte_range(address, width);
+        // At most 16 bytes: the first sector and perhaps the next.
+        let (first, last) = (first / SECTOR_BYTES, last / SECTOR_BYTES);
+        insert(first);
+        if last > first {
+            insert(last);
+        }
+    }
+    for &sector in &sectors[..n] {
+        emit(Transaction {
             address: sector * SECTOR_BYTES,
             bytes: SECTOR_BYTES as u32,
-        })
-        .collect()
+        });
+    }
 }
 
-/// A cc 1.x coalescing rule: the transactions of one half-warp, given its active lanes as (lane
-/// index within the half-warp, address) and the access width in bytes.
-type HalfWarpRule = fn(&[(u64, u64)], u64) -> Vec<Transaction>;
+/// A cc 1.x coalescing rule: emits the transactions of one half-warp, given its active lanes as
+/// (lane index within the half-warp, address) and the access width in bytes.
+type HalfWarpRule<E> = fn(&[(u64, u64)], u64, &mut E);
 
 /// Runs `rule` on each half-warp that has an active lane, in order: cc 1.x issues one request per
 /// such half-warp. `rule` gets the active lanes as (lane index within the half-warp, address).
-fn per_half_warp(
+fn per_half_warp<E: FnMut(Transaction)>(
     access: &WarpAccess,
     device: &Device,
-    rule: HalfWarpRule,
-) -> (u32, Vec<Transaction>) {
+    emit: &mut E,
+    rule: HalfWarpRule<E>,
+) -> u32 {
     let half_warp = ((device.warp_size / 2).max(1) as usize).min(access.lanes.len());
     let width = u64::from(access.width.bytes());
     let mut requests = 0;
-    let mut transactions = Vec::new();
     for half in access.lanes.chunks(half_warp) {
-        let active: Vec<(u64, u64)> = half
-            .iter()
-            .enumerate()
-            .filter_map(|(k, slot)| slot.map(|address| (k as u64, address)))
-            .collect();
-        if active.is_empty() {
+        let mut active = [(0u64, 0u64); WARP_LANES];
+        let mut n = 0;
+        for (k, slot) in half.iter().enumerate() {
+            if let Some(address) = slot {
+                active[n] = (k as u64, *address);
+                n += 1;
+            }
+        }
+        if n == 0 {
             continue;
         }
         requests += 1;
-        transactions.extend(rule(&active, width));
+        rule(&active[..n], width, emit);
     }
-    (requests, transactions)
+    requests
 }
 
 /// cc 1.2/1.3, Programming Guide G.3.2.2, for one half-warp.
-fn segment_transactions(active: &[(u64, u64)], width: u64) -> Vec<Transaction> {
+fn segment_transactions<E: FnMut(Transaction)>(active: &[(u64, u64)], width: u64, emit: &mut E) {
     let segment = match width {
         1 => 32,
         2 => 64,
         _ => 128,
     };
-    let mut remaining: Vec<u64> = active.iter().map(|&(_, address)| address).collect();
-    let mut transactions = Vec::new();
-    while let Some(&lowest_lane_address) = remaining.first() {
+    // The lanes not yet served, as bits of `active` (a half-warp has at most 32 lanes).
+    let mut remaining = u64::MAX.checked_shr(64 - active.len() as u32).unwrap_or(0);
+    while remaining != 0 {
+        let lowest_lane_address = active[remaining.trailing_zeros() as usize].1;
         let base = lowest_lane_address / segment * segment;
         let segment_last = base.saturating_add(segment - 1);
-        let (inside, outside): (Vec<u64>, Vec<u64>) = remaining
-            .iter()
-            .partition(|&&address| address / segment == base / segment);
-        remaining = outside;
-        // The bytes used within the segment.
-        let used_first = inside.iter().copied().min().unwrap_or(base);
-        let used_last = inside
-            .iter()
-            .map(|&address| byte_range(address, width).1.min(segment_last))
-            .max()
-            .unwrap_or(base);
+        // The bytes used within the segment, by the remaining lanes whose address lies in it.
+        let (mut used_first, mut used_last) = (u64::MAX, 0);
+        let mut lanes = remaining;
+        while lanes != 0 {
+            let index = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let address = active[index].1;
+            if address / segment == base / segment {
+                remaining &= !(1 << index);
+                used_first = used_first.min(address);
+                used_last = used_last.max(byte_range(address, width).1.min(segment_last));
+            }
+        }
         let (mut address, mut bytes) = (base, segment);
         while bytes > SECTOR_BYTES {
             let half = bytes / 2;
@@ -205,16 +298,15 @@ fn segment_transactions(active: &[(u64, u64)], width: u64) -> Vec<Transaction> {
                 break;
             }
         }
-        transactions.push(Transaction {
+        emit(Transaction {
             address,
             bytes: bytes as u32,
         });
     }
-    transactions
 }
 
 /// cc 1.0/1.1, Programming Guide G.3.2.1, for one half-warp.
-fn strict_transactions(active: &[(u64, u64)], width: u64) -> Vec<Transaction> {
+fn strict_transactions<E: FnMut(Transaction)>(active: &[(u64, u64)], width: u64, emit: &mut E) {
     let whole: &[u32] = match width {
         4 => &[64],
         8 => &[128],
@@ -235,22 +327,19 @@ fn strict_transactions(active: &[(u64, u64)], width: u64) -> Vec<Transaction> {
     match base {
         Some(base) if coalesced => {
             let mut address = base;
-            whole
-                .iter()
-                .map(|&bytes| {
-                    let transaction = Transaction { address, bytes };
-                    address = address.saturating_add(u64::from(bytes));
-                    transaction
-                })
-                .collect()
+            for &bytes in whole {
+                emit(Transaction { address, bytes });
+                address = address.saturating_add(u64::from(bytes));
+            }
         }
-        _ => active
-            .iter()
-            .map(|&(_, address)| Transaction {
-                address: address / SECTOR_BYTES * SECTOR_BYTES,
-                bytes: SECTOR_BYTES as u32,
-            })
-            .collect(),
+        _ => {
+            for &(_, address) in active {
+                emit(Transaction {
+                    address: address / SECTOR_BYTES * SECTOR_BYTES,
+                    bytes: SECTOR_BYTES as u32,
+                });
+            }
+        }
     }
 }
 
@@ -490,6 +579,205 @@ mod tests {
             let report = analyze(&top, &device);
             assert!(report.requests >= 1, "on {}", device.name);
             assert!(!report.transactions.is_empty());
+        }
+    }
+
+    // ---- The allocation-free rules against the allocating originals. ------------------------
+
+    /// The transaction rules as they were first written, with sets and vectors: the oracle for
+    /// the allocation-free rules that `analyze` and `count` now share.
+    mod original {
+        use super::super::{byte_range, SECTOR_BYTES};
+        use crate::access::WarpAccess;
+        use crate::coalescing::Transaction;
+        use crate::device::{Device, GlobalCoalescing};
+        use std::collections::BTreeSet;
+
+        /// (requests, transactions) of one access, by the original rules.
+        pub(super) fn transactions(
+            access: &WarpAccess,
+            device: &Device,
+        ) -> (u32, Vec<Transaction>) {
+            match device.global_coalescing {
+                GlobalCoalescing::Sectors => (
+                    u32::from(access.n_active() > 0),
+                    sector_transactions(access),
+                ),
+                GlobalCoalescing::SegmentHalfWarp => {
+                    per_half_warp(access, device, segment_transactions)
+                }
+                GlobalCoalescing::StrictHalfWarp => {
+                    per_half_warp(access, device, strict_transactions)
+                }
+            }
+        }
+
+        /// cc >= 2.0: one 32-byte transaction per distinct sector, ascending.
+        fn sector_transactions(access: &WarpAccess) -> Vec<Transaction> {
+            let width = u64::from(access.width.bytes());
+            let sectors: BTreeSet<u64> = access
+                .active_lanes()
+                .flat_map(|(_, address)| {
+                    let (first, last) = byte_range(address, width);
+                    (first / SECTOR_BYTES)..=(last / SECTOR_BYTES)
+                })
+                .collect();
+            sectors
+                .into_iter()
+                .map(|sector| Transaction {
+                    address: sector * SECTOR_BYTES,
+                    bytes: SECTOR_BYTES as u32,
+                })
+                .collect()
+        }
+
+        /// A cc 1.x coalescing rule: the transactions of one half-warp, given its active lanes as (lane
+        /// index within the half-warp, address) and the access width in bytes.
+        type HalfWarpRule = fn(&[(u64, u64)], u64) -> Vec<Transaction>;
+
+        /// Runs `rule` on each half-warp that has an active lane, in order: cc 1.x issues one request per
+        /// such half-warp. `rule` gets the active lanes as (lane index within the half-warp, address).
+        fn per_half_warp(
+            access: &WarpAccess,
+            device: &Device,
+            rule: HalfWarpRule,
+        ) -> (u32, Vec<Transaction>) {
+            let half_warp = ((device.warp_size / 2).max(1) as usize).min(access.lanes.len());
+            let width = u64::from(access.width.bytes());
+            let mut requests = 0;
+            let mut transactions = Vec::new();
+            for half in access.lanes.chunks(half_warp) {
+                let active: Vec<(u64, u64)> = half
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, slot)| slot.map(|address| (k as u64, address)))
+                    .collect();
+                if active.is_empty() {
+                    continue;
+                }
+                requests += 1;
+                transactions.extend(rule(&active, width));
+            }
+            (requests, transactions)
+        }
+
+        /// cc 1.2/1.3, Programming Guide G.3.2.2, for one half-warp.
+        fn segment_transactions(active: &[(u64, u64)], width: u64) -> Vec<Transaction> {
+            let segment = match width {
+                1 => 32,
+                2 => 64,
+                _ => 128,
+            };
+            let mut remaining: Vec<u64> = active.iter().map(|&(_, address)| address).collect();
+            let mut transactions = Vec::new();
+            while let Some(&lowest_lane_address) = remaining.first() {
+                let base = lowest_lane_address / segment * segment;
+                let segment_last = base.saturating_add(segment - 1);
+                let (inside, outside): (Vec<u64>, Vec<u64>) = remaining
+                    .iter()
+                    .partition(|&&address| address / segment == base / segment);
+                remaining = outside;
+                // The bytes used within the segment.
+                let used_first = inside.iter().copied().min().unwrap_or(base);
+                let used_last = inside
+                    .iter()
+                    .map(|&address| byte_range(address, width).1.min(segment_last))
+                    .max()
+                    .unwrap_or(base);
+                let (mut address, mut bytes) = (base, segment);
+                while bytes > SECTOR_BYTES {
+                    let half = bytes / 2;
+                    if used_last < address + half {
+                        bytes = half;
+                    } else if used_first >= address + half {
+                        address += half;
+                        bytes = half;
+                    } else {
+                        break;
+                    }
+                }
+                transactions.push(Transaction {
+                    address,
+                    bytes: bytes as u32,
+                });
+            }
+            transactions
+        }
+
+        /// cc 1.0/1.1, Programming Guide G.3.2.1, for one half-warp.
+        fn strict_transactions(active: &[(u64, u64)], width: u64) -> Vec<Transaction> {
+            let whole: &[u32] = match width {
+                4 => &[64],
+                8 => &[128],
+                16 => &[128, 128],
+                _ => &[],
+            };
+            let aligned_to = 16 * width;
+            let base = active
+                .first()
+                .and_then(|&(k, address)| address.checked_sub(k * width));
+            let coalesced = !whole.is_empty()
+                && base.is_some_and(|base| {
+                    base % aligned_to == 0
+                        && active
+                            .iter()
+                            .all(|&(k, address)| Some(address) == base.checked_add(k * width))
+                });
+            match base {
+                Some(base) if coalesced => {
+                    let mut address = base;
+                    whole
+                        .iter()
+                        .map(|&bytes| {
+                            let transaction = Transaction { address, bytes };
+                            address = address.saturating_add(u64::from(bytes));
+                            transaction
+                        })
+                        .collect()
+                }
+                _ => active
+                    .iter()
+                    .map(|&(_, address)| Transaction {
+                        address: address / SECTOR_BYTES * SECTOR_BYTES,
+                        bytes: SECTOR_BYTES as u32,
+                    })
+                    .collect(),
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+        #[test]
+        fn allocation_free_rules_list_the_original_transactions(
+            access in crate::access::strategies::warp_access(Space::Global),
+            device in crate::access::strategies::device(),
+        ) {
+            let mut listed = Vec::new();
+            let requests = each_transaction(&access, &device, |t| listed.push(t));
+            proptest::prop_assert_eq!((requests, listed), original::transactions(&access, &device));
+        }
+    }
+
+    // ---- The fast count against the full analysis. ------------------------------------------
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+        #[test]
+        fn fast_coalescing_count_equals_the_full_analysis(
+            access in crate::access::strategies::warp_access(Space::Global),
+            device in crate::access::strategies::device(),
+        ) {
+            let report = analyze(&access, &device);
+            let expected = CoalescingCount {
+                requests: report.requests,
+                sectors: report.sectors,
+                bytes_requested: report.bytes_requested,
+                bytes_moved: report.bytes_moved,
+            };
+            proptest::prop_assert_eq!(count(&access, &device), expected);
         }
     }
 

@@ -796,10 +796,26 @@ fn continues(
 /// The widest power-of-two width from `max` down to `elem` at which every active lane is aligned.
 fn widest_aligned(lanes: &[Option<u64>; crate::access::WARP_LANES], max: u64, elem: u64) -> u64 {
     let mut width = max.max(elem);
-    while width > elem && lanes.iter().flatten().any(|address| address % width != 0) {
+    while width > elem
+        && lanes
+            .iter()
+            .flatten()
+            .any(|&address| !is_multiple(address, width))
+    {
         width /= 2;
     }
     width.max(elem)
+}
+
+/// `address % width == 0`, with a mask for the power-of-two widths loads have: this runs for
+/// every lane of every fusible load, and a 64-bit division per lane was a fair part of the
+/// simulation's time.
+fn is_multiple(address: u64, width: u64) -> bool {
+    if width.is_power_of_two() {
+        address & (width - 1) == 0
+    } else {
+        address.checked_rem(width).is_none_or(|rest| rest == 0)
+    }
 }
 
 fn shifted(

@@ -89,22 +89,23 @@ impl Counters {
 
     /// Adds one warp-level memory instruction.
     pub fn record(&mut self, access: &WarpAccess, device: &Device) {
-        if access.n_active() == 0 {
+        let n_active = access.n_active();
+        if n_active == 0 {
             return;
         }
         match access.space {
             Space::Shared => {
                 self.shared_bytes_requested +=
-                    f64::from(access.n_active()) * f64::from(access.width.bytes());
+                    f64::from(n_active) * f64::from(access.width.bytes());
                 match access.kind {
                     AccessKind::Load => {
-                        let report = banks::analyze(access, device);
+                        let report = banks::wavefronts(access, device);
                         self.shared_ld_instructions += 1.0;
                         self.shared_ld_wavefronts += f64::from(report.wavefronts);
                         self.shared_ld_bank_conflicts += f64::from(report.bank_conflicts);
                     }
                     AccessKind::Store => {
-                        let report = banks::analyze(access, device);
+                        let report = banks::wavefronts(access, device);
                         self.shared_st_instructions += 1.0;
                         self.shared_st_wavefronts += f64::from(report.wavefronts);
                         self.shared_st_bank_conflicts += f64::from(report.bank_conflicts);
@@ -115,7 +116,7 @@ impl Counters {
                 }
             }
             Space::Global => {
-                let report = coalescing::analyze(access, device);
+                let report = coalescing::count(access, device);
                 let requests = f64::from(report.requests);
                 let sectors = f64::from(report.sectors);
                 self.global_bytes_requested += report.bytes_requested as f64;
@@ -136,7 +137,7 @@ impl Counters {
                 }
             }
             Space::Local => {
-                let report = coalescing::analyze(access, device);
+                let report = coalescing::count(access, device);
                 let requests = f64::from(report.requests);
                 let sectors = f64::from(report.sectors);
                 match access.kind {
@@ -152,12 +153,18 @@ impl Counters {
                 }
             }
             Space::Constant => {
-                let mut addresses: Vec<u64> =
-                    access.active_lanes().map(|(_, address)| address).collect();
-                addresses.sort_unstable();
-                addresses.dedup();
+                // Distinct addresses, counted without allocating: a lane's address counts if no
+                // lower lane has it (at most 32 lanes, so the pairwise check stays small).
+                let mut seen = [0u64; crate::access::WARP_LANES];
+                let mut distinct = 0;
+                for (_, address) in access.active_lanes() {
+                    if !seen[..distinct].contains(&address) {
+                        seen[distinct] = address;
+                        distinct += 1;
+                    }
+                }
                 self.constant_requests += 1.0;
-                self.constant_serialized_accesses += addresses.len() as f64;
+                self.constant_serialized_accesses += distinct as f64;
             }
         }
     }

@@ -199,6 +199,63 @@ pub struct Device {
     pub global_coalescing: GlobalCoalescing,
     /// The row alignment `cudaMallocPitch` uses, in bytes.
     pub pitch_alignment_bytes: u32,
+    /// Latencies, cache and DRAM constants for the timing model (`timing`).
+    pub timing: DeviceTiming,
+}
+
+/// The constants the timing model (`timing`) needs beyond the limits above: latencies,
+/// bandwidths of the levels between SM and DRAM, issue rates and fixed overheads. Each preset
+/// names the source of each value; where no source for a device was found the value is carried
+/// over from a related device and marked as such. Cycles are SM clock cycles (`sm_clock_mhz`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DeviceTiming {
+    /// A load that hits L1, from issue to use.
+    pub l1_hit_latency_cycles: u32,
+    /// A load that misses L1 and hits L2.
+    pub l2_hit_latency_cycles: u32,
+    /// A load that goes to DRAM (without a TLB miss), unloaded.
+    pub dram_latency_cycles: u32,
+    /// What the L2 moves per clock, summed over its slices (0 without an L2 for global memory).
+    pub l2_bytes_per_clock: u32,
+    /// Partitions the L2 is split into; each caches the data its SMs use, so data reused by all
+    /// SMs (as a kernel's inputs are from one launch to the next) occupies every partition.
+    pub l2_partitions: u32,
+    /// The smallest unit DRAM reads or writes behind the L2.
+    pub dram_atom_bytes: u32,
+    /// The DRAM's rows and command timings, where no L2 sits in front of DRAM (cc 1.x) and every
+    /// transaction is a DRAM access of its own; `None` where an L2 groups accesses into lines.
+    pub dram_rows: Option<DramRows>,
+    /// Warp instructions an SM issues per clock (all its schedulers together).
+    pub warp_instructions_per_clock: f64,
+    /// Clocks the shared memory takes per wavefront (one conflict-free pass over its banks).
+    pub shared_clocks_per_wavefront: f64,
+    /// Clocks from one block's last warp ending to the next block's first load on that SM:
+    /// retiring the block, launching the next, and the instructions before its first load.
+    pub block_turnaround_cycles: u32,
+    /// Fixed cost of a launch as CUDA events see it, in clocks.
+    pub launch_overhead_cycles: u32,
+    /// Clocks between two serialized updates of one global address by atomics.
+    pub global_atomic_cycles: f64,
+}
+
+/// The GDDR3 behind a cc 1.x memory system, as the timing model counts its row activations
+/// (`timing::profile` and `timing::predict`). A transaction's burst takes its bytes over the
+/// device's bandwidth; beyond that each transaction takes a column command, and one that opens a
+/// row an activation. Plain data; each preset names its sources.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DramRows {
+    /// The memory (command) clock of the DRAM chips, in MHz.
+    pub clock_mhz: u32,
+    /// Memory partitions: 64-bit channels, each with its own chips, rows and command bus.
+    pub partitions: u32,
+    /// Consecutive bytes of the address space that map to one partition before the next.
+    pub interleave_bytes: u32,
+    /// Bytes one row activation opens in one partition (a row of each of its chips).
+    pub row_bytes: u32,
+    /// Memory clocks each transaction takes beyond its burst: its column command.
+    pub command_clocks: f64,
+    /// Memory clocks a transaction that opens a row takes beyond that: the activation.
+    pub activate_clocks: f64,
 }
 
 impl Device {
@@ -278,6 +335,49 @@ pub fn g80() -> Device {
         // cudaDeviceProp::texturePitchAlignment-era rule: rows padded to 256 bytes on cc 1.x
         // (Programming Guide 2.x, cudaMallocPitch; seed 002: "align to 128 or 256 bytes").
         pitch_alignment_bytes: 256,
+        timing: DeviceTiming {
+            // No L1 or L2 for global memory on cc 1.x: every load goes to DRAM. CUDA C Programming
+            // Guide 2.3, 5.1.2.1: "400 to 600 clock cycles of memory latency".
+            l1_hit_latency_cycles: 500,
+            l2_hit_latency_cycles: 500,
+            dram_latency_cycles: 500,
+            l2_bytes_per_clock: 0,
+            l2_partitions: 1,
+            dram_atom_bytes: 32,
+            dram_rows: Some(DramRows {
+                // 900 MHz GDDR3 on a 384-bit bus: 6 partitions of 64 bits (two x32 chips each),
+                // 6 x 16 bytes x 900 MHz = 86.4 GB/s (GeForce 8800 technical brief, 2006). A
+                // GDDR3 read moves four 32-bit words a chip in two clocks (Qimonda
+                // HYB18H512321BF data sheet, 1.2: 4n prefetch, bursts of 4 or 8), so the
+                // smallest transaction, 32 bytes, is one burst of a partition.
+                clock_mhz: 900,
+                partitions: 6,
+                // Ruetsch and Micikevicius, "Optimizing Matrix Transpose in CUDA" (NVIDIA, 2009),
+                // "partition camping": global memory is divided into partitions of 256 bytes.
+                interleave_bytes: 256,
+                // A 512-Mbit x32 GDDR3 chip has 8 banks (HYB18H512321BF, 1.2) of 4,096 rows of
+                // 512 32-bit columns: 2 KB a row, 4 KB for the two chips of a partition.
+                row_bytes: 4096,
+                // Qimonda HYB18H512321AF data sheet, table 38: CAS-to-CAS period tCCD = 2 tCK, and
+                // the least time between activations of two banks tRRD = 8 tCK. These are the
+                // values of its fastest grade (800 MHz, -12); faster parts have not been checked
+                // and may need a clock more of tRRD. Both are added to the burst: the model takes
+                // independent transactions not to chain seamlessly (see `timing`).
+                command_clocks: 2.0,
+                activate_clocks: 8.0,
+            }),
+            // Seed 003: "4 clock cycles needed to dispatch the same instruction for all threads in
+            // a Warp in G80" (8 SPs).
+            warp_instructions_per_clock: 0.25,
+            // Programming Guide 3.2, G.3.3: each bank delivers 32 bits per two clock cycles, and a
+            // warp's request is served per half-warp.
+            shared_clocks_per_wavefront: 2.0,
+            // Not measured on G80: carried over from H100 (see there).
+            block_turnaround_cycles: 700,
+            launch_overhead_cycles: 5000,
+            // cc 1.0 has no atomics; the value of GT200 is kept so that no preset lacks one.
+            global_atomic_cycles: 500.0,
+        },
     }
 }
 
@@ -325,6 +425,38 @@ pub fn gt200() -> Device {
         shared_word_delivery: SharedWordDelivery::Broadcast,
         global_coalescing: GlobalCoalescing::SegmentHalfWarp,
         pitch_alignment_bytes: 256,
+        timing: DeviceTiming {
+            // No L1 or L2 for global memory on cc 1.x. Programming Guide 2.3, 5.1.2.1: "400 to 600
+            // clock cycles of memory latency".
+            l1_hit_latency_cycles: 500,
+            l2_hit_latency_cycles: 500,
+            dram_latency_cycles: 500,
+            l2_bytes_per_clock: 0,
+            l2_partitions: 1,
+            dram_atom_bytes: 32,
+            dram_rows: Some(DramRows {
+                // 999 MHz GDDR3 on a 448-bit bus: 7 partitions of 64 bits, 7 x 16 bytes x 999 MHz
+                // = 112 GB/s (seed 000; NVIDIA GTX 260 Core 216 specifications).
+                clock_mhz: 999,
+                partitions: 7,
+                // As G80 (see there): 256-byte partitions, 2 KB rows per x32 chip, two chips per
+                // partition, tCCD = 2 tCK and tRRD = 8 tCK.
+                interleave_bytes: 256,
+                row_bytes: 4096,
+                command_clocks: 2.0,
+                activate_clocks: 8.0,
+            }),
+            // 8 SPs per SM: a warp instruction takes 4 clocks to issue (seed 003).
+            warp_instructions_per_clock: 0.25,
+            // Programming Guide 3.2, G.3.3: 32 bits per bank per two clock cycles, per half-warp.
+            shared_clocks_per_wavefront: 2.0,
+            // Not measured on GT200: carried over from H100.
+            block_turnaround_cycles: 700,
+            launch_overhead_cycles: 5000,
+            // Same-address atomics are performed at the memory, one lane after the other: each
+            // waits for the previous one's round trip (an estimate: the DRAM latency).
+            global_atomic_cycles: 500.0,
+        },
     }
 }
 
@@ -374,6 +506,27 @@ pub fn fermi() -> Device {
         // cudaDeviceProp::texturePitchAlignment is 32 on cc 2.0, but cudaMallocPitch pads rows to 512 B
         // from Fermi on (observed by the CUDA samples' deviceQuery-era tools; h100.json shows 512 too).
         pitch_alignment_bytes: 512,
+        timing: DeviceTiming {
+            // Not measured here for Fermi: L1 and L2 latencies carried over from V100 (see there);
+            // Programming Guide 3.2, 5.2.3: "400 to 800 clock cycles" for device memory.
+            l1_hit_latency_cycles: 36,
+            l2_hit_latency_cycles: 221,
+            dram_latency_cycles: 600,
+            // An estimate: 6 L2 slices (one per memory controller, Fermi whitepaper) of 64 B per
+            // clock.
+            l2_bytes_per_clock: 384,
+            l2_partitions: 1,
+            dram_atom_bytes: 32,
+            dram_rows: None,
+            // Fermi whitepaper: two warp schedulers, each issuing to 16 cores, so one warp
+            // instruction per clock per SM.
+            warp_instructions_per_clock: 1.0,
+            // Programming Guide 3.2, G.4.3: 32 bits per bank per two clock cycles.
+            shared_clocks_per_wavefront: 2.0,
+            block_turnaround_cycles: 700,
+            launch_overhead_cycles: 5000,
+            global_atomic_cycles: 1.66,
+        },
     }
 }
 
@@ -422,6 +575,27 @@ pub fn v100() -> Device {
         shared_word_delivery: SharedWordDelivery::Multicast,
         global_coalescing: GlobalCoalescing::Sectors,
         pitch_alignment_bytes: 512,
+        timing: DeviceTiming {
+            // Pointer-chase latencies, V100 row of markdewing/AI_kernels latency/README.md.
+            l1_hit_latency_cycles: 36,
+            l2_hit_latency_cycles: 221,
+            dram_latency_cycles: 460,
+            // Hardware-features table of PMC10448217 (table 3): L2 3,133 GB/s
+            // at 1,530 MHz, 2,048 bytes per clock.
+            l2_bytes_per_clock: 2048,
+            l2_partitions: 1,
+            dram_atom_bytes: 32,
+            dram_rows: None,
+            // Volta whitepaper: four sub-partitions per SM, each issuing one warp instruction per
+            // clock.
+            warp_instructions_per_clock: 4.0,
+            // 32 banks of 4 bytes serve one wavefront per clock (Volta tuning guide: 128 B/clk).
+            shared_clocks_per_wavefront: 1.0,
+            // Carried over from H100 (see there).
+            block_turnaround_cycles: 700,
+            launch_overhead_cycles: 5000,
+            global_atomic_cycles: 1.66,
+        },
     }
 }
 
@@ -469,6 +643,24 @@ pub fn a100() -> Device {
         shared_word_delivery: SharedWordDelivery::Multicast,
         global_coalescing: GlobalCoalescing::Sectors,
         pitch_alignment_bytes: 512,
+        timing: DeviceTiming {
+            // Pointer-chase latencies, A100 SXM row of markdewing/AI_kernels latency/README.md.
+            l1_hit_latency_cycles: 39,
+            l2_hit_latency_cycles: 210,
+            dram_latency_cycles: 550,
+            // PMC10448217 table 3: L2 7,219 GB/s at 1,410 MHz, 5,120 bytes per clock.
+            l2_bytes_per_clock: 5120,
+            // Ampere whitepaper: "The L2 cache is divided into two partitions".
+            l2_partitions: 2,
+            // Carried over from H100 (see there).
+            dram_atom_bytes: 64,
+            dram_rows: None,
+            warp_instructions_per_clock: 4.0,
+            shared_clocks_per_wavefront: 1.0,
+            block_turnaround_cycles: 700,
+            launch_overhead_cycles: 5000,
+            global_atomic_cycles: 1.66,
+        },
     }
 }
 
@@ -519,6 +711,36 @@ pub fn h100() -> Device {
         global_coalescing: GlobalCoalescing::Sectors,
         // h100.json "pitch" rows: widths of 4 and 400 bytes get a 512-byte pitch, 4000 bytes get 4096.
         pitch_alignment_bytes: 512,
+        timing: DeviceTiming {
+            // Pointer-chase latencies, H100 SXM row of markdewing/AI_kernels latency/README.md.
+            l1_hit_latency_cycles: 40,
+            l2_hit_latency_cycles: 291,
+            dram_latency_cycles: 700,
+            // PMC10448217 table 3: L2 8,986 GB/s at 1,755 MHz, 5,120 bytes per clock.
+            l2_bytes_per_clock: 5120,
+            // Hopper whitepaper, as Ampere: two L2 partitions.
+            l2_partitions: 2,
+            // h100.json, ncu record strided_copy stride=32: one float per 128-byte line reads 64
+            // bytes of DRAM.
+            dram_atom_bytes: 64,
+            dram_rows: None,
+            // Hopper whitepaper: four SM sub-partitions, one warp instruction per clock each.
+            warp_instructions_per_clock: 4.0,
+            // h100.json, ncu records smem_stride stride=8 and 32: 12,288 more wavefronts per SM took
+            // 6.0 us more, one wavefront per clock at 1,980 MHz.
+            shared_clocks_per_wavefront: 1.0,
+            // h100.json, ncu record strided_copy stride=1 n_out=1048576: 3.9 rounds of 8 blocks per
+            // SM took 5,248 ns; less the launch (below) that is 710 ns a round, of which 354 ns is
+            // the DRAM latency, leaving some 700 clocks per block.
+            block_turnaround_cycles: 700,
+            // Accel-Sim's kernel launch latency (gpgpu_kernel_launch_latency 5000 in its Volta and
+            // later configurations); h100.json's smem_stride records (3.1 us for a launch doing
+            // well under 1 us of work) agree.
+            launch_overhead_cycles: 5000,
+            // h100.json, ncu record sum_global_atomic: 32,768 warp-level atomics on one address
+            // took 27.5 us, 0.84 ns (1.66 clocks) each.
+            global_atomic_cycles: 1.66,
+        },
     }
 }
 
@@ -559,6 +781,25 @@ mod tests {
                 d.max_threads_per_sm,
                 "{id}"
             );
+        }
+    }
+
+    #[test]
+    fn old_devices_have_dram_rows_that_add_up_to_their_bandwidth() {
+        // cc 1.x has no L2, so its DRAM timings matter; 64-bit partitions move 16 bytes a clock.
+        for id in DeviceId::ALL {
+            let d = id.device();
+            let old = d.compute_capability.major == 1;
+            assert_eq!(d.timing.dram_rows.is_some(), old, "{id}");
+            if let Some(rows) = d.timing.dram_rows {
+                let gbps = f64::from(rows.partitions * 16 * rows.clock_mhz) / 1000.0;
+                // 7 x 16 B x 999 MHz is 111.9 GB/s, which the GTX 260 quotes as 112.
+                assert!(
+                    (gbps - d.dram_bandwidth_gbps).abs() < 0.005 * d.dram_bandwidth_gbps,
+                    "{id}: {gbps}"
+                );
+                assert_eq!(rows.row_bytes % rows.interleave_bytes, 0, "{id}");
+            }
         }
     }
 

@@ -18,6 +18,7 @@ pub mod patterns;
 pub mod roofline;
 pub mod sampling;
 pub mod simulate;
+pub mod timing;
 
 pub use access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
 pub use device::{Device, DeviceId};

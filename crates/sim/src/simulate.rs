@@ -33,6 +33,7 @@ use crate::kernel::{
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::sampling::{self, BlockClass, EdgePosition};
+use crate::timing::profile::{BlockProfiler, MemoryProfile, ProfileBuilder};
 use serde::Serialize;
 use std::fmt;
 
@@ -136,6 +137,8 @@ pub struct SimulationReport {
     pub compile: CompileEffects,
     /// Interpreter steps taken over all sampled blocks.
     pub steps: u64,
+    /// Footprints, lines, round trips and atomics: what the timing model needs (`timing`).
+    pub memory: MemoryProfile,
 }
 
 /// Why a launch could not be simulated.
@@ -190,6 +193,8 @@ struct BlockSink<'a> {
     device: &'a Device,
     counters: Counters,
     fuser: Option<&'a mut LoadFuser>,
+    /// Sees the records as the interpreter emits them (the fuser only changes shared loads).
+    profiler: &'a mut BlockProfiler,
 }
 
 impl RecordSink for BlockSink<'_> {
@@ -198,7 +203,9 @@ impl RecordSink for BlockSink<'_> {
             device,
             counters,
             fuser,
+            profiler,
         } = self;
+        profiler.record(record);
         match fuser {
             Some(fuser) => fuser.push(record, &mut |r| counters.record(&r.access, device)),
             None => counters.record(&record.access, device),
@@ -219,6 +226,9 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     };
     let mut sim = Simulation::new(&program, &input.kernel, &launch, input.seed)?;
     let shared_bytes_per_block = sim.shared_bytes_per_block();
+    let layout = sim.global_objects();
+    let mut profiler = BlockProfiler::new(&input.device, layout.clone());
+    let mut profile = ProfileBuilder::new(&layout);
     let occupancy = occupancy::calculate(
         &input.device,
         BlockResources {
@@ -248,6 +258,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             device: &input.device,
             counters: Counters::default(),
             fuser: fuser.as_mut(),
+            profiler: &mut profiler,
         };
         // No warp may take more than what is left of the budget, and the blocks' sum is checked
         // after each block, so the whole run is bounded by the budget (plus at most one block).
@@ -285,6 +296,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             }
             block_fuser.reset_tally();
         }
+        profile.add_block(&mut profiler, class.n_blocks as f64);
         counters.fp32_flops = stats.flops as f64;
         counters.warp_instructions = stats.warp_instructions.saturating_sub(removed) as f64;
         totals.add_scaled(&counters, class.n_blocks as f64);
@@ -323,6 +335,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         fused_loads: fused,
         compile: input.compile,
         steps,
+        memory: profile.finish(),
     })
 }
 

@@ -449,6 +449,20 @@ impl<'p> Simulation<'p> {
         self.local_frame_bytes
     }
 
+    /// The objects in global memory (parameter buffers and `__device__` variables) as
+    /// (name, first byte address, size in bytes), in ascending address order. Global records carry
+    /// these addresses, so a record's address tells which buffer it touches.
+    pub fn global_objects(&self) -> Vec<(String, u64, u64)> {
+        let mut objects: Vec<(String, u64, u64)> = self
+            .objects
+            .iter()
+            .filter(|o| o.space == Space::Global && matches!(o.storage, Storage::Global(_)))
+            .map(|o| (o.name.clone(), o.base, o.size))
+            .collect();
+        objects.sort_by_key(|&(_, base, _)| base);
+        objects
+    }
+
     fn buffer_index(&self, name: &str) -> Option<usize> {
         // Parameter buffers come after the program objects and shadow same-named globals.
         self.objects
@@ -549,6 +563,17 @@ impl<'p> Simulation<'p> {
             flops: 0,
             tbase: 0,
             call_depth: 0,
+            record: MemRecord {
+                access: WarpAccess {
+                    space: Space::Global,
+                    kind: AccessKind::Load,
+                    width: AccessWidth::FOUR,
+                    lanes: [None; WARP_LANES],
+                },
+                span: Span::default(),
+                block,
+                warp: 0,
+            },
         };
         let n_regs = self.program.n_regs as usize;
         let mut warps: Vec<WarpState> = (0..n_warps)
@@ -783,6 +808,8 @@ struct Machine<'s, 'p> {
     tbase: Reg,
     /// How many `__device__` calls are open.
     call_depth: u32,
+    /// The record `emit_uniform` fills and hands to the sink.
+    record: MemRecord,
 }
 
 /// Registers `a` and `b` to read and `dst` to write, when `dst` is neither of them.
@@ -806,6 +833,77 @@ fn regs3(
         }
     };
     Some((pick(a)?, pick(b)?, out))
+}
+
+/// Register `a` to read and register `dst` to write, when they differ (and both exist).
+fn pair(regs: &mut [Lanes], a: usize, dst: usize) -> Option<(&Lanes, &mut Lanes)> {
+    if a < dst {
+        let (below, above) = regs.split_at_mut(dst);
+        Some((below.get(a)?, above.first_mut()?))
+    } else if a > dst {
+        let (below, above) = regs.split_at_mut(a);
+        Some((above.first()?, below.get_mut(dst)?))
+    } else {
+        None
+    }
+}
+
+/// `to[l] = from[l]` for the lanes in `mask`.
+fn copy_lanes_masked(from: &Lanes, to: &mut Lanes, mask: u32) {
+    if mask == FULL {
+        *to = *from;
+        return;
+    }
+    for l in 0..WARP_LANES {
+        if mask >> l & 1 != 0 {
+            to[l] = from[l];
+        }
+    }
+}
+
+/// The step of `++`/`--` on a value: `delta` elements for a pointer, `delta` for a number.
+#[derive(Clone, Copy)]
+struct Step {
+    delta: i64,
+    is_pointer: bool,
+    scalar: Scalar,
+}
+
+impl Step {
+    fn one(self, v: u64) -> u64 {
+        if self.is_pointer {
+            return pointer_add(v, self.delta);
+        }
+        match self.scalar {
+            Scalar::F32 => bits_f32(f32_of(v) + self.delta as f32),
+            Scalar::F64 => (f64::from_bits(v) + self.delta as f64).to_bits(),
+            s => canon(v.wrapping_add(self.delta as u64), s),
+        }
+    }
+
+    /// `out[l] = step(from[l])` for every lane. The 32-bit integer, the loop counters' type, has
+    /// its own loop, so that the per-lane work is one add.
+    fn apply(self, from: &Lanes, out: &mut Lanes) {
+        if !self.is_pointer && self.scalar == Scalar::I32 {
+            let delta = self.delta as i32;
+            for l in 0..WARP_LANES {
+                out[l] = (from[l] as i32).wrapping_add(delta) as i64 as u64;
+            }
+        } else {
+            for l in 0..WARP_LANES {
+                out[l] = self.one(from[l]);
+            }
+        }
+    }
+
+    /// `out[l] = step(from[l])` for the lanes in `mask`.
+    fn apply_masked(self, from: &Lanes, out: &mut Lanes, mask: u32) {
+        for l in 0..WARP_LANES {
+            if mask >> l & 1 != 0 {
+                out[l] = self.one(from[l]);
+            }
+        }
+    }
 }
 
 /// A little-endian value of 1, 2, 4 or 8 bytes.
@@ -1126,15 +1224,29 @@ fn atomic_value(op: AtomicOp, ty: Scalar, old: u64, v: u64, v2: u64) -> u64 {
 enum Target {
     /// Tagged pointers (see `memory`).
     Pointers(Lanes),
-    /// Addresses in the space of one object that every lane's access was computed from.
-    Object(usize, Lanes),
+    /// Addresses in the space of one object that every lane's access was computed from, and
+    /// what `Machine::fast_object` needs to know of their offsets in it.
+    Object(usize, Lanes, OffsetSummary),
+}
+
+/// The offsets from an object's base of the lanes in `mask`, summed up while they are computed:
+/// the largest, and all of them or-ed (whose low bits tell the alignment). The bounds and
+/// alignment check of an access then needs no pass over the lanes of its own.
+#[derive(Clone, Copy)]
+struct OffsetSummary {
+    mask: u32,
+    highest: u64,
+    bits: u64,
 }
 
 impl Target {
+    /// A placeholder for `Machine::resolve` to fill.
+    const EMPTY: Target = Target::Pointers([0; WARP_LANES]);
+
     fn pointers(&self) -> Lanes {
         match self {
             Target::Pointers(p) => *p,
-            Target::Object(id, addresses) => {
+            Target::Object(id, addresses, _) => {
                 let mut out = [0u64; WARP_LANES];
                 for (slot, &a) in out.iter_mut().zip(addresses) {
                     *slot = pointer(*id, a);
@@ -1295,6 +1407,13 @@ impl Machine<'_, '_> {
                     }
                 }
             }
+        }
+    }
+
+    /// Copies the lanes in `mask` of register `from` to register `to`.
+    fn copy_masked(&mut self, from: usize, to: usize, mask: u32) {
+        if let Some((from, to)) = pair(&mut self.regs, from, to) {
+            copy_lanes_masked(from, to, mask);
         }
     }
 
@@ -1534,16 +1653,22 @@ impl Machine<'_, '_> {
         dst: usize,
     ) -> Result<usize, Diagnostic> {
         let b = self.eval(base, mask)?;
-        // The sum goes into `dst` as it is built (the base's register may be a variable).
+        // The base is copied before the terms are evaluated (its register may be a variable).
+        // The byte offsets are summed apart and added to the pointers once: moving a pointer
+        // wraps in its 48 address bits, so two moves are one move by the sum.
         let start = self.regs[b];
-        self.regs[dst] = start;
+        let mut by = [0i64; WARP_LANES];
         for t in terms {
             let r = self.eval(&t.index, mask)?;
             self.instructions += 1;
+            let index = &self.regs[r];
             for l in 0..WARP_LANES {
-                let by = (self.regs[r][l] as i64).wrapping_mul(t.stride);
-                self.regs[dst][l] = pointer_add(self.regs[dst][l], by);
+                by[l] = by[l].wrapping_add((index[l] as i64).wrapping_mul(t.stride));
             }
+        }
+        let out = &mut self.regs[dst];
+        for l in 0..WARP_LANES {
+            out[l] = pointer_add(start[l], by[l]);
         }
         Ok(dst)
     }
@@ -1565,7 +1690,8 @@ impl Machine<'_, '_> {
         dst: usize,
         span: Span,
     ) -> Result<usize, Diagnostic> {
-        let target = self.resolve(addr, mask)?;
+        let mut target = Target::EMPTY;
+        self.resolve(addr, mask, &mut target)?;
         self.instructions += 1;
         self.load(&target, mask, elem, dst, addr.span, span)?;
         Ok(dst)
@@ -1589,7 +1715,8 @@ impl Machine<'_, '_> {
                 Ok(*reg as usize)
             }
             Place::Mem { addr, elem } => {
-                let target = self.resolve(addr, mask)?;
+                let mut target = Target::EMPTY;
+                self.resolve(addr, mask, &mut target)?;
                 let v = self.eval(value, mask)?;
                 self.instructions += 1;
                 self.store(&target, mask, *elem, v, addr.span, span)?;
@@ -1599,21 +1726,25 @@ impl Machine<'_, '_> {
     }
 
     /// Reads a place for a read-modify-write: its value goes to `dst` (memory) or stays in its
-    /// register; returns that register and, for memory, the target to write back to.
+    /// register; returns that register and, for memory, the span of the address whose lanes
+    /// `target` now holds, to write back to. The target is only made for memory: a register
+    /// place (`r += ...`, `++k`), the common case, needs none.
     fn read_place(
         &mut self,
         place: &Place,
         mask: u32,
         dst: usize,
         span: Span,
-    ) -> Result<(usize, Option<(Target, Span)>), Diagnostic> {
+        target: &mut Option<Target>,
+    ) -> Result<(usize, Option<Span>), Diagnostic> {
         match place {
             Place::Reg { reg, .. } => Ok((*reg as usize, None)),
             Place::Mem { addr, elem } => {
-                let target = self.resolve(addr, mask)?;
+                let target = target.insert(Target::EMPTY);
+                self.resolve(addr, mask, target)?;
                 self.instructions += 1;
-                self.load(&target, mask, *elem, dst, addr.span, span)?;
-                Ok((dst, Some((target, addr.span))))
+                self.load(target, mask, *elem, dst, addr.span, span)?;
+                Ok((dst, Some(addr.span)))
             }
         }
     }
@@ -1629,10 +1760,46 @@ impl Machine<'_, '_> {
         dst: usize,
         span: Span,
     ) -> Result<usize, Diagnostic> {
-        let (current, target) = self.read_place(place, mask, dst, span)?;
+        let mut target = None;
+        let (current, addr_span) = self.read_place(place, mask, dst, span, &mut target)?;
         let v = self.eval(value, mask)?;
         let pscalar = place.elem().scalar;
-        // Convert the place's value to the operation type in `dst`, combine, convert back.
+        if pscalar == ty && current != dst && v != dst {
+            // The common `r += x` on a register of the operation's type: combine straight into
+            // `dst` and copy the active lanes back, without staging the operand in `dst`.
+            self.arith(op, ty, current, v, dst, mask, span)?;
+            if let Place::Reg { reg, .. } = place {
+                self.copy_masked(dst, *reg as usize, mask);
+                return Ok(dst);
+            }
+        } else {
+            self.combine_in_dst(current, op, ty, pscalar, v, mask, dst, span)?;
+        }
+        match (place, addr_span, &target) {
+            (Place::Reg { reg, .. }, ..) => self.copy_masked(dst, *reg as usize, mask),
+            (Place::Mem { elem, .. }, Some(addr_span), Some(target)) => {
+                self.instructions += 1;
+                self.store(target, mask, *elem, dst, addr_span, span)?;
+            }
+            _ => {}
+        }
+        Ok(dst)
+    }
+
+    /// `compound`'s general case: the place's value converted to the operation type in `dst`,
+    /// combined with `v`, converted back.
+    #[allow(clippy::too_many_arguments)]
+    fn combine_in_dst(
+        &mut self,
+        current: usize,
+        op: BinOp,
+        ty: Scalar,
+        pscalar: Scalar,
+        v: usize,
+        mask: u32,
+        dst: usize,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
         let mut cur = self.regs[current];
         if pscalar != ty {
             for x in cur.iter_mut() {
@@ -1646,18 +1813,7 @@ impl Machine<'_, '_> {
                 *x = convert_value(*x, ty, pscalar);
             }
         }
-        match (place, target) {
-            (Place::Reg { reg, .. }, _) => {
-                let vals = self.regs[dst];
-                self.write_masked(*reg as usize, &vals, mask);
-            }
-            (Place::Mem { elem, .. }, Some((target, addr_span))) => {
-                self.instructions += 1;
-                self.store(&target, mask, *elem, dst, addr_span, span)?;
-            }
-            _ => {}
-        }
-        Ok(dst)
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1671,27 +1827,42 @@ impl Machine<'_, '_> {
         dst: usize,
         span: Span,
     ) -> Result<usize, Diagnostic> {
-        let (current, target) = self.read_place(place, mask, dst, span)?;
+        let mut target = None;
+        let (current, addr_span) = self.read_place(place, mask, dst, span, &mut target)?;
         self.instructions += 1;
-        let scalar = place.elem().scalar;
+        let step = Step {
+            delta,
+            is_pointer,
+            scalar: place.elem().scalar,
+        };
+        if let Place::Reg { reg, .. } = place {
+            // A register variable (`++k`): step it in place, without staging copies. `dst` gets
+            // the old or the new value of every lane, as below.
+            let reg = *reg as usize;
+            if let Some((from, to)) = pair(&mut self.regs, reg, dst) {
+                if post {
+                    *to = *from;
+                } else {
+                    step.apply(from, to);
+                }
+                if let Some((from, to)) = pair(&mut self.regs, dst, reg) {
+                    if post {
+                        step.apply_masked(from, to, mask);
+                    } else {
+                        copy_lanes_masked(from, to, mask);
+                    }
+                }
+                return Ok(dst);
+            }
+        }
         let old = self.regs[current];
         let mut new = [0u64; WARP_LANES];
-        for l in 0..WARP_LANES {
-            new[l] = if is_pointer {
-                pointer_add(old[l], delta)
-            } else {
-                match scalar {
-                    Scalar::F32 => bits_f32(f32_of(old[l]) + delta as f32),
-                    Scalar::F64 => (f64::from_bits(old[l]) + delta as f64).to_bits(),
-                    s => canon(old[l].wrapping_add(delta as u64), s),
-                }
-            };
-        }
-        match (place, target) {
-            (Place::Reg { reg, .. }, _) => self.write_masked(*reg as usize, &new, mask),
-            (Place::Mem { elem, .. }, Some((target, addr_span))) => {
+        step.apply(&old, &mut new);
+        match (place, addr_span, &target) {
+            (Place::Reg { reg, .. }, ..) => self.write_masked(*reg as usize, &new, mask),
+            (Place::Mem { elem, .. }, Some(addr_span), Some(target)) => {
                 self.regs[dst] = new;
-                self.store(&target, mask, *elem, dst, addr_span, span)?;
+                self.store(target, mask, *elem, dst, addr_span, span)?;
             }
             _ => {}
         }
@@ -1711,7 +1882,8 @@ impl Machine<'_, '_> {
         dst: usize,
         span: Span,
     ) -> Result<usize, Diagnostic> {
-        let target = self.resolve(addr, mask)?;
+        let mut target = Target::EMPTY;
+        self.resolve(addr, mask, &mut target)?;
         let v = self.eval(value, mask)?;
         let v2 = match value2 {
             Some(x) => Some(self.eval(x, mask)?),
@@ -1781,33 +1953,67 @@ impl Machine<'_, '_> {
     /// Evaluates an address. The common form, an offset from a named object (`tile[ty][k]`,
     /// `partial`, a `__constant__` array), is computed directly as addresses in that object,
     /// without the object's address and the sum going through registers.
-    fn resolve(&mut self, addr: &Ex, mask: u32) -> Result<Target, Diagnostic> {
+    ///
+    /// The lanes are written into the caller's `target` rather than returned: a `Target` is 264
+    /// bytes, and moving it out through a `Result` cost two copies per memory access.
+    fn resolve(&mut self, addr: &Ex, mask: u32, target: &mut Target) -> Result<(), Diagnostic> {
         let (id, terms): (usize, &[Term]) = match &addr.kind {
             ExKind::AddrOf(id) => (*id, &[]),
             ExKind::Offset { base, terms } => match base.kind {
                 ExKind::AddrOf(id) => (id, terms),
                 _ => {
                     let r = self.eval(addr, mask)?;
-                    return Ok(Target::Pointers(self.regs[r]));
+                    *target = Target::Pointers(self.regs[r]);
+                    return Ok(());
                 }
             },
             _ => {
                 let r = self.eval(addr, mask)?;
-                return Ok(Target::Pointers(self.regs[r]));
+                *target = Target::Pointers(self.regs[r]);
+                return Ok(());
             }
         };
         self.steps += 1;
         let base = self.objects[id].base;
-        let mut out = [base; WARP_LANES];
-        for t in terms {
+        let mut summary = OffsetSummary {
+            mask,
+            highest: 0,
+            bits: 0,
+        };
+        // Without terms every lane is at the base. With terms, the first one writes every lane
+        // (from the base) and the target starts zeroed, which is cheaper than filling it with
+        // the base lane by lane.
+        let start = if terms.is_empty() { base } else { 0 };
+        *target = Target::Object(id, [start; WARP_LANES], summary);
+        for (k, t) in terms.iter().enumerate() {
             let r = self.eval(&t.index, mask)?;
             self.instructions += 1;
             let idx = &self.regs[r];
-            for l in 0..WARP_LANES {
-                out[l] = out[l].wrapping_add((idx[l] as i64).wrapping_mul(t.stride) as u64);
+            let Target::Object(_, out, _) = target else {
+                continue;
+            };
+            let (first, last) = (k == 0, k + 1 == terms.len());
+            if !last {
+                for l in 0..WARP_LANES {
+                    let from = if first { base } else { out[l] };
+                    out[l] = from.wrapping_add((idx[l] as i64).wrapping_mul(t.stride) as u64);
+                }
+            } else {
+                // The last term completes the addresses: summarise their offsets on the way.
+                for l in 0..WARP_LANES {
+                    let from = if first { base } else { out[l] };
+                    out[l] = from.wrapping_add((idx[l] as i64).wrapping_mul(t.stride) as u64);
+                    let on = 0u64.wrapping_sub(u64::from(mask >> l & 1));
+                    let offset = out[l].wrapping_sub(base) & on;
+                    summary.highest = summary.highest.max(offset);
+                    summary.bits |= offset;
+                }
             }
         }
-        Ok(Target::Object(id, out))
+        if let Target::Object(_, _, slot) = target {
+            *slot = summary;
+        }
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1839,12 +2045,17 @@ impl Machine<'_, '_> {
                 }
             }
         }
-        match regs3(&mut self.regs, a, b, dst) {
-            Some((x, y, out)) => binary_lanes(op, ty, x, y, out),
-            None => {
-                let (x, y) = (self.regs[a], self.regs[b]);
-                binary_lanes(op, ty, &x, &y, &mut self.regs[dst]);
+        if let Some((x, y, out)) = regs3(&mut self.regs, a, b, dst) {
+            binary_lanes(op, ty, x, y, out);
+        } else if a == dst && b != dst {
+            // `x op= y` into the left operand's register: only that operand needs a copy.
+            let x = self.regs[a];
+            if let Some((y, out)) = pair(&mut self.regs, b, dst) {
+                binary_lanes(op, ty, &x, y, out);
             }
+        } else {
+            let (x, y) = (self.regs[a], self.regs[b]);
+            binary_lanes(op, ty, &x, &y, &mut self.regs[dst]);
         }
         Ok(())
     }
@@ -1989,7 +2200,7 @@ impl Machine<'_, '_> {
     ) -> Option<(usize, &'t Lanes)> {
         match target {
             Target::Pointers(ptrs) => self.uniform_object(ptrs, mask, width).map(|id| (id, ptrs)),
-            Target::Object(id, addresses) => {
+            Target::Object(id, addresses, summary) => {
                 let obj = self.objects.get(*id)?;
                 if mask == 0 || !matches!(obj.storage, Storage::Global(_) | Storage::Shared) {
                     return None;
@@ -1997,10 +2208,15 @@ impl Machine<'_, '_> {
                 let limit = obj.size.checked_sub(u64::from(width))?;
                 let align = u64::from(width.min(16)) - 1;
                 let mut bad = 0u64;
-                for (l, &a) in addresses.iter().enumerate() {
-                    let on = u64::from(mask >> l & 1);
-                    let offset = a.wrapping_sub(obj.base);
-                    bad |= (u64::from(offset > limit) | (offset & align)) * on;
+                if summary.mask == mask {
+                    // Every active offset is at most the highest, and has no bit the or lacks.
+                    bad = u64::from(summary.highest > limit) | (summary.bits & align);
+                } else {
+                    for (l, &a) in addresses.iter().enumerate() {
+                        let on = u64::from(mask >> l & 1);
+                        let offset = a.wrapping_sub(obj.base);
+                        bad |= (u64::from(offset > limit) | (offset & align)) * on;
+                    }
                 }
                 (bad == 0).then_some((*id, addresses))
             }
@@ -2117,21 +2333,19 @@ impl Machine<'_, '_> {
         let Ok(width) = AccessWidth::new(width) else {
             return;
         };
-        let mut record = MemRecord {
-            access: WarpAccess {
-                space: obj.space,
-                kind,
-                width,
-                lanes: [None; WARP_LANES],
-            },
-            span,
-            block: self.block,
-            warp: self.warp,
-        };
+        // The machine's one record is overwritten in place: building a fresh 560-byte record
+        // per access and moving it cost a copy each time.
+        let record = &mut self.record;
+        record.access.space = obj.space;
+        record.access.kind = kind;
+        record.access.width = width;
+        record.span = span;
+        record.block = self.block;
+        record.warp = self.warp;
         for (l, slot) in record.access.lanes.iter_mut().enumerate() {
             *slot = (mask >> l & 1 != 0).then_some(ptrs[l] & ADDRESS_MASK);
         }
-        self.sink.record(&record);
+        self.sink.record(&self.record);
     }
 
     fn emit_records(

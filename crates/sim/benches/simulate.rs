@@ -1,0 +1,251 @@
+//! How long `simulate` takes on the lessons' launches.
+//!
+//! The page simulates a launch whenever a slider moves, so each lesson kernel at the size a lesson
+//! shows it should simulate in a few milliseconds (the goal is under 4 ms in wasm). The n = 1024
+//! matmul launches of the H100 reference measurements are the heaviest the golden test runs, and
+//! are here too. Run with `cargo bench -p memplay-sim`; BENCHMARKS.md keeps the figures.
+//!
+//! The samples are few and short (the benchmark runs on a 2-core machine shared with builds):
+//! enough to see a factor, not a few percent.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use memplay_sim::device::h100;
+use memplay_sim::kernel::{Dim3, Value};
+use memplay_sim::simulate::{simulate, SimulationInput};
+use std::hint::black_box;
+use std::time::Duration;
+
+const MATMUL: &str = include_str!("../../../www/kernels/matmul.cu");
+const ADJ_DIFF: &str = include_str!("../../../www/kernels/adj_diff.cu");
+const TRANSPOSE: &str = include_str!("../../../www/kernels/transpose.cu");
+const COALESCING: &str = include_str!("../../../www/kernels/coalescing.cu");
+const BANKS: &str = include_str!("../../../www/kernels/banks.cu");
+const ATOMICS: &str = include_str!("../../../www/kernels/atomics.cu");
+
+/// One launch on H100, as the page or the reference measurements describe it.
+struct Launch {
+    source: &'static str,
+    kernel: &'static str,
+    defines: &'static [(&'static str, u32)],
+    grid: [u32; 3],
+    block: [u32; 3],
+    dyn_smem: u32,
+    args: &'static [(&'static str, i64)],
+    buffers: Vec<(&'static str, u64)>,
+}
+
+impl Launch {
+    fn input(&self) -> SimulationInput {
+        let mut input = SimulationInput::new(self.source, self.kernel, h100());
+        input.defines = self
+            .defines
+            .iter()
+            .map(|(name, value)| (name.to_string(), value.to_string()))
+            .collect();
+        input.grid = Dim3::new(self.grid[0], self.grid[1], self.grid[2]);
+        input.block = Dim3::new(self.block[0], self.block[1], self.block[2]);
+        input.dyn_smem = self.dyn_smem;
+        input.regs = 32;
+        input.args = self
+            .args
+            .iter()
+            .map(|(name, value)| (name.to_string(), Value::Int(*value)))
+            .collect();
+        input.buffers = self
+            .buffers
+            .iter()
+            .map(|(name, bytes)| (name.to_string(), *bytes))
+            .collect();
+        input
+    }
+}
+
+/// `mm_naive` or `mm_tiled` on n x n matrices with `tile` x `tile` blocks.
+fn matmul(kernel: &'static str, n: u32, tile: u32) -> Launch {
+    let bytes = u64::from(n) * u64::from(n) * 4;
+    let defines: &'static [(&'static str, u32)] = match tile {
+        8 => &[("TILE_WIDTH", 8)],
+        16 => &[("TILE_WIDTH", 16)],
+        _ => &[("TILE_WIDTH", 32)],
+    };
+    let args: &'static [(&'static str, i64)] = match n {
+        256 => &[("n", 256)],
+        _ => &[("n", 1024)],
+    };
+    Launch {
+        source: MATMUL,
+        kernel,
+        defines,
+        grid: [n / tile, n / tile, 1],
+        block: [tile, tile, 1],
+        dyn_smem: 0,
+        args,
+        buffers: vec![("a", bytes), ("b", bytes), ("c", bytes)],
+    }
+}
+
+/// The lesson-sized launches, named as the benchmark reports them.
+fn lesson_launches() -> Vec<(String, Launch)> {
+    let mut launches = Vec::new();
+    for tile in [8, 16, 32] {
+        for kernel in ["mm_naive", "mm_tiled"] {
+            launches.push((
+                format!("{kernel} n=256 T={tile}"),
+                matmul(kernel, 256, tile),
+            ));
+        }
+    }
+    let n = 65_536u64;
+    for (kernel, dyn_smem) in [("adj_diff_naive", 0), ("adj_diff_shared", 1024)] {
+        launches.push((
+            format!("{kernel} n=65536 block=256"),
+            Launch {
+                source: ADJ_DIFF,
+                kernel,
+                defines: &[],
+                grid: [256, 1, 1],
+                block: [256, 1, 1],
+                dyn_smem,
+                args: &[("n", 65_536)],
+                buffers: vec![("result", 4 * n), ("input", 4 * n)],
+            },
+        ));
+    }
+    for (name, kernel, defines) in [
+        ("tr_copy", "tr_copy", &[][..]),
+        ("tr_naive", "tr_naive", &[][..]),
+        ("tr_shared PAD=0", "tr_shared", &[("PAD", 0)][..]),
+        ("tr_shared PAD=1", "tr_shared", &[("PAD", 1)][..]),
+    ] {
+        launches.push((
+            format!("{name} n=256 block=32x8"),
+            Launch {
+                source: TRANSPOSE,
+                kernel,
+                defines,
+                grid: [8, 8, 1],
+                block: [32, 8, 1],
+                dyn_smem: 0,
+                args: &[("n", 256)],
+                buffers: vec![("out", 256 * 256 * 4), ("in", 256 * 256 * 4)],
+            },
+        ));
+    }
+    for (stride, args) in [
+        (1u64, &[("stride", 1), ("n_out", 65_536)][..]),
+        (32, &[("stride", 32), ("n_out", 65_536)][..]),
+    ] {
+        launches.push((
+            format!("strided_copy stride={stride} n_out=65536"),
+            Launch {
+                source: COALESCING,
+                kernel: "strided_copy",
+                defines: &[],
+                grid: [256, 1, 1],
+                block: [256, 1, 1],
+                dyn_smem: 0,
+                args,
+                buffers: vec![("out", 4 * n), ("in", 4 * n * stride)],
+            },
+        ));
+    }
+    for (stride, args) in [
+        (1, &[("stride", 1), ("iters", 64)][..]),
+        (32, &[("stride", 32), ("iters", 64)][..]),
+    ] {
+        launches.push((
+            format!("smem_stride stride={stride} grid=4 block=256 iters=64"),
+            Launch {
+                source: BANKS,
+                kernel: "smem_stride",
+                defines: &[],
+                grid: [4, 1, 1],
+                block: [256, 1, 1],
+                dyn_smem: 0,
+                args,
+                buffers: vec![("out", 4 * 4 * 256)],
+            },
+        ));
+    }
+    for (pad, defines) in [(0, &[("PAD", 0)][..]), (1, &[("PAD", 1)][..])] {
+        launches.push((
+            format!("row_per_thread PAD={pad} grid=4 block=32"),
+            Launch {
+                source: BANKS,
+                kernel: "row_per_thread",
+                defines,
+                grid: [4, 1, 1],
+                block: [32, 1, 1],
+                dyn_smem: 0,
+                args: &[],
+                buffers: vec![("out", 4 * 4 * 32), ("in", 4 * 4 * 1024)],
+            },
+        ));
+    }
+    for kernel in ["sum_global_atomic", "sum_hier_atomic"] {
+        launches.push((
+            format!("{kernel} n=65536 block=256"),
+            Launch {
+                source: ATOMICS,
+                kernel,
+                defines: &[],
+                grid: [256, 1, 1],
+                block: [256, 1, 1],
+                dyn_smem: 0,
+                args: &[("n", 65_536)],
+                buffers: vec![("in", 4 * n), ("result", 4)],
+            },
+        ));
+    }
+    launches
+}
+
+/// The n = 1024 matmul launches of the H100 reference measurements.
+fn reference_launches() -> Vec<(String, Launch)> {
+    vec![
+        (
+            "mm_naive n=1024 T=16".to_string(),
+            matmul("mm_naive", 1024, 16),
+        ),
+        (
+            "mm_naive n=1024 T=32".to_string(),
+            matmul("mm_naive", 1024, 32),
+        ),
+        (
+            "mm_tiled n=1024 T=16".to_string(),
+            matmul("mm_tiled", 1024, 16),
+        ),
+        (
+            "mm_tiled n=1024 T=32".to_string(),
+            matmul("mm_tiled", 1024, 32),
+        ),
+    ]
+}
+
+fn bench(c: &mut Criterion, group_name: &str, launches: Vec<(String, Launch)>) {
+    let mut group = c.benchmark_group(group_name);
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    for (name, launch) in launches {
+        let input = launch.input();
+        // A launch that fails to simulate would measure the error path: refuse to.
+        if let Err(error) = simulate(&input) {
+            panic!("{name} does not simulate: {error}");
+        }
+        group.bench_function(name, |b| b.iter(|| simulate(black_box(&input))));
+    }
+    group.finish();
+}
+
+fn lessons(c: &mut Criterion) {
+    bench(c, "lesson", lesson_launches());
+}
+
+fn reference(c: &mut Criterion) {
+    bench(c, "reference", reference_launches());
+}
+
+criterion_group!(benches, lessons, reference);
+criterion_main!(benches);

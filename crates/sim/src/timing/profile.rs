@@ -1,0 +1,847 @@
+//! The memory profile of a launch: what the timing model needs to know beyond the counters.
+//!
+//! The counters (`counters.rs`) say how many requests, sectors and wavefronts a launch makes. To
+//! estimate time, `timing` also needs to know *which* bytes are touched and in what order:
+//!
+//! - **footprints**, per buffer: the distinct bytes, 32-byte sectors and 64-byte DRAM atoms that
+//!   the launch reads and writes. A block's footprint is measured exactly; the
+//!   grid's is the sum over the sampled blocks, each times the blocks it stands for, capped at the
+//!   buffer's size. The cap is what finds the reuse across blocks: the 4,096 blocks of a 1024 x 1024
+//!   matmul read 64 times as many bytes as `a` and `b` hold, so the footprint is the buffers.
+//! - **L1 fills**: the distinct sectors each block loads, summed over the grid. A block runs on one
+//!   SM and its warps reuse each other's lines within a short time, so the second read of a sector
+//!   by the same block (adjacent difference's `input[i - 1]`, matmul's row of `a`) hits in L1 and the
+//!   first one misses. Reuse between different blocks on one SM is not counted (Nsight Compute shows
+//!   it is 0-30% of the fills for the lecture kernels), nor are capacity misses of a block whose
+//!   reuse distance exceeds the L1.
+//! - **lines** per request: the distinct 128-byte lines each warp-level global access touches. The
+//!   L1's tag stage looks up one line per cycle, so a request that scatters over 32 lines takes 32
+//!   cycles of it however few bytes it moves (Nsight Compute Kernel Profiling Guide, "L1/TEX Cache":
+//!   `t` requests are split into wavefronts of one tag each).
+//! - **round trips**: how many times a warp must wait for global memory before it can go on. A warp
+//!   issues its independent loads back to back and waits once for all of them. A new round trip
+//!   starts at a load that follows a barrier (the loads after `__syncthreads()` cannot be issued
+//!   before it), a global store (the compiler cannot move a load above a store that may alias it, so
+//!   `out[i] = in[i]` in a loop waits once per element; `tr_copy` shows it), or four executions of
+//!   the same load (nvcc unrolls a loop with a run-time trip count four times, so only four
+//!   iterations' loads are in flight together). A round trip *misses* if it loads a sector the
+//!   block had not loaded before (it waits for L2 or DRAM) and *hits* otherwise (L1). A block's
+//!   critical path is its slowest warp: the most missing round trips, then the most hitting ones.
+//! - **atomics**: how many updates land on the most-updated address, which the memory system
+//!   serializes, and how many lanes of shared atomics collide on one address within an instruction.
+//! - **DRAM rows** (devices without an L2, cc 1.x, whose presets carry `DramRows`): how many
+//!   transactions open a DRAM row. An address lies in partition `(address / interleave) mod
+//!   partitions`, and there in row `address / (partitions x row_bytes)`. A row-hit-first memory
+//!   controller (Rixner et al., "Memory access scheduling", ISCA 2000) serves the queued requests
+//!   of an access stream to the row that stream opened together, so a row is taken to stay open
+//!   for the stream that opened it: the successive executions of one load or store by one
+//!   half-warp (cc 1.x issues a request per half-warp). `a[row * n + k]` walks one row and hits
+//!   it; `b[k * n + col]` moves 4 KB a step and opens a row each time. Every transaction of a
+//!   request counts, so the 16 transactions a cc 1.0 half-warp makes for one common address open
+//!   its row once and hit it 15 times. A half-warp's first execution of an instruction continues
+//!   the block's stream there, finding the rows the block's earlier half-warps left open at it.
+//!   If the first executions of an instruction by a block cover one range of addresses, the block
+//!   is a piece of a sweep that its neighbours continue (adjacent difference's 1 KB of a 64 MB
+//!   stream): the blocks that run together share the sweep's rows, and the block is charged one
+//!   activation per row's worth of bytes it covers. Otherwise each row it opens counts.
+//!
+//! Barriers are seen from the order of the records: the interpreter runs a warp until it reaches
+//! `__syncthreads()` or ends, then the next warp, so a warp whose records resume after another
+//! warp's has passed a barrier. A barrier in a one-warp block is not seen (it orders nothing).
+
+use crate::access::{AccessKind, Space, WarpAccess};
+use crate::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
+use crate::device::{Device, DramRows};
+use crate::kernel::MemRecord;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+
+/// The unit in which HBM on A100 and H100 moves data: two sectors. Source: `h100.json`, ncu record
+/// `strided_copy stride=32`: 1,048,576 one-float loads, each in its own 128-byte line, read
+/// 67,115,520 bytes of DRAM, 64 bytes per load.
+pub const DRAM_ATOM_BYTES: u64 = 64;
+
+/// How many executions of one load instruction a warp has in flight together: nvcc -O3 unrolls a
+/// loop with a run-time trip count four times (an assumption, typical of its output for the
+/// lecture loops such as `mm_naive`'s; a loop with a constant trip count is unrolled fully, but
+/// `tr_*`'s loop of four is the only such loop with global loads here).
+pub const LOADS_IN_FLIGHT_PER_SITE: u32 = 4;
+
+/// Distinct bytes touched, in the units the memory levels move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Footprint {
+    /// Distinct bytes (what the program asked for once).
+    pub bytes: f64,
+    /// Distinct 32-byte sectors (what L1 and L2 move).
+    pub sectors: f64,
+    /// Distinct 64-byte atoms (what HBM moves, `DRAM_ATOM_BYTES`).
+    pub atoms: f64,
+}
+
+impl Footprint {
+    fn add_scaled(&mut self, other: &Footprint, times: f64) {
+        self.bytes += other.bytes * times;
+        self.sectors += other.sectors * times;
+        self.atoms += other.atoms * times;
+    }
+
+    /// No more of a buffer than the buffer itself can be touched (buffers start 256-byte
+    /// aligned, so a buffer of `size` bytes spans `size / unit` units, rounded up).
+    fn capped(self, size: u64) -> Footprint {
+        let units = |unit: u64| size.div_ceil(unit) as f64;
+        Footprint {
+            bytes: self.bytes.min(size as f64),
+            sectors: self.sectors.min(units(SECTOR_BYTES)),
+            atoms: self.atoms.min(units(DRAM_ATOM_BYTES)),
+        }
+    }
+
+    /// The footprint of a set of sectors, each with the mask of its bytes that were touched.
+    fn of(sectors: &HashMap<u64, u32>) -> Footprint {
+        let atoms: HashSet<u64> = sectors
+            .keys()
+            .map(|s| s * SECTOR_BYTES / DRAM_ATOM_BYTES)
+            .collect();
+        Footprint {
+            bytes: sectors.values().map(|m| f64::from(m.count_ones())).sum(),
+            sectors: sectors.len() as f64,
+            atoms: atoms.len() as f64,
+        }
+    }
+}
+
+/// What a launch reads and writes of one global buffer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BufferFootprint {
+    pub name: String,
+    pub size_bytes: u64,
+    pub read: Footprint,
+    pub written: Footprint,
+}
+
+/// The memory profile of a launch, extrapolated to the grid like the counters. Plain data.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MemoryProfile {
+    /// Footprints per global buffer, in address order.
+    pub buffers: Vec<BufferFootprint>,
+    /// Sectors that miss a per-block L1: each block's distinct global-load sectors, summed.
+    pub l1_fill_sectors: f64,
+    /// The 128-byte lines of those sectors: the requests the L1 sends to L2 for them.
+    pub l1_fill_lines: f64,
+    /// Distinct 128-byte lines per global load request, summed over requests.
+    pub global_ld_lines: f64,
+    /// Distinct 128-byte lines per global store request, summed over requests.
+    pub global_st_lines: f64,
+    /// Distinct 128-byte lines per global atomic request, summed over requests.
+    pub global_atomic_lines: f64,
+    /// Global and local memory transactions (cc 1.x segments; one per sector on cc >= 2.0).
+    pub global_transactions: f64,
+    /// Of those, the transactions that open a DRAM row, on devices without an L2 (`DramRows`);
+    /// 0 elsewhere.
+    pub dram_row_activations: f64,
+    /// Global and local loads, atomics and stores whose addresses are in no known buffer (local
+    /// memory), in sectors; they are counted as reads and writes that reach L2.
+    pub local_sectors: f64,
+    /// Round trips to global memory on the critical path of a block (its slowest warp), averaged
+    /// over the blocks: those that wait for a sector the block had not loaded before (an L1 miss)...
+    pub missing_round_trips_per_block: f64,
+    /// ... and those whose sectors the block had all loaded before (L1 hits).
+    pub hitting_round_trips_per_block: f64,
+    /// Updates of the most-updated global address, counting the lanes of one warp request as one
+    /// update (the L2 combines them on cc >= 2.0).
+    pub hottest_address_requests: f64,
+    /// Updates of the most-updated global address, lane by lane.
+    pub hottest_address_lanes: f64,
+    /// Shared atomic instructions weighted by how many lanes update the same word (each extra lane
+    /// on a word is one more pass through the shared-memory pipeline).
+    pub shared_atomic_passes: f64,
+    /// Blocks the profile stands for (the grid).
+    pub blocks: f64,
+}
+
+impl MemoryProfile {
+    /// Bytes the program touches at least once, read or written (counting a byte both read and
+    /// written twice): the "useful" bytes of a bandwidth figure.
+    pub fn useful_bytes(&self) -> f64 {
+        self.buffers
+            .iter()
+            .map(|b| b.read.bytes + b.written.bytes)
+            .sum()
+    }
+}
+
+/// Per-warp state for the round trips.
+#[derive(Clone, Debug, Default)]
+struct WarpTrace {
+    seen: bool,
+    /// A barrier has passed since the current round trip began.
+    barrier: bool,
+    /// A global store has been issued since the current round trip began.
+    stored: bool,
+    /// Loads in the current round trip, per source location (by its span's line and column).
+    in_flight: HashMap<(u32, u32), u32>,
+    /// Whether the current round trip waits for a sector new to the block.
+    missing: bool,
+    missing_round_trips: u32,
+    hitting_round_trips: u32,
+}
+
+impl WarpTrace {
+    /// Closes the current round trip, if any.
+    fn close(&mut self) {
+        if self.in_flight.is_empty() {
+            return;
+        }
+        if self.missing {
+            self.missing_round_trips += 1;
+        } else {
+            self.hitting_round_trips += 1;
+        }
+        self.in_flight.clear();
+        self.missing = false;
+    }
+}
+
+/// Collects one block's records (as the interpreter emits them, before the compiler-effects pass,
+/// which only changes shared loads).
+#[derive(Debug)]
+pub struct BlockProfiler {
+    device: Device,
+    /// (name, base, size) of each global object, ascending.
+    layout: Vec<(String, u64, u64)>,
+    /// Per buffer: sector -> mask of the bytes read (and likewise written).
+    reads: Vec<HashMap<u64, u32>>,
+    writes: Vec<HashMap<u64, u32>>,
+    load_sectors: HashSet<u64>,
+    ld_lines: u64,
+    st_lines: u64,
+    atomic_lines: u64,
+    transactions: u64,
+    local_sectors: u64,
+    warps: Vec<WarpTrace>,
+    last_warp: Option<u32>,
+    /// Global atomic address -> (warp requests, lanes).
+    atomics: HashMap<u64, (u64, u64)>,
+    shared_atomic_passes: u64,
+    /// The open DRAM row of each partition, per access stream (warp, half-warp, source line and
+    /// column).
+    stream_rows: HashMap<(u32, u32, u32, u32), Vec<u64>>,
+    /// The rows the block's streams opened, per source location.
+    site_rows: HashMap<(u32, u32), SiteRows>,
+    /// Row activations of later executions of an instruction by a half-warp.
+    activations: u64,
+}
+
+/// No row is open in a partition.
+const NO_ROW: u64 = u64::MAX;
+
+/// What the streams of a block do at one source location.
+#[derive(Clone, Debug, Default)]
+struct SiteRows {
+    /// The row each partition has open for the block's accesses here.
+    open: Vec<u64>,
+    /// Rows that half-warps' first executions here opened...
+    first_opened: u64,
+    /// ... and the address ranges of their transactions.
+    first_spans: Vec<(u64, u64)>,
+}
+
+impl SiteRows {
+    /// The activations of the first executions. If they cover one range of addresses, the block
+    /// is a piece of a sweep that its neighbours in the grid continue (adjacent difference's 1 KB
+    /// of a 64 MB stream), and blocks running at the same time share the rows the sweep passes:
+    /// it opens one row per `row_bytes` of addresses. Otherwise each row it opened counts.
+    fn first_activations(&self, row_bytes: u64) -> f64 {
+        let mut spans = self.first_spans.clone();
+        spans.sort_unstable();
+        let mut covered = 0u64;
+        let mut end: Option<u64> = None;
+        for (start, stop) in spans {
+            match end {
+                Some(e) if start > e => return self.first_opened as f64,
+                Some(e) => {
+                    covered += stop.saturating_sub(e.max(start));
+                    end = Some(e.max(stop));
+                }
+                None => {
+                    covered = stop - start;
+                    end = Some(stop);
+                }
+            }
+        }
+        (covered as f64 / row_bytes.max(1) as f64).min(self.first_opened as f64)
+    }
+}
+
+impl BlockProfiler {
+    /// A profiler for blocks of a launch whose global objects are `layout` (from
+    /// `Simulation::global_objects`).
+    pub fn new(device: &Device, layout: Vec<(String, u64, u64)>) -> BlockProfiler {
+        let n = layout.len();
+        BlockProfiler {
+            device: device.clone(),
+            layout,
+            reads: vec![HashMap::new(); n],
+            writes: vec![HashMap::new(); n],
+            load_sectors: HashSet::new(),
+            ld_lines: 0,
+            st_lines: 0,
+            atomic_lines: 0,
+            transactions: 0,
+            local_sectors: 0,
+            warps: Vec::new(),
+            last_warp: None,
+            atomics: HashMap::new(),
+            shared_atomic_passes: 0,
+            stream_rows: HashMap::new(),
+            site_rows: HashMap::new(),
+            activations: 0,
+        }
+    }
+
+    /// The buffer holding `address`, if any.
+    fn buffer_of(&self, address: u64) -> Option<usize> {
+        let index = self.layout.partition_point(|(_, base, _)| *base <= address);
+        let candidate = index.checked_sub(1)?;
+        let (_, base, size) = &self.layout[candidate];
+        (address < base.saturating_add(*size)).then_some(candidate)
+    }
+
+    /// Adds one warp-level access of the block.
+    pub fn record(&mut self, record: &MemRecord) {
+        let access = &record.access;
+        if access.n_active() == 0 {
+            return;
+        }
+        let warp = record.warp as usize;
+        if self.warps.len() <= warp {
+            self.warps.resize(warp + 1, WarpTrace::default());
+        }
+        // A warp runs until a barrier or its end; if it shows up again after another warp ran, it
+        // has passed a barrier.
+        if self.last_warp != Some(record.warp) && self.warps[warp].seen {
+            self.warps[warp].barrier = true;
+        }
+        self.warps[warp].seen = true;
+        self.last_warp = Some(record.warp);
+
+        match access.space {
+            Space::Shared => {
+                if access.kind == AccessKind::Atomic {
+                    self.shared_atomic_passes += u64::from(same_word_multiplicity(access));
+                }
+            }
+            Space::Constant => {}
+            Space::Global | Space::Local => self.record_global(record, warp),
+        }
+    }
+
+    fn record_global(&mut self, record: &MemRecord, warp: usize) {
+        let access = &record.access;
+        let report = coalescing::analyze(access, &self.device);
+        self.transactions += report.transactions.len() as u64;
+        if let Some(rows) = self.device.timing.dram_rows {
+            self.record_rows(record, rows);
+        }
+        let lines = u64::from(report.lines);
+        match access.kind {
+            AccessKind::Load => self.ld_lines += lines,
+            AccessKind::Store => self.st_lines += lines,
+            AccessKind::Atomic => self.atomic_lines += lines,
+        }
+
+        // Round trips: loads wait, stores and atomics (whose results the lecture kernels never
+        // use) are fire-and-forget but order the loads after them.
+        let trace = &mut self.warps[warp];
+        match access.kind {
+            AccessKind::Load => {
+                let site = (record.span.line, record.span.col);
+                let repeats = trace.in_flight.get(&site).copied().unwrap_or(0);
+                if trace.barrier || trace.stored || repeats >= LOADS_IN_FLIGHT_PER_SITE {
+                    trace.close();
+                }
+                trace.barrier = false;
+                trace.stored = false;
+                *trace.in_flight.entry(site).or_insert(0) += 1;
+            }
+            AccessKind::Store | AccessKind::Atomic => trace.stored = true,
+        }
+
+        let width = u64::from(access.width.bytes());
+        if access.space == Space::Local {
+            self.local_sectors += u64::from(report.sectors);
+            return;
+        }
+        // The sectors of the access with the bytes touched in each, per buffer (a lane's bytes
+        // may straddle two sectors).
+        let mut touched: Vec<(usize, u64, u32)> = Vec::new();
+        for (_, address) in access.active_lanes() {
+            let Some(buffer) = self.buffer_of(address) else {
+                self.local_sectors += 1;
+                continue;
+            };
+            let last = address.saturating_add(width.max(1) - 1);
+            for sector in (address / SECTOR_BYTES)..=(last / SECTOR_BYTES) {
+                let from = address.max(sector * SECTOR_BYTES) % SECTOR_BYTES;
+                let to = last.min(sector * SECTOR_BYTES + SECTOR_BYTES - 1) % SECTOR_BYTES;
+                let mask = (u32::MAX >> (31 - (to - from))) << from;
+                match touched
+                    .iter_mut()
+                    .find(|(b, s, _)| *b == buffer && *s == sector)
+                {
+                    Some(entry) => entry.2 |= mask,
+                    None => touched.push((buffer, sector, mask)),
+                }
+            }
+        }
+        for (buffer, sector, mask) in touched {
+            if access.kind != AccessKind::Store {
+                *self.reads[buffer].entry(sector).or_insert(0) |= mask;
+            }
+            if access.kind != AccessKind::Load {
+                *self.writes[buffer].entry(sector).or_insert(0) |= mask;
+            }
+            if access.kind == AccessKind::Load && self.load_sectors.insert(sector) {
+                self.warps[warp].missing = true;
+            }
+        }
+        if access.kind == AccessKind::Atomic {
+            let mut per_address: HashMap<u64, u64> = HashMap::new();
+            for (_, address) in access.active_lanes() {
+                *per_address.entry(address).or_insert(0) += 1;
+            }
+            for (address, lanes) in per_address {
+                let entry = self.atomics.entry(address).or_insert((0, 0));
+                entry.0 += 1;
+                entry.1 += lanes;
+            }
+        }
+    }
+
+    /// Counts the transactions of `record` that open a DRAM row: each half-warp's transactions
+    /// continue that half-warp's stream at this instruction (see the module documentation).
+    fn record_rows(&mut self, record: &MemRecord, rows: DramRows) {
+        let access = &record.access;
+        let half = ((self.device.warp_size / 2).max(1) as usize).min(access.lanes.len());
+        let partitions = u64::from(rows.partitions.max(1));
+        let interleave = u64::from(rows.interleave_bytes.max(1));
+        let chunks_per_row = (u64::from(rows.row_bytes) / interleave).max(1);
+        let site = (record.span.line, record.span.col);
+        for index in 0..access.lanes.len().div_ceil(half) {
+            let range = index * half..((index + 1) * half).min(access.lanes.len());
+            if access.lanes[range.clone()].iter().all(Option::is_none) {
+                continue;
+            }
+            // The half-warp on its own: the cc 1.x rules coalesce each half-warp separately, so
+            // its transactions are those the whole access makes for it.
+            let mut alone = access.clone();
+            for (lane, slot) in alone.lanes.iter_mut().enumerate() {
+                if !range.contains(&lane) {
+                    *slot = None;
+                }
+            }
+            let site_rows = self.site_rows.entry(site).or_insert_with(|| SiteRows {
+                open: vec![NO_ROW; partitions as usize],
+                ..SiteRows::default()
+            });
+            let key = (record.warp, index as u32, site.0, site.1);
+            let first = !self.stream_rows.contains_key(&key);
+            let stream = self
+                .stream_rows
+                .entry(key)
+                .or_insert_with(|| site_rows.open.clone());
+            for transaction in coalescing::analyze(&alone, &self.device).transactions {
+                let chunk = transaction.address / interleave;
+                let partition = (chunk % partitions) as usize;
+                let row = chunk / partitions / chunks_per_row;
+                if stream[partition] != row {
+                    if first {
+                        site_rows.first_opened += 1;
+                    } else {
+                        self.activations += 1;
+                    }
+                    stream[partition] = row;
+                }
+                site_rows.open[partition] = row;
+                if first {
+                    let end = transaction
+                        .address
+                        .saturating_add(u64::from(transaction.bytes));
+                    site_rows.first_spans.push((transaction.address, end));
+                }
+            }
+        }
+    }
+
+    /// Forgets the block, keeping the launch's layout and device.
+    fn reset(&mut self) {
+        for map in self.reads.iter_mut().chain(self.writes.iter_mut()) {
+            map.clear();
+        }
+        self.load_sectors.clear();
+        self.ld_lines = 0;
+        self.st_lines = 0;
+        self.atomic_lines = 0;
+        self.transactions = 0;
+        self.local_sectors = 0;
+        self.warps.clear();
+        self.last_warp = None;
+        self.atomics.clear();
+        self.shared_atomic_passes = 0;
+        self.stream_rows.clear();
+        self.site_rows.clear();
+        self.activations = 0;
+    }
+}
+
+/// How many lanes of a shared atomic update the busiest 4-byte word.
+fn same_word_multiplicity(access: &WarpAccess) -> u32 {
+    let mut words: HashMap<u64, u32> = HashMap::new();
+    for (_, address) in access.active_lanes() {
+        *words.entry(address / 4).or_insert(0) += 1;
+    }
+    words.values().copied().max().unwrap_or(0)
+}
+
+/// Sums block profiles into a launch profile.
+#[derive(Debug, Default)]
+pub struct ProfileBuilder {
+    profile: MemoryProfile,
+    sizes: Vec<u64>,
+    /// Global atomic address -> (requests x scale, lanes x scale, requests, lanes, sampled blocks).
+    atomics: HashMap<u64, (f64, f64, f64, f64, u32)>,
+    missing_round_trips: f64,
+    hitting_round_trips: f64,
+}
+
+impl ProfileBuilder {
+    /// A builder for a launch whose global objects are `layout`.
+    pub fn new(layout: &[(String, u64, u64)]) -> ProfileBuilder {
+        ProfileBuilder {
+            profile: MemoryProfile {
+                buffers: layout
+                    .iter()
+                    .map(|(name, _, size)| BufferFootprint {
+                        name: name.clone(),
+                        size_bytes: *size,
+                        read: Footprint::default(),
+                        written: Footprint::default(),
+                    })
+                    .collect(),
+                ..MemoryProfile::default()
+            },
+            sizes: layout.iter().map(|(_, _, size)| *size).collect(),
+            atomics: HashMap::new(),
+            missing_round_trips: 0.0,
+            hitting_round_trips: 0.0,
+        }
+    }
+
+    /// Adds `block` as standing for `times` blocks of the grid, and resets it for the next block.
+    pub fn add_block(&mut self, block: &mut BlockProfiler, times: f64) {
+        let p = &mut self.profile;
+        for (i, buffer) in p.buffers.iter_mut().enumerate() {
+            if let Some(reads) = block.reads.get(i) {
+                buffer.read.add_scaled(&Footprint::of(reads), times);
+            }
+            if let Some(writes) = block.writes.get(i) {
+                buffer.written.add_scaled(&Footprint::of(writes), times);
+            }
+        }
+        p.l1_fill_sectors += block.load_sectors.len() as f64 * times;
+        let lines: HashSet<u64> = block
+            .load_sectors
+            .iter()
+            .map(|s| s * SECTOR_BYTES / LINE_BYTES)
+            .collect();
+        p.l1_fill_lines += lines.len() as f64 * times;
+        p.global_ld_lines += block.ld_lines as f64 * times;
+        p.global_st_lines += block.st_lines as f64 * times;
+        p.global_atomic_lines += block.atomic_lines as f64 * times;
+        p.global_transactions += block.transactions as f64 * times;
+        let row_bytes = block
+            .device
+            .timing
+            .dram_rows
+            .map_or(1, |rows| u64::from(rows.row_bytes));
+        let first: f64 = block
+            .site_rows
+            .values()
+            .map(|site| site.first_activations(row_bytes))
+            .sum();
+        p.dram_row_activations += (block.activations as f64 + first) * times;
+        p.local_sectors += block.local_sectors as f64 * times;
+        p.shared_atomic_passes += block.shared_atomic_passes as f64 * times;
+        p.blocks += times;
+        for warp in &mut block.warps {
+            warp.close();
+        }
+        // The slowest warp: the most round trips that miss, then the most that hit.
+        let (missing, hitting) = block
+            .warps
+            .iter()
+            .map(|w| (w.missing_round_trips, w.hitting_round_trips))
+            .max()
+            .unwrap_or((0, 0));
+        self.missing_round_trips += f64::from(missing) * times;
+        self.hitting_round_trips += f64::from(hitting) * times;
+        for (&address, &(requests, lanes)) in &block.atomics {
+            let entry = self
+                .atomics
+                .entry(address)
+                .or_insert((0.0, 0.0, 0.0, 0.0, 0));
+            entry.0 += requests as f64 * times;
+            entry.1 += lanes as f64 * times;
+            entry.2 = entry.2.max(requests as f64);
+            entry.3 = entry.3.max(lanes as f64);
+            entry.4 += 1;
+        }
+        block.reset();
+    }
+
+    /// The launch profile: footprints capped at the buffers' sizes, and the hottest address. An
+    /// address that several sampled blocks update is taken to be updated by every block they
+    /// stand for (`result` of a sum); one that a single sampled block updates, by that block only
+    /// (each block of its class then has an address of its own).
+    pub fn finish(mut self) -> MemoryProfile {
+        for (buffer, &size) in self.profile.buffers.iter_mut().zip(&self.sizes) {
+            buffer.read = buffer.read.capped(size);
+            buffer.written = buffer.written.capped(size);
+        }
+        for (scaled_requests, scaled_lanes, requests, lanes, sampled) in self.atomics.values() {
+            let (r, l) = if *sampled >= 2 {
+                (*scaled_requests, *scaled_lanes)
+            } else {
+                (*requests, *lanes)
+            };
+            self.profile.hottest_address_requests = self.profile.hottest_address_requests.max(r);
+            self.profile.hottest_address_lanes = self.profile.hottest_address_lanes.max(l);
+        }
+        if self.profile.blocks > 0.0 {
+            self.profile.missing_round_trips_per_block =
+                self.missing_round_trips / self.profile.blocks;
+            self.profile.hitting_round_trips_per_block =
+                self.hitting_round_trips / self.profile.blocks;
+        }
+        self.profile
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::{gt200, h100};
+    use crate::kernel::{Dim3, Value};
+    use crate::simulate::{simulate, SimulationInput};
+
+    const ADJ_DIFF: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/reference/kernels/adj_diff.cu"
+    ));
+    const MATMUL: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/reference/kernels/matmul.cu"
+    ));
+    const TRANSPOSE: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/reference/kernels/transpose.cu"
+    ));
+    const ATOMICS: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/reference/kernels/atomics.cu"
+    ));
+    const COALESCING: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/reference/kernels/coalescing.cu"
+    ));
+
+    /// One named quantity of a profile.
+    fn field(profile: &MemoryProfile, name: &str) -> f64 {
+        let buffer = |buffer: &str| {
+            profile
+                .buffers
+                .iter()
+                .find(|b| b.name == buffer)
+                .unwrap_or_else(|| panic!("no buffer {buffer}"))
+        };
+        match name {
+            "missing round trips" => profile.missing_round_trips_per_block,
+            "hitting round trips" => profile.hitting_round_trips_per_block,
+            "l1 fill sectors" => profile.l1_fill_sectors,
+            "input bytes read" => buffer("input").read.bytes,
+            "result bytes written" => buffer("result").written.bytes,
+            "a bytes read" => buffer("a").read.bytes,
+            "a atoms read" => buffer("a").read.atoms,
+            "hottest requests" => profile.hottest_address_requests,
+            "hottest lanes" => profile.hottest_address_lanes,
+            "shared atomic passes" => profile.shared_atomic_passes,
+            "store lines" => profile.global_st_lines,
+            "row activations" => profile.dram_row_activations,
+            other => panic!("unknown quantity {other}"),
+        }
+    }
+
+    /// Simulates `input` on H100 and compares the named quantities of its memory profile.
+    fn check(input: &SimulationInput, expected: &[(&str, f64)]) {
+        let report = simulate(input).expect("the launch simulates");
+        for (name, value) in expected {
+            assert_eq!(field(&report.memory, name), *value, "{name}");
+        }
+    }
+
+    fn launch(source: &str, kernel: &str, grid: Dim3, block: Dim3) -> SimulationInput {
+        let mut input = SimulationInput::new(source, kernel, h100());
+        input.grid = grid;
+        input.block = block;
+        input
+    }
+
+    fn transpose(kernel: &str) -> SimulationInput {
+        let mut input = launch(TRANSPOSE, kernel, Dim3::new(4, 4, 1), Dim3::new(32, 8, 1));
+        input.args = vec![("n".to_string(), Value::Int(128))];
+        input.buffers = vec![
+            ("out".to_string(), 4 * 128 * 128),
+            ("in".to_string(), 4 * 128 * 128),
+        ];
+        input
+    }
+
+    #[test]
+    fn tr_copy_waits_once_per_element_and_tr_shared_once_per_tile() {
+        // `out` may alias `in`, so each of tr_copy's four loads waits for the store before it;
+        // tr_shared's four loads go to shared memory, issued together, and wait once.
+        check(
+            &transpose("tr_copy"),
+            &[("missing round trips", 4.0), ("hitting round trips", 0.0)],
+        );
+        check(&transpose("tr_shared"), &[("missing round trips", 1.0)]);
+        // tr_naive writes a column: each of a warp's stores touches 32 lines.
+        check(
+            &transpose("tr_naive"),
+            &[("store lines", 16.0 * 8.0 * 4.0 * 32.0)],
+        );
+    }
+
+    #[test]
+    fn adjacent_difference_reads_each_input_once_but_fills_one_sector_more_per_block() {
+        // Seed 000: input[i - 1] is read again, but it lies in the sector the block (or, at the
+        // block's first lane, the previous block) reads anyway: 256 ints are 32 sectors, plus one.
+        let n = 4 * 256;
+        let mut input = launch(
+            ADJ_DIFF,
+            "adj_diff_naive",
+            Dim3::new(4, 1, 1),
+            Dim3::new(256, 1, 1),
+        );
+        input.args = vec![("n".to_string(), Value::Int(n))];
+        input.buffers = vec![
+            ("result".to_string(), 4 * n as u64),
+            ("input".to_string(), 4 * n as u64),
+        ];
+        check(
+            &input,
+            &[
+                ("input bytes read", 4.0 * n as f64),
+                ("result bytes written", 4.0 * (n - 1) as f64),
+                ("l1 fill sectors", 32.0 + 3.0 * 33.0),
+                ("missing round trips", 1.0),
+            ],
+        );
+        // The shared version's first warp reads input[i - 1] after the barrier: a second trip.
+        input.kernel = "adj_diff_shared".to_string();
+        input.dyn_smem = 1024;
+        check(&input, &[("missing round trips", 1.75)]);
+    }
+
+    #[test]
+    fn matmul_footprints_are_capped_at_the_buffers_and_four_iterations_are_in_flight() {
+        // 64 blocks each read 16 rows of `a`: 4 times the matrix, which the cap brings back to it.
+        let mut input = launch(MATMUL, "mm_naive", Dim3::new(8, 8, 1), Dim3::new(16, 16, 1));
+        input.args = vec![("n".to_string(), Value::Int(128))];
+        input.buffers = ["a", "b", "c"]
+            .iter()
+            .map(|b| (b.to_string(), 4 * 128 * 128))
+            .collect();
+        check(
+            &input,
+            &[
+                ("a bytes read", 4.0 * 128.0 * 128.0),
+                ("a atoms read", 4.0 * 128.0 * 128.0 / 64.0),
+                // 128 iterations, four in flight at a time.
+                ("missing round trips", 32.0),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_global_sum_updates_one_address_from_every_warp() {
+        // Seed 000: every thread adds to one counter; lanes of a warp combine, warps serialize.
+        let mut input = launch(
+            ATOMICS,
+            "sum_global_atomic",
+            Dim3::new(8, 1, 1),
+            Dim3::new(256, 1, 1),
+        );
+        input.args = vec![("n".to_string(), Value::Int(2048))];
+        input.buffers = vec![("in".to_string(), 4 * 2048), ("result".to_string(), 4)];
+        check(
+            &input,
+            &[("hottest requests", 64.0), ("hottest lanes", 2048.0)],
+        );
+        // The hierarchical sum: one global update per block, 32 colliding lanes per shared atomic.
+        input.kernel = "sum_hier_atomic".to_string();
+        check(
+            &input,
+            &[
+                ("hottest requests", 8.0),
+                ("shared atomic passes", 64.0 * 32.0),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_column_walk_opens_a_row_per_lane_and_a_sweep_shares_its_rows_on_gt200() {
+        // On GT200 (7 partitions of 256 bytes, 4 KB rows), lanes 4 KB apart land in 32 different
+        // rows: 32 activations. The copy's 128 contiguous bytes of `out` are a piece of a sweep,
+        // which blocks running together share: 128 / 4096 of a row.
+        let mut input = launch(
+            COALESCING,
+            "strided_copy",
+            Dim3::new(1, 1, 1),
+            Dim3::new(32, 1, 1),
+        );
+        input.device = gt200();
+        input.args = vec![
+            ("stride".to_string(), Value::Int(1024)),
+            ("n_out".to_string(), Value::Int(32)),
+        ];
+        input.buffers = vec![
+            ("out".to_string(), 4 * 32),
+            ("in".to_string(), 4 * 32 * 1024),
+        ];
+        check(&input, &[("row activations", 32.0 + 128.0 / 4096.0)]);
+        // Adjacent difference streams: each of its three accesses covers about 1 KB a block.
+        let n = 4 * 256;
+        let mut input = launch(
+            ADJ_DIFF,
+            "adj_diff_naive",
+            Dim3::new(4, 1, 1),
+            Dim3::new(256, 1, 1),
+        );
+        input.device = gt200();
+        input.args = vec![("n".to_string(), Value::Int(n))];
+        input.buffers = vec![
+            ("result".to_string(), 4 * n as u64),
+            ("input".to_string(), 4 * n as u64),
+        ];
+        let report = simulate(&input).expect("the launch simulates");
+        let activations = report.memory.dram_row_activations;
+        assert!(
+            (2.9..3.2).contains(&activations),
+            "{activations} activations for 12 accesses of 1 KB"
+        );
+        // H100 has an L2 in front of its DRAM: no rows are counted.
+        input.device = h100();
+        check(&input, &[("row activations", 0.0)]);
+    }
+}
