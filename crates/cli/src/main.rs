@@ -9,6 +9,7 @@ use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::occupancy::{self, BlockResources, OccupancyReport};
 use memplay_sim::simulate::{simulate, SampledBlock, SimulationInput, SimulationReport};
+use memplay_sim::timing::{predict, Prediction};
 use memplay_sim::{Device, DeviceId};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -435,9 +436,15 @@ fn build_input(
 fn simulate_command(args: SimulateArgs) -> Result<String, String> {
     let input = build_input(&args.launch, &[])?;
     let report = simulate(&input).map_err(|e| e.to_string())?;
+    let prediction = predict(&report, &input.device);
     if args.json {
         let json = serde_json::json!({
             "kernel": report.kernel,
+            "time_ms": prediction.time_ms,
+            "gflops": prediction.gflops,
+            "gbps": prediction.gbps,
+            "bottleneck": prediction.bottleneck.as_str(),
+            "prediction": prediction,
             "device": input.device.id,
             "counters": report.counters,
             "occupancy": OccupancyJson::from(&report.occupancy),
@@ -458,6 +465,13 @@ fn simulate_command(args: SimulateArgs) -> Result<String, String> {
             report.grid_blocks,
             report.sampled_blocks.len()
         )];
+        lines.push(format!(
+            "predicted {:.4} ms, {:.1} GFLOP/s, {:.1} GB/s, bottleneck: {}",
+            prediction.time_ms,
+            prediction.gflops,
+            prediction.gbps,
+            prediction.bottleneck.describe()
+        ));
         for (name, value) in report.counters.nsight() {
             lines.push(format!("{name:<60} {value:>16.0}"));
         }
@@ -489,7 +503,8 @@ fn sweep_command(args: SweepArgs) -> Result<String, String> {
     for value in values {
         let input = build_input(&args.launch, &[(name.clone(), value.to_string())])?;
         let report = simulate(&input).map_err(|e| format!("{name}={value}: {e}"))?;
-        rows.push(SweepRow::new(name, value, &input, &report));
+        let prediction = predict(&report, &input.device);
+        rows.push(SweepRow::new(name, value, &input, &report, &prediction));
     }
     if args.json {
         to_json(&rows)
@@ -505,6 +520,10 @@ struct SweepRow {
     value: String,
     grid: [u32; 3],
     block: [u32; 3],
+    time_ms: f64,
+    gflops: f64,
+    gbps: f64,
+    bottleneck: &'static str,
     occupancy_pct: f64,
     shared_ld_instructions: f64,
     shared_ld_wavefronts: f64,
@@ -519,6 +538,7 @@ impl SweepRow {
         value: &str,
         input: &SimulationInput,
         report: &SimulationReport,
+        prediction: &Prediction,
     ) -> SweepRow {
         let get = |metric: &str| report.counters.get(metric).unwrap_or(0.0);
         SweepRow {
@@ -526,6 +546,10 @@ impl SweepRow {
             value: value.to_string(),
             grid: [input.grid.x, input.grid.y, input.grid.z],
             block: [input.block.x, input.block.y, input.block.z],
+            time_ms: prediction.time_ms,
+            gflops: prediction.gflops,
+            gbps: prediction.gbps,
+            bottleneck: prediction.bottleneck.as_str(),
             occupancy_pct: report.occupancy.theoretical_occupancy_pct,
             shared_ld_instructions: get("smsp__inst_executed_op_shared_ld.sum"),
             shared_ld_wavefronts: get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
@@ -545,20 +569,34 @@ fn sweep_table(name: &str, rows: &[SweepRow]) -> String {
         }
     };
     let mut lines = vec![format!(
-        "{:>12} {:>16} {:>12} {:>6} {:>14} {:>10} {:>14} {:>10}",
-        name, "grid", "block", "occ%", "shared ld", "wf/ld", "global ld", "sect/req"
+        "{:>12} {:>14} {:>10} {:>10} {:>10} {:>10} {:>5} {:>12} {:>6} {:>12} {:>8}",
+        name,
+        "grid",
+        "block",
+        "time ms",
+        "GFLOP/s",
+        "GB/s",
+        "occ%",
+        "shared ld",
+        "wf/ld",
+        "global ld",
+        "sect/req"
     )];
     for row in rows {
         lines.push(format!(
-            "{:>12} {:>16} {:>12} {:>6.0} {:>14.0} {:>10} {:>14.0} {:>10}",
+            "{:>12} {:>14} {:>10} {:>10.4} {:>10.1} {:>10.1} {:>5.0} {:>12.0} {:>6} {:>12.0} {:>8}  {}",
             row.value,
             format!("{}x{}x{}", row.grid[0], row.grid[1], row.grid[2]),
             format!("{}x{}x{}", row.block[0], row.block[1], row.block[2]),
+            row.time_ms,
+            row.gflops,
+            row.gbps,
             row.occupancy_pct,
             row.shared_ld_instructions,
             ratio(row.shared_ld_wavefronts, row.shared_ld_instructions),
             row.global_ld_requests,
             ratio(row.global_ld_sectors, row.global_ld_requests),
+            row.bottleneck,
         ));
     }
     lines.join("\n")
