@@ -9,10 +9,12 @@ use crate::components::controls::Controls;
 use crate::components::kernel_view::{KernelView, SimulationRun};
 use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
-use crate::components::roofline_view::RooflineView;
+use crate::components::roofline_view::{RooflineView, SimulatedPoint};
+use crate::components::time_sweep::{TimePoint, TimeSweep};
 use crate::model;
 use crate::state::{Action, State};
 use memplay_sim::simulate::{simulate, SimulationInput};
+use memplay_sim::timing::predict;
 use memplay_sim::{banks, patterns, roofline};
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
@@ -58,13 +60,31 @@ fn now_ms() -> f64 {
         .map_or(0.0, |performance| performance.now())
 }
 
+/// The predicted time of each launch of a sweep, or why it does not run.
+fn sweep_times(inputs: &[(u32, SimulationInput)]) -> Vec<TimePoint> {
+    inputs
+        .iter()
+        .map(|(value, input)| TimePoint {
+            value: *value,
+            time_ms: simulate(input)
+                .map(|report| predict(&report, &input.device).time_ms)
+                .map_err(|error| error.to_string()),
+        })
+        .collect()
+}
+
 /// Runs one simulation and measures what it cost in the browser.
 fn run_simulation(input: &SimulationInput) -> SimulationRun {
     let started = now_ms();
     let result = simulate(input);
+    let prediction = result
+        .as_ref()
+        .ok()
+        .map(|report| predict(report, &input.device));
     SimulationRun {
         input: input.clone(),
         result,
+        prediction,
         elapsed_ms: now_ms() - started,
     }
 }
@@ -86,6 +106,33 @@ pub fn app() -> Html {
     let input = state.lesson.launch(&state, state.source());
     let run: Rc<SimulationRun> = use_memo(input, run_simulation);
     let (resources, launch) = model::lesson_occupancy(&run.input, &run.result);
+    // The sweep reruns only when a launch of it changes: moving along the swept setting itself
+    // changes none of them.
+    let sweep = state.lesson.sweep();
+    let sweep_inputs: Vec<(u32, SimulationInput)> = sweep
+        .values()
+        .iter()
+        .map(|&value| {
+            let at = sweep.with(&state, value);
+            (value, state.lesson.launch(&at, state.source()))
+        })
+        .collect();
+    let sweep_points = use_memo(sweep_inputs, |inputs| sweep_times(inputs));
+    // The kernel's point on the roofline: FLOP per simulated DRAM byte. When the whole footprint
+    // stays in L2 between timed runs no byte reaches DRAM; the point then counts each byte once,
+    // as a cold run would fetch it.
+    let simulated_point = run.prediction.as_ref().and_then(|prediction| {
+        let flops = prediction.gflops * prediction.time_ms * 1e6;
+        let intensity = prediction
+            .arithmetic_intensity
+            .or_else(|| (prediction.useful_bytes > 0.0).then(|| flops / prediction.useful_bytes))?;
+        (prediction.gflops > 0.0 && intensity > 0.0).then(|| SimulatedPoint {
+            kernel: run.input.kernel.clone(),
+            intensity,
+            gflops: prediction.gflops,
+            from_l2: prediction.l2_warm,
+        })
+    });
     let sweeps = model::occupancy_sweeps(&device, resources);
 
     html! {
@@ -116,7 +163,13 @@ pub fn app() -> Html {
                     compile={state.compile}
                     run={run.clone()}
                     on_action={on_action.clone()}
-                />
+                >
+                    <TimeSweep
+                        setting={sweep.label()}
+                        points={(*sweep_points).clone()}
+                        current={sweep.current(&state)}
+                    />
+                </KernelView>
                 <div class="views">
                     <BankMap
                         device={device.clone()}
@@ -133,7 +186,8 @@ pub fn app() -> Html {
                         launch={launch}
                         sweeps={sweeps}
                     />
-                    <RooflineView device={device} ceilings={ceilings} tile={state.tile} />
+                    <RooflineView device={device} ceilings={ceilings} tile={state.tile}
+                                  simulated={simulated_point} />
                 </div>
             </main>
             <footer class="site-footer">

@@ -11,6 +11,7 @@ use crate::state::Action;
 use crate::url::compile_key;
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::simulate::{SimulationError, SimulationInput, SimulationReport};
+use memplay_sim::timing::Prediction;
 use std::rc::Rc;
 use web_sys::{HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -20,7 +21,78 @@ use yew::prelude::*;
 pub struct SimulationRun {
     pub input: SimulationInput,
     pub result: Result<SimulationReport, SimulationError>,
+    /// The timing model's prediction for a launch that ran.
+    pub prediction: Option<Prediction>,
+    /// What simulating and predicting cost in the browser.
     pub elapsed_ms: f64,
+}
+
+/// A time in milliseconds with three significant digits: "0.268 ms", "3.18 ms", "41.9 ms".
+pub fn time_text(ms: f64) -> String {
+    if ms >= 100.0 {
+        format!("{ms:.0} ms")
+    } else if ms >= 10.0 {
+        format!("{ms:.1} ms")
+    } else if ms >= 1.0 {
+        format!("{ms:.2} ms")
+    } else if ms >= 0.01 {
+        format!("{ms:.3} ms")
+    } else {
+        format!("{:.1} µs", ms * 1000.0)
+    }
+}
+
+/// The headline of a prediction: time, the rate that matters for the kernel, and the bottleneck.
+pub fn throughput_text(prediction: &Prediction) -> String {
+    // Whole numbers from 100 up, one decimal below, as the lectures write 36.8 GB/s and 183.9 GFLOP/s.
+    let rate_text = |rate: f64| {
+        if rate >= 100.0 {
+            format_number(rate.round())
+        } else {
+            format!("{rate:.1}")
+        }
+    };
+    let rate = if prediction.gflops > 0.0 {
+        format!(
+            "{} GFLOP/s, {} GB/s",
+            rate_text(prediction.gflops),
+            rate_text(prediction.gbps)
+        )
+    } else {
+        format!("{} GB/s", rate_text(prediction.gbps))
+    };
+    format!(
+        "{} · {} · bottleneck: {}",
+        time_text(prediction.time_ms),
+        rate,
+        prediction.bottleneck.describe()
+    )
+}
+
+/// The units that were busy, busiest first, as bars of their share of the time.
+fn unit_bars(prediction: &Prediction) -> Html {
+    let mut units: Vec<_> = prediction
+        .units
+        .iter()
+        .filter(|unit| unit.share >= 0.01)
+        .collect();
+    units.sort_by(|a, b| b.share.total_cmp(&a.share));
+    html! {
+        <ul class="unit-bars" aria-label="How busy each unit is, as a share of the predicted time">
+            { for units.into_iter().take(5).map(|unit| {
+                let pct = (unit.share * 100.0).min(100.0);
+                html! {
+                    <li>
+                        <span class="unit-name">{ unit.unit.describe() }</span>
+                        <span class="unit-bar" aria-hidden="true">
+                            <span style={format!("width: {pct:.0}%")}></span>
+                        </span>
+                        <span class="unit-pct">{ format!("{pct:.0}%") }</span>
+                    </li>
+                }
+            }) }
+        </ul>
+    }
 }
 
 #[derive(Properties, PartialEq, Debug)]
@@ -31,6 +103,9 @@ pub struct KernelViewProps {
     pub compile: CompileEffects,
     pub run: Rc<SimulationRun>,
     pub on_action: Callback<Action>,
+    /// The sweep chart, shown beside the throughput.
+    #[prop_or_default]
+    pub children: Html,
 }
 
 /// `mm_tiled<<<(64, 64, 1), (16, 16, 1)>>>` with its defines and scalar arguments.
@@ -234,6 +309,18 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
     let outcome = match &run.result {
         Ok(report) => html! {
             <>
+                if let Some(prediction) = &run.prediction {
+                    <div class="throughput">
+                        <p class="throughput-line">
+                            { format!("Predicted on the {}: ", run.input.device.name) }
+                            <strong data-testid="throughput">{ throughput_text(prediction) }</strong>
+                        </p>
+                        <div class="throughput-layout">
+                            { unit_bars(prediction) }
+                            { props.children.clone() }
+                        </div>
+                    </div>
+                }
                 { counters_table(report) }
                 <p class="sim-cost" data-testid="sim-cost">{ cost_text(report, run.elapsed_ms) }</p>
             </>

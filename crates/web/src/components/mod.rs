@@ -8,3 +8,4 @@ pub mod kernel_view;
 pub mod notes;
 pub mod occupancy_view;
 pub mod roofline_view;
+pub mod time_sweep;

@@ -18,6 +18,20 @@ pub struct RooflineViewProps {
     pub device: Device,
     pub ceilings: Ceilings,
     pub tile: u32,
+    /// The simulated kernel's point, when it does arithmetic and moves DRAM bytes.
+    #[prop_or_default]
+    pub simulated: Option<SimulatedPoint>,
+}
+
+/// Where the simulation puts the current kernel: FLOP per simulated DRAM byte, and the predicted
+/// GFLOP/s.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimulatedPoint {
+    pub kernel: String,
+    pub intensity: f64,
+    pub gflops: f64,
+    /// The data stays in L2 between runs, so the intensity counts each byte once.
+    pub from_l2: bool,
 }
 
 const WIDTH: f64 = 560.0;
@@ -253,6 +267,9 @@ pub fn roofline_view(props: &RooflineViewProps) -> Html {
 
                     { naive_point }
                     { tiled_point }
+                    if let Some(point) = &props.simulated {
+                        { simulated_marker(point, &x, &y) }
+                    }
                 </svg>
                 <div class="roofline-text">
                     <ul class="facts">
@@ -300,11 +317,48 @@ pub fn roofline_view(props: &RooflineViewProps) -> Html {
                                 bound(&best, tiled)
                             ) }
                         </li>
+                        if let Some(point) = &props.simulated {
+                            <li data-testid="roofline-simulated">
+                                <span class="key square" aria-hidden="true"></span>
+                                { format!(
+                                    "Simulated {}: {} FLOP per {}, {} GFLOP/s predicted \
+                                     ({:.0}% of the {} GFLOP/s its intensity allows).",
+                                    point.kernel,
+                                    format_intensity(point.intensity),
+                                    if point.from_l2 {
+                                        "byte, each counted once (between runs the data stays in L2)"
+                                    } else {
+                                        "DRAM byte"
+                                    },
+                                    format_number(point.gflops.round()),
+                                    100.0 * point.gflops / best.attainable_gflops(point.intensity).max(f64::MIN_POSITIVE),
+                                    format_number(best.attainable_gflops(point.intensity).round())
+                                ) }
+                            </li>
+                        }
                     </ul>
                     <p class="caption">{ caption(&best, props.tile) }</p>
                 </div>
             </div>
         </section>
+    }
+}
+
+/// A square at the simulated kernel's point, clamped into the plot so an extreme intensity still
+/// shows at the edge.
+fn simulated_marker(point: &SimulatedPoint, x: &Scale, y: &Scale) -> Html {
+    let intensity = point
+        .intensity
+        .clamp(2f64.powi(X_MIN_EXPONENT), 2f64.powi(X_MAX_EXPONENT));
+    let (cx, cy) = (x.map(intensity), y.map(point.gflops.max(1e-3)));
+    let cy = cy.clamp(TOP, HEIGHT - BOTTOM);
+    html! {
+        <g class="kernel simulated">
+            <rect x={px(cx - 6.0)} y={px(cy - 6.0)} width="12" height="12" />
+            <text x={px(cx + 10.0)} y={px(cy + 4.0)}>
+                { format!("{} {}", point.kernel, format_number(point.gflops.round())) }
+            </text>
+        </g>
     }
 }
 

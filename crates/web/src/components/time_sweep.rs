@@ -1,0 +1,173 @@
+//! The sweep chart: predicted time of the lesson's kernel against one setting (tile width, block
+//! size, padding or stride), with the current choice marked, so a student sees which way to move.
+
+use crate::components::chart::{points, px, Scale};
+use crate::components::kernel_view::time_text;
+use yew::prelude::*;
+
+/// One value of the swept setting and the predicted time, or why there is none.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimePoint {
+    pub value: u32,
+    pub time_ms: Result<f64, String>,
+}
+
+#[derive(Properties, PartialEq, Debug)]
+pub struct TimeSweepProps {
+    /// The swept setting, in words ("tile width").
+    pub setting: &'static str,
+    pub points: Vec<TimePoint>,
+    /// The current value of the setting; marked if it is one of the points.
+    pub current: u32,
+}
+
+const WIDTH: f64 = 420.0;
+const HEIGHT: f64 = 210.0;
+const LEFT: f64 = 74.0;
+const RIGHT: f64 = 20.0;
+const TOP: f64 = 24.0;
+const BOTTOM: f64 = 48.0;
+
+/// The chart's description for screen readers, and the test's reading of it.
+pub fn describe(setting: &str, points: &[TimePoint], current: u32) -> String {
+    let parts: Vec<String> = points
+        .iter()
+        .map(|point| match &point.time_ms {
+            Ok(ms) => format!("{} {}", point.value, time_text(*ms)),
+            Err(_) => format!("{} does not run", point.value),
+        })
+        .collect();
+    let best = points
+        .iter()
+        .filter_map(|point| point.time_ms.as_ref().ok().map(|ms| (point.value, *ms)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let best_text = best.map_or(String::new(), |(value, _)| {
+        format!(" Fastest at {setting} {value}.")
+    });
+    format!(
+        "Predicted time against {setting}: {}. Now {setting} {current}.{best_text}",
+        parts.join(", ")
+    )
+}
+
+#[function_component(TimeSweep)]
+pub fn time_sweep(props: &TimeSweepProps) -> Html {
+    let n = props.points.len().max(1);
+    let max_ms = props
+        .points
+        .iter()
+        .filter_map(|point| point.time_ms.as_ref().ok().copied())
+        .fold(0.0f64, f64::max);
+    let y_max = if max_ms > 0.0 { max_ms * 1.15 } else { 1.0 };
+    let y = Scale::linear((0.0, y_max), (HEIGHT - BOTTOM, TOP));
+    // The values sit evenly spaced, whatever their numbers: 4, 8, 16, 32 read as steps.
+    let slot = (WIDTH - LEFT - RIGHT) / n as f64;
+    let x_at = |index: usize| LEFT + slot * (index as f64 + 0.5);
+    let line: Vec<(f64, f64)> = props
+        .points
+        .iter()
+        .enumerate()
+        .filter_map(|(i, point)| point.time_ms.as_ref().ok().map(|ms| (x_at(i), y.map(*ms))))
+        .collect();
+    let label = describe(props.setting, &props.points, props.current);
+
+    html! {
+        <figure class="time-sweep" data-testid="time-sweep">
+            <figcaption>{ format!("Predicted time against {}", props.setting) }</figcaption>
+            <svg viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="img" aria-label={label.clone()}>
+                { for [0.0, 0.5, 1.0].into_iter().map(|fraction| {
+                    let value = max_ms * fraction;
+                    let at = y.map(value);
+                    html! {
+                        <g class="tick">
+                            <line class="grid" x1={px(LEFT)} x2={px(WIDTH - RIGHT)}
+                                  y1={px(at)} y2={px(at)} />
+                            <text x={px(LEFT - 6.0)} y={px(at + 4.0)} text-anchor="end">
+                                { if value > 0.0 { time_text(value) } else { "0".to_string() } }
+                            </text>
+                        </g>
+                    }
+                }) }
+                <line class="axis" x1={px(LEFT)} x2={px(WIDTH - RIGHT)}
+                      y1={px(HEIGHT - BOTTOM)} y2={px(HEIGHT - BOTTOM)} />
+                <text class="axis-title" x={px((LEFT + WIDTH - RIGHT) / 2.0)}
+                      y={px(HEIGHT - 8.0)} text-anchor="middle">{ props.setting }</text>
+                <polyline class="sweep-line" points={points(&line)} />
+                { for props.points.iter().enumerate().map(|(i, point)| {
+                    let cx = x_at(i);
+                    let is_current = point.value == props.current;
+                    let tick = html! {
+                        <text class={classes!("tick-label", is_current.then_some("current-label"))}
+                              x={px(cx)} y={px(HEIGHT - BOTTOM + 18.0)} text-anchor="middle">
+                            { point.value.to_string() }
+                        </text>
+                    };
+                    match &point.time_ms {
+                        Ok(ms) => {
+                            let cy = y.map(*ms);
+                            html! {
+                                <g class={classes!("time-point", is_current.then_some("current"))}>
+                                    <title>{ format!("{} {}: {}", props.setting, point.value, time_text(*ms)) }</title>
+                                    <circle cx={px(cx)} cy={px(cy)} r={if is_current { "7" } else { "4.5" }} />
+                                    if is_current {
+                                        <text class="current-label" x={px(cx)} y={px(cy - 12.0)}
+                                              text-anchor="middle">{ time_text(*ms) }</text>
+                                    }
+                                    { tick }
+                                </g>
+                            }
+                        }
+                        Err(reason) => html! {
+                            <g class={classes!("time-point", "failed", is_current.then_some("current"))}>
+                                <title>{ format!("{} {}: {reason}", props.setting, point.value) }</title>
+                                <text x={px(cx)} y={px(HEIGHT - BOTTOM - 8.0)} text-anchor="middle">{ "×" }</text>
+                                { tick }
+                            </g>
+                        },
+                    }
+                }) }
+            </svg>
+            <p class="sr-only">{ label }</p>
+        </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(points: &[(u32, Option<f64>)], current: u32, expected: &str) {
+        let points: Vec<TimePoint> = points
+            .iter()
+            .map(|&(value, ms)| TimePoint {
+                value,
+                time_ms: ms.ok_or_else(|| "too many threads".to_string()),
+            })
+            .collect();
+        assert_eq!(describe("tile width", &points, current), expected);
+    }
+
+    #[test]
+    fn the_description_names_every_point_and_the_fastest() {
+        check(
+            &[
+                (8, Some(0.39)),
+                (16, Some(0.268)),
+                (32, Some(0.229)),
+                (64, None),
+            ],
+            16,
+            "Predicted time against tile width: 8 0.390 ms, 16 0.268 ms, 32 0.229 ms, \
+             64 does not run. Now tile width 16. Fastest at tile width 32.",
+        );
+    }
+
+    #[test]
+    fn a_sweep_where_nothing_runs_names_no_fastest() {
+        check(
+            &[(64, None)],
+            64,
+            "Predicted time against tile width: 64 does not run. Now tile width 64.",
+        );
+    }
+}
