@@ -145,6 +145,16 @@ fn bytes_requested(access: &WarpAccess, n_active: u32) -> u64 {
     u64::from(n_active) * u64::from(access.width.bytes())
 }
 
+/// Sectors of an access with `n_transactions` transactions moving `bytes_moved` bytes, as
+/// `analyze` counts them: for callers that walk `each_transaction` themselves.
+pub fn sectors_of(device: &Device, n_transactions: u64, bytes_moved: u64) -> u32 {
+    sectors(
+        device,
+        u32::try_from(n_transactions).unwrap_or(u32::MAX),
+        bytes_moved,
+    )
+}
+
 /// Sectors of an access from its transactions: on cc >= 2.0 every transaction is one distinct
 /// sector; on cc 1.x they are the moved bytes over 32.
 fn sectors(device: &Device, n_transactions: u32, bytes_moved: u64) -> u32 {

@@ -574,6 +574,8 @@ impl<'p> Simulation<'p> {
                 block,
                 warp: 0,
             },
+            spare_args: Vec::new(),
+            spare_stacks: Vec::new(),
         };
         let n_regs = self.program.n_regs as usize;
         let mut warps: Vec<WarpState> = (0..n_warps)
@@ -810,6 +812,9 @@ struct Machine<'s, 'p> {
     call_depth: u32,
     /// The record `emit_uniform` fills and hands to the sink.
     record: MemRecord,
+    /// Vectors of finished `__device__` calls, for the next calls to reuse.
+    spare_args: Vec<Vec<usize>>,
+    spare_stacks: Vec<Vec<Frame>>,
 }
 
 /// Registers `a` and `b` to read and `dst` to write, when `dst` is neither of them.
@@ -1913,16 +1918,21 @@ impl Machine<'_, '_> {
     ) -> Result<usize, Diagnostic> {
         let program = self.program;
         let callee = &program.functions[function];
-        let mut arg_regs = Vec::with_capacity(args.len());
+        // The argument registers and the callee's frame stack come from the machine's spares,
+        // so that a call in a loop does not allocate each time. (All arguments are evaluated
+        // before any is copied: an argument may itself call the function.)
+        let mut arg_regs = self.spare_args.pop().unwrap_or_default();
+        arg_regs.clear();
         for a in args {
             arg_regs.push(self.eval(a, mask)?);
         }
         self.instructions += 1;
-        for (p, r) in callee.params.iter().zip(arg_regs) {
+        for (p, &r) in callee.params.iter().zip(&arg_regs) {
             for k in 0..usize::from(super::sema::width_of(&p.ty)) {
                 self.regs[p.reg as usize + k] = self.regs[r + k];
             }
         }
+        self.spare_args.push(arg_regs);
         if self.call_depth >= MAX_CALL_DEPTH {
             return Err(Diagnostic::new(
                 callee.span,
@@ -1932,13 +1942,16 @@ impl Machine<'_, '_> {
         let saved = self.tbase;
         self.tbase = callee.temp_base;
         self.call_depth += 1;
+        let mut stack = self.spare_stacks.pop().unwrap_or_default();
+        stack.clear();
         let mut flow = Flow {
             pc: 0,
             mask,
             returned: 0,
-            stack: Vec::new(),
+            stack,
         };
         let result = self.run_flow(function, &mut flow, mask);
+        self.spare_stacks.push(flow.stack);
         self.call_depth -= 1;
         self.tbase = saved;
         result?;

@@ -54,7 +54,41 @@ use crate::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
 use crate::device::{Device, DramRows};
 use crate::kernel::MemRecord;
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiply-rotate hasher for the profiler's integer keys (sectors, addresses, source places).
+/// The standard SipHash guards against adversarial keys, which these are not, and cost a fifth
+/// of a simulation's time here.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IntegerHasher(u64);
+
+impl Hasher for IntegerHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u32(&mut self, value: u32) {
+        self.write_u64(u64::from(value));
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = (self.0.rotate_left(5) ^ value).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, value: usize) {
+        self.write_u64(value as u64);
+    }
+}
+
+type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<IntegerHasher>>;
+type HashSet<K> = StdHashSet<K, BuildHasherDefault<IntegerHasher>>;
 
 /// The unit in which HBM on A100 and H100 moves data: two sectors. Source: `h100.json`, ncu record
 /// `strided_copy stride=32`: 1,048,576 one-float loads, each in its own 128-byte line, read
@@ -281,9 +315,9 @@ impl BlockProfiler {
         BlockProfiler {
             device: device.clone(),
             layout,
-            reads: vec![HashMap::new(); n],
-            writes: vec![HashMap::new(); n],
-            load_sectors: HashSet::new(),
+            reads: vec![HashMap::default(); n],
+            writes: vec![HashMap::default(); n],
+            load_sectors: HashSet::default(),
             ld_lines: 0,
             st_lines: 0,
             atomic_lines: 0,
@@ -291,10 +325,10 @@ impl BlockProfiler {
             local_sectors: 0,
             warps: Vec::new(),
             last_warp: None,
-            atomics: HashMap::new(),
+            atomics: HashMap::default(),
             shared_atomic_passes: 0,
-            stream_rows: HashMap::new(),
-            site_rows: HashMap::new(),
+            stream_rows: HashMap::default(),
+            site_rows: HashMap::default(),
             activations: 0,
         }
     }
@@ -338,12 +372,34 @@ impl BlockProfiler {
 
     fn record_global(&mut self, record: &MemRecord, warp: usize) {
         let access = &record.access;
-        let report = coalescing::analyze(access, &self.device);
-        self.transactions += report.transactions.len() as u64;
+        // The transactions and the distinct 128-byte lines they lie in, without the allocations
+        // of `coalescing::analyze`: this runs for every global access of a simulation.
+        let mut n_transactions = 0u64;
+        let mut bytes_moved = 0u64;
+        let mut lines = [0u64; 64];
+        let mut n_lines = 0usize;
+        let mut extra_lines = 0u64;
+        coalescing::each_transaction(access, &self.device, |t| {
+            n_transactions += 1;
+            bytes_moved += u64::from(t.bytes);
+            let last = t.address.saturating_add(u64::from(t.bytes).max(1) - 1);
+            for line in (t.address / LINE_BYTES)..=(last / LINE_BYTES) {
+                if !lines[..n_lines].contains(&line) {
+                    if n_lines < lines.len() {
+                        lines[n_lines] = line;
+                        n_lines += 1;
+                    } else {
+                        // More distinct lines than a warp of 16-byte lanes can touch: count on.
+                        extra_lines += 1;
+                    }
+                }
+            }
+        });
+        self.transactions += n_transactions;
         if let Some(rows) = self.device.timing.dram_rows {
             self.record_rows(record, rows);
         }
-        let lines = u64::from(report.lines);
+        let lines = n_lines as u64 + extra_lines;
         match access.kind {
             AccessKind::Load => self.ld_lines += lines,
             AccessKind::Store => self.st_lines += lines,
@@ -369,7 +425,11 @@ impl BlockProfiler {
 
         let width = u64::from(access.width.bytes());
         if access.space == Space::Local {
-            self.local_sectors += u64::from(report.sectors);
+            self.local_sectors += u64::from(coalescing::sectors_of(
+                &self.device,
+                n_transactions,
+                bytes_moved,
+            ));
             return;
         }
         // The sectors of the access with the bytes touched in each, per buffer (a lane's bytes
@@ -406,7 +466,7 @@ impl BlockProfiler {
             }
         }
         if access.kind == AccessKind::Atomic {
-            let mut per_address: HashMap<u64, u64> = HashMap::new();
+            let mut per_address: HashMap<u64, u64> = HashMap::default();
             for (_, address) in access.active_lanes() {
                 *per_address.entry(address).or_insert(0) += 1;
             }
@@ -496,7 +556,7 @@ impl BlockProfiler {
 
 /// How many lanes of a shared atomic update the busiest 4-byte word.
 fn same_word_multiplicity(access: &WarpAccess) -> u32 {
-    let mut words: HashMap<u64, u32> = HashMap::new();
+    let mut words: HashMap<u64, u32> = HashMap::default();
     for (_, address) in access.active_lanes() {
         *words.entry(address / 4).or_insert(0) += 1;
     }
@@ -531,7 +591,7 @@ impl ProfileBuilder {
                 ..MemoryProfile::default()
             },
             sizes: layout.iter().map(|(_, _, size)| *size).collect(),
-            atomics: HashMap::new(),
+            atomics: HashMap::default(),
             missing_round_trips: 0.0,
             hitting_round_trips: 0.0,
         }
