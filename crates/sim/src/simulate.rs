@@ -17,9 +17,10 @@
 //!
 //! The counters are named as Nsight Compute names them (Nsight Compute Kernel Profiling Guide,
 //! "Metrics Reference"), so that `tests/reference.rs` can compare them with the H100 measurements in
-//! `../shared/reference/h100.json` key by key. What is not modelled: caches (L1 hit rates, L2 and
-//! DRAM traffic), timing, and any compiler effect other than load fusion. Bytes are reported per
-//! level as far as the model knows them: registers to shared memory, and L1 to L2 (sectors).
+//! `../shared/reference/h100.json` key by key. Each record also feeds the timing model's memory
+//! profile (`timing::profile`: footprints per buffer, round trips, DRAM rows on cc 1.x), from which
+//! `timing::predict` derives caches, DRAM bytes and time. No compiler effect other than load fusion
+//! is modelled.
 //!
 //! Every simulation is bounded by a step budget over all its blocks, and every failure is a
 //! `SimulationError`: a `Diagnostic` with line and column for the kernel, or the reason the launch
