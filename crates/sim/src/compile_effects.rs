@@ -835,14 +835,7 @@ mod tests {
     use crate::access::WarpAccess;
     use crate::kernel::parse;
 
-    const MATMUL: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/kernels/matmul.cu"
-    ));
-    const BANKS: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/kernels/banks.cu"
-    ));
+    use crate::lesson_kernels::{BANKS, MATMUL};
 
     /// The candidate reads of `source` as (source text, widest bytes).
     fn check(source: &str, defines: &[(&str, &str)], expected: &[(&str, u32)]) {

@@ -13,6 +13,7 @@ pub mod compile_effects;
 pub mod counters;
 pub mod device;
 pub mod kernel;
+pub mod lesson_kernels;
 pub mod occupancy;
 pub mod patterns;
 pub mod roofline;

@@ -372,18 +372,7 @@ mod tests {
     use super::*;
     use crate::device::{g80, h100};
 
-    const ADJ_DIFF: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/kernels/adj_diff.cu"
-    ));
-    const MATMUL: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/kernels/matmul.cu"
-    ));
-    const BANKS: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/kernels/banks.cu"
-    ));
+    use crate::lesson_kernels::{ADJ_DIFF, BANKS, MATMUL};
 
     /// A tiled matmul of `n` x `n` with tiles of `tile` and the given padding, on H100.
     fn matmul(

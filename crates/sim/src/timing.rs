@@ -483,18 +483,7 @@ mod tests {
     use crate::kernel::{Dim3, Value};
     use crate::simulate::{simulate, SimulationInput};
 
-    const ADJ_DIFF: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/kernels/adj_diff.cu"
-    ));
-    const MATMUL: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/kernels/matmul.cu"
-    ));
-    const ATOMICS: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/kernels/atomics.cu"
-    ));
+    use crate::lesson_kernels::{ADJ_DIFF, ATOMICS, MATMUL};
 
     /// Seed 000's matmul: n = 1024 with 16 x 16 tiles (4,096 blocks), and few registers, as the
     /// compilers of the time used for it.

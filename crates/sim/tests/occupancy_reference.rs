@@ -3,22 +3,12 @@
 //! kernel (its registers and static shared memory from `cudaFuncGetAttributes`), block size and
 //! dynamic shared memory. The simulator must give the same number of blocks, exactly.
 
+mod common;
+
+use common::read_json;
 use memplay_sim::occupancy::{calculate, BlockResources};
 use memplay_sim::DeviceId;
 use serde_json::Value;
-use std::path::PathBuf;
-
-fn reference() -> Value {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/h100.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "the H100 measurements are needed at {}: {e}",
-            path.display()
-        )
-    });
-    serde_json::from_str(&text).expect("h100.json is JSON")
-}
 
 fn field(row: &Value, name: &str) -> u32 {
     row[name]
@@ -29,7 +19,7 @@ fn field(row: &Value, name: &str) -> u32 {
 
 #[test]
 fn every_attrs_row_of_the_h100_gets_the_measured_blocks_per_sm() {
-    let reference = reference();
+    let reference = read_json("h100.json");
     let rows: Vec<&Value> = reference["time"]
         .as_array()
         .expect("a time array")

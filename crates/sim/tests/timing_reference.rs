@@ -13,95 +13,15 @@
 //!
 //! The measurements are read here and only compared; nothing measured is copied into the model.
 
-use memplay_sim::device::h100;
-use memplay_sim::kernel::{Dim3, Value};
+mod common;
+
+use common::{input_from_spec, read_reference};
+use memplay_sim::simulate;
 use memplay_sim::timing::{predict, Prediction};
-use memplay_sim::{simulate, SimulationInput};
 use serde_json::Value as Json;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Instant;
-
-/// The folder with the measurements, beside the repository.
-fn reference_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference")
-}
-
-/// Reads a file of the reference folder, failing with a message that says what is missing.
-fn read_reference(name: &str) -> String {
-    let path = reference_dir().join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|error| {
-        panic!(
-            "cannot read {} (shared/reference beside the repository): {error}",
-            path.display()
-        )
-    })
-}
-
-/// The simulation input of a `spec` (the same reading as `tests/reference.rs`).
-fn input_from_spec(spec: &Json) -> Result<SimulationInput, String> {
-    let text = |key: &str| {
-        spec[key]
-            .as_str()
-            .map(str::to_string)
-            .ok_or_else(|| format!("the spec has no text '{key}'"))
-    };
-    let number = |value: &Json, what: &str| {
-        value
-            .as_u64()
-            .ok_or_else(|| format!("{what} is not a whole number: {value}"))
-    };
-    let dim3 = |key: &str| -> Result<Dim3, String> {
-        let values = spec[key]
-            .as_array()
-            .ok_or_else(|| format!("the spec has no '{key}' list"))?;
-        let mut out = [1u32; 3];
-        for (slot, value) in out.iter_mut().zip(values) {
-            *slot = u32::try_from(number(value, key)?).map_err(|e| e.to_string())?;
-        }
-        Ok(Dim3::new(out[0], out[1], out[2]))
-    };
-    let file = text("file")?;
-    let mut input = SimulationInput::new(
-        &read_reference(&format!("kernels/{file}")),
-        &text("kernel")?,
-        h100(),
-    );
-    if let Some(defines) = spec["defines"].as_object() {
-        input.defines = defines
-            .iter()
-            .map(|(name, value)| {
-                let value = match value {
-                    Json::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                (name.clone(), value)
-            })
-            .collect();
-    }
-    input.grid = dim3("grid")?;
-    input.block = dim3("block")?;
-    input.dyn_smem =
-        u32::try_from(number(&spec["dyn_smem"], "dyn_smem")?).map_err(|e| e.to_string())?;
-    input.regs = u32::try_from(number(&spec["regs"], "regs")?).map_err(|e| e.to_string())?;
-    if let Some(args) = spec["args"].as_object() {
-        for (name, value) in args {
-            let value = match (value.as_i64(), value.as_f64()) {
-                (Some(int), _) => Value::Int(int),
-                (None, Some(float)) => Value::Float(float),
-                _ => return Err(format!("argument '{name}' is not a number: {value}")),
-            };
-            input.args.push((name.clone(), value));
-        }
-    }
-    if let Some(buffers) = spec["buffers"].as_object() {
-        for (name, bytes) in buffers {
-            input.buffers.push((name.clone(), number(bytes, name)?));
-        }
-    }
-    Ok(input)
-}
 
 /// What a launch is, for finding the pairs that differ in one thing.
 #[derive(Clone, Debug, PartialEq)]

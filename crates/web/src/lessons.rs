@@ -11,12 +11,7 @@ use crate::state::State;
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::simulate::SimulationInput;
 
-pub const ADJ_DIFF_CU: &str = include_str!("../../../www/kernels/adj_diff.cu");
-pub const ATOMICS_CU: &str = include_str!("../../../www/kernels/atomics.cu");
-pub const BANKS_CU: &str = include_str!("../../../www/kernels/banks.cu");
-pub const COALESCING_CU: &str = include_str!("../../../www/kernels/coalescing.cu");
-pub const MATMUL_CU: &str = include_str!("../../../www/kernels/matmul.cu");
-pub const TRANSPOSE_CU: &str = include_str!("../../../www/kernels/transpose.cu");
+use memplay_sim::lesson_kernels::{ADJ_DIFF, ATOMICS, BANKS, COALESCING, MATMUL, TRANSPOSE};
 
 /// The lessons, in the order of the lectures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -150,12 +145,12 @@ impl LessonId {
     /// The lesson's source file as shipped in `www/kernels/`.
     pub fn source(self) -> &'static str {
         match self {
-            LessonId::MatmulNaive | LessonId::MatmulTiled => MATMUL_CU,
-            LessonId::AdjDiffNaive | LessonId::AdjDiffShared => ADJ_DIFF_CU,
-            LessonId::SmemStride | LessonId::RowPerThread => BANKS_CU,
-            LessonId::StridedCopy => COALESCING_CU,
-            LessonId::TransposeNaive | LessonId::TransposeShared => TRANSPOSE_CU,
-            LessonId::AtomicsGlobal | LessonId::AtomicsHierarchical => ATOMICS_CU,
+            LessonId::MatmulNaive | LessonId::MatmulTiled => MATMUL,
+            LessonId::AdjDiffNaive | LessonId::AdjDiffShared => ADJ_DIFF,
+            LessonId::SmemStride | LessonId::RowPerThread => BANKS,
+            LessonId::StridedCopy => COALESCING,
+            LessonId::TransposeNaive | LessonId::TransposeShared => TRANSPOSE,
+            LessonId::AtomicsGlobal | LessonId::AtomicsHierarchical => ATOMICS,
         }
     }
 

@@ -137,6 +137,19 @@ impl Harness {
 
     /// Polls until the element's text equals `expected`; fails with the last text seen.
     async fn wait_for_text(&self, test_id: &str, expected: &str) {
+        self.wait_for_text_where(test_id, &format!("read {expected:?}"), |text| {
+            text == expected
+        })
+        .await;
+    }
+
+    /// Polls until the element's text satisfies `condition`; returns the text.
+    async fn wait_for_text_where(
+        &self,
+        test_id: &str,
+        what: &str,
+        condition: impl Fn(&str) -> bool,
+    ) -> String {
         let start = Instant::now();
         let mut last = String::from("<element not found>");
         loop {
@@ -146,15 +159,15 @@ impl Harness {
                 .await
             {
                 if let Ok(text) = element.text().await {
-                    if text.trim() == expected {
-                        return;
+                    if condition(text.trim()) {
+                        return text.trim().to_string();
                     }
                     last = text;
                 }
             }
             assert!(
                 start.elapsed() < DEADLINE,
-                "[data-testid={test_id}] should read {expected:?}, last read {last:?}"
+                "[data-testid={test_id}] should {what}, last read {last:?}"
             );
             tokio::time::sleep(POLL).await;
         }
@@ -247,38 +260,6 @@ async fn the_occupancy_view_names_the_limiter_of_a_g80_tile() {
     page.open("?device=g80&block=64&tile=8&regs=32").await;
     page.wait_for_text("occupancy-limiter", "registers").await;
     page.finish().await;
-}
-
-impl Harness {
-    /// Polls until the element's text satisfies `condition`; returns the text.
-    async fn wait_for_text_where(
-        &self,
-        test_id: &str,
-        what: &str,
-        condition: impl Fn(&str) -> bool,
-    ) -> String {
-        let start = Instant::now();
-        let mut last = String::from("<element not found>");
-        loop {
-            if let Ok(element) = self
-                .driver
-                .find(By::Css(format!("[data-testid='{test_id}']")))
-                .await
-            {
-                if let Ok(text) = element.text().await {
-                    if condition(text.trim()) {
-                        return text.trim().to_string();
-                    }
-                    last = text;
-                }
-            }
-            assert!(
-                start.elapsed() < DEADLINE,
-                "[data-testid={test_id}] should {what}, last read {last:?}"
-            );
-            tokio::time::sleep(POLL).await;
-        }
-    }
 }
 
 #[tokio::test]

@@ -4,30 +4,7 @@
 use super::*;
 use crate::access::{AccessKind, AccessWidth, Space, WarpAccess};
 
-const ADJ_DIFF: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/reference/kernels/adj_diff.cu"
-));
-const ATOMICS: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/reference/kernels/atomics.cu"
-));
-const BANKS: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/reference/kernels/banks.cu"
-));
-const COALESCING: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/reference/kernels/coalescing.cu"
-));
-const MATMUL: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/reference/kernels/matmul.cu"
-));
-const TRANSPOSE: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/reference/kernels/transpose.cu"
-));
+use crate::lesson_kernels::{ADJ_DIFF, ATOMICS, BANKS, COALESCING, MATMUL, TRANSPOSE};
 
 /// Seed 000, "Better Implementation" of `mat_mul`, both slides joined as printed: the second slide
 /// loads `s_b` with an undeclared `m` where it means `p`.

@@ -694,26 +694,7 @@ mod tests {
     use crate::kernel::{Dim3, Value};
     use crate::simulate::{simulate, SimulationInput};
 
-    const ADJ_DIFF: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/kernels/adj_diff.cu"
-    ));
-    const MATMUL: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/kernels/matmul.cu"
-    ));
-    const TRANSPOSE: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/kernels/transpose.cu"
-    ));
-    const ATOMICS: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/kernels/atomics.cu"
-    ));
-    const COALESCING: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/reference/kernels/coalescing.cu"
-    ));
+    use crate::lesson_kernels::{ADJ_DIFF, ATOMICS, COALESCING, MATMUL, TRANSPOSE};
 
     /// One named quantity of a profile.
     fn field(profile: &MemoryProfile, name: &str) -> f64 {

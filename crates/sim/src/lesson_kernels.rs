@@ -1,0 +1,10 @@
+//! The lecture kernels: the files of `www/kernels/`, which are the kernels measured on the H100
+//! (`../shared/reference/kernels/`, checked to be identical by `tests/reference.rs`), included at
+//! compile time. The page's lessons and the unit tests run them; nothing reads a file at run time.
+
+pub const ADJ_DIFF: &str = include_str!("../../../www/kernels/adj_diff.cu");
+pub const ATOMICS: &str = include_str!("../../../www/kernels/atomics.cu");
+pub const BANKS: &str = include_str!("../../../www/kernels/banks.cu");
+pub const COALESCING: &str = include_str!("../../../www/kernels/coalescing.cu");
+pub const MATMUL: &str = include_str!("../../../www/kernels/matmul.cu");
+pub const TRANSPOSE: &str = include_str!("../../../www/kernels/transpose.cu");

@@ -1,0 +1,99 @@
+//! What the reference tests share: reading `../shared/reference/` (beside the repository) and
+//! turning a measured launch's `launch_spec` / `spec` into a simulation input on the H100 preset.
+
+// Each test file uses the part of this module it needs.
+#![allow(dead_code)]
+
+use memplay_sim::device::h100;
+use memplay_sim::kernel::{Dim3, Value};
+use memplay_sim::SimulationInput;
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+
+/// The folder with the measurements, beside the repository.
+pub fn reference_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference")
+}
+
+/// Reads a file of the reference folder, failing with a message that says what is missing.
+pub fn read_reference(name: &str) -> String {
+    let dir = reference_dir();
+    assert!(
+        dir.is_dir(),
+        "the reference measurements are missing: expected the folder {} (shared/reference beside \
+         the repository, with h100.json, h100-timing.json and kernels/)",
+        dir.display()
+    );
+    let path = dir.join(name);
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()))
+}
+
+pub fn read_json(name: &str) -> Json {
+    serde_json::from_str(&read_reference(name))
+        .unwrap_or_else(|error| panic!("{name} is not valid JSON: {error}"))
+}
+
+/// The simulation input of a measured launch on the H100 preset.
+pub fn input_from_spec(spec: &Json) -> Result<SimulationInput, String> {
+    let text = |key: &str| {
+        spec[key]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("the spec has no text '{key}'"))
+    };
+    let number = |value: &Json, what: &str| {
+        value
+            .as_u64()
+            .ok_or_else(|| format!("{what} is not a whole number: {value}"))
+    };
+    let dim3 = |key: &str| -> Result<Dim3, String> {
+        let values = spec[key]
+            .as_array()
+            .ok_or_else(|| format!("the spec has no '{key}' list"))?;
+        let mut out = [1u32; 3];
+        for (slot, value) in out.iter_mut().zip(values) {
+            *slot = u32::try_from(number(value, key)?).map_err(|e| e.to_string())?;
+        }
+        Ok(Dim3::new(out[0], out[1], out[2]))
+    };
+    let file = text("file")?;
+    let mut input = SimulationInput::new(
+        &read_reference(&format!("kernels/{file}")),
+        &text("kernel")?,
+        h100(),
+    );
+    if let Some(defines) = spec["defines"].as_object() {
+        input.defines = defines
+            .iter()
+            .map(|(name, value)| {
+                let value = match value {
+                    Json::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                (name.clone(), value)
+            })
+            .collect();
+    }
+    input.grid = dim3("grid")?;
+    input.block = dim3("block")?;
+    input.dyn_smem =
+        u32::try_from(number(&spec["dyn_smem"], "dyn_smem")?).map_err(|e| e.to_string())?;
+    input.regs = u32::try_from(number(&spec["regs"], "regs")?).map_err(|e| e.to_string())?;
+    if let Some(args) = spec["args"].as_object() {
+        for (name, value) in args {
+            let value = match (value.as_i64(), value.as_f64()) {
+                (Some(int), _) => Value::Int(int),
+                (None, Some(float)) => Value::Float(float),
+                _ => return Err(format!("argument '{name}' is not a number: {value}")),
+            };
+            input.args.push((name.clone(), value));
+        }
+    }
+    if let Some(buffers) = spec["buffers"].as_object() {
+        for (name, bytes) in buffers {
+            input.buffers.push((name.clone(), number(bytes, name)?));
+        }
+    }
+    Ok(input)
+}
