@@ -56,8 +56,8 @@ fn test() -> Result {
     ensure_web_tools()?;
     ensure_browser()?;
     fetch()?;
-    // Unit, property, golden and CLI tests of the native crates. The reference comparisons print
-    // their tables, so those test binaries run with --nocapture.
+    // Unit, property, golden and CLI tests of the native crates. The comparisons with the H100
+    // (counters, occupancy, timing) then run again with --nocapture, so their tables are printed.
     run(cargo().args(["test", "--workspace", "--exclude", "memplay-e2e"]))?;
     run(cargo().args([
         "test",
@@ -65,6 +65,10 @@ fn test() -> Result {
         "memplay-sim",
         "--test",
         "reference",
+        "--test",
+        "occupancy_reference",
+        "--test",
+        "timing_reference",
         "--",
         "--nocapture",
     ]))?;
