@@ -371,6 +371,7 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
                     ref={textarea}
                     data-testid="kernel-source"
                     spellcheck="false"
+                    wrap="off"
                     rows="16"
                     value={props.source.clone()}
                     onchange={on_source_change}
