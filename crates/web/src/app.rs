@@ -109,14 +109,20 @@ pub fn app() -> Html {
     // The sweep reruns only when a launch of it changes: moving along the swept setting itself
     // changes none of them.
     let sweep = state.lesson.sweep();
-    let sweep_inputs: Vec<(u32, SimulationInput)> = sweep
-        .values()
-        .iter()
-        .map(|&value| {
-            let at = sweep.with(&state, value);
-            (value, state.lesson.launch(&at, state.source()))
-        })
-        .collect();
+    // A kernel that fails (a typo, or a loop that runs into the step budget) is not swept: its
+    // sweep would fail the same way, several times over, while the page waits.
+    let sweep_inputs: Vec<(u32, SimulationInput)> = if run.result.is_ok() {
+        sweep
+            .values()
+            .iter()
+            .map(|&value| {
+                let at = sweep.with(&state, value);
+                (value, state.lesson.launch(&at, state.source()))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let sweep_points = use_memo(sweep_inputs, |inputs| sweep_times(inputs));
     // The kernel's point on the roofline: FLOP per simulated DRAM byte. When the whole footprint
     // stays in L2 between timed runs no byte reaches DRAM; the point then counts each byte once,

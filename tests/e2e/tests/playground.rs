@@ -415,3 +415,37 @@ async fn on_gt200_tiling_is_many_times_faster_than_the_naive_matmul() {
     );
     page.finish().await;
 }
+
+#[tokio::test]
+async fn a_kernel_that_never_ends_stops_at_the_step_budget_and_the_page_lives_on() {
+    let page = Harness::start().await;
+    page.open("?lesson=adj-diff-naive").await;
+    page.wait_for_text_where("sim-cost", "report the first run", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    let source = page.wait_for("[data-testid='kernel-source']").await;
+    source.clear().await.expect("the source can be cleared");
+    source
+        .send_keys("__global__ void adj_diff_naive(int* result, const int* input, int n) {\n  while (1) { n = n + 1; }\n}\n")
+        .await
+        .expect("the student types a loop without end");
+    page.wait_for("[data-testid='run']")
+        .await
+        .click()
+        .await
+        .expect("Run is a button");
+    let error = page
+        .wait_for_text_where("kernel-error", "name the step budget", |text| {
+            text.contains("step budget")
+        })
+        .await;
+    assert!(
+        error.starts_with("2:"),
+        "the error points at the loop: {error}"
+    );
+    // The rest of the page still answers.
+    page.wait_for("[data-testid='bank-map']").await;
+    page.wait_for("[data-testid='roofline'] svg").await;
+    page.finish().await;
+}
