@@ -36,10 +36,6 @@ pub fn pattern_key(pattern: PatternId) -> &'static str {
     }
 }
 
-pub fn parse_pattern(key: &str) -> Option<PatternId> {
-    PATTERNS.into_iter().find(|p| pattern_key(*p) == key)
-}
-
 /// The keys of the query, in the order `to_query` writes them.
 const KEYS: [&str; 9] = [
     "device", "pattern", "tile", "block", "pad", "stride", "regs", "lesson", "compile",
@@ -52,12 +48,6 @@ pub fn compile_key(compile: CompileEffects) -> &'static str {
     } else {
         "as-written"
     }
-}
-
-fn parse_compile(key: &str) -> Option<CompileEffects> {
-    [CompileEffects::AS_COMPILED, CompileEffects::AS_WRITTEN]
-        .into_iter()
-        .find(|compile| compile_key(*compile) == key)
 }
 
 /// A value quoted in a note is cut to this many characters, so a junk link cannot flood the page.
@@ -73,47 +63,52 @@ impl State {
             let key = percent_decode(raw_key);
             let value = percent_decode(raw_value);
             match key.as_str() {
-                "device" => match value.parse::<DeviceId>() {
-                    Ok(device) => state.device = device,
-                    Err(_) => state.notes.push(bad_choice(
+                "device" => {
+                    state.device = read_choice(
                         &key,
                         &value,
-                        &DeviceId::ALL.map(DeviceId::as_str),
-                        DEFAULT_DEVICE.as_str(),
-                    )),
-                },
-                "pattern" => match parse_pattern(&value) {
-                    Some(pattern) => state.pattern = pattern,
-                    None => state.notes.push(bad_choice(
+                        &DeviceId::ALL,
+                        DeviceId::as_str,
+                        DEFAULT_DEVICE,
+                        &mut state.notes,
+                    )
+                }
+                "pattern" => {
+                    state.pattern = read_choice(
                         &key,
                         &value,
-                        &PATTERNS.map(pattern_key),
-                        pattern_key(DEFAULT_PATTERN),
-                    )),
-                },
+                        &PATTERNS,
+                        pattern_key,
+                        DEFAULT_PATTERN,
+                        &mut state.notes,
+                    )
+                }
                 "tile" => state.tile = read_number(TILE, &value, &mut state.notes),
                 "block" => state.block = read_number(BLOCK, &value, &mut state.notes),
                 "pad" => state.pad = read_number(PAD, &value, &mut state.notes),
                 "stride" => state.stride = read_number(STRIDE, &value, &mut state.notes),
                 "regs" => state.regs = read_number(REGS, &value, &mut state.notes),
-                "lesson" => match LessonId::parse(&value) {
-                    Some(lesson) => state.lesson = lesson,
-                    None => state.notes.push(bad_choice(
+                "lesson" => {
+                    state.lesson = read_choice(
                         &key,
                         &value,
-                        &LessonId::ALL.map(LessonId::key),
-                        DEFAULT_LESSON.key(),
-                    )),
-                },
-                "compile" => match parse_compile(&value) {
-                    Some(compile) => state.compile = compile,
-                    None => state.notes.push(bad_choice(
+                        &LessonId::ALL,
+                        LessonId::key,
+                        DEFAULT_LESSON,
+                        &mut state.notes,
+                    )
+                }
+                "compile" => {
+                    let choices = [CompileEffects::AS_COMPILED, CompileEffects::AS_WRITTEN];
+                    state.compile = read_choice(
                         &key,
                         &value,
-                        &["as-compiled", "as-written"],
-                        "as-compiled",
-                    )),
-                },
+                        &choices,
+                        compile_key,
+                        CompileEffects::AS_COMPILED,
+                        &mut state.notes,
+                    );
+                }
                 _ => state.notes.push(format!(
                     "{} is not a memplay setting (they are {}); ignored.",
                     quote(&key),
@@ -160,12 +155,26 @@ fn read_number(setting: NumberSetting, value: &str, notes: &mut Vec<String>) -> 
     }
 }
 
-fn bad_choice(key: &str, value: &str, choices: &[&str], default: &str) -> String {
-    format!(
-        "{key}={} is not one of {}; using {default}.",
+/// The one of `choices` whose URL id is `value`, or the default and a note saying why.
+fn read_choice<T: Copy>(
+    key: &str,
+    value: &str,
+    choices: &[T],
+    id: fn(T) -> &'static str,
+    default: T,
+    notes: &mut Vec<String>,
+) -> T {
+    if let Some(choice) = choices.iter().copied().find(|&choice| id(choice) == value) {
+        return choice;
+    }
+    let ids: Vec<&str> = choices.iter().map(|&choice| id(choice)).collect();
+    notes.push(format!(
+        "{key}={} is not one of {}; using {}.",
         quote(value),
-        choices.join(", ")
-    )
+        ids.join(", "),
+        id(default)
+    ));
+    default
 }
 
 /// The value as typed, shortened if it is long. The page shows it as text, never as HTML.
