@@ -127,18 +127,24 @@ pub fn app() -> Html {
     // The kernel's point on the roofline: FLOP per simulated DRAM byte. When the whole footprint
     // stays in L2 between timed runs no byte reaches DRAM; the point then counts each byte once,
     // as a cold run would fetch it.
-    let simulated_point = run.prediction.as_ref().and_then(|prediction| {
-        let flops = prediction.gflops * prediction.time_ms * 1e6;
-        let intensity = prediction
-            .arithmetic_intensity
-            .or_else(|| (prediction.useful_bytes > 0.0).then(|| flops / prediction.useful_bytes))?;
-        (prediction.gflops > 0.0 && intensity > 0.0).then(|| SimulatedPoint {
-            kernel: run.input.kernel.clone(),
-            intensity,
-            gflops: prediction.gflops,
-            from_l2: prediction.l2_warm,
-        })
-    });
+    let simulated_point = match (&run.result, &run.prediction) {
+        (Ok(report), Some(prediction)) => {
+            let flops = report.counters.fp32_flops;
+            prediction
+                .arithmetic_intensity
+                .or_else(|| {
+                    (prediction.useful_bytes > 0.0).then(|| flops / prediction.useful_bytes)
+                })
+                .filter(|&intensity| flops > 0.0 && intensity > 0.0)
+                .map(|intensity| SimulatedPoint {
+                    kernel: run.input.kernel.clone(),
+                    intensity,
+                    gflops: prediction.gflops,
+                    from_l2: prediction.l2_warm,
+                })
+        }
+        _ => None,
+    };
     let sweeps = model::occupancy_sweeps(&device, resources);
 
     html! {
