@@ -176,9 +176,10 @@ fn run(command: Command) -> Result<String, String> {
                 smem_per_block,
             };
             let report = occupancy::calculate(&device, resources).map_err(|e| e.to_string())?;
-            let printed = OccupancyJson::from(&report);
+            // The report serializes under the contract's names; its limits carry Nsight
+            // Compute's `launch__occupancy_limit_*` meaning.
             if json {
-                to_json(&printed)
+                to_json(&report)
             } else {
                 Ok(occupancy_table(&device, &report))
             }
@@ -205,41 +206,6 @@ fn parse_device(id: &str) -> Result<Device, String> {
 
 fn to_json<T: Serialize>(value: &T) -> Result<String, String> {
     serde_json::to_string_pretty(value).map_err(|e| e.to_string())
-}
-
-/// The JSON contract of `memplay occupancy`: the limits carry Nsight Compute's
-/// `launch__occupancy_limit_*` meaning.
-#[derive(Debug, Serialize)]
-struct OccupancyJson {
-    active_blocks_per_sm: u32,
-    active_warps_per_sm: u32,
-    theoretical_occupancy_pct: f64,
-    limiter: &'static str,
-    limit_registers: u32,
-    limit_shared_mem: u32,
-    limit_warps: u32,
-    limit_blocks: u32,
-    warps_per_block: u32,
-    regs_per_block_allocated: u32,
-    smem_per_block_allocated: u32,
-}
-
-impl From<&OccupancyReport> for OccupancyJson {
-    fn from(r: &OccupancyReport) -> OccupancyJson {
-        OccupancyJson {
-            active_blocks_per_sm: r.active_blocks_per_sm,
-            active_warps_per_sm: r.active_warps_per_sm,
-            theoretical_occupancy_pct: r.theoretical_occupancy_pct,
-            limiter: r.limiter.as_str(),
-            limit_registers: r.limit_registers,
-            limit_shared_mem: r.limit_shared_mem,
-            limit_warps: r.limit_warps,
-            limit_blocks: r.limit_blocks,
-            warps_per_block: r.warps_per_block,
-            regs_per_block_allocated: r.regs_per_block_allocated,
-            smem_per_block_allocated: r.smem_per_block_allocated,
-        }
-    }
 }
 
 fn occupancy_table(device: &Device, r: &OccupancyReport) -> String {
@@ -447,7 +413,7 @@ fn simulate_command(args: SimulateArgs) -> Result<String, String> {
             "prediction": prediction,
             "device": input.device.id,
             "counters": report.counters,
-            "occupancy": OccupancyJson::from(&report.occupancy),
+            "occupancy": report.occupancy,
             "sampled_blocks": report.sampled_blocks.iter().map(sampled_block_json).collect::<Vec<_>>(),
             "grid_blocks": report.grid_blocks,
             "warp_instructions": report.warp_instructions,
