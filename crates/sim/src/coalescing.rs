@@ -24,6 +24,12 @@
 //!   32-byte transaction of its own, the smallest the memory moves; 1- and 2-byte words never
 //!   coalesce on these devices, since the guide lists only 4-, 8- and 16-byte words. A lane's
 //!   16-byte word fits in its 32-byte transaction because CUDA aligns every access to its size.
+//!   One departure from the guide's words: lanes that read the very word an earlier lane of the
+//!   half-warp reads share that lane's transaction. The guide says "a separate transaction for
+//!   each thread", but seed 003 measured the naive matmul on G80 at about 15 GFLOPS, three times
+//!   what 16 transactions for its common `Md[Row*Width+k]` would allow on an 86.4 GB/s bus (4.8
+//!   GFLOPS). Distinct words in one segment still take a transaction each, as the guide says:
+//!   a one-float offset costs G80 eight times the bytes.
 //!
 //! On cc 1.x, sectors are counted as the moved bytes over 32, so they compare with the sector
 //! counts of newer devices. Lines are the distinct 128-byte lines the transactions lie in.
@@ -343,7 +349,11 @@ fn strict_transactions<E: FnMut(Transaction)>(active: &[(u64, u64)], width: u64,
             }
         }
         _ => {
-            for &(_, address) in active {
+            for (i, &(_, address)) in active.iter().enumerate() {
+                // Lanes that read the word an earlier lane reads share its transaction.
+                if active[..i].iter().any(|&(_, earlier)| earlier == address) {
+                    continue;
+                }
                 emit(Transaction {
                     address: address / SECTOR_BYTES * SECTOR_BYTES,
                     bytes: SECTOR_BYTES as u32,
@@ -493,6 +503,17 @@ mod tests {
     fn floats_offset_by_one_are_sixteen_transactions_per_half_warp_on_g80() {
         let report = check(&floats(0, |l| l + 1), &g80(), expect(2, 32, 2, 1024));
         assert_eq!(report.transactions.len(), 32);
+    }
+
+    // Seed 003's naive matmul on G80: the half-warp's lanes all read Md[Row*Width+k], one word.
+    // It breaks the k-th lane, k-th word rule, yet the lanes share one 32-byte transaction (see
+    // the module doc); lanes reading two words get two.
+    #[test]
+    fn a_half_warp_reading_one_word_is_one_transaction_on_g80() {
+        let report = check(&floats(0, |_| 5), &g80(), expect(2, 2, 1, 64));
+        assert_eq!(sizes(&report), vec![(0, 32), (0, 32)]);
+        let pairs = check(&floats(0, |l| l / 8), &g80(), expect(2, 4, 1, 128));
+        assert_eq!(sizes(&pairs), vec![(0, 32), (0, 32), (0, 32), (0, 32)]);
     }
 
     #[test]
@@ -745,13 +766,22 @@ mod tests {
                         })
                         .collect()
                 }
-                _ => active
-                    .iter()
-                    .map(|&(_, address)| Transaction {
-                        address: address / SECTOR_BYTES * SECTOR_BYTES,
-                        bytes: SECTOR_BYTES as u32,
-                    })
-                    .collect(),
+                _ => {
+                    // One transaction per distinct word, in the order of the lanes.
+                    let mut words: Vec<u64> = Vec::new();
+                    for &(_, address) in active {
+                        if !words.contains(&address) {
+                            words.push(address);
+                        }
+                    }
+                    words
+                        .into_iter()
+                        .map(|address| Transaction {
+                            address: address / SECTOR_BYTES * SECTOR_BYTES,
+                            bytes: SECTOR_BYTES as u32,
+                        })
+                        .collect()
+                }
             }
         }
     }
