@@ -37,8 +37,8 @@
 //!   for the stream that opened it: the successive executions of one load or store by one
 //!   half-warp (cc 1.x issues a request per half-warp). `a[row * n + k]` walks one row and hits
 //!   it; `b[k * n + col]` moves 4 KB a step and opens a row each time. Every transaction of a
-//!   request counts, so the 16 transactions a cc 1.0 half-warp makes for one common address open
-//!   its row once and hit it 15 times. A half-warp's first execution of an instruction continues
+//!   request counts, so the 16 transactions a cc 1.0 half-warp makes for 16 words of one row
+//!   open it once and hit it 15 times. A half-warp's first execution of an instruction continues
 //!   the block's stream there, finding the rows the block's earlier half-warps left open at it.
 //!   If the first executions of an instruction by a block cover one range of addresses, the block
 //!   is a piece of a sweep that its neighbours continue (adjacent difference's 1 KB of a 64 MB
