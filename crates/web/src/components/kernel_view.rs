@@ -52,21 +52,32 @@ pub fn throughput_text(prediction: &Prediction) -> String {
             format!("{rate:.1}")
         }
     };
+    let useful = format!("{} GB/s useful", rate_text(prediction.gbps));
     let rate = if prediction.gflops > 0.0 {
+        format!("{} GFLOP/s, {useful}", rate_text(prediction.gflops))
+    } else {
+        useful
+    };
+    // The useful bytes count each distinct byte once, as the lectures do; what DRAM moves can be
+    // far more (a naive matmul rereads its rows) or nothing (a launch that stays in the L2). A
+    // student told "bottleneck: DRAM bandwidth" next to 0.1 GB/s needs the second figure.
+    let time_seconds = prediction.time_ms / 1e3;
+    let dram = if prediction.l2_warm {
+        "data stays in L2".to_string()
+    } else if time_seconds > 0.0 {
         format!(
-            "{} GFLOP/s, {} GB/s",
-            rate_text(prediction.gflops),
-            rate_text(prediction.gbps)
+            "DRAM {} GB/s",
+            rate_text(prediction.dram_bytes / time_seconds / 1e9)
         )
     } else {
-        format!("{} GB/s", rate_text(prediction.gbps))
+        String::new()
     };
-    format!(
-        "{} · {} · bottleneck: {}",
-        time_text(prediction.time_ms),
-        rate,
-        prediction.bottleneck.describe()
-    )
+    let mut parts = vec![time_text(prediction.time_ms), rate];
+    if !dram.is_empty() {
+        parts.push(dram);
+    }
+    parts.push(format!("bottleneck: {}", prediction.bottleneck.describe()));
+    parts.join(" · ")
 }
 
 /// The units that were busy, busiest first, as bars of their share of the time.
@@ -434,6 +445,42 @@ mod tests {
         assert_eq!(
             error_excerpt(source, &error).as_deref(),
             Some("  c[0] = m;\n         ^")
+        );
+    }
+
+    /// Simulates the lesson of `state` and checks its throughput headline.
+    fn check_throughput(state: State, expected: &str) {
+        let input = state.lesson.launch(&state, state.source());
+        let report = simulate(&input).expect("the lesson runs");
+        let prediction = memplay_sim::timing::predict(&report, &input.device);
+        assert_eq!(throughput_text(&prediction), expected);
+    }
+
+    #[test]
+    fn g80_naive_matmul_names_the_dram_traffic_next_to_the_useful_bytes() {
+        // Seed 003's naive matmul on G80: 12 MB of distinct data, but every half-warp rereads
+        // a's word and b's row from DRAM, 96 bytes per 32 flops: DRAM moves some 37 GB/s.
+        check_throughput(
+            State {
+                device: memplay_sim::DeviceId::G80,
+                lesson: LessonId::MatmulNaive,
+                regs: 10,
+                ..State::default()
+            },
+            "175 ms · 12.3 GFLOP/s, 0.1 GB/s useful · DRAM 36.8 GB/s · bottleneck: DRAM bandwidth",
+        );
+    }
+
+    #[test]
+    fn a_launch_that_fits_the_l2_says_its_data_stays_there() {
+        // The strided copy of 1 M floats reads and writes 8 MB, which H100's L2 keeps between
+        // the timed launches: DRAM moves nothing and the launch overhead is most of the time.
+        check_throughput(
+            State {
+                lesson: LessonId::StridedCopy,
+                ..State::default()
+            },
+            "4.7 µs · 1,795 GB/s useful · data stays in L2 · bottleneck: the launch overhead",
         );
     }
 
