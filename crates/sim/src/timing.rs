@@ -94,9 +94,10 @@
 //! reading of the lecture's measurement, not of the guide: lanes of a half-warp that read one
 //! word share one transaction (`coalescing`), where the guide's cc 1.0 rule would issue 16 and
 //! cap the kernel at 4.8 GFLOPS. Likewise, that a store touching one sector takes a whole line
-//! slot of the L2 is what the H100 measurements show (`tr_naive`), not a documented mechanism. The network's
-//! stations serve exponentially, a rough fit for pipes that are closer to deterministic; the
-//! unloaded latencies make up for the queueing in the memory system that the network leaves out.
+//! slot of the L2 is what the H100 measurements show (`tr_naive`), not a documented mechanism.
+//! The network's stations serve exponentially, a rough fit for pipes that are closer to
+//! deterministic; the unloaded latencies make up for the queueing in the memory system that the
+//! network leaves out.
 
 pub mod profile;
 

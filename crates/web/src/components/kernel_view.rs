@@ -63,21 +63,26 @@ pub fn throughput_text(prediction: &Prediction) -> String {
     // student told "bottleneck: DRAM bandwidth" next to 0.1 GB/s needs the second figure.
     let time_seconds = prediction.time_ms / 1e3;
     let dram = if prediction.l2_warm {
-        "data stays in L2".to_string()
-    } else if time_seconds > 0.0 {
-        format!(
-            "DRAM {} GB/s",
-            rate_text(prediction.dram_bytes / time_seconds / 1e9)
-        )
+        Some("data stays in L2".to_string())
     } else {
-        String::new()
+        (time_seconds > 0.0).then(|| {
+            format!(
+                "DRAM {} GB/s",
+                rate_text(prediction.dram_bytes / time_seconds / 1e9)
+            )
+        })
     };
-    let mut parts = vec![time_text(prediction.time_ms), rate];
-    if !dram.is_empty() {
-        parts.push(dram);
-    }
-    parts.push(format!("bottleneck: {}", prediction.bottleneck.describe()));
-    parts.join(" · ")
+    let bottleneck = format!("bottleneck: {}", prediction.bottleneck.describe());
+    [
+        Some(time_text(prediction.time_ms)),
+        Some(rate),
+        dram,
+        Some(bottleneck),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" · ")
 }
 
 /// The units that were busy, busiest first, as bars of their share of the time.
