@@ -157,7 +157,7 @@ fn simulate_flags(spec: &serde_json::Value, kernels: &std::path::Path) -> Vec<St
 fn simulate_runs_every_reference_launch_with_the_shipped_kernels() {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let kernels = root.join("www/kernels");
-    let timing_path = root.join("../shared/reference/h100-timing.json");
+    let timing_path = root.join("tests/reference/h100-timing.json");
     let text = std::fs::read_to_string(&timing_path).unwrap_or_else(|e| {
         panic!(
             "the reference timings are needed at {}: {e}",

@@ -13,7 +13,7 @@
 //!   second half"). On cc >= 2.0 (`SharedPhase::FullWarp`) accesses of 4 bytes or less are served
 //!   for the whole warp at once, and 8- and 16-byte accesses in half-warp phases (lanes 0-15, then
 //!   16-31). The half-warp phases for wide accesses are what the H100 measurements in
-//!   `../shared/reference/h100.json` show: `mm_tiled` with TILE=32 reads `sa[ty][k..k+3]` as one
+//!   `tests/reference/h100.json` show: `mm_tiled` with TILE=32 reads `sa[ty][k..k+3]` as one
 //!   128-bit load that every lane of the warp reads from the same 16 bytes, and it costs two
 //!   wavefronts, not one.
 //! - **cc >= 2.0 delivery** (`SharedWordDelivery::Multicast`, Programming Guide 3.2, G.4.3.1, and
@@ -896,7 +896,7 @@ mod tests {
     fn measured(launch: &str, counter: &str) -> f64 {
         let text = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/reference/h100.json"
+            "/../../tests/reference/h100.json"
         ))
         .expect("the H100 reference measurements are readable");
         let json: serde_json::Value = serde_json::from_str(&text).expect("h100.json is JSON");

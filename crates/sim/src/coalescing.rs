@@ -8,7 +8,7 @@
 //!   Memory"; Nsight Compute's `l1tex__t_requests` and `l1tex__t_sectors`): a warp instruction
 //!   is one request, and it moves every 32-byte sector that any active lane's bytes
 //!   `[address, address + width)` touch. One transaction is listed per sector, in ascending
-//!   address order. The H100 counters in `../shared/reference/h100.json` agree: contiguous floats
+//!   address order. The H100 counters in `tests/reference/h100.json` agree: contiguous floats
 //!   take 4 sectors per request, a one-float offset 5, strides of 2, 4 and 32 floats 8, 16 and 32.
 //! - **`SegmentHalfWarp`** (cc 1.2/1.3, GT200; CUDA C Programming Guide 3.2, G.3.2.2): each
 //!   half-warp with an active lane is a request of its own. Until all its active lanes are served:
@@ -826,7 +826,7 @@ mod tests {
     fn measured_sectors_per_request(launch: &str) -> f64 {
         let text = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/reference/h100.json"
+            "/../../tests/reference/h100.json"
         ))
         .expect("the H100 reference measurements are readable");
         let json: serde_json::Value = serde_json::from_str(&text).expect("h100.json is JSON");

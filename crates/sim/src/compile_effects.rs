@@ -3,7 +3,7 @@
 //!
 //! The interpreter runs the kernel as written: one load per array element read. The compiled code
 //! can differ. The effect modelled here is the one the H100 measurements show
-//! (`../shared/reference/h100.json`, and its README): in `mm_tiled` nvcc unrolls the constant-trip
+//! (`tests/reference/h100.json`, and its README): in `mm_tiled` nvcc unrolls the constant-trip
 //! loop `for (int k = 0; k < TILE_WIDTH; ++k) r += sa[ty][k] * sb[k][tx];` and fuses every four
 //! consecutive reads `sa[ty][k..k+3]` into one 128-bit shared load (`LDS.128`). With `TILE_WIDTH`
 //! 16 or 32 and `PAD` 0 Nsight Compute counts 41.9M shared load instructions for n = 1024, where

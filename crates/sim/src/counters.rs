@@ -4,7 +4,7 @@
 //! (shared memory) or the coalescing analysis (global and local memory) and adds to these sums.
 //! The names of `Counters::nsight` are Nsight Compute's metric names (Nsight Compute "Kernel
 //! Profiling Guide", sections "Metrics Reference" and "Memory Tables"), so a test can compare them
-//! with `../shared/reference/h100.json` key by key. Atomics are kept apart from loads and stores, as
+//! with `tests/reference/h100.json` key by key. Atomics are kept apart from loads and stores, as
 //! Nsight Compute does (`_op_atom` / `_op_red`), which is why a `sum_global_atomic` launch shows no
 //! global stores.
 

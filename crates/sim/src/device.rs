@@ -4,7 +4,7 @@
 //! "Compute Capabilities" (table "Technical Specifications per Compute Capability"), and the CUDA
 //! Occupancy Calculator (`cuda_occupancy.h` in the CUDA toolkit) for allocation units and
 //! granularities. Clocks, bandwidths and peaks come from the vendor datasheets named at each preset.
-//! The H100 facts that were measured on a real H100 SXM are in `../shared/reference/h100.json`
+//! The H100 facts that were measured on a real H100 SXM are in `tests/reference/h100.json`
 //! (`"exp": "device"`, `"ceiling"` and `"pitch"` rows).
 //!
 //! Per-architecture rules are not keyed on a device's name: they are fields of the preset

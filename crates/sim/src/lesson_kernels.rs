@@ -1,5 +1,5 @@
 //! The lecture kernels: the files of `www/kernels/`, which are the kernels measured on the H100
-//! (`../shared/reference/kernels/`, checked to be identical by `tests/reference.rs`), included at
+//! (`tests/reference/kernels/`, checked to be identical by `tests/reference.rs`), included at
 //! compile time. The page's lessons and the unit tests run them; nothing reads a file at run time.
 
 pub const ADJ_DIFF: &str = include_str!("../../../www/kernels/adj_diff.cu");

@@ -4,7 +4,7 @@
 //! written out in `cuda_occupancy.h` of the CUDA toolkit, and the CUDA Occupancy Calculator
 //! spreadsheet for compute capability 1.x). Seed 003 ("Considering Occupancy", "Dynamic
 //! Partitioning of Resources") gives the G80 cases; the `"attrs"` rows of
-//! `../shared/reference/h100.json` give the H100 ones, checked in `tests/reference.rs`.
+//! `tests/reference/h100.json` give the H100 ones, checked in `tests/reference.rs`.
 
 use crate::device::{Device, RegisterGranularity};
 use serde::Serialize;
@@ -245,7 +245,7 @@ pub fn calculate(
 ///
 /// NVIDIA does not document how the driver picks the carveout when a kernel states no preference.
 /// This share is read off the measurements: in the seven `ncu` records of
-/// `../shared/reference/h100.json` whose kernels use shared memory, Nsight Compute's
+/// `tests/reference/h100.json` whose kernels use shared memory, Nsight Compute's
 /// `launch__occupancy_limit_shared_mem` is the configured carveout over the block's shared memory,
 /// and in every one the carveout is the smallest size that the resident blocks fill to at most
 /// 60% (for example 24 KB of resident tiles got 64 KB, not 32 KB; 18 KB got 32 KB). It is one rule

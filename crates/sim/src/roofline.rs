@@ -8,7 +8,7 @@
 //! the A100's 1555 GB/s then allows 6220 GFLOP/s).
 //!
 //! Two rooflines per device: the datasheet's, and where a measurement exists (the `"ceiling"` rows
-//! of `../shared/reference/h100.json`, carried by the H100 preset) the achievable one.
+//! of `tests/reference/h100.json`, carried by the H100 preset) the achievable one.
 
 use crate::device::Device;
 use serde::Serialize;

@@ -17,7 +17,7 @@
 //!
 //! The counters are named as Nsight Compute names them (Nsight Compute Kernel Profiling Guide,
 //! "Metrics Reference"), so that `tests/reference.rs` can compare them with the H100 measurements in
-//! `../shared/reference/h100.json` key by key. Each record also feeds the timing model's memory
+//! `tests/reference/h100.json` key by key. Each record also feeds the timing model's memory
 //! profile (`timing::profile`: footprints per buffer, round trips, DRAM rows on cc 1.x), from which
 //! `timing::predict` derives caches, DRAM bytes and time. No compiler effect other than load fusion
 //! is modelled.

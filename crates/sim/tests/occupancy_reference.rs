@@ -1,5 +1,5 @@
 //! The occupancy calculation against a real H100: every `"exp": "attrs"` row of
-//! `../shared/reference/h100.json` is `cudaOccupancyMaxActiveBlocksPerMultiprocessor` for one
+//! `tests/reference/h100.json` is `cudaOccupancyMaxActiveBlocksPerMultiprocessor` for one
 //! kernel (its registers and static shared memory from `cudaFuncGetAttributes`), block size and
 //! dynamic shared memory. The simulator must give the same number of blocks, exactly.
 

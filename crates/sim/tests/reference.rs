@@ -1,6 +1,6 @@
 //! Golden test: the simulator against real H100 measurements.
 //!
-//! `../shared/reference/h100.json` holds Nsight Compute counters of the lecture kernels, measured
+//! `tests/reference/h100.json` holds Nsight Compute counters of the lecture kernels, measured
 //! once on an H100 (see the README there); each `ncu` record carries the `launch_spec` it was
 //! measured with. This test runs every launch spec through `memplay_sim::simulate` on the H100
 //! preset and compares ten counters with the measured ones. Nothing measured is copied into the

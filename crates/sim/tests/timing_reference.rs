@@ -1,6 +1,6 @@
 //! The timing model against real H100 times.
 //!
-//! `../shared/reference/h100-timing.json` holds 31 launches of the lecture kernels, each with its
+//! `tests/reference/h100-timing.json` holds 31 launches of the lecture kernels, each with its
 //! launch `spec` and the median time measured with CUDA events after a warm-up (so a launch whose
 //! data fits the L2 finds it there). This test simulates every spec on the H100 preset, predicts
 //! its time with `memplay_sim::timing::predict`, prints a table, and checks:

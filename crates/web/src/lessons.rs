@@ -1,7 +1,7 @@
 //! The lesson kernels: the lectures' CUDA kernels, launched from the page's settings.
 //!
 //! Each lesson is one kernel of the files in `www/kernels/` (the kernels measured on a real H100,
-//! `../shared/reference/kernels/`), at the size it was measured at, with the settings a student
+//! `tests/reference/kernels/`), at the size it was measured at, with the settings a student
 //! turns mapped onto its launch: the tile width becomes `TILE_WIDTH` and the block edge of the
 //! matrix multiplications, the padding becomes `PAD`, threads per block the block of the 1-D
 //! kernels, the stride the `stride` argument. Everything here is pure, so the launches are tested on

@@ -1,7 +1,7 @@
 //! The syntax tree of the kernel language, and its types.
 //!
 //! The language is the subset of CUDA C++ that the lecture kernels are written in (seeds 000-004
-//! and `shared/reference/kernels/*.cu`): `__global__` kernels and `__device__` helpers, scalar,
+//! and `tests/reference/kernels/*.cu`): `__global__` kernels and `__device__` helpers, scalar,
 //! pointer, vector (`float2`, `float4`, `int2`, `int4`) and array types, the variable type
 //! qualifiers `__shared__`, `__constant__`, `__device__` of the CUDA C++ Programming Guide section
 //! "Variable Memory Space Specifiers", and C's statements and operators. The tree keeps a span on

@@ -22,6 +22,7 @@
 
 use super::ast::{Scalar, Type};
 use super::ir::*;
+use super::limits::MAX_CALL_DEPTH;
 use super::memory::{
     decode, encode, pointer, pointer_add, pointer_object, Fill, PagedBuffer, ADDRESS_MASK,
 };
@@ -170,9 +171,6 @@ const BUFFER_ALIGN: u64 = 256;
 const MAX_BUFFER_BYTES: u64 = 1 << 32;
 /// The most shared memory a block can have on any preset (H100's opt-in maximum, 227 KB).
 pub const MAX_SHARED_BYTES: u64 = 232_448;
-/// Calls of `__device__` functions nest at most this deep (recursion is rejected before running;
-/// this bounds the interpreter's stack).
-const MAX_CALL_DEPTH: u32 = 24;
 /// The most local memory a thread can have (CUDA C++ Programming Guide, "Technical Specifications
 /// per Compute Capability": 512 KB of local memory per thread).
 pub const MAX_LOCAL_BYTES: u64 = 512 * 1024;

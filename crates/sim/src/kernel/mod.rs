@@ -1,6 +1,6 @@
 //! The kernel language: a CUDA C subset, parsed, checked and run warp by warp.
 //!
-//! The lecture kernels (seeds 000-004 and `shared/reference/kernels/*.cu`) are written in a small
+//! The lecture kernels (seeds 000-004 and `tests/reference/kernels/*.cu`) are written in a small
 //! part of CUDA C++: `__global__` kernels over `threadIdx`/`blockIdx`, `__shared__` tiles,
 //! `__syncthreads()`, atomics, `#define`d tile sizes. This module runs such kernels so that the
 //! rest of the simulator can see every warp-level memory access they make:
@@ -33,6 +33,7 @@ pub mod ast;
 pub mod interp;
 pub mod ir;
 pub mod lexer;
+pub mod limits;
 pub mod memory;
 pub mod parser;
 pub mod preprocess;

@@ -8,12 +8,8 @@
 
 use super::ast::*;
 use super::lexer::{Punct, Token, TokenKind};
+use super::limits::{MAX_NESTING, MAX_TREE_DEPTH};
 use super::span::{Diagnostic, Span};
-
-/// Parentheses, blocks and prefix operators nested deeper than this are an error.
-const MAX_NESTING: u32 = 96;
-/// Expression trees deeper than this (long chains such as `1+1+...+1`) are an error.
-const MAX_TREE_DEPTH: usize = 200;
 
 /// Words that may start a declaration.
 const DECL_WORDS: [&str; 35] = [

@@ -2,7 +2,7 @@
 //!
 //! The lecture kernels size their tiles with `#define TILE_WIDTH 16` inside an `#ifndef` guard, so
 //! that a `-D TILE_WIDTH=32` given to nvcc wins (the reference kernels under
-//! `shared/reference/kernels/` are written this way). This module does what the C preprocessor
+//! `tests/reference/kernels/` are written this way). This module does what the C preprocessor
 //! (C11 standard, section 6.10) does for those: object-like and function-like macros, conditional
 //! inclusion, and `-D` definitions made before the first line of the file. `#include` and `#pragma`
 //! are ignored: the kernels need no headers. Tokens that come out of a macro carry the span of the

@@ -1,4 +1,4 @@
-//! What the reference tests share: reading `../shared/reference/` (beside the repository) and
+//! What the reference tests share: reading `tests/reference/` (the measurements the repository carries) and
 //! turning a measured launch's `launch_spec` / `spec` into a simulation input on the H100 preset.
 
 // Each test file uses the part of this module it needs.
@@ -10,9 +10,9 @@ use memplay_sim::SimulationInput;
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 
-/// The folder with the measurements, beside the repository.
+/// The folder with the measurements, in the repository.
 pub fn reference_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/reference")
 }
 
 /// Reads a file of the reference folder, failing with a message that says what is missing.
@@ -20,7 +20,7 @@ pub fn read_reference(name: &str) -> String {
     let dir = reference_dir();
     assert!(
         dir.is_dir(),
-        "the reference measurements are missing: expected the folder {} (shared/reference beside \
+        "the reference measurements are missing: expected the folder {} (tests/reference in \
          the repository, with h100.json, h100-timing.json and kernels/)",
         dir.display()
     );

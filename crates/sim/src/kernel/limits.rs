@@ -1,0 +1,36 @@
+//! The bounds that keep any kernel text, typed by a student into the page or given to the command
+//! line, from crashing or freezing the simulator.
+//!
+//! The same code runs natively and in a browser tab, where a stack overflow kills the page and an
+//! endless loop freezes it. A browser gives WebAssembly about 1 MB of stack, far less than a native
+//! main thread, so every recursive walk of the front end (preprocessor `#if` expressions, the
+//! parser, sema, the interpreter's expression evaluation) is bounded by the nesting limits below,
+//! and every stage's output is bounded in size. Each limit is far above what the lecture kernels
+//! need (their deepest expression nests about a dozen levels) and each is reported as a plain
+//! `Diagnostic` naming the limit. The step budget that bounds a run is `simulate::DEFAULT_STEP_BUDGET`.
+
+/// Kernel source longer than this many bytes is refused before lexing. The longest lecture file is
+/// under 2 KB; a megabyte is a generous ceiling for anything typed or pasted.
+pub const MAX_SOURCE_BYTES: usize = 1 << 20;
+
+/// Parentheses, blocks and prefix operators nested deeper than this are an error (parser).
+pub const MAX_NESTING: u32 = 96;
+
+/// Expression trees deeper than this (long chains such as `1+1+...+1`) are an error. Sema and the
+/// interpreter walk expression trees recursively, so this bounds their stack use too.
+pub const MAX_TREE_DEPTH: usize = 200;
+
+/// `__device__` calls nested deeper than this are an error at run time (recursion included).
+pub const MAX_CALL_DEPTH: u32 = 24;
+
+/// The preprocessor stops with an error once its output exceeds this many tokens (a macro that
+/// doubles itself eighteen times would otherwise produce millions).
+pub const MAX_PREPROCESSED_TOKENS: usize = 200_000;
+
+/// The preprocessor stops with an error after this many macro expansions, so nested function-like
+/// macros cannot take seconds before their first output.
+pub const MAX_MACRO_EXPANSIONS: usize = 100_000;
+
+/// A diagnostic's message is cut to this many characters (with an ellipsis), so a megabyte
+/// identifier echoed in an error cannot flood a terminal or the page.
+pub const MAX_MESSAGE_CHARS: usize = 240;
