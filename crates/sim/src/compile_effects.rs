@@ -211,7 +211,8 @@ fn walk_statement(statement: &Stmt, scope: &mut Vec<Binding>, found: &mut Vec<Fu
         | StmtKind::Return(_)
         | StmtKind::Break
         | StmtKind::Continue
-        | StmtKind::Empty => {}
+        | StmtKind::Empty
+        | StmtKind::Unsupported(_) => {}
     }
 }
 
@@ -404,7 +405,7 @@ fn visit_statement(statement: &Stmt, on_expr: &mut dyn FnMut(&Expr), exits: &mut
             }
         }
         StmtKind::Break | StmtKind::Continue => *exits = true,
-        StmtKind::Empty => {}
+        StmtKind::Empty | StmtKind::Unsupported(_) => {}
     }
 }
 

@@ -7,7 +7,7 @@
 //! "Variable Memory Space Specifiers", and C's statements and operators. The tree keeps a span on
 //! every node so that later errors point into the source.
 
-use super::span::Span;
+use super::span::{Diagnostic, Span};
 use std::fmt;
 
 /// The arithmetic types. `I64`/`U64` are `long`/`size_t`; `char` is signed as on nvcc's hosts.
@@ -345,6 +345,10 @@ pub enum StmtKind {
     Break,
     Continue,
     Empty,
+    /// A construct the simulator does not model (`switch`, `goto`, `->`): the parser skips it and
+    /// keeps its error here, so only a kernel that uses it fails to compile, as nvcc would compile
+    /// the others. A real syntax error still fails the whole file.
+    Unsupported(Diagnostic),
 }
 
 /// `__global__` (a kernel) or `__device__` (a helper called from kernels).

@@ -276,7 +276,11 @@ fn stmt_modifies(s: &Stmt, name: &str) -> bool {
                 || step.as_ref().is_some_and(|e| expr_modifies(e, name))
                 || stmt_modifies(body, name)
         }
-        StmtKind::Return(None) | StmtKind::Break | StmtKind::Continue | StmtKind::Empty => false,
+        StmtKind::Return(None)
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Empty
+        | StmtKind::Unsupported(_) => false,
     }
 }
 
@@ -723,6 +727,7 @@ impl<'a> Sema<'a> {
     fn statement(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         match &s.kind {
             StmtKind::Empty => Ok(()),
+            StmtKind::Unsupported(diagnostic) => Err(diagnostic.clone()),
             StmtKind::Block(stmts) => {
                 self.scopes.push(HashMap::new());
                 for s in stmts {
