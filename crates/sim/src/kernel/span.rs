@@ -3,9 +3,61 @@
 //! Every error the front end or the interpreter finds is a `Diagnostic`: a message and the place in
 //! the kernel source it is about, shown as `LINE:COL: message` like a compiler (nvcc and clang print
 //! `file:line:col: error: ...`). Nothing in the kernel module panics on bad input; it returns one.
+//!
+//! A message is one line of printable text, whatever the kernel text or the command line held:
+//! `one_line` escapes control characters and cuts long text to `limits::MAX_MESSAGE_CHARS`
+//! characters. `Diagnostic::new` applies it, and so do the simulator's other errors and the
+//! command line's own, so that no error can span lines, move a terminal's cursor or flood a page.
 
+use super::limits::MAX_MESSAGE_CHARS;
 use serde::Serialize;
 use std::fmt;
+
+/// `text` as one line of printable characters, at most `MAX_MESSAGE_CHARS` long.
+///
+/// Newline, carriage return and tab become `\n`, `\r` and `\t`; every other control character
+/// (C0, DEL, C1), the Unicode line separators and the bidirectional-text controls become
+/// `\u{..}`, as Rust writes them. Text longer than the limit is cut, between characters and never
+/// inside an escape, and ends in `…`. The result is unchanged by a second call.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = 0usize;
+    // Where to cut if the text turns out too long: the end of the last piece that leaves room
+    // for the ellipsis.
+    let mut cut = 0usize;
+    let mut piece = String::new();
+    for c in text.chars() {
+        piece.clear();
+        match c {
+            '\n' => piece.push_str("\\n"),
+            '\r' => piece.push_str("\\r"),
+            '\t' => piece.push_str("\\t"),
+            c if c.is_control() || is_layout_control(c) => {
+                piece.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            }
+            c => piece.push(c),
+        }
+        let n = piece.chars().count();
+        if chars + n > MAX_MESSAGE_CHARS {
+            out.truncate(cut);
+            out.push('…');
+            return out;
+        }
+        out.push_str(&piece);
+        chars += n;
+        if chars < MAX_MESSAGE_CHARS {
+            cut = out.len();
+        }
+    }
+    out
+}
+
+/// Characters that are not control characters to Rust but still break a line (U+2028, U+2029) or
+/// reorder what a terminal shows (U+202A..U+202E, U+2066..U+2069), so that a message could look
+/// like something other than what it says.
+fn is_layout_control(c: char) -> bool {
+    matches!(c, '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
 
 /// A stretch of the original source. `line` and `col` are 1-based and point at the first character;
 /// `start..end` are byte offsets into the source. Tokens that come from a macro carry the span of
@@ -59,10 +111,11 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// A diagnostic at `span`; the message is made one printable line (`one_line`).
     pub fn new(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             span,
-            message: message.into(),
+            message: one_line(&message.into()),
         }
     }
 }
@@ -95,6 +148,38 @@ mod tests {
             Diagnostic::new(span, "'m' is not declared"),
             "3:14: 'm' is not declared",
         );
+    }
+
+    #[test]
+    fn a_message_with_a_newline_or_escape_codes_stays_on_one_printable_line() {
+        let span = Span {
+            line: 1,
+            col: 5,
+            start: 4,
+            end: 5,
+        };
+        check(
+            Diagnostic::new(span, "'a\nb' is\tnot a name \u{1b}[2J\u{7f}\u{85}\u{202e}"),
+            "1:5: 'a\\nb' is\\tnot a name \\u{1b}[2J\\u{7f}\\u{85}\\u{202e}",
+        );
+    }
+
+    #[test]
+    fn a_long_message_is_cut_to_the_limit_with_an_ellipsis() {
+        let identifier = "x".repeat(1 << 20);
+        let message = one_line(&format!("'{identifier}' is not declared"));
+        assert_eq!(message.chars().count(), MAX_MESSAGE_CHARS);
+        assert_eq!(message, format!("'{}…", "x".repeat(MAX_MESSAGE_CHARS - 2)));
+        // Multi-byte characters are cut between characters, escapes are never split.
+        let wide = one_line(&"é".repeat(300));
+        assert_eq!(wide, format!("{}…", "é".repeat(MAX_MESSAGE_CHARS - 1)));
+        let escapes = one_line(&format!("{}\u{1}", "y".repeat(MAX_MESSAGE_CHARS - 4)));
+        assert_eq!(escapes, format!("{}…", "y".repeat(MAX_MESSAGE_CHARS - 4)));
+        // Exactly at the limit nothing is cut, and a second pass changes nothing.
+        let full = "z".repeat(MAX_MESSAGE_CHARS);
+        assert_eq!(one_line(&full), full);
+        assert_eq!(one_line(&message), message);
+        assert_eq!(one_line(&escapes), escapes);
     }
 
     #[test]
