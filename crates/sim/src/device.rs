@@ -7,6 +7,9 @@
 //! The H100 facts that were measured on a real H100 SXM are in `tests/reference/h100.json`
 //! (`"exp": "device"`, `"ceiling"` and `"pitch"` rows).
 //!
+//! The launch limits (largest grid and block per dimension, threads per block) are fields too, and
+//! `Device::check_launch` refuses a launch beyond them as the GPU would, before anything runs.
+//!
 //! Per-architecture rules are not keyed on a device's name: they are fields of the preset
 //! (`n_banks`, `shared_phase`, `shared_word_delivery`, `global_coalescing`, ...), so a new preset
 //! only needs new numbers.
@@ -58,6 +61,18 @@ impl DeviceId {
             DeviceId::V100 => "v100",
             DeviceId::A100 => "a100",
             DeviceId::H100 => "h100",
+        }
+    }
+
+    /// The short name messages use: "the H100 allows at most ...".
+    pub fn label(self) -> &'static str {
+        match self {
+            DeviceId::G80 => "G80",
+            DeviceId::Gt200 => "GT200",
+            DeviceId::Fermi => "Fermi",
+            DeviceId::V100 => "V100",
+            DeviceId::A100 => "A100",
+            DeviceId::H100 => "H100",
         }
     }
 
@@ -167,6 +182,15 @@ pub struct Device {
     pub dram_achievable_gbps: Option<f64>,
     pub l2_bytes: u64,
     pub warp_size: u32,
+    /// The largest grid a launch may have, in blocks along x, y and z (`cudaDeviceProp::maxGridSize`).
+    /// Source: CUDA C++ Programming Guide, "Compute Capabilities", table "Technical Specifications
+    /// per Compute Capability" ("Maximum x-, y- or z-dimension of a grid of thread blocks").
+    pub max_grid_dim: [u32; 3],
+    /// The largest block a launch may have, in threads along x, y and z
+    /// (`cudaDeviceProp::maxThreadsDim`). Source: the same table ("Maximum x- or y-dimension of a
+    /// block", "Maximum z-dimension of a block").
+    pub max_block_dim: [u32; 3],
+    /// Threads in one block, whatever its shape. Source: the same table.
     pub max_threads_per_block: u32,
     pub max_threads_per_sm: u32,
     pub max_warps_per_sm: u32,
@@ -278,12 +302,148 @@ impl Device {
             .unwrap_or(self.dram_bandwidth_gbps)
     }
 
+    /// Whether a launch of `grid` blocks of `block` threads is one the device accepts: every
+    /// extent at least 1 and within `max_grid_dim` and `max_block_dim`, and the block within
+    /// `max_threads_per_block`. A launch that fails here fails on the GPU before any block runs
+    /// (`cudaErrorInvalidConfiguration`), so nothing is simulated for it.
+    pub fn check_launch(&self, grid: [u32; 3], block: [u32; 3]) -> Result<(), LaunchError> {
+        for (what, extents, limits) in [
+            (LaunchPart::Grid, grid, self.max_grid_dim),
+            (LaunchPart::Block, block, self.max_block_dim),
+        ] {
+            for (axis, (extent, max)) in Axis::ALL.into_iter().zip(extents.into_iter().zip(limits))
+            {
+                if extent == 0 {
+                    return Err(LaunchError::ZeroExtent { what, axis });
+                }
+                if extent > max {
+                    return Err(LaunchError::TooLarge {
+                        what,
+                        axis,
+                        extent,
+                        max,
+                        device: self.id,
+                    });
+                }
+            }
+        }
+        // Each extent is at most 1024 here, so the product fits easily; checked all the same.
+        let threads = block
+            .iter()
+            .try_fold(1u64, |product, &extent| {
+                product.checked_mul(u64::from(extent))
+            })
+            .unwrap_or(u64::MAX);
+        if threads > u64::from(self.max_threads_per_block) {
+            return Err(LaunchError::TooManyThreads {
+                block,
+                threads,
+                max: self.max_threads_per_block,
+                device: self.id,
+            });
+        }
+        Ok(())
+    }
+
     /// The pitch `cudaMallocPitch` returns for a row of `width_bytes`.
     pub fn malloc_pitch(&self, width_bytes: u64) -> u64 {
         let align = u64::from(self.pitch_alignment_bytes);
         width_bytes.max(1).div_ceil(align) * align
     }
 }
+
+/// The grid or the block of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LaunchPart {
+    Grid,
+    Block,
+}
+
+/// One dimension of a grid or block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Axis {
+    X,
+    Y,
+    Z,
+}
+
+impl Axis {
+    pub const ALL: [Axis; 3] = [Axis::X, Axis::Y, Axis::Z];
+}
+
+/// Why a device refuses a launch's shape (`Device::check_launch`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum LaunchError {
+    /// An extent of 0: CUDA refuses an empty grid or block.
+    ZeroExtent { what: LaunchPart, axis: Axis },
+    /// An extent beyond the device's `max_grid_dim` or `max_block_dim`.
+    TooLarge {
+        what: LaunchPart,
+        axis: Axis,
+        extent: u32,
+        max: u32,
+        device: DeviceId,
+    },
+    /// Each extent fits, but the block has more threads than `max_threads_per_block`.
+    TooManyThreads {
+        block: [u32; 3],
+        threads: u64,
+        max: u32,
+        device: DeviceId,
+    },
+}
+
+impl fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let part = |what: LaunchPart| match what {
+            LaunchPart::Grid => "grid",
+            LaunchPart::Block => "block",
+        };
+        let axis = |axis: Axis| match axis {
+            Axis::X => "x",
+            Axis::Y => "y",
+            Axis::Z => "z",
+        };
+        match *self {
+            LaunchError::ZeroExtent { what, axis: a } => write!(
+                f,
+                "{} {} is 0; every grid and block extent must be at least 1",
+                part(what),
+                axis(a)
+            ),
+            LaunchError::TooLarge {
+                what,
+                axis: a,
+                extent,
+                max,
+                device,
+            } => write!(
+                f,
+                "{} {} is {extent}; the {} allows at most {max}",
+                part(what),
+                axis(a),
+                device.label()
+            ),
+            LaunchError::TooManyThreads {
+                block,
+                threads,
+                max,
+                device,
+            } => write!(
+                f,
+                "a block of {}x{}x{} is {threads} threads; the {} allows at most {max} per block",
+                block[0],
+                block[1],
+                block[2],
+                device.label()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LaunchError {}
 
 /// GeForce 8800 GTX, the lectures' G80 (compute capability 1.0).
 pub fn g80() -> Device {
@@ -304,6 +464,10 @@ pub fn g80() -> Device {
         // G80 has no L2 for global memory loads (texture caches only).
         l2_bytes: 0,
         warp_size: 32,
+        // Programming Guide, Technical Specifications, cc 1.x: a grid of at most two dimensions,
+        // 65535 x 65535 blocks; a block of at most 512 x 512 x 64 threads.
+        max_grid_dim: [65_535, 65_535, 1],
+        max_block_dim: [512, 512, 64],
         // Programming Guide, cc 1.0: 512 threads per block, 768 threads, 24 warps and 8 blocks per SM
         // (seed 003: "SM in G80 can take up to 768 threads", "up to 8 blocks").
         max_threads_per_block: 512,
@@ -399,6 +563,10 @@ pub fn gt200() -> Device {
         dram_achievable_gbps: None,
         l2_bytes: 0,
         warp_size: 32,
+        // Programming Guide, Technical Specifications, cc 1.x: a grid of at most two dimensions,
+        // 65535 x 65535 blocks; a block of at most 512 x 512 x 64 threads.
+        max_grid_dim: [65_535, 65_535, 1],
+        max_block_dim: [512, 512, 64],
         // Programming Guide, cc 1.2/1.3: 512 threads per block, 1024 threads, 32 warps, 8 blocks per SM.
         max_threads_per_block: 512,
         max_threads_per_sm: 1024,
@@ -476,6 +644,10 @@ pub fn fermi() -> Device {
         dram_achievable_gbps: None,
         l2_bytes: 768 * 1024,
         warp_size: 32,
+        // Programming Guide, Technical Specifications, cc 2.x: 65535 blocks along x, y and z (z
+        // since CUDA 4.0); a block of at most 1024 x 1024 x 64 threads.
+        max_grid_dim: [65_535, 65_535, 65_535],
+        max_block_dim: [1024, 1024, 64],
         // Programming Guide, cc 2.x: 1024 threads per block, 1536 threads, 48 warps, 8 blocks per SM.
         max_threads_per_block: 1024,
         max_threads_per_sm: 1536,
@@ -547,6 +719,10 @@ pub fn v100() -> Device {
         dram_achievable_gbps: None,
         l2_bytes: 6 * 1024 * 1024,
         warp_size: 32,
+        // Programming Guide, Technical Specifications, cc 7.0 (as every cc >= 3.0): 2^31 - 1 blocks
+        // along x, 65535 along y and z; a block of at most 1024 x 1024 x 64 threads.
+        max_grid_dim: [2_147_483_647, 65_535, 65_535],
+        max_block_dim: [1024, 1024, 64],
         // Programming Guide, cc 7.0: 1024 threads per block, 2048 threads, 64 warps, 32 blocks per SM.
         max_threads_per_block: 1024,
         max_threads_per_sm: 2048,
@@ -616,6 +792,10 @@ pub fn a100() -> Device {
         dram_achievable_gbps: None,
         l2_bytes: 40 * 1024 * 1024,
         warp_size: 32,
+        // Programming Guide, Technical Specifications, cc 8.0 (as every cc >= 3.0): 2^31 - 1 blocks
+        // along x, 65535 along y and z; a block of at most 1024 x 1024 x 64 threads.
+        max_grid_dim: [2_147_483_647, 65_535, 65_535],
+        max_block_dim: [1024, 1024, 64],
         // Programming Guide, cc 8.0: 1024 threads per block, 2048 threads, 64 warps, 32 blocks per SM.
         max_threads_per_block: 1024,
         max_threads_per_sm: 2048,
@@ -683,6 +863,10 @@ pub fn h100() -> Device {
         // h100.json "device" row: l2 52,428,800 bytes.
         l2_bytes: 52_428_800,
         warp_size: 32,
+        // Programming Guide, Technical Specifications, cc 9.0 (as every cc >= 3.0): 2^31 - 1 blocks
+        // along x, 65535 along y and z; a block of at most 1024 x 1024 x 64 threads.
+        max_grid_dim: [2_147_483_647, 65_535, 65_535],
+        max_block_dim: [1024, 1024, 64],
         // h100.json "device" row: 2048 threads and 32 blocks per SM; Programming Guide: 1024 per block.
         max_threads_per_block: 1024,
         max_threads_per_sm: 2048,
@@ -801,6 +985,93 @@ mod tests {
                 assert_eq!(rows.row_bytes % rows.interleave_bytes, 0, "{id}");
             }
         }
+    }
+
+    /// The message `check_launch` gives for `grid` and `block` on `device`, or "ok".
+    fn check_launch(device: DeviceId, grid: [u32; 3], block: [u32; 3], expected: &str) {
+        let found = match device.device().check_launch(grid, block) {
+            Ok(()) => "ok".to_string(),
+            Err(error) => error.to_string(),
+        };
+        assert_eq!(found, expected, "{device} {grid:?} {block:?}");
+    }
+
+    #[test]
+    fn every_preset_has_the_launch_limits_of_its_compute_capability() {
+        let limits = |id: DeviceId| {
+            let d = id.device();
+            (d.max_grid_dim, d.max_block_dim, d.max_threads_per_block)
+        };
+        let cc1 = ([65_535, 65_535, 1], [512, 512, 64], 512);
+        let cc2 = ([65_535, 65_535, 65_535], [1024, 1024, 64], 1024);
+        let cc3_on = ([2_147_483_647, 65_535, 65_535], [1024, 1024, 64], 1024);
+        assert_eq!(limits(DeviceId::G80), cc1);
+        assert_eq!(limits(DeviceId::Gt200), cc1);
+        assert_eq!(limits(DeviceId::Fermi), cc2);
+        assert_eq!(limits(DeviceId::V100), cc3_on);
+        assert_eq!(limits(DeviceId::A100), cc3_on);
+        assert_eq!(limits(DeviceId::H100), cc3_on);
+    }
+
+    #[test]
+    fn a_launch_beyond_the_device_limits_names_the_limit_and_the_device() {
+        use DeviceId::*;
+        check_launch(H100, [2_147_483_647, 65_535, 65_535], [1024, 1, 1], "ok");
+        check_launch(
+            H100,
+            [64, 70_000, 1],
+            [16, 16, 1],
+            "grid y is 70000; the H100 allows at most 65535",
+        );
+        check_launch(
+            H100,
+            [4_294_967_295, 4_294_967_295, 4_294_967_295],
+            [1, 1, 1],
+            "grid x is 4294967295; the H100 allows at most 2147483647",
+        );
+        check_launch(
+            G80,
+            [1, 1, 2],
+            [1, 1, 1],
+            "grid z is 2; the G80 allows at most 1",
+        );
+        check_launch(
+            Gt200,
+            [65_536, 1, 1],
+            [1, 1, 1],
+            "grid x is 65536; the GT200 allows at most 65535",
+        );
+        check_launch(Fermi, [1, 1, 65_535], [1, 1, 1], "ok");
+        check_launch(
+            A100,
+            [1, 1, 1],
+            [1, 1, 65],
+            "block z is 65; the A100 allows at most 64",
+        );
+        check_launch(
+            V100,
+            [1, 1, 1],
+            [2048, 1, 1],
+            "block x is 2048; the V100 allows at most 1024",
+        );
+        check_launch(
+            Gt200,
+            [1, 1, 1],
+            [32, 32, 1],
+            "a block of 32x32x1 is 1024 threads; the GT200 allows at most 512 per block",
+        );
+        check_launch(
+            H100,
+            [1, 0, 1],
+            [32, 1, 1],
+            "grid y is 0; every grid and block extent must be at least 1",
+        );
+        check_launch(
+            H100,
+            [1, 1, 1],
+            [32, 1, 0],
+            "block z is 0; every grid and block extent must be at least 1",
+        );
     }
 
     #[test]
