@@ -7,6 +7,7 @@
 //! `tests/reference/h100.json` give the H100 ones, checked in `tests/reference.rs`.
 
 use crate::device::{Device, RegisterGranularity};
+use crate::kernel::span::one_line;
 use serde::Serialize;
 use std::fmt;
 
@@ -69,29 +70,25 @@ pub enum OccupancyError {
     TooMuchSharedMemory { bytes: u32, max: u32 },
 }
 
+/// One printable line (`kernel::span::one_line`), as every error of the simulator.
 impl fmt::Display for OccupancyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            OccupancyError::EmptyBlock => write!(f, "a block needs at least one thread"),
-            OccupancyError::TooManyThreads { threads, max } => {
-                write!(f, "{threads} threads per block is more than this device's {max}: the kernel does not launch")
-            }
+        let text = match *self {
+            OccupancyError::EmptyBlock => "a block needs at least one thread".to_string(),
+            OccupancyError::TooManyThreads { threads, max } => format!(
+                "{threads} threads per block is more than this device's {max}: the kernel does not launch"
+            ),
             OccupancyError::TooManyRegistersPerThread { regs, max } => {
-                write!(
-                    f,
-                    "{regs} registers per thread is more than this device's {max}"
-                )
+                format!("{regs} registers per thread is more than this device's {max}")
             }
-            OccupancyError::TooManyRegistersPerBlock { regs, max } => {
-                write!(
-                    f,
-                    "the block needs {regs} registers, more than the {max} one block may have"
-                )
-            }
-            OccupancyError::TooMuchSharedMemory { bytes, max } => {
-                write!(f, "the block needs {bytes} bytes of shared memory, more than the {max} one block may have")
-            }
-        }
+            OccupancyError::TooManyRegistersPerBlock { regs, max } => format!(
+                "the block needs {regs} registers, more than the {max} one block may have"
+            ),
+            OccupancyError::TooMuchSharedMemory { bytes, max } => format!(
+                "the block needs {bytes} bytes of shared memory, more than the {max} one block may have"
+            ),
+        };
+        f.write_str(&one_line(&text))
     }
 }
 
@@ -489,6 +486,25 @@ mod tests {
                 bytes: 300_000,
                 max: 232_448
             })
+        );
+    }
+
+    #[test]
+    fn an_impossible_launch_reads_as_one_line() {
+        let check = |error: OccupancyError, expected: &str| assert_eq!(error.to_string(), expected);
+        check(
+            OccupancyError::TooManyThreads {
+                threads: 2000,
+                max: 1024,
+            },
+            "2000 threads per block is more than this device's 1024: the kernel does not launch",
+        );
+        check(
+            OccupancyError::TooMuchSharedMemory {
+                bytes: 300_000,
+                max: 232_448,
+            },
+            "the block needs 300000 bytes of shared memory, more than the 232448 one block may have",
         );
     }
 }

@@ -32,7 +32,9 @@ pub struct BlockClass {
     pub n_blocks: u64,
 }
 
-/// Splits `grid` into its edge classes. Dimensions of 0 are treated as 1.
+/// Splits `grid` into its edge classes. Dimensions of 0 are treated as 1. A class's block count
+/// saturates at `u64::MAX` rather than wrap; no grid within a device's launch limits
+/// (`Device::check_launch`) comes near it.
 pub fn classes(grid: [u32; 3]) -> Vec<BlockClass> {
     let per_dimension: Vec<Vec<(EdgePosition, u32, u64)>> =
         grid.iter().map(|&extent| positions(extent)).collect();
@@ -43,7 +45,7 @@ pub fn classes(grid: [u32; 3]) -> Vec<BlockClass> {
                 out.push(BlockClass {
                     position: [px, py, pz],
                     representative: [ix, iy, iz],
-                    n_blocks: nx * ny * nz,
+                    n_blocks: nx.saturating_mul(ny).saturating_mul(nz),
                 });
             }
         }
@@ -109,6 +111,17 @@ mod tests {
     #[test]
     fn a_grid_of_two_is_simulated_in_full() {
         check([2, 1, 1], 2, &[[0, 0, 0], [1, 0, 0]]);
+    }
+
+    #[test]
+    fn the_interior_of_an_impossible_grid_saturates_instead_of_wrapping() {
+        let found = classes([u32::MAX; 3]);
+        assert_eq!(found.len(), 27);
+        let interior = found
+            .iter()
+            .find(|class| class.position == [EdgePosition::Interior; 3])
+            .map(|class| class.n_blocks);
+        assert_eq!(interior, Some(u64::MAX));
     }
 
     #[test]

@@ -22,15 +22,20 @@
 //! `timing::predict` derives caches, DRAM bytes and time. No compiler effect other than load fusion
 //! is modelled.
 //!
-//! Every simulation is bounded by a step budget over all its blocks, and every failure is a
-//! `SimulationError`: a `Diagnostic` with line and column for the kernel, or the reason the launch
-//! does not fit the device.
+//! Before anything runs, the grid and block are checked against the device's launch limits
+//! (`Device::check_launch`), so every count derived from them fits in 64 bits; the block count is
+//! computed with checked arithmetic all the same. Every simulation is bounded by a step budget
+//! over all its blocks (each block costs at least one step), and every failure is a
+//! `SimulationError`: a `Diagnostic` with line and column for the kernel, the launch limit or
+//! occupancy limit the launch breaks, or the spent budget. Its messages are one printable line
+//! (`kernel::span::one_line`) and neutral about the front end: the page and the command line
+//! each say in their own words how to change a launch.
 
 use crate::compile_effects::{fusible_loads, CompileEffects, FusionSite, LoadFuser};
 use crate::counters::Counters;
-use crate::device::Device;
+use crate::device::{Device, LaunchError};
 use crate::kernel::{
-    self, Diagnostic, Dim3, Launch, MemRecord, RecordSink, Simulation, Span, Value,
+    self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, RecordSink, Simulation, Span, Value,
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::sampling::{self, BlockClass, EdgePosition};
@@ -150,6 +155,13 @@ pub enum SimulationError {
     Kernel(Diagnostic),
     /// The launch asks more of one SM than the device has: the kernel would not launch.
     DoesNotLaunch(OccupancyError),
+    /// The grid or block is empty or beyond the device's launch limits: the launch fails before
+    /// any block runs.
+    BadLaunch(LaunchError),
+    /// The blocks run so far took `steps`, more than the `budget` of `SimulationInput`; `span` is
+    /// the kernel's. (A single block that runs past what is left of the budget is stopped by the
+    /// interpreter, with a `Kernel` diagnostic at the statement it reached.)
+    StepBudget { steps: u64, budget: u64, span: Span },
 }
 
 impl SimulationError {
@@ -159,16 +171,22 @@ impl SimulationError {
             SimulationError::Kernel(diagnostic) if diagnostic.span.line > 0 => {
                 Some(diagnostic.span)
             }
+            SimulationError::StepBudget { span, .. } if span.line > 0 => Some(*span),
             _ => None,
         }
     }
 
-    /// The message without the place.
+    /// The message without the place: one printable line (`one_line`).
     pub fn message(&self) -> String {
-        match self {
+        let message = match self {
             SimulationError::Kernel(diagnostic) => diagnostic.message.clone(),
             SimulationError::DoesNotLaunch(error) => error.to_string(),
-        }
+            SimulationError::BadLaunch(error) => error.to_string(),
+            SimulationError::StepBudget { budget, .. } => {
+                format!("the simulation used up its step budget of {budget} steps")
+            }
+        };
+        one_line(&message)
     }
 }
 
@@ -216,6 +234,16 @@ impl RecordSink for BlockSink<'_> {
 
 /// Simulates one launch: see the module documentation.
 pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationError> {
+    let grid = [input.grid.x, input.grid.y, input.grid.z];
+    let block = [input.block.x, input.block.y, input.block.z];
+    input
+        .device
+        .check_launch(grid, block)
+        .map_err(SimulationError::BadLaunch)?;
+    // Within the limits a grid has fewer than 2^63 blocks (2^31 x 2^16 x 2^16), and a block at
+    // most 1024 threads; the products are checked all the same and would saturate, not wrap.
+    let grid_blocks = checked_product(grid);
+    let threads_per_block = u32::try_from(checked_product(block)).unwrap_or(u32::MAX);
     let unit = kernel::parse(&input.source, &input.defines)?;
     let program = kernel::sema::check(&unit)?;
     let launch = Launch {
@@ -233,17 +261,18 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     let occupancy = occupancy::calculate(
         &input.device,
         BlockResources {
-            threads_per_block: u32::try_from(input.block.count()).unwrap_or(u32::MAX),
+            threads_per_block,
             regs_per_thread: input.regs,
             smem_per_block: u32::try_from(shared_bytes_per_block).unwrap_or(u32::MAX),
         },
     )
     .map_err(SimulationError::DoesNotLaunch)?;
 
-    let grid = [input.grid.x, input.grid.y, input.grid.z];
-    let classes = match input.sampling {
-        BlockSampling::EdgeClasses => sampling::classes(grid),
-        BlockSampling::All => every_block(grid),
+    // Every block is its own class under `All`; they are made one at a time, as the budget
+    // allows, never all at once.
+    let classes: Box<dyn Iterator<Item = BlockClass>> = match input.sampling {
+        BlockSampling::EdgeClasses => Box::new(sampling::classes(grid).into_iter()),
+        BlockSampling::All => Box::new(every_block(grid)),
     };
     let mut fuser = input
         .compile
@@ -252,7 +281,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     let mut fused: Vec<FusionSite> = Vec::new();
 
     let mut totals = Counters::default();
-    let mut sampled_blocks = Vec::with_capacity(classes.len());
+    let mut sampled_blocks = Vec::new();
     let mut steps = 0u64;
     for class in classes {
         let mut sink = BlockSink {
@@ -261,8 +290,9 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             fuser: fuser.as_mut(),
             profiler: &mut profiler,
         };
-        // No warp may take more than what is left of the budget, and the blocks' sum is checked
-        // after each block, so the whole run is bounded by the budget (plus at most one block).
+        // The interpreter stops a block that runs past what is left of the budget, and the
+        // blocks' sum is checked after each block, so the whole run is bounded by the budget. A
+        // block counts at least one step, so that even empty blocks cannot run without end.
         let remaining = input.step_budget.saturating_sub(steps);
         let stats = sim.run_block_into(class.representative, remaining, &mut sink)?;
         let BlockSink {
@@ -301,20 +331,17 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         counters.fp32_flops = stats.flops as f64;
         counters.warp_instructions = stats.warp_instructions.saturating_sub(removed) as f64;
         totals.add_scaled(&counters, class.n_blocks as f64);
-        steps = steps.saturating_add(stats.steps);
+        steps = steps.saturating_add(stats.steps.max(1));
         if steps > input.step_budget {
             let span = program
                 .kernel(&input.kernel)
                 .map(|function| function.span)
                 .unwrap_or_default();
-            return Err(SimulationError::Kernel(Diagnostic::new(
+            return Err(SimulationError::StepBudget {
+                steps,
+                budget: input.step_budget,
                 span,
-                format!(
-                    "the simulation stopped after {steps} steps, more than its budget of {} \
-                     (simulate fewer blocks or raise the budget)",
-                    input.step_budget
-                ),
-            )));
+            });
         }
         sampled_blocks.push(SampledBlock {
             block: class.representative,
@@ -330,7 +357,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         counters: totals,
         occupancy,
         sampled_blocks,
-        grid_blocks: input.grid.count(),
+        grid_blocks,
         warp_instructions: totals.warp_instructions,
         shared_bytes_per_block,
         fused_loads: fused,
@@ -340,31 +367,38 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     })
 }
 
-/// Every block of the grid as a class of its own.
-fn every_block(grid: [u32; 3]) -> Vec<BlockClass> {
+/// The product of three extents, saturating at `u64::MAX` rather than wrapping.
+fn checked_product(extents: [u32; 3]) -> u64 {
+    extents
+        .iter()
+        .try_fold(1u64, |product, &extent| {
+            product.checked_mul(u64::from(extent))
+        })
+        .unwrap_or(u64::MAX)
+}
+
+/// Every block of the grid as a class of its own, x fastest, made as they are asked for.
+fn every_block(grid: [u32; 3]) -> impl Iterator<Item = BlockClass> {
     let position = |index: u32, extent: u32| match (index, extent) {
         (_, 0 | 1) => EdgePosition::Only,
         (0, _) => EdgePosition::First,
         (i, n) if i + 1 == n => EdgePosition::Last,
         _ => EdgePosition::Interior,
     };
-    let mut out = Vec::new();
-    for z in 0..grid[2].max(1) {
-        for y in 0..grid[1].max(1) {
-            for x in 0..grid[0].max(1) {
-                out.push(BlockClass {
-                    position: [
-                        position(x, grid[0]),
-                        position(y, grid[1]),
-                        position(z, grid[2]),
-                    ],
-                    representative: [x, y, z],
-                    n_blocks: 1,
-                });
-            }
-        }
-    }
-    out
+    let [gx, gy, gz] = grid.map(|extent| extent.max(1));
+    (0..gz).flat_map(move |z| {
+        (0..gy).flat_map(move |y| {
+            (0..gx).map(move |x| BlockClass {
+                position: [
+                    position(x, grid[0]),
+                    position(y, grid[1]),
+                    position(z, grid[2]),
+                ],
+                representative: [x, y, z],
+                n_blocks: 1,
+            })
+        })
+    })
 }
 
 #[cfg(test)]
@@ -548,6 +582,12 @@ mod tests {
         assert_eq!(json["occupancy"]["limit_warps"], 8);
     }
 
+    /// The error `simulate` gives for `input`, as a front end shows it.
+    fn check_error(input: &SimulationInput, expected: &str) {
+        let error = simulate(input).expect_err("the launch fails");
+        assert_eq!(error.to_string(), expected);
+    }
+
     #[test]
     fn tile_32_does_not_launch_on_g80() {
         let mut input = matmul("mm_tiled", 64, 32, 0, CompileEffects::AS_COMPILED);
@@ -555,12 +595,109 @@ mod tests {
         input.regs = 10;
         assert_eq!(
             simulate(&input),
-            Err(SimulationError::DoesNotLaunch(
-                OccupancyError::TooManyThreads {
-                    threads: 1024,
-                    max: 512
-                }
-            ))
+            Err(SimulationError::BadLaunch(LaunchError::TooManyThreads {
+                block: [32, 32, 1],
+                threads: 1024,
+                max: 512,
+                device: crate::device::DeviceId::G80,
+            }))
+        );
+        check_error(
+            &input,
+            "a block of 32x32x1 is 1024 threads; the G80 allows at most 512 per block",
+        );
+    }
+
+    #[test]
+    fn a_launch_beyond_the_device_limits_is_refused_before_anything_runs() {
+        let mut input = matmul("mm_tiled", 64, 16, 0, CompileEffects::AS_COMPILED);
+        input.grid = Dim3::new(4, 70_000, 1);
+        check_error(&input, "grid y is 70000; the H100 allows at most 65535");
+        input.grid = Dim3::new(u32::MAX, u32::MAX, u32::MAX);
+        check_error(
+            &input,
+            "grid x is 4294967295; the H100 allows at most 2147483647",
+        );
+        input.grid = Dim3::new(4, 4, 1);
+        input.block = Dim3::new(16, 16, 0);
+        check_error(
+            &input,
+            "block z is 0; every grid and block extent must be at least 1",
+        );
+        // Checked before the source is read: a kernel that does not compile is not reached.
+        input.source = "__global__ void mm_tiled( {".to_string();
+        input.block = Dim3::new(16, 16, 65);
+        check_error(&input, "block z is 65; the H100 allows at most 64");
+    }
+
+    #[test]
+    fn the_largest_h100_grid_counts_its_blocks_without_wrapping() {
+        let mut input =
+            SimulationInput::new("__global__ void f(int* a) { a[0] = 1; }", "f", h100());
+        input.grid = Dim3::new(2_147_483_647, 65_535, 65_535);
+        input.buffers = vec![("a".to_string(), 4)];
+        let report = simulate(&input).expect("the largest grid launches");
+        let blocks: u64 = 2_147_483_647 * 65_535 * 65_535;
+        assert_eq!(report.grid_blocks, blocks);
+        assert_eq!(report.sampled_blocks.len(), 27);
+        // One store request per block, summed in floating point over the whole grid.
+        assert_eq!(
+            report
+                .counters
+                .get("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
+            Some(blocks as f64)
+        );
+    }
+
+    #[test]
+    fn running_every_block_of_a_huge_grid_stops_at_the_budget_without_listing_them_first() {
+        let mut input =
+            SimulationInput::new("__global__ void f(int* a) { a[0] = 1; }", "f", h100());
+        input.grid = Dim3::new(2_147_483_647, 65_535, 65_535);
+        input.buffers = vec![("a".to_string(), 4)];
+        input.sampling = BlockSampling::All;
+        input.step_budget = 1000;
+        let error = simulate(&input).expect_err("the budget runs out");
+        assert!(error.message().contains("step budget"), "{error}");
+    }
+
+    #[test]
+    fn an_error_message_is_one_printable_line() {
+        let mut input =
+            SimulationInput::new("__global__ void f(int* a) { a[0] = 1; }", "f", h100());
+        input.kernel = format!("g\n\u{1b}[31m{}", "x".repeat(1 << 20));
+        let message = simulate(&input)
+            .expect_err("there is no such kernel")
+            .to_string();
+        assert_eq!(
+            message,
+            format!(
+                "there is no kernel named 'g\\n\\u{{1b}}[31m{}…",
+                "x".repeat(limits_cut() - "there is no kernel named 'g\\n\\u{1b}[31m".len())
+            )
+        );
+    }
+
+    /// Characters a message keeps before its ellipsis.
+    fn limits_cut() -> usize {
+        crate::kernel::limits::MAX_MESSAGE_CHARS - 1
+    }
+
+    #[test]
+    fn a_spent_budget_names_the_budget_in_words_any_front_end_can_show() {
+        let error = SimulationError::StepBudget {
+            steps: 2_000_417,
+            budget: 2_000_000,
+            span: Span {
+                line: 9,
+                col: 1,
+                start: 200,
+                end: 300,
+            },
+        };
+        assert_eq!(
+            error.to_string(),
+            "9:1: the simulation used up its step budget of 2000000 steps"
         );
     }
 
@@ -606,8 +743,10 @@ mod tests {
         input.sampling = BlockSampling::All;
         input.step_budget = 2_000_000;
         let error = simulate(&input).expect_err("4096 blocks exceed the budget");
-        assert!(error.message().contains("budget of 2000000"), "{error}");
-        assert_eq!(error.span().map(|s| s.line), Some(9));
+        // The budget runs out between blocks (simulate's `StepBudget`) or within one (the
+        // interpreter's diagnostic at the statement it reached): either way, within the kernel.
+        assert!(error.message().contains("step budget"), "{error}");
+        assert!(error.span().is_some_and(|s| s.line >= 9), "{error}");
         input.sampling = BlockSampling::EdgeClasses;
         assert!(simulate(&input).is_ok());
     }
