@@ -3,17 +3,32 @@
 //! A thin layer over `memplay-sim`: it parses flags, calls one pure function and prints its result,
 //! as JSON with `--json` (the contract other tools rely on) or as a short table. Every problem is
 //! one `error:` line on stderr and a non-zero exit; nothing the user types can make it panic.
+//! Every error, clap's and the file system's included, passes through `kernel::span::one_line`,
+//! so it is one line of printable characters whatever the arguments held. Output goes to a locked
+//! stdout whose write errors are handled: a closed pipe (`memplay ... | head`) ends the program
+//! quietly with success, any other write error is one `error:` line.
 
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Parser, Subcommand};
 use memplay_sim::compile_effects::CompileEffects;
+use memplay_sim::kernel::limits::MAX_SOURCE_BYTES;
+use memplay_sim::kernel::span::one_line;
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::occupancy::{self, BlockResources, OccupancyReport};
-use memplay_sim::simulate::{simulate, SampledBlock, SimulationInput, SimulationReport};
+use memplay_sim::simulate::{
+    simulate, SampledBlock, SimulationError, SimulationInput, SimulationReport, DEFAULT_STEP_BUDGET,
+};
 use memplay_sim::timing::{predict, Prediction};
 use memplay_sim::{Device, DeviceId};
 use serde::Serialize;
-use std::path::PathBuf;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// The most values one `--sweep` may list. A sweep is a table for a slide or a chart, and each of
+/// its launches may take a whole step budget (seconds at the default), so a thousand values is
+/// already far more than a table shows and bounds the run to what one sitting can wait for.
+const MAX_SWEEP_VALUES: usize = 1000;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -95,6 +110,10 @@ struct LaunchArgs {
     /// Count the shared loads as written, without nvcc's fusion into 128-bit loads.
     #[arg(long = "as-written")]
     as_written: bool,
+    /// Interpreter steps the simulation of one launch may take over all its simulated blocks
+    /// (the page's budget by default); a sweep gives each launch this budget.
+    #[arg(long, default_value_t = DEFAULT_STEP_BUDGET, value_parser = clap::value_parser!(u64).range(1..))]
+    budget: u64,
 }
 
 #[derive(Debug, clap::Args)]
@@ -130,37 +149,112 @@ enum Extent {
 #[derive(Clone, Debug, PartialEq)]
 struct DimSpec([Extent; 3]);
 
+/// Why a command stopped: a message for the user, or stdout could not be written.
+#[derive(Debug)]
+enum Failure {
+    Message(String),
+    Output(io::Error),
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure::Message(message)
+    }
+}
+
+/// Writes `text` and a newline to the command's output.
+fn emit(out: &mut dyn Write, text: &str) -> Result<(), Failure> {
+    writeln!(out, "{text}").map_err(Failure::Output)
+}
+
+/// Writes one `error:` line to stderr. If stderr itself cannot be written there is nobody left to
+/// tell, and the exit status still says it failed.
+fn report(message: &str) {
+    let _ = writeln!(io::stderr().lock(), "error: {}", one_line(message));
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(error) => {
-            // Help and version go to stdout with success. A usage error is cut to its first line,
-            // so that every error is one `error:` line, and exits 2 as clap's do.
-            if !error.use_stderr() {
-                let _ = error.print();
-                return ExitCode::SUCCESS;
-            }
-            let rendered = error.render().to_string();
-            eprintln!(
-                "{}",
-                rendered.lines().next().unwrap_or("error: bad arguments")
-            );
-            return ExitCode::from(2);
-        }
+        Err(error) => return usage_error(&error),
     };
-    match run(cli.command) {
-        Ok(text) => {
-            println!("{text}");
+    let mut out = io::stdout().lock();
+    let result = run(cli.command, &mut out).and_then(|()| out.flush().map_err(Failure::Output));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`memplay ... | head`): nothing more is wanted, nothing went wrong.
+        Err(Failure::Output(error)) if error.kind() == io::ErrorKind::BrokenPipe => {
             ExitCode::SUCCESS
         }
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(Failure::Output(error)) => {
+            report(&format!("cannot write the output: {error}"));
+            ExitCode::FAILURE
+        }
+        Err(Failure::Message(message)) => {
+            // What was printed before the error (a sweep's finished rows) comes first.
+            let _ = out.flush();
+            report(&message);
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(command: Command) -> Result<String, String> {
+/// Help and version go to stdout with success. A usage error is one `error:` line and exits 2, as
+/// clap's do: the missing arguments are listed on that line, and clap's usage and hints are left
+/// out (a tip is kept in parentheses).
+fn usage_error(error: &clap::Error) -> ExitCode {
+    if !error.use_stderr() {
+        return match error.print() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) => {
+                report(&format!("cannot write the output: {e}"));
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let missing = match error.get(ContextKind::InvalidArg) {
+        Some(ContextValue::Strings(names))
+            if error.kind() == ErrorKind::MissingRequiredArgument =>
+        {
+            Some(names.join(", "))
+        }
+        _ => None,
+    };
+    let message = match missing {
+        Some(names) if names.contains(", ") => format!("missing required arguments: {names}"),
+        Some(names) => format!("missing required argument: {names}"),
+        None => clap_message(&error.render().to_string()),
+    };
+    report(&message);
+    ExitCode::from(2)
+}
+
+/// Clap's rendered error without its `error: ` prefix, usage and help pointer; a tip stays, in
+/// parentheses. A value given on the command line may itself hold blank lines: those stay in the
+/// message, which `report` turns into escapes.
+fn clap_message(rendered: &str) -> String {
+    let mut message = String::new();
+    let mut tips = String::new();
+    for paragraph in rendered.split("\n\n") {
+        let trimmed = paragraph.trim();
+        if trimmed.starts_with("Usage:") || trimmed.starts_with("For more information") {
+            continue;
+        }
+        if let Some(tip) = trimmed.strip_prefix("tip: ") {
+            tips.push_str(&format!(" (tip: {tip})"));
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str("\n\n");
+        }
+        message.push_str(paragraph);
+    }
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    format!("{}{tips}", message.trim_end())
+}
+
+fn run(command: Command, out: &mut dyn Write) -> Result<(), Failure> {
     match command {
         Command::Occupancy {
             device,
@@ -178,21 +272,23 @@ fn run(command: Command) -> Result<String, String> {
             let report = occupancy::calculate(&device, resources).map_err(|e| e.to_string())?;
             // The report serializes under the contract's names; its limits carry Nsight
             // Compute's `launch__occupancy_limit_*` meaning.
-            if json {
-                to_json(&report)
+            let text = if json {
+                to_json(&report)?
             } else {
-                Ok(occupancy_table(&device, &report))
-            }
+                occupancy_table(&device, &report)
+            };
+            emit(out, &text)
         }
-        Command::Simulate(args) => simulate_command(args),
-        Command::Sweep(args) => sweep_command(args),
+        Command::Simulate(args) => simulate_command(args, out),
+        Command::Sweep(args) => sweep_command(args, out),
         Command::Devices { json } => {
             let devices: Vec<Device> = DeviceId::ALL.iter().map(|id| id.device()).collect();
-            if json {
-                to_json(&devices)
+            let text = if json {
+                to_json(&devices)?
             } else {
-                Ok(devices_table(&devices))
-            }
+                devices_table(&devices)
+            };
+            emit(out, &text)
         }
     }
 }
@@ -278,7 +374,10 @@ fn parse_dim_spec(text: &str) -> Result<DimSpec, String> {
         part.parse::<u32>()
             .ok()
             .filter(|&extent| extent > 0)
-            .ok_or_else(|| format!("'{part}' in '{text}' is not a whole number above 0"))
+            .ok_or_else(|| match parts.len() {
+                1 => format!("'{part}' is not a whole number above 0"),
+                _ => format!("'{part}' in '{text}' is not a whole number above 0"),
+            })
     };
     let mut extents = [Extent::Number(1), Extent::Number(1), Extent::Number(1)];
     for (slot, part) in extents.iter_mut().zip(&parts) {
@@ -328,12 +427,27 @@ fn parse_pair(text: &str) -> Result<(String, String), String> {
 }
 
 /// A scalar argument: an integer if it reads as one, else a float, else `true`/`false`.
+///
+/// A float is what C's `strtof` reads in decimal, with an optional `f`/`F` suffix after a digit or
+/// point as in C source (`1.5f`); `inf`, `infinity` and `nan`, with a sign or not, are read in any
+/// case, as `strtof` reads them.
 fn parse_value(name: &str, text: &str) -> Result<Value, String> {
     if let Ok(int) = text.parse::<i64>() {
         return Ok(Value::Int(int));
     }
-    if let Ok(float) = text.trim_end_matches('f').parse::<f64>() {
-        return Ok(Value::Float(float));
+    let unsuffixed = match text.strip_suffix(['f', 'F']) {
+        Some(number) if number.ends_with(|c: char| c.is_ascii_digit() || c == '.') => number,
+        _ => text,
+    };
+    let unsigned = unsuffixed.trim_start_matches(['+', '-']);
+    let special = ["inf", "infinity", "nan"]
+        .iter()
+        .any(|word| unsigned.eq_ignore_ascii_case(word));
+    let numeric = unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.');
+    if special || numeric {
+        if let Ok(float) = unsuffixed.parse::<f64>() {
+            return Ok(Value::Float(float));
+        }
     }
     match text {
         "true" => Ok(Value::Bool(true)),
@@ -342,15 +456,32 @@ fn parse_value(name: &str, text: &str) -> Result<Value, String> {
     }
 }
 
+/// The kernel source of `path`, read up to the size the simulator accepts: a larger file (or a
+/// device such as `/dev/zero`) is refused without reading it all.
+fn read_source(path: &Path) -> Result<String, String> {
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", path.display());
+    let file = std::fs::File::open(path).map_err(|e| cannot(&e))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SOURCE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| cannot(&e))?;
+    if bytes.len() > MAX_SOURCE_BYTES {
+        return Err(format!(
+            "{} is longer than {MAX_SOURCE_BYTES} bytes, the most a kernel source may have",
+            path.display()
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| cannot(&"it is not UTF-8 text"))
+}
+
 /// The simulation input of a launch, with `overrides` (a swept define or argument) applied.
 fn build_input(
     launch: &LaunchArgs,
+    source: &str,
     overrides: &[(String, String)],
 ) -> Result<SimulationInput, String> {
-    let source = std::fs::read_to_string(&launch.file)
-        .map_err(|e| format!("cannot read {}: {e}", launch.file.display()))?;
     let device = parse_device(&launch.device)?;
-    let mut input = SimulationInput::new(&source, &launch.kernel, device);
+    let mut input = SimulationInput::new(source, &launch.kernel, device);
     let is_arg = |name: &str| launch.args.iter().any(|(arg, _)| arg == name);
     let mut defines = launch.define.clone();
     let mut args = launch.args.clone();
@@ -396,12 +527,24 @@ fn build_input(
     if launch.as_written {
         input.compile = CompileEffects::AS_WRITTEN;
     }
+    input.step_budget = launch.budget;
     Ok(input)
 }
 
-fn simulate_command(args: SimulateArgs) -> Result<String, String> {
-    let input = build_input(&args.launch, &[])?;
-    let report = simulate(&input).map_err(|e| e.to_string())?;
+/// A simulation error as the command line shows it: a spent budget says how to raise it.
+fn simulation_error(error: &SimulationError) -> String {
+    match error {
+        SimulationError::StepBudget { .. } => {
+            format!("{error} (raise it with --budget, or simulate a smaller launch)")
+        }
+        _ => error.to_string(),
+    }
+}
+
+fn simulate_command(args: SimulateArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let source = read_source(&args.launch.file)?;
+    let input = build_input(&args.launch, &source, &[])?;
+    let report = simulate(&input).map_err(|e| simulation_error(&e))?;
     let prediction = predict(&report, &input.device);
     if args.json {
         let json = serde_json::json!({
@@ -422,7 +565,7 @@ fn simulate_command(args: SimulateArgs) -> Result<String, String> {
             "fused_loads": report.fused_loads,
             "steps": report.steps,
         });
-        to_json(&json)
+        emit(out, &to_json(&json)?)
     } else {
         let mut lines = vec![format!(
             "{} on {}: {} blocks, {} simulated",
@@ -442,7 +585,7 @@ fn simulate_command(args: SimulateArgs) -> Result<String, String> {
             lines.push(format!("{name:<60} {value:>16.0}"));
         }
         lines.push(occupancy_table(&input.device, &report.occupancy));
-        Ok(lines.join("\n"))
+        emit(out, &lines.join("\n"))
     }
 }
 
@@ -455,7 +598,11 @@ fn sampled_block_json(block: &SampledBlock) -> serde_json::Value {
     })
 }
 
-fn sweep_command(args: SweepArgs) -> Result<String, String> {
+/// One launch per value, each with its own step budget. Every launch is built (its values read,
+/// its grid and block resolved) before the first one runs, so a value that cannot be read fails
+/// at once. The sweep stops at the first launch that fails: the rows before it are printed (as
+/// they finish, in the table), then its error.
+fn sweep_command(args: SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let (name, list) = &args.sweep;
     let values: Vec<&str> = list
         .split(',')
@@ -463,20 +610,46 @@ fn sweep_command(args: SweepArgs) -> Result<String, String> {
         .filter(|v| !v.is_empty())
         .collect();
     if values.is_empty() {
-        return Err(format!("--sweep {name}= names no values"));
+        return Err(format!("--sweep {name}= names no values").into());
+    }
+    if values.len() > MAX_SWEEP_VALUES {
+        return Err(format!(
+            "--sweep {name} lists {} values; a sweep takes at most {MAX_SWEEP_VALUES}",
+            values.len()
+        )
+        .into());
+    }
+    let source = read_source(&args.launch.file)?;
+    // (These errors name the value themselves: "--arg n=x: ...", "TILE_WIDTH=0 is not ...".)
+    let inputs = values
+        .iter()
+        .map(|value| build_input(&args.launch, &source, &[(name.clone(), value.to_string())]))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !args.json {
+        emit(out, &sweep_header(name))?;
     }
     let mut rows = Vec::new();
-    for value in values {
-        let input = build_input(&args.launch, &[(name.clone(), value.to_string())])?;
-        let report = simulate(&input).map_err(|e| format!("{name}={value}: {e}"))?;
+    for (value, input) in values.iter().zip(&inputs) {
+        let report = match simulate(input) {
+            Ok(report) => report,
+            Err(error) => {
+                if args.json {
+                    emit(out, &to_json(&rows)?)?;
+                }
+                return Err(format!("{name}={value}: {}", simulation_error(&error)).into());
+            }
+        };
         let prediction = predict(&report, &input.device);
-        rows.push(SweepRow::new(name, value, &input, &report, &prediction));
+        let row = SweepRow::new(name, value, input, &report, &prediction);
+        if !args.json {
+            emit(out, &sweep_line(&row))?;
+        }
+        rows.push(row);
     }
     if args.json {
-        to_json(&rows)
-    } else {
-        Ok(sweep_table(name, &rows))
+        emit(out, &to_json(&rows)?)?;
     }
+    Ok(())
 }
 
 /// One line of a sweep: the value and what the launch does with it.
@@ -526,15 +699,9 @@ impl SweepRow {
     }
 }
 
-fn sweep_table(name: &str, rows: &[SweepRow]) -> String {
-    let ratio = |a: f64, b: f64| {
-        if b > 0.0 {
-            format!("{:.2}", a / b)
-        } else {
-            "-".to_string()
-        }
-    };
-    let mut lines = vec![format!(
+/// The header of a sweep's table.
+fn sweep_header(name: &str) -> String {
+    format!(
         "{:>12} {:>14} {:>10} {:>10} {:>10} {:>10} {:>5} {:>12} {:>6} {:>12} {:>8}",
         name,
         "grid",
@@ -547,23 +714,104 @@ fn sweep_table(name: &str, rows: &[SweepRow]) -> String {
         "wf/ld",
         "global ld",
         "sect/req"
-    )];
-    for row in rows {
-        lines.push(format!(
-            "{:>12} {:>14} {:>10} {:>10.4} {:>10.1} {:>10.1} {:>5.0} {:>12.0} {:>6} {:>12.0} {:>8}  {}",
-            row.value,
-            format!("{}x{}x{}", row.grid[0], row.grid[1], row.grid[2]),
-            format!("{}x{}x{}", row.block[0], row.block[1], row.block[2]),
-            row.time_ms,
-            row.gflops,
-            row.gbps,
-            row.occupancy_pct,
-            row.shared_ld_instructions,
-            ratio(row.shared_ld_wavefronts, row.shared_ld_instructions),
-            row.global_ld_requests,
-            ratio(row.global_ld_sectors, row.global_ld_requests),
-            row.bottleneck,
-        ));
+    )
+}
+
+/// One row of a sweep's table.
+fn sweep_line(row: &SweepRow) -> String {
+    let ratio = |a: f64, b: f64| {
+        if b > 0.0 {
+            format!("{:.2}", a / b)
+        } else {
+            "-".to_string()
+        }
+    };
+    format!(
+        "{:>12} {:>14} {:>10} {:>10.4} {:>10.1} {:>10.1} {:>5.0} {:>12.0} {:>6} {:>12.0} {:>8}  {}",
+        row.value,
+        format!("{}x{}x{}", row.grid[0], row.grid[1], row.grid[2]),
+        format!("{}x{}x{}", row.block[0], row.block[1], row.block[2]),
+        row.time_ms,
+        row.gflops,
+        row.gbps,
+        row.occupancy_pct,
+        row.shared_ld_instructions,
+        ratio(row.shared_ld_wavefronts, row.shared_ld_instructions),
+        row.global_ld_requests,
+        ratio(row.global_ld_sectors, row.global_ld_requests),
+        row.bottleneck,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memplay_sim::kernel::Span;
+
+    fn check_value(text: &str, expected: Result<Value, String>) {
+        assert_eq!(parse_value("x", text), expected, "{text}");
     }
-    lines.join("\n")
+
+    #[test]
+    fn infinities_and_nans_are_read_in_any_case_as_strtof_reads_them() {
+        for text in ["inf", "INF", "Inf", "infinity", "INFINITY", "+inf"] {
+            check_value(text, Ok(Value::Float(f64::INFINITY)));
+        }
+        check_value("-Infinity", Ok(Value::Float(f64::NEG_INFINITY)));
+        for text in ["nan", "NaN", "NAN", "-nan"] {
+            assert!(
+                matches!(parse_value("x", text), Ok(Value::Float(v)) if v.is_nan()),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_float_may_carry_c_s_f_suffix_after_a_digit_only() {
+        check_value("1.5f", Ok(Value::Float(1.5)));
+        check_value("2.F", Ok(Value::Float(2.0)));
+        check_value("64", Ok(Value::Int(64)));
+        check_value("true", Ok(Value::Bool(true)));
+        for text in ["inff", "f", "1.5ff", "infinit", "e5", "0x10", ""] {
+            check_value(
+                text,
+                Err(format!("--arg x={text}: the value is not a number")),
+            );
+        }
+    }
+
+    #[test]
+    fn a_spent_budget_tells_the_command_line_user_how_to_raise_it() {
+        let error = SimulationError::StepBudget {
+            steps: 1200,
+            budget: 1000,
+            span: Span {
+                line: 19,
+                col: 17,
+                start: 0,
+                end: 1,
+            },
+        };
+        assert_eq!(
+            simulation_error(&error),
+            "19:17: the simulation used up its step budget of 1000 steps \
+             (raise it with --budget, or simulate a smaller launch)"
+        );
+    }
+
+    #[test]
+    fn clap_s_usage_and_help_pointer_are_left_out_and_a_tip_kept() {
+        assert_eq!(
+            clap_message(
+                "error: unrecognized subcommand 'simulat'\n\n  tip: a similar subcommand \
+                 exists: 'simulate'\n\nUsage: memplay <COMMAND>\n\nFor more information, try \
+                 '--help'.\n"
+            ),
+            "unrecognized subcommand 'simulat' (tip: a similar subcommand exists: 'simulate')"
+        );
+        assert_eq!(
+            clap_message("error: invalid value 'a\n\nb' for '--grid <GRID>'\n\nFor more information, try '--help'.\n"),
+            "invalid value 'a\n\nb' for '--grid <GRID>'"
+        );
+    }
 }

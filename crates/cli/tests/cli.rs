@@ -309,3 +309,398 @@ fn a_sweep_over_an_unknown_name_in_the_launch_is_an_error() {
         "the launch names TILE, which is no -D define or --arg",
     );
 }
+
+/// `memplay args` must fail with exactly `expected` as its one stderr line and nothing on stdout.
+fn check_error_line(args: &[&str], expected: &str) {
+    let (ok, stdout, stderr) = memplay(args);
+    assert!(!ok, "{args:?} should fail");
+    assert!(stdout.is_empty(), "{args:?} printed {stdout}");
+    assert_eq!(stderr, format!("{expected}\n"), "{args:?}");
+}
+
+fn lecture_kernel(file: &str) -> String {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../www/kernels")
+        .join(file)
+        .display()
+        .to_string()
+}
+
+/// A kernel file of its own in a temporary folder, for one test.
+fn kernel_file(name: &str, source: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("memplay-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let file = dir.join(name);
+    std::fs::write(&file, source).expect("written");
+    file.display().to_string()
+}
+
+/// The flags of a small tiled matmul (n = 256) whose define, grid and block follow TILE_WIDTH.
+fn tiled_matmul(command: &str) -> Vec<String> {
+    [
+        command,
+        &lecture_kernel("matmul.cu"),
+        "--kernel",
+        "mm_tiled",
+        "--grid",
+        "256/TILE_WIDTH,256/TILE_WIDTH",
+        "--block",
+        "TILE_WIDTH,TILE_WIDTH",
+        "--arg",
+        "n=256",
+        "--buffer",
+        "a=262144",
+        "--buffer",
+        "b=262144",
+        "--buffer",
+        "c=262144",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+fn with<'a>(base: &'a [String], more: &[&'a str]) -> Vec<&'a str> {
+    base.iter()
+        .map(String::as_str)
+        .chain(more.iter().copied())
+        .collect()
+}
+
+#[test]
+fn a_launch_beyond_the_device_limits_is_refused_with_the_limit_and_the_device() {
+    let matmul = lecture_kernel("matmul.cu");
+    let launch = |grid: &'static str, block: &'static str, device: &'static str| {
+        vec![
+            "simulate".to_string(),
+            matmul.clone(),
+            "--kernel".to_string(),
+            "mm_naive".to_string(),
+            "--device".to_string(),
+            device.to_string(),
+            "--grid".to_string(),
+            grid.to_string(),
+            "--block".to_string(),
+            block.to_string(),
+            "--arg".to_string(),
+            "n=64".to_string(),
+        ]
+    };
+    // Today's wrap-around: 2^32 - 1 blocks along each dimension is no launch at all.
+    let args = launch("4294967295,4294967295,4294967295", "16,16", "h100");
+    check_error_line(
+        &with(&args, &[]),
+        "error: grid x is 4294967295; the H100 allows at most 2147483647",
+    );
+    let args = launch("4,70000", "16,16", "h100");
+    check_error_line(
+        &with(&args, &[]),
+        "error: grid y is 70000; the H100 allows at most 65535",
+    );
+    let args = launch("4,4,2", "16,16", "g80");
+    check_error_line(
+        &with(&args, &[]),
+        "error: grid z is 2; the G80 allows at most 1",
+    );
+    let args = launch("4,4", "32,32", "gt200");
+    check_error_line(
+        &with(&args, &[]),
+        "error: a block of 32x32x1 is 1024 threads; the GT200 allows at most 512 per block",
+    );
+}
+
+#[test]
+fn simulate_without_arguments_names_the_missing_ones_on_one_line() {
+    check_error_line(
+        &["simulate"],
+        "error: missing required arguments: --kernel <KERNEL>, --grid <GRID>, --block <BLOCK>, <FILE>",
+    );
+    check_error_line(
+        &["occupancy"],
+        "error: missing required argument: --block <BLOCK>",
+    );
+    check_error_line(
+        &["simulat"],
+        "error: unrecognized subcommand 'simulat' (tip: a similar subcommand exists: 'simulate')",
+    );
+}
+
+#[test]
+fn control_characters_in_arguments_are_escaped_and_long_ones_cut() {
+    let matmul = lecture_kernel("matmul.cu");
+    check_error_line(
+        &[
+            "simulate", &matmul, "--kernel", "mm_naive", "--grid", "4\n2", "--block", "16",
+        ],
+        "error: invalid value '4\\n2' for '--grid <GRID>': '4\\n2' is not a whole number above 0",
+    );
+    check_error_line(
+        &[
+            "simulate", &matmul, "--kernel", "mm_naive", "--grid", "4", "--block", "16", "--arg",
+            "n=1\n2",
+        ],
+        "error: --arg n=1\\n2: the value is not a number",
+    );
+    check_error_line(
+        &[
+            "simulate",
+            &matmul,
+            "--kernel",
+            "\u{1b}[2Jred\tx",
+            "--grid",
+            "4",
+            "--block",
+            "16",
+        ],
+        "error: there is no kernel named '\\u{1b}[2Jred\\tx' (kernels: mm_naive, mm_tiled)",
+    );
+    // An argument may be 128 KiB on Linux; a source file holds a longer identifier.
+    let huge = "k".repeat(100_000);
+    let undeclared = kernel_file(
+        "huge.cu",
+        &format!(
+            "__global__ void k(int* a) {{ a[0] = {}; }}\n",
+            "v".repeat(500_000)
+        ),
+    );
+    for args in [
+        [
+            "simulate", &matmul, "--kernel", &huge, "--grid", "4", "--block", "16",
+        ],
+        [
+            "simulate",
+            &undeclared,
+            "--kernel",
+            "k",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+        ],
+    ] {
+        let (ok, stdout, stderr) = memplay(&args);
+        assert!(!ok && stdout.is_empty());
+        let shown: String = stderr.chars().take(300).collect();
+        assert_eq!(stderr.lines().count(), 1, "{shown}");
+        assert!(stderr.starts_with("error: "), "{shown}");
+        assert!(stderr.trim_end().ends_with("…"), "{shown}");
+        assert!(
+            stderr.chars().count() <= "error: \n".len() + 240 + "1:35: ".len(),
+            "{shown}"
+        );
+    }
+    let path = kernel_file("not\nthere.cu", "");
+    let missing = path.replace("not\nthere.cu", "no\nsuch.cu");
+    let (ok, _, stderr) = memplay(&[
+        "simulate", &missing, "--kernel", "k", "--grid", "1", "--block", "1",
+    ]);
+    assert!(!ok);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("no\\nsuch.cu: No such file"), "{stderr}");
+}
+
+#[test]
+fn a_source_larger_than_the_simulator_takes_is_refused_without_reading_it_all() {
+    check_error_line(
+        &[
+            "simulate",
+            "/dev/zero",
+            "--kernel",
+            "k",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+        ],
+        "error: /dev/zero is longer than 1048576 bytes, the most a kernel source may have",
+    );
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    for args in [
+        vec!["devices".to_string()],
+        tiled_matmul("simulate")
+            .into_iter()
+            .chain(["-D", "TILE_WIDTH=16", "-D", "PAD=0"].map(String::from))
+            .collect(),
+        tiled_matmul("sweep")
+            .into_iter()
+            .chain(["-D", "PAD=0", "--sweep", "TILE_WIDTH=8,16"].map(String::from))
+            .collect(),
+    ] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let output = Command::new(env!("CARGO_BIN_EXE_memplay"))
+            .args(&args)
+            .stdout(writer)
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success(),
+            "{args:?}: {:?} {stderr}",
+            output.status
+        );
+        assert_eq!(stderr, "", "{args:?}");
+    }
+}
+
+#[test]
+fn a_full_disk_is_one_error_line_and_a_failure() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full exists on Linux");
+    let output = Command::new(env!("CARGO_BIN_EXE_memplay"))
+        .arg("devices")
+        .stdout(full)
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: cannot write the output: No space left on device"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_budget_bounds_each_launch_of_a_simulation_or_sweep() {
+    // One launch of TILE 8 takes some 120,000 steps; three of them together would exceed 200,000.
+    let base = tiled_matmul("sweep");
+    let (ok, stdout, stderr) = memplay(&with(
+        &base,
+        &[
+            "-D",
+            "TILE_WIDTH=8",
+            "--sweep",
+            "PAD=0,1,0",
+            "--budget",
+            "200000",
+            "--json",
+        ],
+    ));
+    assert!(ok, "{stderr}");
+    let rows: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON array");
+    assert_eq!(rows.as_array().map(Vec::len), Some(3));
+
+    let base = tiled_matmul("simulate");
+    let (ok, stdout, stderr) = memplay(&with(
+        &base,
+        &["-D", "TILE_WIDTH=8", "-D", "PAD=0", "--budget", "1000"],
+    ));
+    assert!(!ok && stdout.is_empty());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: ") && stderr.contains("step budget"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("1000"), "{stderr}");
+    check_error(
+        &with(
+            &base,
+            &["-D", "TILE_WIDTH=8", "-D", "PAD=0", "--budget", "0"],
+        ),
+        "invalid value '0' for '--budget <BUDGET>'",
+    );
+}
+
+#[test]
+fn a_sweep_stops_at_the_first_failing_launch_after_printing_the_rows_before_it() {
+    let base = tiled_matmul("sweep");
+    let (ok, stdout, stderr) = memplay(&with(
+        &base,
+        &["-D", "PAD=0", "--sweep", "TILE_WIDTH=8,16,64,4"],
+    ));
+    assert!(!ok);
+    let values: Vec<&str> = stdout
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    assert_eq!(values, ["8", "16"], "{stdout}");
+    assert_eq!(
+        stderr,
+        "error: TILE_WIDTH=64: a block of 64x64x1 is 4096 threads; the H100 allows at most 1024 per block\n"
+    );
+
+    let (ok, stdout, stderr) = memplay(&with(
+        &base,
+        &["-D", "PAD=0", "--sweep", "TILE_WIDTH=8,64", "--json"],
+    ));
+    assert!(!ok);
+    let rows: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON array");
+    assert_eq!(rows.as_array().map(Vec::len), Some(1));
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+
+    // A value that cannot be read fails before any launch runs.
+    check_error_line(
+        &with(&base, &["-D", "PAD=0", "--sweep", "TILE_WIDTH=8,x"]),
+        "error: TILE_WIDTH=x is not a whole number above 0",
+    );
+    let many: Vec<String> = (1..=1001).map(|v| v.to_string()).collect();
+    let sweep = format!("TILE_WIDTH={}", many.join(","));
+    check_error_line(
+        &with(&base, &["-D", "PAD=0", "--sweep", &sweep]),
+        "error: --sweep TILE_WIDTH lists 1001 values; a sweep takes at most 1000",
+    );
+}
+
+#[test]
+fn infinity_and_nan_are_accepted_in_any_case() {
+    let file = kernel_file(
+        "fill.cu",
+        "__global__ void fill(float* a, float x) { a[threadIdx.x] = x; }\n",
+    );
+    for value in ["inf", "INF", "Infinity", "-inf", "nan", "NaN", "1.5f"] {
+        let arg = format!("x={value}");
+        let (ok, _, stderr) = memplay(&[
+            "simulate", &file, "--kernel", "fill", "--grid", "1", "--block", "32", "--arg", &arg,
+            "--buffer", "a=128",
+        ]);
+        assert!(ok, "{value}: {stderr}");
+    }
+}
+
+#[test]
+fn a_value_the_parameter_cannot_take_is_shown_as_written() {
+    let base = tiled_matmul("simulate");
+    // The later --arg n wins over the n=256 of the base launch.
+    let (ok, _, stderr) = memplay(&with(
+        &base,
+        &["-D", "TILE_WIDTH=8", "-D", "PAD=0", "--arg", "n=64.5"],
+    ));
+    assert!(!ok);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("64.5") && !stderr.contains("Float("),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_buffer_for_a_scalar_or_a_value_for_a_pointer_is_an_error() {
+    let base = tiled_matmul("simulate");
+    let tile = ["-D", "TILE_WIDTH=8", "-D", "PAD=0"];
+    check_error(
+        &with(&base, &[&tile[..], &["--buffer", "n=1024"]].concat()),
+        "'n' is a scalar parameter",
+    );
+    check_error(
+        &with(&base, &[&tile[..], &["--arg", "a=5"]].concat()),
+        "'a' is a pointer parameter",
+    );
+}
+
+#[test]
+fn a_define_name_that_is_no_identifier_is_an_error() {
+    let base = tiled_matmul("simulate");
+    for define in ["1X=2", "A B=1"] {
+        check_error(
+            &with(&base, &["-D", "TILE_WIDTH=8", "-D", "PAD=0", "-D", define]),
+            "a macro name must be an identifier",
+        );
+    }
+}
