@@ -682,14 +682,19 @@ fn a_value_the_parameter_cannot_take_is_shown_as_written() {
 
 #[test]
 fn a_buffer_for_a_scalar_or_a_value_for_a_pointer_is_an_error() {
-    let base = tiled_matmul("simulate");
-    let tile = ["-D", "TILE_WIDTH=8", "-D", "PAD=0"];
+    let file = kernel_file(
+        "scale.cu",
+        "__global__ void scale(float* a, int n) { a[threadIdx.x] *= n; }\n",
+    );
+    let launch = [
+        "simulate", &file, "--kernel", "scale", "--grid", "1", "--block", "32",
+    ];
     check_error(
-        &with(&base, &[&tile[..], &["--buffer", "n=1024"]].concat()),
+        &[&launch[..], &["--buffer", "a=128", "--buffer", "n=4"]].concat(),
         "'n' is a scalar parameter",
     );
     check_error(
-        &with(&base, &[&tile[..], &["--arg", "a=5"]].concat()),
+        &[&launch[..], &["--arg", "n=2", "--arg", "a=5"]].concat(),
         "'a' is a pointer parameter",
     );
 }
