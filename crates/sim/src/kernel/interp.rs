@@ -24,12 +24,14 @@ use super::ast::{Scalar, Type};
 use super::ir::*;
 use super::limits::MAX_CALL_DEPTH;
 use super::memory::{
-    decode, encode, pointer, pointer_add, pointer_object, Fill, PagedBuffer, ADDRESS_MASK,
+    address_add, decode, encode, pointer, pointer_add, pointer_address, pointer_object, Fill,
+    PagedBuffer, ADDRESS_MASK,
 };
 use super::sema::Program;
 use super::span::{Diagnostic, Span};
 use crate::access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
 use serde::Serialize;
+use std::fmt;
 
 type Lanes = [u64; WARP_LANES];
 const FULL: u32 = u32::MAX;
@@ -60,6 +62,18 @@ pub enum Value {
     Bool(bool),
 }
 
+/// As the value would be written in the source: `64`, `64.5`, `64.0`, `true`.
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(i) => write!(f, "{i}"),
+            // Debug keeps the point of a whole number (`64.0`) and writes 1e300 as `1e300`.
+            Value::Float(x) => write!(f, "{x:?}"),
+            Value::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
 /// One kernel launch: `kernel<<<grid, block, dyn_smem>>>(args...)`. Scalar parameters take their
 /// value from `args`, pointer parameters get a buffer of the given number of bytes each.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -78,7 +92,8 @@ pub enum BlockSelection {
     List(Vec<[u32; 3]>),
 }
 
-/// How to run: the step budget (per warp), the blocks, and the seed of the buffers' contents.
+/// How to run: the step budget (over all the blocks of the run), the blocks, and the seed of the
+/// buffers' contents.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RunConfig {
     pub step_budget: u64,
@@ -114,7 +129,8 @@ pub struct BlockStats {
     pub flops: u64,
     /// Warp-level instructions, approximately one per operation and branch executed.
     pub warp_instructions: u64,
-    /// Statements and expression nodes evaluated, summed over warps.
+    /// Statements and expression nodes evaluated, summed over warps (at most the budget the
+    /// block was given).
     pub steps: u64,
 }
 
@@ -169,6 +185,8 @@ pub struct Simulation<'p> {
 pub const GLOBAL_BASE: u64 = 0x1000_0000;
 const BUFFER_ALIGN: u64 = 256;
 const MAX_BUFFER_BYTES: u64 = 1 << 32;
+/// Where global memory ends at the latest, far below the largest pointer address (2^47).
+const MAX_GLOBAL_END: u64 = 1 << 46;
 /// The most shared memory a block can have on any preset (H100's opt-in maximum, 227 KB).
 pub const MAX_SHARED_BYTES: u64 = 232_448;
 /// The most local memory a thread can have (CUDA C++ Programming Guide, "Technical Specifications
@@ -189,21 +207,17 @@ fn fill_scalar(ty: &Type) -> Fill {
 }
 
 impl<'p> Simulation<'p> {
-    /// Prepares a launch of `kernel`: checks the arguments and lays out every memory object.
+    /// Prepares a launch of `kernel`: checks the kernel (its body and the functions it calls
+    /// must have checked, see `Program::kernel`) and the arguments, and lays out every memory
+    /// object.
     pub fn new(
         program: &'p Program,
         kernel: &str,
         launch: &Launch,
         seed: u64,
     ) -> Result<Simulation<'p>, Diagnostic> {
-        let Some(kernel_index) = program.kernel_index(kernel) else {
-            let names = program.kernel_names().join(", ");
-            return Err(launch_error(
-                Span::default(),
-                format!("there is no kernel named '{kernel}' (kernels: {names})"),
-            ));
-        };
-        let func = &program.functions[kernel_index];
+        let func = program.kernel(kernel)?;
+        let kernel_index = program.kernel_index(kernel).unwrap_or_default();
         let (g, b) = (launch.grid, launch.block);
         if g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0 {
             return Err(launch_error(
@@ -217,19 +231,7 @@ impl<'p> Simulation<'p> {
                 format!("a block has at most 1024 threads, not {}", b.count()),
             ));
         }
-        for (name, _) in launch
-            .args
-            .iter()
-            .map(|(n, v)| (n, v))
-            .chain(launch.buffers.iter().map(|(n, _)| (n, &Value::Int(0))))
-        {
-            if !func.params.iter().any(|p| &p.name == name) {
-                return Err(launch_error(
-                    func.span,
-                    format!("'{}' has no parameter named '{name}'", func.name),
-                ));
-            }
-        }
+        check_launch_names(func, launch)?;
 
         let reachable = program.reachable(kernel_index);
         let mut objects = Vec::with_capacity(program.objects.len() + func.params.len());
@@ -356,6 +358,17 @@ impl<'p> Simulation<'p> {
                 }
             };
             objects.push(rt);
+        }
+        // Every address must stay a positive 48-bit pointer address (see `memory`).
+        if next_global > MAX_GLOBAL_END {
+            return Err(launch_error(
+                func.span,
+                format!(
+                    "the buffers and __device__ variables of '{}' take more than {} bytes together",
+                    func.name,
+                    MAX_GLOBAL_END - GLOBAL_BASE
+                ),
+            ));
         }
         // Dynamic shared memory follows the static arrays, 16-byte aligned.
         let dynamic_base = shared_next.div_ceil(16) * 16;
@@ -521,7 +534,8 @@ impl<'p> Simulation<'p> {
         })
     }
 
-    /// Runs one block, handing each record to `sink` as it happens.
+    /// Runs one block, handing each record to `sink` as it happens. All its warps together take
+    /// at most `step_budget` steps; a block that needs more stops with the step budget's error.
     pub fn run_block_into(
         &mut self,
         block: [u32; 3],
@@ -611,12 +625,12 @@ impl<'p> Simulation<'p> {
                     },
                     valid,
                     done: false,
-                    steps: 0,
                 }
             })
             .collect();
 
-        let mut total_steps = 0u64;
+        // One step counter for the whole block (`machine.steps`), checked as it counts: the
+        // warps share the budget, however many there are.
         loop {
             let mut any_waiting = false;
             for (w, warp) in warps.iter_mut().enumerate() {
@@ -628,13 +642,9 @@ impl<'p> Simulation<'p> {
                     machine.lane_tid[lane] = w as u32 * 32 + lane as u32;
                 }
                 machine.regs = std::mem::take(&mut warp.regs);
-                machine.steps = warp.steps;
                 machine.tbase = func.temp_base;
-                let before = machine.steps;
                 let result = machine.run_flow(self.kernel, &mut warp.flow, warp.valid);
                 warp.regs = std::mem::take(&mut machine.regs);
-                total_steps += machine.steps - before;
-                warp.steps = machine.steps;
                 match result? {
                     Stop::Done => warp.done = true,
                     Stop::Barrier => any_waiting = true,
@@ -648,9 +658,56 @@ impl<'p> Simulation<'p> {
             block,
             flops: machine.flops,
             warp_instructions: machine.instructions,
-            steps: total_steps,
+            steps: machine.steps,
         })
     }
+}
+
+/// Every value and buffer of the launch names a parameter that takes it, once: a value for a
+/// number, a buffer for a pointer. (Parameters without one are reported as they are laid out.)
+fn check_launch_names(func: &FunctionIr, launch: &Launch) -> Result<(), Diagnostic> {
+    let given = launch
+        .args
+        .iter()
+        .map(|(name, _)| (name, true))
+        .chain(launch.buffers.iter().map(|(name, _)| (name, false)));
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, is_value) in given {
+        let Some(p) = func.params.iter().find(|p| &p.name == name) else {
+            return Err(launch_error(
+                func.span,
+                format!("'{}' has no parameter named '{name}'", func.name),
+            ));
+        };
+        let is_pointer = matches!(p.ty, Type::Pointer { .. });
+        if is_value && is_pointer {
+            return Err(launch_error(
+                p.span,
+                format!(
+                    "'{name}' is a pointer parameter ({}): give it a buffer size, not a value",
+                    p.ty
+                ),
+            ));
+        }
+        // (A vector parameter cannot be given at all; the layout says so.)
+        if !is_value && matches!(p.ty, Type::Scalar(_)) {
+            return Err(launch_error(
+                p.span,
+                format!(
+                    "'{name}' is a scalar parameter ({}): give it a value, not a buffer size",
+                    p.ty
+                ),
+            ));
+        }
+        if seen.contains(&name.as_str()) {
+            return Err(launch_error(
+                p.span,
+                format!("the launch gives the parameter '{name}' twice"),
+            ));
+        }
+        seen.push(name);
+    }
+    Ok(())
 }
 
 /// Converts a launch argument to a parameter's register bits.
@@ -659,7 +716,7 @@ fn scalar_argument(v: Value, s: Scalar, p: &ParamInfo) -> Result<u64, Diagnostic
         launch_error(
             p.span,
             format!(
-                "the value {v:?} does not fit the parameter '{}' ({})",
+                "the value {v} does not fit the parameter '{}' ({})",
                 p.name,
                 s.name()
             ),
@@ -728,10 +785,24 @@ pub fn run(
             all
         }
     };
-    blocks
-        .into_iter()
-        .map(|b| sim.run_block(b, config.step_budget))
-        .collect()
+    // The budget is for the whole run: each block gets what the blocks before it left.
+    let mut runs = Vec::with_capacity(blocks.len());
+    let mut steps = 0u64;
+    for b in blocks {
+        let run = sim.run_block(b, config.step_budget.saturating_sub(steps))?;
+        steps = steps.saturating_add(run.steps);
+        runs.push(run);
+    }
+    Ok(runs)
+}
+
+/// The error of a run that used up its step budget (`budget` steps). Its wording gives no
+/// advice that only one front end could follow.
+pub fn step_budget_message(budget: u64) -> String {
+    format!(
+        "the simulation used up its step budget of {budget} steps (a smaller launch or fewer \
+         loop iterations fit)"
+    )
 }
 
 // ----- execution -----
@@ -780,7 +851,6 @@ struct WarpState {
     flow: Flow,
     valid: u32,
     done: bool,
-    steps: u64,
 }
 
 enum Stop {
@@ -798,6 +868,7 @@ struct Machine<'s, 'p> {
     threads: u32,
     block: [u32; 3],
     sink: &'s mut dyn RecordSink,
+    /// The steps the block may take, all warps together, and the steps taken so far.
     budget: u64,
     regs: Vec<Lanes>,
     warp: u32,
@@ -873,9 +944,10 @@ struct Step {
 }
 
 impl Step {
+    /// (A pointer that cannot move, `inc_dec` has reported before any lane is stepped.)
     fn one(self, v: u64) -> u64 {
         if self.is_pointer {
-            return pointer_add(v, self.delta);
+            return pointer_add(v, self.delta).unwrap_or(v);
         }
         match self.scalar {
             Scalar::F32 => bits_f32(f32_of(v) + self.delta as f32),
@@ -905,6 +977,72 @@ impl Step {
             if mask >> l & 1 != 0 {
                 out[l] = self.one(from[l]);
             }
+        }
+    }
+}
+
+/// Byte offsets of the 32 lanes, summed exactly: in `by` while they fit an `i64`; the lanes in
+/// `overflow`, whose sum did not, in `wide` (made only then: an overflow is an error).
+struct Offsets {
+    by: [i64; WARP_LANES],
+    overflow: u32,
+    wide: Option<Box<[i128; WARP_LANES]>>,
+}
+
+impl Offsets {
+    fn new() -> Offsets {
+        Offsets {
+            by: [0; WARP_LANES],
+            overflow: 0,
+            wide: None,
+        }
+    }
+
+    /// Adds `index * stride` to every lane (`index` read as a 64-bit integer).
+    #[inline]
+    fn add(&mut self, index: &Lanes, stride: i64) {
+        if self.overflow == 0 {
+            // The common case, without a branch per lane: nothing has overflowed, nor does now.
+            let mut next = [0i64; WARP_LANES];
+            let mut flagged = 0u32;
+            for l in 0..WARP_LANES {
+                let (d, o1) = (index[l] as i64).overflowing_mul(stride);
+                let (sum, o2) = self.by[l].overflowing_add(d);
+                next[l] = sum;
+                flagged |= u32::from(o1 | o2) << l;
+            }
+            if flagged == 0 {
+                self.by = next;
+                return;
+            }
+        }
+        self.add_wide(index, stride);
+    }
+
+    #[cold]
+    fn add_wide(&mut self, index: &Lanes, stride: i64) {
+        let wide = self.wide.get_or_insert_with(|| Box::new([0; WARP_LANES]));
+        for l in 0..WARP_LANES {
+            let term = i128::from(index[l] as i64) * i128::from(stride);
+            if self.overflow >> l & 1 != 0 {
+                wide[l] = wide[l].saturating_add(term);
+                continue;
+            }
+            match i64::try_from(i128::from(self.by[l]) + term) {
+                Ok(sum) => self.by[l] = sum,
+                Err(_) => {
+                    self.overflow |= 1 << l;
+                    wide[l] = i128::from(self.by[l]) + term;
+                }
+            }
+        }
+    }
+
+    /// Lane `l`'s offset, exactly.
+    fn exact(&self, l: usize) -> i128 {
+        match &self.wide {
+            Some(wide) if self.overflow >> l & 1 != 0 => wide[l],
+            _ => i128::from(self.by[l]),
         }
     }
 }
@@ -1269,14 +1407,19 @@ struct Location {
 }
 
 impl Machine<'_, '_> {
+    #[cold]
     fn budget_error(&self, span: Span) -> Diagnostic {
-        Diagnostic::new(
-            span,
-            format!(
-                "the simulation stopped after {} steps (step budget)",
-                self.budget
-            ),
-        )
+        Diagnostic::new(span, step_budget_message(self.budget))
+    }
+
+    /// Counts one step of the block, and stops it when the budget is used up.
+    #[inline(always)]
+    fn step(&mut self, span: Span) -> Result<(), Diagnostic> {
+        self.steps += 1;
+        if self.steps > self.budget {
+            return Err(self.budget_error(span));
+        }
+        Ok(())
     }
 
     fn run_flow(
@@ -1293,10 +1436,7 @@ impl Machine<'_, '_> {
             let Some(op) = code.get(pc) else {
                 return Ok(Stop::Done);
             };
-            self.steps += 1;
-            if self.steps > self.budget {
-                return Err(self.budget_error(func.spans[pc]));
-            }
+            self.step(func.spans[pc])?;
             let mask = flow.mask;
             flow.pc = pc + 1;
             match op {
@@ -1437,7 +1577,7 @@ impl Machine<'_, '_> {
     /// its value. Each kind of node has its own method, which keeps this recursive dispatcher's
     /// stack frame small (deep expressions must not overflow the stack, in debug builds too).
     fn eval(&mut self, e: &Ex, mask: u32) -> Result<usize, Diagnostic> {
-        self.steps += 1;
+        self.step(e.span)?;
         let dst = (self.tbase + e.tmp) as usize;
         match &e.kind {
             ExKind::Const(bits) => {
@@ -1492,7 +1632,11 @@ impl Machine<'_, '_> {
                 self.instructions += 1;
                 Ok(dst)
             }
-            ExKind::Offset { base, terms } => self.offset(base, terms, mask, dst),
+            ExKind::Offset {
+                base,
+                terms,
+                elem_size,
+            } => self.offset(base, terms, *elem_size, mask, dst, e.span),
             ExKind::PtrDiff {
                 lhs,
                 rhs,
@@ -1528,6 +1672,13 @@ impl Machine<'_, '_> {
             ExKind::Comma(a, b) => {
                 self.eval(a, mask)?;
                 self.eval(b, mask)
+            }
+            ExKind::Fence => {
+                // No register: a fence has no value (and its node no temporary).
+                if mask != 0 {
+                    self.instructions += 1;
+                }
+                Ok(dst)
             }
         }
     }
@@ -1648,39 +1799,73 @@ impl Machine<'_, '_> {
         }
     }
 
+    /// A pointer moved by byte offsets, computed exactly: an active lane whose pointer would
+    /// leave the address range is out of bounds of its object (`elem_size` is the unit of the
+    /// index the error names).
     fn offset(
         &mut self,
         base: &Ex,
         terms: &[Term],
+        elem_size: u32,
         mask: u32,
         dst: usize,
+        span: Span,
     ) -> Result<usize, Diagnostic> {
         let b = self.eval(base, mask)?;
         // The base is copied before the terms are evaluated (its register may be a variable).
-        // The byte offsets are summed apart and added to the pointers once: moving a pointer
-        // wraps in its 48 address bits, so two moves are one move by the sum.
         let start = self.regs[b];
-        let mut by = [0i64; WARP_LANES];
+        let mut offsets = Offsets::new();
         for t in terms {
             let r = self.eval(&t.index, mask)?;
             self.instructions += 1;
-            let index = &self.regs[r];
-            for l in 0..WARP_LANES {
-                by[l] = by[l].wrapping_add((index[l] as i64).wrapping_mul(t.stride));
-            }
+            offsets.add(&self.regs[r], t.stride);
         }
+        let mut bad = offsets.overflow;
         let out = &mut self.regs[dst];
         for l in 0..WARP_LANES {
-            out[l] = pointer_add(start[l], by[l]);
+            match pointer_add(start[l], offsets.by[l]) {
+                Some(p) => out[l] = p,
+                None => {
+                    out[l] = start[l];
+                    bad |= 1 << l;
+                }
+            }
+        }
+        bad &= mask;
+        if bad != 0 {
+            let l = bad.trailing_zeros() as usize;
+            return Err(self.out_of_bounds(start[l], offsets.exact(l), elem_size, span));
         }
         Ok(dst)
+    }
+
+    /// The error of a lane whose pointer `p`, moved by `moved_by` bytes, is outside its object
+    /// (or is no pointer into memory): the index it names counts elements of `unit` bytes from
+    /// the object's start.
+    #[cold]
+    fn out_of_bounds(&self, p: u64, moved_by: i128, unit: u32, span: Span) -> Diagnostic {
+        let Some(object) = pointer_object(p) else {
+            return Diagnostic::new(span, "the pointer is null");
+        };
+        let Some(obj) = self.objects.get(object) else {
+            return Diagnostic::new(span, "the pointer does not point into any memory");
+        };
+        let offset = i128::from(pointer_address(p)) - i128::from(obj.base) + moved_by;
+        let index = offset.div_euclid(i128::from(unit.max(1)));
+        Diagnostic::new(
+            span,
+            format!(
+                "index {index} is outside {} '{}' ({} bytes)",
+                obj.what, obj.name, obj.size
+            ),
+        )
     }
 
     fn pointer_difference(&mut self, a: usize, b: usize, elem_size: u32, dst: usize) {
         self.instructions += 1;
         for l in 0..WARP_LANES {
-            let d = ((self.regs[a][l] & ADDRESS_MASK) as i64)
-                .wrapping_sub((self.regs[b][l] & ADDRESS_MASK) as i64);
+            // Both addresses lie within +-2^47, so their difference fits.
+            let d = pointer_address(self.regs[a][l]) - pointer_address(self.regs[b][l]);
             self.regs[dst][l] = (d / i64::from(elem_size.max(1))) as u64;
         }
     }
@@ -1833,6 +2018,18 @@ impl Machine<'_, '_> {
         let mut target = None;
         let (current, addr_span) = self.read_place(place, mask, dst, span, &mut target)?;
         self.instructions += 1;
+        if is_pointer {
+            let mut m = mask;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let p = self.regs[current][l];
+                if pointer_add(p, delta).is_none() {
+                    let unit = delta.unsigned_abs() as u32;
+                    return Err(self.out_of_bounds(p, i128::from(delta), unit, span));
+                }
+            }
+        }
         let step = Step {
             delta,
             is_pointer,
@@ -1968,10 +2165,14 @@ impl Machine<'_, '_> {
     /// The lanes are written into the caller's `target` rather than returned: a `Target` is 264
     /// bytes, and moving it out through a `Result` cost two copies per memory access.
     fn resolve(&mut self, addr: &Ex, mask: u32, target: &mut Target) -> Result<(), Diagnostic> {
-        let (id, terms): (usize, &[Term]) = match &addr.kind {
-            ExKind::AddrOf(id) => (*id, &[]),
-            ExKind::Offset { base, terms } => match base.kind {
-                ExKind::AddrOf(id) => (id, terms),
+        let (id, terms, elem_size): (usize, &[Term], u32) = match &addr.kind {
+            ExKind::AddrOf(id) => (*id, &[], 1),
+            ExKind::Offset {
+                base,
+                terms,
+                elem_size,
+            } => match base.kind {
+                ExKind::AddrOf(id) => (id, terms, *elem_size),
                 _ => {
                     let r = self.eval(addr, mask)?;
                     *target = Target::Pointers(self.regs[r]);
@@ -1984,46 +2185,44 @@ impl Machine<'_, '_> {
                 return Ok(());
             }
         };
-        self.steps += 1;
+        self.step(addr.span)?;
         let base = self.objects[id].base;
         let mut summary = OffsetSummary {
             mask,
             highest: 0,
             bits: 0,
         };
-        // Without terms every lane is at the base. With terms, the first one writes every lane
-        // (from the base) and the target starts zeroed, which is cheaper than filling it with
-        // the base lane by lane.
-        let start = if terms.is_empty() { base } else { 0 };
-        *target = Target::Object(id, [start; WARP_LANES], summary);
-        for (k, t) in terms.iter().enumerate() {
+        if terms.is_empty() {
+            *target = Target::Object(id, [base; WARP_LANES], summary);
+            return Ok(());
+        }
+        // The offsets are summed exactly; the addresses are the base plus them, summarised on
+        // the way. An active lane whose address does not exist is out of bounds.
+        let mut offsets = Offsets::new();
+        for t in terms {
             let r = self.eval(&t.index, mask)?;
             self.instructions += 1;
-            let idx = &self.regs[r];
-            let Target::Object(_, out, _) = target else {
-                continue;
-            };
-            let (first, last) = (k == 0, k + 1 == terms.len());
-            if !last {
-                for l in 0..WARP_LANES {
-                    let from = if first { base } else { out[l] };
-                    out[l] = from.wrapping_add((idx[l] as i64).wrapping_mul(t.stride) as u64);
-                }
-            } else {
-                // The last term completes the addresses: summarise their offsets on the way.
-                for l in 0..WARP_LANES {
-                    let from = if first { base } else { out[l] };
-                    out[l] = from.wrapping_add((idx[l] as i64).wrapping_mul(t.stride) as u64);
-                    let on = 0u64.wrapping_sub(u64::from(mask >> l & 1));
-                    let offset = out[l].wrapping_sub(base) & on;
-                    summary.highest = summary.highest.max(offset);
-                    summary.bits |= offset;
-                }
+            offsets.add(&self.regs[r], t.stride);
+        }
+        let mut bad = offsets.overflow;
+        let mut out = [0u64; WARP_LANES];
+        for (l, (slot, &by)) in out.iter_mut().zip(&offsets.by).enumerate() {
+            match address_add(base as i64, by) {
+                Some(a) => *slot = a as u64,
+                None => bad |= 1 << l,
             }
+            let on = 0u64.wrapping_sub(u64::from(mask >> l & 1));
+            let offset = (by as u64) & on;
+            summary.highest = summary.highest.max(offset);
+            summary.bits |= offset;
         }
-        if let Target::Object(_, _, slot) = target {
-            *slot = summary;
+        bad &= mask;
+        if bad != 0 {
+            let l = bad.trailing_zeros() as usize;
+            let p = pointer(id, base);
+            return Err(self.out_of_bounds(p, offsets.exact(l), elem_size, addr.span));
         }
+        *target = Target::Object(id, out, summary);
         Ok(())
     }
 
@@ -2082,20 +2281,12 @@ impl Machine<'_, '_> {
                 "the pointer does not point into any memory",
             ));
         };
-        let address = p & ADDRESS_MASK;
-        let end = address.wrapping_add(u64::from(width));
-        if address < obj.base || end > obj.base + obj.size || end < address {
-            // The offset is a 48-bit two's-complement number (pointers wrap in 48 bits).
-            let offset = ((address.wrapping_sub(obj.base) << 16) as i64) >> 16;
-            let index = offset.div_euclid(i64::from(width.max(1)));
-            return Err(Diagnostic::new(
-                span,
-                format!(
-                    "index {index} is outside {} '{}' ({} bytes)",
-                    obj.what, obj.name, obj.size
-                ),
-            ));
+        // Addresses are exact (pointer arithmetic is checked), so the offset is the true one.
+        let offset = i128::from(pointer_address(p)) - i128::from(obj.base);
+        if offset < 0 || offset + i128::from(width) > i128::from(obj.size) {
+            return Err(self.out_of_bounds(p, 0, width, span));
         }
+        let address = obj.base + offset as u64;
         let align = u64::from(width.min(16));
         if align > 1 && !address.is_multiple_of(align) {
             return Err(Diagnostic::new(

@@ -13,7 +13,7 @@
 //! does.
 
 use super::ast::{FunctionKind, Scalar, Type};
-use super::span::Span;
+use super::span::{Diagnostic, Span};
 
 /// A register number. Registers 0..`SPECIAL_REGS` hold `threadIdx`, `blockIdx`, `blockDim` and
 /// `gridDim` (x, y, z each); variables and temporaries follow.
@@ -167,7 +167,7 @@ impl Ex {
     /// this order too, so that a later sibling never overwrites an earlier sibling's result.
     pub fn children_mut(&mut self) -> Vec<&mut Ex> {
         match &mut self.kind {
-            ExKind::Const(_) | ExKind::Reg(_) | ExKind::AddrOf(_) => Vec::new(),
+            ExKind::Const(_) | ExKind::Reg(_) | ExKind::AddrOf(_) | ExKind::Fence => Vec::new(),
             ExKind::Component(e, _) => vec![e],
             ExKind::Convert { value, .. } | ExKind::Unary { value, .. } => vec![value],
             ExKind::Binary { lhs, rhs, .. }
@@ -179,7 +179,7 @@ impl Ex {
             ExKind::Fma { a, b, c, .. } => vec![a, b, c],
             ExKind::Math { args, .. } | ExKind::Call { args, .. } => args.iter_mut().collect(),
             ExKind::MakeVector { parts, .. } => parts.iter_mut().collect(),
-            ExKind::Offset { base, terms } => {
+            ExKind::Offset { base, terms, .. } => {
                 let mut v: Vec<&mut Ex> = vec![base];
                 v.extend(terms.iter_mut().map(|t| &mut t.index));
                 v
@@ -278,10 +278,13 @@ pub enum ExKind {
     },
     /// The address of a memory object (resolved per launch).
     AddrOf(usize),
-    /// A pointer plus byte offsets: `base + sum(index * stride)`.
+    /// A pointer plus byte offsets: `base + sum(index * stride)`, computed exactly (an offset
+    /// that does not fit is an out-of-bounds error). `elem_size` is the size of what the result
+    /// points to, the unit in which an error counts the index.
     Offset {
         base: Box<Ex>,
         terms: Vec<Term>,
+        elem_size: u32,
     },
     /// `p - q` in elements.
     PtrDiff {
@@ -330,6 +333,10 @@ pub enum ExKind {
         args: Vec<Ex>,
     },
     Comma(Box<Ex>, Box<Ex>),
+    /// `__threadfence()` and `__threadfence_block()`: a memory fence, one instruction with no
+    /// value (width 0, no register). The interpreter runs a block's warps one at a time, so every
+    /// write is already visible to every later read and the fence has nothing to order.
+    Fence,
 }
 
 /// A statement-level instruction. The `usize`s are indices into the function's code.
@@ -406,6 +413,8 @@ pub struct MemObject {
     pub in_registers: bool,
     /// For per-thread arrays: the offset in each thread's local frame.
     pub local_offset: u64,
+    /// Declared with `const` elements (`const float w[3] = {...}`): not assignable.
+    pub is_const: bool,
 }
 
 /// A parameter of a kernel or device function.
@@ -433,4 +442,8 @@ pub struct FunctionIr {
     pub n_temps: Reg,
     /// Functions this one calls.
     pub callees: Vec<usize>,
+    /// Why the body could not be checked (a construct the simulator does not support, a type
+    /// error): the function has no code, and launching a kernel that is or calls it fails with
+    /// this error. The other kernels of the file still run.
+    pub error: Option<Diagnostic>,
 }

@@ -2,7 +2,10 @@
 //!
 //! A pointer is one 64-bit word: the top 16 bits name the memory object it points into (a buffer,
 //! a `__shared__` array, a per-thread array, ...), the low 48 bits are the byte address in that
-//! object's memory space. Keeping the object with the pointer lets the interpreter report an
+//! object's memory space, a two's-complement number from -2^47 to 2^47 - 1 (so that `s - 1` of a
+//! shared array at address 0 is representable). Pointer arithmetic is checked: a move that would
+//! leave that range is refused (`pointer_add` gives `None`), and the interpreter reports it as the
+//! out-of-bounds index it is, never as a wrapped-around address. Keeping the object with the pointer lets the interpreter report an
 //! out-of-bounds index against the array the program meant ("index 1048576 is outside buffer
 //! 'in'"), even when the address happens to fall into a neighbouring buffer, and lets one pointer
 //! variable point into different spaces in different lanes, as seed 000's "About Pointers" slide
@@ -16,9 +19,25 @@ use super::ast::Scalar;
 pub const ADDRESS_BITS: u32 = 48;
 pub const ADDRESS_MASK: u64 = (1 << ADDRESS_BITS) - 1;
 
-/// The pointer to byte `address` of object `object`.
+/// The lowest and one past the highest address a pointer can hold.
+pub const ADDRESS_MIN: i64 = -(1 << (ADDRESS_BITS - 1));
+pub const ADDRESS_END: i64 = 1 << (ADDRESS_BITS - 1);
+
+/// The pointer to byte `address` of object `object` (`address` as the low 48 bits of an `i64`).
 pub fn pointer(object: usize, address: u64) -> u64 {
     ((object as u64 + 1) << ADDRESS_BITS) | (address & ADDRESS_MASK)
+}
+
+/// The address a pointer holds, sign-extended from its 48 bits.
+pub fn pointer_address(p: u64) -> i64 {
+    ((p << (64 - ADDRESS_BITS)) as i64) >> (64 - ADDRESS_BITS)
+}
+
+/// `address + bytes`, if both the sum and the address it gives are representable.
+#[inline]
+pub fn address_add(address: i64, bytes: i64) -> Option<i64> {
+    let sum = address.checked_add(bytes)?;
+    (ADDRESS_MIN..ADDRESS_END).contains(&sum).then_some(sum)
 }
 
 /// The object a pointer points into, `None` for the null pointer.
@@ -29,9 +48,12 @@ pub fn pointer_object(p: u64) -> Option<usize> {
     }
 }
 
-/// Moves a pointer by `bytes`, keeping its object.
-pub fn pointer_add(p: u64, bytes: i64) -> u64 {
-    (p & !ADDRESS_MASK) | (p.wrapping_add(bytes as u64) & ADDRESS_MASK)
+/// Moves a pointer by `bytes`, keeping its object; `None` when the address would leave the
+/// representable range (the move is out of bounds of any object).
+#[inline]
+pub fn pointer_add(p: u64, bytes: i64) -> Option<u64> {
+    let moved = address_add(pointer_address(p), bytes)?;
+    Some((p & !ADDRESS_MASK) | (moved as u64 & ADDRESS_MASK))
 }
 
 /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014):
@@ -269,9 +291,29 @@ mod tests {
     fn pointers_keep_their_object_when_moved() {
         let p = pointer(3, 0x1000_0000);
         assert_eq!(pointer_object(p), Some(3));
-        let q = pointer_add(p, -4);
+        let q = pointer_add(p, -4).expect("a small move");
         assert_eq!(pointer_object(q), Some(3));
         assert_eq!(q & ADDRESS_MASK, 0x0FFF_FFFC);
         assert_eq!(pointer_object(0), None);
+    }
+
+    #[test]
+    fn a_pointer_below_address_zero_is_negative_and_moves_back() {
+        let s = pointer(2, 0);
+        let before = pointer_add(s, -4).expect("s - 1 is representable");
+        assert_eq!(pointer_address(before), -4);
+        assert_eq!(pointer_object(before), Some(2));
+        assert_eq!(pointer_add(before, 4), Some(s));
+    }
+
+    #[test]
+    fn a_move_out_of_the_address_range_is_refused_not_wrapped() {
+        let p = pointer(0, 0x1000_0000);
+        assert_eq!(pointer_add(p, i64::MIN), None);
+        assert_eq!(pointer_add(p, 1 << 62), None);
+        assert_eq!(pointer_add(p, ADDRESS_END - 0x1000_0000), None);
+        let last = pointer_add(p, ADDRESS_END - 0x1000_0000 - 1).expect("the highest address");
+        assert_eq!(pointer_address(last), ADDRESS_END - 1);
+        assert_eq!(pointer_object(last), Some(0));
     }
 }

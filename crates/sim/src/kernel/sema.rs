@@ -7,6 +7,15 @@
 //! conversions (C11 standard, section 6.3.1). Per-thread arrays whose every index is a constant or
 //! the variable of a loop with a constant trip count are kept in registers, as nvcc does after
 //! unrolling; other per-thread arrays live in local memory (seed 002, "Local Memory").
+//!
+//! Errors are kept where they belong, as nvcc compiles the other kernels of a file: an error in a
+//! function's body (a type error, or a construct the simulator does not support) is stored with
+//! that function and reported when a kernel that is or calls it is launched (`Program::kernel`).
+//! Errors of the file itself (declarations, names defined twice, recursion) fail the whole check.
+//!
+//! The check recurses over expression trees, nested statements, braced initialisers and types,
+//! whose depth the parser bounds (`limits`); everything else it walks (the call graph, the chain of
+//! an array's dimensions, the statements of a block) it walks with loops.
 
 use super::ast::*;
 use super::ir::*;
@@ -39,9 +48,23 @@ impl Program {
             .position(|f| f.kind == FunctionKind::Kernel && f.name == name)
     }
 
-    /// The kernel named `name`: its parameters (names, types) and code.
-    pub fn kernel(&self, name: &str) -> Option<&FunctionIr> {
-        self.kernel_index(name).map(|i| &self.functions[i])
+    /// The kernel named `name`, ready to launch: its parameters (names, types) and code. An
+    /// error if there is no such kernel, or if its body or the body of a `__device__` function it
+    /// calls (directly or not) did not check.
+    pub fn kernel(&self, name: &str) -> Result<&FunctionIr, Diagnostic> {
+        let Some(index) = self.kernel_index(name) else {
+            let names = self.kernel_names().join(", ");
+            return Err(Diagnostic::new(
+                Span::default(),
+                format!("there is no kernel named '{name}' (kernels: {names})"),
+            ));
+        };
+        for f in self.reachable(index) {
+            if let Some(error) = &self.functions[f].error {
+                return Err(error.clone());
+            }
+        }
+        Ok(&self.functions[index])
     }
 
     /// The kernel's function and every device function it calls, the kernel first.
@@ -129,7 +152,9 @@ pub fn check(unit: &TranslationUnit) -> Result<Program, Diagnostic> {
     let mut index = 0;
     for item in &unit.items {
         if let Item::Function(f) = item {
-            sema.function_body(index, f)?;
+            if let Err(error) = sema.function_body(index, f) {
+                sema.failed_body(index, error);
+            }
             index += 1;
         }
     }
@@ -284,6 +309,14 @@ fn stmt_modifies(s: &Stmt, name: &str) -> bool {
     }
 }
 
+/// Whether what a declarator declares (a variable, or the elements of an array) is itself
+/// `const`. The declaration's `const` belongs to its base type: `const int n` and `const float
+/// w[3]` are constant, but in `const float* p` it is what `p` points to that is constant (the
+/// pointer type says so), and `p` may move.
+fn const_elements(decl: &Declaration, d: &Declarator) -> bool {
+    decl.is_const && !matches!(d.ty, Type::Pointer { .. })
+}
+
 fn is_ident(e: &Expr, name: &str) -> bool {
     matches!(&e.kind, ExprKind::Ident(n) if n == name)
 }
@@ -371,6 +404,7 @@ impl<'a> Sema<'a> {
                 temp_base: 0,
                 n_temps: 0,
                 callees: Vec::new(),
+                error: None,
             });
         }
         Ok(())
@@ -414,6 +448,7 @@ impl<'a> Sema<'a> {
                 function: None,
                 in_registers: false,
                 local_offset: 0,
+                is_const: const_elements(decl, d),
             });
             self.globals.insert(d.name.clone(), Symbol::Object { id });
         }
@@ -667,6 +702,21 @@ impl<'a> Sema<'a> {
         Ok(())
     }
 
+    /// Keeps the error of a body that did not check with its function, which gets no code. The
+    /// calls seen before the error stay, so that a launch finds the error through them too.
+    fn failed_body(&mut self, index: usize, error: Diagnostic) {
+        self.scopes.clear();
+        self.code.clear();
+        self.spans.clear();
+        let func = &mut self.functions[index];
+        func.code = Vec::new();
+        func.spans = Vec::new();
+        func.temp_base = self.next_reg;
+        func.n_temps = 0;
+        func.callees = std::mem::take(&mut self.callees);
+        func.error = Some(error);
+    }
+
     fn reject_recursion(&self) -> Result<(), Diagnostic> {
         for (start, f) in self.functions.iter().enumerate() {
             // Depth-first search from each callee; reaching `start` again is recursion.
@@ -896,12 +946,23 @@ impl<'a> Sema<'a> {
             self.statement(init)?;
         }
         let begin = self.emit(Op::LoopBegin { end_at: 0 }, span);
+        // "An omitted expression-2 is replaced by a nonzero constant" (C11 6.8.5.3): the loop
+        // still has its `LoopCond`, where lanes that broke out or returned leave it.
         let top = match cond {
             Some(c) => {
                 let cond = self.condition(c)?;
                 self.emit(Op::LoopCond { cond, end_at: 0 }, c.span)
             }
-            None => self.code.len(),
+            None => {
+                let always = konst(1, Scalar::Bool, span);
+                self.emit(
+                    Op::LoopCond {
+                        cond: always,
+                        end_at: 0,
+                    },
+                    span,
+                )
+            }
         };
         let unroll_reg = unroll_name.and_then(|n| match self.lookup(&n) {
             Some(Symbol::Var { reg, .. }) => Some(*reg),
@@ -1027,7 +1088,7 @@ impl<'a> Sema<'a> {
                     } else {
                         ObjectSpace::Shared
                     };
-                    let id = self.new_object(d, ty, space, decl.is_const);
+                    let id = self.new_object(d, ty, space, const_elements(decl, d));
                     self.declare(&d.name, d.span, Symbol::Object { id })?;
                 }
                 Storage::Automatic if matches!(ty, Type::Array(..)) => {
@@ -1035,7 +1096,8 @@ impl<'a> Sema<'a> {
                     self.local_bytes = self.local_bytes.div_ceil(align) * align;
                     let offset = self.local_bytes;
                     self.local_bytes += ty.size();
-                    let id = self.new_object(d, ty.clone(), ObjectSpace::Local, decl.is_const);
+                    let id =
+                        self.new_object(d, ty.clone(), ObjectSpace::Local, const_elements(decl, d));
                     self.objects[id].local_offset = offset;
                     self.declare(&d.name, d.span, Symbol::Object { id })?;
                     if let Some(init) = &d.init {
@@ -1096,7 +1158,7 @@ impl<'a> Sema<'a> {
                         Symbol::Var {
                             reg,
                             ty,
-                            is_const: decl.is_const,
+                            is_const: const_elements(decl, d),
                             const_value,
                         },
                     )?;
@@ -1117,7 +1179,7 @@ impl<'a> Sema<'a> {
         d: &Declarator,
         ty: Type,
         space: ObjectSpace,
-        _is_const: bool,
+        is_const: bool,
     ) -> usize {
         let id = self.objects.len();
         self.objects.push(MemObject {
@@ -1134,6 +1196,7 @@ impl<'a> Sema<'a> {
             function: Some(self.current),
             in_registers: space == ObjectSpace::Local,
             local_offset: 0,
+            is_const,
         });
         id
     }
@@ -1163,8 +1226,8 @@ impl<'a> Sema<'a> {
                 let addr = self.offset(
                     base,
                     Ex::new(ExKind::Const(offset as u64), 1, e.span),
-                    Scalar::I64,
-                    1,
+                    (Scalar::I64, 1),
+                    ty.size() as u32,
                     e.span,
                 );
                 let elem = elem_of(ty).unwrap_or(Elem::scalar(Scalar::I32));
@@ -1356,8 +1419,17 @@ impl<'a> Sema<'a> {
         }
     }
 
-    /// `base + index * stride` as a pointer, merged into an existing offset node.
-    fn offset(&mut self, base: Ex, index: Ex, index_ty: Scalar, stride: i64, span: Span) -> Ex {
+    /// `base + index * stride` as a pointer to elements of `elem_size` bytes, merged into an
+    /// existing offset node. (`step` is the index's type and the stride in bytes.)
+    fn offset(
+        &mut self,
+        base: Ex,
+        index: Ex,
+        step: (Scalar, i64),
+        elem_size: u32,
+        span: Span,
+    ) -> Ex {
+        let (index_ty, stride) = step;
         // Canonical integer registers already hold the index's value as a 64-bit integer (signed
         // types sign-extended, unsigned zero-extended), so only `bool` needs a conversion.
         let index = if index_ty == Scalar::Bool {
@@ -1368,6 +1440,12 @@ impl<'a> Sema<'a> {
         if let ExKind::Const(0) = index.kind {
             let mut base = base;
             base.span = span;
+            if let ExKind::Offset {
+                elem_size: unit, ..
+            } = &mut base.kind
+            {
+                *unit = elem_size;
+            }
             return base;
         }
         let term = Term { index, stride };
@@ -1375,9 +1453,15 @@ impl<'a> Sema<'a> {
             ExKind::Offset {
                 base: inner,
                 mut terms,
+                ..
             } => {
                 terms.push(term);
-                Ex::new(ExKind::Offset { base: inner, terms }, 1, span)
+                let kind = ExKind::Offset {
+                    base: inner,
+                    terms,
+                    elem_size,
+                };
+                Ex::new(kind, 1, span)
             }
             kind => {
                 let base = Ex {
@@ -1390,6 +1474,7 @@ impl<'a> Sema<'a> {
                     ExKind::Offset {
                         base: Box::new(base),
                         terms: vec![term],
+                        elem_size,
                     },
                     1,
                     span,
@@ -1486,7 +1571,7 @@ impl<'a> Sema<'a> {
             Lv::Mem { addr, is_const, .. } => {
                 let at = konst(u64::from(comp) * u64::from(s.size()), Scalar::I64, span);
                 Lv::Mem {
-                    addr: self.offset(addr, at, Scalar::I64, 1, span),
+                    addr: self.offset(addr, at, (Scalar::I64, 1), s.size(), span),
                     ty: sty,
                     is_const,
                 }
@@ -1595,7 +1680,7 @@ impl<'a> Sema<'a> {
             Some(Symbol::Object { id }) => {
                 let obj = &self.objects[id];
                 let ty = obj.ty.clone();
-                let is_const = obj.space == ObjectSpace::Constant;
+                let is_const = obj.space == ObjectSpace::Constant || obj.is_const;
                 if obj.space == ObjectSpace::Local && !constant_index {
                     self.objects[id].in_registers = false;
                 }
@@ -1695,7 +1780,7 @@ impl<'a> Sema<'a> {
                 is_const,
             } => {
                 let stride = elem.size() as i64;
-                let addr = self.offset(addr, iex, is, stride, span);
+                let addr = self.offset(addr, iex, (is, stride), stride as u32, span);
                 Ok(Lv::Mem {
                     addr,
                     ty: *elem,
@@ -1718,7 +1803,7 @@ impl<'a> Sema<'a> {
                     );
                 }
                 let stride = pointee.size() as i64;
-                let addr = self.offset(pex, iex, is, stride, span);
+                let addr = self.offset(pex, iex, (is, stride), stride as u32, span);
                 Ok(Lv::Mem {
                     addr,
                     ty: *pointee,
@@ -1875,11 +1960,13 @@ impl<'a> Sema<'a> {
             {
                 let size = pointee.size().max(1) as i64;
                 let stride = if op == BinaryOp::Sub { -size } else { size };
-                return Ok((self.offset(ea, eb, *s, stride, span), ta.clone()));
+                let moved = self.offset(ea, eb, (*s, stride), size as u32, span);
+                return Ok((moved, ta.clone()));
             }
             (Type::Scalar(s), Type::Pointer { pointee, .. }, BinaryOp::Add) if s.is_integer() => {
                 let size = pointee.size().max(1) as i64;
-                return Ok((self.offset(eb, ea, *s, size, span), tb.clone()));
+                let moved = self.offset(eb, ea, (*s, size), size as u32, span);
+                return Ok((moved, tb.clone()));
             }
             (Type::Pointer { pointee, .. }, Type::Pointer { .. }, BinaryOp::Sub) => {
                 let elem_size = pointee.size().max(1) as u32;
@@ -2040,7 +2127,7 @@ impl<'a> Sema<'a> {
             let size = pointee.size().max(1) as i64;
             let stride = if op == BinaryOp::Sub { -size } else { size };
             let current = Ex::new(ExKind::Reg(*reg), 1, lhs.span);
-            let moved = self.offset(current, value, *s, stride, span);
+            let moved = self.offset(current, value, (*s, stride), size as u32, span);
             let place = Place::Reg {
                 reg: *reg,
                 elem: *elem,
@@ -2223,7 +2310,7 @@ impl<'a> Sema<'a> {
             ),
             "__threadfence" | "__threadfence_block" => {
                 self.expect_args(name, name_span, args, 0)?;
-                Ok((Ex::new(ExKind::Const(0), 0, span), Type::Void))
+                Ok((Ex::new(ExKind::Fence, 0, span), Type::Void))
             }
             "fmaf" | "fma" | "__fmaf_rn" => {
                 self.expect_args(name, name_span, args, 3)?;
@@ -2397,23 +2484,39 @@ impl<'a> Sema<'a> {
                 else {
                     return err(args[0].span, format!("the first argument of '{name}' must be a pointer (write '&x'), not '{pty}'"));
                 };
+                // The types of the function's overloads (CUDA C++ Programming Guide, "Atomic
+                // Functions"), named as there.
+                let allowed: &[Scalar] = match op {
+                    AtomicOp::Add | AtomicOp::Exch => &[
+                        Scalar::I32,
+                        Scalar::U32,
+                        Scalar::U64,
+                        Scalar::F32,
+                        Scalar::F64,
+                    ],
+                    _ => &[Scalar::I32, Scalar::U32, Scalar::I64, Scalar::U64],
+                };
+                let works_on = || {
+                    let names: Vec<&str> = allowed.iter().map(|&a| atomic_type_name(a)).collect();
+                    match names.split_last() {
+                        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                        None => String::new(),
+                    }
+                };
                 let Type::Scalar(s) = *pointee else {
                     return err(
                         args[0].span,
-                        format!("'{name}' works on int, unsigned or float, not '{pointee}'"),
+                        format!("'{name}' works on {}, not '{pointee}'", works_on()),
                     );
                 };
-                let allowed = match op {
-                    AtomicOp::Add | AtomicOp::Exch => matches!(
-                        s,
-                        Scalar::I32 | Scalar::U32 | Scalar::U64 | Scalar::F32 | Scalar::F64
-                    ),
-                    _ => matches!(s, Scalar::I32 | Scalar::U32 | Scalar::U64 | Scalar::I64),
-                };
-                if !allowed {
+                if !allowed.contains(&s) {
                     return err(
                         args[0].span,
-                        format!("'{name}' does not work on '{s}'", s = s.name()),
+                        format!(
+                            "'{name}' does not work on '{}': it works on {}",
+                            atomic_type_name(s),
+                            works_on()
+                        ),
                     );
                 }
                 if pointee_const {
@@ -2472,6 +2575,16 @@ impl<'a> Sema<'a> {
                 ))
             }
         }
+    }
+}
+
+/// A type as the atomic functions' signatures name it: the 64-bit integers are `long long`
+/// there, not `long` or `size_t` (which `Scalar::name` says for them).
+fn atomic_type_name(s: Scalar) -> &'static str {
+    match s {
+        Scalar::I64 => "long long",
+        Scalar::U64 => "unsigned long long",
+        other => other.name(),
     }
 }
 

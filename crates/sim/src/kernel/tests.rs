@@ -1259,7 +1259,7 @@ mod errors {
             &[],
             "k",
             one_warp(&[("out", 128)]),
-            "3:15: the simulation stopped after 100000 steps (step budget)",
+            "3:10: the simulation used up its step budget of 100000 steps (a smaller launch or fewer loop iterations fit)",
         );
     }
 
@@ -1361,6 +1361,343 @@ mod errors {
             l,
             "2:67: the launch gives no value for the parameter 'n'",
         );
+    }
+}
+
+/// Constructs at the edges of the language: fences, endless `for` headers, huge indices, `const`
+/// pointers, kernels next to broken ones, the shared step budget, launch mistakes.
+mod edges {
+    use super::*;
+
+    /// Compiles `source`, runs every block of `l` and returns buffer `output` as `int`s, or the
+    /// first error as "LINE:COL: message".
+    fn ints(source: &str, kernel: &str, l: &Launch, output: &str) -> Result<Vec<i32>, String> {
+        let program = compile(source, &[]).map_err(|d| d.to_string())?;
+        let mut sim = Simulation::new(&program, kernel, l, 1).map_err(|d| d.to_string())?;
+        for b in all_blocks(l) {
+            sim.run_block(b, 1_000_000).map_err(|d| d.to_string())?;
+        }
+        Ok(sim.read_i32s(output).unwrap_or_default())
+    }
+
+    fn one_warp(buffers: &[(&str, u64)]) -> Launch {
+        launch([1, 1, 1], [32, 1, 1], 0, &[], buffers)
+    }
+
+    fn error(source: &str, l: &Launch) -> String {
+        match ints(source, "k", l, "a") {
+            Ok(values) => panic!("expected an error, the kernel ran and wrote {values:?}"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn thread_fences_run_in_a_kernel_and_in_a_device_function_defined_after_it() {
+        let l = launch([1, 1, 1], [32, 1, 1], 0, &[], &[]);
+        assert_eq!(
+            ints("__global__ void k() { __threadfence(); }", "k", &l, "a"),
+            Ok(vec![])
+        );
+        let source = "__global__ void k(int* a) {\n  a[threadIdx.x] = 1;\n  __threadfence_block();\n  publish(a);\n}\n\
+                      __device__ void publish(int* a) {\n  __threadfence();\n  a[0] = 7;\n  __threadfence_block();\n}";
+        let mut expected = vec![1; 32];
+        expected[0] = 7;
+        assert_eq!(
+            ints(source, "k", &one_warp(&[("a", 128)]), "a"),
+            Ok(expected)
+        );
+    }
+
+    #[test]
+    fn a_for_loop_without_a_condition_ends_at_break_or_return() {
+        let l = one_warp(&[("a", 128)]);
+        let run = |body: &str| {
+            ints(
+                &format!("__global__ void k(int* a) {{ {body} }}"),
+                "k",
+                &l,
+                "a",
+            )
+        };
+        let mut first_is_one = vec![0; 32];
+        first_is_one[0] = 1;
+        assert_eq!(run("for (;;) { a[0] = 1; break; }").map(|a| a[0]), Ok(1));
+        assert_eq!(
+            run("for (;;) { a[threadIdx.x] = 0; if (threadIdx.x == 0) { a[0] = 1; } return; }"),
+            Ok(first_is_one)
+        );
+        // Lanes leave at different iterations: lane t stops after t + 1.
+        assert_eq!(
+            run("int n = 0; for (int i = 0;; i++) { n++; if (i >= threadIdx.x) break; } a[threadIdx.x] = n;"),
+            Ok((1..=32).collect())
+        );
+        assert_eq!(
+            run(
+                "int i = 0; for (;; ++i) { if (i == 3) { a[threadIdx.x] = i; return; } } a[0] = 5;"
+            ),
+            Ok(vec![3; 32])
+        );
+    }
+
+    #[test]
+    fn the_warps_of_a_block_share_one_step_budget() {
+        let source = "__global__ void k(int* a) {\n  int x = 0;\n  for (int i = 0; i < 100; i++) { x += i; }\n  a[threadIdx.x] = x;\n}";
+        let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
+        let steps_of = |threads: u32, budget: u64| {
+            let l = launch([1, 1, 1], [threads, 1, 1], 0, &[], &[("a", 4096)]);
+            let mut sim = Simulation::new(&program, "k", &l, 1).unwrap_or_else(|d| panic!("{d}"));
+            sim.run_block([0, 0, 0], budget)
+                .map(|run| run.steps)
+                .map_err(|d| d.to_string())
+        };
+        let one_warp = steps_of(32, 1_000_000).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(steps_of(1024, 32 * one_warp), Ok(32 * one_warp));
+        // Two warps' worth is used up by the first two warps; the third stops at its first step.
+        assert_eq!(
+            steps_of(1024, 2 * one_warp),
+            Err(format!("2:7: the simulation used up its step budget of {} steps (a smaller launch or fewer loop iterations fit)", 2 * one_warp))
+        );
+        // The budget of `run` is for all the blocks of the run together.
+        let config = |step_budget| RunConfig {
+            step_budget,
+            blocks: BlockSelection::All,
+            seed: 1,
+        };
+        let l = launch([4, 1, 1], [32, 1, 1], 0, &[], &[("a", 128)]);
+        assert!(run(&program, "k", &l, &config(4 * one_warp)).is_ok());
+        assert!(run(&program, "k", &l, &config(3 * one_warp)).is_err());
+    }
+
+    #[test]
+    fn huge_indices_are_out_of_bounds_with_their_true_value() {
+        let l = one_warp(&[("a", 128)]);
+        let k = |statement: &str| format!("__global__ void k(int* a) {{\n  {statement}\n}}");
+        assert_eq!(
+            error(&k("a[-9223372036854775807LL-1] = 1;"), &l),
+            "2:3: index -9223372036854775808 is outside buffer 'a' (128 bytes)"
+        );
+        assert_eq!(
+            error(&k("a[0] = *(a + 4611686018427387904LL);"), &l),
+            "2:11: index 4611686018427387904 is outside buffer 'a' (128 bytes)"
+        );
+        assert_eq!(
+            error(&k("a[0] = a[9223372036854775807LL];"), &l),
+            "2:10: index 9223372036854775807 is outside buffer 'a' (128 bytes)"
+        );
+        // An index that fits 64 bits but not the 48 bits of an address.
+        assert_eq!(
+            error(&k("int* p = a + (1LL << 50);"), &l),
+            "2:12: index 1125899906842624 is outside buffer 'a' (128 bytes)"
+        );
+        assert_eq!(
+            error(&k("long long i = 1LL << 62;\n  int* p = a;\n  p += i;"), &l),
+            "4:3: index 4611686018427387904 is outside buffer 'a' (128 bytes)"
+        );
+        // Arrays addressed straight from their object: a 2-D shared array counts whole elements.
+        assert_eq!(
+            error(
+                &k("__shared__ int s[4][8];\n  a[0] = s[1][9223372036854775807LL];"),
+                &l
+            ),
+            "3:10: index 9223372036854775815 is outside shared array 's' (128 bytes)"
+        );
+        assert_eq!(
+            error(
+                &k("__shared__ int s[4];\n  s[(int)threadIdx.x - 5] = 1;"),
+                &l
+            ),
+            "3:3: index -5 is outside shared array 's' (16 bytes)"
+        );
+    }
+
+    #[test]
+    fn a_pointer_may_step_before_a_shared_array_at_address_zero_and_back() {
+        let source = "__global__ void k(int* a) {\n  __shared__ int s[32];\n  s[threadIdx.x] = threadIdx.x;\n  __syncthreads();\n  int* p = s - 1;\n  p--;\n  a[threadIdx.x] = p[threadIdx.x + 2] - (int)(p - s);\n}";
+        assert_eq!(
+            ints(source, "k", &one_warp(&[("a", 128)]), "a"),
+            Ok((2..34).collect())
+        );
+    }
+
+    #[test]
+    fn a_pointer_to_const_moves_but_what_it_points_to_stays() {
+        let l = launch(
+            [1, 1, 1],
+            [32, 1, 1],
+            0,
+            &[("k", Value::Int(3))],
+            &[("a", 128)],
+        );
+        let source = "__global__ void k(int* a, int k) {\n  const int* p = a;\n  p += k;\n  p++;\n  const int* q;\n  q = p;\n  a[threadIdx.x] = q - a;\n}";
+        assert_eq!(ints(source, "k", &l, "a"), Ok(vec![4; 32]));
+        let rejected = |statement: &str| {
+            let source = format!(
+                "__global__ void k(int* a, int k) {{\n  const int* p = a;\n  {statement}\n}}"
+            );
+            ints(&source, "k", &l, "a").map(|_| ())
+        };
+        assert_eq!(
+            rejected("*p = 1;"),
+            Err("3:3: '=' cannot change a const or __constant__ location".to_string())
+        );
+        assert_eq!(
+            rejected("p[0] += 1;"),
+            Err("3:3: '+=' cannot change a const or __constant__ location".to_string())
+        );
+        assert_eq!(
+            rejected("const int w[2] = {1, 2};\n  w[k % 2] = 3;"),
+            Err("4:3: '=' cannot change a const or __constant__ location".to_string())
+        );
+        assert_eq!(
+            rejected("const int n = 2;\n  n++;"),
+            Err("4:3: '++' cannot change a const or __constant__ location".to_string())
+        );
+    }
+
+    const BROKEN_AND_WORKING: &str = "__device__ int helper(int x) { return x + undeclared; }\n\
+        __device__ int twice(int x) { return helper(x) - helper(x) + 2 * x; }\n\
+        __global__ void uses_helper(int* a) { a[threadIdx.x] = twice(1); }\n\
+        __global__ void broken(int* a) { a[0] = 1.5f % 2; }\n\
+        __global__ void fine(int* a) { a[threadIdx.x] = 42; }";
+
+    #[test]
+    fn a_broken_kernel_does_not_stop_the_other_kernels_of_its_file() {
+        let l = one_warp(&[("a", 128)]);
+        let program = compile(BROKEN_AND_WORKING, &[]).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(program.kernel_names(), ["uses_helper", "broken", "fine"]);
+        assert_eq!(ints(BROKEN_AND_WORKING, "fine", &l, "a"), Ok(vec![42; 32]));
+        assert_eq!(
+            ints(BROKEN_AND_WORKING, "broken", &l, "a"),
+            Err("4:41: '%' needs integer operands, not 'float'".to_string())
+        );
+        // The helper's error shows when a kernel that calls it, through `twice`, is launched.
+        assert_eq!(
+            ints(BROKEN_AND_WORKING, "uses_helper", &l, "a"),
+            Err("1:43: 'undeclared' is not declared".to_string())
+        );
+        assert_eq!(
+            program
+                .kernel("broken")
+                .map(|f| f.name.clone())
+                .map_err(|d| d.to_string()),
+            Err("4:41: '%' needs integer operands, not 'float'".to_string())
+        );
+    }
+
+    #[test]
+    fn an_unsupported_statement_fails_only_its_own_kernel() {
+        let source = "__global__ void uses_switch(int* a) { a[0] = 1; }\n\
+                      __global__ void fine(int* a) { a[threadIdx.x] = 42; }";
+        let mut unit = parse(source, &[]).unwrap_or_else(|d| panic!("{d}"));
+        // What the parser keeps of a `switch` it skipped.
+        let unsupported = Diagnostic::new(
+            Span {
+                line: 1,
+                col: 39,
+                ..Span::default()
+            },
+            "'switch' is not supported by the simulator; use if/else",
+        );
+        if let Some(ast::Item::Function(f)) = unit.items.first_mut() {
+            f.body.push(ast::Stmt {
+                kind: ast::StmtKind::Unsupported(unsupported.clone()),
+                span: unsupported.span,
+            });
+        }
+        let program = sema::check(&unit).unwrap_or_else(|d| panic!("{d}"));
+        let l = one_warp(&[("a", 128)]);
+        assert!(Simulation::new(&program, "fine", &l, 1).is_ok());
+        assert_eq!(
+            Simulation::new(&program, "uses_switch", &l, 1)
+                .map(|_| ())
+                .map_err(|d| d.to_string()),
+            Err("1:39: 'switch' is not supported by the simulator; use if/else".to_string())
+        );
+    }
+
+    #[test]
+    fn errors_of_the_file_itself_still_fail_the_whole_file() {
+        let twice =
+            "__global__ void k(int* a) { a[0] = 1; }\n__device__ int k(int x) { return x; }";
+        assert_eq!(
+            compile(twice, &[]).map(|_| ()).map_err(|d| d.to_string()),
+            Err("2:16: 'k' is defined twice".to_string())
+        );
+        let recursive = "__device__ int f(int x) { return x > 0 ? f(x - 1) : 0; }\n\
+                         __global__ void k(int* a) { a[0] = 1; }";
+        assert_eq!(
+            compile(recursive, &[])
+                .map(|_| ())
+                .map_err(|d| d.to_string()),
+            Err("1:16: 'f' calls itself (recursion is not supported by the simulator)".to_string())
+        );
+    }
+
+    #[test]
+    fn atomics_name_64_bit_types_as_their_signatures_do() {
+        let l = launch([1, 1, 1], [32, 1, 1], 0, &[], &[("a", 128), ("b", 128)]);
+        let source = "__global__ void k(long long* a, unsigned long long* b) {\n  atomicAdd(b, 1);\n  atomicMin(a, 1);\n  atomicAdd(a, 1);\n}";
+        assert_eq!(
+            ints(source, "k", &l, "a").map(|_| ()),
+            Err("4:13: 'atomicAdd' does not work on 'long long': it works on int, unsigned int, unsigned long long, float or double".to_string())
+        );
+    }
+
+    #[test]
+    fn a_value_for_a_pointer_or_a_buffer_for_a_number_is_a_launch_error() {
+        let source = "__global__ void k(float* a, int n) {\n  a[0] = n;\n}";
+        let check = |args: &[(&str, Value)], buffers: &[(&str, u64)]| {
+            let l = launch([1, 1, 1], [32, 1, 1], 0, args, buffers);
+            ints(source, "k", &l, "a").map(|_| ())
+        };
+        assert_eq!(
+            check(&[("n", Value::Int(1))], &[("a", 128), ("n", 4)]),
+            Err(
+                "1:33: 'n' is a scalar parameter (int): give it a value, not a buffer size"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            check(
+                &[("n", Value::Int(1)), ("a", Value::Float(64.5))],
+                &[("a", 128)]
+            ),
+            Err(
+                "1:26: 'a' is a pointer parameter (float*): give it a buffer size, not a value"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            check(&[("n", Value::Int(1)), ("m", Value::Int(2))], &[("a", 128)]),
+            Err("1:17: 'k' has no parameter named 'm'".to_string())
+        );
+        assert_eq!(
+            check(&[("n", Value::Int(1))], &[("a", 128), ("b", 128)]),
+            Err("1:17: 'k' has no parameter named 'b'".to_string())
+        );
+        assert_eq!(
+            check(&[("n", Value::Int(1)), ("n", Value::Int(2))], &[("a", 128)]),
+            Err("1:33: the launch gives the parameter 'n' twice".to_string())
+        );
+        assert_eq!(
+            check(&[("n", Value::Float(64.5))], &[("a", 128)]),
+            Err("1:33: the value 64.5 does not fit the parameter 'n' (int)".to_string())
+        );
+        assert_eq!(check(&[("n", Value::Int(1))], &[("a", 128)]), Ok(()));
+    }
+
+    #[test]
+    fn values_print_as_they_are_written() {
+        let shown: Vec<String> = [
+            Value::Float(64.5),
+            Value::Float(64.0),
+            Value::Int(-3),
+            Value::Bool(true),
+        ]
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+        assert_eq!(shown, ["64.5", "64.0", "-3", "true"]);
     }
 }
 
