@@ -1,0 +1,2 @@
+// memplay-fuzz: kernel=k grid=1,1,1 block=32,1,1 dyn_smem=0 regs=0 args= buffers= defines= device=h100 sampling=edges budget=default
+__global__ void k() { __threadfence(); }
