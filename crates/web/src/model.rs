@@ -49,7 +49,11 @@ pub fn lesson_occupancy(
             Ok(report.occupancy),
         ),
         Err(SimulationError::DoesNotLaunch(error)) => (with_smem(input.dyn_smem), Err(*error)),
-        Err(SimulationError::Kernel(_)) => {
+        Err(
+            SimulationError::Kernel(_)
+            | SimulationError::BadLaunch(_)
+            | SimulationError::StepBudget { .. },
+        ) => {
             let resources = with_smem(input.dyn_smem);
             (resources, occupancy::calculate(&input.device, resources))
         }

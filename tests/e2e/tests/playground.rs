@@ -5,6 +5,7 @@
 //! (the page is static files: no server logic), drives Debian's Chromium through chromedriver, and
 //! polls the page for conditions instead of sleeping for fixed times.
 
+use memplay_sim::kernel::limits::{MAX_NESTING, MAX_TREE_DEPTH};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -206,6 +207,27 @@ impl Harness {
             );
             tokio::time::sleep(POLL).await;
         }
+    }
+
+    /// Puts `source` into the kernel text area and presses Run. The text is set through the DOM
+    /// rather than typed, since the hostile kernels are hundreds of kilobytes long.
+    async fn run_kernel(&self, source: &str) {
+        let area = self.wait_for("[data-testid='kernel-source']").await;
+        self.driver
+            .execute(
+                "arguments[0].value = arguments[1];",
+                vec![
+                    area.to_json().expect("an element is an argument"),
+                    serde_json::Value::from(source),
+                ],
+            )
+            .await
+            .expect("the text area takes the kernel");
+        self.wait_for("[data-testid='run']")
+            .await
+            .click()
+            .await
+            .expect("Run is a button");
     }
 
     async fn finish(self) {
@@ -447,5 +469,101 @@ async fn a_kernel_that_never_ends_stops_at_the_step_budget_and_the_page_lives_on
     // The rest of the page still answers.
     page.wait_for("[data-testid='bank-map']").await;
     page.wait_for("[data-testid='roofline'] svg").await;
+    page.finish().await;
+}
+
+/// The parameters of the adjacent-difference lesson's kernel, which the hostile kernels keep so
+/// that the lesson's launch matches them.
+const ADJ_DIFF_HEAD: &str =
+    "__global__ void adj_diff_naive(int* result, const int* input, int n) {";
+
+#[tokio::test]
+async fn hostile_kernels_typed_into_the_page_end_in_one_error_line_and_the_page_lives_on() {
+    let page = Harness::start().await;
+    page.open("?lesson=adj-diff-naive").await;
+    page.wait_for_text_where("sim-cost", "report the first run", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    let chain = vec!["1"; 180_000].join("+");
+    let mut macros = String::from("#define X0 1\n");
+    for level in 1..=39 {
+        macros.push_str(&format!(
+            "#define X{level} X{} + X{}\n",
+            level - 1,
+            level - 1
+        ));
+    }
+    let hostile = [
+        // A flat chain overflowed the stack of the browser's wasm before the parser bounded it.
+        format!("{ADJ_DIFF_HEAD}\n  result[0] = {chain};\n}}\n"),
+        // A macro that doubles itself 39 times would expand to a trillion tokens.
+        format!("{macros}{ADJ_DIFF_HEAD}\n  result[0] = X39;\n}}\n"),
+        // Control characters and a long name are echoed in the error, cut and on one line.
+        format!(
+            "{ADJ_DIFF_HEAD}\n  result[0] = \u{1b}[31m{};\n}}\n",
+            "x".repeat(100_000)
+        ),
+    ];
+    for source in &hostile {
+        // A good run first, so the error below cannot be the previous kernel's.
+        page.run_kernel(&format!("{ADJ_DIFF_HEAD}\n  result[0] = n;\n}}\n"))
+            .await;
+        page.wait_for_text_where("sim-cost", "report the good kernel's run", |text| {
+            text.starts_with("simulated")
+        })
+        .await;
+        page.run_kernel(source).await;
+        let error = page
+            .wait_for_text_where(
+                "kernel-error",
+                "show an error at a line and column",
+                |text| text.starts_with("2:") || text.starts_with("41:"),
+            )
+            .await;
+        assert!(
+            !error.contains('\n') && error.chars().count() <= 300,
+            "the error is one short line: {error:?}"
+        );
+        assert!(
+            !error.chars().any(|c| c.is_control()),
+            "the error has no control characters: {error:?}"
+        );
+        // The page still answers: its other views are there.
+        page.wait_for("[data-testid='bank-map']").await;
+    }
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn kernels_nested_to_the_limits_run_in_the_browser() {
+    let page = Harness::start().await;
+    page.open("?lesson=adj-diff-naive").await;
+    page.wait_for_text_where("sim-cost", "report the first run", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    // The parser's limits bound every recursive walk of the simulator; a kernel just inside them
+    // must run in the browser's wasm stack, which is smaller than a native thread's.
+    let depth = MAX_NESTING as usize - 2;
+    let parens = format!("{}n{}", "(".repeat(depth), ")".repeat(depth));
+    let chain = vec!["n"; MAX_TREE_DEPTH - 4].join("+");
+    for body in [
+        format!("result[threadIdx.x] = {parens};"),
+        format!("result[threadIdx.x] = {chain};"),
+        "__threadfence(); result[threadIdx.x] = n;".to_string(),
+    ] {
+        // An error first, so the run below cannot be mistaken for the previous one.
+        page.run_kernel(&format!("{ADJ_DIFF_HEAD}\n  result[0] = m;\n}}\n"))
+            .await;
+        page.wait_for_text("kernel-error", "2:15: 'm' is not declared")
+            .await;
+        page.run_kernel(&format!("{ADJ_DIFF_HEAD}\n  {body}\n}}\n"))
+            .await;
+        page.wait_for_text_where("sim-cost", "report the edited kernel's run", |text| {
+            text.starts_with("simulated")
+        })
+        .await;
+    }
     page.finish().await;
 }

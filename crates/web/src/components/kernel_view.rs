@@ -185,9 +185,28 @@ pub fn cost_text(report: &SimulationReport, elapsed_ms: f64) -> String {
 fn error_excerpt(source: &str, error: &SimulationError) -> Option<String> {
     let span = error.span()?;
     let line = source.lines().nth(span.line.checked_sub(1)? as usize)?;
-    let caret = " ".repeat((span.col as usize).saturating_sub(1).min(line.len()));
-    Some(format!("{line}\n{caret}^"))
+    // Columns count characters. A line of a generated kernel can be a megabyte long, so only a
+    // window around the column is shown, and a control character shows as a space so that the
+    // caret stays under the character it points at.
+    let chars: Vec<char> = line.chars().collect();
+    let col = (span.col as usize).saturating_sub(1).min(chars.len());
+    let from = col.saturating_sub(EXCERPT_CONTEXT);
+    let to = (col + EXCERPT_CONTEXT).min(chars.len());
+    let visible = |c: &char| if c.is_control() { ' ' } else { *c };
+    let mut text = String::new();
+    if from > 0 {
+        text.push('…');
+    }
+    text.extend(chars[from..to].iter().map(visible));
+    if to < chars.len() {
+        text.push('…');
+    }
+    let caret = " ".repeat(col - from + usize::from(from > 0));
+    Some(format!("{text}\n{caret}^"))
 }
+
+/// Characters of the error's line shown on each side of its column.
+const EXCERPT_CONTEXT: usize = 60;
 
 /// The counters a lesson is about, with Nsight Compute's names as tooltips.
 fn counters_table(report: &SimulationReport) -> Html {
@@ -450,6 +469,44 @@ mod tests {
         assert_eq!(
             error_excerpt(source, &error).as_deref(),
             Some("  c[0] = m;\n         ^")
+        );
+    }
+
+    #[test]
+    fn an_error_on_a_megabyte_line_shows_a_window_around_its_column() {
+        let line = format!("{}m{}", "1+".repeat(50_000), "+1".repeat(50_000));
+        let source = format!("__global__ void k() {{\n{line}\n}}\n");
+        let error = SimulationError::Kernel(memplay_sim::kernel::Diagnostic::new(
+            memplay_sim::kernel::Span {
+                line: 2,
+                col: 100_001,
+                start: 0,
+                end: 0,
+            },
+            "'m' is not declared",
+        ));
+        let excerpt = error_excerpt(&source, &error).expect("the line exists");
+        // Sixty characters before the column, and sixty from it on (the 'm' and 59 more).
+        let expected_line = format!("…{}m{}…", "1+".repeat(30), &"+1".repeat(30)[..59]);
+        let expected_caret = format!("{}^", " ".repeat(61));
+        assert_eq!(excerpt, format!("{expected_line}\n{expected_caret}"));
+    }
+
+    #[test]
+    fn a_tab_in_the_error_line_keeps_the_caret_under_its_column() {
+        let source = "__global__ void k() {\n\tc[0] = m;\n}\n";
+        let error = SimulationError::Kernel(memplay_sim::kernel::Diagnostic::new(
+            memplay_sim::kernel::Span {
+                line: 2,
+                col: 9,
+                start: 0,
+                end: 0,
+            },
+            "'m' is not declared",
+        ));
+        assert_eq!(
+            error_excerpt(source, &error).as_deref(),
+            Some(" c[0] = m;\n        ^")
         );
     }
 
