@@ -5,8 +5,10 @@
 //! with `u`/`l` suffixes, floating literals (`1.0f`, `2.0`, `1e-3f`), string and character literals
 //! (only so that `#include "x.h"` lexes), every operator and punctuator, and `//` and `/* */`
 //! comments. Each token remembers whether it starts a line, which is how the preprocessor finds
-//! its `#` directives.
+//! its `#` directives. A UTF-8 byte order mark at the start (editors on Windows write one) is
+//! skipped; source longer than `limits::MAX_SOURCE_BYTES` is refused before any token is made.
 
+use super::limits::MAX_SOURCE_BYTES;
 use super::span::{Diagnostic, Span};
 
 /// Operators and punctuation.
@@ -266,14 +268,34 @@ impl Cursor<'_> {
 }
 
 /// Splits `source` into tokens. Comments and whitespace disappear; a backslash at the end of a
-/// line joins it to the next, as in C.
+/// line joins it to the next, as in C. Spans are byte offsets into `source`, a leading byte order
+/// mark included.
 pub fn lex(source: &str) -> Result<Vec<Token>, Diagnostic> {
+    if source.len() > MAX_SOURCE_BYTES {
+        let start = Span {
+            line: 1,
+            col: 1,
+            start: 0,
+            end: 0,
+        };
+        return Err(Diagnostic::new(
+            start,
+            format!(
+                "the source is {} bytes, more than the simulator's limit of {MAX_SOURCE_BYTES}",
+                source.len()
+            ),
+        ));
+    }
     let mut cur = Cursor {
         bytes: source.as_bytes(),
         pos: 0,
         line: 1,
         col: 1,
     };
+    // A byte order mark is not text: the first line still starts at column 1.
+    if source.starts_with('\u{feff}') {
+        cur.pos = '\u{feff}'.len_utf8();
+    }
     let mut tokens = Vec::new();
     let mut line_start = true;
     let mut space_before = true;
@@ -410,9 +432,10 @@ pub fn lex(source: &str) -> Result<Vec<Token>, Diagnostic> {
             }
             TokenKind::Punct(punct)
         };
+        let span = cur.span_from(start, line, col);
         tokens.push(Token {
             kind,
-            span: cur.span_from(start, line, col),
+            span,
             line_start,
             space_before,
         });
@@ -640,6 +663,22 @@ mod tests {
     #[test]
     fn a_stray_character_is_an_error() {
         check("int @x;", &["1:5: unexpected character '@'"]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_at_the_start_is_skipped() {
+        check("\u{feff}int x;", &["1:1 int", "1:5 x", "1:6 ;"]);
+    }
+
+    #[test]
+    fn source_over_the_size_limit_is_refused_before_lexing() {
+        let source = "x".repeat(MAX_SOURCE_BYTES + 1);
+        check(
+            &source,
+            &["1:1: the source is 1048577 bytes, more than the simulator's limit of 1048576"],
+        );
+        let at_the_limit = format!("{}\n", " ".repeat(MAX_SOURCE_BYTES - 2)) + "x";
+        check(&at_the_limit, &["2:1 x"]);
     }
 
     #[test]

@@ -13,23 +13,40 @@
 /// under 2 KB; a megabyte is a generous ceiling for anything typed or pasted.
 pub const MAX_SOURCE_BYTES: usize = 1 << 20;
 
-/// Parentheses, blocks and prefix operators nested deeper than this are an error (parser).
+/// Parentheses, brackets, blocks, statement bodies, prefix operators, `?:` and assignment chains
+/// nested deeper than this are an error (parser), and so are `#if` conditions whose evaluation
+/// recurses deeper than this (preprocessor). Each level of the parser costs at most a bounded
+/// number of stack frames, so this bounds the parser's stack use.
 pub const MAX_NESTING: u32 = 96;
 
 /// Expression trees deeper than this (long chains such as `1+1+...+1`) are an error. Sema and the
-/// interpreter walk expression trees recursively, so this bounds their stack use too.
+/// interpreter walk expression trees recursively, so this bounds their stack use too. The parser
+/// knows each node's depth as it makes it and stops there, so a deeper tree is never built (or
+/// dropped, which is recursive too).
 pub const MAX_TREE_DEPTH: usize = 200;
+
+/// A declarator's pointer levels (`int**`), and separately its array dimensions (`a[2][3]`),
+/// number at most this many. Types are nested boxes that sema walks and drops recursively; the
+/// lecture kernels use one level of each, two at most.
+pub const MAX_TYPE_DEPTH: usize = 16;
 
 /// `__device__` calls nested deeper than this are an error at run time (recursion included).
 pub const MAX_CALL_DEPTH: u32 = 24;
 
 /// The preprocessor stops with an error once its output exceeds this many tokens (a macro that
-/// doubles itself eighteen times would otherwise produce millions).
+/// doubles itself eighteen times would otherwise produce millions). The tokens a macro's expanded
+/// arguments make on the way count too, so no intermediate list can grow past it either.
 pub const MAX_PREPROCESSED_TOKENS: usize = 200_000;
 
 /// The preprocessor stops with an error after this many macro expansions, so nested function-like
 /// macros cannot take seconds before their first output.
 pub const MAX_MACRO_EXPANSIONS: usize = 100_000;
+
+/// Macros expanding inside macros (or inside their arguments) deeper than this are an error; it
+/// bounds the preprocessor's recursion, which happens once per level. Macros that expand to
+/// themselves are not re-expanded, as in C, so only a chain of this many distinct macros reaches
+/// it.
+pub const MAX_MACRO_DEPTH: usize = 64;
 
 /// A diagnostic's message is cut to this many characters (with an ellipsis), so a megabyte
 /// identifier echoed in an error cannot flood a terminal or the page.
