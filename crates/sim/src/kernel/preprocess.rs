@@ -7,13 +7,17 @@
 //! inclusion, and `-D` definitions made before the first line of the file. `#include` and `#pragma`
 //! are ignored: the kernels need no headers. Tokens that come out of a macro carry the span of the
 //! macro's use, so that errors point at the text the user wrote.
+//!
+//! Its work is bounded whatever the text (`limits`): the output, counted as it is written and with
+//! the tokens of expanded macro arguments included, stops at `MAX_PREPROCESSED_TOKENS`; the number
+//! of macro expansions at `MAX_MACRO_EXPANSIONS`; the recursion of expansion at `MAX_MACRO_DEPTH`
+//! and that of `#if` evaluation at `MAX_NESTING`. A `-D` name must be a C identifier.
 
 use super::lexer::{lex, Punct, Token, TokenKind};
+use super::limits::{MAX_MACRO_DEPTH, MAX_MACRO_EXPANSIONS, MAX_NESTING, MAX_PREPROCESSED_TOKENS};
 use super::span::{Diagnostic, Span};
 use std::collections::HashMap;
-
-/// Macro expansion stops at this depth (a macro that expands to itself forever is an error).
-const MAX_EXPANSION_DEPTH: usize = 64;
+use std::ops::Range;
 
 #[derive(Clone, Debug)]
 struct Macro {
@@ -35,30 +39,90 @@ struct Conditional {
     span: Span,
 }
 
+/// What the preprocessing of one file has spent, shared by every `expand` call (those of `#if`
+/// conditions too), so that the bounds hold for the whole file and are checked as tokens are made.
+#[derive(Default)]
+struct Budget {
+    /// Tokens written to the output or to an intermediate list (an expanded macro argument, a
+    /// macro body with its arguments in place).
+    tokens: usize,
+    expansions: usize,
+}
+
+impl Budget {
+    /// Appends `token` to `out`, or fails once the file has made `MAX_PREPROCESSED_TOKENS`.
+    fn push(&mut self, out: &mut Vec<Token>, token: Token) -> Result<(), Diagnostic> {
+        self.tokens += 1;
+        if self.tokens > MAX_PREPROCESSED_TOKENS {
+            return Err(Diagnostic::new(
+                token.span,
+                format!(
+                    "the preprocessed source is longer than the simulator's limit of \
+                     {MAX_PREPROCESSED_TOKENS} tokens"
+                ),
+            ));
+        }
+        out.push(token);
+        Ok(())
+    }
+
+    /// Counts one macro expansion at `span`, or fails after `MAX_MACRO_EXPANSIONS`.
+    fn expansion(&mut self, span: Span) -> Result<(), Diagnostic> {
+        self.expansions += 1;
+        if self.expansions > MAX_MACRO_EXPANSIONS {
+            return Err(Diagnostic::new(
+                span,
+                format!(
+                    "macros expand more often than the simulator's limit of \
+                     {MAX_MACRO_EXPANSIONS} expansions"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A C identifier: a letter or `_`, then letters, digits and `_`.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// Runs the preprocessor over `tokens`. `defines` are `-D NAME=VALUE` overrides, defined before the
-/// file (so the file's `#ifndef NAME` guard skips its own default).
+/// file (so the file's `#ifndef NAME` guard skips its own default). Their errors have no place in
+/// the source: their span is the default one, line 0.
 pub fn preprocess(
     tokens: Vec<Token>,
     defines: &[(String, String)],
 ) -> Result<Vec<Token>, Diagnostic> {
     let mut macros: HashMap<String, Macro> = HashMap::new();
     for (name, value) in defines {
+        if name.is_empty() {
+            return Err(Diagnostic::new(
+                Span::default(),
+                format!("'-D ={value}': the macro name is missing"),
+            ));
+        }
+        if !is_identifier(name) {
+            return Err(Diagnostic::new(
+                Span::default(),
+                format!("'-D {name}': a macro name must be an identifier"),
+            ));
+        }
         let body = lex(value).map_err(|d| {
             Diagnostic::new(
                 Span::default(),
                 format!("in -D {name}={value}: {}", d.message),
             )
         })?;
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(Diagnostic::new(
-                Span::default(),
-                format!("-D {name}: a macro name is letters, digits and '_'"),
-            ));
-        }
         macros.insert(name.clone(), Macro { params: None, body });
     }
 
-    let mut out = Vec::with_capacity(tokens.len());
+    let mut out = Vec::with_capacity(tokens.len().min(MAX_PREPROCESSED_TOKENS));
+    let mut budget = Budget::default();
     let mut stack: Vec<Conditional> = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
@@ -70,7 +134,14 @@ pub fn preprocess(
                 end += 1;
             }
             let line = &tokens[i + 1..end];
-            directive(hash_span, line, active, &mut macros, &mut stack)?;
+            directive(
+                hash_span,
+                line,
+                active,
+                &mut macros,
+                &mut stack,
+                &mut budget,
+            )?;
             i = end;
             continue;
         }
@@ -84,7 +155,15 @@ pub fn preprocess(
             end += 1;
         }
         let mut disabled = Vec::new();
-        expand(&tokens[i..end], &macros, &mut disabled, 0, None, &mut out)?;
+        expand(
+            &tokens[i..end],
+            &macros,
+            &mut disabled,
+            0,
+            None,
+            &mut budget,
+            &mut out,
+        )?;
         i = end;
     }
     if let Some(open) = stack.last() {
@@ -99,6 +178,7 @@ fn directive(
     active: bool,
     macros: &mut HashMap<String, Macro>,
     stack: &mut Vec<Conditional>,
+    budget: &mut Budget,
 ) -> Result<(), Diagnostic> {
     let Some(first) = line.first() else {
         // A lone `#` is the null directive.
@@ -145,7 +225,7 @@ fn directive(
             });
         }
         "if" => {
-            let taken = active && eval_condition(&line[1..], first.span, macros)?;
+            let taken = active && eval_condition(&line[1..], first.span, macros, budget)?;
             stack.push(Conditional {
                 active: taken,
                 taken,
@@ -161,8 +241,9 @@ fn directive(
             if top.seen_else {
                 return Err(Diagnostic::new(span, "#elif after #else"));
             }
-            let take =
-                top.parent_active && !top.taken && eval_condition(&line[1..], first.span, macros)?;
+            let take = top.parent_active
+                && !top.taken
+                && eval_condition(&line[1..], first.span, macros, budget)?;
             if let Some(top) = stack.last_mut() {
                 top.active = take;
                 top.taken |= take;
@@ -254,103 +335,129 @@ fn directive(
 }
 
 /// Expands macros in `tokens` into `out`. `disabled` lists the macros being expanded (a macro is not
-/// expanded inside its own expansion); `use_span` is the span expanded tokens take.
+/// expanded inside its own expansion); `use_span` is the span expanded tokens take. `depth` is the
+/// number of expansions this one is inside, which bounds the recursion; `budget` bounds the work.
 fn expand(
     tokens: &[Token],
     macros: &HashMap<String, Macro>,
     disabled: &mut Vec<String>,
     depth: usize,
     use_span: Option<Span>,
+    budget: &mut Budget,
     out: &mut Vec<Token>,
 ) -> Result<(), Diagnostic> {
     let mut i = 0;
     while i < tokens.len() {
         let token = &tokens[i];
         let span = use_span.unwrap_or(token.span);
-        let name = match token.ident() {
-            Some(name) if macros.contains_key(name) && !disabled.iter().any(|d| d == name) => name,
-            _ => {
-                let mut t = token.clone();
-                t.span = span;
-                out.push(t);
-                i += 1;
-                continue;
-            }
-        };
-        if depth >= MAX_EXPANSION_DEPTH {
-            return Err(Diagnostic::new(
-                span,
-                format!("macro '{name}' expands too deeply"),
-            ));
-        }
-        let Some(mac) = macros.get(name) else {
+        let found = token
+            .ident()
+            .filter(|name| !disabled.iter().any(|d| d == name))
+            .and_then(|name| Some((name, macros.get(name)?)))
+            // Without `(` after it, a function-like macro's name is an ordinary identifier.
+            .filter(|(_, mac)| {
+                mac.params.is_none() || tokens.get(i + 1).is_some_and(|t| t.is_punct(Punct::LParen))
+            });
+        let Some((name, mac)) = found else {
+            let mut t = token.clone();
+            t.span = span;
+            budget.push(out, t)?;
             i += 1;
             continue;
         };
-        match &mac.params {
-            None => {
-                disabled.push(name.to_string());
-                expand(&mac.body, macros, disabled, depth + 1, Some(span), out)?;
-                disabled.pop();
-                i += 1;
-            }
-            Some(params) => {
-                // Without `(` after it, a function-like macro's name is an ordinary identifier.
-                if !tokens.get(i + 1).is_some_and(|t| t.is_punct(Punct::LParen)) {
-                    let mut t = token.clone();
-                    t.span = span;
-                    out.push(t);
-                    i += 1;
-                    continue;
-                }
-                let (args, after) = macro_arguments(tokens, i + 1, name, span)?;
-                let n_args = if params.is_empty() && args.len() == 1 && args[0].is_empty() {
-                    0
-                } else {
-                    args.len()
-                };
-                if n_args != params.len() {
-                    return Err(Diagnostic::new(
-                        span,
-                        format!(
-                            "macro '{name}' takes {} arguments, not {n_args}",
-                            params.len()
-                        ),
-                    ));
-                }
-                // Arguments are expanded first, then put in place of the parameters.
-                let mut expanded_args = Vec::with_capacity(args.len());
-                for arg in &args {
-                    let mut e = Vec::new();
-                    expand(arg, macros, disabled, depth + 1, Some(span), &mut e)?;
-                    expanded_args.push(e);
-                }
-                let mut substituted = Vec::new();
-                for t in &mac.body {
-                    match t.ident().and_then(|n| params.iter().position(|p| p == n)) {
-                        Some(k) => substituted.extend(expanded_args[k].iter().cloned()),
-                        None => substituted.push(t.clone()),
+        if depth >= MAX_MACRO_DEPTH {
+            return Err(Diagnostic::new(
+                span,
+                format!(
+                    "macros nest deeper than the simulator's limit of {MAX_MACRO_DEPTH} levels \
+                     (at '{name}')"
+                ),
+            ));
+        }
+        budget.expansion(span)?;
+        let Some(params) = &mac.params else {
+            disabled.push(name.to_string());
+            expand(
+                &mac.body,
+                macros,
+                disabled,
+                depth + 1,
+                Some(span),
+                budget,
+                out,
+            )?;
+            disabled.pop();
+            i += 1;
+            continue;
+        };
+        let (args, after) = macro_arguments(tokens, i + 1, name, span)?;
+        let n_args = if params.is_empty() && args.len() == 1 && args[0].is_empty() {
+            0
+        } else {
+            args.len()
+        };
+        if n_args != params.len() {
+            return Err(Diagnostic::new(
+                span,
+                format!(
+                    "macro '{name}' takes {} arguments, not {n_args}",
+                    params.len()
+                ),
+            ));
+        }
+        // Arguments are expanded first, then put in place of the parameters.
+        let mut expanded_args = Vec::with_capacity(args.len());
+        for arg in args {
+            let mut e = Vec::new();
+            expand(
+                &tokens[arg],
+                macros,
+                disabled,
+                depth + 1,
+                Some(span),
+                budget,
+                &mut e,
+            )?;
+            expanded_args.push(e);
+        }
+        let mut substituted = Vec::new();
+        for t in &mac.body {
+            match t.ident().and_then(|n| params.iter().position(|p| p == n)) {
+                Some(k) => {
+                    for a in &expanded_args[k] {
+                        budget.push(&mut substituted, a.clone())?;
                     }
                 }
-                disabled.push(name.to_string());
-                expand(&substituted, macros, disabled, depth + 1, Some(span), out)?;
-                disabled.pop();
-                i = after;
+                None => budget.push(&mut substituted, t.clone())?,
             }
         }
+        drop(expanded_args);
+        disabled.push(name.to_string());
+        expand(
+            &substituted,
+            macros,
+            disabled,
+            depth + 1,
+            Some(span),
+            budget,
+            out,
+        )?;
+        disabled.pop();
+        i = after;
     }
     Ok(())
 }
 
-/// Splits the arguments of a function-like macro use; `open` is the index of its `(`. Returns the
-/// arguments and the index after the closing `)`.
+/// Splits the arguments of a function-like macro use; `open` is the index of its `(`. Returns
+/// where each argument lies in `tokens` and the index after the closing `)`.
 fn macro_arguments(
     tokens: &[Token],
     open: usize,
     name: &str,
     span: Span,
-) -> Result<(Vec<Vec<Token>>, usize), Diagnostic> {
-    let mut args = vec![Vec::new()];
+) -> Result<(Vec<Range<usize>>, usize), Diagnostic> {
+    let mut args = Vec::new();
+    let mut arg_start = open + 1;
     let mut depth = 0usize;
     let mut j = open + 1;
     while j < tokens.len() {
@@ -359,16 +466,13 @@ fn macro_arguments(
             depth += 1;
         } else if t.is_punct(Punct::RParen) {
             if depth == 0 {
+                args.push(arg_start..j);
                 return Ok((args, j + 1));
             }
             depth -= 1;
         } else if t.is_punct(Punct::Comma) && depth == 0 {
-            args.push(Vec::new());
-            j += 1;
-            continue;
-        }
-        if let Some(last) = args.last_mut() {
-            last.push(t.clone());
+            args.push(arg_start..j);
+            arg_start = j + 1;
         }
         j += 1;
     }
@@ -384,6 +488,7 @@ fn eval_condition(
     line: &[Token],
     at: Span,
     macros: &HashMap<String, Macro>,
+    budget: &mut Budget,
 ) -> Result<bool, Diagnostic> {
     // Replace `defined X` / `defined(X)` before expansion.
     let mut replaced = Vec::new();
@@ -416,13 +521,22 @@ fn eval_condition(
         i += 1;
     }
     let mut expanded = Vec::new();
-    expand(&replaced, macros, &mut Vec::new(), 0, None, &mut expanded)?;
+    expand(
+        &replaced,
+        macros,
+        &mut Vec::new(),
+        0,
+        None,
+        budget,
+        &mut expanded,
+    )?;
     if expanded.is_empty() {
         return Err(Diagnostic::new(at, "#if needs a condition"));
     }
     let mut parser = CondParser {
         tokens: &expanded,
         pos: 0,
+        depth: 0,
     };
     let value = parser.expr(0)?;
     if let Some(t) = expanded.get(parser.pos) {
@@ -434,10 +548,12 @@ fn eval_condition(
     Ok(value != 0)
 }
 
-/// A precedence-climbing evaluator for `#if` conditions, over 64-bit signed integers.
+/// A precedence-climbing evaluator for `#if` conditions, over 64-bit signed integers. Its recursion
+/// (`expr` and `unary` calls in progress) is bounded by `MAX_NESTING`.
 struct CondParser<'a> {
     tokens: &'a [Token],
     pos: usize,
+    depth: u32,
 }
 
 impl CondParser<'_> {
@@ -462,7 +578,35 @@ impl CondParser<'_> {
         Some((p, prec))
     }
 
+    /// Runs `f` one level deeper, or fails past `MAX_NESTING` levels.
+    fn nested(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<i64, Diagnostic>,
+    ) -> Result<i64, Diagnostic> {
+        if self.depth >= MAX_NESTING {
+            let at = match self.tokens.get(self.pos) {
+                Some(t) => t.span,
+                None => self.tokens.last().map(|t| t.span).unwrap_or_default(),
+            };
+            return Err(Diagnostic::new(
+                at,
+                format!(
+                    "the #if condition nests deeper than the simulator's limit of {MAX_NESTING} \
+                     levels"
+                ),
+            ));
+        }
+        self.depth += 1;
+        let result = f(self);
+        self.depth -= 1;
+        result
+    }
+
     fn expr(&mut self, min_prec: u8) -> Result<i64, Diagnostic> {
+        self.nested(|p| p.expr_inner(min_prec))
+    }
+
+    fn expr_inner(&mut self, min_prec: u8) -> Result<i64, Diagnostic> {
         let mut lhs = self.unary()?;
         if self
             .tokens
@@ -537,6 +681,10 @@ impl CondParser<'_> {
     }
 
     fn unary(&mut self) -> Result<i64, Diagnostic> {
+        self.nested(Self::unary_inner)
+    }
+
+    fn unary_inner(&mut self) -> Result<i64, Diagnostic> {
         let Some(t) = self.tokens.get(self.pos) else {
             let at = self
                 .tokens
@@ -689,6 +837,119 @@ mod tests {
             "#frobnicate\n",
             &[],
             &["1:2: unknown directive #frobnicate"],
+        );
+    }
+
+    #[test]
+    fn a_dash_d_name_must_be_an_identifier() {
+        check(
+            "x",
+            &[("1X", "2")],
+            &["0:0: '-D 1X': a macro name must be an identifier"],
+        );
+        check(
+            "x",
+            &[("A B", "1")],
+            &["0:0: '-D A B': a macro name must be an identifier"],
+        );
+        check(
+            "x",
+            &[("", "1")],
+            &["0:0: '-D =1': the macro name is missing"],
+        );
+        check("x", &[("_x1", "2")], &["1:1 x"]);
+    }
+
+    /// `check` on a thread with a 1 MB stack, about what a browser gives WebAssembly.
+    fn check_on_a_small_stack(source: String, expected: &[&str]) {
+        let expected: Vec<String> = expected.iter().map(|e| e.to_string()).collect();
+        let thread = std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || {
+                let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+                check(&source, &[], &expected)
+            })
+            .expect("a thread starts");
+        if let Err(panic) = thread.join() {
+            std::panic::resume_unwind(panic);
+        }
+    }
+
+    /// `#define X0 1`, then `#define Xk X(k-1)+X(k-1)` up to `last`, then a kernel that uses
+    /// `X{last}` on line `last + 2`, column 36.
+    fn doubling_chain(last: usize) -> String {
+        let mut source = "#define X0 1\n".to_string();
+        for k in 1..=last {
+            source += &format!("#define X{k} X{}+X{}\n", k - 1, k - 1);
+        }
+        source + &format!("__global__ void k(int* a) {{ a[0] = X{last}; }}")
+    }
+
+    #[test]
+    fn a_macro_doubled_eighteen_times_stops_at_the_expansion_limit() {
+        check_on_a_small_stack(
+            doubling_chain(18),
+            &["20:36: macros expand more often than the simulator's limit of 100000 expansions"],
+        );
+    }
+
+    #[test]
+    fn a_macro_doubled_thirty_nine_times_stops_at_the_same_limit() {
+        check_on_a_small_stack(
+            doubling_chain(39),
+            &["41:36: macros expand more often than the simulator's limit of 100000 expansions"],
+        );
+    }
+
+    #[test]
+    fn a_function_like_macro_nested_24_times_stops_at_the_token_limit() {
+        check_on_a_small_stack(
+            format!("#define F(x) x x\nv = {}1{};", "F(".repeat(24), ")".repeat(24)),
+            &["2:5: the preprocessed source is longer than the simulator's limit of 200000 tokens"],
+        );
+    }
+
+    #[test]
+    fn many_uses_of_a_small_macro_stop_at_the_token_limit() {
+        check_on_a_small_stack(
+            format!("#define TEN {}\n{}", "; ".repeat(10), "TEN ".repeat(20_001)),
+            &["2:80001: the preprocessed source is longer than the simulator's limit of 200000 tokens"],
+        );
+    }
+
+    #[test]
+    fn a_chain_of_a_hundred_macros_stops_at_the_depth_limit() {
+        let mut source = "#define Y0 1\n".to_string();
+        for k in 1..100 {
+            source += &format!("#define Y{k} Y{}\n", k - 1);
+        }
+        check_on_a_small_stack(
+            source + "Y99",
+            &["101:1: macros nest deeper than the simulator's limit of 64 levels (at 'Y35')"],
+        );
+        check_on_a_small_stack(
+            format!("#define G(x) x\n{}1{}", "G(".repeat(100), ")".repeat(100)),
+            &["2:1: macros nest deeper than the simulator's limit of 64 levels (at 'G')"],
+        );
+    }
+
+    #[test]
+    fn an_if_with_50000_nested_parentheses_stops_at_the_nesting_limit() {
+        check_on_a_small_stack(
+            format!(
+                "#if {}1{}\nx\n#endif",
+                "(".repeat(50_000),
+                ")".repeat(50_000)
+            ),
+            &["1:53: the #if condition nests deeper than the simulator's limit of 96 levels"],
+        );
+        check_on_a_small_stack(
+            format!("#if {}1\nx\n#endif", "1 ? 1 : ".repeat(1_000)),
+            &["1:761: the #if condition nests deeper than the simulator's limit of 96 levels"],
+        );
+        check_on_a_small_stack(
+            format!("#if {}1\nx\n#endif", "- ".repeat(50_000)),
+            &["1:195: the #if condition nests deeper than the simulator's limit of 96 levels"],
         );
     }
 }
