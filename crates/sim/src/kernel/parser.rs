@@ -4,11 +4,22 @@
 //! kernels and `__device__` helpers, declarations, statements and C's expression grammar with its
 //! precedence levels (C11 standard, section 6.5). Errors name what was expected and point at the
 //! token where it was not found; a missing `;` points just after the token it should follow, as
-//! clang does. Nesting is limited, so no input can overflow the stack.
+//! clang does.
+//!
+//! No input can overflow the stack, here or in the stages after: nesting (brackets, blocks,
+//! statement bodies, prefix operators, `?:`, assignment chains) is limited to `limits::MAX_NESTING`
+//! levels as the parser descends, every expression node knows its depth as it is made and none
+//! deeper than `limits::MAX_TREE_DEPTH` is built (so long flat chains such as `1+1+...+1` stop
+//! there too), and a type's pointer levels and array dimensions are limited to
+//! `limits::MAX_TYPE_DEPTH`.
+//!
+//! Constructs that are C but not simulated (`switch`, `case`, `default`, `goto` and labels, `->`)
+//! are parsed and kept as `StmtKind::Unsupported` in place of the statement they make or appear
+//! in, so only the function that uses them fails (in sema); a syntax error fails the whole file.
 
 use super::ast::*;
 use super::lexer::{Punct, Token, TokenKind};
-use super::limits::{MAX_NESTING, MAX_TREE_DEPTH};
+use super::limits::{MAX_NESTING, MAX_TREE_DEPTH, MAX_TYPE_DEPTH};
 use super::span::{Diagnostic, Span};
 
 /// Words that may start a declaration.
@@ -60,6 +71,7 @@ pub fn parse(tokens: &[Token]) -> Result<TranslationUnit, Diagnostic> {
         tokens,
         pos: 0,
         nesting: 0,
+        unsupported: None,
     };
     let mut unit = TranslationUnit::default();
     while parser.pos < tokens.len() {
@@ -74,7 +86,17 @@ pub fn parse(tokens: &[Token]) -> Result<TranslationUnit, Diagnostic> {
 struct Parser<'a> {
     tokens: &'a [Token],
     pos: usize,
+    /// Levels of nesting entered and not yet left (`nested`).
     nesting: u32,
+    /// An unsupported construct (`->`) met in an expression of the statement being parsed;
+    /// `statement` turns that statement into `StmtKind::Unsupported`.
+    unsupported: Option<Diagnostic>,
+}
+
+/// An expression and the depth of its tree, known as it is built (a leaf is 1 deep).
+struct Tree {
+    expr: Expr,
+    depth: usize,
 }
 
 /// What a declaration's specifiers said.
@@ -191,19 +213,22 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn enter(&mut self) -> Result<(), Diagnostic> {
-        self.nesting += 1;
-        if self.nesting > MAX_NESTING {
+    /// Runs `f` one nesting level deeper, or fails at the current token when that is more than
+    /// `MAX_NESTING` levels.
+    fn nested<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, Diagnostic>,
+    ) -> Result<T, Diagnostic> {
+        if self.nesting >= MAX_NESTING {
             return Err(Diagnostic::new(
                 self.here(),
-                "the code is nested too deeply",
+                format!("the code nests deeper than the simulator's limit of {MAX_NESTING} levels"),
             ));
         }
-        Ok(())
-    }
-
-    fn leave(&mut self) {
-        self.nesting = self.nesting.saturating_sub(1);
+        self.nesting += 1;
+        let result = f(self);
+        self.nesting -= 1;
+        result
     }
 
     fn starts_declaration(&self) -> bool {
@@ -317,9 +342,22 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// Reads `*`, `* const`, `__restrict__` before a declarator's name.
-    fn pointers(&mut self, mut ty: Type, mut pointee_const: bool) -> Type {
-        while self.eat(Punct::Star) {
+    /// Reads `*`, `* const`, `__restrict__` before a declarator's name (at most
+    /// `MAX_TYPE_DEPTH` levels).
+    fn pointers(&mut self, mut ty: Type, mut pointee_const: bool) -> Result<Type, Diagnostic> {
+        let mut levels = 0;
+        while self.at(Punct::Star) {
+            levels += 1;
+            if levels > MAX_TYPE_DEPTH {
+                return Err(Diagnostic::new(
+                    self.here(),
+                    format!(
+                        "this type has more pointer levels than the simulator's limit of \
+                         {MAX_TYPE_DEPTH}"
+                    ),
+                ));
+            }
+            self.pos += 1;
             ty = Type::pointer_to(ty, pointee_const);
             pointee_const = false;
             while self.at_word("const") || self.at_word("__restrict__") || self.at_word("volatile")
@@ -327,12 +365,23 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
             }
         }
-        ty
+        Ok(ty)
     }
 
+    /// Array dimensions `[N]` after a declarator's name (at most `MAX_TYPE_DEPTH`).
     fn dims(&mut self) -> Result<Vec<Option<Expr>>, Diagnostic> {
         let mut dims = Vec::new();
-        while self.eat(Punct::LBracket) {
+        while self.at(Punct::LBracket) {
+            if dims.len() == MAX_TYPE_DEPTH {
+                return Err(Diagnostic::new(
+                    self.here(),
+                    format!(
+                        "this array has more dimensions than the simulator's limit of \
+                         {MAX_TYPE_DEPTH}"
+                    ),
+                ));
+            }
+            self.pos += 1;
             if self.eat(Punct::RBracket) {
                 dims.push(None);
                 continue;
@@ -347,19 +396,20 @@ impl<'a> Parser<'a> {
     fn initializer(&mut self) -> Result<Initializer, Diagnostic> {
         if self.at(Punct::LBrace) {
             let open = self.expect(Punct::LBrace)?;
-            self.enter()?;
-            let mut items = Vec::new();
-            while !self.at(Punct::RBrace) {
-                items.push(self.initializer()?);
-                if !self.eat(Punct::Comma) {
-                    break;
+            let items = self.nested(|p| {
+                let mut items = Vec::new();
+                while !p.at(Punct::RBrace) {
+                    items.push(p.initializer()?);
+                    if !p.eat(Punct::Comma) {
+                        break;
+                    }
                 }
-            }
+                Ok(items)
+            })?;
             let close = self.expect(Punct::RBrace)?;
-            self.leave();
             return Ok(Initializer::List(items, open.to(close)));
         }
-        Ok(Initializer::Expr(self.assignment_checked()?))
+        Ok(Initializer::Expr(self.assignment_expr()?))
     }
 
     /// A declaration after its specifiers: declarators separated by commas, then `;`.
@@ -374,7 +424,7 @@ impl<'a> Parser<'a> {
             let (name, span, ty) = match pending.take() {
                 Some(first) => first,
                 None => {
-                    let ty = self.pointers(spec.base.clone(), spec.is_const);
+                    let ty = self.pointers(spec.base.clone(), spec.is_const)?;
                     let (name, span) = self.ident("a variable name")?;
                     (name, span, ty)
                 }
@@ -405,12 +455,22 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// A file-scope item. An unsupported construct outside any statement (`->` in a file-scope
+    /// initialiser or an array parameter's size) fails the file: it has no function to fail.
     fn item(&mut self) -> Result<Item, Diagnostic> {
+        let item = self.item_inner()?;
+        match self.unsupported.take() {
+            Some(diagnostic) => Err(diagnostic),
+            None => Ok(item),
+        }
+    }
+
+    fn item_inner(&mut self) -> Result<Item, Diagnostic> {
         if !self.starts_declaration() {
             return Err(self.error_here("a kernel, a __device__ function or a file-scope variable"));
         }
         let spec = self.specifiers()?;
-        let ty = self.pointers(spec.base.clone(), spec.is_const);
+        let ty = self.pointers(spec.base.clone(), spec.is_const)?;
         let (name, span) = self.ident("a name")?;
         if self.at(Punct::LParen) {
             return Ok(Item::Function(self.function(spec, ty, name, span)?));
@@ -457,7 +517,7 @@ impl<'a> Parser<'a> {
                 return Err(self.error_here("a parameter type"));
             }
             let pspec = self.specifiers()?;
-            let mut ty = self.pointers(pspec.base.clone(), pspec.is_const);
+            let mut ty = self.pointers(pspec.base.clone(), pspec.is_const)?;
             let (pname, pspan) = self.ident("a parameter name")?;
             // `float a[]` and `float a[N]` as parameters are pointers.
             let dims = self.dims()?;
@@ -493,10 +553,10 @@ impl<'a> Parser<'a> {
 
     // ----- statements -----
 
-    /// A `{ ... }` block: its statements, its whole span and the span of its closing brace.
+    /// A `{ ... }` block: its statements, its whole span and the span of its closing brace. Each
+    /// statement is a nesting level deeper than the block.
     fn block(&mut self) -> Result<(Vec<Stmt>, Span, Span), Diagnostic> {
         let open = self.expect(Punct::LBrace)?;
-        self.enter()?;
         let mut stmts = Vec::new();
         loop {
             if self.at(Punct::RBrace) {
@@ -508,15 +568,24 @@ impl<'a> Parser<'a> {
             stmts.push(self.statement()?);
         }
         let close = self.expect(Punct::RBrace)?;
-        self.leave();
         Ok((stmts, open.to(close), close))
     }
 
+    /// A statement, one nesting level deeper. One that contains an unsupported construct in its
+    /// own expressions (not in a nested statement, which is the one that fails) becomes
+    /// `StmtKind::Unsupported`.
     fn statement(&mut self) -> Result<Stmt, Diagnostic> {
-        self.enter()?;
-        let result = self.statement_inner();
-        self.leave();
-        result
+        let outer = self.unsupported.take();
+        let result = self.nested(Self::statement_inner);
+        let own = std::mem::replace(&mut self.unsupported, outer);
+        let stmt = result?;
+        Ok(match own {
+            Some(diagnostic) => Stmt {
+                kind: StmtKind::Unsupported(diagnostic),
+                span: stmt.span,
+            },
+            None => stmt,
+        })
     }
 
     fn statement_inner(&mut self) -> Result<Stmt, Diagnostic> {
@@ -539,7 +608,7 @@ impl<'a> Parser<'a> {
             Some("if") => {
                 self.pos += 1;
                 self.expect(Punct::LParen)?;
-                let cond = self.expr_checked()?;
+                let cond = self.expr()?;
                 self.expect(Punct::RParen)?;
                 let then = self.statement()?;
                 let otherwise = if self.at_word("else") {
@@ -553,7 +622,7 @@ impl<'a> Parser<'a> {
             Some("while") => {
                 self.pos += 1;
                 self.expect(Punct::LParen)?;
-                let cond = self.expr_checked()?;
+                let cond = self.expr()?;
                 self.expect(Punct::RParen)?;
                 StmtKind::While(cond, Box::new(self.statement()?))
             }
@@ -565,7 +634,7 @@ impl<'a> Parser<'a> {
                 }
                 self.pos += 1;
                 self.expect(Punct::LParen)?;
-                let cond = self.expr_checked()?;
+                let cond = self.expr()?;
                 self.expect(Punct::RParen)?;
                 self.expect_semi("'do ... while (...)'")?;
                 StmtKind::DoWhile(Box::new(body), cond)
@@ -584,7 +653,7 @@ impl<'a> Parser<'a> {
                         span: spec_start.to(self.previous_span()),
                     }))
                 } else {
-                    let e = self.expr_checked()?;
+                    let e = self.expr()?;
                     let span = e.span;
                     self.expect_semi("the loop's initialisation")?;
                     Some(Box::new(Stmt {
@@ -595,13 +664,13 @@ impl<'a> Parser<'a> {
                 let cond = if self.at(Punct::Semi) {
                     None
                 } else {
-                    Some(self.expr_checked()?)
+                    Some(self.expr()?)
                 };
                 self.expect_semi("the loop's condition")?;
                 let step = if self.at(Punct::RParen) {
                     None
                 } else {
-                    Some(self.expr_checked()?)
+                    Some(self.expr()?)
                 };
                 self.expect(Punct::RParen)?;
                 let body = Box::new(self.statement()?);
@@ -617,7 +686,7 @@ impl<'a> Parser<'a> {
                 let value = if self.at(Punct::Semi) {
                     None
                 } else {
-                    Some(self.expr_checked()?)
+                    Some(self.expr()?)
                 };
                 self.expect_semi("'return'")?;
                 StmtKind::Return(value)
@@ -632,11 +701,45 @@ impl<'a> Parser<'a> {
                 self.expect_semi("'continue'")?;
                 StmtKind::Continue
             }
+            // Not simulated, but read to the end of the statement (a `switch`'s body included),
+            // so that other functions of the file still compile.
             Some(w @ ("switch" | "case" | "default" | "goto")) => {
-                return Err(Diagnostic::new(
+                self.pos += 1;
+                match w {
+                    "switch" => {
+                        self.expect(Punct::LParen)?;
+                        self.expr()?;
+                        self.expect(Punct::RParen)?;
+                        self.statement()?;
+                    }
+                    "case" => {
+                        self.conditional()?;
+                        self.expect(Punct::Colon)?;
+                    }
+                    "default" => {
+                        self.expect(Punct::Colon)?;
+                    }
+                    _ => {
+                        self.ident("a label after 'goto'")?;
+                        self.expect_semi("'goto'")?;
+                    }
+                }
+                StmtKind::Unsupported(Diagnostic::new(
                     start,
                     format!("'{w}' is not supported by the simulator; use if/else"),
-                ));
+                ))
+            }
+            Some(w)
+                if !is_decl_word(w)
+                    && !is_statement_word(w)
+                    && self.peek_at(1).is_some_and(|t| t.is_punct(Punct::Colon)) =>
+            {
+                // `name:` can only be a label here (a `?:` needs its `?` first).
+                self.pos += 2;
+                StmtKind::Unsupported(Diagnostic::new(
+                    start,
+                    "labels are not supported by the simulator (nor is 'goto')",
+                ))
             }
             Some("else") => return Err(Diagnostic::new(start, "'else' without a matching 'if'")),
             _ if self.starts_declaration() => {
@@ -656,7 +759,7 @@ impl<'a> Parser<'a> {
                 StmtKind::Declaration(self.declaration_rest(spec, None)?)
             }
             _ => {
-                let e = self.expr_checked()?;
+                let e = self.expr()?;
                 self.expect_semi("the expression")?;
                 StmtKind::Expr(e)
             }
@@ -669,35 +772,59 @@ impl<'a> Parser<'a> {
 
     // ----- expressions -----
 
-    /// A full expression whose tree depth is checked.
-    fn expr_checked(&mut self) -> Result<Expr, Diagnostic> {
-        let e = self.expr()?;
-        check_depth(&e)?;
-        Ok(e)
-    }
-
-    fn assignment_checked(&mut self) -> Result<Expr, Diagnostic> {
-        let e = self.assignment()?;
-        check_depth(&e)?;
-        Ok(e)
-    }
-
+    /// A full expression (commas included).
     fn expr(&mut self) -> Result<Expr, Diagnostic> {
-        self.enter()?;
-        let mut e = self.assignment()?;
-        while self.eat(Punct::Comma) {
-            let rhs = self.assignment()?;
-            let span = e.span.to(rhs.span);
-            e = Expr {
-                kind: ExprKind::Comma(Box::new(e), Box::new(rhs)),
-                span,
-            };
+        Ok(self.comma()?.expr)
+    }
+
+    /// An assignment expression (no top-level comma), as in an initialiser.
+    fn assignment_expr(&mut self) -> Result<Expr, Diagnostic> {
+        Ok(self.assignment()?.expr)
+    }
+
+    /// Makes a node whose deepest child is `below` levels deep, or fails when the node would be
+    /// deeper than `MAX_TREE_DEPTH`, pointing at `at` (the operator that goes too deep).
+    fn node(&self, kind: ExprKind, span: Span, below: usize, at: Span) -> Result<Tree, Diagnostic> {
+        let depth = below + 1;
+        if depth > MAX_TREE_DEPTH {
+            return Err(Diagnostic::new(
+                at,
+                format!(
+                    "this expression is deeper than the simulator's limit of {MAX_TREE_DEPTH} levels"
+                ),
+            ));
         }
-        self.leave();
+        Ok(Tree {
+            expr: Expr { kind, span },
+            depth,
+        })
+    }
+
+    /// Reads the operator at the current position and returns its span.
+    fn operator(&mut self) -> Span {
+        let at = self.here();
+        self.pos += 1;
+        at
+    }
+
+    fn comma(&mut self) -> Result<Tree, Diagnostic> {
+        let mut e = self.assignment()?;
+        while self.at(Punct::Comma) {
+            let at = self.operator();
+            let rhs = self.assignment()?;
+            let span = e.expr.span.to(rhs.expr.span);
+            let below = e.depth.max(rhs.depth);
+            e = self.node(
+                ExprKind::Comma(Box::new(e.expr), Box::new(rhs.expr)),
+                span,
+                below,
+                at,
+            )?;
+        }
         Ok(e)
     }
 
-    fn assignment(&mut self) -> Result<Expr, Diagnostic> {
+    fn assignment(&mut self) -> Result<Tree, Diagnostic> {
         let lhs = self.conditional()?;
         let op = match self.peek().map(|t| &t.kind) {
             Some(TokenKind::Punct(p)) => match p {
@@ -717,32 +844,39 @@ impl<'a> Parser<'a> {
             _ => None,
         };
         let Some(op) = op else { return Ok(lhs) };
-        self.pos += 1;
-        self.enter()?;
-        let rhs = self.assignment()?;
-        self.leave();
-        let span = lhs.span.to(rhs.span);
-        Ok(Expr {
-            kind: ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)),
+        let at = self.operator();
+        // `a = b = c` nests to the right.
+        let rhs = self.nested(Self::assignment)?;
+        let span = lhs.expr.span.to(rhs.expr.span);
+        let below = lhs.depth.max(rhs.depth);
+        self.node(
+            ExprKind::Assign(op, Box::new(lhs.expr), Box::new(rhs.expr)),
             span,
-        })
+            below,
+            at,
+        )
     }
 
-    fn conditional(&mut self) -> Result<Expr, Diagnostic> {
+    fn conditional(&mut self) -> Result<Tree, Diagnostic> {
         let cond = self.binary(1)?;
-        if !self.eat(Punct::Question) {
+        if !self.at(Punct::Question) {
             return Ok(cond);
         }
-        self.enter()?;
-        let a = self.expr()?;
-        self.expect(Punct::Colon)?;
-        let b = self.conditional()?;
-        self.leave();
-        let span = cond.span.to(b.span);
-        Ok(Expr {
-            kind: ExprKind::Conditional(Box::new(cond), Box::new(a), Box::new(b)),
+        let at = self.operator();
+        let (a, b) = self.nested(|p| {
+            let a = p.comma()?;
+            p.expect(Punct::Colon)?;
+            let b = p.conditional()?;
+            Ok((a, b))
+        })?;
+        let span = cond.expr.span.to(b.expr.span);
+        let below = cond.depth.max(a.depth).max(b.depth);
+        self.node(
+            ExprKind::Conditional(Box::new(cond.expr), Box::new(a.expr), Box::new(b.expr)),
             span,
-        })
+            below,
+            at,
+        )
     }
 
     fn binary_op(&self) -> Option<(BinaryOp, u8)> {
@@ -772,22 +906,25 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// Precedence climbing over the left-associative binary operators.
-    fn binary(&mut self, min_prec: u8) -> Result<Expr, Diagnostic> {
+    /// Precedence climbing over the left-associative binary operators. A chain of one operator is
+    /// a loop; the recursion for the right operand goes one precedence level up each time, so it
+    /// is at most ten calls deep without a nesting level of its own.
+    fn binary(&mut self, min_prec: u8) -> Result<Tree, Diagnostic> {
         let mut lhs = self.unary()?;
         while let Some((op, prec)) = self.binary_op() {
             if prec < min_prec {
                 break;
             }
-            self.pos += 1;
-            self.enter()?;
+            let at = self.operator();
             let rhs = self.binary(prec + 1)?;
-            self.leave();
-            let span = lhs.span.to(rhs.span);
-            lhs = Expr {
-                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+            let span = lhs.expr.span.to(rhs.expr.span);
+            let below = lhs.depth.max(rhs.depth);
+            lhs = self.node(
+                ExprKind::Binary(op, Box::new(lhs.expr), Box::new(rhs.expr)),
                 span,
-            };
+                below,
+                at,
+            )?;
         }
         Ok(lhs)
     }
@@ -804,17 +941,12 @@ impl<'a> Parser<'a> {
     /// A type name as in a cast or `sizeof(T)`: specifiers, then `*`s, then `[N]`s are not allowed.
     fn type_name(&mut self) -> Result<Type, Diagnostic> {
         let spec = self.specifiers()?;
-        Ok(self.pointers(spec.base, spec.is_const))
+        self.pointers(spec.base, spec.is_const)
     }
 
-    fn unary(&mut self) -> Result<Expr, Diagnostic> {
-        self.enter()?;
-        let result = self.unary_inner();
-        self.leave();
-        result
-    }
-
-    fn unary_inner(&mut self) -> Result<Expr, Diagnostic> {
+    /// A prefix operator, cast or `sizeof`, whose operand is one nesting level deeper, or a
+    /// postfix expression.
+    fn unary(&mut self) -> Result<Tree, Diagnostic> {
         let start = self.here();
         let op = match self.peek().map(|t| &t.kind) {
             Some(TokenKind::Punct(p)) => match p {
@@ -832,23 +964,27 @@ impl<'a> Parser<'a> {
         };
         if let Some(op) = op {
             self.pos += 1;
-            let operand = self.unary()?;
-            let span = start.to(operand.span);
-            return Ok(Expr {
-                kind: ExprKind::Unary(op, Box::new(operand)),
+            let operand = self.nested(Self::unary)?;
+            let span = start.to(operand.expr.span);
+            return self.node(
+                ExprKind::Unary(op, Box::new(operand.expr)),
                 span,
-            });
+                operand.depth,
+                start,
+            );
         }
         if self.at_cast() {
             self.pos += 1;
             let ty = self.type_name()?;
             self.expect(Punct::RParen)?;
-            let operand = self.unary()?;
-            let span = start.to(operand.span);
-            return Ok(Expr {
-                kind: ExprKind::Cast(ty, Box::new(operand)),
+            let operand = self.nested(Self::unary)?;
+            let span = start.to(operand.expr.span);
+            return self.node(
+                ExprKind::Cast(ty, Box::new(operand.expr)),
                 span,
-            });
+                operand.depth,
+                start,
+            );
         }
         if self.at_word("sizeof") {
             self.pos += 1;
@@ -856,92 +992,111 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 let ty = self.type_name()?;
                 let close = self.expect(Punct::RParen)?;
-                return Ok(Expr {
-                    kind: ExprKind::SizeofType(ty),
-                    span: start.to(close),
-                });
+                return self.node(ExprKind::SizeofType(ty), start.to(close), 0, start);
             }
-            let operand = self.unary()?;
-            let span = start.to(operand.span);
-            return Ok(Expr {
-                kind: ExprKind::SizeofExpr(Box::new(operand)),
+            let operand = self.nested(Self::unary)?;
+            let span = start.to(operand.expr.span);
+            return self.node(
+                ExprKind::SizeofExpr(Box::new(operand.expr)),
                 span,
-            });
+                operand.depth,
+                start,
+            );
         }
         self.postfix()
     }
 
-    fn postfix(&mut self) -> Result<Expr, Diagnostic> {
+    fn postfix(&mut self) -> Result<Tree, Diagnostic> {
         let mut e = self.primary()?;
         loop {
-            if self.eat(Punct::LBracket) {
-                let index = self.expr()?;
+            if self.at(Punct::LBracket) {
+                let at = self.operator();
+                let index = self.nested(Self::comma)?;
                 let close = self.expect(Punct::RBracket)?;
-                let span = e.span.to(close);
-                e = Expr {
-                    kind: ExprKind::Index(Box::new(e), Box::new(index)),
+                let span = e.expr.span.to(close);
+                let below = e.depth.max(index.depth);
+                e = self.node(
+                    ExprKind::Index(Box::new(e.expr), Box::new(index.expr)),
                     span,
-                };
+                    below,
+                    at,
+                )?;
             } else if self.at(Punct::LParen) {
-                let ExprKind::Ident(name) = &e.kind else {
+                let ExprKind::Ident(name) = &e.expr.kind else {
                     return Err(Diagnostic::new(
                         self.here(),
                         "only a function named directly can be called",
                     ));
                 };
-                let (name, name_span) = (name.clone(), e.span);
-                self.pos += 1;
-                let mut args = Vec::new();
-                while !self.at(Punct::RParen) {
-                    args.push(self.assignment()?);
-                    if !self.eat(Punct::Comma) {
-                        break;
+                let (name, name_span) = (name.clone(), e.expr.span);
+                let at = self.operator();
+                let (args, below) = self.nested(|p| {
+                    let mut args = Vec::new();
+                    let mut below = 0;
+                    while !p.at(Punct::RParen) {
+                        let arg = p.assignment()?;
+                        below = arg.depth.max(below);
+                        args.push(arg.expr);
+                        if !p.eat(Punct::Comma) {
+                            break;
+                        }
                     }
-                }
+                    Ok((args, below))
+                })?;
                 let close = self.expect(Punct::RParen)?;
-                e = Expr {
-                    kind: ExprKind::Call {
+                e = self.node(
+                    ExprKind::Call {
                         name,
                         name_span,
                         args,
                     },
-                    span: name_span.to(close),
-                };
-            } else if self.eat(Punct::Dot) {
-                let (field, field_span) = self.ident("a field name after '.'")?;
-                let span = e.span.to(field_span);
-                e = Expr {
-                    kind: ExprKind::Member {
-                        base: Box::new(e),
+                    name_span.to(close),
+                    below,
+                    at,
+                )?;
+            } else if self.at(Punct::Dot) || self.at(Punct::Arrow) {
+                let arrow = self.at(Punct::Arrow);
+                let at = self.operator();
+                if arrow && self.unsupported.is_none() {
+                    // Read on, so that a syntax error later in the statement is still one; the
+                    // statement around it becomes `StmtKind::Unsupported`.
+                    self.unsupported = Some(Diagnostic::new(
+                        at,
+                        "'->' is not supported: the kernel language has no structs",
+                    ));
+                }
+                let (field, field_span) = self.ident(if arrow {
+                    "a field name after '->'"
+                } else {
+                    "a field name after '.'"
+                })?;
+                let span = e.expr.span.to(field_span);
+                e = self.node(
+                    ExprKind::Member {
+                        base: Box::new(e.expr),
                         field,
                         field_span,
                     },
                     span,
-                };
-            } else if self.at(Punct::Arrow) {
-                return Err(Diagnostic::new(
-                    self.here(),
-                    "'->' is not supported: the kernel language has no structs",
-                ));
+                    e.depth,
+                    at,
+                )?;
             } else if self.at(Punct::PlusPlus) || self.at(Punct::MinusMinus) {
                 let op = if self.at(Punct::PlusPlus) {
                     UnaryOp::PostInc
                 } else {
                     UnaryOp::PostDec
                 };
-                let span = e.span.to(self.here());
-                self.pos += 1;
-                e = Expr {
-                    kind: ExprKind::Unary(op, Box::new(e)),
-                    span,
-                };
+                let span = e.expr.span.to(self.here());
+                let at = self.operator();
+                e = self.node(ExprKind::Unary(op, Box::new(e.expr)), span, e.depth, at)?;
             } else {
                 return Ok(e);
             }
         }
     }
 
-    fn primary(&mut self) -> Result<Expr, Diagnostic> {
+    fn primary(&mut self) -> Result<Tree, Diagnostic> {
         let Some(t) = self.peek() else {
             return Err(self.error_here("an expression"));
         };
@@ -976,15 +1131,15 @@ impl<'a> Parser<'a> {
             TokenKind::Punct(Punct::LParen) => {
                 let open = t.span;
                 self.pos += 1;
-                let mut inner = self.expr()?;
+                let mut inner = self.nested(Self::comma)?;
                 let close = self.expect(Punct::RParen)?;
-                inner.span = open.to(close);
+                inner.expr.span = open.to(close);
                 return Ok(inner);
             }
             _ => return Err(self.error_here("an expression")),
         };
         self.pos += 1;
-        Ok(Expr { kind, span: t.span })
+        self.node(kind, t.span, 0, t.span)
     }
 }
 
@@ -1006,70 +1161,61 @@ fn is_statement_word(word: &str) -> bool {
     )
 }
 
-/// Rejects expression trees deeper than `MAX_TREE_DEPTH`, without recursion.
-fn check_depth(e: &Expr) -> Result<(), Diagnostic> {
-    let mut stack: Vec<(&Expr, usize)> = vec![(e, 1)];
-    while let Some((e, depth)) = stack.pop() {
-        if depth > MAX_TREE_DEPTH {
-            return Err(Diagnostic::new(
-                e.span,
-                "this expression is too deeply nested for the simulator",
-            ));
-        }
-        match &e.kind {
-            ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::SizeofExpr(a) => {
-                stack.push((a, depth + 1))
-            }
-            ExprKind::Member { base, .. } => stack.push((base, depth + 1)),
-            ExprKind::Binary(_, a, b)
-            | ExprKind::Assign(_, a, b)
-            | ExprKind::Index(a, b)
-            | ExprKind::Comma(a, b) => {
-                stack.push((a, depth + 1));
-                stack.push((b, depth + 1));
-            }
-            ExprKind::Conditional(a, b, c) => {
-                stack.push((a, depth + 1));
-                stack.push((b, depth + 1));
-                stack.push((c, depth + 1));
-            }
-            ExprKind::Call { args, .. } => {
-                for a in args {
-                    stack.push((a, depth + 1));
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::lexer::lex;
     use super::*;
 
+    /// The unsupported statements among `stmts` and the statements inside them, as
+    /// `  LINE:COL: message`.
+    fn unsupported(stmts: &[Stmt]) -> Vec<String> {
+        let mut found = Vec::new();
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Unsupported(d) => found.push(format!("  {d}")),
+                StmtKind::Block(inner) => found.extend(unsupported(inner)),
+                StmtKind::If(_, then, otherwise) => {
+                    found.extend(unsupported(std::slice::from_ref(then)));
+                    if let Some(otherwise) = otherwise {
+                        found.extend(unsupported(std::slice::from_ref(otherwise)));
+                    }
+                }
+                StmtKind::While(_, body)
+                | StmtKind::DoWhile(body, _)
+                | StmtKind::For { body, .. } => {
+                    found.extend(unsupported(std::slice::from_ref(body)))
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+
     /// Parses `source` and shows either the outline of the file (one line per function with its
-    /// parameter types and statement count, one per file-scope variable) or the error.
+    /// parameter types and statement count, then its unsupported statements; one line per
+    /// file-scope variable) or the error.
     fn check(source: &str, expected: &[&str]) {
         let shown = match lex(source).and_then(|t| parse(&t)) {
             Ok(unit) => unit
                 .items
                 .iter()
-                .map(|item| match item {
+                .flat_map(|item| match item {
                     Item::Function(f) => {
                         let params: Vec<String> = f
                             .params
                             .iter()
                             .map(|p| format!("{} {}", p.ty, p.name))
                             .collect();
-                        format!(
+                        let outline = format!(
                             "{:?} {}({}) {} statements",
                             f.kind,
                             f.name,
                             params.join(", "),
                             f.body.len()
-                        )
+                        );
+                        let mut lines = vec![outline];
+                        lines.extend(unsupported(&f.body));
+                        lines
                     }
                     Item::Variable(d) => {
                         let names: Vec<String> = d
@@ -1077,7 +1223,7 @@ mod tests {
                             .iter()
                             .map(|x| format!("{} {}", x.ty, x.name))
                             .collect();
-                        format!("{:?} {}", d.storage, names.join(", "))
+                        vec![format!("{:?} {}", d.storage, names.join(", "))]
                     }
                 })
                 .collect::<Vec<_>>(),
@@ -1153,30 +1299,284 @@ mod tests {
     }
 
     #[test]
-    fn switch_is_reported_as_unsupported() {
+    fn switch_case_default_goto_and_labels_become_unsupported_statements() {
         check(
-            "__global__ void k(int x) { switch (x) { } }",
-            &["1:28: 'switch' is not supported by the simulator; use if/else"],
+            "__global__ void uses_switch(int* a, int x) {\n\
+             \x20 switch (x) { case 1: a[0] = 1; break; default: a[0] = 2; }\n\
+             \x20 a[1] = 3;\n\
+             }\n\
+             __global__ void uses_goto(int* a) { goto done; done: a[0] = 1; }\n\
+             __global__ void fine(int* a) { a[0] = 1; }",
+            &[
+                "Kernel uses_switch(int* a, int x) 2 statements",
+                "  2:3: 'switch' is not supported by the simulator; use if/else",
+                "Kernel uses_goto(int* a) 3 statements",
+                "  5:37: 'goto' is not supported by the simulator; use if/else",
+                "  5:48: labels are not supported by the simulator (nor is 'goto')",
+                "Kernel fine(int* a) 1 statements",
+            ],
         );
     }
 
     #[test]
-    fn deep_nesting_is_an_error_not_a_stack_overflow() {
-        let source = format!(
-            "__global__ void k(int x) {{ x = {}1{}; }}",
-            "(".repeat(500),
-            ")".repeat(500)
+    fn an_arrow_makes_the_statement_around_it_unsupported() {
+        check(
+            "__global__ void k(int* a) {\n  if (a[0]) { a->x = 1; }\n  a[0] = 2;\n}",
+            &[
+                "Kernel k(int* a) 2 statements",
+                "  2:16: '->' is not supported: the kernel language has no structs",
+            ],
         );
-        let found = lex(&source).and_then(|t| parse(&t));
+        check(
+            "__global__ void k(int* a) {\n  if (a->x) { a[0] = 1; } else { a[1] = 1; }\n}",
+            &[
+                "Kernel k(int* a) 1 statements",
+                "  2:8: '->' is not supported: the kernel language has no structs",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_syntax_error_next_to_an_unsupported_construct_still_fails_the_file() {
+        check(
+            "__global__ void k(int* a) { a->x = ; }",
+            &["1:36: expected an expression, found ';'"],
+        );
+        check(
+            "__global__ void k(int x) { switch (x) { case 1: x = ; } }",
+            &["1:53: expected an expression, found ';'"],
+        );
+        check(
+            "__global__ void k(int x) { goto 3; }",
+            &["1:33: expected a label after 'goto', found '3'"],
+        );
+    }
+
+    #[test]
+    fn an_arrow_outside_any_function_fails_the_file() {
+        check(
+            "__device__ int x = p->y;",
+            &["1:21: '->' is not supported: the kernel language has no structs"],
+        );
+    }
+
+    /// Runs `work` on a thread with a 1 MB stack, about what a browser gives WebAssembly, and
+    /// returns its result (a failed assertion inside fails the test).
+    fn on_a_small_stack<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+        let thread = std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(work)
+            .expect("a thread starts");
+        match thread.join() {
+            Ok(value) => value,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+
+    /// `check` on a 1 MB stack.
+    fn check_on_a_small_stack(source: String, expected: &[&str]) {
+        let expected: Vec<String> = expected.iter().map(|e| e.to_string()).collect();
+        on_a_small_stack(move || {
+            let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+            check(&source, &expected)
+        });
+    }
+
+    /// `__global__ void k(int* a, int x) { BODY }`: the column of `BODY` is 36.
+    fn kernel(body: &str) -> String {
+        format!("__global__ void k(int* a, int x) {{ {body} }}")
+    }
+
+    #[test]
+    fn a_chain_of_180000_additions_stops_at_the_depth_limit() {
+        check_on_a_small_stack(
+            kernel(&format!("a[0] = 1{};", "+1".repeat(180_000))),
+            &["1:442: this expression is deeper than the simulator's limit of 200 levels"],
+        );
+    }
+
+    #[test]
+    fn chains_of_and_and_comma_stop_at_the_depth_limit() {
+        check_on_a_small_stack(
+            kernel(&format!("a[0] = x{};", " && x".repeat(100_000))),
+            &["1:1040: this expression is deeper than the simulator's limit of 200 levels"],
+        );
+        check_on_a_small_stack(
+            kernel(&format!("x{};", ", x".repeat(100_000))),
+            &["1:634: this expression is deeper than the simulator's limit of 200 levels"],
+        );
+    }
+
+    #[test]
+    fn postfix_chains_stop_at_the_depth_limit() {
+        check_on_a_small_stack(
+            kernel(&format!("a{};", "[0]".repeat(100_000))),
+            &["1:634: this expression is deeper than the simulator's limit of 200 levels"],
+        );
+        check_on_a_small_stack(
+            kernel(&format!("x{};", "++".repeat(100_000))),
+            &["1:435: this expression is deeper than the simulator's limit of 200 levels"],
+        );
+    }
+
+    #[test]
+    fn a_hundred_thousand_nested_conditionals_stop_at_the_nesting_limit() {
+        check_on_a_small_stack(
+            kernel(&format!("a[0] = {}1;", "x ? 1 : ".repeat(100_000))),
+            &["1:799: the code nests deeper than the simulator's limit of 96 levels"],
+        );
+        check_on_a_small_stack(
+            kernel(&format!(
+                "a[0] = {}1{};",
+                "x ? ".repeat(100_000),
+                " : 1".repeat(100_000)
+            )),
+            &["1:423: the code nests deeper than the simulator's limit of 96 levels"],
+        );
+    }
+
+    #[test]
+    fn deep_brackets_blocks_operators_and_assignments_stop_at_the_nesting_limit() {
+        let limit = |column: usize| {
+            format!("1:{column}: the code nests deeper than the simulator's limit of 96 levels")
+        };
+        let n = 100_000;
+        let cases = [
+            (format!("x = {}1{};", "(".repeat(n), ")".repeat(n)), 135),
+            (format!("x = {}1;", "- ".repeat(n)), 230),
+            (format!("x = {}1;", "(int)".repeat(n)), 515),
+            (format!("{}x = 1;{}", "{".repeat(n), "}".repeat(n)), 132),
+            (format!("{}x = 1;", "if (x) ".repeat(n)), 708),
+            (format!("x{} = 1;", " = x".repeat(n)), 420),
+            (format!("a[{}0{}] = 1;", "a[".repeat(n), "]".repeat(n)), 228),
+        ];
+        for (body, column) in cases {
+            check_on_a_small_stack(kernel(&body), &[&limit(column)]);
+        }
+    }
+
+    #[test]
+    fn deep_initializer_lists_and_types_stop_at_their_limits() {
+        check_on_a_small_stack(
+            kernel(&format!(
+                "int v[1] = {}1{};",
+                "{".repeat(100_000),
+                "}".repeat(100_000)
+            )),
+            &["1:143: the code nests deeper than the simulator's limit of 96 levels"],
+        );
+        check_on_a_small_stack(
+            kernel(&format!("int {}p;", "*".repeat(100_000))),
+            &["1:56: this type has more pointer levels than the simulator's limit of 16"],
+        );
+        check_on_a_small_stack(
+            kernel(&format!("int v{};", "[1]".repeat(100_000))),
+            &["1:89: this array has more dimensions than the simulator's limit of 16"],
+        );
+    }
+
+    /// Kernels nested exactly as deep as the limits allow: each parses, compiles and runs on a
+    /// 1 MB stack, so the limits are safe for sema and the interpreter too. One level more is an
+    /// error.
+    #[test]
+    fn kernels_nested_exactly_at_the_limits_compile_and_run_on_a_small_stack() {
+        use crate::kernel::{compile, run, BlockSelection, Dim3, Launch, RunConfig};
+        // The deepest expression tree: `a[0] = ` and a chain of 199 terms make 200 levels.
+        let chain = |terms: usize| format!("a[0] = x{};", " + x".repeat(terms - 1));
+        // Statements nested 94 deep (blocks, then `if`s, then loops); the innermost one, at 95, reaches
+        // level 96 in its index and its right-hand side, and holds the deepest tree.
+        let statements = |extra: usize| {
+            format!(
+                "{}{}{}{} {{ a[0] += x{}; x = 2; }} {}",
+                "{ ".repeat(39 + extra),
+                "if (x > 0) ".repeat(30),
+                "for (int i = 0; i < 1; ++i) ".repeat(23),
+                "while (x == 1) ",
+                " + x".repeat(197),
+                "} ".repeat(39 + extra)
+            )
+        };
+        // Brackets nested to the limit after `a[0] = ` (levels 1 and 2): each `(` is a level and
+        // the `-` inside it one more, and each adds two levels to the tree.
+        let brackets = |depth: usize| {
+            format!(
+                "a[0] = {}x{};",
+                "x * (-x + ".repeat(depth),
+                ")".repeat(depth)
+            )
+        };
+        // Conditionals and prefix operators.
+        let conditionals = |depth: usize| format!("a[1] = {}x;", "x > 1 ? 1 : ".repeat(depth));
+        let prefixes = |depth: usize| format!("a[2] = {}x;", "- ~".repeat(depth / 2));
+        let source = [
+            kernel(&chain(199)).replace("void k(", "void chain("),
+            kernel(&statements(0)).replace("void k(", "void statements("),
+            kernel(&brackets(93)).replace("void k(", "void brackets("),
+            kernel(&conditionals(94)).replace("void k(", "void conditionals("),
+            kernel(&prefixes(94)).replace("void k(", "void prefixes("),
+        ]
+        .join("\n");
+        let ran = on_a_small_stack(move || {
+            let program = compile(&source, &[])?;
+            let launch = Launch {
+                grid: Dim3::new(1, 1, 1),
+                block: Dim3::new(32, 1, 1),
+                dyn_smem: 0,
+                args: vec![("x".to_string(), crate::kernel::Value::Int(1))],
+                buffers: vec![("a".to_string(), 64)],
+            };
+            let config = RunConfig {
+                step_budget: 1_000_000,
+                blocks: BlockSelection::All,
+                seed: 1,
+            };
+            let mut stores = Vec::new();
+            for kernel in [
+                "chain",
+                "statements",
+                "brackets",
+                "conditionals",
+                "prefixes",
+            ] {
+                let runs = run(&program, kernel, &launch, &config)?;
+                stores.push(format!("{kernel}: {} records", runs[0].records.len()));
+            }
+            Ok::<_, Diagnostic>(stores)
+        });
         assert_eq!(
-            found.map_err(|d| d.message),
-            Err("the code is nested too deeply".to_string())
+            ran,
+            Ok(vec![
+                "chain: 1 records".to_string(),
+                "statements: 2 records".to_string(),
+                "brackets: 1 records".to_string(),
+                "conditionals: 1 records".to_string(),
+                "prefixes: 1 records".to_string(),
+            ])
         );
-        let chain = format!("__global__ void k(int x) {{ x = 1{}; }}", "+1".repeat(5000));
-        let found = lex(&chain).and_then(|t| parse(&t));
-        assert_eq!(
-            found.map_err(|d| d.message),
-            Err("this expression is too deeply nested for the simulator".to_string())
-        );
+        let deeper = [
+            (
+                chain(200),
+                "1:41: this expression is deeper than the simulator's limit of 200 levels",
+            ),
+            (
+                statements(1),
+                "1:1110: the code nests deeper than the simulator's limit of 96 levels",
+            ),
+            (
+                brackets(94),
+                "1:979: the code nests deeper than the simulator's limit of 96 levels",
+            ),
+            (
+                conditionals(95),
+                "1:1179: the code nests deeper than the simulator's limit of 96 levels",
+            ),
+            (
+                prefixes(96),
+                "1:186: the code nests deeper than the simulator's limit of 96 levels",
+            ),
+        ];
+        for (body, expected) in deeper {
+            check_on_a_small_stack(kernel(&body), &[expected]);
+        }
     }
 }
