@@ -5,13 +5,28 @@
 //! the wasm32 target (rustup), Trunk and wasm-bindgen-cli (`cargo install --locked`, wasm-bindgen-cli
 //! pinned to the version in Cargo.lock), and for tests Debian's chromium and chromium-driver (apt-get).
 //! Nothing is downloaded from outside the package registries: Trunk runs with `offline = true`.
+//!
+//! `cargo xtask fuzz --minutes N [--seed S]` runs the simulator's fuzz target
+//! (`crates/sim/tests/fuzz.rs`) for N minutes and saves what it finds into
+//! `crates/sim/tests/fuzz/regressions/`, which every test run replays. The fuzz test runs in a child
+//! process and writes each case to `current.cu` there before running it; when a case kills the
+//! child (a stack overflow aborts, it does not unwind), that file is kept under a content-hash name
+//! and fuzzing resumes for the time left. `cargo xtask test` gives the fuzz target 120 seconds.
 
 use std::env;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
 
 const TRUNK_VERSION: &str = "0.21.14";
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
+
+/// The fuzz loop of `crates/sim/tests/fuzz.rs`, the one test there that runs for a set time.
+const FUZZ_TEST: &str = "generated_and_mutated_kernels_never_crash_hang_or_print_a_bad_error";
+
+/// The seconds `cargo xtask test` gives the fuzz loop.
+const TEST_FUZZ_SECONDS: &str = "120";
 
 fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
@@ -19,11 +34,21 @@ fn main() -> ExitCode {
         Some("serve") => serve(),
         Some("test") => test(),
         Some("dist") => ensure_web_tools().and_then(|()| build_dist()),
+        Some("fuzz") => match fuzz_options(&args[1..]) {
+            Ok((minutes, seed)) => fuzz(minutes, seed),
+            Err(message) => {
+                eprintln!("xtask: {message}");
+                return ExitCode::from(2);
+            }
+        },
         _ => {
-            eprintln!("usage: cargo xtask <serve|test|dist>");
+            eprintln!("usage: cargo xtask <serve|test|dist|fuzz>");
             eprintln!("  serve  install what is missing, build, and serve the playground on http://127.0.0.1:8080");
-            eprintln!("  test   install what is missing and run every test (unit, golden, wasm build, browser)");
+            eprintln!("  test   install what is missing and run every test (unit, golden, fuzz for {TEST_FUZZ_SECONDS} s, wasm build, browser)");
             eprintln!("  dist   build the static site into dist/");
+            eprintln!("  fuzz --minutes N [--seed S]");
+            eprintln!("         fuzz the simulator for N minutes; findings are saved into");
+            eprintln!("         crates/sim/tests/fuzz/regressions/ and make it exit non-zero");
             return ExitCode::from(2);
         }
     };
@@ -58,7 +83,16 @@ fn test() -> Result {
     fetch()?;
     // Unit, property, golden and CLI tests of the native crates. The comparisons with the H100
     // (counters, occupancy, timing) then run again with --nocapture, so their tables are printed.
-    run(cargo().args(["test", "--workspace", "--exclude", "memplay-e2e"]))?;
+    // The fuzz loop is left out here and runs once below, for its full time.
+    run(cargo().args([
+        "test",
+        "--workspace",
+        "--exclude",
+        "memplay-e2e",
+        "--",
+        "--skip",
+        FUZZ_TEST,
+    ]))?;
     run(cargo().args([
         "test",
         "-p",
@@ -72,6 +106,20 @@ fn test() -> Result {
         "--",
         "--nocapture",
     ]))?;
+    // The fuzz target for two minutes; it prints its seed and how many cases it ran.
+    run(cargo()
+        .args([
+            "test",
+            "-p",
+            "memplay-sim",
+            "--test",
+            "fuzz",
+            "--",
+            FUZZ_TEST,
+            "--exact",
+            "--nocapture",
+        ])
+        .env("MEMPLAY_FUZZ_SECONDS", TEST_FUZZ_SECONDS))?;
     // The one wasm build: the same release bundle that `serve` produces, checked by the browser tests.
     build_dist()?;
     report_bundle_size()?;
@@ -80,6 +128,188 @@ fn test() -> Result {
         .env("MEMPLAY_DIST", project_root().join("dist")))?;
     println!("xtask: all tests passed");
     Ok(())
+}
+
+/// `--minutes N` (required) and `--seed S` of `cargo xtask fuzz`.
+fn fuzz_options(args: &[String]) -> Result<(f64, Option<u64>)> {
+    let mut minutes = None;
+    let mut seed = None;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let value = rest.next().ok_or_else(|| format!("{arg} needs a value"))?;
+        match arg.as_str() {
+            "--minutes" => {
+                minutes = Some(
+                    value
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|m| m.is_finite() && *m > 0.0)
+                        .ok_or_else(|| format!("--minutes {value}: expected a positive number"))?,
+                );
+            }
+            "--seed" => {
+                seed = Some(
+                    value
+                        .parse::<u64>()
+                        .map_err(|_| format!("--seed {value}: expected a whole number"))?,
+                );
+            }
+            _ => {
+                return Err(format!(
+                    "unknown option {arg} (usage: cargo xtask fuzz --minutes N [--seed S])"
+                ))
+            }
+        }
+    }
+    let minutes = minutes.ok_or("usage: cargo xtask fuzz --minutes N [--seed S]")?;
+    Ok((minutes, seed))
+}
+
+/// Runs the fuzz loop for `minutes`, saving findings into the regressions folder; a child that
+/// dies mid-case leaves its case in `current.cu`, which is kept and fuzzing goes on.
+fn fuzz(minutes: f64, seed: Option<u64>) -> Result {
+    let sim = project_root().join("crates/sim");
+    let regressions = sim.join("tests/fuzz/regressions");
+    let current = regressions.join("current.cu");
+    let exe = build_fuzz_test()?;
+    let end = Instant::now() + Duration::from_secs_f64(minutes * 60.0);
+    let mut cases: u64 = 0;
+    let mut findings: Vec<String> = Vec::new();
+    let mut runs: u64 = 0;
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        if left < Duration::from_secs(1) {
+            break;
+        }
+        let _ = std::fs::remove_file(&current);
+        let mut command = Command::new(&exe);
+        command
+            .args([FUZZ_TEST, "--exact", "--nocapture", "--test-threads=1"])
+            .current_dir(&sim)
+            .env("MEMPLAY_FUZZ_SECONDS", format!("{:.0}", left.as_secs_f64()))
+            .env("MEMPLAY_FUZZ_SAVE", &regressions)
+            .stdout(Stdio::piped());
+        if let Some(seed) = seed {
+            // A restart after a crash must not replay the same sequence into the same crash.
+            command.env("MEMPLAY_FUZZ_SEED", seed.wrapping_add(runs).to_string());
+        }
+        runs += 1;
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+        let mut summary = None;
+        let mut progress = 0;
+        if let Some(stdout) = child.stdout.take() {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                println!("{line}");
+                // The harness may have written "test NAME ... " on the same line first.
+                let after = |marker: &str| line.find(marker).map(|at| &line[at + marker.len()..]);
+                if let Some(rest) = after("memplay-fuzz: summary ") {
+                    summary = field(rest, "cases");
+                } else if let Some(rest) = after("memplay-fuzz: progress ") {
+                    progress = field(rest, "cases").unwrap_or(progress);
+                } else if let Some(path) = after("memplay-fuzz: finding saved ") {
+                    findings.push(path.to_string());
+                }
+            }
+        }
+        let status = child
+            .wait()
+            .map_err(|e| format!("cannot wait for {}: {e}", exe.display()))?;
+        if let Some(n) = summary {
+            cases += n;
+            break;
+        }
+        cases += progress;
+        if !current.exists() {
+            return Err(format!(
+                "the fuzz test ended ({status}) without a summary and without a case in progress"
+            ));
+        }
+        let text = std::fs::read(&current)
+            .map_err(|e| format!("cannot read {}: {e}", current.display()))?;
+        let saved = regressions.join(format!("{}.cu", fnv1a_hex(&text)));
+        std::fs::rename(&current, &saved).map_err(|e| {
+            format!(
+                "cannot move {} to {}: {e}",
+                current.display(),
+                saved.display()
+            )
+        })?;
+        println!(
+            "xtask: the fuzz test died ({status}) running a case; saved it as {}",
+            saved.display()
+        );
+        findings.push(saved.display().to_string());
+    }
+    let _ = std::fs::remove_file(&current);
+    println!(
+        "xtask: fuzzed {cases} cases in {runs} run(s) over {minutes} minute(s); {} finding(s)",
+        findings.len()
+    );
+    for finding in &findings {
+        println!("xtask:   {finding}");
+    }
+    if findings.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} finding(s), saved in {}; `cargo test -p memplay-sim --test fuzz` replays them",
+            findings.len(),
+            regressions.display()
+        ))
+    }
+}
+
+/// The number after `name=` in a line of `name=value` fields.
+fn field(line: &str, name: &str) -> Option<u64> {
+    line.split_whitespace()
+        .find_map(|f| f.strip_prefix(name)?.strip_prefix('='))
+        .and_then(|v| v.parse().ok())
+}
+
+/// Builds the fuzz test (the test profile optimises memplay-sim) and returns its executable, so
+/// that it runs as a direct child whose death by a signal is seen as such.
+fn build_fuzz_test() -> Result<PathBuf> {
+    let out = cargo()
+        .args([
+            "test",
+            "-p",
+            "memplay-sim",
+            "--test",
+            "fuzz",
+            "--no-run",
+            "--message-format=json-render-diagnostics",
+        ])
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("building the fuzz test failed with {}", out.status));
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    stdout
+        .lines()
+        .filter(|l| {
+            l.contains("\"reason\":\"compiler-artifact\"") && l.contains("\"name\":\"fuzz\"")
+        })
+        .find_map(|l| {
+            let start = l.find("\"executable\":\"")? + "\"executable\":\"".len();
+            let end = start + l[start..].find('"')?;
+            Some(PathBuf::from(&l[start..end]))
+        })
+        .ok_or_else(|| "cargo did not name the fuzz test's executable".to_string())
+}
+
+/// FNV-1a (64 bits) in hex: the content-hash names the fuzz test gives its findings.
+fn fnv1a_hex(bytes: &[u8]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{hash:016x}")
 }
 
 fn build_dist() -> Result {
