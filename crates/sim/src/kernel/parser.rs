@@ -1579,4 +1579,49 @@ mod tests {
             check_on_a_small_stack(kernel(&body), &[expected]);
         }
     }
+
+    /// A file with an unsupported construct in one kernel: the others compile and run, and the
+    /// one that uses it reports it when run.
+    #[test]
+    fn only_the_kernel_with_an_unsupported_construct_fails() {
+        use crate::kernel::{compile, run, BlockSelection, Dim3, Launch, RunConfig};
+        let source =
+            "__global__ void uses_switch(int* a) { switch (a[0]) { default: a[0] = 1; } }\n\
+                      __global__ void uses_arrow(int* a) { int y = a->x; }\n\
+                      __global__ void fine(int* a) { a[threadIdx.x] = 1; }";
+        let program = compile(source, &[]);
+        let launch = Launch {
+            grid: Dim3::new(1, 1, 1),
+            block: Dim3::new(32, 1, 1),
+            dyn_smem: 0,
+            args: vec![],
+            buffers: vec![("a".to_string(), 128)],
+        };
+        let config = RunConfig {
+            step_budget: 10_000,
+            blocks: BlockSelection::All,
+            seed: 1,
+        };
+        let outcomes: Vec<String> = ["uses_switch", "uses_arrow", "fine"]
+            .iter()
+            .map(|kernel| {
+                match program
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|p| run(p, kernel, &launch, &config))
+                {
+                    Ok(runs) => format!("{kernel}: {} records", runs[0].records.len()),
+                    Err(d) => format!("{kernel}: {d}"),
+                }
+            })
+            .collect();
+        assert_eq!(
+            outcomes,
+            [
+                "uses_switch: 1:39: 'switch' is not supported by the simulator; use if/else",
+                "uses_arrow: 2:47: '->' is not supported: the kernel language has no structs",
+                "fine: 1 records",
+            ]
+        );
+    }
 }
