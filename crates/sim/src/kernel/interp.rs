@@ -1574,23 +1574,17 @@ impl Machine<'_, '_> {
     }
 
     /// Evaluates an expression for the active lanes in `mask` and returns the register holding
-    /// its value. Each kind of node has its own method, which keeps this recursive dispatcher's
-    /// stack frame small (deep expressions must not overflow the stack, in debug builds too).
+    /// its value. Each kind of node has its own method, marked `#[inline(never)]`, which keeps
+    /// this recursive dispatcher's stack frame small: the deepest expressions at the bottom of the
+    /// deepest `__device__` calls run on a 1 MB stack, a browser's.
     fn eval(&mut self, e: &Ex, mask: u32) -> Result<usize, Diagnostic> {
         self.step(e.span)?;
         let dst = (self.tbase + e.tmp) as usize;
         match &e.kind {
-            ExKind::Const(bits) => {
-                self.regs[dst] = [*bits; WARP_LANES];
-                Ok(dst)
-            }
+            ExKind::Const(bits) => Ok(self.splat(*bits, dst)),
             ExKind::Reg(r) => Ok(*r as usize),
             ExKind::Component(v, c) => Ok(self.eval(v, mask)? + usize::from(*c)),
-            ExKind::AddrOf(id) => {
-                let start = pointer(*id, self.objects[*id].base);
-                self.regs[dst] = [start; WARP_LANES];
-                Ok(dst)
-            }
+            ExKind::AddrOf(id) => Ok(self.splat(pointer(*id, self.objects[*id].base), dst)),
             ExKind::Convert { from, to, value } => {
                 let r = self.eval(value, mask)?;
                 self.convert(*from, *to, r, dst);
@@ -1624,14 +1618,7 @@ impl Machine<'_, '_> {
                 self.math(*f, *ty, rs, args.len(), dst);
                 Ok(dst)
             }
-            ExKind::MakeVector { parts, .. } => {
-                for (k, p) in parts.iter().enumerate() {
-                    let r = self.eval(p, mask)?;
-                    self.regs[dst + k] = self.regs[r];
-                }
-                self.instructions += 1;
-                Ok(dst)
-            }
+            ExKind::MakeVector { parts, .. } => self.make_vector(parts, mask, dst),
             ExKind::Offset {
                 base,
                 terms,
@@ -1683,6 +1670,24 @@ impl Machine<'_, '_> {
         }
     }
 
+    /// The same bits in every lane of `dst`.
+    #[inline(never)]
+    fn splat(&mut self, bits: u64, dst: usize) -> usize {
+        self.regs[dst] = [bits; WARP_LANES];
+        dst
+    }
+
+    #[inline(never)]
+    fn make_vector(&mut self, parts: &[Ex], mask: u32, dst: usize) -> Result<usize, Diagnostic> {
+        for (k, p) in parts.iter().enumerate() {
+            let r = self.eval(p, mask)?;
+            self.copy_masked(r, dst + k, FULL);
+        }
+        self.instructions += 1;
+        Ok(dst)
+    }
+
+    #[inline(never)]
     fn convert(&mut self, from: Scalar, to: Scalar, r: usize, dst: usize) {
         self.instructions += 1;
         let src = self.regs[r];
@@ -1700,6 +1705,7 @@ impl Machine<'_, '_> {
         }
     }
 
+    #[inline(never)]
     fn unary(&mut self, op: UnOp, ty: Scalar, r: usize, dst: usize) {
         self.instructions += 1;
         let src = self.regs[r];
@@ -1714,6 +1720,7 @@ impl Machine<'_, '_> {
         }
     }
 
+    #[inline(never)]
     fn logical(
         &mut self,
         and: bool,
@@ -1739,6 +1746,7 @@ impl Machine<'_, '_> {
         Ok(dst)
     }
 
+    #[inline(never)]
     fn select(
         &mut self,
         cond: &Ex,
@@ -1773,6 +1781,7 @@ impl Machine<'_, '_> {
         Ok(dst)
     }
 
+    #[inline(never)]
     fn fma(&mut self, ty: Scalar, r: [usize; 3], mask: u32, dst: usize) {
         self.instructions += 1;
         for l in 0..WARP_LANES {
@@ -1790,6 +1799,7 @@ impl Machine<'_, '_> {
         }
     }
 
+    #[inline(never)]
     fn math(&mut self, f: MathFn, ty: Scalar, r: [usize; 2], n_args: usize, dst: usize) {
         self.instructions += 1;
         for l in 0..WARP_LANES {
@@ -1802,6 +1812,7 @@ impl Machine<'_, '_> {
     /// A pointer moved by byte offsets, computed exactly: an active lane whose pointer would
     /// leave the address range is out of bounds of its object (`elem_size` is the unit of the
     /// index the error names).
+    #[inline(never)]
     fn offset(
         &mut self,
         base: &Ex,
@@ -1861,6 +1872,7 @@ impl Machine<'_, '_> {
         )
     }
 
+    #[inline(never)]
     fn pointer_difference(&mut self, a: usize, b: usize, elem_size: u32, dst: usize) {
         self.instructions += 1;
         for l in 0..WARP_LANES {
@@ -1870,6 +1882,7 @@ impl Machine<'_, '_> {
         }
     }
 
+    #[inline(never)]
     fn eval_load(
         &mut self,
         addr: &Ex,
@@ -1885,6 +1898,7 @@ impl Machine<'_, '_> {
         Ok(dst)
     }
 
+    #[inline(never)]
     fn assign(
         &mut self,
         place: &Place,
@@ -1937,6 +1951,7 @@ impl Machine<'_, '_> {
         }
     }
 
+    #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     fn compound(
         &mut self,
@@ -1976,6 +1991,7 @@ impl Machine<'_, '_> {
 
     /// `compound`'s general case: the place's value converted to the operation type in `dst`,
     /// combined with `v`, converted back.
+    #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     fn combine_in_dst(
         &mut self,
@@ -2004,6 +2020,7 @@ impl Machine<'_, '_> {
         Ok(())
     }
 
+    #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     fn inc_dec(
         &mut self,
@@ -2070,6 +2087,7 @@ impl Machine<'_, '_> {
         Ok(dst)
     }
 
+    #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     fn eval_atomic(
         &mut self,
@@ -2104,6 +2122,7 @@ impl Machine<'_, '_> {
         Ok(dst)
     }
 
+    #[inline(never)]
     fn call(
         &mut self,
         function: usize,
@@ -2226,6 +2245,7 @@ impl Machine<'_, '_> {
         Ok(())
     }
 
+    #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     fn arith(
         &mut self,

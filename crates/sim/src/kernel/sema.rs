@@ -1308,6 +1308,7 @@ impl<'a> Sema<'a> {
         self.bool_of(ex, &ty, e.span)
     }
 
+    #[inline(never)]
     fn bool_of(&mut self, ex: Ex, ty: &Type, span: Span) -> Result<Ex, Diagnostic> {
         let from = match ty {
             Type::Scalar(s) => *s,
@@ -1338,6 +1339,7 @@ impl<'a> Sema<'a> {
     }
 
     /// An implicit conversion (assignment, argument passing, initialisation, return).
+    #[inline(never)]
     fn convert(&mut self, ex: Ex, from: &Type, to: &Type, span: Span) -> Result<Ex, Diagnostic> {
         if from == to {
             return Ok(ex);
@@ -1375,6 +1377,7 @@ impl<'a> Sema<'a> {
         }
     }
 
+    #[inline(never)]
     fn convert_scalar(&mut self, ex: Ex, from: Scalar, to: Scalar) -> Ex {
         if from == to {
             return ex;
@@ -1403,6 +1406,7 @@ impl<'a> Sema<'a> {
     }
 
     /// An explicit cast.
+    #[inline(never)]
     fn cast(&mut self, ex: Ex, from: &Type, to: &Type, span: Span) -> Result<Ex, Diagnostic> {
         match (from, to) {
             (_, Type::Void) => Ok(ex),
@@ -1421,6 +1425,7 @@ impl<'a> Sema<'a> {
 
     /// `base + index * stride` as a pointer to elements of `elem_size` bytes, merged into an
     /// existing offset node. (`step` is the index's type and the stride in bytes.)
+    #[inline(never)]
     fn offset(
         &mut self,
         base: Ex,
@@ -1483,9 +1488,10 @@ impl<'a> Sema<'a> {
         }
     }
 
-    /// Lowers an expression. Each kind has its own method, which keeps this recursive
-    /// dispatcher's stack frame small: deep expressions must not overflow the stack, in debug
-    /// builds too.
+    /// Lowers an expression. Each kind has its own method, marked `#[inline(never)]` (each has
+    /// one caller, so the compiler would otherwise fold them all into this one frame), which
+    /// keeps this recursive dispatcher's stack frame small: deep expressions must not overflow
+    /// the stack, in debug builds too.
     fn lower(&mut self, e: &Expr) -> Result<Lv, Diagnostic> {
         let span = e.span;
         match &e.kind {
@@ -1532,11 +1538,13 @@ impl<'a> Sema<'a> {
         }
     }
 
+    #[inline(never)]
     fn index_expression(&mut self, e: &Expr) -> Result<Lv, Diagnostic> {
         let whole_chain_constant = self.index_chain_is_constant(e);
         self.index(e, whole_chain_constant)
     }
 
+    #[inline(never)]
     fn member(
         &mut self,
         base: &Expr,
@@ -1582,6 +1590,7 @@ impl<'a> Sema<'a> {
         })
     }
 
+    #[inline(never)]
     fn binary_expression(
         &mut self,
         op: BinaryOp,
@@ -1593,6 +1602,7 @@ impl<'a> Sema<'a> {
         Ok(Lv::Value(ex, ty))
     }
 
+    #[inline(never)]
     fn conditional(&mut self, c: &Expr, a: &Expr, b: &Expr, span: Span) -> Result<Lv, Diagnostic> {
         let cond = self.condition(c)?;
         let (ea, ta) = self.rvalue(a)?;
@@ -1633,6 +1643,7 @@ impl<'a> Sema<'a> {
         Ok(Lv::Value(Ex::new(select, n, span), ty))
     }
 
+    #[inline(never)]
     fn call_expression(
         &mut self,
         name: &str,
@@ -1644,6 +1655,7 @@ impl<'a> Sema<'a> {
         Ok(Lv::Value(ex, ty))
     }
 
+    #[inline(never)]
     fn cast_expression(&mut self, to: &Type, a: &Expr, span: Span) -> Result<Lv, Diagnostic> {
         let (ex, from) = self.rvalue(a)?;
         let mut ex = self.cast(ex, &from, to, span)?;
@@ -1651,6 +1663,7 @@ impl<'a> Sema<'a> {
         Ok(Lv::Value(ex, to.clone()))
     }
 
+    #[inline(never)]
     fn sizeof_expression(&mut self, a: &Expr, span: Span) -> Result<Lv, Diagnostic> {
         let lv = self.lower(a)?;
         let ty = match &lv {
@@ -1662,6 +1675,7 @@ impl<'a> Sema<'a> {
         ))
     }
 
+    #[inline(never)]
     fn comma(&mut self, a: &Expr, b: &Expr, span: Span) -> Result<Lv, Diagnostic> {
         let (ea, _) = self.rvalue(a)?;
         let (eb, tb) = self.rvalue(b)?;
@@ -1672,6 +1686,7 @@ impl<'a> Sema<'a> {
         ))
     }
 
+    #[inline(never)]
     fn ident(&mut self, name: &str, span: Span, constant_index: bool) -> Result<Lv, Diagnostic> {
         match self.lookup(name).cloned() {
             Some(Symbol::Var {
@@ -1750,6 +1765,7 @@ impl<'a> Sema<'a> {
         obj.space == ObjectSpace::Local && dims == indices
     }
 
+    #[inline(never)]
     fn index(&mut self, e: &Expr, constant_chain: bool) -> Result<Lv, Diagnostic> {
         let ExprKind::Index(base, index) = &e.kind else {
             return self.lower(e);
@@ -1813,6 +1829,7 @@ impl<'a> Sema<'a> {
         }
     }
 
+    #[inline(never)]
     fn place(&mut self, lv: Lv, span: Span, what: &str) -> Result<(Place, Type), Diagnostic> {
         match lv {
             Lv::Value(..) => err(
@@ -1844,6 +1861,7 @@ impl<'a> Sema<'a> {
         }
     }
 
+    #[inline(never)]
     fn unary(&mut self, op: UnaryOp, a: &Expr, span: Span) -> Result<Lv, Diagnostic> {
         match op {
             UnaryOp::Deref => {
@@ -1914,6 +1932,7 @@ impl<'a> Sema<'a> {
         }
     }
 
+    #[inline(never)]
     fn binary(
         &mut self,
         op: BinaryOp,
@@ -1941,6 +1960,7 @@ impl<'a> Sema<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn binary_values(
         &mut self,
         op: BinaryOp,
@@ -2086,6 +2106,7 @@ impl<'a> Sema<'a> {
         Ok((ex, Type::Scalar(result)))
     }
 
+    #[inline(never)]
     fn assign(
         &mut self,
         op: Option<BinaryOp>,
@@ -2197,6 +2218,7 @@ impl<'a> Sema<'a> {
         ))
     }
 
+    #[inline(never)]
     fn call(
         &mut self,
         name: &str,
@@ -2273,6 +2295,7 @@ impl<'a> Sema<'a> {
         }
     }
 
+    #[inline(never)]
     fn builtin(
         &mut self,
         name: &str,

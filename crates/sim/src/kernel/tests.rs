@@ -1699,6 +1699,29 @@ mod edges {
         .collect();
         assert_eq!(shown, ["64.5", "64.0", "-3", "true"]);
     }
+    #[test]
+    fn the_deepest_calls_of_the_deepest_expressions_check_and_run_on_a_1_mb_stack() {
+        // A browser gives WebAssembly about 1 MB of stack. Each of the 24 nested calls the
+        // interpreter allows sits at the bottom of a 190-deep chain of additions.
+        let calls = limits::MAX_CALL_DEPTH as usize;
+        let last = calls - 1;
+        let mut source = format!("__device__ int f{last}(int x) {{ return x; }}\n");
+        for i in (0..last).rev() {
+            let chain = " + 1".repeat(190);
+            source.push_str(&format!(
+                "__device__ int f{i}(int x) {{ return f{}(x){chain}; }}\n",
+                i + 1
+            ));
+        }
+        source.push_str("__global__ void k(int* a) { a[threadIdx.x] = f0(1); }\n");
+        let outcome = std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || ints(&source, "k", &one_warp(&[("a", 128)]), "a"))
+            .expect("a thread starts")
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        assert_eq!(outcome, Ok(vec![1 + 190 * last as i32; 32]));
+    }
 }
 
 /// Arbitrary input never panics, and the interpreter always stops.
