@@ -306,6 +306,8 @@ fn generated_and_mutated_kernels_never_crash_hang_or_print_a_bad_error() {
     let cases = Cell::new(0u64);
     let repeats = Cell::new(0u64);
     let slowest = Cell::new(Duration::ZERO);
+    // Cases that simulated, that compiled and failed to simulate, that did not compile.
+    let outcomes = Cell::new([0u64; 3]);
     let mut shrinking_time = Duration::ZERO;
     let mut next_progress = start + Duration::from_secs(30);
     let mut findings: Vec<String> = Vec::new();
@@ -336,8 +338,16 @@ fn generated_and_mutated_kernels_never_crash_hang_or_print_a_bad_error() {
                     let _ = std::fs::write(dir.join("current.cu"), case.to_file());
                 }
                 return match case::check(&case) {
-                    Ok(elapsed) => {
-                        slowest.set(slowest.get().max(elapsed));
+                    Ok(passed) => {
+                        slowest.set(slowest.get().max(passed.elapsed));
+                        let mut counts = outcomes.get();
+                        match passed.outcome {
+                            case::Outcome::Simulated => counts[0] += 1,
+                            case::Outcome::SimulateError => counts[1] += 1,
+                            case::Outcome::CompileError => counts[2] += 1,
+                            case::Outcome::NotRun => {}
+                        }
+                        outcomes.set(counts);
                         Ok(())
                     }
                     Err(finding) if known.borrow().contains(&case::finding_kind(&finding)) => {
@@ -409,13 +419,17 @@ fn generated_and_mutated_kernels_never_crash_hang_or_print_a_bad_error() {
     let fuzzing = (elapsed - shrinking_time.as_secs_f64()).max(1e-9);
     println!(
         "memplay-fuzz: summary cases={} findings={} repeats={} seconds={elapsed:.1} \
-         shrinking_seconds={:.1} cases_per_second={:.1} slowest_case_ms={} seed={seed}",
+         shrinking_seconds={:.1} cases_per_second={:.1} slowest_case_ms={} seed={seed} \
+         simulated={} simulate_errors={} compile_errors={}",
         cases.get(),
         findings.len(),
         repeats.get(),
         shrinking_time.as_secs_f64(),
         cases.get() as f64 / fuzzing,
-        slowest.get().as_millis()
+        slowest.get().as_millis(),
+        outcomes.get()[0],
+        outcomes.get()[1],
+        outcomes.get()[2],
     );
     assert!(
         findings.is_empty(),

@@ -291,21 +291,43 @@ fn unescape(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// How a case that passed the check ended: what share of cases get how far shows how deep the
+/// fuzzing reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// `simulate` returned a report.
+    Simulated,
+    /// It compiled, and `simulate` returned an error (the launch, a run-time fault, the budget).
+    SimulateError,
+    /// `compile` returned an error.
+    CompileError,
+    /// Not run: an earlier case hung.
+    NotRun,
+}
+
+/// A case that passed: how it ended and its wall time.
+#[derive(Clone, Copy, Debug)]
+pub struct Passed {
+    pub outcome: Outcome,
+    pub elapsed: Duration,
+}
+
 /// What went wrong with a case, in one line for a test's failure message.
 pub type Finding = String;
 
 /// Compiles and simulates `case` on a thread with a browser-sized stack; a panic, an error that is
 /// not one short printable line, or a wall time over `SLOW_LIMIT` twice in a row is a finding.
 /// Returns the wall time of the (first) run.
-pub fn check(case: &Case) -> Result<Duration, Finding> {
+pub fn check(case: &Case) -> Result<Passed, Finding> {
     check_slow(case, true)
 }
 
 /// `check`, where with `confirm_slow` false one slow run is enough (while shrinking a slow case).
-pub fn check_slow(case: &Case, confirm_slow: bool) -> Result<Duration, Finding> {
-    let first = run_once(case)?;
+pub fn check_slow(case: &Case, confirm_slow: bool) -> Result<Passed, Finding> {
+    let passed = run_once(case)?;
+    let first = passed.elapsed;
     if first <= SLOW_LIMIT {
-        return Ok(first);
+        return Ok(passed);
     }
     if !confirm_slow {
         return Err(format!(
@@ -315,9 +337,9 @@ pub fn check_slow(case: &Case, confirm_slow: bool) -> Result<Duration, Finding> 
         ));
     }
     // One slow run may be the other processes on the machine; a second one is the case.
-    let second = run_once(case)?;
+    let second = run_once(case)?.elapsed;
     if second <= SLOW_LIMIT {
-        return Ok(first);
+        return Ok(passed);
     }
     Err(format!(
         "too slow: {:.2} s and then {:.2} s (the limit is {} s)",
@@ -346,10 +368,13 @@ pub fn hung() -> bool {
     HUNG.load(Ordering::SeqCst)
 }
 
-fn run_once(case: &Case) -> Result<Duration, Finding> {
+fn run_once(case: &Case) -> Result<Passed, Finding> {
     if hung() {
         // Not run: a hung case's thread still runs. Passing lets the shrinker keep the hang.
-        return Ok(Duration::ZERO);
+        return Ok(Passed {
+            outcome: Outcome::NotRun,
+            elapsed: Duration::ZERO,
+        });
     }
     let input = case.input();
     let (send, receive) = mpsc::channel();
@@ -386,6 +411,11 @@ fn run_once(case: &Case) -> Result<Duration, Finding> {
     };
     let elapsed = start.elapsed();
     let (compiled, simulated) = outcome.map_err(|message| format!("panic: {message}"))?;
+    let outcome = match (&compiled, &simulated) {
+        (Some(_), _) => Outcome::CompileError,
+        (None, Some(_)) => Outcome::SimulateError,
+        (None, None) => Outcome::Simulated,
+    };
     for (stage, error) in [("compile", compiled), ("simulate", simulated)] {
         if let Some(text) = error {
             if let Some(problem) = bad_error_line(&text) {
@@ -396,7 +426,7 @@ fn run_once(case: &Case) -> Result<Duration, Finding> {
             }
         }
     }
-    Ok(elapsed)
+    Ok(Passed { outcome, elapsed })
 }
 
 /// Why `text` is not one short line of printable characters, if it is not.

@@ -39,6 +39,8 @@ pub fn hostile_size() -> BoxedStrategy<usize> {
     .boxed()
 }
 
+/// Well-formed literals at and beyond the edges of the types, and constant expressions that
+/// overflow or divide by zero.
 pub fn extreme_int_literal() -> BoxedStrategy<String> {
     select(vec![
         "-9223372036854775807LL-1",
@@ -52,13 +54,8 @@ pub fn extreme_int_literal() -> BoxedStrategy<String> {
         "4294967295u",
         "0xffffffffffffffff",
         "0x7fffffffffffffffLL",
-        "99999999999999999999999999",
-        "077777777777777777777777",
-        "0x",
         "1LLU",
         "1uLL",
-        "08",
-        "0b101",
         "(1 << 63)",
         "(1LL << 63)",
         "(1 << 31)",
@@ -84,12 +81,30 @@ pub fn extreme_float_literal() -> BoxedStrategy<String> {
         "-0.0f",
         "0.0f / 0.0f",
         "1.0f / 0.0f",
+        ".5f",
+    ])
+    .prop_map(str::to_string)
+    .boxed()
+}
+
+/// Numbers the lexer must refuse.
+pub fn malformed_literal() -> BoxedStrategy<String> {
+    select(vec![
+        "99999999999999999999999999",
+        "077777777777777777777777",
+        "0x",
+        "08",
+        "0b101",
         "1.e",
         "1e",
-        ".5f",
-        "0x1p3f",
         "1.5ff",
         "1e+f",
+        "0x1p3f",
+        "1uu",
+        "1LLL",
+        "0x1.8p1",
+        "1..2",
+        "1e99999999999",
     ])
     .prop_map(str::to_string)
     .boxed()
@@ -117,6 +132,7 @@ pub fn hostile_expr() -> BoxedStrategy<String> {
         ident_len.prop_map(|n| "x".repeat(n)),
         extreme_int_literal(),
         extreme_float_literal(),
+        malformed_literal(),
         extreme_int_literal().prop_map(|v| format!("a[{v}]")),
         extreme_int_literal().prop_map(|v| format!("*(a + {v})")),
         extreme_int_literal().prop_map(|v| format!("*(a - {v})")),
@@ -303,13 +319,14 @@ fn int_leaf() -> BoxedStrategy<String> {
         6 => select(vec![
             "i", "j", "n", "h", "(int)u", "(int)w", "threadIdx.x", "threadIdx.y", "threadIdx.z",
             "blockIdx.x", "blockIdx.y", "blockDim.x", "blockDim.y", "gridDim.x", "gridDim.z",
-            "warpSize", "a[i & 63]", "a[0]", "s[j & 63]", "s2[i & 7][j & 7]", "PAD", "N",
+            "warpSize", "a[i & 63]", "a[0]", "s[j & 63]", "(int)s2[i & 7][j & 7]", "PAD", "N",
             "IDX(i, j)", "u", "w", "HOSTILE_VALUE",
         ])
         .prop_map(str::to_string),
         1 => select(vec!["0x1F", "017", "3u", "5LL", "7ull", "'a'", "true", "false", "1024",
             "65535", "-1"]).prop_map(str::to_string),
-        1 => extreme_int_literal(),
+        1 => prop_oneof![60 => Just("1".to_string()), 8 => extreme_int_literal(),
+            1 => malformed_literal()],
     ]
     .boxed()
 }
@@ -321,7 +338,8 @@ fn float_leaf() -> BoxedStrategy<String> {
             "1e-3f", "(float)i", "(float)j", "3.0f",
         ])
         .prop_map(str::to_string),
-        1 => extreme_float_literal(),
+        1 => prop_oneof![60 => Just("0.5f".to_string()), 8 => extreme_float_literal(),
+            1 => malformed_literal()],
     ]
     .boxed()
 }
@@ -349,7 +367,7 @@ pub fn int_expr() -> BoxedStrategy<String> {
                 2 => inner.clone().prop_map(|a| format!("a[({a}) & 63]")),
                 1 => inner.clone().prop_map(|a| format!("s[({a}) & 63]")),
                 1 => (inner.clone(), inner.clone())
-                    .prop_map(|(a, b)| format!("s2[({a}) & 7][({b}) & 7]")),
+                    .prop_map(|(a, b)| format!("(int)s2[({a}) & 7][({b}) & 7]")),
                 1 => (select(vec!["min", "max", "umin", "umax"]), inner.clone(), inner.clone())
                     .prop_map(|(f, a, b)| format!("{f}({a}, {b})")),
                 1 => (inner.clone(), float_leaf())
@@ -441,7 +459,7 @@ fn simple_stmt() -> BoxedStrategy<String> {
             "size_t sz = sizeof(float) * 4; j = (int)sz;",
         ])
         .prop_map(str::to_string),
-        1 => hostile_stmt(),
+        1 => prop_oneof![3 => Just(";".to_string()), 1 => hostile_stmt()],
     ]
     .boxed()
 }
@@ -478,10 +496,10 @@ pub fn stmt() -> BoxedStrategy<String> {
 
 fn helper_def() -> BoxedStrategy<String> {
     prop_oneof![
-        3 => Just("__device__ int helper(int p, float q) { if (p > 3) return p * 2; return p - (int)q; }\n".to_string()),
+        16 => Just("__device__ int helper(int p, float q) { if (p > 3) return p * 2; return p - (int)q; }\n".to_string()),
+        4 => Just("__device__ __forceinline__ int helper(int p, float q) { int r = 0; for (int k = 0; k < (p & 7); ++k) r += k; return r; }\n".to_string()),
         1 => Just("__device__ int helper(int p, float q) { return p <= 0 ? (int)q : helper(p - 1, q) + 1; }\n".to_string()),
         1 => Just("__device__ int helper(int p, float q) { __threadfence_block(); return p; }\n".to_string()),
-        1 => Just("__device__ __forceinline__ int helper(int p, float q) { int r = 0; for (int k = 0; k < (p & 7); ++k) r += k; return r; }\n".to_string()),
         1 => Just("__device__ int helper(int p, float q) { while (1) { } }\n".to_string()),
         1 => Just("__device__ int helper(int p, float q) { __syncthreads(); return p; }\n".to_string()),
         1 => Just("__device__ int helper(int p) { return p; }\n".to_string()),
@@ -544,10 +562,9 @@ fn skeleton() -> BoxedStrategy<Skeleton> {
         1 => (1usize..100_000).prop_map(|n| format!("k{}", "x".repeat(n))),
         1 => select(vec!["main", "__syncthreads", "int", "a", "helper"]).prop_map(str::to_string),
     ];
-    let params = select(vec![
-        "int* a, float* f, int n, float x",
-        "int* a, float* f, int n, float x",
-        "int* a, float* f, int n, float x",
+    let params = prop_oneof![
+        12 => Just("int* a, float* f, int n, float x"),
+        1 => select(vec![
         "int* __restrict__ a, const float* f, const int n, float x",
         "int* a, float* f, unsigned n, double x",
         "int* a, float* f, long long n, float x",
@@ -555,14 +572,15 @@ fn skeleton() -> BoxedStrategy<Skeleton> {
         "int* a, float* f, int n, float x, int* a",
         "int a, float* f, int n, float x",
         "",
-    ]);
+    ]),
+    ];
     (
-        prop_oneof![3 => Just(String::new()), 1 => hostile_prelude()],
+        prop_oneof![6 => Just(String::new()), 1 => hostile_prelude()],
         helper_def(),
         any::<bool>(),
         name,
         params,
-        prop_oneof![6 => Just(true), 1 => Just(false)],
+        prop_oneof![15 => Just(true), 1 => Just(false)],
         prop::collection::vec(stmt(), 0..7),
     )
         .prop_map(
@@ -684,9 +702,40 @@ pub fn launch_parts() -> BoxedStrategy<LaunchParts> {
         .boxed()
 }
 
+/// A launch without hostile parts, so that most generated kernels get to run.
+pub fn clean_launch() -> BoxedStrategy<LaunchParts> {
+    (
+        prop_oneof![4 => (1u32..4).prop_map(|x| [x, 1, 1]), 1 => (1u32..3, 1u32..3).prop_map(|(x, y)| [x, y, 1])],
+        prop_oneof![
+            4 => select(vec![32u32, 64, 128, 256]).prop_map(|x| [x, 1, 1]),
+            1 => (1u32..100).prop_map(|x| [x, 1, 1]),
+            1 => select(vec![[8u32, 8, 1], [16, 16, 1], [32, 4, 2]]),
+        ],
+        select(vec![0u32, 64, 256]),
+        device(),
+        step_budget(),
+        prop_oneof![
+            6 => Just(Vec::new()),
+            1 => (select(vec!["PAD", "N"]), 0u32..70)
+                .prop_map(|(n, v)| vec![(n.to_string(), v.to_string())]),
+        ],
+    )
+        .prop_map(|(grid, block, dyn_smem, device, step_budget, defines)| LaunchParts {
+            grid,
+            block,
+            dyn_smem,
+            regs: 0,
+            device,
+            all_blocks: false,
+            step_budget,
+            defines,
+        })
+        .boxed()
+}
+
 pub fn int_value() -> BoxedStrategy<Value> {
     prop_oneof![
-        6 => (0i64..200).prop_map(Value::Int),
+        24 => (0i64..200).prop_map(Value::Int),
         1 => select(vec![-1i64, i64::MIN, i64::MAX, 1 << 31, 1 << 40, u32::MAX as i64])
             .prop_map(Value::Int),
         1 => select(vec![1.5f64, f64::NAN, f64::INFINITY, -1e300]).prop_map(Value::Float),
@@ -697,7 +746,7 @@ pub fn int_value() -> BoxedStrategy<Value> {
 
 pub fn float_value() -> BoxedStrategy<Value> {
     prop_oneof![
-        6 => (-100.0f64..100.0).prop_map(Value::Float),
+        24 => (-100.0f64..100.0).prop_map(Value::Float),
         1 => select(vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300, f64::MIN_POSITIVE])
             .prop_map(Value::Float),
         1 => select(vec![3i64, i64::MIN]).prop_map(Value::Int),
@@ -707,7 +756,7 @@ pub fn float_value() -> BoxedStrategy<Value> {
 
 pub fn buffer_bytes() -> BoxedStrategy<u64> {
     prop_oneof![
-        8 => select(vec![256u64, 1024, 4096, 65_536]),
+        24 => select(vec![256u64, 1024, 4096, 65_536]),
         2 => 0u64..300,
         1 => select(vec![1u64 << 30, 1 << 40, 1 << 47, 1 << 48, u64::MAX]),
     ]
@@ -729,7 +778,13 @@ pub fn args_and_buffers(
         Missing,
         WrongKind,
     }
-    let give = || prop_oneof![14 => Just(Give::Right), 1 => Just(Give::Missing), 1 => Just(Give::WrongKind)];
+    let give = || {
+        prop_oneof![
+            30 => Just(Give::Right),
+            1 => Just(Give::Missing),
+            1 => Just(Give::WrongKind),
+        ]
+    };
     let scalar_parts = prop::collection::vec(
         (give(), int_value(), float_value(), buffer_bytes()),
         scalars.len(),
@@ -737,7 +792,7 @@ pub fn args_and_buffers(
     let pointer_parts =
         prop::collection::vec((give(), buffer_bytes(), int_value()), pointers.len());
     let extra = prop_oneof![
-        8 => Just(None),
+        16 => Just(None),
         1 => (select(vec!["zz", "", "1X", "n"]), int_value(), buffer_bytes())
             .prop_map(|(name, v, b)| Some((name.to_string(), v, b))),
     ];
@@ -799,7 +854,7 @@ pub fn generated_case() -> BoxedStrategy<Case> {
     ];
     (
         skeleton(),
-        launch_parts(),
+        prop_oneof![3 => clean_launch(), 1 => launch_parts()],
         args_and_buffers(
             vec![("n".to_string(), false), ("x".to_string(), true)],
             vec!["a".to_string(), "f".to_string()],
