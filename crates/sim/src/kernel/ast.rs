@@ -73,8 +73,8 @@ impl Scalar {
             Scalar::U16 => "unsigned short",
             Scalar::I32 => "int",
             Scalar::U32 => "unsigned int",
-            Scalar::I64 => "long",
-            Scalar::U64 => "size_t",
+            Scalar::I64 => "long long",
+            Scalar::U64 => "unsigned long long",
             Scalar::F32 => "float",
             Scalar::F64 => "double",
         }
@@ -305,6 +305,9 @@ pub enum Initializer {
 pub struct Declarator {
     pub name: String,
     pub span: Span,
+    /// The declarator's own pointer is `const` (`float* const p`): `p` cannot move. (In `const
+    /// float* p` it is what `p` points to that is constant, which the pointer type says.)
+    pub pointer_const: bool,
     /// The type with the declarator's pointers applied, before its array dimensions.
     pub ty: Type,
     /// Array dimensions, outermost first; `None` for `[]`.

@@ -343,9 +343,15 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads `*`, `* const`, `__restrict__` before a declarator's name (at most
-    /// `MAX_TYPE_DEPTH` levels).
-    fn pointers(&mut self, mut ty: Type, mut pointee_const: bool) -> Result<Type, Diagnostic> {
+    /// `MAX_TYPE_DEPTH` levels). Also says whether the declarator's own pointer is `const`
+    /// (`float* const p`: the `const` after the last `*`), which the pointer type cannot carry.
+    fn pointers(
+        &mut self,
+        mut ty: Type,
+        mut pointee_const: bool,
+    ) -> Result<(Type, bool), Diagnostic> {
         let mut levels = 0;
+        let mut pointer_const = false;
         while self.at(Punct::Star) {
             levels += 1;
             if levels > MAX_TYPE_DEPTH {
@@ -360,12 +366,19 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             ty = Type::pointer_to(ty, pointee_const);
             pointee_const = false;
+            pointer_const = false;
             while self.at_word("const") || self.at_word("__restrict__") || self.at_word("volatile")
             {
+                if self.at_word("const") {
+                    // A `const` after this `*` makes this pointer constant, and what the next
+                    // `*` points to.
+                    pointee_const = true;
+                    pointer_const = true;
+                }
                 self.pos += 1;
             }
         }
-        Ok(ty)
+        Ok((ty, pointer_const))
     }
 
     /// Array dimensions `[N]` after a declarator's name (at most `MAX_TYPE_DEPTH`).
@@ -416,17 +429,17 @@ impl<'a> Parser<'a> {
     fn declaration_rest(
         &mut self,
         spec: Specifiers,
-        first_name: Option<(String, Span, Type)>,
+        first_name: Option<(String, Span, Type, bool)>,
     ) -> Result<Declaration, Diagnostic> {
         let mut declarators = Vec::new();
         let mut pending = first_name;
         loop {
-            let (name, span, ty) = match pending.take() {
+            let (name, span, ty, pointer_const) = match pending.take() {
                 Some(first) => first,
                 None => {
-                    let ty = self.pointers(spec.base.clone(), spec.is_const)?;
+                    let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
                     let (name, span) = self.ident("a variable name")?;
-                    (name, span, ty)
+                    (name, span, ty, pointer_const)
                 }
             };
             let dims = self.dims()?;
@@ -438,6 +451,7 @@ impl<'a> Parser<'a> {
             declarators.push(Declarator {
                 name,
                 span,
+                pointer_const,
                 ty,
                 dims,
                 init,
@@ -470,7 +484,7 @@ impl<'a> Parser<'a> {
             return Err(self.error_here("a kernel, a __device__ function or a file-scope variable"));
         }
         let spec = self.specifiers()?;
-        let ty = self.pointers(spec.base.clone(), spec.is_const)?;
+        let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
         let (name, span) = self.ident("a name")?;
         if self.at(Punct::LParen) {
             return Ok(Item::Function(self.function(spec, ty, name, span)?));
@@ -490,7 +504,7 @@ impl<'a> Parser<'a> {
             ));
         }
         Ok(Item::Variable(
-            self.declaration_rest(spec, Some((name, span, ty)))?,
+            self.declaration_rest(spec, Some((name, span, ty, pointer_const)))?,
         ))
     }
 
@@ -517,14 +531,21 @@ impl<'a> Parser<'a> {
                 return Err(self.error_here("a parameter type"));
             }
             let pspec = self.specifiers()?;
-            let mut ty = self.pointers(pspec.base.clone(), pspec.is_const)?;
+            let (mut ty, mut pointer_const) = self.pointers(pspec.base.clone(), pspec.is_const)?;
             let (pname, pspan) = self.ident("a parameter name")?;
             // `float a[]` and `float a[N]` as parameters are pointers.
             let dims = self.dims()?;
             if !dims.is_empty() {
                 ty = Type::pointer_to(ty, pspec.is_const);
+                pointer_const = false;
             }
-            let is_const = pspec.is_const && !matches!(ty, Type::Pointer { .. });
+            // The parameter itself is constant: `const int n`, or `float* const p`. In `const
+            // float* p` only what `p` points to is.
+            let is_const = if matches!(ty, Type::Pointer { .. }) {
+                pointer_const
+            } else {
+                pspec.is_const
+            };
             params.push(Param {
                 name: pname,
                 span: pspan,
@@ -941,7 +962,7 @@ impl<'a> Parser<'a> {
     /// A type name as in a cast or `sizeof(T)`: specifiers, then `*`s, then `[N]`s are not allowed.
     fn type_name(&mut self) -> Result<Type, Diagnostic> {
         let spec = self.specifiers()?;
-        self.pointers(spec.base, spec.is_const)
+        Ok(self.pointers(spec.base, spec.is_const)?.0)
     }
 
     /// A prefix operator, cast or `sizeof`, whose operand is one nesting level deeper, or a
@@ -1265,7 +1286,7 @@ mod tests {
              }",
             &[
                 "Device twice(float x) 1 statements",
-                "Kernel k(float2* r, char* p, size_t pitch, unsigned int n) 6 statements",
+                "Kernel k(float2* r, char* p, unsigned long long pitch, unsigned int n) 6 statements",
             ],
         );
     }

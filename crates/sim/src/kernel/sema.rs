@@ -312,9 +312,13 @@ fn stmt_modifies(s: &Stmt, name: &str) -> bool {
 /// Whether what a declarator declares (a variable, or the elements of an array) is itself
 /// `const`. The declaration's `const` belongs to its base type: `const int n` and `const float
 /// w[3]` are constant, but in `const float* p` it is what `p` points to that is constant (the
-/// pointer type says so), and `p` may move.
+/// pointer type says so), and `p` may move; in `float* const p` the pointer itself is constant.
 fn const_elements(decl: &Declaration, d: &Declarator) -> bool {
-    decl.is_const && !matches!(d.ty, Type::Pointer { .. })
+    if matches!(d.ty, Type::Pointer { .. }) {
+        d.pointer_const
+    } else {
+        decl.is_const
+    }
 }
 
 fn is_ident(e: &Expr, name: &str) -> bool {

@@ -1554,6 +1554,33 @@ mod edges {
         );
     }
 
+    #[test]
+    fn a_const_pointer_stays_but_what_it_points_to_may_change() {
+        let l = launch(
+            [1, 1, 1],
+            [32, 1, 1],
+            0,
+            &[("k", Value::Int(3))],
+            &[("a", 128)],
+        );
+        let source = "__global__ void k(int* const a, int k) {\n  int* const p = a + k;\n  p[threadIdx.x % 4] = 7;\n  const int* const q = p;\n  a[threadIdx.x] = 2 * q[0];\n}";
+        assert_eq!(ints(source, "k", &l, "a"), Ok(vec![14; 32]));
+        let rejected = |statement: &str| {
+            let source = format!(
+                "__global__ void k(int* const a, int k) {{\n  int* const p = a;\n  {statement}\n}}"
+            );
+            ints(&source, "k", &l, "a").map(|_| ())
+        };
+        assert_eq!(
+            rejected("p += k;"),
+            Err("3:3: '+=' cannot change a const or __constant__ location".to_string())
+        );
+        assert_eq!(
+            rejected("a++;"),
+            Err("3:3: '++' cannot change a const or __constant__ location".to_string())
+        );
+    }
+
     const BROKEN_AND_WORKING: &str = "__device__ int helper(int x) { return x + undeclared; }\n\
         __device__ int twice(int x) { return helper(x) - helper(x) + 2 * x; }\n\
         __global__ void uses_helper(int* a) { a[threadIdx.x] = twice(1); }\n\
