@@ -568,7 +568,7 @@ fn a_full_disk_is_one_error_line_and_a_failure() {
 
 #[test]
 fn the_budget_bounds_each_launch_of_a_simulation_or_sweep() {
-    // One launch of TILE 8 takes some 120,000 steps; three of them together would exceed 200,000.
+    // One launch of TILE 8 takes some 490,000 steps; three of them together would exceed 600,000.
     let base = tiled_matmul("sweep");
     let (ok, stdout, stderr) = memplay(&with(
         &base,
@@ -578,7 +578,7 @@ fn the_budget_bounds_each_launch_of_a_simulation_or_sweep() {
             "--sweep",
             "PAD=0,1,0",
             "--budget",
-            "200000",
+            "600000",
             "--json",
         ],
     ));
