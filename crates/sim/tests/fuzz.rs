@@ -1,6 +1,7 @@
 //! The fuzz target: whatever kernel text and launch a student gives the page, `kernel::compile` and
 //! `simulate` return `Ok` or an `Err` that reads as one short printable line, never panic, and
-//! finish within `case::SLOW_LIMIT` (about 2 s is what the default budget takes), on a thread with the 1 MB stack a browser gives WebAssembly.
+//! finish within `case::SLOW_LIMIT` (the default budget takes about 2 s at most), on a thread
+//! with the 1 MB stack a browser gives WebAssembly.
 //!
 //! - `generated_and_mutated_kernels_never_crash_hang_or_print_a_bad_error` runs generated kernels
 //!   (`fuzz/grammar.rs`), mutated lecture kernels (`fuzz/mutate.rs`) and hostile shapes for
