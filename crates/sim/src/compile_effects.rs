@@ -38,13 +38,13 @@ use crate::kernel::ast::{
     TranslationUnit, Type, UnaryOp,
 };
 use crate::kernel::{MemRecord, Span};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which compiler effects the counters include.
 ///
 /// `AS_COMPILED` (the default) models what `nvcc -O3` did in the measurements; `AS_WRITTEN`
 /// counts one instruction per access in the source, as the lectures reason about it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompileEffects {
     /// Fuse consecutive aligned shared loads of an unrolled loop into 64- or 128-bit loads.
     pub fuse_shared_loads: bool,
@@ -79,7 +79,7 @@ pub struct FusibleLoad {
 }
 
 /// What fusion did to one read of the source, summed over the blocks it ran in.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FusionSite {
     pub span: Span,
     pub array: String,

@@ -12,7 +12,9 @@ use crate::access::{AccessKind, Space, WarpAccess};
 use crate::banks;
 use crate::coalescing;
 use crate::device::Device;
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
+use std::fmt;
 
 /// Sums over a launch (or one block). Fields are `f64` because totals are extrapolated from sampled
 /// blocks; every per-block value is a whole number and stays exact below 2^53.
@@ -259,6 +261,36 @@ impl Serialize for Counters {
     }
 }
 
+/// Reads the map `Serialize` writes: every name of `Counters::NAMES` once, with its value. A
+/// missing name reads as 0; an unknown one is an error, so data from another model is not taken
+/// for this one's.
+impl<'de> Deserialize<'de> for Counters {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Counters, D::Error> {
+        struct CountersVisitor;
+
+        impl<'de> Visitor<'de> for CountersVisitor {
+            type Value = Counters;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map from counter names to numbers")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Counters, A::Error> {
+                let mut counters = Counters::default();
+                while let Some(name) = map.next_key::<String>()? {
+                    let Some(index) = Counters::NAMES.iter().position(|n| *n == name) else {
+                        return Err(serde::de::Error::unknown_field(&name, &Counters::NAMES));
+                    };
+                    *counters.values_mut()[index] = map.next_value()?;
+                }
+                Ok(counters)
+            }
+        }
+
+        deserializer.deserialize_map(CountersVisitor)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,5 +430,24 @@ mod tests {
             Some(7.0)
         );
         assert_eq!(counters.get("dram__bytes_read.sum"), None);
+    }
+
+    #[test]
+    fn counters_read_back_from_their_nsight_names_are_the_same_counters() {
+        let counters = Counters {
+            shared_ld_wavefronts: 7.0,
+            global_ld_sectors: 4096.0,
+            warp_instructions: 123_456.0,
+            ..Counters::default()
+        };
+        let json = serde_json::to_string(&counters).expect("counters serialize");
+        let back: Counters = serde_json::from_str(&json).expect("counters deserialize");
+        assert_eq!(back, counters);
+    }
+
+    #[test]
+    fn a_counter_name_this_model_does_not_know_is_refused() {
+        let result = serde_json::from_str::<Counters>(r#"{"dram__bytes_read.sum": 1.0}"#);
+        assert!(result.is_err(), "{result:?}");
     }
 }

@@ -14,12 +14,13 @@
 //! (`n_banks`, `shared_phase`, `shared_word_delivery`, `global_coalescing`, ...), so a new preset
 //! only needs new numbers.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
 /// A compute capability such as 9.0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ComputeCapability {
     pub major: u32,
     pub minor: u32,
@@ -32,7 +33,7 @@ impl fmt::Display for ComputeCapability {
 }
 
 /// The lower-case ids used on the command line and in URLs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DeviceId {
     G80,
@@ -122,7 +123,7 @@ impl FromStr for DeviceId {
 
 /// How the register file is handed out: per warp (cc >= 2.0) or per block (cc 1.x).
 /// Source: CUDA Occupancy Calculator, "Register allocation granularity".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RegisterGranularity {
     Warp,
     Block,
@@ -131,7 +132,7 @@ pub enum RegisterGranularity {
 /// How many lanes of a warp the shared memory serves together for 32-bit accesses.
 /// cc 1.x splits a warp's request into two half-warp requests; cc >= 2.0 serves the whole warp.
 /// Source: CUDA C Programming Guide 3.2, sections G.3.3 (cc 1.x) and G.4.3 (cc 2.x).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SharedPhase {
     HalfWarp,
     FullWarp,
@@ -139,7 +140,7 @@ pub enum SharedPhase {
 
 /// What happens when several lanes read the same 32-bit word of shared memory.
 /// Source: CUDA C Programming Guide 3.2, G.3.3.1 (cc 1.x broadcast) and G.4.3.1 (cc 2.x multicast).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SharedWordDelivery {
     /// cc 1.x: in each step one word is broadcast; any other address in a bank costs its own step,
     /// even if other lanes read the very same word.
@@ -151,7 +152,7 @@ pub enum SharedWordDelivery {
 /// The rules by which a warp's global accesses become memory transactions.
 /// Source: CUDA C Programming Guide 3.2, section G.3.2 (cc 1.0/1.1 and 1.2/1.3) and G.4.2 (cc 2.x),
 /// and the CUDA C++ Best Practices Guide, "Coalesced Access to Global Memory" (sectors).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum GlobalCoalescing {
     /// cc 1.0/1.1: a half-warp coalesces only if lane k reads word k of an aligned segment;
     /// otherwise every active lane costs a transaction of its own.
@@ -164,10 +165,12 @@ pub enum GlobalCoalescing {
 }
 
 /// One GPU. Plain data; every constant is sourced at its preset.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Device {
     pub id: DeviceId,
-    pub name: &'static str,
+    /// The preset's name. A `Cow` so that a device read back from serialized data (the page
+    /// sends launches to its worker) owns its text, while the presets borrow theirs.
+    pub name: Cow<'static, str>,
     pub compute_capability: ComputeCapability,
     pub n_sms: u32,
     /// The clock the FP32 peak is quoted at (shader clock on G80/GT200/Fermi, boost clock after).
@@ -214,7 +217,7 @@ pub struct Device {
     pub reserved_smem_per_block: u32,
     /// The sizes, in KB, the driver may configure an SM's shared memory to (the rest of the unified
     /// L1/shared array becomes L1 cache). One size where the split is fixed.
-    pub smem_carveouts_kb: &'static [u32],
+    pub smem_carveouts_kb: Cow<'static, [u32]>,
     pub smem_alloc_unit: u32,
     pub n_banks: u32,
     pub bank_width_bytes: u32,
@@ -231,7 +234,7 @@ pub struct Device {
 /// bandwidths of the levels between SM and DRAM, issue rates and fixed overheads. Each preset
 /// names the source of each value; where no source for a device was found the value is carried
 /// over from a related device and marked as such. Cycles are SM clock cycles (`sm_clock_mhz`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeviceTiming {
     /// A load that hits L1, from issue to use.
     pub l1_hit_latency_cycles: u32,
@@ -266,7 +269,7 @@ pub struct DeviceTiming {
 /// (`timing::profile` and `timing::predict`). A transaction's burst takes its bytes over the
 /// device's bandwidth; beyond that each transaction takes a column command, and one that opens a
 /// row an activation. Plain data; each preset names its sources.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DramRows {
     /// The memory (command) clock of the DRAM chips, in MHz.
     pub clock_mhz: u32,
@@ -353,7 +356,7 @@ impl Device {
 }
 
 /// The grid or the block of a launch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LaunchPart {
     Grid,
@@ -361,7 +364,7 @@ pub enum LaunchPart {
 }
 
 /// One dimension of a grid or block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Axis {
     X,
@@ -374,7 +377,7 @@ impl Axis {
 }
 
 /// Why a device refuses a launch's shape (`Device::check_launch`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LaunchError {
     /// An extent of 0: CUDA refuses an empty grid or block.
     ZeroExtent { what: LaunchPart, axis: Axis },
@@ -449,7 +452,7 @@ impl std::error::Error for LaunchError {}
 pub fn g80() -> Device {
     Device {
         id: DeviceId::G80,
-        name: "GeForce 8800 GTX (G80)",
+        name: Cow::Borrowed("GeForce 8800 GTX (G80)"),
         compute_capability: ComputeCapability { major: 1, minor: 0 },
         // 16 SMs of 8 SPs; shader clock 1350 MHz (NVIDIA GeForce 8800 technical brief, 2006).
         n_sms: 16,
@@ -488,7 +491,7 @@ pub fn g80() -> Device {
         smem_per_block_optin: 16384,
         reserved_smem_per_block: 0,
         // Programming Guide, cc 1.x: 16 KB of shared memory, no L1 to share it with.
-        smem_carveouts_kb: &[16],
+        smem_carveouts_kb: Cow::Borrowed(&[16]),
         smem_alloc_unit: 512,
         // Programming Guide 3.2, G.3.3: 16 banks of 32 bits, served per half-warp, broadcast only.
         n_banks: 16,
@@ -549,7 +552,7 @@ pub fn g80() -> Device {
 pub fn gt200() -> Device {
     Device {
         id: DeviceId::Gt200,
-        name: "GeForce GTX 260 (GT200)",
+        name: Cow::Borrowed("GeForce GTX 260 (GT200)"),
         compute_capability: ComputeCapability { major: 1, minor: 3 },
         // 27 SMs of 8 SPs at 1242 MHz shader clock (NVIDIA GTX 260 Core 216 specifications).
         n_sms: 27,
@@ -585,7 +588,7 @@ pub fn gt200() -> Device {
         smem_per_block_optin: 16384,
         reserved_smem_per_block: 0,
         // Programming Guide, cc 1.x: 16 KB of shared memory, no L1 to share it with.
-        smem_carveouts_kb: &[16],
+        smem_carveouts_kb: Cow::Borrowed(&[16]),
         smem_alloc_unit: 512,
         n_banks: 16,
         bank_width_bytes: 4,
@@ -632,7 +635,7 @@ pub fn gt200() -> Device {
 pub fn fermi() -> Device {
     Device {
         id: DeviceId::Fermi,
-        name: "Tesla C2050 (Fermi)",
+        name: Cow::Borrowed("Tesla C2050 (Fermi)"),
         compute_capability: ComputeCapability { major: 2, minor: 0 },
         // Tesla C2050 datasheet: 14 SMs of 32 cores at 1.15 GHz, 1.03 TFLOPS FP32, 144 GB/s, 768 KB L2.
         n_sms: 14,
@@ -667,7 +670,7 @@ pub fn fermi() -> Device {
         smem_per_block_optin: 49152,
         reserved_smem_per_block: 0,
         // Programming Guide, cc 2.x: 16 or 48 KB of the 64 KB array (cudaFuncSetCacheConfig).
-        smem_carveouts_kb: &[16, 48],
+        smem_carveouts_kb: Cow::Borrowed(&[16, 48]),
         smem_alloc_unit: 128,
         // Programming Guide 3.2, G.4.3: 32 banks, whole warp, multicast.
         n_banks: 32,
@@ -706,7 +709,7 @@ pub fn fermi() -> Device {
 pub fn v100() -> Device {
     Device {
         id: DeviceId::V100,
-        name: "Tesla V100 SXM2",
+        name: Cow::Borrowed("Tesla V100 SXM2"),
         compute_capability: ComputeCapability { major: 7, minor: 0 },
         // NVIDIA Tesla V100 datasheet / Volta whitepaper: 80 SMs x 64 FP32 lanes at 1530 MHz boost,
         // 15.7 TFLOPS FP32, 900 GB/s HBM2, 6 MB L2.
@@ -743,7 +746,7 @@ pub fn v100() -> Device {
         smem_per_block_optin: 98304,
         reserved_smem_per_block: 0,
         // Programming Guide, cc 7.x: "0, 8, 16, 32, 64 or 96 KB".
-        smem_carveouts_kb: &[0, 8, 16, 32, 64, 96],
+        smem_carveouts_kb: Cow::Borrowed(&[0, 8, 16, 32, 64, 96]),
         smem_alloc_unit: 256,
         n_banks: 32,
         bank_width_bytes: 4,
@@ -779,7 +782,7 @@ pub fn v100() -> Device {
 pub fn a100() -> Device {
     Device {
         id: DeviceId::A100,
-        name: "A100 SXM4 40GB",
+        name: Cow::Borrowed("A100 SXM4 40GB"),
         compute_capability: ComputeCapability { major: 8, minor: 0 },
         // NVIDIA A100 datasheet / Ampere whitepaper: 108 SMs x 64 FP32 lanes at 1410 MHz boost,
         // 19.5 TFLOPS FP32, 1555 GB/s HBM2 (seed 004: "1555 GB/second", "19,500 GFLOPS"), 40 MB L2.
@@ -815,7 +818,7 @@ pub fn a100() -> Device {
         smem_per_block_optin: 166_912,
         reserved_smem_per_block: 1024,
         // Programming Guide, cc 8.0: "0, 8, 16, 32, 64, 100, 132 or 164 KB".
-        smem_carveouts_kb: &[0, 8, 16, 32, 64, 100, 132, 164],
+        smem_carveouts_kb: Cow::Borrowed(&[0, 8, 16, 32, 64, 100, 132, 164]),
         smem_alloc_unit: 128,
         n_banks: 32,
         bank_width_bytes: 4,
@@ -848,7 +851,7 @@ pub fn a100() -> Device {
 pub fn h100() -> Device {
     Device {
         id: DeviceId::H100,
-        name: "H100 SXM5 80GB",
+        name: Cow::Borrowed("H100 SXM5 80GB"),
         compute_capability: ComputeCapability { major: 9, minor: 0 },
         // h100.json "device" row: 132 SMs. H100 datasheet: 128 FP32 lanes per SM, 1980 MHz boost,
         // 67 TFLOPS FP32, 3.35 TB/s HBM3.
@@ -886,7 +889,7 @@ pub fn h100() -> Device {
         smem_per_block_optin: 232_448,
         reserved_smem_per_block: 1024,
         // Programming Guide, cc 9.0: "0, 8, 16, 32, 64, 100, 132, 164, 196 or 228 KB".
-        smem_carveouts_kb: &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
+        smem_carveouts_kb: Cow::Borrowed(&[0, 8, 16, 32, 64, 100, 132, 164, 196, 228]),
         smem_alloc_unit: 128,
         n_banks: 32,
         bank_width_bytes: 4,

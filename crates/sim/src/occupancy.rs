@@ -8,7 +8,7 @@
 
 use crate::device::{Device, RegisterGranularity};
 use crate::kernel::span::one_line;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// What one block of a launch asks of an SM.
@@ -21,7 +21,7 @@ pub struct BlockResources {
 }
 
 /// The resource that stops one more block from fitting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Limiter {
     Registers,
@@ -42,7 +42,7 @@ impl Limiter {
 }
 
 /// The occupancy of one launch configuration, as the CUDA occupancy API computes it.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OccupancyReport {
     pub active_blocks_per_sm: u32,
     pub active_warps_per_sm: u32,
@@ -61,7 +61,7 @@ pub struct OccupancyReport {
 }
 
 /// A launch that cannot run at all.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OccupancyError {
     EmptyBlock,
     TooManyThreads { threads: u32, max: u32 },

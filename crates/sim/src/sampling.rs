@@ -9,10 +9,10 @@
 //! count for every block of its class. Where the blocks of a class are alike, as they are in the
 //! lecture kernels, the extrapolated totals are exact.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Where a block index lies along one grid dimension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EdgePosition {
     /// The dimension has a single block.

@@ -40,7 +40,7 @@ use crate::kernel::{
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::sampling::{self, BlockClass, EdgePosition};
 use crate::timing::profile::{BlockProfiler, MemoryProfile, ProfileBuilder};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The default step budget, for the whole simulation (a step is a statement or expression node
@@ -52,7 +52,7 @@ use std::fmt;
 pub const DEFAULT_STEP_BUDGET: u64 = 60_000_000;
 
 /// Which blocks of the grid are run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BlockSampling {
     /// One block per edge class, scaled to the grid (`sampling::classes`).
@@ -64,7 +64,7 @@ pub enum BlockSampling {
 
 /// One launch to simulate. Plain data: every field is what a user types on the page or what the
 /// `launch_spec` of a reference measurement says.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimulationInput {
     /// The CUDA C source, with one or more kernels.
     pub source: String,
@@ -116,7 +116,7 @@ impl SimulationInput {
 }
 
 /// One simulated block and what it stands for.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SampledBlock {
     pub block: [u32; 3],
     /// Where it lies along x, y and z: its edge class.
@@ -129,7 +129,7 @@ pub struct SampledBlock {
 }
 
 /// What a launch does, extrapolated to the whole grid.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimulationReport {
     pub kernel: String,
     /// Totals over the grid, serialized under Nsight Compute's metric names.
@@ -151,7 +151,7 @@ pub struct SimulationReport {
 }
 
 /// Why a launch could not be simulated.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum SimulationError {
     /// The kernel does not compile, the launch does not match it, or a run failed (an index out
     /// of bounds, a barrier reached by part of a warp, the step budget): at a line and column.
@@ -770,5 +770,31 @@ mod tests {
         assert!(error.span().is_some_and(|s| s.line >= 9), "{error}");
         input.sampling = BlockSampling::EdgeClasses;
         assert!(simulate(&input).is_ok());
+    }
+
+    #[test]
+    fn a_launch_and_its_errors_read_back_from_json_are_the_same() {
+        let input = matmul("mm_tiled", 64, 16, 1, CompileEffects::AS_WRITTEN);
+        let json = serde_json::to_string(&input).expect("the input serializes");
+        let back: SimulationInput = serde_json::from_str(&json).expect("the input deserializes");
+        assert_eq!(back, input);
+
+        for error in [
+            SimulationError::Kernel(Diagnostic::new(Span::default(), "'m' is not declared")),
+            SimulationError::DoesNotLaunch(OccupancyError::EmptyBlock),
+            SimulationError::BadLaunch(LaunchError::ZeroExtent {
+                what: crate::device::LaunchPart::Grid,
+                axis: crate::device::Axis::Y,
+            }),
+            SimulationError::StepBudget {
+                steps: 11,
+                budget: 10,
+                span: Span::default(),
+            },
+        ] {
+            let json = serde_json::to_string(&error).expect("the error serializes");
+            let back: SimulationError = serde_json::from_str(&json).expect("it deserializes");
+            assert_eq!(back, error);
+        }
     }
 }

@@ -104,10 +104,10 @@ pub mod profile;
 use crate::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use crate::device::{Device, GlobalCoalescing};
 use crate::simulate::SimulationReport;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A unit that can limit a launch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Unit {
     /// DRAM: bandwidth, and on cc 1.x column commands and row activations.
@@ -164,7 +164,7 @@ impl Unit {
 }
 
 /// How busy one unit is during the launch.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UnitTime {
     pub unit: Unit,
     /// Time the unit is busy (for a per-SM unit, on an average SM), in milliseconds.
@@ -174,7 +174,7 @@ pub struct UnitTime {
 }
 
 /// The predicted time of a launch and where it goes. Plain data.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Prediction {
     pub time_ms: f64,
     /// FP32 operations per second, in GFLOP/s.

@@ -30,14 +30,14 @@ use super::memory::{
 use super::sema::Program;
 use super::span::{Diagnostic, Span};
 use crate::access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 type Lanes = [u64; WARP_LANES];
 const FULL: u32 = u32::MAX;
 
 /// Three extents or indices, as CUDA's `dim3`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Dim3 {
     pub x: u32,
     pub y: u32,
@@ -55,7 +55,7 @@ impl Dim3 {
 }
 
 /// A scalar argument of a launch; it is converted to the parameter's type.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Value {
     Int(i64),
     Float(f64),

@@ -10,7 +10,7 @@
 //! command line's own, so that no error can span lines, move a terminal's cursor or flood a page.
 
 use super::limits::MAX_MESSAGE_CHARS;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// `text` as one line of printable characters, at most `MAX_MESSAGE_CHARS` long.
@@ -62,7 +62,7 @@ fn is_layout_control(c: char) -> bool {
 /// A stretch of the original source. `line` and `col` are 1-based and point at the first character;
 /// `start..end` are byte offsets into the source. Tokens that come from a macro carry the span of
 /// the macro's use, so errors point at text the user wrote.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Span {
     pub line: u32,
     pub col: u32,
@@ -104,7 +104,7 @@ impl fmt::Display for Span {
 }
 
 /// An error in a kernel, at a place in its source.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub span: Span,
     pub message: String,

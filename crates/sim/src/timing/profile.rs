@@ -53,7 +53,7 @@ use crate::access::{AccessKind, Space, WarpAccess};
 use crate::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
 use crate::device::{Device, DramRows};
 use crate::kernel::MemRecord;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -102,7 +102,7 @@ pub const DRAM_ATOM_BYTES: u64 = 64;
 pub const LOADS_IN_FLIGHT_PER_SITE: u32 = 4;
 
 /// Distinct bytes touched, in the units the memory levels move.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Footprint {
     /// Distinct bytes (what the program asked for once).
     pub bytes: f64,
@@ -145,7 +145,7 @@ impl Footprint {
 }
 
 /// What a launch reads and writes of one global buffer.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BufferFootprint {
     pub name: String,
     pub size_bytes: u64,
@@ -154,7 +154,7 @@ pub struct BufferFootprint {
 }
 
 /// The memory profile of a launch, extrapolated to the grid like the counters. Plain data.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MemoryProfile {
     /// Footprints per global buffer, in address order.
     pub buffers: Vec<BufferFootprint>,
