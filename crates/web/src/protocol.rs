@@ -1,0 +1,185 @@
+//! The messages between the page and its simulation worker, and what the worker does with each.
+//!
+//! The page numbers its requests (`Sequence`); every answer carries the number of the request it
+//! answers, so the page can drop the answers of requests that a newer one has superseded. One
+//! message is one launch: the launch the page shows (`Job::Launch`: report, prediction and what
+//! simulating cost), or one launch of its sweep (`Job::SweepPoint`: only the predicted time). The
+//! page sends the next job only when the worker has answered the last, so the worker never has a
+//! queue of stale work (see `bridge` in the page).
+//!
+//! The data are memplay-sim's own plain types, serialized with serde (gloo-worker's bincode
+//! codec), so nothing here is specific to the browser and the tests run on the host.
+
+use memplay_sim::simulate::{simulate, SimulationError, SimulationInput, SimulationReport};
+use memplay_sim::timing::{predict, Prediction};
+use serde::{Deserialize, Serialize};
+
+/// The number of a request; a higher number is a newer request.
+pub type Sequence = u64;
+
+/// One launch for the worker to simulate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Job {
+    /// The launch the page shows in full.
+    Launch(SimulationInput),
+    /// The launch at one value of the sweep; `index` is the value's place in the sweep.
+    SweepPoint {
+        index: usize,
+        input: SimulationInput,
+    },
+}
+
+/// What the page posts to the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    pub seq: Sequence,
+    pub job: Job,
+}
+
+/// A simulated launch as the page shows it: the report or the error, the prediction of a launch
+/// that ran, and what simulating and predicting cost, measured in the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub result: Result<SimulationReport, SimulationError>,
+    pub prediction: Option<Prediction>,
+    pub elapsed_ms: f64,
+}
+
+/// The worker's answer to one job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Answer {
+    Launch(Outcome),
+    /// The predicted time of the sweep's launch at `index`, or why it does not run.
+    SweepPoint {
+        index: usize,
+        time_ms: Result<f64, String>,
+    },
+}
+
+/// What the worker posts back: the answer to request `seq`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Response {
+    pub seq: Sequence,
+    pub answer: Answer,
+}
+
+/// Simulates and predicts one launch, timing both with `now_ms` (the worker's clock).
+pub fn run_launch(input: &SimulationInput, now_ms: impl Fn() -> f64) -> Outcome {
+    let started = now_ms();
+    let result = simulate(input);
+    let prediction = result
+        .as_ref()
+        .ok()
+        .map(|report| predict(report, &input.device));
+    Outcome {
+        result,
+        prediction,
+        elapsed_ms: now_ms() - started,
+    }
+}
+
+/// The predicted time of one launch, or why it does not run.
+pub fn predicted_time(input: &SimulationInput) -> Result<f64, String> {
+    simulate(input)
+        .map(|report| predict(&report, &input.device).time_ms)
+        .map_err(|error| error.to_string())
+}
+
+/// What the worker does with a request.
+pub fn respond(request: Request, now_ms: impl Fn() -> f64) -> Response {
+    let answer = match request.job {
+        Job::Launch(input) => Answer::Launch(run_launch(&input, now_ms)),
+        Job::SweepPoint { index, input } => Answer::SweepPoint {
+            index,
+            time_ms: predicted_time(&input),
+        },
+    };
+    Response {
+        seq: request.seq,
+        answer,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memplay_sim::kernel::{Dim3, Value};
+    use memplay_sim::lesson_kernels::MATMUL;
+
+    /// The tiled matmul of n = 64 with 16-wide tiles on the H100.
+    fn tiled_matmul() -> SimulationInput {
+        let mut input = SimulationInput::new(MATMUL, "mm_tiled", memplay_sim::device::h100());
+        input.grid = Dim3::new(4, 4, 1);
+        input.block = Dim3::new(16, 16, 1);
+        input.regs = 32;
+        input.defines = vec![
+            ("TILE_WIDTH".to_string(), "16".to_string()),
+            ("PAD".to_string(), "0".to_string()),
+        ];
+        input.args = vec![("n".to_string(), Value::Int(64))];
+        input.buffers = ["a", "b", "c"]
+            .iter()
+            .map(|name| (name.to_string(), 64 * 64 * 4))
+            .collect();
+        input
+    }
+
+    /// Encodes and decodes as gloo-worker's codec does between the page and the worker.
+    fn over_the_wire<T: Serialize + for<'de> Deserialize<'de>>(value: &T) -> T {
+        let bytes = bincode::serialize(value).expect("the message encodes");
+        bincode::deserialize(&bytes).expect("the message decodes")
+    }
+
+    #[test]
+    fn a_launch_request_arrives_in_the_worker_as_it_was_sent() {
+        let request = Request {
+            seq: 7,
+            job: Job::Launch(tiled_matmul()),
+        };
+        assert_eq!(over_the_wire(&request), request);
+    }
+
+    #[test]
+    fn the_answer_to_a_launch_carries_its_number_report_and_prediction_unchanged() {
+        let request = Request {
+            seq: 3,
+            job: Job::Launch(tiled_matmul()),
+        };
+        let clock = std::cell::Cell::new(10.0);
+        let response = respond(request, || {
+            clock.set(clock.get() + 2.5);
+            clock.get()
+        });
+        assert_eq!(response.seq, 3);
+        let Answer::Launch(outcome) = &response.answer else {
+            panic!("a launch is answered with its outcome: {response:?}");
+        };
+        assert!(outcome.result.is_ok(), "{:?}", outcome.result);
+        assert!(outcome.prediction.is_some());
+        assert_eq!(outcome.elapsed_ms, 2.5);
+        assert_eq!(over_the_wire(&response), response);
+    }
+
+    #[test]
+    fn a_sweep_point_that_does_not_compile_is_answered_with_its_error() {
+        let mut input = tiled_matmul();
+        input.source = "__global__ void mm_tiled() { m; }".to_string();
+        let response = respond(
+            Request {
+                seq: 4,
+                job: Job::SweepPoint { index: 2, input },
+            },
+            || 0.0,
+        );
+        assert_eq!(
+            response,
+            Response {
+                seq: 4,
+                answer: Answer::SweepPoint {
+                    index: 2,
+                    time_ms: Err("1:30: 'm' is not declared".to_string()),
+                },
+            }
+        );
+    }
+}
