@@ -1,22 +1,22 @@
 //! The page: one reducer holds the state, the views get plain data derived from it.
 //!
-//! The only side effects of the page live here: the URL query is read once when the page starts,
-//! and written back with `history.replaceState` from an effect after every change (so the back
-//! button is not flooded with one entry per slider step).
+//! The only side effects of the page live here and in `bridge`: the URL query is read once when
+//! the page starts, and written back with `history.replaceState` from an effect after every change
+//! (so the back button is not flooded with one entry per slider step); the launch and its sweep go
+//! to the simulation worker through `bridge::use_simulations`, which hands back the newest run to
+//! show. The bank map, the occupancy and the roofline are cheap and computed here, on the page.
 
 use crate::components::bank_map::BankMap;
 use crate::components::controls::Controls;
-use crate::components::kernel_view::{KernelView, SimulationRun};
+use crate::bridge::{use_simulations, SweepLaunches};
+use crate::components::kernel_view::{launch_text, KernelView};
 use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
 use crate::components::roofline_view::{RooflineView, SimulatedPoint};
-use crate::components::time_sweep::{TimePoint, TimeSweep};
+use crate::components::time_sweep::TimeSweep;
 use crate::model;
 use crate::state::{Action, State};
-use memplay_sim::simulate::{simulate, SimulationInput};
-use memplay_sim::timing::predict;
 use memplay_sim::{banks, patterns, roofline};
-use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
@@ -53,42 +53,6 @@ pub fn install_panic_hook() {
     }));
 }
 
-/// Milliseconds from the page's clock; 0 where there is none (the host build).
-fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|window| window.performance())
-        .map_or(0.0, |performance| performance.now())
-}
-
-/// The predicted time of each launch of a sweep, or why it does not run.
-fn sweep_times(inputs: &[(u32, SimulationInput)]) -> Vec<TimePoint> {
-    inputs
-        .iter()
-        .map(|(value, input)| TimePoint {
-            value: *value,
-            time_ms: simulate(input)
-                .map(|report| predict(&report, &input.device).time_ms)
-                .map_err(|error| error.to_string()),
-        })
-        .collect()
-}
-
-/// Runs one simulation and measures what it cost in the browser.
-fn run_simulation(input: &SimulationInput) -> SimulationRun {
-    let started = now_ms();
-    let result = simulate(input);
-    let prediction = result
-        .as_ref()
-        .ok()
-        .map(|report| predict(report, &input.device));
-    SimulationRun {
-        input: input.clone(),
-        result,
-        prediction,
-        elapsed_ms: now_ms() - started,
-    }
-}
-
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| State::from_query(&initial_query()));
@@ -102,32 +66,45 @@ pub fn app() -> Html {
     let pattern = patterns::build(state.pattern, model::pattern_params(&state));
     let bank_report = banks::analyze(&pattern.access, &device);
     let ceilings = roofline::ceilings(&device);
-    // The simulation reruns only when its input changes, not on every render.
+    // The launch and its sweep go to the worker; only a change of them makes a new request.
     let input = state.lesson.launch(&state, state.source());
-    let run: Rc<SimulationRun> = use_memo(input, run_simulation);
-    let (resources, launch) = model::lesson_occupancy(&run.input, &run.result);
-    // The sweep reruns only when a launch of it changes: moving along the swept setting itself
-    // changes none of them.
+    let launch = launch_text(&input);
     let sweep = state.lesson.sweep();
-    // A kernel that fails (a typo, or a loop that runs into the step budget) is not swept: its
-    // sweep would fail the same way, several times over, while the page waits.
-    let sweep_inputs: Vec<(u32, SimulationInput)> = if run.result.is_ok() {
-        sweep
+    let sweep_launches = SweepLaunches {
+        setting: sweep.label(),
+        current: sweep.current(&state),
+        launches: sweep
             .values()
             .iter()
             .map(|&value| {
                 let at = sweep.with(&state, value);
                 (value, state.lesson.launch(&at, state.source()))
             })
-            .collect()
-    } else {
-        Vec::new()
+            .collect(),
     };
-    let sweep_points = use_memo(sweep_inputs, |inputs| sweep_times(inputs));
+    let kernel = input.kernel.clone();
+    let shown = use_simulations(input.clone(), sweep_launches);
+    // The occupancy view shows the launch of the run on the page (its shared memory is the
+    // kernel's as the simulation laid it out), on that run's device; before the first run comes
+    // back, the launch asked for, with only its dynamic shared memory known.
+    let (resources, launch_occupancy, occupancy_device) = match &shown.run {
+        Some(run) => {
+            let (resources, launch) = model::lesson_occupancy(&run.input, &run.result);
+            (resources, launch, run.input.device.clone())
+        }
+        None => {
+            let (resources, launch) = model::launch_occupancy(&input);
+            (resources, launch, device.clone())
+        }
+    };
+    let occupancy_kernel = shown
+        .run
+        .as_ref()
+        .map_or(kernel, |run| run.input.kernel.clone());
     // The kernel's point on the roofline: FLOP per simulated DRAM byte. When the whole footprint
     // stays in L2 between timed runs no byte reaches DRAM; the point then counts each byte once,
     // as a cold run would fetch it.
-    let simulated_point = match (&run.result, &run.prediction) {
+    let simulated_point = shown.run.as_ref().and_then(|run| match (&run.result, &run.prediction) {
         (Ok(report), Some(prediction)) => {
             let flops = report.counters.fp32_flops;
             prediction
@@ -144,8 +121,8 @@ pub fn app() -> Html {
                 })
         }
         _ => None,
-    };
-    let sweeps = model::occupancy_sweeps(&device, resources);
+    });
+    let sweeps = model::occupancy_sweeps(&occupancy_device, resources);
 
     html! {
         <>
@@ -173,14 +150,18 @@ pub fn app() -> Html {
                     source={state.source().to_string()}
                     edited={state.edited_source.is_some()}
                     compile={state.compile}
-                    run={run.clone()}
+                    launch={launch}
+                    run={shown.run.clone()}
+                    progress={shown.progress}
                     on_action={on_action.clone()}
                 >
-                    <TimeSweep
-                        setting={sweep.label()}
-                        points={(*sweep_points).clone()}
-                        current={sweep.current(&state)}
-                    />
+                    if let Some(sweep) = shown.sweep {
+                        <TimeSweep
+                            setting={sweep.setting}
+                            points={sweep.points}
+                            current={sweep.current}
+                        />
+                    }
                 </KernelView>
                 <div class="views">
                     <BankMap
@@ -192,10 +173,10 @@ pub fn app() -> Html {
                         stride={state.stride}
                     />
                     <OccupancyView
-                        device={device.clone()}
+                        device={occupancy_device}
                         resources={resources}
-                        kernel={run.input.kernel.clone()}
-                        launch={launch}
+                        kernel={occupancy_kernel}
+                        launch={launch_occupancy}
                         sweeps={sweeps}
                     />
                     <RooflineView device={device} ceilings={ceilings} tile={state.tile}

@@ -2,9 +2,11 @@
 //!
 //! `state` (the reducer), `url` (the link) and `model` (what the views show) are pure and tested
 //! on the host with `cargo test -p memplay-web`; `app` and `components` render them. The only
-//! side effects are in `app`: reading the URL once at start and writing it back from an effect.
+//! side effects are in `app` (reading the URL once at start and writing it back from an effect)
+//! and `bridge` (the simulation worker, which runs every simulation off the page's thread).
 
 mod app;
+mod bridge;
 mod components;
 mod lessons;
 mod model;

@@ -33,16 +33,7 @@ pub fn lesson_occupancy(
     input: &SimulationInput,
     result: &Result<SimulationReport, SimulationError>,
 ) -> (BlockResources, Result<OccupancyReport, OccupancyError>) {
-    let threads = input
-        .block
-        .x
-        .saturating_mul(input.block.y)
-        .saturating_mul(input.block.z);
-    let with_smem = |smem_per_block: u32| BlockResources {
-        threads_per_block: threads,
-        regs_per_thread: input.regs,
-        smem_per_block,
-    };
+    let with_smem = |smem_per_block: u32| launch_resources(input, smem_per_block);
     match result {
         Ok(report) => (
             with_smem(u32::try_from(report.shared_bytes_per_block).unwrap_or(u32::MAX)),
@@ -53,11 +44,31 @@ pub fn lesson_occupancy(
             SimulationError::Kernel(_)
             | SimulationError::BadLaunch(_)
             | SimulationError::StepBudget { .. },
-        ) => {
-            let resources = with_smem(input.dyn_smem);
-            (resources, occupancy::calculate(&input.device, resources))
-        }
+        ) => launch_occupancy(input),
     }
+}
+
+/// What one block of `input` asks of an SM with `smem_per_block` bytes of shared memory.
+fn launch_resources(input: &SimulationInput, smem_per_block: u32) -> BlockResources {
+    let threads = input
+        .block
+        .x
+        .saturating_mul(input.block.y)
+        .saturating_mul(input.block.z);
+    BlockResources {
+        threads_per_block: threads,
+        regs_per_thread: input.regs,
+        smem_per_block,
+    }
+}
+
+/// The occupancy of a launch whose kernel has not run (before the page's first simulation comes
+/// back, or when the kernel does not compile): only the dynamic shared memory is known.
+pub fn launch_occupancy(
+    input: &SimulationInput,
+) -> (BlockResources, Result<OccupancyReport, OccupancyError>) {
+    let resources = launch_resources(input, input.dyn_smem);
+    (resources, occupancy::calculate(&input.device, resources))
 }
 
 // ---------------------------------------------------------------------------------------------

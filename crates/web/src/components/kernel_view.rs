@@ -4,6 +4,10 @@
 //! The source is shown in a plain `<textarea>`: the student's text is only ever a form value and
 //! the argument of the simulator, never HTML. An edit is applied when the text area loses focus or
 //! on "Run", so the simulator does not run on every keystroke.
+//!
+//! The simulations run in a Web Worker (the page's `bridge`): the card shows the last run that
+//! came back, and while a newer one is pending it says "updating…" (with a spinner once the wait
+//! is longer than a frame) and dims the old result, so the student can tell it is not yet theirs.
 
 use crate::lessons::LessonId;
 use crate::model::format_number;
@@ -16,15 +20,36 @@ use std::rc::Rc;
 use web_sys::{HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-/// A simulation's outcome and its cost in wall-clock milliseconds, measured by the page.
+/// A simulation's outcome and its cost in wall-clock milliseconds, measured in the worker.
 #[derive(Debug, PartialEq)]
 pub struct SimulationRun {
     pub input: SimulationInput,
     pub result: Result<SimulationReport, SimulationError>,
     /// The timing model's prediction for a launch that ran.
     pub prediction: Option<Prediction>,
-    /// What simulating and predicting cost in the browser.
+    /// What simulating and predicting cost in the browser's worker.
     pub elapsed_ms: f64,
+}
+
+/// What a pending request still waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// The launch itself.
+    Launch,
+    /// The sweep's launches, `done` of `total` answered.
+    Sweep { done: usize, total: usize },
+}
+
+impl Progress {
+    /// The words next to the spinner: "updating…", or how far the sweep has come.
+    pub fn text(self) -> String {
+        match self {
+            Progress::Launch => "updating…".to_string(),
+            Progress::Sweep { done, total } => {
+                format!("updating… the sweep, {done} of {total} launches")
+            }
+        }
+    }
 }
 
 /// A time in milliseconds with three significant digits: "0.268 ms", "3.18 ms", "41.9 ms".
@@ -117,7 +142,12 @@ pub struct KernelViewProps {
     pub source: String,
     pub edited: bool,
     pub compile: CompileEffects,
-    pub run: Rc<SimulationRun>,
+    /// The launch the settings ask for, as `launch_text` writes it.
+    pub launch: String,
+    /// The last run that came back; `None` before the first one.
+    pub run: Option<Rc<SimulationRun>>,
+    /// What is pending, while a newer run than `run` is on its way.
+    pub progress: Option<Progress>,
     pub on_action: Callback<Action>,
     /// The sweep chart, shown beside the throughput.
     #[prop_or_default]
@@ -287,6 +317,40 @@ fn counters_table(report: &SimulationReport) -> Html {
     }
 }
 
+/// A run's throughput, counters and cost, or its error. `sweep` is the sweep chart, shown beside
+/// the throughput.
+fn run_outcome(run: &SimulationRun, sweep: Html) -> Html {
+    match &run.result {
+        Ok(report) => html! {
+            <>
+                if let Some(prediction) = &run.prediction {
+                    <div class="throughput">
+                        <p class="throughput-line">
+                            { format!("Predicted on the {}: ", run.input.device.name) }
+                            <strong data-testid="throughput">{ throughput_text(prediction) }</strong>
+                        </p>
+                        <div class="throughput-layout">
+                            { unit_bars(prediction) }
+                            { sweep }
+                        </div>
+                    </div>
+                }
+                { counters_table(report) }
+                <p class="sim-cost" data-testid="sim-cost">{ cost_text(report, run.elapsed_ms) }</p>
+            </>
+        },
+        // The excerpt comes from the source that ran, which a newer edit may already have changed.
+        Err(error) => html! {
+            <div class="kernel-error" role="alert">
+                <p data-testid="kernel-error">{ error.to_string() }</p>
+                if let Some(excerpt) = error_excerpt(&run.input.source, error) {
+                    <pre class="error-excerpt">{ excerpt }</pre>
+                }
+            </div>
+        },
+    }
+}
+
 #[function_component(KernelView)]
 pub fn kernel_view(props: &KernelViewProps) -> Html {
     let textarea = use_node_ref();
@@ -340,35 +404,19 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
         })
     };
 
-    let run = &props.run;
-    let outcome = match &run.result {
-        Ok(report) => html! {
-            <>
-                if let Some(prediction) = &run.prediction {
-                    <div class="throughput">
-                        <p class="throughput-line">
-                            { format!("Predicted on the {}: ", run.input.device.name) }
-                            <strong data-testid="throughput">{ throughput_text(prediction) }</strong>
-                        </p>
-                        <div class="throughput-layout">
-                            { unit_bars(prediction) }
-                            { props.children.clone() }
-                        </div>
-                    </div>
-                }
-                { counters_table(report) }
-                <p class="sim-cost" data-testid="sim-cost">{ cost_text(report, run.elapsed_ms) }</p>
-            </>
-        },
-        Err(error) => html! {
-            <div class="kernel-error" role="alert">
-                <p data-testid="kernel-error">{ error.to_string() }</p>
-                if let Some(excerpt) = error_excerpt(&props.source, error) {
-                    <pre class="error-excerpt">{ excerpt }</pre>
-                }
-            </div>
-        },
+    let outcome = match props.run.as_deref() {
+        None => html! { <p class="sim-cost">{ "Simulating the lesson's kernel…" }</p> },
+        Some(run) => run_outcome(run, props.children.clone()),
     };
+    let updating = props.progress.map(|progress| {
+        html! {
+            <p class="updating" data-testid="updating" role="status">
+                <span class="spinner" aria-hidden="true"></span>
+                { progress.text() }
+            </p>
+        }
+    });
+    let busy = props.progress.is_some();
 
     html! {
         <section class="card kernel" data-testid="kernel" aria-labelledby="kernel-title">
@@ -397,7 +445,7 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
                     </select>
                 </label>
             </div>
-            <p class="launch"><code data-testid="launch">{ launch_text(&run.input) }</code></p>
+            <p class="launch"><code data-testid="launch">{ props.launch.clone() }</code></p>
             <label class="field source">
                 <span class="label">
                     { if props.edited { "Kernel source (edited)" } else { "Kernel source" } }
@@ -420,7 +468,12 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
                     </button>
                 }
             </div>
-            { outcome }
+            // The status line keeps its height whether or not anything is pending, so the
+            // result below does not jump at every slider step.
+            <div class="status-line">{ for updating }</div>
+            <div class={classes!("outcome", busy.then_some("stale"))} aria-busy={busy.to_string()}>
+                { outcome }
+            </div>
         </section>
     }
 }

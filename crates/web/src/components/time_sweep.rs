@@ -1,5 +1,8 @@
 //! The sweep chart: predicted time of the lesson's kernel against one setting (tile width, block
 //! size, padding or stride), with the current choice marked, so a student sees which way to move.
+//!
+//! The page's worker simulates the sweep's launches one after the other, after the lesson's own
+//! launch: a point still being simulated shows as "…" on its tick, and the chart fills in.
 
 use crate::components::chart::{points, px, Scale};
 use crate::components::kernel_view::time_text;
@@ -9,7 +12,15 @@ use yew::prelude::*;
 #[derive(Clone, Debug, PartialEq)]
 pub struct TimePoint {
     pub value: u32,
-    pub time_ms: Result<f64, String>,
+    /// `None` while the launch is being simulated.
+    pub time_ms: Option<Result<f64, String>>,
+}
+
+impl TimePoint {
+    /// The predicted time, if the launch ran.
+    fn ran(&self) -> Option<f64> {
+        self.time_ms.as_ref().and_then(|time| time.as_ref().ok().copied())
+    }
 }
 
 #[derive(Properties, PartialEq, Debug)]
@@ -33,13 +44,14 @@ pub fn describe(setting: &str, points: &[TimePoint], current: u32) -> String {
     let parts: Vec<String> = points
         .iter()
         .map(|point| match &point.time_ms {
-            Ok(ms) => format!("{} {}", point.value, time_text(*ms)),
-            Err(_) => format!("{} does not run", point.value),
+            Some(Ok(ms)) => format!("{} {}", point.value, time_text(*ms)),
+            Some(Err(_)) => format!("{} does not run", point.value),
+            None => format!("{} still being simulated", point.value),
         })
         .collect();
     let best = points
         .iter()
-        .filter_map(|point| point.time_ms.as_ref().ok().map(|ms| (point.value, *ms)))
+        .filter_map(|point| point.ran().map(|ms| (point.value, ms)))
         .min_by(|a, b| a.1.total_cmp(&b.1));
     let best_text = best.map_or(String::new(), |(value, _)| {
         format!(" Fastest at {setting} {value}.")
@@ -56,7 +68,7 @@ pub fn time_sweep(props: &TimeSweepProps) -> Html {
     let max_ms = props
         .points
         .iter()
-        .filter_map(|point| point.time_ms.as_ref().ok().copied())
+        .filter_map(TimePoint::ran)
         .fold(0.0f64, f64::max);
     let y_max = if max_ms > 0.0 { max_ms * 1.15 } else { 1.0 };
     let y = Scale::linear((0.0, y_max), (HEIGHT - BOTTOM, TOP));
@@ -67,7 +79,7 @@ pub fn time_sweep(props: &TimeSweepProps) -> Html {
         .points
         .iter()
         .enumerate()
-        .filter_map(|(i, point)| point.time_ms.as_ref().ok().map(|ms| (x_at(i), y.map(*ms))))
+        .filter_map(|(i, point)| point.ran().map(|ms| (x_at(i), y.map(ms))))
         .collect();
     let label = describe(props.setting, &props.points, props.current);
 
@@ -103,7 +115,7 @@ pub fn time_sweep(props: &TimeSweepProps) -> Html {
                         </text>
                     };
                     match &point.time_ms {
-                        Ok(ms) => {
+                        Some(Ok(ms)) => {
                             let cy = y.map(*ms);
                             html! {
                                 <g class={classes!("time-point", is_current.then_some("current"))}>
@@ -117,10 +129,17 @@ pub fn time_sweep(props: &TimeSweepProps) -> Html {
                                 </g>
                             }
                         }
-                        Err(reason) => html! {
+                        Some(Err(reason)) => html! {
                             <g class={classes!("time-point", "failed", is_current.then_some("current"))}>
                                 <title>{ format!("{} {}: {reason}", props.setting, point.value) }</title>
                                 <text x={px(cx)} y={px(HEIGHT - BOTTOM - 8.0)} text-anchor="middle">{ "×" }</text>
+                                { tick }
+                            </g>
+                        },
+                        None => html! {
+                            <g class={classes!("time-point", "pending", is_current.then_some("current"))}>
+                                <title>{ format!("{} {}: being simulated", props.setting, point.value) }</title>
+                                <text x={px(cx)} y={px(HEIGHT - BOTTOM - 8.0)} text-anchor="middle">{ "…" }</text>
                                 { tick }
                             </g>
                         },
@@ -141,7 +160,7 @@ mod tests {
             .iter()
             .map(|&(value, ms)| TimePoint {
                 value,
-                time_ms: ms.ok_or_else(|| "too many threads".to_string()),
+                time_ms: Some(ms.ok_or_else(|| "too many threads".to_string())),
             })
             .collect();
         assert_eq!(describe("tile width", &points, current), expected);
@@ -159,6 +178,25 @@ mod tests {
             16,
             "Predicted time against tile width: 8 0.390 ms, 16 0.268 ms, 32 0.229 ms, \
              64 does not run. Now tile width 16. Fastest at tile width 32.",
+        );
+    }
+
+    #[test]
+    fn a_point_still_being_simulated_is_named_as_such_and_not_the_fastest() {
+        let points = [
+            TimePoint {
+                value: 8,
+                time_ms: Some(Ok(0.39)),
+            },
+            TimePoint {
+                value: 16,
+                time_ms: None,
+            },
+        ];
+        assert_eq!(
+            describe("tile width", &points, 8),
+            "Predicted time against tile width: 8 0.390 ms, 16 still being simulated. \
+             Now tile width 8. Fastest at tile width 8."
         );
     }
 
