@@ -106,7 +106,9 @@ fn phase_table(grid: &PhaseGrid, n_phases: usize) -> Html {
         <div class="phase">
             { heading }
             <div class="bank-scroll">
-                <table class="bank-table" style={format!("--banks: {banks}")}>
+                // A class, not a style attribute: the page's Content-Security-Policy allows no
+                // inline styles. The stylesheet sizes the 16- and 32-bank tables.
+                <table class={format!("bank-table banks-{banks}")}>
                     <caption class="sr-only">
                         { "Banks as columns, wavefronts as rows; each cell lists the lanes it serves." }
                     </caption>

@@ -125,9 +125,12 @@ fn unit_bars(prediction: &Prediction) -> Html {
                 html! {
                     <li>
                         <span class="unit-name">{ unit.unit.describe() }</span>
-                        <span class="unit-bar" aria-hidden="true">
-                            <span style={format!("width: {pct:.0}%")}></span>
-                        </span>
+                        // An SVG bar, whose width is an attribute rather than an inline style,
+                        // which the page's Content-Security-Policy forbids.
+                        <svg class="unit-bar" aria-hidden="true" viewBox="0 0 100 1"
+                            preserveAspectRatio="none">
+                            <rect width={format!("{pct:.0}")} height="1" />
+                        </svg>
                         <span class="unit-pct">{ format!("{pct:.0}%") }</span>
                     </li>
                 }
