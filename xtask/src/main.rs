@@ -3,8 +3,11 @@
 //! `cargo xtask serve` and `cargo xtask test` are the two commands a fresh machine needs. Both install
 //! what is missing first, and only what is missing, so a warm machine skips straight to the work:
 //! the wasm32 target (rustup), Trunk and wasm-bindgen-cli (`cargo install --locked`, wasm-bindgen-cli
-//! pinned to the version in Cargo.lock), and for tests Debian's chromium and chromium-driver (apt-get).
-//! Nothing is downloaded from outside the package registries: Trunk runs with `offline = true`.
+//! pinned to the version in Cargo.lock), wasm-opt from the npm package binaryen at an exact version
+//! (`npm install` into `target/tools/`, Node and npm from apt-get if they are missing), and for
+//! tests Debian's chromium and chromium-driver (apt-get). Nothing is downloaded from outside the
+//! package registries: Trunk runs with `offline = true` and finds wasm-opt on the PATH that xtask
+//! gives it.
 //!
 //! `cargo xtask fuzz --minutes N [--seed S]` runs the simulator's fuzz target
 //! (`crates/sim/tests/fuzz.rs`) for N minutes and saves what it finds into
@@ -20,6 +23,14 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 const TRUNK_VERSION: &str = "0.21.14";
+
+/// The npm package binaryen at this exact version provides wasm-opt. Debian's binaryen (108) cannot
+/// read the module (it rejects `table.fill`); Trunk.toml names the same version (`version_132`).
+const BINARYEN_VERSION: &str = "132.0.0";
+
+/// What `wasm-opt --version` prints for BINARYEN_VERSION.
+const WASM_OPT_VERSION: &str = "wasm-opt version 132";
+
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
 /// The fuzz loop of `crates/sim/tests/fuzz.rs`, the one test there that runs for a set time.
@@ -33,7 +44,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("serve") => serve(),
         Some("test") => test(),
-        Some("dist") => ensure_web_tools().and_then(|()| build_dist()),
+        Some("dist") => ensure_web_tools()
+            .and_then(|()| build_dist())
+            .and_then(|()| report_bundle_size()),
         Some("fuzz") => match fuzz_options(&args[1..]) {
             Ok((minutes, seed)) => fuzz(minutes, seed),
             Err(message) => {
@@ -45,7 +58,7 @@ fn main() -> ExitCode {
             eprintln!("usage: cargo xtask <serve|test|dist|fuzz>");
             eprintln!("  serve  install what is missing, build, and serve the playground on http://127.0.0.1:8080");
             eprintln!("  test   install what is missing and run every test (unit, golden, fuzz for {TEST_FUZZ_SECONDS} s, wasm build, browser)");
-            eprintln!("  dist   build the static site into dist/");
+            eprintln!("  dist   build the static site into dist/ and print its sizes");
             eprintln!("  fuzz --minutes N [--seed S]");
             eprintln!("         fuzz the simulator for N minutes; findings are saved into");
             eprintln!("         crates/sim/tests/fuzz/regressions/ and make it exit non-zero");
@@ -317,23 +330,56 @@ fn build_dist() -> Result {
     run(Command::new(trunk()).args(["build", "--release"]))
 }
 
+/// The goal for what a visitor downloads before the page runs: the wasm and JS files, gzipped.
+const BUNDLE_GOAL_GZIP_BYTES: u64 = 250_000;
+
+/// Prints each file of dist/ raw, gzipped and brotli-compressed (the sizes a server sends), and the
+/// wasm and JS together against BUNDLE_GOAL_GZIP_BYTES. Node's zlib does the compression (Node is
+/// installed for wasm-opt anyway), so xtask needs no compression crates.
 fn report_bundle_size() -> Result {
+    const SIZES: &str = r#"
+const fs = require("fs"), zlib = require("zlib"), path = require("path");
+for (const file of process.argv.slice(1)) {
+  const raw = fs.readFileSync(file);
+  const gzip = zlib.gzipSync(raw, { level: 9 }).length;
+  const brotli = zlib.brotliCompressSync(raw, { params: {
+    [zlib.constants.BROTLI_PARAM_QUALITY]: 11,
+    [zlib.constants.BROTLI_PARAM_SIZE_HINT]: raw.length } }).length;
+  console.log(`${raw.length} ${gzip} ${brotli} ${path.basename(file)}`);
+}"#;
     let dist = project_root().join("dist");
     let entries =
         std::fs::read_dir(&dist).map_err(|e| format!("cannot read {}: {e}", dist.display()))?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if let Some(ext) = path.extension().and_then(|e| e.to_str()) {
-            if matches!(ext, "wasm" | "js" | "css" | "html") {
-                let bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
-                println!(
-                    "xtask: bundle {:>9} bytes  {}",
-                    bytes,
-                    path.file_name().unwrap_or_default().to_string_lossy()
-                );
-            }
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|ext| matches!(ext, "wasm" | "js" | "css" | "html" | "svg"))
+        })
+        .collect();
+    files.sort();
+    let sizes = output(Command::new("node").args(["-e", SIZES]).args(&files))
+        .ok_or("node could not compress the bundle's files")?;
+    println!("xtask: bundle      raw bytes     gzip   brotli  file");
+    let (mut code_gzip, mut code_brotli) = (0, 0);
+    for line in sizes.lines() {
+        let fields: Vec<&str> = line.splitn(4, ' ').collect();
+        let [raw, gzip, brotli, name] = fields[..] else {
+            return Err(format!("unexpected line from the size script: {line}"));
+        };
+        let number = |text: &str| text.parse::<u64>().unwrap_or(0);
+        if name.ends_with(".wasm") || name.ends_with(".js") {
+            code_gzip += number(gzip);
+            code_brotli += number(brotli);
         }
+        println!("xtask: bundle {raw:>13} {gzip:>8} {brotli:>8}  {name}");
     }
+    println!(
+        "xtask: bundle wasm + js: {code_gzip} bytes gzip, {code_brotli} brotli (goal: under {BUNDLE_GOAL_GZIP_BYTES} gzip{})",
+        if code_gzip < BUNDLE_GOAL_GZIP_BYTES { ", met" } else { ", NOT met" }
+    );
     Ok(())
 }
 
@@ -356,7 +402,50 @@ fn ensure_web_tools() -> Result {
         &format!("wasm-bindgen {wasm_bindgen}"),
         "wasm-bindgen-cli",
         &wasm_bindgen,
-    )
+    )?;
+    ensure_wasm_opt()
+}
+
+/// The project's own tools folder, ignored by git with the rest of target/.
+fn tools_dir() -> PathBuf {
+    project_root().join("target").join("tools")
+}
+
+/// Where npm puts the binaries of the packages installed into tools_dir().
+fn tools_bin() -> PathBuf {
+    tools_dir().join("node_modules").join(".bin")
+}
+
+/// Installs wasm-opt (npm's binaryen at BINARYEN_VERSION) into target/tools/ unless the one there
+/// is that version. It is binaryen compiled to wasm and run by Node: no C++ build on the machine.
+fn ensure_wasm_opt() -> Result {
+    if let Some(found) = output(Command::new(tools_bin().join("wasm-opt")).arg("--version")) {
+        if found.trim().starts_with(WASM_OPT_VERSION) {
+            return Ok(());
+        }
+        println!("xtask: found '{}', want '{WASM_OPT_VERSION}'", found.trim());
+    }
+    if output(Command::new("npm").arg("--version")).is_none() {
+        println!("xtask: installing Debian's nodejs and npm");
+        apt_install(&["nodejs", "npm"])?;
+    }
+    println!(
+        "xtask: installing wasm-opt (npm package binaryen {BINARYEN_VERSION}) into target/tools"
+    );
+    let tools = tools_dir();
+    std::fs::create_dir_all(&tools)
+        .map_err(|e| format!("cannot create {}: {e}", tools.display()))?;
+    // --no-save: no package.json or lock file to keep; the exact version is the pin.
+    run(Command::new("npm")
+        .args([
+            "install",
+            "--no-save",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+        ])
+        .arg(&tools)
+        .arg(format!("binaryen@{BINARYEN_VERSION}")))
 }
 
 fn ensure_wasm_target() -> Result {
@@ -389,6 +478,11 @@ fn ensure_browser() -> Result {
         return Ok(());
     }
     println!("xtask: installing Debian's chromium and chromium-driver");
+    apt_install(&["chromium", "chromium-driver"])
+}
+
+/// `apt-get update` and `apt-get install` of `packages`, through sudo unless xtask runs as root.
+fn apt_install(packages: &[&str]) -> Result {
     let as_root = output(Command::new("id").arg("-u"))
         .map(|uid| uid.trim() == "0")
         .unwrap_or(false);
@@ -404,13 +498,9 @@ fn ensure_browser() -> Result {
         run(&mut command)
     };
     apt(&["update"])?;
-    apt(&[
-        "install",
-        "-y",
-        "--no-install-recommends",
-        "chromium",
-        "chromium-driver",
-    ])
+    let mut install = vec!["install", "-y", "--no-install-recommends"];
+    install.extend_from_slice(packages);
+    apt(&install)
 }
 
 /// The exact wasm-bindgen version Cargo.lock resolved: wasm-bindgen-cli must match it.
@@ -469,10 +559,12 @@ fn output(command: &mut Command) -> Option<String> {
 
 fn run(command: &mut Command) -> Result {
     command.current_dir(project_root());
-    // Trunk finds wasm-bindgen on PATH; make sure cargo's bin directory is on it.
+    // Trunk finds wasm-bindgen and wasm-opt on PATH; put cargo's bin directory and the project's
+    // tools (ahead of any other wasm-opt, such as Debian's) first on it.
     let path = env::var_os("PATH").unwrap_or_default();
     let mut paths: Vec<PathBuf> = env::split_paths(&path).collect();
     paths.insert(0, cargo_home_bin());
+    paths.insert(0, tools_bin());
     if let Ok(joined) = env::join_paths(paths) {
         command.env("PATH", joined);
     }
