@@ -230,6 +230,27 @@ impl Harness {
             .expect("Run is a button");
     }
 
+    /// Whether an element with this test id is on the page now.
+    async fn is_present(&self, test_id: &str) -> bool {
+        self.driver
+            .find_all(By::Css(format!("[data-testid='{test_id}']")))
+            .await
+            .is_ok_and(|found| !found.is_empty())
+    }
+
+    /// Polls until no simulation is pending: the worker has answered the newest launch and its
+    /// sweep, so what the page shows is the current settings' result.
+    async fn wait_until_updated(&self) {
+        let start = Instant::now();
+        while self.is_present("updating").await {
+            assert!(
+                start.elapsed() < DEADLINE,
+                "the page should finish updating (the worker answers every request)"
+            );
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
     async fn finish(self) {
         self.driver.quit().await.expect("the browser session ends");
     }
@@ -381,6 +402,9 @@ async fn predicted_time_moves_the_right_way_with_tile_width_and_padding() {
             .expect("the keyboard moves the tile slider");
     }
     page.wait_for_url_containing("tile=16").await;
+    // The worker answers the steps of the slider after the URL has moved: the newest, tile 16,
+    // is on the page once nothing is pending.
+    page.wait_until_updated().await;
     let tile_16 = page
         .wait_for_text_where("throughput", "change with the tile", |t| {
             t.contains(" ms · ") && t != tile_8
@@ -577,5 +601,232 @@ async fn kernels_nested_to_the_limits_run_in_the_browser() {
         })
         .await;
     }
+    page.finish().await;
+}
+
+/// A kernel with the adjacent-difference lesson's parameters whose loop of scattered loads runs
+/// for seconds of simulation (some 27 million steps, within the default budget of 60 million).
+const LONG_KERNEL: &str = "__global__ void adj_diff_naive(int* result, const int* input, int n) {
+  int i = blockDim.x * blockIdx.x + threadIdx.x;
+  int s = 0;
+  for (int k = 0; k < 20000; k++) { s = s + input[(i * 4099 + k * 65537) % n]; }
+  result[i] = s;
+}
+";
+
+/// The global load requests of the whole launch, read from the counters table.
+async fn global_load_requests(page: &Harness) -> Option<f64> {
+    let cell = page
+        .driver
+        .find(By::Css(
+            "[data-testid='counters'] tr[title='l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum'] td",
+        ))
+        .await
+        .ok()?;
+    cell.text().await.ok()?.replace(',', "").trim().parse().ok()
+}
+
+#[tokio::test]
+async fn a_long_kernel_leaves_the_page_responsive_and_a_newer_run_supersedes_it() {
+    let page = Harness::start().await;
+    page.open("?lesson=adj-diff-naive&pattern=stride&stride=1").await;
+    page.wait_for_text_where("sim-cost", "report the first run", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    page.wait_until_updated().await;
+    page.wait_for_text("conflict-degree", "no conflict").await;
+
+    page.run_kernel(LONG_KERNEL).await;
+    let started = Instant::now();
+    page.wait_for("[data-testid='updating']").await;
+
+    // While the worker runs the long kernel, the page handles a click on the bank map's pattern
+    // and redraws the bank map.
+    let pattern = page.wait_for("[data-testid='control-pattern']").await;
+    thirtyfour::components::SelectElement::new(&pattern)
+        .await
+        .expect("the pattern control is a select")
+        .select_by_value("row-per-thread")
+        .await
+        .expect("the row-per-thread pattern can be chosen");
+    page.wait_for_text("conflict-degree", "32-way").await;
+    let answered = started.elapsed();
+    assert!(
+        page.is_present("updating").await,
+        "the bank map should change while the long kernel still runs ({answered:?} after Run)"
+    );
+    println!("the bank map answered a click {answered:?} after Run, while the long kernel ran");
+
+    // A short kernel supersedes the long one: its result shows, and the long one's never does.
+    page.run_kernel(&format!("{ADJ_DIFF_HEAD}\n  result[0] = n;\n}}\n"))
+        .await;
+    let start = Instant::now();
+    loop {
+        let loads = global_load_requests(&page).await;
+        assert!(
+            loads.is_none_or(|loads| loads < 1e9),
+            "the superseded long kernel's result must not show: {loads:?} global load requests"
+        );
+        if !page.is_present("updating").await && loads == Some(0.0) {
+            break;
+        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "the short kernel's result (no global loads) should show, last read {loads:?}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+    println!(
+        "the short kernel's result showed {:?} after the long kernel's Run",
+        started.elapsed()
+    );
+    page.finish().await;
+}
+
+/// Installed before the page's own scripts: keeps every long task (over 50 ms of the main
+/// thread), every event that took 16 ms or more from input to the next paint, and the scripts of
+/// every long animation frame (which say what the long tasks ran).
+const TASK_OBSERVER: &str = "
+window.__memplayTasks = { longtasks: [], events: [], frames: [] };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries())
+    window.__memplayTasks.frames.push(Math.round(e.duration) + ' ms: ' + e.scripts.map((s) =>
+      s.invoker + ' ' + Math.round(s.duration) + ' ms').join(', '));
+}).observe({ type: 'long-animation-frame', buffered: true });
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries())
+    window.__memplayTasks.longtasks.push({ start: e.startTime, duration: e.duration });
+}).observe({ type: 'longtask', buffered: true });
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries())
+    window.__memplayTasks.events.push({ name: e.name, start: e.startTime, duration: e.duration,
+      handlers: e.processingEnd - e.processingStart });
+}).observe({ type: 'event', buffered: true, durationThreshold: 16 });
+";
+
+/// The observed long tasks and slow events since the last call, which clears them, as
+/// (longest task in ms, number of long tasks, longest event in ms and its name, number of slow events).
+async fn tasks_since_last_read(page: &Harness) -> (f64, usize, f64, String, usize) {
+    let read = page
+        .driver
+        .execute(
+            "const t = window.__memplayTasks; \
+             window.__memplayTasks = { longtasks: [], events: [], frames: [] }; return t;",
+            vec![],
+        )
+        .await
+        .expect("the observers' entries can be read");
+    let value = read.json();
+    for frame in value["frames"].as_array().into_iter().flatten() {
+        println!("  long animation frame {}", frame.as_str().unwrap_or_default());
+    }
+    let longtasks = value["longtasks"].as_array().cloned().unwrap_or_default();
+    let events = value["events"].as_array().cloned().unwrap_or_default();
+    let longest_task = longtasks
+        .iter()
+        .filter_map(|task| task["duration"].as_f64())
+        .fold(0.0, f64::max);
+    let (longest_event, event_name) = events
+        .iter()
+        .filter_map(|event| {
+            Some((
+                event["duration"].as_f64()?,
+                format!(
+                    "{} ({:.0} ms in handlers)",
+                    event["name"].as_str()?,
+                    event["handlers"].as_f64()?
+                ),
+            ))
+        })
+        .fold((0.0, String::from("none")), |best, event| {
+            if event.0 > best.0 {
+                event
+            } else {
+                best
+            }
+        });
+    (
+        longest_task,
+        longtasks.len(),
+        longest_event,
+        event_name,
+        events.len(),
+    )
+}
+
+#[tokio::test]
+async fn main_thread_tasks_on_load_and_while_moving_the_tile_slider_are_reported() {
+    let page = Harness::start().await;
+    thirtyfour::extensions::cdp::ChromeDevTools::new(page.driver.handle.clone())
+        .execute_cdp_with_params(
+            "Page.addScriptToEvaluateOnNewDocument",
+            serde_json::json!({ "source": TASK_OBSERVER }),
+        )
+        .await
+        .expect("Chromium runs the observers before the page's scripts");
+
+    // The load: the page's module starts, the worker starts and answers the launch and its sweep.
+    page.open("?lesson=matmul-naive").await;
+    page.wait_for_text_where("sim-cost", "report the naive matmul", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    page.wait_until_updated().await;
+    let (task, tasks, _, _, _) = tasks_since_last_read(&page).await;
+    println!(
+        "main thread, load of ?lesson=matmul-naive until the sweep is complete: longest task \
+         {task:.0} ms, {tasks} tasks over 50 ms (0 means none over 50 ms)"
+    );
+
+    // The interaction: a student drags the tile slider of the tiled matmul from 16 to 32, one
+    // step per key, while the worker simulates.
+    page.open("?lesson=matmul-tiled&tile=16").await;
+    page.wait_for_text_where("sim-cost", "report the tiled matmul", |text| {
+        text.starts_with("simulated 9 blocks of 4,096")
+    })
+    .await;
+    page.wait_until_updated().await;
+    tasks_since_last_read(&page).await;
+    let tile = page.wait_for("[data-testid='control-tile-range']").await;
+    tile.focus().await.expect("the tile slider takes focus");
+    for _ in 16..32 {
+        tile.send_keys(Key::Right)
+            .await
+            .expect("the keyboard moves the tile slider");
+    }
+    page.wait_for_url_containing("tile=32").await;
+    page.wait_until_updated().await;
+    let cost = page
+        .wait_for_text_where("sim-cost", "report tile 32", |text| {
+            text.starts_with("simulated 9 blocks of 1,024")
+        })
+        .await;
+    let (task, tasks, event, event_name, events) = tasks_since_last_read(&page).await;
+    println!(
+        "main thread, tile slider 16 -> 32 on ?lesson=matmul-tiled (16 key presses): longest \
+         task {task:.0} ms, {tasks} tasks over 50 ms; longest event {event:.0} ms, {event_name}, \
+         {events} events over 16 ms"
+    );
+    println!("worker, mm_tiled n=1024 TILE=32: {cost}");
+
+    // Typing: the student selects the number in the tile box and types 8 over it.
+    let number = page.wait_for("[data-testid='control-tile']").await;
+    number.focus().await.expect("the tile box takes focus");
+    number
+        .send_keys(Key::Control + "a")
+        .await
+        .expect("the student selects the tile width");
+    number
+        .send_keys("8")
+        .await
+        .expect("the student types a tile width");
+    page.wait_for_url_containing("tile=8").await;
+    page.wait_until_updated().await;
+    let (task, tasks, event, event_name, events) = tasks_since_last_read(&page).await;
+    println!(
+        "main thread, typing tile 8 into the number box: longest task {task:.0} ms, {tasks} \
+         tasks over 50 ms; longest event {event:.0} ms, {event_name}, {events} events over 16 ms"
+    );
     page.finish().await;
 }
