@@ -10,8 +10,9 @@ use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use thirtyfour::extensions::cdp::ChromeDevTools;
 use thirtyfour::prelude::*;
-use thirtyfour::ChromiumLikeCapabilities;
+use thirtyfour::{CapabilitiesHelper, ChromiumLikeCapabilities};
 
 /// How long a condition may take before the test fails: generous, because CI machines are slow
 /// and the first load compiles the wasm module.
@@ -59,6 +60,13 @@ async fn wait_for_port(port: u16, what: &str) {
     }
 }
 
+/// Whether chromedriver keeps the browser's logs for the test to read (see ReadLog).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Logs {
+    Off,
+    Kept,
+}
+
 /// The page's static server, the driver, and a browser session.
 struct Harness {
     driver: WebDriver,
@@ -69,6 +77,10 @@ struct Harness {
 
 impl Harness {
     async fn start() -> Harness {
+        Harness::start_with(Logs::Off).await
+    }
+
+    async fn start_with(logs: Logs) -> Harness {
         let dist = dist_dir();
         let http_port = free_port();
         let server = Process(
@@ -117,6 +129,15 @@ impl Harness {
             &format!("--user-data-dir={}", profile.display()),
         ] {
             caps.add_arg(arg).unwrap();
+        }
+        if logs == Logs::Kept {
+            // Chromedriver keeps the console ("browser") and the DevTools protocol's Network and
+            // Page events ("performance") for ReadLog.
+            caps.set_base_capability(
+                "goog:loggingPrefs",
+                serde_json::json!({ "browser": "ALL", "performance": "ALL" }),
+            )
+            .unwrap();
         }
         let driver = WebDriver::new(format!("http://127.0.0.1:{driver_port}"), caps)
             .await
@@ -601,6 +622,207 @@ async fn kernels_nested_to_the_limits_run_in_the_browser() {
         })
         .await;
     }
+    page.finish().await;
+}
+
+/// Chromedriver's log endpoint (`POST /session/{id}/se/log`), for which thirtyfour has no method:
+/// it answers the entries of one log kept since the last read, and clears them. "browser" is the
+/// console with the browser's own messages (a failed load, a policy violation); "performance" holds
+/// the DevTools protocol's events, among them `Network.requestWillBeSent` for every request the
+/// page makes. thirtyfour's ChromeDevTools can send protocol commands but not read events, so the
+/// events come this way.
+#[derive(Debug)]
+struct ReadLog(&'static str);
+
+impl thirtyfour::common::command::FormatRequestData for ReadLog {
+    fn format_request(&self, session_id: &thirtyfour::SessionId) -> thirtyfour::RequestData {
+        thirtyfour::RequestData::new(http::Method::POST, format!("/session/{session_id}/se/log"))
+            .add_body(serde_json::json!({ "type": self.0 }))
+    }
+}
+
+impl Harness {
+    /// The entries of a log kept since the last read (the harness must start with Logs::Kept).
+    async fn read_log(&self, kind: &'static str) -> Vec<serde_json::Value> {
+        self.driver
+            .handle
+            .cmd(ReadLog(kind))
+            .await
+            .and_then(|response| response.value())
+            .unwrap_or_else(|e| panic!("chromedriver reads its {kind} log: {e}"))
+    }
+
+    /// The URL of every request made for one of the page's documents (its origin's) in the
+    /// DevTools events of the performance log since the last read. Requests of the browser's own
+    /// pages, such as the new-tab page a session starts with, are someone else's.
+    async fn requests_since_last_read(&self) -> Vec<String> {
+        let mut urls = Vec::new();
+        for entry in self.read_log("performance").await {
+            let Some(message) = entry["message"].as_str() else {
+                continue;
+            };
+            let event: serde_json::Value = serde_json::from_str(message)
+                .expect("a performance log message is a DevTools event in JSON");
+            let params = &event["message"]["params"];
+            let document = params["documentURL"].as_str().unwrap_or_default();
+            if event["message"]["method"] == "Network.requestWillBeSent" && self.is_own(document) {
+                if let Some(url) = params["request"]["url"].as_str() {
+                    urls.push(url.to_string());
+                }
+            }
+        }
+        urls
+    }
+
+    /// The page's origin, such as `http://127.0.0.1:8123`.
+    fn origin(&self) -> &str {
+        self.base_url.trim_end_matches('/')
+    }
+
+    /// Whether a URL is the page's own: its origin, an inline `data:` URL, or a `blob:` URL the
+    /// page made itself.
+    fn is_own(&self, url: &str) -> bool {
+        let own = format!("{}/", self.origin());
+        url.starts_with(&own) || url.starts_with("data:") || url.starts_with(&format!("blob:{own}"))
+    }
+}
+
+/// Collects the page's Content-Security-Policy violations from the start of each document: the
+/// DevTools protocol runs it before the page's own scripts, and it is exempt from the policy.
+const VIOLATION_LISTENER: &str = r#"
+window.memplayViolations = [];
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.memplayViolations.push(
+    `${e.effectiveDirective} blocked ${e.blockedURI || "inline"} at ${e.sourceFile}:${e.lineNumber}`);
+});
+"#;
+
+#[tokio::test]
+async fn lessons_load_with_no_request_to_another_origin_and_no_policy_violation() {
+    let page = Harness::start_with(Logs::Kept).await;
+    let devtools = ChromeDevTools::new(page.driver.handle.clone());
+    devtools
+        .execute_cdp_with_params(
+            "Page.addScriptToEvaluateOnNewDocument",
+            serde_json::json!({ "source": VIOLATION_LISTENER }),
+        )
+        .await
+        .expect("the DevTools protocol installs the violation listener");
+    let mut requests = Vec::new();
+    // Lessons on both bank layouts, the bank-map explorer and an edited kernel's error.
+    for query in [
+        "?lesson=matmul-tiled&tile=16",
+        "?lesson=transpose-shared&device=a100",
+        "?lesson=atomics-hierarchical&device=g80",
+        "?lesson=row-per-thread&pad=0&compile=as-written",
+        "?pattern=row-per-thread&pad=1&device=gt200",
+    ] {
+        page.open(query).await;
+        page.wait_for_text_where("sim-cost", "report the lesson's run", |text| {
+            text.starts_with("simulated")
+        })
+        .await;
+        page.wait_for("[data-testid='bank-map'] table").await;
+        page.wait_for("[data-testid='roofline'] svg").await;
+        let violations = page
+            .driver
+            .execute("return window.memplayViolations;", vec![])
+            .await
+            .expect("the page answers a script")
+            .json()
+            .clone();
+        assert_eq!(
+            violations,
+            serde_json::json!([]),
+            "{query} broke the page's Content-Security-Policy"
+        );
+        // The page's own account of what it loaded, as a second witness.
+        let resources = page
+            .driver
+            .execute(
+                "return performance.getEntriesByType('resource').map((e) => e.name);",
+                vec![],
+            )
+            .await
+            .expect("the page lists its resources")
+            .json()
+            .clone();
+        for resource in resources.as_array().into_iter().flatten() {
+            let url = resource.as_str().unwrap_or_default();
+            assert!(page.is_own(url), "{query} loaded {url} from another origin");
+        }
+        requests.extend(page.requests_since_last_read().await);
+    }
+    // The recording saw the page's own files, so an empty list cannot pass for a clean one.
+    for own_file in ["/boot.js", "_bg.wasm", ".css"] {
+        assert!(
+            requests.iter().any(|url| url.contains(own_file)),
+            "the DevTools events should show the request for {own_file}: {requests:?}"
+        );
+    }
+    let foreign: Vec<&String> = requests.iter().filter(|url| !page.is_own(url)).collect();
+    assert!(
+        foreign.is_empty(),
+        "requests to another origin than {}: {foreign:?}",
+        page.origin()
+    );
+    println!(
+        "{} requests over 5 loads, all to {}",
+        requests.len(),
+        page.origin()
+    );
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn the_page_loads_with_its_own_icon_and_no_console_error() {
+    let page = Harness::start_with(Logs::Kept).await;
+    page.open("?lesson=matmul-tiled&tile=16").await;
+    page.wait_for_text_where("sim-cost", "report the lesson's run", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    // Chromium asks for the icon after the page has loaded (for /favicon.ico when the page names
+    // none); wait for that request, so that a missing icon's 404 is in the console when it is read.
+    let start = Instant::now();
+    let mut requests = Vec::new();
+    while !requests.iter().any(|url: &String| url.contains("favicon")) {
+        assert!(
+            start.elapsed() < DEADLINE,
+            "Chromium should request the page's icon: {requests:?}"
+        );
+        requests.extend(page.requests_since_last_read().await);
+        tokio::time::sleep(POLL).await;
+    }
+    let console = page.read_log("browser").await;
+    let errors: Vec<&serde_json::Value> = console
+        .iter()
+        .filter(|entry| entry["level"] == "SEVERE")
+        .collect();
+    assert!(errors.is_empty(), "console errors on load: {errors:?}");
+    assert!(
+        !requests.iter().any(|url| url.ends_with("/favicon.ico")),
+        "the page names its icon, so nothing asks for /favicon.ico: {requests:?}"
+    );
+    let icon = page
+        .wait_for("link[rel='icon']")
+        .await
+        .attr("href")
+        .await
+        .expect("the icon link has attributes")
+        .expect("the icon link names its file");
+    assert!(icon.ends_with(".svg"), "the icon is our SVG: {icon}");
+    let status = page
+        .driver
+        .execute_async(
+            "fetch(arguments[0]).then((r) => arguments[1](r.status), () => arguments[1](0));",
+            vec![serde_json::Value::from(icon.as_str())],
+        )
+        .await
+        .expect("the page fetches its icon")
+        .json()
+        .clone();
+    assert_eq!(status, serde_json::json!(200), "{icon} is served");
     page.finish().await;
 }
 
