@@ -503,9 +503,10 @@ impl<'a> Parser<'a> {
                 format!("{what} are not simulated: a file-scope variable needs __device__ or __constant__"),
             ));
         }
-        Ok(Item::Variable(
-            self.declaration_rest(spec, Some((name, span, ty, pointer_const)))?,
-        ))
+        Ok(Item::Variable(self.declaration_rest(
+            spec,
+            Some((name, span, ty, pointer_const)),
+        )?))
     }
 
     fn function(
