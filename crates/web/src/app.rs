@@ -6,9 +6,9 @@
 //! to the simulation worker through `bridge::use_simulations`, which hands back the newest run to
 //! show. The bank map, the occupancy and the roofline are cheap and computed here, on the page.
 
+use crate::bridge::{use_simulations, SweepLaunches};
 use crate::components::bank_map::BankMap;
 use crate::components::controls::Controls;
-use crate::bridge::{use_simulations, SweepLaunches};
 use crate::components::kernel_view::{launch_text, KernelView};
 use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
@@ -104,24 +104,27 @@ pub fn app() -> Html {
     // The kernel's point on the roofline: FLOP per simulated DRAM byte. When the whole footprint
     // stays in L2 between timed runs no byte reaches DRAM; the point then counts each byte once,
     // as a cold run would fetch it.
-    let simulated_point = shown.run.as_ref().and_then(|run| match (&run.result, &run.prediction) {
-        (Ok(report), Some(prediction)) => {
-            let flops = report.counters.fp32_flops;
-            prediction
-                .arithmetic_intensity
-                .or_else(|| {
-                    (prediction.useful_bytes > 0.0).then(|| flops / prediction.useful_bytes)
-                })
-                .filter(|&intensity| flops > 0.0 && intensity > 0.0)
-                .map(|intensity| SimulatedPoint {
-                    kernel: run.input.kernel.clone(),
-                    intensity,
-                    gflops: prediction.gflops,
-                    from_l2: prediction.l2_warm,
-                })
-        }
-        _ => None,
-    });
+    let simulated_point = shown
+        .run
+        .as_ref()
+        .and_then(|run| match (&run.result, &run.prediction) {
+            (Ok(report), Some(prediction)) => {
+                let flops = report.counters.fp32_flops;
+                prediction
+                    .arithmetic_intensity
+                    .or_else(|| {
+                        (prediction.useful_bytes > 0.0).then(|| flops / prediction.useful_bytes)
+                    })
+                    .filter(|&intensity| flops > 0.0 && intensity > 0.0)
+                    .map(|intensity| SimulatedPoint {
+                        kernel: run.input.kernel.clone(),
+                        intensity,
+                        gflops: prediction.gflops,
+                        from_l2: prediction.l2_warm,
+                    })
+            }
+            _ => None,
+        });
     let sweeps = model::occupancy_sweeps(&occupancy_device, resources);
 
     html! {

@@ -109,7 +109,7 @@ impl Scheduler {
         // An answer to a superseded request is dropped: the newest request's job goes next.
         if current {
             match response.answer {
-                Answer::Launch(outcome) => self.launched(outcome),
+                Answer::Launch(outcome) => self.launched(*outcome),
                 Answer::SweepPoint { index, time_ms } => self.swept(index, time_ms),
             }
         }
@@ -170,9 +170,10 @@ impl Scheduler {
         let (Some(wanted), Some(sweep)) = (self.wanted.as_ref(), self.sweep.as_mut()) else {
             return;
         };
-        let (Some((_, input)), Some(point)) =
-            (wanted.sweep.launches.get(index), sweep.points.get_mut(index))
-        else {
+        let (Some((_, input)), Some(point)) = (
+            wanted.sweep.launches.get(index),
+            sweep.points.get_mut(index),
+        ) else {
             return;
         };
         if wanted.sweeping {
@@ -217,7 +218,10 @@ impl Scheduler {
             return Some(Progress::Launch);
         }
         let points = &self.sweep.as_ref().filter(|_| wanted.sweeping)?.points;
-        let done = points.iter().filter(|point| point.time_ms.is_some()).count();
+        let done = points
+            .iter()
+            .filter(|point| point.time_ms.is_some())
+            .count();
         (done < points.len()).then_some(Progress::Sweep {
             done,
             total: points.len(),
@@ -235,7 +239,8 @@ impl Scheduler {
 }
 
 /// The worker's handle, once the first request has started it.
-type WorkerSlot = Rc<RefCell<Option<gloo::worker::WorkerBridge<memplay_web::worker::SimulationWorker>>>>;
+type WorkerSlot =
+    Rc<RefCell<Option<gloo::worker::WorkerBridge<memplay_web::worker::SimulationWorker>>>>;
 
 /// Posts `request` to the worker, starting the worker on the first request. Answers go to the
 /// scheduler, whose next job is posted in turn, and each answer re-renders the page.
@@ -326,7 +331,7 @@ mod tests {
     /// An answer without simulating: a launch that spent its budget, or a sweep point of 2 ms.
     fn quick_answer(request: &Request) -> Response {
         let answer = match &request.job {
-            Job::Launch(_) => Answer::Launch(Outcome {
+            Job::Launch(_) => Answer::Launch(Box::new(Outcome {
                 result: Err(SimulationError::StepBudget {
                     steps: 2,
                     budget: 1,
@@ -334,7 +339,7 @@ mod tests {
                 }),
                 prediction: None,
                 elapsed_ms: 1.0,
-            }),
+            })),
             Job::SweepPoint { index, .. } => Answer::SweepPoint {
                 index: *index,
                 time_ms: Ok(2.0),
@@ -387,7 +392,10 @@ mod tests {
         assert!(run.result.is_ok());
         let sweep = shown.sweep.expect("the sweep is shown");
         assert_eq!(sweep.current, 16);
-        assert!(sweep.points.iter().all(|point| matches!(point.time_ms, Some(Ok(_)))));
+        assert!(sweep
+            .points
+            .iter()
+            .all(|point| matches!(point.time_ms, Some(Ok(_)))));
         let launch_time = run.prediction.as_ref().expect("a prediction").time_ms;
         assert_eq!(sweep.points[1].time_ms, Some(Ok(launch_time)));
     }
@@ -405,7 +413,10 @@ mod tests {
         }
         // The first answer is stale and dropped; the newest request (tile 8, number 4) goes next.
         let next = scheduler.receive(quick_answer(&in_flight));
-        assert!(scheduler.shown().run.is_none(), "a stale answer is not shown");
+        assert!(
+            scheduler.shown().run.is_none(),
+            "a stale answer is not shown"
+        );
         let (newest, _) = request_at(8, None);
         assert_eq!(
             next,
@@ -428,7 +439,10 @@ mod tests {
         run_to_the_end(&mut scheduler, first);
         let (launch, sweep) = request_at(8, None);
         let second = scheduler.want(launch, sweep);
-        assert_eq!(run_to_the_end(&mut scheduler, second), jobs(&[(2, "launch")]));
+        assert_eq!(
+            run_to_the_end(&mut scheduler, second),
+            jobs(&[(2, "launch")])
+        );
         assert_eq!(scheduler.shown().sweep.map(|sweep| sweep.current), Some(8));
     }
 
@@ -442,7 +456,10 @@ mod tests {
 
         let (broken, sweep) = request_at(16, Some("__global__ void mm_tiled() { m; }"));
         let second = scheduler.want(broken, sweep);
-        assert_eq!(run_to_the_end(&mut scheduler, second), jobs(&[(2, "launch")]));
+        assert_eq!(
+            run_to_the_end(&mut scheduler, second),
+            jobs(&[(2, "launch")])
+        );
         let shown = scheduler.shown();
         assert!(shown.run.is_some_and(|run| run.result.is_err()));
         assert_eq!(shown.sweep, good_sweep);
@@ -450,7 +467,10 @@ mod tests {
 
         let (launch, sweep) = request_at(16, None);
         let third = scheduler.want(launch, sweep);
-        assert_eq!(run_to_the_end(&mut scheduler, third), jobs(&[(3, "launch")]));
+        assert_eq!(
+            run_to_the_end(&mut scheduler, third),
+            jobs(&[(3, "launch")])
+        );
         assert_eq!(scheduler.shown().sweep, good_sweep);
     }
 

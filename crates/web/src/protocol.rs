@@ -48,7 +48,8 @@ pub struct Outcome {
 /// The worker's answer to one job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Answer {
-    Launch(Outcome),
+    /// Boxed: a report is some 600 bytes, a sweep point a few words.
+    Launch(Box<Outcome>),
     /// The predicted time of the sweep's launch at `index`, or why it does not run.
     SweepPoint {
         index: usize,
@@ -88,7 +89,7 @@ pub fn predicted_time(input: &SimulationInput) -> Result<f64, String> {
 /// What the worker does with a request.
 pub fn respond(request: Request, now_ms: impl Fn() -> f64) -> Response {
     let answer = match request.job {
-        Job::Launch(input) => Answer::Launch(run_launch(&input, now_ms)),
+        Job::Launch(input) => Answer::Launch(Box::new(run_launch(&input, now_ms))),
         Job::SweepPoint { index, input } => Answer::SweepPoint {
             index,
             time_ms: predicted_time(&input),

@@ -851,7 +851,8 @@ async fn global_load_requests(page: &Harness) -> Option<f64> {
 #[tokio::test]
 async fn a_long_kernel_leaves_the_page_responsive_and_a_newer_run_supersedes_it() {
     let page = Harness::start().await;
-    page.open("?lesson=adj-diff-naive&pattern=stride&stride=1").await;
+    page.open("?lesson=adj-diff-naive&pattern=stride&stride=1")
+        .await;
     page.wait_for_text_where("sim-cost", "report the first run", |text| {
         text.starts_with("simulated")
     })
@@ -941,7 +942,10 @@ async fn tasks_since_last_read(page: &Harness) -> (f64, usize, f64, String, usiz
         .expect("the observers' entries can be read");
     let value = read.json();
     for frame in value["frames"].as_array().into_iter().flatten() {
-        println!("  long animation frame {}", frame.as_str().unwrap_or_default());
+        println!(
+            "  long animation frame {}",
+            frame.as_str().unwrap_or_default()
+        );
     }
     let longtasks = value["longtasks"].as_array().cloned().unwrap_or_default();
     let events = value["events"].as_array().cloned().unwrap_or_default();

@@ -7,6 +7,8 @@ fn main() {
     if cfg!(target_arch = "wasm32") {
         memplay_web::worker::start();
     } else {
-        eprintln!("memplay-worker runs in a browser's Web Worker: build it with `trunk build --release`.");
+        eprintln!(
+            "memplay-worker runs in a browser's Web Worker: build it with `trunk build --release`."
+        );
     }
 }

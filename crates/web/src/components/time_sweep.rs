@@ -19,7 +19,9 @@ pub struct TimePoint {
 impl TimePoint {
     /// The predicted time, if the launch ran.
     fn ran(&self) -> Option<f64> {
-        self.time_ms.as_ref().and_then(|time| time.as_ref().ok().copied())
+        self.time_ms
+            .as_ref()
+            .and_then(|time| time.as_ref().ok().copied())
     }
 }
 
