@@ -15,6 +15,7 @@ use memplay_sim::kernel::limits::MAX_SOURCE_BYTES;
 use memplay_sim::kernel::span::one_line;
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::occupancy::{self, BlockResources, OccupancyReport};
+use memplay_sim::replay::LaunchFile;
 use memplay_sim::simulate::{
     simulate, SampledBlock, SimulationError, SimulationInput, SimulationReport, DEFAULT_STEP_BUDGET,
 };
@@ -65,6 +66,8 @@ enum Command {
     Simulate(SimulateArgs),
     /// Simulates one launch for each value of a define or argument and prints a table.
     Sweep(SweepArgs),
+    /// Runs a launch file the playground exported and prints what `simulate` prints.
+    Replay(ReplayArgs),
     /// The device presets and their main numbers.
     Devices {
         /// Print a JSON array instead of a table.
@@ -133,6 +136,23 @@ struct SweepArgs {
     #[arg(long, value_parser = parse_pair)]
     sweep: (String, String),
     /// Print a JSON array instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct ReplayArgs {
+    /// The launch file (`memplay_launch` JSON, as the playground's "launch (.json)" writes it).
+    file: PathBuf,
+    /// Compare the counters (exactly) and the predicted time (within 1e-9 relative) with the
+    /// file's `expected`, and fail if they differ.
+    #[arg(long)]
+    check: bool,
+    /// The most interpreter steps the file's launch may ask for; a file asking for more is refused
+    /// rather than run for longer than a simulation on the page may take.
+    #[arg(long, default_value_t = DEFAULT_STEP_BUDGET, value_parser = clap::value_parser!(u64).range(1..))]
+    budget: u64,
+    /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
 }
@@ -281,6 +301,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), Failure> {
         }
         Command::Simulate(args) => simulate_command(args, out),
         Command::Sweep(args) => sweep_command(args, out),
+        Command::Replay(args) => replay_command(args, out),
         Command::Devices { json } => {
             let devices: Vec<Device> = DeviceId::ALL.iter().map(|id| id.device()).collect();
             let text = if json {
@@ -546,7 +567,18 @@ fn simulate_command(args: SimulateArgs, out: &mut dyn Write) -> Result<(), Failu
     let input = build_input(&args.launch, &source, &[])?;
     let report = simulate(&input).map_err(|e| simulation_error(&e))?;
     let prediction = predict(&report, &input.device);
-    if args.json {
+    print_simulation(&input, &report, &prediction, args.json, out)
+}
+
+/// What `simulate` and `replay` print for a launch that ran: one JSON object, or a table.
+fn print_simulation(
+    input: &SimulationInput,
+    report: &SimulationReport,
+    prediction: &Prediction,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    if json {
         let json = serde_json::json!({
             "kernel": report.kernel,
             "time_ms": prediction.time_ms,
@@ -587,6 +619,67 @@ fn simulate_command(args: SimulateArgs, out: &mut dyn Write) -> Result<(), Failu
         lines.push(occupancy_table(&input.device, &report.occupancy));
         emit(out, &lines.join("\n"))
     }
+}
+
+/// The most bytes a launch file may have: the largest source the simulator takes, written as JSON
+/// (where a control character can take six bytes), and room for the rest of the launch.
+const MAX_LAUNCH_FILE_BYTES: usize = 6 * MAX_SOURCE_BYTES + 1024 * 1024;
+
+/// Reads and checks a launch file: its version, a device that is one of the presets exactly (a
+/// file's device is data, and the simulator's rules are only proven on the presets' values), and
+/// a step budget within `budget`.
+fn read_launch_file(path: &Path, budget: u64) -> Result<LaunchFile, String> {
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", path.display());
+    let file = std::fs::File::open(path).map_err(|e| cannot(&e))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_LAUNCH_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| cannot(&e))?;
+    if bytes.len() > MAX_LAUNCH_FILE_BYTES {
+        return Err(format!(
+            "{} is longer than {MAX_LAUNCH_FILE_BYTES} bytes, the most a launch file may have",
+            path.display()
+        ));
+    }
+    let launch: LaunchFile = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{} is not a memplay launch file: {e}", path.display()))?;
+    launch.check_version()?;
+    let device = &launch.input.device;
+    if *device != device.id.device() {
+        return Err(format!(
+            "the launch file's device differs from memplay's '{}' preset; only the presets run",
+            device.id.as_str()
+        ));
+    }
+    if launch.input.step_budget > budget {
+        return Err(format!(
+            "the launch file asks for a budget of {} steps, more than --budget {budget}",
+            launch.input.step_budget
+        ));
+    }
+    Ok(launch)
+}
+
+/// Runs a launch file exactly as written and prints what `simulate` prints; with `--check`, the
+/// output is followed by a failure if the counters or the time differ from the file's.
+fn replay_command(args: ReplayArgs, out: &mut dyn Write) -> Result<(), Failure> {
+    let launch = read_launch_file(&args.file, args.budget)?;
+    let input = &launch.input;
+    let report = simulate(input).map_err(|e| simulation_error(&e))?;
+    let prediction = predict(&report, &input.device);
+    print_simulation(input, &report, &prediction, args.json, out)?;
+    if args.check {
+        let differences = launch.differences(&report.counters, prediction.time_ms);
+        if !differences.is_empty() {
+            return Err(Failure::Message(format!(
+                "the replay differs from the file's expected results in {} value{}: {}",
+                differences.len(),
+                if differences.len() == 1 { "" } else { "s" },
+                differences.join("; ")
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn sampled_block_json(block: &SampledBlock) -> serde_json::Value {

@@ -709,3 +709,106 @@ fn a_define_name_that_is_no_identifier_is_an_error() {
         );
     }
 }
+
+/// The launch file the playground writes for `tiled_matmul`'s launch at TILE_WIDTH=16: the input,
+/// and the counters and time the simulator gives it, in `memplay_sim::replay`'s envelope.
+fn tiled_matmul_launch_file() -> memplay_sim::replay::LaunchFile {
+    use memplay_sim::kernel::{Dim3, Value};
+    let mut input = memplay_sim::SimulationInput::new(
+        memplay_sim::lesson_kernels::MATMUL,
+        "mm_tiled",
+        memplay_sim::device::h100(),
+    );
+    input.grid = Dim3::new(16, 16, 1);
+    input.block = Dim3::new(16, 16, 1);
+    input.defines = vec![("TILE_WIDTH".to_string(), "16".to_string())];
+    input.args = vec![("n".to_string(), Value::Int(256))];
+    input.buffers = ["a", "b", "c"]
+        .iter()
+        .map(|name| (name.to_string(), 262_144))
+        .collect();
+    let report = memplay_sim::simulate(&input).expect("the tiled matmul runs");
+    let time_ms = memplay_sim::timing::predict(&report, &input.device).time_ms;
+    memplay_sim::replay::LaunchFile::new(input, report.counters, time_ms)
+}
+
+fn launch_file(name: &str, launch: &memplay_sim::replay::LaunchFile) -> String {
+    let json = serde_json::to_string_pretty(launch).expect("a launch file serializes");
+    kernel_file(name, &json)
+}
+
+#[test]
+fn replay_runs_a_launch_file_exactly_as_simulate_runs_the_same_launch() {
+    let file = launch_file("replay-tiled.json", &tiled_matmul_launch_file());
+    let (ok, replayed, stderr) = memplay(&["replay", &file, "--check", "--json"]);
+    assert!(ok, "{stderr}");
+    let simulate_flags = tiled_matmul("simulate");
+    let (ok, simulated, stderr) =
+        memplay(&with(&simulate_flags, &["-D", "TILE_WIDTH=16", "--json"]));
+    assert!(ok, "{stderr}");
+    let replayed: serde_json::Value = serde_json::from_str(&replayed).expect("one JSON object");
+    let simulated: serde_json::Value = serde_json::from_str(&simulated).expect("one JSON object");
+    assert_eq!(replayed["counters"], simulated["counters"]);
+    assert_eq!(replayed["time_ms"], simulated["time_ms"]);
+    assert_eq!(replayed, simulated, "replay prints what simulate prints");
+
+    // Without --json it prints simulate's table.
+    let (ok, table, _) = memplay(&["replay", &file]);
+    let (_, simulated_table, _) = memplay(&with(&simulate_flags, &["-D", "TILE_WIDTH=16"]));
+    assert!(ok);
+    assert_eq!(table, simulated_table);
+}
+
+#[test]
+fn replay_check_fails_on_a_counter_or_time_that_differs() {
+    let mut launch = tiled_matmul_launch_file();
+    launch.expected.counters.global_ld_sectors += 1.0;
+    let file = launch_file("replay-tampered.json", &launch);
+    let (ok, stdout, stderr) = memplay(&["replay", &file, "--check"]);
+    assert!(!ok, "a different counter fails the check");
+    assert!(
+        stdout.contains("mm_tiled on"),
+        "the output comes first: {stdout}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: the replay differs from the file's expected results in 1 value: l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+        "{stderr}"
+    );
+
+    let mut launch = tiled_matmul_launch_file();
+    launch.expected.time_ms *= 1.0 + 1e-6;
+    let file = launch_file("replay-slower.json", &launch);
+    let (ok, _, stderr) = memplay(&["replay", &file, "--check"]);
+    assert!(!ok, "a time 1e-6 off fails the check");
+    assert!(stderr.contains("time_ms: expected"), "{stderr}");
+    // Without --check the same file only prints.
+    assert!(memplay(&["replay", &file]).0);
+}
+
+#[test]
+fn replay_refuses_what_is_not_a_launch_file_of_a_preset() {
+    let file = kernel_file("not-a-launch.json", "{\"memplay_launch\": 1}");
+    check_error(&["replay", &file], "is not a memplay launch file");
+
+    let mut launch = tiled_matmul_launch_file();
+    launch.memplay_launch = 2;
+    check_error(
+        &["replay", &launch_file("replay-v2.json", &launch)],
+        "the launch file is version 2",
+    );
+
+    let mut launch = tiled_matmul_launch_file();
+    launch.input.device.n_banks = 0;
+    check_error(
+        &["replay", &launch_file("replay-device.json", &launch)],
+        "differs from memplay's 'h100' preset",
+    );
+
+    let mut launch = tiled_matmul_launch_file();
+    launch.input.step_budget = u64::MAX;
+    check_error(
+        &["replay", &launch_file("replay-budget.json", &launch)],
+        "steps, more than --budget ",
+    );
+}

@@ -1,0 +1,155 @@
+//! A launch as a file: what the playground exports ("Download the launch") and `memplay replay`
+//! runs, so that a student's or an instructor's launch can be rerun, checked and shared exactly.
+//!
+//! The file is one JSON object, a small envelope around the plain `SimulationInput` the page
+//! simulated and the results the page showed for it:
+//!
+//! ```json
+//! {
+//!   "memplay_launch": 1,
+//!   "input": { "source": "...", "kernel": "mm_tiled", "grid": {"x": 64, "y": 64, "z": 1}, ... },
+//!   "expected": {
+//!     "counters": { "smsp__inst_executed_op_shared_ld.sum": 131072.0, ... },
+//!     "time_ms": 0.2679
+//!   }
+//! }
+//! ```
+//!
+//! `memplay_launch` is the envelope's version (`LAUNCH_FILE_VERSION`); `input` is
+//! `SimulationInput` as serde writes it (the whole device preset included, so a file replays the
+//! same on a later version whose presets moved); `expected` is what the page computed:
+//! the counters under Nsight Compute's names and the predicted time in milliseconds.
+//! `LaunchFile::differences` compares a rerun with it: the counters exactly (they are counts, and
+//! the simulation is deterministic), the time within `TIME_RELATIVE_TOLERANCE`, since a float
+//! printed and read back, or summed in another order by another build, may move in its last bits.
+//!
+//! This module only defines the data; the page and the command line serialize it with serde_json.
+
+use crate::counters::Counters;
+use crate::simulate::SimulationInput;
+use serde::{Deserialize, Serialize};
+
+/// The envelope's version, written as `memplay_launch`. A reader refuses other versions.
+pub const LAUNCH_FILE_VERSION: u32 = 1;
+
+/// How far a replayed time may be from the expected one, relative to the expected one.
+pub const TIME_RELATIVE_TOLERANCE: f64 = 1e-9;
+
+/// One launch and the results to check a rerun against.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LaunchFile {
+    /// The envelope's version, `LAUNCH_FILE_VERSION`.
+    pub memplay_launch: u32,
+    /// The launch exactly as it was simulated.
+    pub input: SimulationInput,
+    /// What the simulation gave when the file was written.
+    pub expected: Expected,
+}
+
+/// The results a launch file expects a rerun to reproduce.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Expected {
+    /// The whole launch's counters, under Nsight Compute's names.
+    pub counters: Counters,
+    /// The timing model's predicted time, in milliseconds.
+    pub time_ms: f64,
+}
+
+impl LaunchFile {
+    /// The file of a launch that ran, with its counters and predicted time.
+    pub fn new(input: SimulationInput, counters: Counters, time_ms: f64) -> LaunchFile {
+        LaunchFile {
+            memplay_launch: LAUNCH_FILE_VERSION,
+            input,
+            expected: Expected { counters, time_ms },
+        }
+    }
+
+    /// Refuses an envelope of another version, whose fields may mean something else.
+    pub fn check_version(&self) -> Result<(), String> {
+        if self.memplay_launch == LAUNCH_FILE_VERSION {
+            Ok(())
+        } else {
+            Err(format!(
+                "the launch file is version {}; this memplay reads version {LAUNCH_FILE_VERSION}",
+                self.memplay_launch
+            ))
+        }
+    }
+
+    /// How a rerun's counters and time differ from the expected ones, one line per difference;
+    /// empty when they agree (counters exactly, the time within `TIME_RELATIVE_TOLERANCE`).
+    pub fn differences(&self, counters: &Counters, time_ms: f64) -> Vec<String> {
+        let mut differences: Vec<String> = self
+            .expected
+            .counters
+            .nsight()
+            .into_iter()
+            .zip(counters.nsight())
+            .filter(|((_, expected), (_, actual))| expected != actual)
+            .map(|((name, expected), (_, actual))| {
+                format!("{name}: expected {expected}, replayed {actual}")
+            })
+            .collect();
+        let expected_ms = self.expected.time_ms;
+        let tolerance = TIME_RELATIVE_TOLERANCE * expected_ms.abs();
+        // A NaN on either side compares false, so it counts as a difference.
+        let within = (time_ms - expected_ms).abs() <= tolerance;
+        if !within {
+            differences.push(format!(
+                "time_ms: expected {expected_ms}, replayed {time_ms}"
+            ));
+        }
+        differences
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::h100;
+
+    fn file() -> LaunchFile {
+        let counters = Counters {
+            global_ld_requests: 64.0,
+            global_ld_sectors: 256.0,
+            ..Counters::default()
+        };
+        LaunchFile::new(SimulationInput::new("", "k", h100()), counters, 0.25)
+    }
+
+    #[test]
+    fn a_launch_file_reads_back_as_it_was_written() {
+        let file = file();
+        let json = serde_json::to_string_pretty(&file).expect("a launch file serializes");
+        assert!(json.contains("\"memplay_launch\": 1"), "{json}");
+        let read: LaunchFile = serde_json::from_str(&json).expect("and reads back");
+        assert_eq!(read, file);
+        assert_eq!(read.check_version(), Ok(()));
+    }
+
+    #[test]
+    fn a_rerun_differs_by_any_counter_or_by_more_than_the_time_tolerance() {
+        let file = file();
+        let same = file.expected.counters;
+        assert!(file.differences(&same, 0.25 * (1.0 + 1e-12)).is_empty());
+        let mut other = same;
+        other.global_ld_sectors = 257.0;
+        assert_eq!(
+            file.differences(&other, 0.26),
+            vec![
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum: expected 256, replayed 257"
+                    .to_string(),
+                "time_ms: expected 0.25, replayed 0.26".to_string(),
+            ]
+        );
+        assert_eq!(file.differences(&same, f64::NAN).len(), 1);
+    }
+
+    #[test]
+    fn another_version_is_refused() {
+        let mut file = file();
+        file.memplay_launch = 2;
+        assert!(file.check_version().is_err());
+    }
+}
