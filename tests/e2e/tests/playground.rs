@@ -81,6 +81,15 @@ impl Harness {
     }
 
     async fn start_with(logs: Logs) -> Harness {
+        Harness::start_configured(logs, None).await
+    }
+
+    /// A harness whose browser saves downloads into `folder` without asking.
+    async fn start_downloading_to(folder: &std::path::Path) -> Harness {
+        Harness::start_configured(Logs::Off, Some(folder)).await
+    }
+
+    async fn start_configured(logs: Logs, downloads: Option<&std::path::Path>) -> Harness {
         let dist = dist_dir();
         let http_port = free_port();
         let server = Process(
@@ -139,9 +148,33 @@ impl Harness {
             )
             .unwrap();
         }
+        if let Some(folder) = downloads {
+            caps.add_experimental_option(
+                "prefs",
+                serde_json::json!({
+                    "download.default_directory": folder.display().to_string(),
+                    "download.prompt_for_download": false,
+                }),
+            )
+            .unwrap();
+        }
         let driver = WebDriver::new(format!("http://127.0.0.1:{driver_port}"), caps)
             .await
             .expect("chromedriver starts a Chromium session");
+        if let Some(folder) = downloads {
+            // Headless Chromium may ignore the profile's download folder; the DevTools protocol
+            // sets it for the browser as a whole.
+            ChromeDevTools::new(driver.handle.clone())
+                .execute_cdp_with_params(
+                    "Browser.setDownloadBehavior",
+                    serde_json::json!({
+                        "behavior": "allow",
+                        "downloadPath": folder.display().to_string(),
+                    }),
+                )
+                .await
+                .expect("the browser takes a download folder");
+        }
         Harness {
             driver,
             base_url: format!("http://127.0.0.1:{http_port}/"),
@@ -1054,5 +1087,193 @@ async fn main_thread_tasks_on_load_and_while_moving_the_tile_slider_are_reported
         "main thread, typing tile 8 into the number box: longest task {task:.0} ms, {tasks} \
          tasks over 50 ms; longest event {event:.0} ms, {event_name}, {events} events over 16 ms"
     );
+    page.finish().await;
+}
+/// A folder of its own for one test's downloads, removed when the test ends.
+struct DownloadFolder(PathBuf);
+
+impl DownloadFolder {
+    fn new(name: &str) -> DownloadFolder {
+        let folder =
+            std::env::temp_dir().join(format!("memplay-e2e-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&folder);
+        std::fs::create_dir_all(&folder).expect("a download folder");
+        DownloadFolder(folder)
+    }
+
+    /// Polls until a finished download whose name satisfies `matches` is in the folder, and
+    /// returns its name and bytes. Chromium writes a `.crdownload` file and renames it when done.
+    async fn wait_for_file(&self, what: &str, matches: impl Fn(&str) -> bool) -> (String, Vec<u8>) {
+        let start = Instant::now();
+        loop {
+            let names: Vec<String> = std::fs::read_dir(&self.0)
+                .expect("the download folder can be listed")
+                .filter_map(|entry| entry.ok())
+                .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .collect();
+            if let Some(name) = names
+                .iter()
+                .find(|name| !name.ends_with(".crdownload") && matches(name))
+            {
+                let bytes = std::fs::read(self.0.join(name)).expect("the download can be read");
+                if !bytes.is_empty() {
+                    return (name.clone(), bytes);
+                }
+            }
+            assert!(
+                start.elapsed() < DEADLINE,
+                "{what} should arrive in {}, it holds {names:?}",
+                self.0.display()
+            );
+            tokio::time::sleep(POLL).await;
+        }
+    }
+}
+
+impl Drop for DownloadFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Harness {
+    async fn click(&self, test_id: &str) {
+        self.wait_for(&format!("[data-testid='{test_id}']"))
+            .await
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("[data-testid={test_id}] can be clicked: {e}"));
+    }
+
+    /// The value of a row of the counters table, by its label, without thousands separators.
+    async fn counter_value(&self, label: &str) -> String {
+        let table = self.wait_for("[data-testid='counters']").await;
+        for row in table
+            .find_all(By::Css("tr"))
+            .await
+            .expect("the table has rows")
+        {
+            let heading = row.find(By::Css("th")).await.expect("a row heading");
+            if heading.text().await.expect("its text") == label {
+                let value = row.find(By::Css("td")).await.expect("a value");
+                return value.text().await.expect("its text").replace(',', "");
+            }
+        }
+        panic!("the counters table has no row {label:?}");
+    }
+}
+
+#[tokio::test]
+async fn every_export_downloads_a_file_with_the_right_content() {
+    let downloads = DownloadFolder::new("downloads");
+    let page = Harness::start_downloading_to(&downloads.0).await;
+    page.open("?lesson=matmul-tiled").await;
+    page.wait_for_text_where("sim-cost", "report the first run", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    page.wait_until_updated().await;
+    let global_loads = page.counter_value("global load requests").await;
+
+    // The counters as CSV: a header and the table's rows, with Nsight Compute's names.
+    page.click("export-csv").await;
+    let (_, csv) = downloads
+        .wait_for_file("the counters CSV", |name| name == "mm_tiled-counters.csv")
+        .await;
+    let csv = String::from_utf8(csv).expect("the CSV is UTF-8");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "counter,metric,value", "{csv}");
+    assert_eq!(lines.len(), 10, "a header and nine counters: {csv}");
+    assert!(
+        lines.contains(&&*format!(
+            "global load requests,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,{global_loads}"
+        )),
+        "the CSV has the table's global load requests ({global_loads}): {csv}"
+    );
+
+    // The kernel as a .cu file: the text in the text area.
+    let source = page
+        .wait_for("[data-testid='kernel-source']")
+        .await
+        .prop("value")
+        .await
+        .expect("the text area has a value")
+        .expect("a value");
+    page.click("export-cu").await;
+    let (_, kernel) = downloads
+        .wait_for_file("the kernel", |name| name == "mm_tiled.cu")
+        .await;
+    assert_eq!(String::from_utf8(kernel).expect("UTF-8"), source);
+
+    // The launch file: the launch the page simulated, which reruns to the page's results.
+    page.click("export-launch").await;
+    let (_, launch) = downloads
+        .wait_for_file("the launch file", |name| name == "mm_tiled-launch.json")
+        .await;
+    let json: serde_json::Value = serde_json::from_slice(&launch).expect("the launch is JSON");
+    assert_eq!(json["memplay_launch"], 1);
+    assert_eq!(json["input"]["kernel"], "mm_tiled");
+    assert_eq!(json["input"]["source"], source.as_str());
+    assert_eq!(
+        json["expected"]["counters"]["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+            .as_f64()
+            .map(|value| value.to_string()),
+        Some(global_loads.clone())
+    );
+    let file: memplay_sim::replay::LaunchFile =
+        serde_json::from_slice(&launch).expect("the launch file reads as memplay replay reads it");
+    let rerun = memplay_sim::simulate(&file.input).expect("the launch reruns");
+    let time_ms = memplay_sim::timing::predict(&rerun, &file.input.device).time_ms;
+    assert_eq!(
+        file.differences(&rerun.counters, time_ms),
+        Vec::<String>::new(),
+        "the page's counters and time are the simulator's"
+    );
+
+    // The sweep chart as SVG, standalone with its style, and as PNG.
+    page.click("export-svg").await;
+    let (name, svg) = downloads
+        .wait_for_file("the chart's SVG", |name| name.ends_with(".svg"))
+        .await;
+    let svg = String::from_utf8(svg).expect("the SVG is UTF-8");
+    assert_eq!(name, "time-vs-tile-width.svg");
+    assert!(svg.starts_with("<svg"), "{svg}");
+    assert!(
+        svg.contains("xmlns=\"http://www.w3.org/2000/svg\""),
+        "{svg}"
+    );
+    assert!(svg.contains("<style>"), "the SVG carries its style: {svg}");
+    page.click("export-png").await;
+    let (_, png) = downloads
+        .wait_for_file("the chart's PNG", |name| name.ends_with(".png"))
+        .await;
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG file");
+
+    // The other charts have their own buttons.
+    page.click("export-svg-roofline").await;
+    let (_, roofline) = downloads
+        .wait_for_file("the roofline's SVG", |name| name == "roofline-h100.svg")
+        .await;
+    assert!(roofline.starts_with(b"<svg"));
+    page.click("export-png-occupancy-registers").await;
+    downloads
+        .wait_for_file("an occupancy chart's PNG", |name| {
+            name == "occupancy-vs-registers.png"
+        })
+        .await;
+
+    // An edited kernel is exported as edited.
+    let edited = format!("// edited\n{source}");
+    page.run_kernel(&edited).await;
+    page.wait_for("[data-testid='reset-source']").await;
+    page.wait_until_updated().await;
+    // The first export goes, so that the second one's name is the same whatever Chromium does
+    // with a name already taken.
+    std::fs::remove_file(downloads.0.join("mm_tiled.cu")).expect("the first .cu can be removed");
+    page.click("export-cu").await;
+    let (_, kernel) = downloads
+        .wait_for_file("the edited kernel", |name| name == "mm_tiled.cu")
+        .await;
+    assert_eq!(String::from_utf8(kernel).expect("UTF-8"), edited);
     page.finish().await;
 }

@@ -3,6 +3,7 @@
 //!
 //! The scales are plain arithmetic, tested on the host; the charts draw with them.
 
+use crate::components::export::ChartExport;
 use crate::model::{format_number, Sweep, SweepKind};
 use yew::prelude::*;
 
@@ -160,8 +161,15 @@ pub fn sweep_chart(props: &SweepChartProps) -> Html {
         current_y - 8.0
     };
 
+    let figure = use_node_ref();
+    let (file_name, id_suffix) = match sweep.kind {
+        SweepKind::BlockSize => ("occupancy-vs-block-size", "-occupancy-block-size"),
+        SweepKind::Registers => ("occupancy-vs-registers", "-occupancy-registers"),
+        SweepKind::SharedMemory => ("occupancy-vs-shared-memory", "-occupancy-shared-memory"),
+    };
+
     html! {
-        <figure class="sweep">
+        <figure class="sweep" ref={figure.clone()}>
             <figcaption>{ title }</figcaption>
             <svg viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="img" aria-label={label}>
                 { for [0.0, 50.0, 100.0].into_iter().map(|pct| {
@@ -202,6 +210,7 @@ pub fn sweep_chart(props: &SweepChartProps) -> Html {
                     { format!("{:.0}%", props.current_pct) }
                 </text>
             </svg>
+            <ChartExport chart={figure} name={file_name} id_suffix={id_suffix} />
         </figure>
     }
 }

@@ -9,6 +9,7 @@
 //! came back, and while a newer one is pending it says "updating…" (with a spinner once the wait
 //! is longer than a frame) and dims the old result, so the student can tell it is not yet theirs.
 
+use crate::components::export;
 use crate::lessons::LessonId;
 use crate::model::format_number;
 use crate::state::Action;
@@ -241,8 +242,11 @@ fn error_excerpt(source: &str, error: &SimulationError) -> Option<String> {
 /// Characters of the error's line shown on each side of its column.
 const EXCERPT_CONTEXT: usize = 60;
 
-/// The counters a lesson is about, with Nsight Compute's names as tooltips.
-fn counters_table(report: &SimulationReport) -> Html {
+/// The counters a lesson is about: its label on the page, Nsight Compute's metric name (or how
+/// the row is derived), the value as the page shows it, and the value in full for the CSV export.
+pub fn counter_rows(
+    report: &SimulationReport,
+) -> Vec<(&'static str, &'static str, String, String)> {
     let c = &report.counters;
     let get = |name: &str| c.get(name).unwrap_or(0.0);
     let shared_ld = get("smsp__inst_executed_op_shared_ld.sum");
@@ -251,48 +255,52 @@ fn counters_table(report: &SimulationReport) -> Html {
     let global_ld_sectors = get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
     let global_st = get("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
     let global_st_sectors = get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");
-    let ratio = |a: f64, b: f64| {
+    let count =
+        |label, metric, value: f64| (label, metric, format_number(value), value.to_string());
+    let ratio = |label, metric, a: f64, b: f64| {
         if b > 0.0 {
-            format!("{:.2}", a / b)
+            (label, metric, format!("{:.2}", a / b), (a / b).to_string())
         } else {
-            "-".to_string()
+            (label, metric, "-".to_string(), String::new())
         }
     };
-    let rows = [
-        (
+    vec![
+        count(
             "shared loads (warp instructions)",
             "smsp__inst_executed_op_shared_ld.sum",
-            format_number(shared_ld),
+            shared_ld,
         ),
-        (
+        count(
             "shared load wavefronts",
             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-            format_number(shared_ld_wavefronts),
+            shared_ld_wavefronts,
         ),
-        (
+        ratio(
             "wavefronts per shared load (1 = no conflict)",
             "wavefronts / instructions",
-            ratio(shared_ld_wavefronts, shared_ld),
+            shared_ld_wavefronts,
+            shared_ld,
         ),
-        (
+        count(
             "shared stores",
             "smsp__inst_executed_op_shared_st.sum",
-            format_number(get("smsp__inst_executed_op_shared_st.sum")),
+            get("smsp__inst_executed_op_shared_st.sum"),
         ),
-        (
+        count(
             "global load requests",
             "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-            format_number(global_ld),
+            global_ld,
         ),
-        (
+        count(
             "global load sectors (32 B)",
             "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-            format_number(global_ld_sectors),
+            global_ld_sectors,
         ),
-        (
+        ratio(
             "sectors per load request (4 = coalesced floats)",
             "sectors / requests",
-            ratio(global_ld_sectors, global_ld),
+            global_ld_sectors,
+            global_ld,
         ),
         (
             "global store requests / sectors",
@@ -302,14 +310,19 @@ fn counters_table(report: &SimulationReport) -> Html {
                 format_number(global_st),
                 format_number(global_st_sectors)
             ),
+            format!("{global_st} / {global_st_sectors}"),
         ),
-        ("FP32 operations", "2 per FMA", format_number(c.fp32_flops)),
-    ];
+        count("FP32 operations", "2 per FMA", c.fp32_flops),
+    ]
+}
+
+/// The counters a lesson is about, with Nsight Compute's names as tooltips.
+fn counters_table(report: &SimulationReport) -> Html {
     html! {
         <table class="counters" data-testid="counters">
             <caption>{ "What the whole launch does (Nsight Compute's counters)" }</caption>
             <tbody>
-                { for rows.into_iter().map(|(label, metric, value)| html! {
+                { for counter_rows(report).into_iter().map(|(label, metric, value, _)| html! {
                     <tr title={metric}>
                         <th scope="row">{ label }</th>
                         <td>{ value }</td>
@@ -320,9 +333,52 @@ fn counters_table(report: &SimulationReport) -> Html {
     }
 }
 
+/// Buttons that download the run's counters as CSV, the kernel as `<kernel>.cu` (the text the
+/// student sees, edited or not) and the launch as a launch file for `memplay replay`.
+fn kernel_exports(run: &SimulationRun, report: &SimulationReport, source: &str) -> Html {
+    let kernel = run.input.kernel.clone();
+    let on_csv = {
+        let rows = counter_rows(report);
+        let name = format!("{kernel}-counters.csv");
+        Callback::from(move |_: MouseEvent| {
+            let rows: Vec<(&str, &str, String)> = rows
+                .iter()
+                .map(|(label, metric, _, exact)| (*label, *metric, exact.clone()))
+                .collect();
+            export::download_text(&name, "text/csv", &export::counters_csv(&rows));
+        })
+    };
+    let on_cu = {
+        let source = source.to_string();
+        let name = format!("{kernel}.cu");
+        Callback::from(move |_: MouseEvent| export::download_text(&name, "text/plain", &source))
+    };
+    let on_launch = export::launch_json(run).map(|json| {
+        let name = format!("{kernel}-launch.json");
+        Callback::from(move |_: MouseEvent| export::download_text(&name, "application/json", &json))
+    });
+    html! {
+        <div class="export-bar" role="group" aria-label="Download the run">
+            <span class="export-label">{ "Download:" }</span>
+            <button type="button" data-testid="export-csv" onclick={on_csv}>
+                { "counters (.csv)" }
+            </button>
+            <button type="button" data-testid="export-cu" onclick={on_cu}>
+                { format!("{kernel}.cu") }
+            </button>
+            if let Some(on_launch) = on_launch {
+                <button type="button" data-testid="export-launch" onclick={on_launch}
+                        title="The launch and its results, for memplay replay FILE.json --check">
+                    { "launch (.json)" }
+                </button>
+            }
+        </div>
+    }
+}
+
 /// A run's throughput, counters and cost, or its error. `sweep` is the sweep chart, shown beside
 /// the throughput.
-fn run_outcome(run: &SimulationRun, sweep: Html) -> Html {
+fn run_outcome(run: &SimulationRun, sweep: Html, source: &str) -> Html {
     match &run.result {
         Ok(report) => html! {
             <>
@@ -339,6 +395,7 @@ fn run_outcome(run: &SimulationRun, sweep: Html) -> Html {
                     </div>
                 }
                 { counters_table(report) }
+                { kernel_exports(run, report, source) }
                 <p class="sim-cost" data-testid="sim-cost">{ cost_text(report, run.elapsed_ms) }</p>
             </>
         },
@@ -409,7 +466,7 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
 
     let outcome = match props.run.as_deref() {
         None => html! { <p class="sim-cost">{ "Simulating the lesson's kernel…" }</p> },
-        Some(run) => run_outcome(run, props.children.clone()),
+        Some(run) => run_outcome(run, props.children.clone(), &props.source),
     };
     let updating = props.progress.map(|progress| {
         html! {

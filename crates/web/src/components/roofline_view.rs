@@ -6,6 +6,7 @@
 //! stays readable on a phone where the SVG's text shrinks.
 
 use crate::components::chart::{points, power_of_ten_label, power_of_two_label, px, Scale};
+use crate::components::export::ChartExport;
 use crate::model::{
     format_intensity, format_number, tiled_matmul_intensity, NAIVE_MATMUL_INTENSITY,
 };
@@ -197,10 +198,12 @@ pub fn roofline_view(props: &RooflineViewProps) -> Html {
         }
     };
 
+    let chart = use_node_ref();
     html! {
         <section class="card" data-testid="roofline" aria-labelledby="roofline-title">
             <h2 id="roofline-title">{ "Roofline: memory-bound or compute-bound?" }</h2>
             <div class="roofline-layout">
+                <div class="roofline-chart" ref={chart.clone()}>
                 <svg class="roofline" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="img"
                      aria-label={summary}>
                     { for (low..=high).map(|exponent| {
@@ -271,6 +274,9 @@ pub fn roofline_view(props: &RooflineViewProps) -> Html {
                         { simulated_marker(point, &x, &y) }
                     }
                 </svg>
+                <ChartExport chart={chart} name={format!("roofline-{}", props.device.id.as_str())}
+                             id_suffix="-roofline" />
+                </div>
                 <div class="roofline-text">
                     <ul class="facts">
                         <li>

@@ -5,6 +5,7 @@
 //! launch: a point still being simulated shows as "…" on its tick, and the chart fills in.
 
 use crate::components::chart::{points, px, Scale};
+use crate::components::export::ChartExport;
 use crate::components::kernel_view::time_text;
 use yew::prelude::*;
 
@@ -84,9 +85,11 @@ pub fn time_sweep(props: &TimeSweepProps) -> Html {
         .filter_map(|(i, point)| point.ran().map(|ms| (x_at(i), y.map(ms))))
         .collect();
     let label = describe(props.setting, &props.points, props.current);
+    let figure = use_node_ref();
+    let file_name = format!("time-vs-{}", props.setting.replace(' ', "-"));
 
     html! {
-        <figure class="time-sweep" data-testid="time-sweep">
+        <figure class="time-sweep" data-testid="time-sweep" ref={figure.clone()}>
             <figcaption>{ format!("Predicted time against {}", props.setting) }</figcaption>
             <svg viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="img" aria-label={label.clone()}>
                 { for [0.0, 0.5, 1.0].into_iter().map(|fraction| {
@@ -149,6 +152,7 @@ pub fn time_sweep(props: &TimeSweepProps) -> Html {
                 }) }
             </svg>
             <p class="sr-only">{ label }</p>
+            <ChartExport chart={figure} name={file_name} />
         </figure>
     }
 }
