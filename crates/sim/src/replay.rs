@@ -9,8 +9,8 @@
 //!   "memplay_launch": 1,
 //!   "input": { "source": "...", "kernel": "mm_tiled", "grid": {"x": 64, "y": 64, "z": 1}, ... },
 //!   "expected": {
-//!     "counters": { "smsp__inst_executed_op_shared_ld.sum": 131072.0, ... },
-//!     "time_ms": 0.2679
+//!     "counters": { "smsp__inst_executed_op_shared_ld.sum": 41943040.0, ... },
+//!     "time_ms": 0.26758327591110026
 //!   }
 //! }
 //! ```

@@ -334,16 +334,21 @@ fn counters_table(report: &SimulationReport) -> Html {
 }
 
 /// Buttons that download the run's counters as CSV, the kernel as `<kernel>.cu` (the text the
-/// student sees, edited or not) and the launch as a launch file for `memplay replay`.
-fn kernel_exports(run: &SimulationRun, report: &SimulationReport, source: &str) -> Html {
+/// student sees, edited or not) and the launch as a launch file for `memplay replay`. The files
+/// are made when a button is pressed, not at every render.
+fn kernel_exports(run: &Rc<SimulationRun>, source: &str) -> Html {
     let kernel = run.input.kernel.clone();
     let on_csv = {
-        let rows = counter_rows(report);
+        let run = Rc::clone(run);
         let name = format!("{kernel}-counters.csv");
         Callback::from(move |_: MouseEvent| {
+            let Ok(report) = &run.result else {
+                return;
+            };
+            let rows = counter_rows(report);
             let rows: Vec<(&str, &str, String)> = rows
-                .iter()
-                .map(|(label, metric, _, exact)| (*label, *metric, exact.clone()))
+                .into_iter()
+                .map(|(label, metric, _, exact)| (label, metric, exact))
                 .collect();
             export::download_text(&name, "text/csv", &export::counters_csv(&rows));
         })
@@ -353,10 +358,16 @@ fn kernel_exports(run: &SimulationRun, report: &SimulationReport, source: &str) 
         let name = format!("{kernel}.cu");
         Callback::from(move |_: MouseEvent| export::download_text(&name, "text/plain", &source))
     };
-    let on_launch = export::launch_json(run).map(|json| {
+    let on_launch = {
+        let run = Rc::clone(run);
         let name = format!("{kernel}-launch.json");
-        Callback::from(move |_: MouseEvent| export::download_text(&name, "application/json", &json))
-    });
+        Callback::from(move |_: MouseEvent| {
+            if let Some(json) = export::launch_json(&run) {
+                export::download_text(&name, "application/json", &json);
+            }
+        })
+    };
+    let has_launch_file = run.result.is_ok() && run.prediction.is_some();
     html! {
         <div class="export-bar" role="group" aria-label="Download the run">
             <span class="export-label">{ "Download:" }</span>
@@ -366,7 +377,7 @@ fn kernel_exports(run: &SimulationRun, report: &SimulationReport, source: &str) 
             <button type="button" data-testid="export-cu" onclick={on_cu}>
                 { format!("{kernel}.cu") }
             </button>
-            if let Some(on_launch) = on_launch {
+            if has_launch_file {
                 <button type="button" data-testid="export-launch" onclick={on_launch}
                         title="The launch and its results, for memplay replay FILE.json --check">
                     { "launch (.json)" }
@@ -378,7 +389,7 @@ fn kernel_exports(run: &SimulationRun, report: &SimulationReport, source: &str) 
 
 /// A run's throughput, counters and cost, or its error. `sweep` is the sweep chart, shown beside
 /// the throughput.
-fn run_outcome(run: &SimulationRun, sweep: Html, source: &str) -> Html {
+fn run_outcome(run: &Rc<SimulationRun>, sweep: Html, source: &str) -> Html {
     match &run.result {
         Ok(report) => html! {
             <>
@@ -395,7 +406,7 @@ fn run_outcome(run: &SimulationRun, sweep: Html, source: &str) -> Html {
                     </div>
                 }
                 { counters_table(report) }
-                { kernel_exports(run, report, source) }
+                { kernel_exports(run, source) }
                 <p class="sim-cost" data-testid="sim-cost">{ cost_text(report, run.elapsed_ms) }</p>
             </>
         },
@@ -464,7 +475,7 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
         })
     };
 
-    let outcome = match props.run.as_deref() {
+    let outcome = match &props.run {
         None => html! { <p class="sim-cost">{ "Simulating the lesson's kernel…" }</p> },
         Some(run) => run_outcome(run, props.children.clone(), &props.source),
     };
