@@ -43,13 +43,14 @@ use crate::timing::profile::{BlockProfiler, MemoryProfile, ProfileBuilder};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// The default step budget, for the whole simulation (a step is a statement or expression node
-/// of one warp, and one per active lane of a memory access). The longest lecture launch,
-/// `mm_naive` with 32x32 blocks and n = 2048, takes 54 million steps over its nine sampled
-/// blocks (0.8 s natively). Measured natively, an endless loop spends this budget in 0.8 s
-/// (arithmetic, or a global read-modify-write of one word) to 2.1 s (scattered read-modify-writes,
-/// each lane in a sector of its own): no kernel runs for long before it stops.
-pub const DEFAULT_STEP_BUDGET: u64 = 60_000_000;
+/// The default step budget, for the whole simulation, the same in the page and the CLI (a step
+/// is a statement or expression node of one warp, and one per active lane of a memory access).
+/// The largest launch the page makes, `mm_naive` with 32x32 blocks at n = 1024, takes 13.4
+/// million steps; the n = 2048 reference launches take up to 54 million and pass a larger budget
+/// (`--budget`). A step costs 8 to 65 ns natively, depending on the kernel: at this budget an
+/// endless loop stops within 0.3 s (arithmetic) to 1.6 s (the slowest kernel the fuzz target
+/// found, long chains of conversions, shared atomics and cc 1.x coalescing on the GT200).
+pub const DEFAULT_STEP_BUDGET: u64 = 25_000_000;
 
 /// Which blocks of the grid are run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

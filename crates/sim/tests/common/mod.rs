@@ -15,6 +15,9 @@ pub fn reference_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/reference")
 }
 
+/// The step budget of a measured launch: twice the largest one's steps.
+pub const REFERENCE_STEP_BUDGET: u64 = 110_000_000;
+
 /// Reads a file of the reference folder, failing with a message that says what is missing.
 pub fn read_reference(name: &str) -> String {
     let dir = reference_dir();
@@ -63,6 +66,9 @@ pub fn input_from_spec(spec: &Json) -> Result<SimulationInput, String> {
         &text("kernel")?,
         h100(),
     );
+    // The n = 2048 matmuls take up to 54 million steps, more than the page's default budget
+    // (which bounds what a student's kernel may take); a measured launch is known to end.
+    input.step_budget = REFERENCE_STEP_BUDGET;
     if let Some(defines) = spec["defines"].as_object() {
         input.defines = defines
             .iter()
