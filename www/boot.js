@@ -3,6 +3,27 @@
 // hashed bundle files); Trunk.toml's pattern_script instead loads this fixed file and names the
 // bundle's files in data attributes on its <script> element, so the policy allows scripts from
 // the page's own origin only.
+//
+// If the bundle cannot be loaded (most often an iframe sandbox without allow-same-origin, whose
+// opaque origin fails the module's and the wasm's CORS checks), the status line of index.html
+// says so instead of leaving a blank frame.
 const tag = document.querySelector("script[data-memplay-js]");
-const { default: init } = await import(tag.dataset.memplayJs);
-await init({ module_or_path: tag.dataset.memplayWasm });
+try {
+  const { default: init } = await import(tag.dataset.memplayJs);
+  await init({ module_or_path: tag.dataset.memplayWasm });
+} catch (error) {
+  let status = document.getElementById("boot-status");
+  if (status === null) {
+    status = document.createElement("p");
+    status.id = "boot-status";
+    status.dataset.testid = "boot-status";
+    document.body.prepend(status);
+  }
+  status.className = "boot-status failed";
+  status.setAttribute("role", "alert");
+  status.textContent =
+    "memplay could not start here: its program failed to load (" + error + "). " +
+    "Inside a course page's iframe, the sandbox must allow at least allow-scripts and " +
+    "allow-same-origin. Open memplay in its own tab instead.";
+  throw error;
+}

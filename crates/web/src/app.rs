@@ -5,10 +5,14 @@
 //! (so the back button is not flooded with one entry per slider step); the launch and its sweep go
 //! to the simulation worker through `bridge::use_simulations`, which hands back the newest run to
 //! show. The bank map, the occupancy and the roofline are cheap and computed here, on the page.
+//! With `embed=1` the page drops its header and footer and shows the lesson compactly under a bar
+//! linking to the full page; the full page offers the `<iframe>` code of its view, and copies it
+//! with the async Clipboard API where the browser allows (README, "Embedding in a course page").
 
 use crate::bridge::{use_simulations, SweepLaunches};
 use crate::components::bank_map::BankMap;
 use crate::components::controls::Controls;
+use crate::components::embed_bar::{EmbedBar, EmbedCodePanel};
 use crate::components::kernel_view::{launch_text, KernelView};
 use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
@@ -18,6 +22,7 @@ use crate::model;
 use crate::state::{Action, State};
 use memplay_sim::{banks, patterns, roofline};
 use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
 use yew::prelude::*;
 
 /// The query of the address the page was opened with, `?` included.
@@ -34,6 +39,46 @@ fn write_query(query: &str) {
     };
     // A failure here (say, inside a sandboxed iframe) only costs the shareable link.
     let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("?{query}")));
+}
+
+/// The address of the page without its query or fragment: where an embed of this view points.
+fn page_address() -> String {
+    let href = web_sys::window()
+        .and_then(|window| window.location().href().ok())
+        .unwrap_or_default();
+    let end = href.find(['?', '#']).unwrap_or(href.len());
+    href[..end].to_string()
+}
+
+/// `index.html` shows a line saying memplay is starting (and what it needs, should it never
+/// start); the app is running, so the line goes.
+fn remove_boot_status() {
+    if let Some(status) = web_sys::window()
+        .and_then(|window| window.document())
+        .and_then(|document| document.get_element_by_id("boot-status"))
+    {
+        status.remove();
+    }
+}
+
+/// Writes `text` to the clipboard and tells `answer` whether it worked. Browsers without the
+/// async Clipboard API (or outside a secure context) have no `navigator.clipboard`: that is
+/// answered as a refusal, and the page asks the student to copy the selected code.
+fn copy_to_clipboard(text: String, answer: impl FnOnce(bool) + 'static) {
+    let Some(navigator) = web_sys::window().map(|window| window.navigator()) else {
+        answer(false);
+        return;
+    };
+    let has_clipboard = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard"))
+        .is_ok_and(|clipboard| !clipboard.is_undefined() && !clipboard.is_null());
+    if !has_clipboard {
+        answer(false);
+        return;
+    }
+    let promise = navigator.clipboard().write_text(&text);
+    yew::platform::spawn_local(async move {
+        answer(JsFuture::from(promise).await.is_ok());
+    });
 }
 
 /// On a panic the wasm module stops; tell the student on the page rather than freezing silently.
@@ -57,6 +102,18 @@ pub fn install_panic_hook() {
 pub fn app() -> Html {
     let state = use_reducer(|| State::from_query(&initial_query()));
     use_effect_with(state.to_query(), |query| write_query(query));
+    use_effect_with((), |_| remove_boot_status());
+    let on_copy_embed = {
+        let state = state.clone();
+        Callback::from(move |_: ()| {
+            state.dispatch(Action::ShowEmbedCode);
+            let query = state.to_query();
+            let state = state.clone();
+            copy_to_clipboard(state.embed_code(&page_address()), move |copied| {
+                state.dispatch(Action::EmbedCodeCopied { query, copied })
+            });
+        })
+    };
     let on_action = {
         let state = state.clone();
         Callback::from(move |action: Action| state.dispatch(action))
@@ -127,8 +184,10 @@ pub fn app() -> Html {
         });
     let sweeps = model::occupancy_sweeps(&occupancy_device, resources);
 
+    let embedded = state.embed;
     html! {
         <>
+            if !embedded {
             <header class="site-header">
                 <h1>{ "memplay" }</h1>
                 <p class="tagline">
@@ -136,7 +195,12 @@ pub fn app() -> Html {
                        roofline, on devices from G80 to H100. Change a setting and watch." }
                 </p>
             </header>
-            <main>
+            }
+            <main class={classes!(embedded.then_some("embedded"))}>
+                if embedded {
+                    <EmbedBar title={state.lesson.title()}
+                              full_page_href={format!("?{}", state.full_page_query())} />
+                }
                 <Controls
                     device={state.device}
                     pattern={state.pattern}
@@ -185,7 +249,12 @@ pub fn app() -> Html {
                     <RooflineView device={device} ceilings={ceilings} tile={state.tile}
                                   simulated={simulated_point} />
                 </div>
+                if !embedded {
+                    <EmbedCodePanel code={state.embed_code(&page_address())}
+                                    status={state.embed_code} on_copy={on_copy_embed} />
+                }
             </main>
+            if !embedded {
             <footer class="site-footer">
                 <p>
                     { "The numbers come from memplay-sim, a model of the CUDA lectures' rules: \
@@ -194,6 +263,7 @@ pub fn app() -> Html {
                        copy it to share this view." }
                 </p>
             </footer>
+            }
         </>
     }
 }

@@ -77,6 +77,19 @@ pub const DEFAULT_DEVICE: DeviceId = DeviceId::H100;
 pub const DEFAULT_PATTERN: PatternId = PatternId::Stride;
 pub const DEFAULT_LESSON: LessonId = LessonId::MatmulTiled;
 
+/// Where the full page's "Copy embed code" stands (the embed itself never shows it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmbedCode {
+    /// Not asked for yet: the page shows only the button.
+    Hidden,
+    /// On the page, for the current view, and not (or no longer) on the clipboard.
+    Shown,
+    /// On the page and copied to the clipboard.
+    Copied,
+    /// On the page and selected, but the browser refused the clipboard: the student copies it.
+    SelectToCopy,
+}
+
 /// Everything the page shows is a function of this.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
@@ -91,9 +104,13 @@ pub struct State {
     pub lesson: LessonId,
     /// The kernel as written, or as nvcc compiles it (shared-load fusion).
     pub compile: CompileEffects,
+    /// The compact layout of one lesson for a course page's iframe (`embed=1`).
+    pub embed: bool,
     /// The student's edit of the lesson's source, if any. It is not part of the link: a link
     /// restores a lesson and its settings, and a long kernel would not fit an address bar.
     pub edited_source: Option<String>,
+    /// The embed code's status. Not part of the link: it is what the student did on this page.
+    pub embed_code: EmbedCode,
     /// One sentence for every value of the page's link that could not be used.
     pub notes: Vec<String>,
 }
@@ -119,7 +136,9 @@ impl Default for State {
             pattern: DEFAULT_PATTERN,
             lesson: DEFAULT_LESSON,
             compile: CompileEffects::AS_COMPILED,
+            embed: false,
             edited_source: None,
+            embed_code: EmbedCode::Hidden,
             notes: Vec::new(),
         }
     }
@@ -164,6 +183,14 @@ pub enum Action {
         source: String,
     },
     ResetSource,
+    /// The student pressed "Copy embed code": the code appears and the page tries the clipboard.
+    ShowEmbedCode,
+    /// The clipboard's answer about the code of the view whose query is `query`: `copied` is
+    /// false when the browser refused or has no clipboard.
+    EmbedCodeCopied {
+        query: String,
+        copied: bool,
+    },
 }
 
 impl State {
@@ -171,6 +198,21 @@ impl State {
     /// value for a setting disappears once the student sets that value themselves.
     pub fn apply(mut self, action: Action) -> State {
         let key = match action {
+            Action::ShowEmbedCode => {
+                self.embed_code = EmbedCode::Shown;
+                return self;
+            }
+            Action::EmbedCodeCopied { query, copied } => {
+                // An answer that arrives after the student changed the view is about old code.
+                if self.embed_code != EmbedCode::Hidden && query == self.to_query() {
+                    self.embed_code = if copied {
+                        EmbedCode::Copied
+                    } else {
+                        EmbedCode::SelectToCopy
+                    };
+                }
+                return self;
+            }
             Action::SetDevice { device } => {
                 self.device = device;
                 "device"
@@ -220,6 +262,10 @@ impl State {
         };
         let prefix = format!("{key}=");
         self.notes.retain(|note| !note.starts_with(&prefix));
+        // The code on the page follows the view; what was copied before no longer matches it.
+        if self.embed_code != EmbedCode::Hidden {
+            self.embed_code = EmbedCode::Shown;
+        }
         self
     }
 }
@@ -357,6 +403,72 @@ mod tests {
                 pattern: PatternId::RowPerThread,
                 ..State::default()
             },
+        );
+    }
+
+    fn copied(state: &State, copied: bool) -> Action {
+        Action::EmbedCodeCopied {
+            query: state.to_query(),
+            copied,
+        }
+    }
+
+    #[test]
+    fn copy_embed_code_shows_the_code_and_a_granted_clipboard_marks_it_copied() {
+        let shown = State::default().apply(Action::ShowEmbedCode);
+        assert_eq!(shown.embed_code, EmbedCode::Shown);
+        check(
+            shown,
+            copied(&State::default(), true),
+            State {
+                embed_code: EmbedCode::Copied,
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn a_refused_clipboard_asks_the_student_to_copy_the_selected_code() {
+        check(
+            State::default().apply(Action::ShowEmbedCode),
+            copied(&State::default(), false),
+            State {
+                embed_code: EmbedCode::SelectToCopy,
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn a_new_setting_after_copying_leaves_the_code_shown_but_no_longer_copied() {
+        let copied_state = State::default()
+            .apply(Action::ShowEmbedCode)
+            .apply(copied(&State::default(), true));
+        check(
+            copied_state,
+            Action::SetPad { pad: 1 },
+            State {
+                pad: 1,
+                embed_code: EmbedCode::Shown,
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn a_clipboard_answer_about_an_older_view_is_ignored() {
+        let before = State::default().apply(Action::ShowEmbedCode);
+        let answer = copied(&before, true);
+        let changed = before.apply(Action::SetTile { tile: 8 });
+        check(changed.clone(), answer, changed);
+    }
+
+    #[test]
+    fn a_clipboard_answer_without_the_code_on_the_page_is_ignored() {
+        check(
+            State::default(),
+            copied(&State::default(), true),
+            State::default(),
         );
     }
 }

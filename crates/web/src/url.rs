@@ -36,10 +36,30 @@ pub fn pattern_key(pattern: PatternId) -> &'static str {
     }
 }
 
-/// The keys of the query, in the order `to_query` writes them.
-const KEYS: [&str; 9] = [
-    "device", "pattern", "tile", "block", "pad", "stride", "regs", "lesson", "compile",
+/// The keys of the query, in the order `to_query` writes them. `embed` comes last and is written
+/// only when it is on, so a link copied from the full page never turns into an embed.
+const KEYS: [&str; 10] = [
+    "device", "pattern", "tile", "block", "pad", "stride", "regs", "lesson", "compile", "embed",
 ];
+
+/// The URL values of the page's two layouts: `1` is the compact embed of one lesson (README,
+/// "Embedding in a course page"), `0` the full page.
+pub fn embed_key(embed: bool) -> &'static str {
+    if embed {
+        "1"
+    } else {
+        "0"
+    }
+}
+
+/// The sandbox tokens of the embed code, the least the page needs inside an iframe (README,
+/// "Embedding in a course page", says why each is there).
+pub const EMBED_SANDBOX: &str = "allow-scripts allow-same-origin allow-popups allow-downloads";
+
+/// The embed code's frame size in CSS pixels: wide enough for the kernel card and two views side
+/// by side, tall enough for the lesson's readout without scrolling the course page.
+pub const EMBED_WIDTH: u32 = 960;
+pub const EMBED_HEIGHT: u32 = 760;
 
 /// The URL values of the two ways of counting a kernel's instructions.
 pub fn compile_key(compile: CompileEffects) -> &'static str {
@@ -109,6 +129,16 @@ impl State {
                         &mut state.notes,
                     );
                 }
+                "embed" => {
+                    state.embed = read_choice(
+                        &key,
+                        &value,
+                        &[false, true],
+                        embed_key,
+                        false,
+                        &mut state.notes,
+                    );
+                }
                 _ => state.notes.push(format!(
                     "{} is not a memplay setting (they are {}); ignored.",
                     quote(&key),
@@ -119,10 +149,11 @@ impl State {
         state
     }
 
-    /// The query that restores this state, every key spelled out so a copied link keeps its
-    /// meaning even if a default changes later.
+    /// The query that restores this state, every setting spelled out so a copied link keeps its
+    /// meaning even if a default changes later; `embed=1` is appended when the page is embedded,
+    /// so the embed keeps its layout when it rewrites its own address.
     pub fn to_query(&self) -> String {
-        format!(
+        let settings = format!(
             "device={}&pattern={}&tile={}&block={}&pad={}&stride={}&regs={}&lesson={}&compile={}",
             self.device.as_str(),
             pattern_key(self.pattern),
@@ -133,8 +164,55 @@ impl State {
             self.regs,
             self.lesson.key(),
             compile_key(self.compile)
+        );
+        if self.embed {
+            format!("{settings}&embed={}", embed_key(true))
+        } else {
+            settings
+        }
+    }
+
+    /// The query of the same view on the full page, for the embed's "Open in memplay" link.
+    pub fn full_page_query(&self) -> String {
+        State {
+            embed: false,
+            ..self.clone()
+        }
+        .to_query()
+    }
+
+    /// The `<iframe>` that embeds this view in a course page. `page` is the address of memplay's
+    /// `index.html` without a query: the page's own address for the "Copy embed code" button, or
+    /// a relative `index.html` in a course page next to the built site. Every attribute value is
+    /// escaped, so nothing in an address can break out of its quotes.
+    pub fn embed_code(&self, page: &str) -> String {
+        let query = State {
+            embed: true,
+            ..self.clone()
+        }
+        .to_query();
+        format!(
+            "<iframe src=\"{}\" title=\"{}\" width=\"{EMBED_WIDTH}\" height=\"{EMBED_HEIGHT}\" \
+             loading=\"lazy\" sandbox=\"{EMBED_SANDBOX}\"></iframe>",
+            escape_attribute(&format!("{page}?{query}")),
+            escape_attribute(&format!("memplay: {}", self.lesson.title())),
         )
     }
+}
+
+/// Text made safe for a double-quoted HTML attribute.
+fn escape_attribute(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for character in text.chars() {
+        match character {
+            '&' => escaped.push_str("&amp;"),
+            '"' => escaped.push_str("&quot;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            other => escaped.push(other),
+        }
+    }
+    escaped
 }
 
 /// A number in the setting's range, or the default and a note saying why.
@@ -228,6 +306,7 @@ fn percent_decode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::EmbedCode;
 
     fn check(query: &str, expected: State) {
         let state = State::from_query(query);
@@ -243,7 +322,7 @@ mod tests {
             "round trip of {query:?}"
         );
         let written = state.to_query();
-        for key in KEYS {
+        for key in KEYS.iter().filter(|&&key| key != "embed" || state.embed) {
             assert!(
                 written.contains(&format!("{key}=")),
                 "{written} names {key}"
@@ -283,7 +362,7 @@ mod tests {
     fn every_key_is_read() {
         check(
             "device=g80&pattern=tile-column&tile=8&block=64&pad=1&stride=2&regs=10\
-             &lesson=transpose-shared&compile=as-written",
+             &lesson=transpose-shared&compile=as-written&embed=1",
             State {
                 device: DeviceId::G80,
                 pattern: PatternId::TileColumn,
@@ -294,7 +373,9 @@ mod tests {
                 regs: 10,
                 lesson: LessonId::TransposeShared,
                 compile: CompileEffects::AS_WRITTEN,
+                embed: true,
                 edited_source: None,
+                embed_code: EmbedCode::Hidden,
                 notes: Vec::new(),
             },
         );
@@ -369,7 +450,7 @@ mod tests {
                 pad: 2,
                 notes: vec![
                     "colour is not a memplay setting (they are device, pattern, tile, block, \
-                     pad, stride, regs, lesson, compile); ignored."
+                     pad, stride, regs, lesson, compile, embed); ignored."
                         .to_string(),
                 ],
                 ..State::default()
@@ -419,5 +500,109 @@ mod tests {
                 ..State::default()
             },
         );
+    }
+
+    #[test]
+    fn embed_1_is_read_and_written_last() {
+        check(
+            "?lesson=row-per-thread&embed=1",
+            State {
+                lesson: LessonId::RowPerThread,
+                embed: true,
+                ..State::default()
+            },
+        );
+        assert!(State::from_query("embed=1")
+            .to_query()
+            .ends_with("&embed=1"));
+    }
+
+    #[test]
+    fn the_full_page_writes_no_embed_key() {
+        check(
+            "embed=0",
+            State {
+                embed: false,
+                ..State::default()
+            },
+        );
+        assert!(!State::default().to_query().contains("embed"));
+    }
+
+    #[test]
+    fn a_bad_embed_value_falls_back_to_the_full_page_with_a_note() {
+        check(
+            "embed=yes",
+            State {
+                notes: vec!["embed=yes is not one of 0, 1; using 0.".to_string()],
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn open_in_memplay_links_the_same_view_without_embed() {
+        let embedded = State::from_query("lesson=matmul-naive&tile=8&embed=1");
+        let full = embedded.full_page_query();
+        assert_eq!(
+            full,
+            State::from_query("lesson=matmul-naive&tile=8").to_query()
+        );
+        assert!(!full.contains("embed"), "{full}");
+    }
+
+    #[test]
+    fn the_embed_code_of_the_tiled_matmul_names_its_lesson_and_sandbox() {
+        let state = State::from_query("lesson=matmul-tiled&tile=8");
+        assert_eq!(
+            state.embed_code("https://course.example/memplay/index.html"),
+            "<iframe src=\"https://course.example/memplay/index.html?device=h100&amp;\
+             pattern=stride&amp;tile=8&amp;block=256&amp;pad=0&amp;stride=1&amp;regs=32&amp;\
+             lesson=matmul-tiled&amp;compile=as-compiled&amp;embed=1\" \
+             title=\"memplay: Matrix multiply, tiled in shared memory (seeds 000, 003)\" \
+             width=\"960\" height=\"760\" loading=\"lazy\" \
+             sandbox=\"allow-scripts allow-same-origin allow-popups allow-downloads\"></iframe>"
+        );
+    }
+
+    #[test]
+    fn the_embed_code_of_an_embedded_view_is_the_same_as_of_the_full_page() {
+        let full = State::from_query("lesson=row-per-thread&pad=1");
+        let embedded = State::from_query("lesson=row-per-thread&pad=1&embed=1");
+        assert_eq!(
+            full.embed_code("index.html"),
+            embedded.embed_code("index.html")
+        );
+    }
+
+    #[test]
+    fn quotes_and_brackets_in_the_page_address_cannot_leave_the_src_attribute() {
+        let code = State::default().embed_code("https://x/\"><script>alert(1)</script>");
+        assert!(
+            code.starts_with(
+                "<iframe src=\"https://x/&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;?"
+            ),
+            "{code}"
+        );
+        assert_eq!(
+            code.matches('<').count(),
+            2,
+            "only the iframe's own tags: {code}"
+        );
+    }
+
+    #[test]
+    fn the_course_example_embeds_what_the_button_gives_for_two_lessons() {
+        let example = include_str!("../../../www/course-example.html");
+        for query in [
+            "lesson=matmul-tiled",
+            "lesson=row-per-thread&pattern=row-per-thread",
+        ] {
+            let code = State::from_query(query).embed_code("index.html");
+            assert!(
+                example.contains(&code),
+                "www/course-example.html embeds {code}"
+            );
+        }
     }
 }

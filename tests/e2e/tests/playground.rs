@@ -1089,6 +1089,281 @@ async fn main_thread_tasks_on_load_and_while_moving_the_tile_slider_are_reported
     );
     page.finish().await;
 }
+
+/// The sandbox tokens the embed code gives (README, "Embedding in a course page").
+const EMBED_SANDBOX: &str = "allow-scripts allow-same-origin allow-popups allow-downloads";
+
+/// An attribute of an element that the page must have.
+async fn attribute(element: &WebElement, name: &str) -> String {
+    element
+        .attr(name)
+        .await
+        .expect("the driver reads attributes")
+        .unwrap_or_else(|| panic!("the element has a {name} attribute"))
+}
+
+#[tokio::test]
+async fn an_embed_hides_the_header_and_footer_and_opens_the_same_view_in_a_new_tab() {
+    let page = Harness::start().await;
+    page.open("?lesson=row-per-thread&pad=1&embed=1").await;
+    page.wait_for_text_where("sim-cost", "report the row-per-thread kernel", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    let open_full = page.wait_for("[data-testid='open-full']").await;
+    let href = attribute(&open_full, "href").await;
+    assert!(
+        href.starts_with('?') && href.contains("lesson=row-per-thread") && href.contains("pad=1"),
+        "the link keeps the view: {href}"
+    );
+    assert!(!href.contains("embed"), "the link leaves the embed: {href}");
+    assert_eq!(attribute(&open_full, "target").await, "_blank");
+    assert_eq!(attribute(&open_full, "rel").await, "noopener");
+    for absent in [
+        ".site-header",
+        ".site-footer",
+        "[data-testid='copy-embed']",
+        "#boot-status",
+    ] {
+        assert!(
+            page.driver
+                .find_all(By::Css(absent))
+                .await
+                .is_ok_and(|found| found.is_empty()),
+            "an embed shows no {absent}"
+        );
+    }
+    // The embed rewrites its own address like the full page does, and keeps its layout.
+    page.wait_for_url_containing("embed=1").await;
+
+    // A bad value falls back to the full page, with a note naming it.
+    page.open("?lesson=row-per-thread&embed=yes").await;
+    page.wait_for_text_where("url-notes", "name the bad embed value", |text| {
+        text.contains("embed=yes is not one of 0, 1; using 0.")
+    })
+    .await;
+    page.wait_for(".site-header").await;
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn copy_embed_code_gives_the_iframe_of_the_view_with_its_sandbox_tokens() {
+    let page = Harness::start().await;
+    page.open("?lesson=matmul-tiled&tile=8").await;
+    page.wait_for("[data-testid='copy-embed']")
+        .await
+        .click()
+        .await
+        .expect("Copy embed code is a button");
+    let area = page.wait_for("[data-testid='embed-code']").await;
+    let code = area
+        .value()
+        .await
+        .expect("the driver reads the text area")
+        .unwrap_or_default();
+    let src = format!(
+        "src=\"{}?device=h100&amp;pattern=stride&amp;tile=8&amp;block=256&amp;pad=0&amp;\
+         stride=1&amp;regs=32&amp;lesson=matmul-tiled&amp;compile=as-compiled&amp;embed=1\"",
+        page.base_url
+    );
+    for part in [
+        "<iframe ",
+        src.as_str(),
+        "title=\"memplay: Matrix multiply, tiled in shared memory (seeds 000, 003)\"",
+        "loading=\"lazy\"",
+        &format!("sandbox=\"{EMBED_SANDBOX}\""),
+        "></iframe>",
+    ] {
+        assert!(code.contains(part), "the embed code has {part}: {code}");
+    }
+    assert_eq!(attribute(&area, "readonly").await, "true");
+    // Headless Chromium may or may not grant the clipboard; either answer is shown.
+    let status = page
+        .wait_for_text_where(
+            "embed-status",
+            "answer whether the code was copied",
+            |text| text.starts_with("Copied") || text.contains("Ctrl+C"),
+        )
+        .await;
+    println!("copy embed code in headless Chromium: {status}");
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn the_course_example_shows_two_lessons_in_sandboxed_frames() {
+    let page = Harness::start().await;
+    page.open("course-example.html").await;
+    page.wait_for("iframe").await;
+    let frames = page
+        .driver
+        .find_all(By::Css("iframe"))
+        .await
+        .expect("the course page has frames");
+    assert_eq!(frames.len(), 2, "the course example embeds two lessons");
+    let mut titles = Vec::new();
+    for (index, frame) in frames.iter().enumerate() {
+        assert_eq!(attribute(frame, "sandbox").await, EMBED_SANDBOX);
+        assert_eq!(attribute(frame, "loading").await, "lazy");
+        titles.push(attribute(frame, "title").await);
+        // A lazy frame loads once it nears the viewport.
+        frame
+            .scroll_into_view()
+            .await
+            .expect("the frame scrolls into view");
+        page.driver
+            .enter_frame(u16::try_from(index).expect("two frames"))
+            .await
+            .expect("the driver enters the frame");
+        page.wait_for_text_where("sim-cost", "report the embedded lesson", |text| {
+            text.starts_with("simulated")
+        })
+        .await;
+        page.wait_for("[data-testid='open-full']").await;
+        page.driver
+            .enter_default_frame()
+            .await
+            .expect("the driver leaves the frame");
+    }
+    assert_ne!(titles[0], titles[1], "two different lessons");
+    page.finish().await;
+}
+
+/// Copies a folder (the built site) into another, subfolders included.
+fn copy_folder(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("the temporary folder can be made");
+    for entry in std::fs::read_dir(from).expect("the built site can be listed") {
+        let entry = entry.expect("a directory entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_folder(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("a built file can be copied");
+        }
+    }
+}
+
+/// A copy of the built site, changed by `edit`, served on a port of its own; the shipped dist/
+/// stays as it is. The server stops and the copy is removed when the value is dropped.
+struct EditedSite {
+    port: u16,
+    folder: PathBuf,
+    _server: Process,
+}
+
+impl EditedSite {
+    async fn serve(edit: impl FnOnce(&std::path::Path)) -> EditedSite {
+        let port = free_port();
+        let folder =
+            std::env::temp_dir().join(format!("memplay-e2e-site-{}-{port}", std::process::id()));
+        copy_folder(&dist_dir(), &folder);
+        edit(&folder);
+        let server = Process(
+            Command::new("python3")
+                .args([
+                    "-m",
+                    "http.server",
+                    &port.to_string(),
+                    "--bind",
+                    "127.0.0.1",
+                    "--directory",
+                ])
+                .arg(&folder)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("python3 serves the copy"),
+        );
+        wait_for_port(port, "the copy's static file server").await;
+        EditedSite {
+            port,
+            folder,
+            _server: server,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}/{path}", self.port)
+    }
+}
+
+impl Drop for EditedSite {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.folder);
+    }
+}
+
+#[tokio::test]
+async fn a_frame_sandboxed_with_allow_scripts_alone_says_why_memplay_cannot_start() {
+    // A course page that gives fewer tokens than the embed code.
+    let site = EditedSite::serve(|folder| {
+        std::fs::write(
+            folder.join("scripts-only.html"),
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\" />\
+             <title>allow-scripts alone</title></head><body>\
+             <iframe src=\"index.html?lesson=matmul-tiled&amp;embed=1\" title=\"memplay\" \
+             width=\"960\" height=\"760\" sandbox=\"allow-scripts\"></iframe></body></html>",
+        )
+        .expect("the test page is written");
+    })
+    .await;
+    let page = Harness::start().await;
+    page.driver
+        .goto(site.url("scripts-only.html"))
+        .await
+        .expect("the test page loads");
+    page.wait_for("iframe").await;
+    page.driver
+        .enter_frame(0)
+        .await
+        .expect("the driver enters the frame");
+    let message = page
+        .wait_for_text_where(
+            "boot-status",
+            "say what the frame's sandbox lacks",
+            |text| text.contains("could not start") && text.contains("allow-same-origin"),
+        )
+        .await;
+    println!("a frame with sandbox=\"allow-scripts\" alone shows: {message}");
+    assert!(
+        !page.is_present("kernel").await,
+        "the app does not start in an opaque origin"
+    );
+    page.driver
+        .enter_default_frame()
+        .await
+        .expect("the driver leaves the frame");
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn a_bundle_that_fails_to_load_is_named_in_an_alert_instead_of_a_blank_page() {
+    // The site without the page's script bundle: boot.js runs, its import fails.
+    let site = EditedSite::serve(|folder| {
+        for entry in std::fs::read_dir(folder).expect("the copy can be listed") {
+            let path = entry.expect("a directory entry").path();
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            if name.starts_with("memplay-web-") && name.ends_with(".js") {
+                std::fs::remove_file(&path).expect("the bundle's script can be removed");
+            }
+        }
+    })
+    .await;
+    let page = Harness::start().await;
+    page.driver
+        .goto(site.url("index.html?lesson=matmul-tiled"))
+        .await
+        .expect("the page loads");
+    let message = page
+        .wait_for_text_where("boot-status", "name the failed load", |text| {
+            text.starts_with("memplay could not start here: its program failed to load")
+        })
+        .await;
+    println!("a site without its bundle shows: {message}");
+    let status = page.wait_for("[data-testid='boot-status']").await;
+    assert_eq!(attribute(&status, "role").await, "alert");
+    page.finish().await;
+}
+
 /// A folder of its own for one test's downloads, removed when the test ends.
 struct DownloadFolder(PathBuf);
 

@@ -4,6 +4,7 @@
 pub mod bank_map;
 pub mod chart;
 pub mod controls;
+pub mod embed_bar;
 pub mod export;
 pub mod kernel_view;
 pub mod notes;
