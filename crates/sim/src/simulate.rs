@@ -45,12 +45,13 @@ use std::fmt;
 
 /// The default step budget, for the whole simulation, the same in the page and the CLI (a step
 /// is a statement or expression node of one warp, and one per active lane of a memory access).
-/// The largest launch the page makes, `mm_naive` with 32x32 blocks at n = 1024, takes 13.4
-/// million steps; the n = 2048 reference launches take up to 54 million and pass a larger budget
-/// (`--budget`). A step costs 8 to 65 ns natively, depending on the kernel: at this budget an
-/// endless loop stops within 0.3 s (arithmetic) to 1.6 s (the slowest kernel the fuzz target
-/// found, long chains of conversions, shared atomics and cc 1.x coalescing on the GT200).
-pub const DEFAULT_STEP_BUDGET: u64 = 25_000_000;
+/// The largest launches the page makes, the matmuls with 32x32 tiles at n = 1024, take 26.9
+/// million steps (`mm_naive`; `mm_tiled` 26.2); the n = 2048 reference launches take up to 54
+/// million and pass a larger budget (`--budget`). A step costs 8 to 65 ns natively, depending on
+/// the kernel, so at this budget an endless loop stops within 0.5 s (arithmetic) to 2.5 s (the
+/// slowest kernel the fuzz target found: chains of conversions, shared atomics and cc 1.x
+/// coalescing on the GT200).
+pub const DEFAULT_STEP_BUDGET: u64 = 40_000_000;
 
 /// Which blocks of the grid are run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

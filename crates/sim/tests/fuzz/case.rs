@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 pub const CASE_STACK_BYTES: usize = 1 << 20;
 
 /// A case that takes longer than this (twice in a row) is a finding: the page would freeze. The
-/// default step budget ends the slowest kernels measured in about 2 s natively on an idle machine
+/// default step budget ends the slowest kernels measured within 2.5 s natively on an idle machine
 /// (`simulate::DEFAULT_STEP_BUDGET`); the limit leaves room for a loaded two-core CI machine, so
 /// that only a case the budget does not bound is found.
 pub const SLOW_LIMIT: Duration = Duration::from_secs(5);
