@@ -25,15 +25,7 @@ pub struct ControlsProps {
 
 /// The short name of a device in the menu; its full name is in the bank map.
 fn device_label(id: DeviceId) -> String {
-    let short = match id {
-        DeviceId::G80 => "G80",
-        DeviceId::Gt200 => "GT200",
-        DeviceId::Fermi => "Fermi",
-        DeviceId::V100 => "V100",
-        DeviceId::A100 => "A100",
-        DeviceId::H100 => "H100",
-    };
-    format!("{short} (cc {})", id.device().compute_capability)
+    format!("{} (cc {})", id.label(), id.device().compute_capability)
 }
 
 /// What the pattern menu says for each pattern.
