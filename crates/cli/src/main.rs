@@ -480,19 +480,27 @@ fn parse_value(name: &str, text: &str) -> Result<Value, String> {
 /// The kernel source of `path`, read up to the size the simulator accepts: a larger file (or a
 /// device such as `/dev/zero`) is refused without reading it all.
 fn read_source(path: &Path) -> Result<String, String> {
+    let bytes = read_bounded(path, MAX_SOURCE_BYTES, "a kernel source")?;
+    String::from_utf8(bytes)
+        .map_err(|_| format!("cannot read {}: it is not UTF-8 text", path.display()))
+}
+
+/// The bytes of `path`, reading at most one byte more than `max`, so that a larger file (or a
+/// device such as `/dev/zero`) is refused without reading it all; `what` names the kind of file.
+fn read_bounded(path: &Path, max: usize, what: &str) -> Result<Vec<u8>, String> {
     let cannot = |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", path.display());
     let file = std::fs::File::open(path).map_err(|e| cannot(&e))?;
     let mut bytes = Vec::new();
-    file.take(MAX_SOURCE_BYTES as u64 + 1)
+    file.take(max as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| cannot(&e))?;
-    if bytes.len() > MAX_SOURCE_BYTES {
+    if bytes.len() > max {
         return Err(format!(
-            "{} is longer than {MAX_SOURCE_BYTES} bytes, the most a kernel source may have",
+            "{} is longer than {max} bytes, the most {what} may have",
             path.display()
         ));
     }
-    String::from_utf8(bytes).map_err(|_| cannot(&"it is not UTF-8 text"))
+    Ok(bytes)
 }
 
 /// The simulation input of a launch, with `overrides` (a swept define or argument) applied.
@@ -629,18 +637,7 @@ const MAX_LAUNCH_FILE_BYTES: usize = 6 * MAX_SOURCE_BYTES + 1024 * 1024;
 /// file's device is data, and the simulator's rules are only proven on the presets' values), and
 /// a step budget within `budget`.
 fn read_launch_file(path: &Path, budget: u64) -> Result<LaunchFile, String> {
-    let cannot = |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", path.display());
-    let file = std::fs::File::open(path).map_err(|e| cannot(&e))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_LAUNCH_FILE_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| cannot(&e))?;
-    if bytes.len() > MAX_LAUNCH_FILE_BYTES {
-        return Err(format!(
-            "{} is longer than {MAX_LAUNCH_FILE_BYTES} bytes, the most a launch file may have",
-            path.display()
-        ));
-    }
+    let bytes = read_bounded(path, MAX_LAUNCH_FILE_BYTES, "a launch file")?;
     let launch: LaunchFile = serde_json::from_slice(&bytes)
         .map_err(|e| format!("{} is not a memplay launch file: {e}", path.display()))?;
     launch.check_version()?;
