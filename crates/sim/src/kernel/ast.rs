@@ -10,7 +10,8 @@
 use super::span::{Diagnostic, Span};
 use std::fmt;
 
-/// The arithmetic types. `I64`/`U64` are `long`/`size_t`; `char` is signed as on nvcc's hosts.
+/// The arithmetic types. `I64`/`U64` are the 64-bit `long long`/`unsigned long long` (`long` and
+/// `size_t` on nvcc's hosts); `char` is signed as on nvcc's hosts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Scalar {
     Bool,

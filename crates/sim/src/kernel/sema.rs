@@ -2524,7 +2524,7 @@ impl<'a> Sema<'a> {
                     _ => &[Scalar::I32, Scalar::U32, Scalar::I64, Scalar::U64],
                 };
                 let works_on = || {
-                    let names: Vec<&str> = allowed.iter().map(|&a| atomic_type_name(a)).collect();
+                    let names: Vec<&str> = allowed.iter().map(|&a| a.name()).collect();
                     match names.split_last() {
                         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
                         None => String::new(),
@@ -2541,7 +2541,7 @@ impl<'a> Sema<'a> {
                         args[0].span,
                         format!(
                             "'{name}' does not work on '{}': it works on {}",
-                            atomic_type_name(s),
+                            s.name(),
                             works_on()
                         ),
                     );
@@ -2602,16 +2602,6 @@ impl<'a> Sema<'a> {
                 ))
             }
         }
-    }
-}
-
-/// A type as the atomic functions' signatures name it: the 64-bit integers are `long long`
-/// there, not `long` or `size_t` (which `Scalar::name` says for them).
-fn atomic_type_name(s: Scalar) -> &'static str {
-    match s {
-        Scalar::I64 => "long long",
-        Scalar::U64 => "unsigned long long",
-        other => other.name(),
     }
 }
 
