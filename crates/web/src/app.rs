@@ -220,6 +220,8 @@ pub fn app() -> Html {
                     launch={launch}
                     run={shown.run.clone()}
                     progress={shown.progress}
+                    worker_failure={shown.worker_failure.clone()}
+                    cancelled={shown.cancelled}
                     on_action={on_action.clone()}
                 >
                     if let Some(sweep) = shown.sweep {

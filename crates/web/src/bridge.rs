@@ -15,13 +15,22 @@
 //! launch that fails is not swept, and keeps the last good launch's sweep. Until the newest
 //! request is answered, the last answered run stays on the page and `progress` says what is
 //! pending.
+//!
+//! A job that a newer request superseded and that has run for `CANCEL_AFTER_MS` is cancelled: the
+//! page terminates the worker (the only way to stop a wasm call in progress) and starts a fresh
+//! one for the newest job. A worker that stops by itself (a bug in the simulator, or a module that
+//! fails to load) ends the job it had with its message, shown on the page; the next job starts a
+//! fresh worker, so the page never waits in vain.
 
 use crate::components::kernel_view::{Progress, SimulationRun};
 use crate::components::time_sweep::TimePoint;
 use memplay_sim::simulate::SimulationInput;
-use memplay_web::protocol::{Answer, Job, Request, Response, Sequence};
+use memplay_web::protocol::{Answer, FromWorker, Job, Request, Response, Sequence};
 use std::cell::RefCell;
 use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{ErrorEvent, MessageEvent};
 use yew::prelude::*;
 
 /// The sweep of a request: the swept setting, its current value and the launch at each value.
@@ -50,6 +59,11 @@ pub struct Shown {
     pub sweep: Option<SweepView>,
     /// What the newest request still waits for; `None` when it is complete.
     pub progress: Option<Progress>,
+    /// Why the simulation worker stopped, if it stopped during a job whose request is still
+    /// shown; cleared by the next launch that runs.
+    pub worker_failure: Option<String>,
+    /// How many superseded jobs were cancelled by terminating the worker.
+    pub cancelled: u32,
 }
 
 /// The newest request and how far it has come.
@@ -70,12 +84,21 @@ struct Wanted {
 pub struct Scheduler {
     newest: Sequence,
     wanted: Option<Wanted>,
-    /// Whether a job is with the worker (at most one ever is).
-    busy: bool,
+    /// The job with the worker, if any (at most one ever is).
+    in_flight: Option<InFlight>,
     /// Predicted times of launches that ran: the shown launch and its sweep's.
     known: Vec<(SimulationInput, Result<f64, String>)>,
     run: Option<Rc<SimulationRun>>,
     sweep: Option<SweepView>,
+    worker_failure: Option<String>,
+    cancelled: u32,
+}
+
+/// The job with the worker: its request's number, and its sweep index if it is a sweep point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct InFlight {
+    seq: Sequence,
+    sweep_index: Option<usize>,
 }
 
 impl Scheduler {
@@ -101,7 +124,7 @@ impl Scheduler {
 
     /// The worker's answer to the job in flight. Returns the job to post next, if any.
     pub fn receive(&mut self, response: Response) -> Option<Request> {
-        self.busy = false;
+        self.in_flight = None;
         let current = self
             .wanted
             .as_ref()
@@ -122,6 +145,7 @@ impl Scheduler {
             return;
         };
         wanted.launched = true;
+        self.worker_failure = None;
         let time_ms = match (&outcome.result, &outcome.prediction) {
             (Ok(_), Some(prediction)) => Some(prediction.time_ms),
             _ => None,
@@ -184,7 +208,7 @@ impl Scheduler {
 
     /// The newest request's next job, unless the worker is busy or the request is complete.
     fn next_job(&mut self) -> Option<Request> {
-        if self.busy {
+        if self.in_flight.is_some() {
             return None;
         }
         let wanted = self.wanted.as_ref()?;
@@ -204,11 +228,61 @@ impl Scheduler {
         } else {
             return None;
         };
-        self.busy = true;
+        self.in_flight = Some(InFlight {
+            seq: wanted.seq,
+            sweep_index: match &job {
+                Job::Launch(_) => None,
+                Job::SweepPoint { index, .. } => Some(*index),
+            },
+        });
         Some(Request {
             seq: wanted.seq,
             job,
         })
+    }
+
+    /// Whether the job with the worker belongs to a request that a newer one superseded.
+    pub fn in_flight_is_superseded(&self) -> bool {
+        self.in_flight
+            .is_some_and(|in_flight| in_flight.seq != self.newest)
+    }
+
+    /// The worker was terminated while it ran a superseded job. Returns the job to post next, to
+    /// a fresh worker.
+    pub fn cancelled_in_flight(&mut self) -> Option<Request> {
+        if self.in_flight.take().is_some() {
+            self.cancelled += 1;
+        }
+        self.next_job()
+    }
+
+    /// The worker stopped by itself (`message` says why) during the job in flight, if any. A job
+    /// of the newest request ends with the failure: a launch is shown as not run, a sweep point
+    /// as failed, so no job is tried twice. Returns the job to post next, to a fresh worker.
+    pub fn worker_failed(&mut self, message: String) -> Option<Request> {
+        let in_flight = self.in_flight.take();
+        // A superseded job's failure is not shown: what the page shows next is the newest
+        // request's, which a fresh worker runs.
+        if in_flight.is_none_or(|in_flight| in_flight.seq == self.newest) {
+            self.worker_failure = Some(message.clone());
+        }
+        if let (Some(in_flight), Some(wanted)) = (in_flight, self.wanted.as_mut()) {
+            if in_flight.seq == wanted.seq {
+                match in_flight.sweep_index {
+                    None => wanted.launched = true,
+                    Some(index) => {
+                        if let Some(point) = self
+                            .sweep
+                            .as_mut()
+                            .and_then(|sweep| sweep.points.get_mut(index))
+                        {
+                            point.time_ms = Some(Err(message));
+                        }
+                    }
+                }
+            }
+        }
+        self.next_job()
     }
 
     /// What the newest request still waits for.
@@ -234,61 +308,266 @@ impl Scheduler {
             run: self.run.clone(),
             sweep: self.sweep.clone(),
             progress: self.progress(),
+            worker_failure: self.worker_failure.clone(),
+            cancelled: self.cancelled,
         }
     }
 }
 
 /// The worker's handle, once the first request has started it.
-type WorkerSlot =
-    Rc<RefCell<Option<gloo::worker::WorkerBridge<memplay_web::worker::SimulationWorker>>>>;
+/// How long a superseded job may run before the worker is terminated to stop it. Starting a fresh
+/// worker costs about as long (its module is compiled again, from the browser's cache), so a job
+/// that would end sooner is left to end, and a slider dragged over quick launches never restarts
+/// the worker.
+pub const CANCEL_AFTER_MS: f64 = 200.0;
 
-/// Posts `request` to the worker, starting the worker on the first request. Answers go to the
-/// scheduler, whose next job is posted in turn, and each answer re-renders the page.
-fn post(
-    worker: &WorkerSlot,
-    scheduler: &Rc<RefCell<Scheduler>>,
-    rerender: &UseForceUpdateHandle,
-    request: Option<Request>,
-) {
-    use gloo::worker::Spawnable;
-    let Some(request) = request else {
-        return;
-    };
-    let mut slot = worker.borrow_mut();
-    let bridge = slot.get_or_insert_with(|| {
-        let (worker, scheduler, rerender) = (worker.clone(), scheduler.clone(), rerender.clone());
-        memplay_web::worker::SimulationWorker::spawner()
-            .callback(move |response: Response| {
-                let next = scheduler.borrow_mut().receive(response);
-                if let Some(next) = next {
-                    if let Some(bridge) = worker.borrow().as_ref() {
-                        bridge.send(next);
-                    }
-                }
-                rerender.force_update();
-            })
-            .spawn_with_loader(memplay_web::worker::LOADER)
-    });
-    bridge.send(request);
+/// The page's simulation worker: a `web_sys::Worker` running the page's own module
+/// (`www/worker.js`), and its handlers, which live as long as it does.
+struct SimulationWorker {
+    worker: web_sys::Worker,
+    /// Whether the worker said it is ready; until then the one job waits in `waiting`.
+    ready: bool,
+    waiting: Option<Request>,
+    /// When the job in flight was posted, by the page's clock.
+    posted_ms: f64,
+    _on_message: Closure<dyn Fn(MessageEvent)>,
+    _on_error: Closure<dyn Fn(ErrorEvent)>,
 }
 
-/// Simulates `launch` and then its sweep in the worker, and returns what to show: the newest
-/// answered run, marked as updating while a newer request is pending.
+impl std::fmt::Debug for SimulationWorker {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("SimulationWorker")
+            .field("ready", &self.ready)
+            .field("posted_ms", &self.posted_ms)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for SimulationWorker {
+    fn drop(&mut self) {
+        // A dropped worker is stopped at once, whatever it is running, and its handlers go.
+        self.worker.set_onmessage(None);
+        self.worker.set_onerror(None);
+        self.worker.terminate();
+    }
+}
+
+/// What the page's side of the worker shares between its handlers and its renders.
+#[derive(Clone)]
+struct Connection {
+    scheduler: Rc<RefCell<Scheduler>>,
+    worker: Rc<RefCell<Option<SimulationWorker>>>,
+    /// Whether a timer will check the superseded job again.
+    check_pending: Rc<RefCell<bool>>,
+    rerender: UseForceUpdateHandle,
+}
+
+/// What happened to the worker, as its handlers report it.
+enum WorkerEvent {
+    Message(MessageEvent),
+    Error(String),
+}
+
+/// The page's clock, in milliseconds.
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|window| window.performance())
+        .map_or(0.0, |performance| performance.now())
+}
+
+/// The worker's script with the page's module named in its query: the module's JS and wasm
+/// files, as www/boot.js loaded them (the data attributes Trunk.toml's pattern_script writes).
+fn worker_url() -> Result<String, String> {
+    let script = gloo::utils::document()
+        .query_selector("script[data-memplay-js]")
+        .ok()
+        .flatten()
+        .and_then(|element| element.dyn_into::<web_sys::HtmlElement>().ok())
+        .ok_or("the page has no script element naming its module")?;
+    let data = script.dataset();
+    let (Some(js), Some(wasm)) = (data.get("memplayJs"), data.get("memplayWasm")) else {
+        return Err("the page's script element does not name its module's files".to_string());
+    };
+    Ok(format!(
+        "{}?js={}&wasm={}",
+        memplay_web::worker::SCRIPT,
+        js_sys::encode_uri_component(&js),
+        js_sys::encode_uri_component(&wasm)
+    ))
+}
+
+impl Connection {
+    /// Posts `request` to the worker, starting a fresh one if there is none.
+    fn post(&self, request: Option<Request>) {
+        let Some(request) = request else {
+            return;
+        };
+        let mut slot = self.worker.borrow_mut();
+        if slot.is_none() {
+            match self.spawn() {
+                Ok(worker) => *slot = Some(worker),
+                Err(message) => {
+                    drop(slot);
+                    // A worker that cannot be created fails every job the same way: each job
+                    // of the request ends with the message, and the page waits for no answer.
+                    let mut scheduler = self.scheduler.borrow_mut();
+                    while scheduler.worker_failed(message.clone()).is_some() {}
+                    return;
+                }
+            }
+        }
+        let Some(worker) = slot.as_mut() else {
+            return;
+        };
+        worker.posted_ms = now_ms();
+        if worker.ready {
+            send(&worker.worker, &request);
+        } else {
+            worker.waiting = Some(request);
+        }
+    }
+
+    fn spawn(&self) -> Result<SimulationWorker, String> {
+        let options = web_sys::WorkerOptions::new();
+        options.set_type(web_sys::WorkerType::Module);
+        let worker = web_sys::Worker::new_with_options(&worker_url()?, &options)
+            .map_err(|error| format!("the simulation worker could not be created ({error:?})"))?;
+        let on_message = {
+            let connection = self.clone();
+            Closure::<dyn Fn(MessageEvent)>::new(move |event| {
+                connection.handle(WorkerEvent::Message(event));
+            })
+        };
+        let on_error = {
+            let connection = self.clone();
+            Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
+                // The event does not travel further: the page reports it itself.
+                event.prevent_default();
+                let message = event.message();
+                connection.handle(WorkerEvent::Error(if message.is_empty() {
+                    "the simulation worker stopped".to_string()
+                } else {
+                    format!("the simulation worker stopped: {message}")
+                }));
+            })
+        };
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Ok(SimulationWorker {
+            worker,
+            ready: false,
+            waiting: None,
+            posted_ms: 0.0,
+            _on_message: on_message,
+            _on_error: on_error,
+        })
+    }
+
+    fn handle(&self, event: WorkerEvent) {
+        let next = match event {
+            WorkerEvent::Message(event) => {
+                let data = event.data();
+                if let Some(text) = data.as_string() {
+                    // www/worker.js could not load the module.
+                    self.failed(text)
+                } else {
+                    let bytes = js_sys::Uint8Array::new(&data).to_vec();
+                    match memplay_web::protocol::decode::<FromWorker>(&bytes) {
+                        Ok(FromWorker::Ready) => {
+                            if let Some(worker) = self.worker.borrow_mut().as_mut() {
+                                worker.ready = true;
+                                if let Some(request) = worker.waiting.take() {
+                                    send(&worker.worker, &request);
+                                }
+                            }
+                            None
+                        }
+                        Ok(FromWorker::Answer(response)) => {
+                            self.scheduler.borrow_mut().receive(response)
+                        }
+                        Err(message) => self.failed(message),
+                    }
+                }
+            }
+            WorkerEvent::Error(message) => self.failed(message),
+        };
+        self.post(next);
+        self.watch_superseded();
+        self.rerender.force_update();
+    }
+
+    /// The worker stopped or cannot work: it is dropped (terminated), and the scheduler decides
+    /// what the job in flight shows.
+    fn failed(&self, message: String) -> Option<Request> {
+        self.worker.borrow_mut().take();
+        self.scheduler.borrow_mut().worker_failed(message)
+    }
+
+    /// If the job in flight is superseded, terminates the worker once the job has run for
+    /// `CANCEL_AFTER_MS`, checked now and again when that time comes.
+    fn watch_superseded(&self) {
+        if !self.scheduler.borrow().in_flight_is_superseded() {
+            return;
+        }
+        let Some(posted_ms) = self.worker.borrow().as_ref().map(|worker| worker.posted_ms) else {
+            return;
+        };
+        let waited = now_ms() - posted_ms;
+        if waited >= CANCEL_AFTER_MS {
+            self.worker.borrow_mut().take();
+            let next = self.scheduler.borrow_mut().cancelled_in_flight();
+            self.post(next);
+            self.rerender.force_update();
+        } else if !*self.check_pending.borrow() {
+            let connection = self.clone();
+            // A one-shot callback, freed once it has run; whole milliseconds, rounded up, so the
+            // check never comes early.
+            let check = Closure::once_into_js(move || {
+                *connection.check_pending.borrow_mut() = false;
+                connection.watch_superseded();
+            });
+            let delay = (CANCEL_AFTER_MS - waited).ceil() as i32;
+            let armed = web_sys::window().is_some_and(|window| {
+                window
+                    .set_timeout_with_callback_and_timeout_and_arguments_0(
+                        check.unchecked_ref(),
+                        delay,
+                    )
+                    .is_ok()
+            });
+            *self.check_pending.borrow_mut() = armed;
+        }
+    }
+}
+
+fn send(worker: &web_sys::Worker, request: &Request) {
+    let bytes = js_sys::Uint8Array::from(memplay_web::protocol::encode(request).as_slice());
+    // Posting fails only for values that cannot be cloned, and bytes always can.
+    let _ = worker.post_message(&bytes);
+}
+
 #[hook]
 pub fn use_simulations(launch: SimulationInput, sweep: SweepLaunches) -> Shown {
     let scheduler = use_mut_ref(Scheduler::default);
-    let worker: WorkerSlot = use_mut_ref(|| None);
+    let worker = use_mut_ref(|| None);
+    let check_pending = use_mut_ref(|| false);
     let rerender = use_force_update();
-    {
-        let scheduler = scheduler.clone();
-        let rerender = rerender.clone();
-        use_effect_with((launch, sweep), move |(launch, sweep)| {
-            let request = scheduler.borrow_mut().want(launch.clone(), sweep.clone());
-            post(&worker, &scheduler, &rerender, request);
-            // The pending request shows as "updating" from the next render on.
-            rerender.force_update();
-        });
-    }
+    let connection = Connection {
+        scheduler: scheduler.clone(),
+        worker,
+        check_pending,
+        rerender,
+    };
+    use_effect_with((launch, sweep), move |(launch, sweep)| {
+        let request = connection
+            .scheduler
+            .borrow_mut()
+            .want(launch.clone(), sweep.clone());
+        connection.post(request);
+        connection.watch_superseded();
+        connection.rerender.force_update();
+    });
     let shown = scheduler.borrow().shown();
     shown
 }
@@ -506,5 +785,84 @@ mod tests {
         let (launch, sweep) = request_at(16, None);
         assert!(scheduler.want(launch.clone(), sweep.clone()).is_some());
         assert_eq!(scheduler.want(launch, sweep), None);
+    }
+
+    #[test]
+    fn a_superseded_job_is_cancelled_and_the_newest_job_goes_to_a_fresh_worker() {
+        let mut scheduler = Scheduler::default();
+        let (launch, sweep) = request_at(16, None);
+        scheduler.want(launch, sweep).expect("the worker is idle");
+        assert!(!scheduler.in_flight_is_superseded());
+        let (launch, sweep) = request_at(8, None);
+        assert_eq!(scheduler.want(launch.clone(), sweep), None);
+        assert!(scheduler.in_flight_is_superseded());
+        let next = scheduler.cancelled_in_flight();
+        assert_eq!(
+            next,
+            Some(Request {
+                seq: 2,
+                job: Job::Launch(launch),
+            })
+        );
+        assert_eq!(scheduler.shown().cancelled, 1);
+        assert!(!scheduler.in_flight_is_superseded());
+        assert_eq!(
+            run_to_the_end(&mut scheduler, next),
+            jobs(&[(2, "launch"), (2, "point 1")])
+        );
+    }
+
+    #[test]
+    fn a_worker_that_stops_during_the_launch_ends_it_with_its_message_and_tries_nothing_twice() {
+        let mut scheduler = Scheduler::default();
+        let (launch, sweep) = request_at(16, None);
+        scheduler.want(launch, sweep).expect("the worker is idle");
+        let next = scheduler.worker_failed("the simulation worker stopped: unreachable".into());
+        assert_eq!(next, None, "a failed launch is not swept");
+        let shown = scheduler.shown();
+        assert_eq!(shown.progress, None, "nothing is pending any more");
+        assert_eq!(
+            shown.worker_failure.as_deref(),
+            Some("the simulation worker stopped: unreachable")
+        );
+        // The next setting runs again, and its launch clears the message.
+        let (launch, sweep) = request_at(8, None);
+        let next = scheduler.want(launch, sweep);
+        run_to_the_end(&mut scheduler, next);
+        assert_eq!(scheduler.shown().worker_failure, None);
+    }
+
+    #[test]
+    fn a_worker_that_stops_during_a_sweep_point_fails_that_point_and_the_sweep_goes_on() {
+        let mut scheduler = Scheduler::default();
+        let (launch, sweep) = request_at(16, None);
+        let first = scheduler.want(launch, sweep).expect("the worker is idle");
+        let point = scheduler
+            .receive(respond(first, || 0.0))
+            .expect("the sweep's first point follows");
+        assert!(matches!(point.job, Job::SweepPoint { index: 0, .. }));
+        assert_eq!(scheduler.worker_failed("stopped".into()), None);
+        let sweep = scheduler.shown().sweep.expect("the sweep is shown");
+        assert_eq!(sweep.points[0].time_ms, Some(Err("stopped".to_string())));
+        assert!(matches!(sweep.points[1].time_ms, Some(Ok(_))));
+        assert_eq!(scheduler.progress(), None);
+    }
+
+    #[test]
+    fn a_superseded_jobs_failure_is_not_shown_and_the_newest_job_goes_next() {
+        let mut scheduler = Scheduler::default();
+        let (launch, sweep) = request_at(16, None);
+        scheduler.want(launch, sweep).expect("the worker is idle");
+        let (launch, sweep) = request_at(8, None);
+        assert_eq!(scheduler.want(launch, sweep), None);
+        let next = scheduler.worker_failed("stopped".into());
+        assert!(matches!(
+            next,
+            Some(Request {
+                seq: 2,
+                job: Job::Launch(_)
+            })
+        ));
+        assert_eq!(scheduler.shown().worker_failure, None);
     }
 }

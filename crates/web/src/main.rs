@@ -17,6 +17,12 @@ fn main() {
     // Both branches compile on every target, so the host build (which runs the unit tests)
     // checks the components too; only the browser can render them.
     if cfg!(target_arch = "wasm32") {
+        // The simulation worker runs this same module (www/worker.js): there it answers the
+        // page's requests instead of rendering a page.
+        if memplay_web::worker::in_worker() {
+            memplay_web::worker::start();
+            return;
+        }
         app::install_panic_hook();
         yew::Renderer::<app::App>::new().render();
     } else {

@@ -7,8 +7,13 @@
 //! page sends the next job only when the worker has answered the last, so the worker never has a
 //! queue of stale work (see `bridge` in the page).
 //!
-//! The data are memplay-sim's own plain types, serialized with serde (gloo-worker's bincode
-//! codec), so nothing here is specific to the browser and the tests run on the host.
+//! The worker says `FromWorker::Ready` once its module has started, and then answers each request
+//! with `FromWorker::Answer`. A worker that could not start, or that stopped in the middle of a
+//! job, is told by the browser's `error` event or by a text message from `www/worker.js`; the page
+//! then drops the worker (see `bridge`).
+//!
+//! The data are memplay-sim's own plain types, serialized with serde into bincode's compact bytes
+//! (`encode`, `decode`), so nothing here is specific to the browser and the tests run on the host.
 
 use memplay_sim::simulate::{simulate, SimulationError, SimulationInput, SimulationReport};
 use memplay_sim::timing::{predict, Prediction};
@@ -62,6 +67,26 @@ pub enum Answer {
 pub struct Response {
     pub seq: Sequence,
     pub answer: Answer,
+}
+
+/// Every message the worker posts to the page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum FromWorker {
+    /// The worker's module has started and takes requests from now on.
+    Ready,
+    /// The answer to one request.
+    Answer(Response),
+}
+
+/// A message as the bytes posted between the page and the worker.
+pub fn encode<T: Serialize>(message: &T) -> Vec<u8> {
+    // Encoding into memory fails only for types serde cannot represent, and ours are plain data.
+    bincode::serialize(message).unwrap_or_default()
+}
+
+/// A message from the bytes that `encode` wrote; an error names what did not decode.
+pub fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, String> {
+    bincode::deserialize(bytes).map_err(|error| format!("a message did not decode: {error}"))
 }
 
 /// Simulates and predicts one launch, timing both with `now_ms` (the worker's clock).
@@ -125,10 +150,9 @@ mod tests {
         input
     }
 
-    /// Encodes and decodes as gloo-worker's codec does between the page and the worker.
+    /// Encodes and decodes as the page and the worker do.
     fn over_the_wire<T: Serialize + for<'de> Deserialize<'de>>(value: &T) -> T {
-        let bytes = bincode::serialize(value).expect("the message encodes");
-        bincode::deserialize(&bytes).expect("the message decodes")
+        decode(&encode(value)).expect("the message decodes")
     }
 
     #[test]
@@ -159,6 +183,26 @@ mod tests {
         assert!(outcome.prediction.is_some());
         assert_eq!(outcome.elapsed_ms, 2.5);
         assert_eq!(over_the_wire(&response), response);
+    }
+
+    #[test]
+    fn the_workers_ready_message_and_an_answer_arrive_as_sent() {
+        let answer = FromWorker::Answer(Response {
+            seq: 9,
+            answer: Answer::SweepPoint {
+                index: 1,
+                time_ms: Ok(0.25),
+            },
+        });
+        assert_eq!(over_the_wire(&FromWorker::Ready), FromWorker::Ready);
+        assert_eq!(over_the_wire(&answer), answer);
+    }
+
+    #[test]
+    fn bytes_that_are_not_a_message_are_an_error_not_a_panic() {
+        let error = decode::<FromWorker>(&[7, 0, 0, 0, 200]).expect_err("7 is no variant");
+        assert!(error.starts_with("a message did not decode"), "{error}");
+        assert!(decode::<Request>(&[]).is_err());
     }
 
     #[test]

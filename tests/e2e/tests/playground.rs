@@ -937,6 +937,47 @@ async fn a_long_kernel_leaves_the_page_responsive_and_a_newer_run_supersedes_it(
         "the short kernel's result showed {:?} after the long kernel's Run",
         started.elapsed()
     );
+    // The long kernel had run far longer than the page lets a superseded job run: the page
+    // stopped the worker instead of waiting for the long kernel's end.
+    let status = page.wait_for("[data-cancelled-runs]").await;
+    let cancelled = attribute(&status, "data-cancelled-runs").await;
+    assert_eq!(
+        cancelled, "1",
+        "the superseded long kernel is cancelled, not run to its end"
+    );
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn a_simulation_worker_that_stops_is_named_on_the_page_which_waits_no_longer() {
+    // The worker's script throws before the module starts, as a worker that crashes does.
+    let site = EditedSite::serve(|folder| {
+        std::fs::write(
+            folder.join("worker.js"),
+            "throw new Error('a stopped worker, for the test');\n",
+        )
+        .expect("the worker script is replaced");
+    })
+    .await;
+    let page = Harness::start().await;
+    page.driver
+        .goto(site.url("index.html?lesson=adj-diff-naive&pattern=row-per-thread"))
+        .await
+        .expect("the page loads");
+    let message = page
+        .wait_for_text_where("worker-failure", "name the stopped worker", |text| {
+            text.contains("the simulation worker stopped") && text.contains("a stopped worker")
+        })
+        .await;
+    println!("a worker that stops shows: {message}");
+    let failure = page.wait_for("[data-testid='worker-failure']").await;
+    assert_eq!(attribute(&failure, "role").await, "alert");
+    assert!(
+        !page.is_present("updating").await,
+        "nothing is shown as pending once the worker has stopped"
+    );
+    // The views that need no worker still answer.
+    page.wait_for_text("conflict-degree", "32-way").await;
     page.finish().await;
 }
 

@@ -152,6 +152,12 @@ pub struct KernelViewProps {
     pub run: Option<Rc<SimulationRun>>,
     /// What is pending, while a newer run than `run` is on its way.
     pub progress: Option<Progress>,
+    /// Why the simulation worker stopped during the shown request's job, if it did.
+    #[prop_or_default]
+    pub worker_failure: Option<String>,
+    /// How many superseded runs were cancelled (the worker stopped and started afresh).
+    #[prop_or_default]
+    pub cancelled: u32,
     pub on_action: Callback<Action>,
     /// The sweep chart, shown beside the throughput.
     #[prop_or_default]
@@ -488,6 +494,14 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
         }
     });
     let busy = props.progress.is_some();
+    let failure = props.worker_failure.as_ref().map(|message| {
+        html! {
+            <p class="worker-failure" data-testid="worker-failure" role="alert">
+                { format!("{message}. The results below are from the last run that finished; \
+                           the next change of a setting tries again with a fresh worker.") }
+            </p>
+        }
+    });
 
     html! {
         <section class="card kernel" data-testid="kernel" aria-labelledby="kernel-title">
@@ -541,7 +555,10 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
             </div>
             // The status line keeps its height whether or not anything is pending, so the
             // result below does not jump at every slider step.
-            <div class="status-line">{ for updating }</div>
+            <div class="status-line" data-cancelled-runs={props.cancelled.to_string()}>
+                { for updating }
+            </div>
+            { for failure }
             <div class={classes!("outcome", busy.then_some("stale"))} aria-busy={busy.to_string()}>
                 { outcome }
             </div>
