@@ -11,6 +11,12 @@ const tag = document.querySelector("script[data-memplay-js]");
 try {
   const { default: init } = await import(tag.dataset.memplayJs);
   await init({ module_or_path: tag.dataset.memplayWasm });
+  // Offline use: the service worker (sw.js, written by the build) caches the site once the page
+  // runs. Where there is none (an insecure origin, a private window that refuses it), the page
+  // simply stays online-only.
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register("sw.js").catch(() => {});
+  }
 } catch (error) {
   let status = document.getElementById("boot-status");
   if (status === null) {

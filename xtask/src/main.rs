@@ -47,6 +47,7 @@ fn main() -> ExitCode {
         Some("dist") => ensure_web_tools()
             .and_then(|()| build_dist())
             .and_then(|()| report_bundle_size()),
+        Some("service-worker") => write_service_worker(),
         Some("fuzz") => match fuzz_options(&args[1..]) {
             Ok((minutes, seed)) => fuzz(minutes, seed),
             Err(message) => {
@@ -59,6 +60,10 @@ fn main() -> ExitCode {
             eprintln!("  serve  install what is missing, build, and serve the playground on http://127.0.0.1:8080");
             eprintln!("  test   install what is missing and run every test (unit, golden, fuzz for {TEST_FUZZ_SECONDS} s, wasm build, browser)");
             eprintln!("  dist   build the static site into dist/ and print its sizes");
+            eprintln!("  service-worker");
+            eprintln!(
+                "         write sw.js into the site being built (Trunk's post-build hook runs it)"
+            );
             eprintln!("  fuzz --minutes N [--seed S]");
             eprintln!("         fuzz the simulator for N minutes; findings are saved into");
             eprintln!("         crates/sim/tests/fuzz/regressions/ and make it exit non-zero");
@@ -77,7 +82,13 @@ fn main() -> ExitCode {
 type Result<T = ()> = std::result::Result<T, String>;
 
 fn project_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    // `cargo run` (the xtask alias) sets CARGO_MANIFEST_DIR for the binary it runs. Read it at run
+    // time: a binary from a target directory shared by two checkouts may have been built by the
+    // other one, and the path compiled into it would name that checkout.
+    let manifest_dir = env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest_dir
         .parent()
         .expect("xtask lives one level below the workspace root")
         .to_path_buf()
@@ -380,6 +391,90 @@ for (const file of process.argv.slice(1)) {
         "xtask: bundle wasm + js: {code_gzip} bytes gzip, {code_brotli} brotli (goal: under {BUNDLE_GOAL_GZIP_BYTES} gzip{})",
         if code_gzip < BUNDLE_GOAL_GZIP_BYTES { ", met" } else { ", NOT met" }
     );
+    Ok(())
+}
+
+/// Writes the site's service worker: `www/sw.js` with `BUILD` set to a hash of every file of the
+/// site and `FILES` to their names. Trunk's post-build hook (Trunk.toml) runs this on the folder
+/// it is building (`TRUNK_STAGING_DIR`), so every build, `serve`'s included, has a service worker
+/// that knows exactly its files; run by hand, it writes into dist/.
+fn write_service_worker() -> Result {
+    const BUILD_LINE: &str = "const BUILD = \"development\";";
+    const FILES_LINE: &str = "const FILES = [];";
+    let site = env::var_os("TRUNK_STAGING_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| project_root().join("dist"));
+    let template_path = project_root().join("www/sw.js");
+    let template = std::fs::read_to_string(&template_path)
+        .map_err(|e| format!("cannot read {}: {e}", template_path.display()))?;
+    if !template.contains(BUILD_LINE) || !template.contains(FILES_LINE) {
+        return Err(format!(
+            "{} must contain the lines `{BUILD_LINE}` and `{FILES_LINE}`",
+            template_path.display()
+        ));
+    }
+    let mut files = Vec::new();
+    site_files(&site, &site, &mut files)?;
+    files.retain(|(name, _)| name != "sw.js");
+    files.sort();
+    // FNV-1a over every name and content: a new build of any file is a new BUILD, and so a new
+    // sw.js, which is how the browser learns of a new deploy.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for (name, content) in &files {
+        for byte in name.bytes().chain([0]).chain(content.iter().copied()) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    let mut names = Vec::new();
+    for (name, _) in &files {
+        // The names go into a JS string literal as they are; Trunk's names need no escaping.
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '/'))
+        {
+            return Err(format!(
+                "the site file {name:?} has a name sw.js cannot list"
+            ));
+        }
+        names.push(format!("\"{name}\""));
+    }
+    let service_worker = template
+        .replace(BUILD_LINE, &format!("const BUILD = \"{hash:016x}\";"))
+        .replace(
+            FILES_LINE,
+            &format!("const FILES = [{}];", names.join(", ")),
+        );
+    let target = site.join("sw.js");
+    std::fs::write(&target, service_worker)
+        .map_err(|e| format!("cannot write {}: {e}", target.display()))?;
+    println!(
+        "xtask: service worker for build {hash:016x} of {} files",
+        files.len()
+    );
+    Ok(())
+}
+
+/// Every file under `folder`, named relative to `site` with `/` between folders, with its content.
+fn site_files(site: &Path, folder: &Path, files: &mut Vec<(String, Vec<u8>)>) -> Result {
+    let entries =
+        std::fs::read_dir(folder).map_err(|e| format!("cannot read {}: {e}", folder.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            site_files(site, &path, files)?;
+        } else {
+            let name = path
+                .strip_prefix(site)
+                .map_err(|e| e.to_string())?
+                .components()
+                .map(|part| part.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            let content =
+                std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            files.push((name, content));
+        }
+    }
     Ok(())
 }
 

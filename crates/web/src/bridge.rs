@@ -376,9 +376,11 @@ fn now_ms() -> f64 {
         .map_or(0.0, |performance| performance.now())
 }
 
-/// The worker's script with the page's module named in its query: the module's JS and wasm
-/// files, as www/boot.js loaded them (the data attributes Trunk.toml's pattern_script writes).
-fn worker_url() -> Result<String, String> {
+/// The worker's name, which tells `www/worker.js` the page's module: the module's JS and wasm
+/// files, as www/boot.js loaded them (the data attributes Trunk.toml's pattern_script writes). A
+/// name rather than the script's query, because a service worker may answer the script from its
+/// cache under the URL without the query.
+fn worker_name() -> Result<String, String> {
     let script = gloo::utils::document()
         .query_selector("script[data-memplay-js]")
         .ok()
@@ -389,11 +391,12 @@ fn worker_url() -> Result<String, String> {
     let (Some(js), Some(wasm)) = (data.get("memplayJs"), data.get("memplayWasm")) else {
         return Err("the page's script element does not name its module's files".to_string());
     };
+    // Two strings quoted as JSON, without the weight of serde_json's `Value` in the bundle.
+    let quote = |text: &str| serde_json::to_string(text).map_err(|error| error.to_string());
     Ok(format!(
-        "{}?js={}&wasm={}",
-        memplay_web::worker::SCRIPT,
-        js_sys::encode_uri_component(&js),
-        js_sys::encode_uri_component(&wasm)
+        "{{\"js\":{},\"wasm\":{}}}",
+        quote(&js)?,
+        quote(&wasm)?
     ))
 }
 
@@ -431,7 +434,8 @@ impl Connection {
     fn spawn(&self) -> Result<SimulationWorker, String> {
         let options = web_sys::WorkerOptions::new();
         options.set_type(web_sys::WorkerType::Module);
-        let worker = web_sys::Worker::new_with_options(&worker_url()?, &options)
+        options.set_name(&worker_name()?);
+        let worker = web_sys::Worker::new_with_options(memplay_web::worker::SCRIPT, &options)
             .map_err(|error| format!("the simulation worker could not be created ({error:?})"))?;
         let on_message = {
             let connection = self.clone();

@@ -2,7 +2,7 @@
 //! kernel (up to the step budget, a second or more) never blocks the page's main thread.
 //!
 //! The worker runs the page's own wasm module: `www/worker.js` imports the module's JS and wasm
-//! (the page names both files in the worker's URL), and the module's `main` calls `start` when it
+//! (the page names both files in the worker's name), and the module's `main` calls `start` when it
 //! finds itself in a worker instead of a window. One module for both saves a visitor the download
 //! of a second copy of the simulator's and the standard library's code.
 //!

@@ -1593,3 +1593,170 @@ async fn every_export_downloads_a_file_with_the_right_content() {
     assert_eq!(String::from_utf8(kernel).expect("UTF-8"), edited);
     page.finish().await;
 }
+
+/// Moves every file of the copied site into `sub_path` under it, as an instructor who copies the
+/// built folder into a course site's folder does.
+fn move_into(folder: &std::path::Path, sub_path: &str) {
+    let target = folder.join(sub_path);
+    std::fs::create_dir_all(&target).expect("the sub-path's folders can be made");
+    let top = sub_path.split('/').next().unwrap_or(sub_path);
+    for entry in std::fs::read_dir(folder).expect("the copy can be listed") {
+        let entry = entry.expect("a directory entry");
+        if entry.file_name() != top {
+            std::fs::rename(entry.path(), target.join(entry.file_name()))
+                .expect("a built file can be moved");
+        }
+    }
+}
+
+/// Polls until `script` (the body of a function, which may return a promise) returns true.
+async fn wait_for_script(page: &Harness, script: &str, what: &str) {
+    let start = Instant::now();
+    loop {
+        let value = page.driver.execute(script, vec![]).await;
+        if value
+            .as_ref()
+            .is_ok_and(|value| value.json() == &serde_json::json!(true))
+        {
+            return;
+        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "{what}: `{script}` should return true, last {:?}",
+            value.map(|value| value.json().clone())
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// The names of the page's caches (the service worker's).
+async fn cache_names(page: &Harness) -> Vec<String> {
+    let names = page
+        .driver
+        .execute("return caches.keys();", vec![])
+        .await
+        .expect("the page can list its caches");
+    serde_json::from_value(names.json().clone()).expect("cache names are strings")
+}
+
+const CONTROLLED: &str = "return navigator.serviceWorker.controller !== null;";
+
+#[tokio::test]
+async fn after_one_visit_a_reload_and_every_lesson_work_with_the_server_gone() {
+    // The site under a sub-path of the host, as an instructor copies it into a course site.
+    let site = EditedSite::serve(|folder| move_into(folder, "course/memplay")).await;
+    let url = site.url("course/memplay/index.html?lesson=matmul-tiled");
+    let page = Harness::start().await;
+    page.driver.goto(&url).await.expect("the page loads");
+    page.wait_for_text_where("sim-cost", "report the first run", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    wait_for_script(&page, CONTROLLED, "the service worker takes over the page").await;
+    let caches = cache_names(&page).await;
+    assert_eq!(caches.len(), 1, "one cache, of this build: {caches:?}");
+
+    // Online, the page the service worker controls runs as the first did.
+    page.driver.goto(&url).await.expect("the page reloads");
+    page.wait_for_text_where("sim-cost", "report a run from a controlled page", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    // The network is gone: the server stops and its files are deleted.
+    drop(site);
+    page.driver.goto(&url).await.expect("the page reloads");
+    page.wait_for_text_where("sim-cost", "report a run offline", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    assert!(
+        !page.is_present("boot-status").await,
+        "the app started offline"
+    );
+
+    // Every lesson of the menu runs, offline.
+    let select = page.wait_for("[data-testid='control-lesson']").await;
+    let mut lessons = Vec::new();
+    for option in select
+        .find_all(By::Css("option"))
+        .await
+        .expect("the lesson menu has options")
+    {
+        lessons.push(attribute(&option, "value").await);
+    }
+    assert!(lessons.len() >= 10, "the lesson menu lists {lessons:?}");
+    for lesson in &lessons {
+        let select = page.wait_for("[data-testid='control-lesson']").await;
+        thirtyfour::components::SelectElement::new(&select)
+            .await
+            .expect("the lesson control is a select")
+            .select_by_value(lesson)
+            .await
+            .expect("every lesson can be chosen");
+        page.wait_for_url_containing(&format!("lesson={lesson}"))
+            .await;
+        page.wait_until_updated().await;
+        assert!(
+            !page.is_present("worker-failure").await,
+            "lesson {lesson} runs offline"
+        );
+        let cost = page.wait_for("[data-testid='sim-cost']").await;
+        let text = cost.text().await.unwrap_or_default();
+        assert!(text.starts_with("simulated"), "lesson {lesson}: {text}");
+    }
+    println!(
+        "offline, from the cache under a sub-path: a reload and {} lessons ran",
+        lessons.len()
+    );
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn a_new_deploy_replaces_the_cached_build() {
+    let site = EditedSite::serve(|_| {}).await;
+    let url = site.url("index.html?lesson=adj-diff-naive");
+    let page = Harness::start().await;
+    page.driver.goto(&url).await.expect("the page loads");
+    wait_for_script(&page, CONTROLLED, "the service worker takes over the page").await;
+    let first = cache_names(&page).await;
+    assert_eq!(first.len(), 1, "{first:?}");
+
+    // A new deploy: the page changed, so the build hook wrote a sw.js with a new build hash.
+    let service_worker =
+        std::fs::read_to_string(site.folder.join("sw.js")).expect("sw.js is built");
+    let build_line = service_worker
+        .lines()
+        .find(|line| line.starts_with("const BUILD = "))
+        .expect("sw.js names its build")
+        .to_string();
+    std::fs::write(
+        site.folder.join("sw.js"),
+        service_worker.replace(&build_line, "const BUILD = \"a-newer-deploy\";"),
+    )
+    .expect("the new sw.js is written");
+    let index = std::fs::read_to_string(site.folder.join("index.html")).expect("the page is built");
+    std::fs::write(
+        site.folder.join("index.html"),
+        index.replace(
+            "<title>memplay</title>",
+            "<title>memplay, deployed again</title>",
+        ),
+    )
+    .expect("the new page is written");
+
+    // The next visit shows the new page, and the new worker's cache replaces the old one.
+    page.driver.goto(&url).await.expect("the page loads again");
+    wait_for_script(
+        &page,
+        "return document.title === 'memplay, deployed again';",
+        "the new page shows at once",
+    )
+    .await;
+    wait_for_script(
+        &page,
+        "return caches.keys().then((names) => names.length === 1 && names[0] === 'memplay-a-newer-deploy');",
+        "the new build's cache replaces the old one",
+    )
+    .await;
+    page.finish().await;
+}
