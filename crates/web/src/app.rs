@@ -1,10 +1,13 @@
 //! The page: one reducer holds the state, the views get plain data derived from it.
 //!
-//! The only side effects of the page live here and in `bridge`: the URL query is read once when
-//! the page starts, and written back with `history.replaceState` from an effect after every change
-//! (so the back button is not flooded with one entry per slider step); the launch and its sweep go
-//! to the simulation worker through `bridge::use_simulations`, which hands back the newest run to
-//! show. The bank map, the occupancy and the roofline are cheap and computed here, on the page.
+//! The only side effects of the page live here, in `deflate` and in `bridge`: the URL is read
+//! once when the page starts, and written back with `history.replaceState` from an effect after
+//! every change (so the back button is not flooded with one entry per slider step); an edited
+//! kernel is compressed into the URL's fragment, and a kernel in the fragment the page was opened
+//! with is unpacked, by the browser's compression streams, whose answers come back as actions;
+//! the launch and its sweep go to the simulation worker through `bridge::use_simulations`, which
+//! hands back the newest run to show. The bank map, the occupancy and the roofline are cheap and
+//! computed here, on the page.
 //! With `embed=1` the page drops its header and footer and shows the lesson compactly under a bar
 //! linking to the full page; the full page offers the `<iframe>` code of its view, and copies it
 //! with the async Clipboard API where the browser allows (README, "Embedding in a course page").
@@ -18,7 +21,9 @@ use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
 use crate::components::roofline_view::{RooflineView, SimulatedPoint};
 use crate::components::time_sweep::TimeSweep;
+use crate::deflate;
 use crate::model;
+use crate::source_link::SourceLink;
 use crate::state::{Action, State};
 use memplay_sim::{banks, patterns, roofline};
 use wasm_bindgen::JsValue;
@@ -32,13 +37,28 @@ fn initial_query() -> String {
         .unwrap_or_default()
 }
 
-/// Replaces the current history entry's query, keeping the path.
-fn write_query(query: &str) {
+/// The fragment of the address the page was opened with, `#` included (empty without one).
+fn initial_fragment() -> String {
+    web_sys::window()
+        .and_then(|window| window.location().hash().ok())
+        .unwrap_or_default()
+}
+
+/// `?query`, and `#fragment` when there is one: the page's link relative to its path.
+fn link(query: &str, fragment: Option<&str>) -> String {
+    match fragment {
+        Some(fragment) => format!("?{query}#{fragment}"),
+        None => format!("?{query}"),
+    }
+}
+
+/// Replaces the current history entry's query and fragment, keeping the path.
+fn write_link(query: &str, fragment: Option<&str>) {
     let Some(history) = web_sys::window().and_then(|window| window.history().ok()) else {
         return;
     };
     // A failure here (say, inside a sandboxed iframe) only costs the shareable link.
-    let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("?{query}")));
+    let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&link(query, fragment)));
 }
 
 /// The address of the page without its query or fragment: where an embed of this view points.
@@ -100,9 +120,47 @@ pub fn install_panic_hook() {
 
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(|| State::from_query(&initial_query()));
-    use_effect_with(state.to_query(), |query| write_query(query));
-    use_effect_with((), |_| remove_boot_status());
+    let state = use_reducer(|| State::from_link(&initial_query(), &initial_fragment()));
+    use_effect_with(
+        (
+            state.to_query(),
+            state.source_link.fragment().map(str::to_string),
+        ),
+        |(query, fragment)| write_link(query, fragment.as_deref()),
+    );
+    // Once the page runs: the boot line goes, and a kernel in the opening link is unpacked (the
+    // lesson's own kernel shows meanwhile).
+    {
+        let opening = match &state.source_link {
+            SourceLink::Opening { compressed, .. } => Some(compressed.clone()),
+            _ => None,
+        };
+        let state = state.clone();
+        use_effect_with((), move |_| {
+            remove_boot_status();
+            if let Some(compressed) = opening {
+                wasm_bindgen_futures::spawn_local(async move {
+                    let inflated = deflate::inflate(&compressed).await;
+                    state.dispatch(Action::SharedSourceOpened { inflated });
+                });
+            }
+        });
+    }
+    // Every new edit is compressed for the link; the reducer drops an answer about an older one.
+    {
+        let state = state.clone();
+        use_effect_with(
+            state.source_to_compress().map(str::to_string),
+            move |source| {
+                if let Some(source) = source.clone() {
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let compressed = deflate::compress(&source).await;
+                        state.dispatch(Action::SourceCompressed { source, compressed });
+                    });
+                }
+            },
+        );
+    }
     let on_copy_embed = {
         let state = state.clone();
         Callback::from(move |_: ()| {
@@ -199,7 +257,8 @@ pub fn app() -> Html {
             <main class={classes!(embedded.then_some("embedded"))}>
                 if embedded {
                     <EmbedBar title={state.lesson.title()}
-                              full_page_href={format!("?{}", state.full_page_query())} />
+                              full_page_href={link(&state.full_page_query(),
+                                                   state.source_link.fragment())} />
                 }
                 <Controls
                     device={state.device}
@@ -216,6 +275,7 @@ pub fn app() -> Html {
                     lesson={state.lesson}
                     source={state.source().to_string()}
                     edited={state.edited_source.is_some()}
+                    link_status={state.source_link.status()}
                     compile={state.compile}
                     launch={launch}
                     run={shown.run.clone()}
@@ -261,8 +321,8 @@ pub fn app() -> Html {
                 <p>
                     { "The numbers come from memplay-sim, a model of the CUDA lectures' rules: \
                        device figures from datasheets and the CUDA Programming Guide, H100 \
-                       ceilings measured on a real H100. Every setting is in the address bar: \
-                       copy it to share this view." }
+                       ceilings measured on a real H100. Every setting, and an edited kernel \
+                       that fits, is in the address bar: copy it to share this view." }
                 </p>
             </footer>
             }

@@ -2,9 +2,11 @@
 //!
 //! One `State` value and a closed `Action` enum, reduced by a pure function (Yew's `Reducible`),
 //! as in Yew's `function_todomvc` example. Everything shown on the page is derived from this state
-//! by pure calls into `memplay-sim` (see `model`); the URL query mirrors it (see `url`).
+//! by pure calls into `memplay-sim` (see `model`); the URL query mirrors it (see `url`), and an
+//! edited kernel goes into the URL's fragment (see `source_link`).
 
 use crate::lessons::LessonId;
+use crate::source_link::{opened_source, Compressed, Inflated, SourceLink};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::PatternId;
 use memplay_sim::DeviceId;
@@ -106,9 +108,12 @@ pub struct State {
     pub compile: CompileEffects,
     /// The compact layout of one lesson for a course page's iframe (`embed=1`).
     pub embed: bool,
-    /// The student's edit of the lesson's source, if any. It is not part of the link: a link
-    /// restores a lesson and its settings, and a long kernel would not fit an address bar.
+    /// The student's edit of the lesson's source, if any. It is not part of the query but of
+    /// the fragment (`#src=`), compressed, where it fits (`source_link`).
     pub edited_source: Option<String>,
+    /// Where the kernel stands in the page's link: the lesson's own, being unpacked from the
+    /// opening link, being compressed, in the fragment, or too large for it.
+    pub source_link: SourceLink,
     /// The embed code's status. Not part of the link: it is what the student did on this page.
     pub embed_code: EmbedCode,
     /// One sentence for every value of the page's link that could not be used.
@@ -121,6 +126,14 @@ impl State {
         self.edited_source
             .as_deref()
             .unwrap_or_else(|| self.lesson.source())
+    }
+
+    /// The edit the browser is to compress for the link, while that is due.
+    pub fn source_to_compress(&self) -> Option<&str> {
+        match self.source_link {
+            SourceLink::Compressing => self.edited_source.as_deref(),
+            _ => None,
+        }
     }
 }
 
@@ -138,6 +151,7 @@ impl Default for State {
             compile: CompileEffects::AS_COMPILED,
             embed: false,
             edited_source: None,
+            source_link: SourceLink::Lesson,
             embed_code: EmbedCode::Hidden,
             notes: Vec::new(),
         }
@@ -191,6 +205,15 @@ pub enum Action {
         query: String,
         copied: bool,
     },
+    /// The browser's answer to compressing the edit `source` for the link.
+    SourceCompressed {
+        source: String,
+        compressed: Compressed,
+    },
+    /// The browser's answer to unpacking the kernel of the link the page was opened with.
+    SharedSourceOpened {
+        inflated: Inflated,
+    },
 }
 
 impl State {
@@ -210,6 +233,39 @@ impl State {
                     } else {
                         EmbedCode::SelectToCopy
                     };
+                }
+                return self;
+            }
+            Action::SourceCompressed { source, compressed } => {
+                // An answer about an older edit, or one after the student reset the kernel,
+                // would put the wrong kernel into the link.
+                if self.source_link == SourceLink::Compressing
+                    && self.edited_source.as_deref() == Some(source.as_str())
+                {
+                    self.source_link = SourceLink::after_compression(compressed);
+                }
+                return self;
+            }
+            Action::SharedSourceOpened { inflated } => {
+                // Once the student edits, resets or changes the lesson, their choice stands.
+                let SourceLink::Opening { fragment, .. } = &self.source_link else {
+                    return self;
+                };
+                let fragment = fragment.clone();
+                match opened_source(&fragment, inflated) {
+                    Ok(source) => {
+                        // A link whose kernel is the lesson's own text carries no edit.
+                        self.edited_source = (source != self.lesson.source()).then_some(source);
+                        self.source_link = if self.edited_source.is_some() {
+                            SourceLink::Shared { fragment }
+                        } else {
+                            SourceLink::Lesson
+                        };
+                    }
+                    Err(note) => {
+                        self.notes.push(note);
+                        self.source_link = SourceLink::Lesson;
+                    }
                 }
                 return self;
             }
@@ -244,6 +300,7 @@ impl State {
             Action::SetLesson { lesson } => {
                 self.lesson = lesson;
                 self.edited_source = None;
+                self.source_link = SourceLink::Lesson;
                 "lesson"
             }
             Action::SetCompile { compile } => {
@@ -252,12 +309,21 @@ impl State {
             }
             Action::EditSource { source } => {
                 // Text identical to the lesson's file is no edit at all.
-                self.edited_source = (source != self.lesson.source()).then_some(source);
-                "source"
+                let edited = (source != self.lesson.source()).then_some(source);
+                // "Run" and leaving the text area send the text again; only a new text needs a
+                // new link.
+                if edited != self.edited_source {
+                    self.source_link = SourceLink::for_edit(edited.as_deref());
+                    self.edited_source = edited;
+                }
+                // The kernel's key in the link, so a note about the link's kernel goes once the
+                // student writes their own.
+                "src"
             }
             Action::ResetSource => {
                 self.edited_source = None;
-                "source"
+                self.source_link = SourceLink::Lesson;
+                "src"
             }
         };
         let prefix = format!("{key}=");
@@ -386,6 +452,188 @@ mod tests {
             Action::EditSource { source },
             State::default(),
         );
+    }
+
+    /// The default state after the student's edit `source`, compressed to `compressed`.
+    fn edited_and_compressed(source: &str, compressed: Compressed) -> State {
+        State::default()
+            .apply(Action::EditSource {
+                source: source.to_string(),
+            })
+            .apply(Action::SourceCompressed {
+                source: source.to_string(),
+                compressed,
+            })
+    }
+
+    #[test]
+    fn an_edit_is_compressed_and_then_shared_in_the_fragment() {
+        let edited = State::default().apply(Action::EditSource {
+            source: "__global__ void k() {}".to_string(),
+        });
+        assert_eq!(edited.source_link, SourceLink::Compressing);
+        assert_eq!(edited.source_to_compress(), Some("__global__ void k() {}"));
+        check(
+            edited,
+            Action::SourceCompressed {
+                source: "__global__ void k() {}".to_string(),
+                compressed: Compressed::Bytes(vec![3, 0]),
+            },
+            State {
+                edited_source: Some("__global__ void k() {}".to_string()),
+                source_link: SourceLink::Shared {
+                    fragment: "src=1.AwA".to_string(),
+                },
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn running_the_same_edit_again_keeps_its_link() {
+        let shared = edited_and_compressed("// a\n", Compressed::Bytes(vec![3, 0]));
+        check(
+            shared.clone(),
+            Action::EditSource {
+                source: "// a\n".to_string(),
+            },
+            shared,
+        );
+    }
+
+    #[test]
+    fn the_compression_of_an_older_edit_is_ignored() {
+        let newer = State::default()
+            .apply(Action::EditSource {
+                source: "// older".to_string(),
+            })
+            .apply(Action::EditSource {
+                source: "// newer".to_string(),
+            });
+        check(
+            newer.clone(),
+            Action::SourceCompressed {
+                source: "// older".to_string(),
+                compressed: Compressed::Bytes(vec![3, 0]),
+            },
+            newer,
+        );
+    }
+
+    #[test]
+    fn reverting_the_edit_takes_the_kernel_out_of_the_link() {
+        let shared = edited_and_compressed("// a", Compressed::Bytes(vec![3, 0]));
+        let source = shared.lesson.source().to_string();
+        check(
+            shared.clone(),
+            Action::EditSource { source },
+            State::default(),
+        );
+        check(shared, Action::ResetSource, State::default());
+        // A compression that arrives after the reset does not bring the edit back.
+        let reset = State::default().apply(Action::EditSource {
+            source: "// a".to_string(),
+        });
+        check(
+            reset.apply(Action::ResetSource),
+            Action::SourceCompressed {
+                source: "// a".to_string(),
+                compressed: Compressed::Bytes(vec![3, 0]),
+            },
+            State::default(),
+        );
+    }
+
+    #[test]
+    fn an_edit_too_large_for_a_link_leaves_the_link_without_it() {
+        let state = edited_and_compressed("// long", Compressed::OverLimit);
+        assert_eq!(state.source_link, SourceLink::TooLarge);
+        assert_eq!(state.source_link.fragment(), None);
+        assert_eq!(state.source(), "// long");
+    }
+
+    fn opening(fragment: &str) -> State {
+        State {
+            source_link: SourceLink::Opening {
+                fragment: fragment.to_string(),
+                compressed: vec![3, 0],
+            },
+            ..State::default()
+        }
+    }
+
+    #[test]
+    fn a_kernel_unpacked_from_the_link_becomes_the_edit_and_keeps_its_fragment() {
+        check(
+            opening("src=1.AwA"),
+            Action::SharedSourceOpened {
+                inflated: Inflated::Bytes(b"// shared".to_vec()),
+            },
+            State {
+                edited_source: Some("// shared".to_string()),
+                source_link: SourceLink::Shared {
+                    fragment: "src=1.AwA".to_string(),
+                },
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn a_link_whose_kernel_is_the_lessons_own_carries_no_edit() {
+        let lesson = State::default().lesson.source().as_bytes().to_vec();
+        check(
+            opening("src=1.AwA"),
+            Action::SharedSourceOpened {
+                inflated: Inflated::Bytes(lesson),
+            },
+            State::default(),
+        );
+    }
+
+    #[test]
+    fn a_corrupt_kernel_in_the_link_falls_back_to_the_lesson_with_a_note() {
+        check(
+            opening("src=1.____"),
+            Action::SharedSourceOpened {
+                inflated: Inflated::Corrupt,
+            },
+            State {
+                notes: vec![
+                    "src=1.____ is not a kernel memplay can read: the link may be cut \
+                             short or altered; using the lesson's own kernel."
+                        .to_string(),
+                ],
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn an_edit_while_the_link_is_unpacked_wins_over_the_links_kernel() {
+        let edited = opening("src=1.AwA").apply(Action::EditSource {
+            source: "// mine".to_string(),
+        });
+        assert_eq!(edited.source_link, SourceLink::Compressing);
+        check(
+            edited.clone(),
+            Action::SharedSourceOpened {
+                inflated: Inflated::Bytes(b"// the link's".to_vec()),
+            },
+            edited,
+        );
+    }
+
+    #[test]
+    fn writing_a_kernel_removes_the_note_about_the_links_kernel() {
+        let with_note = State {
+            notes: vec!["src=1.____ is not a kernel memplay can read.".to_string()],
+            ..State::default()
+        };
+        let edited = with_note.apply(Action::EditSource {
+            source: "// mine".to_string(),
+        });
+        assert_eq!(edited.notes, Vec::<String>::new());
     }
 
     #[test]

@@ -3,9 +3,11 @@
 //!
 //! Parsing never fails: a value that cannot be used falls back to its default and leaves a note
 //! the page shows, so a student who follows a mistyped link sees why the view differs from the
-//! one promised. Pure string handling only, so the tests run on the host.
+//! one promised. An edited kernel travels in the fragment instead (`source_link` reads and writes
+//! it); `State::from_link` reads both. Pure string handling only, so the tests run on the host.
 
 use crate::lessons::LessonId;
+use crate::source_link::{read_fragment, Fragment, SourceLink};
 use crate::state::{
     NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_LESSON, DEFAULT_PATTERN, PAD, REGS,
     STRIDE, TILE,
@@ -74,6 +76,27 @@ pub fn compile_key(compile: CompileEffects) -> &'static str {
 const QUOTE_LIMIT: usize = 32;
 
 impl State {
+    /// Reads the page's whole link: the query (`from_query`) and the fragment, which carries an
+    /// edited kernel (`source_link`). A kernel in the fragment still has to be unpacked, which
+    /// the browser does asynchronously; until then the state holds it as `SourceLink::Opening`.
+    pub fn from_link(query: &str, hash: &str) -> State {
+        let mut state = State::from_query(query);
+        match read_fragment(hash) {
+            Fragment::Absent => {}
+            Fragment::Kernel {
+                fragment,
+                compressed,
+            } => {
+                state.source_link = SourceLink::Opening {
+                    fragment,
+                    compressed,
+                }
+            }
+            Fragment::Unusable { note } => state.notes.push(note),
+        }
+        state
+    }
+
     /// Reads a query string such as `?pattern=row-per-thread&pad=1` (the `?` is optional).
     pub fn from_query(query: &str) -> State {
         let mut state = State::default();
@@ -256,7 +279,7 @@ fn read_choice<T: Copy>(
 }
 
 /// The value as typed, shortened if it is long. The page shows it as text, never as HTML.
-fn quote(value: &str) -> String {
+pub(crate) fn quote(value: &str) -> String {
     if value.chars().count() > QUOTE_LIMIT {
         let cut: String = value.chars().take(QUOTE_LIMIT).collect();
         format!("{cut}…")
@@ -331,6 +354,42 @@ mod tests {
     }
 
     #[test]
+    fn a_kernel_in_the_fragment_is_opened_with_the_querys_settings() {
+        assert_eq!(
+            State::from_link("?lesson=adj-diff-naive&pad=1", "#src=1.AwA"),
+            State {
+                lesson: LessonId::AdjDiffNaive,
+                pad: 1,
+                source_link: SourceLink::Opening {
+                    fragment: "src=1.AwA".to_string(),
+                    compressed: vec![3, 0],
+                },
+                ..State::default()
+            }
+        );
+    }
+
+    #[test]
+    fn a_broken_fragment_keeps_the_querys_settings_and_adds_a_note() {
+        let state = State::from_link("?tile=abc", "#src=1.%%%");
+        assert_eq!(state.source_link, SourceLink::Lesson);
+        assert_eq!(
+            state.notes,
+            vec![
+                "tile=abc is not a number from 1 to 64; using 16.".to_string(),
+                "src=1.%%% is not a kernel memplay can read: the link may be cut short or \
+                 altered; using the lesson's own kernel."
+                    .to_string(),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_link_without_a_fragment_is_read_as_its_query() {
+        assert_eq!(State::from_link("?pad=1", ""), State::from_query("?pad=1"));
+    }
+
+    #[test]
     fn an_unknown_lesson_falls_back_to_the_tiled_matmul_with_a_note() {
         let state = State::from_query("?lesson=fft&compile=fast");
         assert_eq!(state.lesson, DEFAULT_LESSON);
@@ -375,6 +434,7 @@ mod tests {
                 compile: CompileEffects::AS_WRITTEN,
                 embed: true,
                 edited_source: None,
+                source_link: SourceLink::Lesson,
                 embed_code: EmbedCode::Hidden,
                 notes: Vec::new(),
             },

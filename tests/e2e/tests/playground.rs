@@ -1760,3 +1760,212 @@ async fn a_new_deploy_replaces_the_cached_build() {
     .await;
     page.finish().await;
 }
+
+impl Harness {
+    /// The address of the page now, fragment included.
+    async fn current_url(&self) -> String {
+        self.driver
+            .current_url()
+            .await
+            .expect("the driver reports the URL")
+            .to_string()
+    }
+
+    /// Polls until the address satisfies `condition`; returns it.
+    async fn wait_for_url_where(&self, what: &str, condition: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let url = self.current_url().await;
+            if condition(&url) {
+                return url;
+            }
+            assert!(
+                start.elapsed() < DEADLINE,
+                "the URL should {what}, it is {url}"
+            );
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Polls until the kernel text area holds `expected`.
+    async fn wait_for_kernel_source(&self, what: &str, expected: &str) {
+        let start = Instant::now();
+        loop {
+            let area = self.wait_for("[data-testid='kernel-source']").await;
+            let value = area.prop("value").await.ok().flatten().unwrap_or_default();
+            if value == expected {
+                return;
+            }
+            assert!(
+                start.elapsed() < DEADLINE,
+                "the kernel source should be {what}; it starts {:?}",
+                value.chars().take(120).collect::<String>()
+            );
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Loads `url` afresh: a new document, not a jump to a fragment of the one on the screen.
+    async fn load_afresh(&self, url: &str) {
+        self.driver
+            .goto("about:blank")
+            .await
+            .expect("the browser leaves the page");
+        self.driver.goto(url).await.expect("the page loads");
+    }
+}
+
+/// `bytes`, a Python expression, compressed as a link's `#src=1.` payload: raw deflate in
+/// base64url without padding, made by Python's zlib (Python serves the page in these tests
+/// anyway), so a payload need not come from the page to be read by it.
+fn python_payload(bytes: &str) -> String {
+    let script = format!(
+        "import base64, sys, zlib\n\
+         packer = zlib.compressobj(9, zlib.DEFLATED, -15)\n\
+         packed = packer.compress({bytes}) + packer.flush()\n\
+         sys.stdout.write(base64.urlsafe_b64encode(packed).decode().rstrip('='))"
+    );
+    let output = Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .expect("python3 runs");
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).expect("base64url is ASCII")
+}
+
+#[tokio::test]
+async fn an_edited_kernel_is_shared_in_the_links_fragment_and_a_corrupt_one_falls_back() {
+    use memplay_sim::lesson_kernels::ADJ_DIFF;
+    let page = Harness::start_with(Logs::Kept).await;
+    page.open("?lesson=adj-diff-naive").await;
+    page.wait_for_text_where("sim-cost", "report the first run", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    page.wait_until_updated().await;
+    let lesson_counters = page
+        .wait_for_text_where("counters", "show the lesson's counters", |text| {
+            !text.is_empty()
+        })
+        .await;
+    let lesson_loads: f64 = page
+        .counter_value("global load requests")
+        .await
+        .parse()
+        .expect("a number");
+
+    // The student adds two loads to every thread's difference: the launch's global load
+    // requests double, and the edit goes into the link's fragment.
+    let edited = ADJ_DIFF.replace(
+        "input[i] - input[i - 1];",
+        "input[i] - input[i - 1] + input[i] - input[i];",
+    );
+    assert_ne!(edited, ADJ_DIFF, "the lesson's kernel has the line edited");
+    page.run_kernel(&edited).await;
+    let edited_counters = page
+        .wait_for_text_where("counters", "change with the edit", |text| {
+            !text.is_empty() && text != lesson_counters
+        })
+        .await;
+    let edited_loads: f64 = page
+        .counter_value("global load requests")
+        .await
+        .parse()
+        .expect("a number");
+    assert_eq!(edited_loads, 2.0 * lesson_loads, "{edited_counters}");
+    let link = page
+        .wait_for_url_where("carry the edit in #src=", |url| url.contains("#src=1."))
+        .await;
+    // The query is written as before, and the kernel only after the `#`.
+    let (query, fragment) = link.split_once('#').expect("a fragment");
+    assert!(
+        query.contains("?device=h100&") && query.contains("&lesson=adj-diff-naive&"),
+        "{link}"
+    );
+    assert!(
+        !query.contains("src="),
+        "the kernel stays out of the query: {link}"
+    );
+    assert!(
+        fragment.len() < 1_000,
+        "a small edit makes a short link: {link}"
+    );
+    page.wait_for_text_where("source-link", "say the edit is in the address", |text| {
+        text.starts_with("Your edit is in this page's address")
+    })
+    .await;
+
+    // The link opened afresh shows the edit, and the result of the edit.
+    page.load_afresh(&link).await;
+    page.wait_for_kernel_source("the edit from the link", &edited)
+        .await;
+    page.wait_for_text("counters", &edited_counters).await;
+    page.wait_for("[data-testid='reset-source']").await;
+    assert_eq!(
+        page.current_url().await,
+        link,
+        "the link keeps its fragment"
+    );
+
+    // A fragment that is base64url but not deflate: the lesson's own kernel and a note.
+    let corrupt = format!("{query}#src=1.____");
+    page.load_afresh(&corrupt).await;
+    let note = page
+        .wait_for_text_where("url-notes", "name the broken kernel", |text| {
+            text.contains("src=1.____ is not a kernel memplay can read")
+        })
+        .await;
+    assert!(note.contains("using the lesson's own kernel"), "{note}");
+    page.wait_for_kernel_source("the lesson's own", ADJ_DIFF)
+        .await;
+    page.wait_for_text("counters", &lesson_counters).await;
+    page.wait_for_url_where("lose the broken fragment", |url| !url.contains('#'))
+        .await;
+
+    // A zip bomb: 5,440 characters that unpack to 4 MiB of zeros. The page stops unpacking at
+    // its 1 MiB limit and says so.
+    let bomb = python_payload("bytes(4 << 20)");
+    assert!(
+        bomb.len() < 7_000 - 6,
+        "the bomb fits a link: {}",
+        bomb.len()
+    );
+    page.load_afresh(&format!("{query}#src=1.{bomb}")).await;
+    page.wait_for_text_where("url-notes", "name the limit", |text| {
+        text.contains("unpacks to more than 1,048,576 bytes")
+    })
+    .await;
+    page.wait_for_kernel_source("the lesson's own", ADJ_DIFF)
+        .await;
+    page.wait_for_text("counters", &lesson_counters).await;
+
+    // A kernel that does not compress into 7,000 characters stays on the page, out of the
+    // link, with a message saying how to share it instead.
+    let mut seed: u64 = 1;
+    let noise: String = (0..20_000)
+        .map(|_| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            char::from(b'!' + (seed >> 58) as u8)
+        })
+        .collect();
+    page.run_kernel(&format!("// {noise}\n{ADJ_DIFF}")).await;
+    let message = page
+        .wait_for_text_where("source-link", "say the kernel is too large", |text| {
+            text.starts_with("This kernel is too large to put into a link")
+        })
+        .await;
+    assert!(message.contains("Download buttons"), "{message}");
+    assert!(!page.current_url().await.contains('#'));
+
+    // Nothing above is an error in the console: a broken link is a note, not a failure.
+    let errors: Vec<serde_json::Value> = page
+        .read_log("browser")
+        .await
+        .into_iter()
+        .filter(|entry| entry["level"] == "SEVERE")
+        .collect();
+    assert!(errors.is_empty(), "console errors: {errors:?}");
+    page.finish().await;
+}

@@ -12,6 +12,7 @@
 use crate::components::export;
 use crate::lessons::LessonId;
 use crate::model::format_number;
+use crate::source_link::LinkStatus;
 use crate::state::Action;
 use crate::url::compile_key;
 use memplay_sim::compile_effects::CompileEffects;
@@ -145,6 +146,8 @@ pub struct KernelViewProps {
     pub lesson: LessonId,
     pub source: String,
     pub edited: bool,
+    /// Whether the edit is in the page's link, or why not.
+    pub link_status: Option<LinkStatus>,
     pub compile: CompileEffects,
     /// The launch the settings ask for, as `launch_text` writes it.
     pub launch: String,
@@ -553,6 +556,12 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
                     </button>
                 }
             </div>
+            if let Some(status) = &props.link_status {
+                <p class={classes!("source-link", status.problem.then_some("problem"))}
+                   data-testid="source-link" role="status">
+                    { status.text.clone() }
+                </p>
+            }
             // The status line keeps its height whether or not anything is pending, so the
             // result below does not jump at every slider step.
             <div class="status-line" data-cancelled-runs={props.cancelled.to_string()}>
