@@ -5,9 +5,10 @@
 //! the wasm32 target (rustup), Trunk and wasm-bindgen-cli (`cargo install --locked`, wasm-bindgen-cli
 //! pinned to the version in Cargo.lock), wasm-opt from the npm package binaryen at an exact version
 //! (`npm install` into `target/tools/`, Node and npm from apt-get if they are missing), and for
-//! tests Debian's chromium and chromium-driver (apt-get). Nothing is downloaded from outside the
-//! package registries: Trunk runs with `offline = true` and finds wasm-opt on the PATH that xtask
-//! gives it.
+//! tests Debian's chromium and chromium-driver (apt-get) and the npm package axe-core at an exact
+//! version (into `target/tools/axe-core/`; the browser tests inject it into the page they check,
+//! and it is never part of the built site). Nothing is downloaded from outside the package
+//! registries: Trunk runs with `offline = true` and finds wasm-opt on the PATH that xtask gives it.
 //!
 //! `cargo xtask fuzz --minutes N [--seed S]` runs the simulator's fuzz target
 //! (`crates/sim/tests/fuzz.rs`) for N minutes and saves what it finds into
@@ -30,6 +31,10 @@ const BINARYEN_VERSION: &str = "132.0.0";
 
 /// What `wasm-opt --version` prints for BINARYEN_VERSION.
 const WASM_OPT_VERSION: &str = "wasm-opt version 132";
+
+/// The npm package axe-core at this exact version checks the page's accessibility in the browser
+/// tests (`MEMPLAY_AXE` names its `axe.min.js`). It is a test tool only: nothing of the site loads it.
+const AXE_CORE_VERSION: &str = "4.14.1";
 
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
@@ -104,6 +109,7 @@ fn serve() -> Result {
 fn test() -> Result {
     ensure_web_tools()?;
     ensure_browser()?;
+    let axe = ensure_axe()?;
     fetch()?;
     // Unit, property, golden and CLI tests of the native crates. The comparisons with the H100
     // (counters, occupancy, timing) then run again with --nocapture, so their tables are printed.
@@ -149,7 +155,8 @@ fn test() -> Result {
     report_bundle_size()?;
     run(cargo()
         .args(["test", "-p", "memplay-e2e", "--", "--test-threads=1"])
-        .env("MEMPLAY_DIST", project_root().join("dist")))?;
+        .env("MEMPLAY_DIST", project_root().join("dist"))
+        .env("MEMPLAY_AXE", axe))?;
     println!("xtask: all tests passed");
     Ok(())
 }
@@ -520,10 +527,7 @@ fn ensure_wasm_opt() -> Result {
         }
         println!("xtask: found '{}', want '{WASM_OPT_VERSION}'", found.trim());
     }
-    if output(Command::new("npm").arg("--version")).is_none() {
-        println!("xtask: installing Debian's nodejs and npm");
-        apt_install(&["nodejs", "npm"])?;
-    }
+    ensure_npm()?;
     println!(
         "xtask: installing wasm-opt (npm package binaryen {BINARYEN_VERSION}) into target/tools"
     );
@@ -541,6 +545,64 @@ fn ensure_wasm_opt() -> Result {
         ])
         .arg(&tools)
         .arg(format!("binaryen@{BINARYEN_VERSION}")))
+}
+
+/// Node and npm, from apt-get if they are missing: npm installs binaryen and axe-core.
+fn ensure_npm() -> Result {
+    if output(Command::new("npm").arg("--version")).is_some() {
+        return Ok(());
+    }
+    println!("xtask: installing Debian's nodejs and npm");
+    apt_install(&["nodejs", "npm"])
+}
+
+/// Where axe-core is installed: a folder of its own under tools_dir(), because `npm install
+/// --no-save` removes from a folder every package its command line does not name, so axe-core and
+/// binaryen in one folder would uninstall each other.
+fn axe_dir() -> PathBuf {
+    tools_dir().join("axe-core")
+}
+
+/// Installs axe-core at AXE_CORE_VERSION into axe_dir() unless the `axe.min.js` there is that
+/// version, and returns that file's path for the browser tests.
+fn ensure_axe() -> Result<PathBuf> {
+    let script = axe_dir()
+        .join("node_modules")
+        .join("axe-core")
+        .join("axe.min.js");
+    // The file starts with its version, as in "/*! axe v4.14.1".
+    let banner = format!("/*! axe v{AXE_CORE_VERSION}\n");
+    let installed = |script: &Path| {
+        std::fs::read(script).is_ok_and(|bytes| bytes.starts_with(banner.as_bytes()))
+    };
+    if installed(&script) {
+        return Ok(script);
+    }
+    ensure_npm()?;
+    println!(
+        "xtask: installing the npm package axe-core {AXE_CORE_VERSION} into target/tools/axe-core"
+    );
+    let folder = axe_dir();
+    std::fs::create_dir_all(&folder)
+        .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+    run(Command::new("npm")
+        .args([
+            "install",
+            "--no-save",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+        ])
+        .arg(&folder)
+        .arg(format!("axe-core@{AXE_CORE_VERSION}")))?;
+    if installed(&script) {
+        Ok(script)
+    } else {
+        Err(format!(
+            "npm installed axe-core, but {} is not version {AXE_CORE_VERSION}",
+            script.display()
+        ))
+    }
 }
 
 fn ensure_wasm_target() -> Result {

@@ -1559,6 +1559,13 @@ async fn every_export_downloads_a_file_with_the_right_content() {
         "{svg}"
     );
     assert!(svg.contains("<style>"), "the SVG carries its style: {svg}");
+    // On its own the chart keeps its text alternative: its name, and its numbers as <desc>.
+    assert!(
+        svg.contains("aria-label=\"Predicted time against tile width\"")
+            && svg.contains("<desc>Predicted time against tile width: 4 ")
+            && !svg.contains("aria-describedby"),
+        "the SVG carries its name and description: {svg}"
+    );
     page.click("export-png").await;
     let (_, png) = downloads
         .wait_for_file("the chart's PNG", |name| name.ends_with(".png"))
@@ -1967,5 +1974,540 @@ async fn an_edited_kernel_is_shared_in_the_links_fragment_and_a_corrupt_one_fall
         .filter(|entry| entry["level"] == "SEVERE")
         .collect();
     assert!(errors.is_empty(), "console errors: {errors:?}");
+    page.finish().await;
+}
+
+/// The source of axe-core's `axe.min.js`, which the accessibility test injects into the pages it
+/// checks: the file MEMPLAY_AXE names, or where `cargo xtask test` installs it. It is a test tool
+/// only; nothing of the built site loads it.
+fn axe_source() -> String {
+    let path = std::env::var_os("MEMPLAY_AXE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../target/tools/axe-core/node_modules/axe-core/axe.min.js"
+            ))
+        });
+    std::fs::read_to_string(&path).unwrap_or_else(|error| {
+        panic!(
+            "axe-core is missing: cannot read {} ({error}). `cargo xtask test` installs the npm \
+             package axe-core into target/tools/axe-core/ and names its axe.min.js in MEMPLAY_AXE",
+            path.display()
+        )
+    })
+}
+
+/// Runs axe over the whole document and answers its version and every violation: its rule, its
+/// impact, what to do, how many elements break it and the first few of them as CSS selectors.
+const AXE_RUN: &str = r#"
+const done = arguments[arguments.length - 1];
+axe.run(document, { resultTypes: ["violations"] }).then(
+  (results) => done({
+    version: axe.version,
+    violations: results.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      count: v.nodes.length,
+      targets: v.nodes.slice(0, 4).map((node) => node.target.join(" ")),
+    })),
+  }),
+  (error) => done({ error: String(error) }));
+"#;
+
+/// One violation as a line of a report: rule, impact, advice and where.
+fn violation_line(violation: &serde_json::Value) -> String {
+    let targets: Vec<&str> = violation["targets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|target| target.as_str())
+        .collect();
+    format!(
+        "{} ({}): {}; {} element(s), such as {}",
+        violation["id"].as_str().unwrap_or("?"),
+        violation["impact"].as_str().unwrap_or("no impact"),
+        violation["help"].as_str().unwrap_or("?"),
+        violation["count"],
+        targets.join(" | ")
+    )
+}
+
+impl Harness {
+    /// Injects axe-core into the page on the screen (WebDriver's scripts are not the page's, so
+    /// its Content-Security-Policy does not stop them), runs it, and returns every violation.
+    async fn axe_violations(&self, axe: &str, what: &str) -> Vec<serde_json::Value> {
+        let axe_type = "return typeof axe;";
+        let before = self.driver.execute(axe_type, vec![]).await;
+        assert_eq!(
+            before.expect("the page answers a script").json(),
+            "undefined",
+            "the page itself never loads axe-core ({what})"
+        );
+        self.driver
+            .execute(axe, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("axe-core can be injected into {what}: {e}"));
+        let after = self.driver.execute(axe_type, vec![]).await;
+        assert_eq!(
+            after.expect("the page answers a script").json(),
+            "object",
+            "axe-core is defined once injected into {what}, under the page's policy"
+        );
+        let answer = self
+            .driver
+            .execute_async(AXE_RUN, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("axe-core runs on {what}: {e}"))
+            .json()
+            .clone();
+        assert!(
+            answer["error"].is_null(),
+            "axe-core failed on {what}: {}",
+            answer["error"]
+        );
+        println!(
+            "axe-core {} on {what}: {} violation(s)",
+            answer["version"].as_str().unwrap_or("?"),
+            answer["violations"].as_array().map_or(0, Vec::len)
+        );
+        answer["violations"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// Opens `query` and waits until the page shows the results of its settings: the lesson's
+    /// run and its sweep are back and nothing is pending.
+    async fn open_and_wait_for_results(&self, query: &str) {
+        self.open(query).await;
+        self.wait_for_text_where("sim-cost", "report the lesson's run", |text| {
+            text.starts_with("simulated")
+        })
+        .await;
+        self.wait_until_updated().await;
+        self.wait_for("[data-testid='time-sweep'] svg").await;
+    }
+}
+
+#[tokio::test]
+async fn axe_finds_no_serious_or_critical_violation_on_the_page_an_embed_and_every_lesson() {
+    let axe = axe_source();
+    let page = Harness::start().await;
+    ChromeDevTools::new(page.driver.handle.clone())
+        .execute_cdp_with_params(
+            "Page.addScriptToEvaluateOnNewDocument",
+            serde_json::json!({ "source": VIOLATION_LISTENER }),
+        )
+        .await
+        .expect("the DevTools protocol installs the violation listener");
+    page.driver
+        .set_script_timeout(Duration::from_secs(120))
+        .await
+        .expect("axe-core may take a while on a slow machine");
+
+    // The main page, opened without a query, offers the lessons in its menu: every key there is
+    // checked, so that a new lesson is checked without a list kept here.
+    page.open_and_wait_for_results("").await;
+    let mut lessons = Vec::new();
+    for option in page
+        .driver
+        .find_all(By::Css("[data-testid='control-lesson'] option"))
+        .await
+        .expect("the lesson menu has options")
+    {
+        lessons.push(
+            option
+                .value()
+                .await
+                .expect("an option has a value")
+                .expect("every lesson has a key"),
+        );
+    }
+    assert!(
+        lessons.len() >= 10 && lessons.iter().any(|key| key == "matmul-tiled"),
+        "the lesson menu lists the lessons: {lessons:?}"
+    );
+    // Each check: what it is, its query, and the window it is seen in. The embed is seen at the
+    // size of the embed code's frame, where the bank map scrolls sideways.
+    let mut checks = vec![("the main page".to_string(), String::new(), (1280, 1600))];
+    checks.push((
+        "an embedded lesson".to_string(),
+        "?lesson=transpose-shared&pattern=tile-column&pad=0&embed=1".to_string(),
+        (960, 760),
+    ));
+    for key in &lessons {
+        checks.push((
+            format!("lesson {key}"),
+            format!("?lesson={key}"),
+            (1280, 1600),
+        ));
+    }
+
+    let mut failures = Vec::new();
+    for (what, query, (width, height)) in &checks {
+        page.driver
+            .set_window_rect(0, 0, *width, *height)
+            .await
+            .expect("the window can be resized");
+        page.open_and_wait_for_results(query).await;
+        let violations = page.axe_violations(&axe, what).await;
+        for violation in &violations {
+            println!("  {}", violation_line(violation));
+            if matches!(violation["impact"].as_str(), Some("serious" | "critical")) {
+                failures.push(format!(
+                    "{what} (?{}): {}",
+                    query.trim_start_matches('?'),
+                    violation_line(violation)
+                ));
+            }
+        }
+        // axe-core ran under the page's policy, and the page kept to it.
+        let policy = page
+            .driver
+            .execute("return window.memplayViolations;", vec![])
+            .await
+            .expect("the page answers a script")
+            .json()
+            .clone();
+        assert_eq!(
+            policy,
+            serde_json::json!([]),
+            "{what} broke the page's Content-Security-Policy"
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "serious or critical accessibility violations:\n{}",
+        failures.join("\n")
+    );
+    page.finish().await;
+}
+
+/// How the keyboard tests name an element: its test id, its id, or the test id of the nearest
+/// element around it that has one and its own tag ("numbers-time-sweep summary").
+const NAME_OF_ELEMENT: &str = r#"
+const nameOf = (element) => {
+  if (element.dataset.testid) return element.dataset.testid;
+  if (element.id) return element.id;
+  const around = element.closest("[data-testid]");
+  return (around ? around.dataset.testid + " " : "") + element.tagName.toLowerCase();
+};
+"#;
+
+/// What the keyboard test reads of the focused element: its name, whether the browser shows it as
+/// keyboard-focused (`:focus-visible`), and the outline it draws around it; null when the focus
+/// is on no element of the page.
+const DESCRIBE_FOCUS: &str = r#"
+const element = document.activeElement;
+if (!element || element === document.body) return null;
+const style = getComputedStyle(element);
+return {
+  who: nameOf(element),
+  focus_visible: element.matches(":focus-visible"),
+  outline_style: style.outlineStyle,
+  outline_width: parseFloat(style.outlineWidth) || 0,
+};
+"#;
+
+/// Every element of the page that the keyboard should reach: the controls, links, disclosure
+/// summaries and anything given a tab stop. Elements that are not rendered (in a closed
+/// disclosure, or hidden by the layout) are left out.
+const FOCUSABLE_ELEMENTS: &str = r#"
+return [...document.querySelectorAll(
+    "a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1'])")]
+  .filter((element) => element.getClientRects().length > 0 && !element.disabled)
+  .map(nameOf);
+"#;
+
+impl Harness {
+    /// The computed accessible role, name and description of the element that a JavaScript
+    /// expression gives, from Chromium's accessibility tree: what a screen reader is told.
+    async fn accessible_text_of(&self, expression: &str) -> (String, String, String) {
+        let devtools = ChromeDevTools::new(self.driver.handle.clone());
+        let found = devtools
+            .execute_cdp_with_params(
+                "Runtime.evaluate",
+                serde_json::json!({ "expression": expression }),
+            )
+            .await
+            .expect("the DevTools protocol evaluates an expression");
+        let object = found["result"]["objectId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{expression} is no element: {found}"));
+        let tree = devtools
+            .execute_cdp_with_params(
+                "Accessibility.getPartialAXTree",
+                serde_json::json!({ "objectId": object, "fetchRelatives": false }),
+            )
+            .await
+            .expect("the DevTools protocol reads the accessibility tree");
+        let node = &tree["nodes"][0];
+        let text = |field: &str| {
+            node[field]["value"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        (text("role"), text("name"), text("description"))
+    }
+
+    /// The accessible role, name and description of the first element `css` selects.
+    async fn accessible_text(&self, css: &str) -> (String, String, String) {
+        self.wait_for(css).await;
+        self.accessible_text_of(&format!(
+            "document.querySelector({})",
+            serde_json::json!(css)
+        ))
+        .await
+    }
+
+    /// Clicks the first element that `css` selects.
+    async fn click_css(&self, css: &str) {
+        self.wait_for(css)
+            .await
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("{css} can be clicked: {e}"));
+    }
+
+    /// Presses a key as a keyboard does, on whatever has the focus.
+    async fn press(&self, key: Key) {
+        self.driver
+            .action_chain()
+            .send_keys(key)
+            .perform()
+            .await
+            .expect("the keyboard presses a key");
+    }
+
+    /// Presses Tab and describes the element that then has the focus (DESCRIBE_FOCUS).
+    async fn tab(&self) -> serde_json::Value {
+        self.press(Key::Tab).await;
+        self.driver
+            .execute(&format!("{NAME_OF_ELEMENT}{DESCRIBE_FOCUS}"), vec![])
+            .await
+            .expect("the page describes its focused element")
+            .json()
+            .clone()
+    }
+}
+
+#[tokio::test]
+async fn tab_reaches_every_control_with_a_visible_focus_ring_and_a_distinct_name() {
+    let page = Harness::start().await;
+    page.open_and_wait_for_results("?lesson=matmul-tiled&tile=16")
+        .await;
+    // Once the student has asked for the embed code, its text area is one more control.
+    page.click("copy-embed").await;
+    page.wait_for("[data-testid='embed-code']").await;
+    let expected: Vec<String> = serde_json::from_value(
+        page.driver
+            .execute(&format!("{NAME_OF_ELEMENT}{FOCUSABLE_ELEMENTS}"), vec![])
+            .await
+            .expect("the page lists its focusable elements")
+            .json()
+            .clone(),
+    )
+    .expect("a list of names");
+
+    // From the top of the page (a click on its title starts the keyboard's walk there), Tab
+    // after Tab, until the focus leaves the page.
+    page.click_css(".site-header h1").await;
+    let mut reached: Vec<String> = Vec::new();
+    let mut without_ring = Vec::new();
+    let mut names: Vec<(String, String, String)> = Vec::new();
+    loop {
+        let focused = page.tab().await;
+        if focused.is_null() {
+            break;
+        }
+        let who = focused["who"].as_str().unwrap_or("?").to_string();
+        if reached.first() == Some(&who) {
+            break;
+        }
+        let ring = focused["focus_visible"] == true
+            && focused["outline_style"] != "none"
+            && focused["outline_width"].as_f64().unwrap_or(0.0) >= 2.0;
+        if !ring {
+            without_ring.push(format!("{who}: {focused}"));
+        }
+        let (role, name, _) = page.accessible_text_of("document.activeElement").await;
+        println!("{who:<36} {role:<12} {name}");
+        names.push((who.clone(), role, name));
+        reached.push(who);
+        assert!(
+            reached.len() < 200,
+            "Tab should leave the page: {reached:?}"
+        );
+    }
+    let missed: Vec<&String> = expected.iter().filter(|e| !reached.contains(e)).collect();
+    assert!(
+        missed.is_empty(),
+        "Tab never reaches {missed:?}; it reached {reached:?}"
+    );
+    // The page's own controls, so that a page that lost them cannot pass.
+    for control in [
+        "control-device",
+        "control-tile-range",
+        "control-lesson",
+        "kernel-source",
+        "run",
+        "export-png-roofline",
+        "numbers-time-sweep summary",
+        "bank-map div",
+    ] {
+        assert!(
+            reached.iter().any(|who| who == control),
+            "Tab reaches {control}: {reached:?}"
+        );
+    }
+    assert!(
+        without_ring.is_empty(),
+        "focused without a visible focus ring: {without_ring:?}"
+    );
+    // A screen reader announces each stop by its role and name: no name is empty, and no two
+    // stops are alike (the charts' many "SVG" buttons say which chart they save; the tile width's
+    // slider and number box share a name but not a role).
+    for (who, role, name) in &names {
+        assert!(!name.trim().is_empty(), "{who} has no accessible name");
+        let alike: Vec<&String> = names
+            .iter()
+            .filter(|(_, other_role, other)| (other_role, other) == (role, name))
+            .map(|(other_who, _, _)| other_who)
+            .collect();
+        assert_eq!(alike.len(), 1, "{alike:?} are all a {role} named {name:?}");
+    }
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn a_chart_s_numbers_open_from_the_keyboard_and_every_chart_describes_its_numbers() {
+    let page = Harness::start().await;
+    page.open_and_wait_for_results("?lesson=matmul-tiled&tile=16&pattern=row-per-thread&pad=0")
+        .await;
+    let throughput = page
+        .wait_for_text_where("throughput", "show a prediction", |t| t.contains(" ms · "))
+        .await;
+    let now = throughput
+        .split(" · ")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+
+    // A screen reader hears the sweep chart's name, and its points as its description.
+    let (role, name, description) = page.accessible_text("[data-testid='time-sweep'] svg").await;
+    assert_eq!(role, "image", "the sweep chart is an image");
+    assert_eq!(name, "Predicted time against tile width");
+    assert!(
+        description.contains("Now tile width 16."),
+        "the description names the current tile width: {description}"
+    );
+
+    // The keyboard: from the chart's caption, Tab reaches its "Numbers", and Enter opens them.
+    page.click_css("[data-testid='time-sweep'] figcaption")
+        .await;
+    let mut presses = 0;
+    while page.tab().await["who"] != "numbers-time-sweep summary" {
+        presses += 1;
+        assert!(
+            presses < 5,
+            "Tab from the chart reaches its Numbers within a few presses"
+        );
+    }
+    let table = page
+        .wait_for("[data-testid='numbers-time-sweep'] table")
+        .await;
+    assert!(
+        !table
+            .is_displayed()
+            .await
+            .expect("the driver sees the table"),
+        "the numbers are closed until asked for"
+    );
+    page.press(Key::Enter).await;
+    let start = Instant::now();
+    while !table
+        .is_displayed()
+        .await
+        .expect("the driver sees the table")
+    {
+        assert!(
+            start.elapsed() < DEADLINE,
+            "Enter opens the chart's numbers"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+    let mut rows = Vec::new();
+    for row in table
+        .find_all(By::Css("tbody tr"))
+        .await
+        .expect("the table has rows")
+    {
+        rows.push(row.text().await.expect("a row has text"));
+    }
+    assert_eq!(rows.len(), 4, "one row per tile width: {rows:?}");
+    for (row, tile) in rows.iter().zip([4, 8, 16, 32]) {
+        // "16 0.268 ms (now)": the tile width and its time, which the description has too.
+        let point = row.split(" (").next().unwrap_or_default();
+        assert!(
+            point.starts_with(&format!("{tile} ")) && point.ends_with(" ms"),
+            "the row of tile {tile} gives its time: {rows:?}"
+        );
+        assert!(
+            description.contains(point),
+            "the description has {point:?} as the table does: {description}"
+        );
+    }
+    assert!(
+        rows[2].starts_with(&format!("16 {now} (now")),
+        "the current tile's row says so in words, with the headline's time {now}: {rows:?}"
+    );
+
+    // The occupancy charts describe their runs of occupancy, among them the launch's own.
+    let occupancy = page
+        .wait_for("[data-testid='occupancy'] .stats dd")
+        .await
+        .text()
+        .await
+        .expect("the occupancy has text");
+    for (kind, axis) in [
+        ("block-size", "threads per block"),
+        ("registers", "registers per thread"),
+        ("shared-memory", "shared memory per block (B)"),
+    ] {
+        let (chart_role, chart_name, chart_description) = page
+            .accessible_text(&format!(
+                "svg[aria-describedby='description-occupancy-{kind}']"
+            ))
+            .await;
+        assert_eq!(chart_role, "image", "the {kind} chart is an image");
+        assert!(chart_name.contains(&occupancy), "{chart_name}");
+        assert!(
+            chart_description.starts_with(&format!("Occupancy against {axis}: "))
+                && chart_description.contains(&format!("{occupancy} ")),
+            "the {kind} chart's description has its runs, {occupancy} among them: \
+             {chart_description}"
+        );
+    }
+
+    // The roofline's description is the text beside it, numbers and all.
+    let (role, name, description) = page.accessible_text("svg.roofline").await;
+    let datasheet = page
+        .wait_for("#roofline-facts li")
+        .await
+        .text()
+        .await
+        .expect("the first fact has text");
+    assert_eq!(role, "image");
+    assert!(name.starts_with("Roofline of the "), "{name}");
+    assert!(
+        description.contains(&datasheet) && description.contains("GFLOP/s"),
+        "the roofline is described by its facts ({datasheet}): {description}"
+    );
+
+    // The bank map's conflicts are named in words, not only coloured and striped.
+    let (_, cell, _) = page
+        .accessible_text("[data-testid='bank-map'] td.lane.conflict")
+        .await;
+    assert_eq!(cell, "0 conflict", "a conflicting lane's cell says so");
     page.finish().await;
 }

@@ -2,8 +2,12 @@
 //! column of the bank that serves it and the row of the wavefront that serves it.
 //!
 //! A bank that needs more than one wavefront is a conflict: its cells are striped and coloured,
-//! and its header says how many cycles it is busy, so colour is never the only cue. Cells where
-//! several lanes share one word (broadcast, multicast) list all those lanes.
+//! its header says how many cycles it is busy, and each of its cells says "conflict" to a screen
+//! reader, so colour is never the only cue. Cells where several lanes share one word (broadcast,
+//! multicast) list all those lanes.
+//!
+//! The table scrolls sideways where the page is narrow (a course page's frame); its scrolling box
+//! is a named region with a tab stop, so the keyboard can scroll it too.
 
 use crate::model::{bank_grid, explain, lane_list, phase_name, BankCell, PhaseGrid};
 use memplay_sim::banks::BankReport;
@@ -88,24 +92,30 @@ fn cell_title(cell: &BankCell, bank: usize, wavefront: u32) -> String {
 
 fn phase_table(grid: &PhaseGrid, n_phases: usize) -> Html {
     let banks = grid.cycles_per_bank.len();
-    let heading = if n_phases > 1 {
+    let (heading, region) = if n_phases > 1 {
         let name = phase_name(n_phases);
         let mut name = name.to_string();
         if let Some(first) = name.get_mut(0..1) {
             first.make_ascii_uppercase();
         }
-        html! {
+        let heading = html! {
             <h3 class="phase-title">
                 { format!("{name} {}: lanes {}", grid.phase + 1, lane_list(&grid.lanes)) }
             </h3>
-        }
+        };
+        (
+            heading,
+            format!("Bank map, {} {}", phase_name(n_phases), grid.phase + 1),
+        )
     } else {
-        Html::default()
+        (Html::default(), "Bank map".to_string())
     };
     html! {
         <div class="phase">
             { heading }
-            <div class="bank-scroll">
+            // A region with a tab stop: where the table is wider than the page, the keyboard
+            // scrolls it with the arrow keys once it has the focus.
+            <div class="bank-scroll" tabindex="0" role="region" aria-label={region}>
                 // A class, not a style attribute: the page's Content-Security-Policy allows no
                 // inline styles. The stylesheet sizes the 16- and 32-bank tables.
                 <table class={format!("bank-table banks-{banks}")}>
@@ -149,6 +159,9 @@ fn phase_table(grid: &PhaseGrid, n_phases: usize) -> Html {
                                         html! {
                                             <td class={class} title={cell_title(cell, bank, wavefront)}>
                                                 { cell_text(cell) }
+                                                if cell.conflict {
+                                                    <span class="sr-only">{ " conflict" }</span>
+                                                }
                                             </td>
                                         }
                                     }) }

@@ -1,10 +1,14 @@
-//! Small SVG chart helpers: linear and logarithmic scales, tick labels, and the Occupancy
-//! Calculator's step chart (occupancy against one resource, the current value marked).
+//! Small SVG chart helpers: linear and logarithmic scales, tick labels, the Occupancy
+//! Calculator's step chart (occupancy against one resource, the current value marked), and the
+//! numbers behind a chart as a table (`ChartNumbers`).
 //!
-//! The scales are plain arithmetic, tested on the host; the charts draw with them.
+//! The scales are plain arithmetic, tested on the host; the charts draw with them. Every chart is
+//! an `<svg role="img">` whose `aria-label` names it and whose `aria-describedby` gives its
+//! numbers in a sentence, and under it a disclosure holds the same numbers as a table, so that a
+//! student who cannot see the chart, or cannot see it well, gets everything it shows.
 
 use crate::components::export::ChartExport;
-use crate::model::{format_number, Sweep, SweepKind};
+use crate::model::{format_number, Sweep, SweepKind, SweepPoint};
 use yew::prelude::*;
 
 /// Maps data values to SVG coordinates, linearly or by their logarithm.
@@ -108,6 +112,149 @@ fn x_ticks(max: u32) -> Vec<u32> {
     (0..=max / step).map(|i| i * step).collect()
 }
 
+/// A value of the swept resource in the text alternatives: the exact number, with separators.
+fn x_text(value: u32) -> String {
+    format_number(f64::from(value))
+}
+
+/// A run of the x axis, "32" or "32 to 256", in the words of the text alternatives.
+fn range_text(first: u32, last: u32) -> String {
+    if first == last {
+        x_text(first)
+    } else {
+        format!("{} to {}", x_text(first), x_text(last))
+    }
+}
+
+/// An occupancy as the chart's label writes it.
+fn pct_text(pct: f64) -> String {
+    format!("{pct:.0}%")
+}
+
+/// The sweep's points as runs of the same occupancy (as the chart rounds it): the first and last
+/// x of each run and its occupancy. A step chart is a few such runs, however many points it has.
+pub fn occupancy_runs(points: &[SweepPoint]) -> Vec<(u32, u32, f64)> {
+    let mut runs: Vec<(u32, u32, f64)> = Vec::new();
+    for point in points {
+        match runs.last_mut() {
+            Some(run) if pct_text(run.2) == pct_text(point.occupancy_pct) => run.1 = point.x,
+            _ => runs.push((point.x, point.x, point.occupancy_pct)),
+        }
+    }
+    runs
+}
+
+/// The sweep's numbers in a sentence: the chart's description for screen readers.
+pub fn describe_sweep(sweep: &Sweep) -> String {
+    let (_, x_label) = sweep_texts(sweep.kind);
+    let runs: Vec<String> = occupancy_runs(&sweep.points)
+        .into_iter()
+        .map(|(first, last, pct)| {
+            let at = if first == last { "at" } else { "from" };
+            format!("{} {at} {}", pct_text(pct), range_text(first, last))
+        })
+        .collect();
+    format!("Occupancy against {x_label}: {}.", runs.join("; "))
+}
+
+/// The sweep's runs as rows of its table, the run holding the current value noted "now".
+pub fn sweep_rows(sweep: &Sweep) -> Vec<NumberRow> {
+    occupancy_runs(&sweep.points)
+        .into_iter()
+        .map(|(first, last, pct)| NumberRow {
+            label: range_text(first, last),
+            value: pct_text(pct),
+            notes: if (first..=last).contains(&sweep.current) {
+                vec!["now"]
+            } else {
+                Vec::new()
+            },
+        })
+        .collect()
+}
+
+/// Text with its first letter in capitals, for a table's column heading. The page's titles are
+/// ASCII, and the ASCII conversions keep Unicode's case tables out of the wasm module.
+pub fn capitalized(text: &str) -> String {
+    let mut text = text.to_string();
+    if let Some(first) = text.get_mut(0..1) {
+        first.make_ascii_uppercase();
+    }
+    text
+}
+
+/// Text with its first letter in lower case, for a title inside a sentence.
+pub fn in_sentence(text: &str) -> String {
+    let mut text = text.to_string();
+    if let Some(first) = text.get_mut(0..1) {
+        first.make_ascii_lowercase();
+    }
+    text
+}
+
+/// One row of a chart's numbers: the value on the chart's x axis, what the chart shows there,
+/// and in words what the chart marks with colour or size ("now", "fastest").
+#[derive(Clone, Debug, PartialEq)]
+pub struct NumberRow {
+    pub label: String,
+    pub value: String,
+    pub notes: Vec<&'static str>,
+}
+
+impl NumberRow {
+    /// The value with its notes: "0.268 ms (now, fastest)".
+    pub fn value_text(&self) -> String {
+        if self.notes.is_empty() {
+            self.value.clone()
+        } else {
+            format!("{} ({})", self.value, self.notes.join(", "))
+        }
+    }
+}
+
+#[derive(Properties, PartialEq, Debug)]
+pub struct ChartNumbersProps {
+    /// The chart's title: the table's caption, and what the disclosure's name says it opens.
+    pub title: String,
+    /// The headings of the two columns: the x axis and what the chart shows.
+    pub columns: (String, String),
+    pub rows: Vec<NumberRow>,
+    pub test_id: String,
+}
+
+/// The numbers behind a chart, as a table in a disclosure: one short line under the chart until a
+/// click, Enter or Space opens it. It is native HTML, so the keyboard and screen readers work
+/// without help, and magnified or read aloud a table is easier than a chart.
+#[function_component(ChartNumbers)]
+pub fn chart_numbers(props: &ChartNumbersProps) -> Html {
+    html! {
+        <details class="chart-numbers" data-testid={props.test_id.clone()}>
+            // The hidden words tell the page's several "Numbers" apart for a screen reader.
+            <summary>
+                { "Numbers" }
+                <span class="sr-only">{ format!("of {}", in_sentence(&props.title)) }</span>
+            </summary>
+            <table>
+                <caption class="sr-only">{ props.title.clone() }</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">{ props.columns.0.clone() }</th>
+                        <th scope="col">{ props.columns.1.clone() }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for props.rows.iter().map(|row| html! {
+                        <tr class={classes!((!row.notes.is_empty()).then_some("marked"))}>
+                            <th scope="row">{ row.label.clone() }</th>
+                            <td>{ row.value_text() }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </details>
+    }
+}
+
 #[derive(Properties, PartialEq, Debug)]
 pub struct SweepChartProps {
     pub sweep: Sweep,
@@ -167,11 +314,15 @@ pub fn sweep_chart(props: &SweepChartProps) -> Html {
         SweepKind::Registers => ("occupancy-vs-registers", "-occupancy-registers"),
         SweepKind::SharedMemory => ("occupancy-vs-shared-memory", "-occupancy-shared-memory"),
     };
+    // The description is hidden from view and from reading order: a screen reader reads it as
+    // the chart's description, and the table below shows the same numbers to everyone.
+    let description_id = format!("description{id_suffix}");
 
     html! {
         <figure class="sweep" ref={figure.clone()}>
             <figcaption>{ title }</figcaption>
-            <svg viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="img" aria-label={label}>
+            <svg viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="img" aria-label={label}
+                 aria-describedby={description_id.clone()}>
                 { for [0.0, 50.0, 100.0].into_iter().map(|pct| {
                     let at = y.map(pct);
                     html! {
@@ -210,7 +361,13 @@ pub fn sweep_chart(props: &SweepChartProps) -> Html {
                     { format!("{:.0}%", props.current_pct) }
                 </text>
             </svg>
-            <ChartExport chart={figure} name={file_name} id_suffix={id_suffix} />
+            <p id={description_id} hidden=true>{ describe_sweep(sweep) }</p>
+            <ChartExport chart={figure} name={file_name} id_suffix={id_suffix}
+                         title={in_sentence(title)} />
+            <ChartNumbers title={title.to_string()}
+                          columns={(capitalized(x_label), "Occupancy".to_string())}
+                          rows={sweep_rows(sweep)}
+                          test_id={format!("numbers{id_suffix}")} />
         </figure>
     }
 }
@@ -255,5 +412,65 @@ mod tests {
         assert_eq!(x_ticks(255), vec![0, 64, 128, 192]);
         assert_eq!(x_ticks(124), vec![0, 32, 64, 96]);
         assert_eq!(x_ticks(49152), vec![0, 16384, 32768, 49152]);
+    }
+
+    fn sweep_of(kind: SweepKind, points: &[(u32, f64)], current: u32) -> Sweep {
+        Sweep {
+            kind,
+            points: points
+                .iter()
+                .map(|&(x, occupancy_pct)| SweepPoint { x, occupancy_pct })
+                .collect(),
+            current,
+        }
+    }
+
+    #[test]
+    fn a_step_chart_is_described_by_its_runs_of_equal_occupancy() {
+        // 93.75% and 94% print alike, so they are one run, as the chart's label would say.
+        let sweep = sweep_of(
+            SweepKind::Registers,
+            &[
+                (30, 100.0),
+                (31, 100.0),
+                (32, 100.0),
+                (33, 93.75),
+                (34, 94.0),
+                (35, 50.0),
+            ],
+            33,
+        );
+        assert_eq!(
+            occupancy_runs(&sweep.points),
+            vec![(30, 32, 100.0), (33, 34, 93.75), (35, 35, 50.0)]
+        );
+        assert_eq!(
+            describe_sweep(&sweep),
+            "Occupancy against registers per thread: 100% from 30 to 32; 94% from 33 to 34; \
+             50% at 35."
+        );
+        let rows = sweep_rows(&sweep);
+        assert_eq!(
+            rows.iter().map(NumberRow::value_text).collect::<Vec<_>>(),
+            vec!["100%", "94% (now)", "50%"]
+        );
+        assert_eq!(rows[1].label, "33 to 34");
+    }
+
+    #[test]
+    fn shared_memory_is_described_in_exact_bytes() {
+        let sweep = sweep_of(
+            SweepKind::SharedMemory,
+            &[(0, 100.0), (12288, 100.0), (12544, 75.0)],
+            0,
+        );
+        assert_eq!(
+            describe_sweep(&sweep),
+            "Occupancy against shared memory per block (B): 100% from 0 to 12,288; 75% at 12,544."
+        );
+        assert_eq!(
+            capitalized("shared memory per block (B)"),
+            "Shared memory per block (B)"
+        );
     }
 }

@@ -22,16 +22,21 @@ pub struct EmbedBarProps {
 pub fn embed_bar(props: &EmbedBarProps) -> Html {
     html! {
         <div class="embed-bar" data-testid="embed-bar">
-            <p class="embed-title">
+            // The embed's one heading of the first level, as the full page's header has, so that
+            // a screen reader's outline of the frame starts with what it shows.
+            <h1 class="embed-title">
                 <span class="embed-brand">{ "memplay" }</span>
                 { " · " }
                 { props.title.clone() }
-            </p>
+            </h1>
             // A new tab, so the course page stays where the student left it; noopener keeps the
-            // new tab from reaching back into the course page.
+            // new tab from reaching back into the course page. The arrow says so to the eye, the
+            // hidden words to a screen reader.
             <a class="embed-open" data-testid="open-full" href={props.full_page_href.clone()}
                target="_blank" rel="noopener">
-                { "Open in memplay ↗" }
+                { "Open in memplay " }
+                <span aria-hidden="true">{ "↗" }</span>
+                <span class="sr-only">{ "(opens in a new tab)" }</span>
             </a>
         </div>
     }

@@ -10,7 +10,9 @@
 //! A chart on the page takes its colours and fonts from the stylesheet's classes, which do not
 //! apply to an SVG file on its own or to the image the PNG is drawn from. The exported SVG
 //! therefore carries a small `<style>` (`CHART_STYLE`, the stylesheet's chart rules with its
-//! colours written out) and a width and height from its `viewBox`. The PNG draws that SVG, loaded
+//! colours written out) and a width and height from its `viewBox`; it keeps its text alternative,
+//! the `aria-label` as it is and, as SVG's `<desc>`, the description that the page keeps outside
+//! the chart (`aria-describedby`). The PNG draws that SVG, loaded
 //! from a `blob:` URL (allowed by the page's `img-src`), onto a canvas at twice its size.
 
 use crate::components::kernel_view::SimulationRun;
@@ -18,7 +20,7 @@ use memplay_sim::replay::LaunchFile;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
     Blob, BlobPropertyBag, CanvasRenderingContext2d, Element, HtmlAnchorElement, HtmlCanvasElement,
-    HtmlImageElement, Url, XmlSerializer,
+    HtmlElement, HtmlImageElement, Url, XmlSerializer,
 };
 use yew::prelude::*;
 
@@ -146,6 +148,26 @@ fn find_svg(container: &Element) -> Option<Element> {
     container.query_selector("svg").ok().flatten()
 }
 
+/// The text of the elements an `aria-describedby` names, one line of each: the visible text of a
+/// shown element (its lines and list items joined with spaces), the text of a hidden one.
+fn description_text(document: &web_sys::Document, ids: &str) -> String {
+    ids.split_whitespace()
+        .filter_map(|id| document.get_element_by_id(id))
+        .map(|element| match element.dyn_ref::<HtmlElement>() {
+            Some(shown) if !shown.hidden() => shown.inner_text(),
+            _ => element.text_content().unwrap_or_default(),
+        })
+        .flat_map(|text| {
+            text.lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// A chart as a standalone SVG document with its style, and its size in SVG units.
 fn standalone_svg(svg: &Element) -> Result<(String, f64, f64), JsValue> {
     let (width, height) = svg
@@ -156,7 +178,19 @@ fn standalone_svg(svg: &Element) -> Result<(String, f64, f64), JsValue> {
     copy.set_attribute("width", &width.to_string())?;
     copy.set_attribute("height", &height.to_string())?;
     copy.remove_attribute("class")?;
-    let style = gloo::utils::document().create_element_ns(Some(SVG_NAMESPACE), "style")?;
+    let document = gloo::utils::document();
+    // On the page the chart's description is an element outside the SVG; a file on its own
+    // carries it inside, as SVG's own <desc>, and keeps its aria-label as the name.
+    if let Some(ids) = copy.get_attribute("aria-describedby") {
+        copy.remove_attribute("aria-describedby")?;
+        let description = description_text(&document, &ids);
+        if !description.is_empty() {
+            let desc = document.create_element_ns(Some(SVG_NAMESPACE), "desc")?;
+            desc.set_text_content(Some(&description));
+            copy.insert_before(&desc, copy.first_child().as_ref())?;
+        }
+    }
+    let style = document.create_element_ns(Some(SVG_NAMESPACE), "style")?;
     style.set_text_content(Some(CHART_STYLE));
     copy.insert_before(&style, copy.first_child().as_ref())?;
     // The serializer writes the SVG namespace as `xmlns`, since the element was made in it.
@@ -251,6 +285,10 @@ pub struct ChartExportProps {
     /// buttons can be told apart: empty for the lesson's sweep chart, `-roofline` and so on.
     #[prop_or_default]
     pub id_suffix: &'static str,
+    /// The chart's title as a sentence says it ("occupancy vs block size"). Each button's name
+    /// says which chart it saves, so that a screen reader tells the page's many "SVG" and "PNG"
+    /// buttons apart too.
+    pub title: AttrValue,
 }
 
 /// "SVG" and "PNG" buttons that download the chart in `chart`.
@@ -274,13 +312,18 @@ pub fn chart_export(props: &ChartExportProps) -> Html {
             }
         })
     };
+    let of_chart = format!(" of {}", props.title);
     html! {
-        <div class="export-bar" role="group" aria-label="Download the chart">
+        <div class="export-bar" role="group" aria-label={format!("Download {}", props.title)}>
             <span class="export-label">{ "Download:" }</span>
             <button type="button" data-testid={format!("export-svg{}", props.id_suffix)}
-                    onclick={on_svg}>{ "SVG" }</button>
+                    onclick={on_svg}>
+                { "SVG" }<span class="sr-only">{ of_chart.clone() }</span>
+            </button>
             <button type="button" data-testid={format!("export-png{}", props.id_suffix)}
-                    onclick={on_png}>{ "PNG" }</button>
+                    onclick={on_png}>
+                { "PNG" }<span class="sr-only">{ of_chart }</span>
+            </button>
         </div>
     }
 }

@@ -424,7 +424,9 @@ fn run_outcome(run: &Rc<SimulationRun>, sweep: Html, source: &str) -> Html {
             <div class="kernel-error" role="alert">
                 <p data-testid="kernel-error">{ error.to_string() }</p>
                 if let Some(excerpt) = error_excerpt(&run.input.source, error) {
-                    <pre class="error-excerpt">{ excerpt }</pre>
+                    // A long line scrolls sideways; the tab stop lets the keyboard scroll it.
+                    <pre class="error-excerpt" tabindex="0" role="region"
+                         aria-label="The line of the error">{ excerpt }</pre>
                 }
             </div>
         },
@@ -509,21 +511,25 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
     html! {
         <section class="card kernel" data-testid="kernel" aria-labelledby="kernel-title">
             <h2 id="kernel-title">{ "Kernel: run a lecture kernel warp by warp" }</h2>
+            // Labels name their controls by `for`, and hints describe them by
+            // `aria-describedby`: a label wrapped around a control and its hint would make the
+            // hint part of the control's name.
             <div class="kernel-controls">
-                <label class="field">
-                    <span class="label">{ "Lesson" }</span>
-                    <select data-testid="control-lesson" onchange={on_lesson}>
+                <div class="field">
+                    <label class="label" for="lesson">{ "Lesson" }</label>
+                    <select id="lesson" data-testid="control-lesson" onchange={on_lesson}
+                            aria-describedby="lesson-hint">
                         { for LessonId::ALL.into_iter().map(|lesson| html! {
                             <option value={lesson.key()} selected={lesson == props.lesson}>
                                 { lesson.title() }
                             </option>
                         }) }
                     </select>
-                    <span class="hint">{ format!("Settings that change it: {}.", props.lesson.settings()) }</span>
-                </label>
-                <label class="field">
-                    <span class="label">{ "Count instructions" }</span>
-                    <select data-testid="control-compile" onchange={on_compile}>
+                    <span class="hint" id="lesson-hint">{ format!("Settings that change it: {}.", props.lesson.settings()) }</span>
+                </div>
+                <div class="field">
+                    <label class="label" for="compile">{ "Count instructions" }</label>
+                    <select id="compile" data-testid="control-compile" onchange={on_compile}>
                         <option value="as-compiled" selected={compile_key(props.compile) == "as-compiled"}>
                             { "as nvcc -O3 compiles them (fused 128-bit shared loads)" }
                         </option>
@@ -531,15 +537,16 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
                             { "as written (one load per element read)" }
                         </option>
                     </select>
-                </label>
+                </div>
             </div>
             <p class="launch"><code data-testid="launch">{ props.launch.clone() }</code></p>
-            <label class="field source">
-                <span class="label">
+            <div class="field source">
+                <label class="label" for="kernel-source">
                     { if props.edited { "Kernel source (edited)" } else { "Kernel source" } }
-                </span>
+                </label>
                 <textarea
                     ref={textarea}
+                    id="kernel-source"
                     data-testid="kernel-source"
                     spellcheck="false"
                     wrap="off"
@@ -547,7 +554,7 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
                     value={props.source.clone()}
                     onchange={on_source_change}
                 />
-            </label>
+            </div>
             <div class="kernel-buttons">
                 <button type="button" data-testid="run" onclick={on_run}>{ "Run" }</button>
                 if props.edited {

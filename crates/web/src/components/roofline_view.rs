@@ -2,8 +2,9 @@
 //! and dashed the measured ones where known), the ridge point, and the naive and tiled matmuls
 //! at their arithmetic intensities with the performance they can attain.
 //!
-//! The chart carries short labels only; the numbers are spelled out in the text below it, which
-//! stays readable on a phone where the SVG's text shrinks.
+//! The chart carries short labels only; the numbers are spelled out in the text beside it, which
+//! stays readable on a phone where the SVG's text shrinks, and which is also the chart's
+//! description for screen readers (`aria-describedby`).
 
 use crate::components::chart::{points, power_of_ten_label, power_of_two_label, px, Scale};
 use crate::components::export::ChartExport;
@@ -205,7 +206,7 @@ pub fn roofline_view(props: &RooflineViewProps) -> Html {
             <div class="roofline-layout">
                 <div class="roofline-chart" ref={chart.clone()}>
                 <svg class="roofline" viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="img"
-                     aria-label={summary}>
+                     aria-label={summary} aria-describedby="roofline-facts">
                     { for (low..=high).map(|exponent| {
                         let at = y.map(10f64.powi(exponent));
                         html! {
@@ -275,9 +276,10 @@ pub fn roofline_view(props: &RooflineViewProps) -> Html {
                     }
                 </svg>
                 <ChartExport chart={chart} name={format!("roofline-{}", props.device.id.as_str())}
-                             id_suffix="-roofline" />
+                             id_suffix="-roofline"
+                             title={format!("the roofline of the {}", props.device.name)} />
                 </div>
-                <div class="roofline-text">
+                <div class="roofline-text" id="roofline-facts">
                     <ul class="facts">
                         <li>
                             <span class="key line-solid" aria-hidden="true"></span>

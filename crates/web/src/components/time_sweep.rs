@@ -4,7 +4,9 @@
 //! The page's worker simulates the sweep's launches one after the other, after the lesson's own
 //! launch: a point still being simulated shows as "…" on its tick, and the chart fills in.
 
-use crate::components::chart::{points, px, Scale};
+use crate::components::chart::{
+    capitalized, in_sentence, points, px, ChartNumbers, NumberRow, Scale,
+};
 use crate::components::export::ChartExport;
 use crate::components::kernel_view::time_text;
 use yew::prelude::*;
@@ -42,6 +44,43 @@ const RIGHT: f64 = 20.0;
 const TOP: f64 = 24.0;
 const BOTTOM: f64 = 48.0;
 
+/// The value of the setting at which the predicted time is shortest, among the points that ran.
+fn fastest(points: &[TimePoint]) -> Option<u32> {
+    points
+        .iter()
+        .filter_map(|point| point.ran().map(|ms| (point.value, ms)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(value, _)| value)
+}
+
+/// The chart's points as rows of its table; the current value and the fastest, which the chart
+/// marks with colour and size, are noted in words.
+pub fn number_rows(points: &[TimePoint], current: u32) -> Vec<NumberRow> {
+    let best = fastest(points);
+    points
+        .iter()
+        .map(|point| {
+            let value = match &point.time_ms {
+                Some(Ok(ms)) => time_text(*ms),
+                Some(Err(reason)) => format!("does not run: {reason}"),
+                None => "being simulated".to_string(),
+            };
+            let mut notes = Vec::new();
+            if point.value == current {
+                notes.push("now");
+            }
+            if Some(point.value) == best {
+                notes.push("fastest");
+            }
+            NumberRow {
+                label: point.value.to_string(),
+                value,
+                notes,
+            }
+        })
+        .collect()
+}
+
 /// The chart's description for screen readers, and the test's reading of it.
 pub fn describe(setting: &str, points: &[TimePoint], current: u32) -> String {
     let parts: Vec<String> = points
@@ -52,11 +91,7 @@ pub fn describe(setting: &str, points: &[TimePoint], current: u32) -> String {
             None => format!("{} still being simulated", point.value),
         })
         .collect();
-    let best = points
-        .iter()
-        .filter_map(|point| point.ran().map(|ms| (point.value, ms)))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
-    let best_text = best.map_or(String::new(), |(value, _)| {
+    let best_text = fastest(points).map_or(String::new(), |value| {
         format!(" Fastest at {setting} {value}.")
     });
     format!(
@@ -84,14 +119,15 @@ pub fn time_sweep(props: &TimeSweepProps) -> Html {
         .enumerate()
         .filter_map(|(i, point)| point.ran().map(|ms| (x_at(i), y.map(ms))))
         .collect();
-    let label = describe(props.setting, &props.points, props.current);
+    let title = format!("Predicted time against {}", props.setting);
     let figure = use_node_ref();
     let file_name = format!("time-vs-{}", props.setting.replace(' ', "-"));
 
     html! {
         <figure class="time-sweep" data-testid="time-sweep" ref={figure.clone()}>
-            <figcaption>{ format!("Predicted time against {}", props.setting) }</figcaption>
-            <svg viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="img" aria-label={label.clone()}>
+            <figcaption>{ title.clone() }</figcaption>
+            <svg viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="img" aria-label={title.clone()}
+                 aria-describedby="description-time-sweep">
                 { for [0.0, 0.5, 1.0].into_iter().map(|fraction| {
                     let value = max_ms * fraction;
                     let at = y.map(value);
@@ -151,8 +187,16 @@ pub fn time_sweep(props: &TimeSweepProps) -> Html {
                     }
                 }) }
             </svg>
-            <p class="sr-only">{ label }</p>
-            <ChartExport chart={figure} name={file_name} />
+            // Hidden from view and from reading order: a screen reader reads it as the chart's
+            // description, and the table below shows the same numbers to everyone.
+            <p id="description-time-sweep" hidden=true>
+                { describe(props.setting, &props.points, props.current) }
+            </p>
+            <ChartExport chart={figure} name={file_name} title={in_sentence(&title)} />
+            <ChartNumbers title={title}
+                          columns={(capitalized(props.setting), "Predicted time".to_string())}
+                          rows={number_rows(&props.points, props.current)}
+                          test_id="numbers-time-sweep" />
         </figure>
     }
 }
@@ -203,6 +247,42 @@ mod tests {
             describe("tile width", &points, 8),
             "Predicted time against tile width: 8 0.390 ms, 16 still being simulated. \
              Now tile width 8. Fastest at tile width 8."
+        );
+    }
+
+    #[test]
+    fn the_table_notes_the_current_and_the_fastest_value_in_words() {
+        let points = [
+            TimePoint {
+                value: 8,
+                time_ms: Some(Ok(0.39)),
+            },
+            TimePoint {
+                value: 16,
+                time_ms: Some(Ok(0.268)),
+            },
+            TimePoint {
+                value: 32,
+                time_ms: Some(Err("too many threads".to_string())),
+            },
+            TimePoint {
+                value: 64,
+                time_ms: None,
+            },
+        ];
+        let rows: Vec<(String, String)> = number_rows(&points, 16)
+            .iter()
+            .map(|row| (row.label.clone(), row.value_text()))
+            .collect();
+        let expected = [
+            ("8", "0.390 ms"),
+            ("16", "0.268 ms (now, fastest)"),
+            ("32", "does not run: too many threads"),
+            ("64", "being simulated"),
+        ];
+        assert_eq!(
+            rows,
+            expected.map(|(label, value)| (label.to_string(), value.to_string()))
         );
     }
 
