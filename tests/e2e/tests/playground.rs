@@ -2511,3 +2511,55 @@ async fn a_chart_s_numbers_open_from_the_keyboard_and_every_chart_describes_its_
     assert_eq!(cell, "0 conflict", "a conflicting lane's cell says so");
     page.finish().await;
 }
+
+#[tokio::test]
+async fn text_typed_into_the_kernel_survives_results_arriving_before_it_is_run() {
+    let page = Harness::start().await;
+    page.open("?lesson=adj-diff-naive").await;
+    page.wait_for_text_where("sim-cost", "report the first run", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    let source = page.wait_for("[data-testid='kernel-source']").await;
+    source.click().await.expect("the text area takes focus");
+    source
+        .send_keys("// a note the student is still writing")
+        .await
+        .expect("the student types");
+    // Another device is chosen without the text area losing focus (as a script or an embed's
+    // host could), so a new launch runs and its results arrive while the text is unsent.
+    page.driver
+        .execute(
+            "const select = document.querySelector(\"[data-testid='control-device']\"); \
+             select.value = 'a100'; select.dispatchEvent(new Event('change', { bubbles: true }));",
+            vec![],
+        )
+        .await
+        .expect("the device changes");
+    page.wait_for_url_containing("device=a100").await;
+    page.wait_until_updated().await;
+    let focused = page
+        .driver
+        .execute(
+            "return document.activeElement === document.querySelector(\"[data-testid='kernel-source']\");",
+            vec![],
+        )
+        .await
+        .expect("the focus can be read");
+    assert_eq!(
+        focused.json(),
+        &serde_json::json!(true),
+        "the text area kept the focus"
+    );
+    let text = source
+        .prop("value")
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    assert!(
+        text.contains("// a note the student is still writing"),
+        "the typed text is still there after the results came: {text:?}"
+    );
+    page.finish().await;
+}

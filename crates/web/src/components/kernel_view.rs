@@ -436,6 +436,21 @@ fn run_outcome(run: &Rc<SimulationRun>, sweep: Html, source: &str) -> Html {
 #[function_component(KernelView)]
 pub fn kernel_view(props: &KernelViewProps) -> Html {
     let textarea = use_node_ref();
+    // The text area is not bound to `source` on every render: Yew puts a bound value back into
+    // the element whenever the component renders, and it renders whenever the worker answers, so
+    // a student typing while the sweep fills in would lose the text not yet sent. The element's
+    // text is set only when the source itself changes (another lesson, a reset, a link's kernel),
+    // and the student's own edit arrives as the same text, which is left alone.
+    {
+        let textarea = textarea.clone();
+        use_effect_with(props.source.clone(), move |source| {
+            if let Some(area) = textarea.cast::<HtmlTextAreaElement>() {
+                if area.value() != *source {
+                    area.set_value(source);
+                }
+            }
+        });
+    }
     let on_lesson = {
         let on_action = props.on_action.clone();
         Callback::from(move |event: Event| {
@@ -551,7 +566,6 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
                     spellcheck="false"
                     wrap="off"
                     rows="16"
-                    value={props.source.clone()}
                     onchange={on_source_change}
                 />
             </div>
