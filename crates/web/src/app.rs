@@ -17,6 +17,7 @@ use crate::components::bank_map::BankMap;
 use crate::components::controls::Controls;
 use crate::components::embed_bar::{EmbedBar, EmbedCodePanel};
 use crate::components::kernel_view::{launch_text, KernelView};
+use crate::components::lesson_guide::LessonGuide;
 use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
 use crate::components::roofline_view::{RooflineView, SimulatedPoint};
@@ -26,6 +27,7 @@ use crate::model;
 use crate::source_link::SourceLink;
 use crate::state::{Action, State};
 use memplay_sim::{banks, patterns, roofline};
+use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 use yew::prelude::*;
@@ -243,6 +245,29 @@ pub fn app() -> Html {
     let sweeps = model::occupancy_sweeps(&occupancy_device, resources);
 
     let embedded = state.embed;
+    // The lesson's words, parsed once per lesson; a file that does not parse (the tests make sure
+    // none ships) leaves the page without them rather than without the simulator.
+    let lesson_text = use_memo(crate::lesson_text::for_variant(state.lesson), |text| {
+        crate::lesson_text::parse(text).ok().map(Rc::new)
+    });
+    let guide = (*lesson_text).clone().map(|text| {
+        let next = text.next;
+        let next_href = if embedded {
+            format!("?lesson={}&embed=1", next.key())
+        } else {
+            format!("?lesson={}", next.key())
+        };
+        html! {
+            <LessonGuide
+                text={text}
+                run={shown.run.clone()}
+                next_href={next_href}
+                next_title={next.title()}
+                prediction={state.prediction}
+                on_action={on_action.clone()}
+            />
+        }
+    });
     html! {
         <>
             if !embedded {
@@ -260,6 +285,7 @@ pub fn app() -> Html {
                               full_page_href={link(&state.full_page_query(),
                                                    state.source_link.fragment())} />
                 }
+                { for guide }
                 <Controls
                     device={state.device}
                     pattern={state.pattern}

@@ -11,6 +11,7 @@ mod app;
 mod bridge;
 mod components;
 mod deflate;
+mod lesson_text;
 mod lessons;
 mod model;
 mod source_link;

@@ -79,6 +79,16 @@ pub const DEFAULT_DEVICE: DeviceId = DeviceId::H100;
 pub const DEFAULT_PATTERN: PatternId = PatternId::Stride;
 pub const DEFAULT_LESSON: LessonId = LessonId::MatmulTiled;
 
+/// The student's answer to the lesson's predict-first question. Not part of the link: a shared
+/// link asks its reader to predict afresh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Prediction {
+    /// The index of the chosen answer, if one is chosen.
+    pub chosen: Option<usize>,
+    /// Whether the simulator's answer is shown; the choice is then fixed.
+    pub revealed: bool,
+}
+
 /// Where the full page's "Copy embed code" stands (the embed itself never shows it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EmbedCode {
@@ -116,6 +126,8 @@ pub struct State {
     pub source_link: SourceLink,
     /// The embed code's status. Not part of the link: it is what the student did on this page.
     pub embed_code: EmbedCode,
+    /// The answer to the lesson's question, which a new lesson clears.
+    pub prediction: Prediction,
     /// One sentence for every value of the page's link that could not be used.
     pub notes: Vec<String>,
 }
@@ -153,6 +165,7 @@ impl Default for State {
             edited_source: None,
             source_link: SourceLink::Lesson,
             embed_code: EmbedCode::Hidden,
+            prediction: Prediction::default(),
             notes: Vec::new(),
         }
     }
@@ -197,6 +210,12 @@ pub enum Action {
         source: String,
     },
     ResetSource,
+    /// The student picked answer `index` of the lesson's question (before the answer is shown).
+    Predict {
+        index: usize,
+    },
+    /// The student asked for the simulator's answer.
+    RevealAnswer,
     /// The student pressed "Copy embed code": the code appears and the page tries the clipboard.
     ShowEmbedCode,
     /// The clipboard's answer about the code of the view whose query is `query`: `copied` is
@@ -221,6 +240,16 @@ impl State {
     /// value for a setting disappears once the student sets that value themselves.
     pub fn apply(mut self, action: Action) -> State {
         let key = match action {
+            Action::Predict { index } => {
+                if !self.prediction.revealed {
+                    self.prediction.chosen = Some(index);
+                }
+                return self;
+            }
+            Action::RevealAnswer => {
+                self.prediction.revealed = self.prediction.chosen.is_some();
+                return self;
+            }
             Action::ShowEmbedCode => {
                 self.embed_code = EmbedCode::Shown;
                 return self;
@@ -298,6 +327,13 @@ impl State {
                 "pattern"
             }
             Action::SetLesson { lesson } => {
+                // Another lesson's question is asked afresh; a variant of the same lesson keeps
+                // the answer, since the question is the same.
+                if crate::lesson_text::for_variant(lesson)
+                    != crate::lesson_text::for_variant(self.lesson)
+                {
+                    self.prediction = Prediction::default();
+                }
                 self.lesson = lesson;
                 self.edited_source = None;
                 self.source_link = SourceLink::Lesson;
@@ -718,5 +754,49 @@ mod tests {
             copied(&State::default(), true),
             State::default(),
         );
+    }
+
+    #[test]
+    fn an_answer_is_shown_only_once_chosen_and_then_stays_fixed() {
+        let asked = |chosen, revealed| State {
+            prediction: Prediction { chosen, revealed },
+            ..State::default()
+        };
+        check(State::default(), Action::RevealAnswer, asked(None, false));
+        check(
+            State::default(),
+            Action::Predict { index: 2 },
+            asked(Some(2), false),
+        );
+        check(
+            asked(Some(2), false),
+            Action::RevealAnswer,
+            asked(Some(2), true),
+        );
+        check(
+            asked(Some(2), true),
+            Action::Predict { index: 0 },
+            asked(Some(2), true),
+        );
+    }
+
+    #[test]
+    fn another_lesson_asks_its_question_afresh_but_a_variant_of_the_same_keeps_the_answer() {
+        let answered = State {
+            lesson: LessonId::MatmulTiled,
+            prediction: Prediction {
+                chosen: Some(2),
+                revealed: true,
+            },
+            ..State::default()
+        };
+        let naive = answered.clone().apply(Action::SetLesson {
+            lesson: LessonId::MatmulNaive,
+        });
+        assert_eq!(naive.prediction, answered.prediction);
+        let atomics = answered.apply(Action::SetLesson {
+            lesson: LessonId::AtomicsGlobal,
+        });
+        assert_eq!(atomics.prediction, Prediction::default());
     }
 }

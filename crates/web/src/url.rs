@@ -436,6 +436,7 @@ mod tests {
                 edited_source: None,
                 source_link: SourceLink::Lesson,
                 embed_code: EmbedCode::Hidden,
+                prediction: Default::default(),
                 notes: Vec::new(),
             },
         );

@@ -2563,3 +2563,62 @@ async fn text_typed_into_the_kernel_survives_results_arriving_before_it_is_run()
     );
     page.finish().await;
 }
+
+#[tokio::test]
+async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_why() {
+    let page = Harness::start().await;
+    for lesson in [
+        "matmul-tiled",
+        "adj-diff-naive",
+        "row-per-thread",
+        "strided-copy",
+        "atomics-global",
+    ] {
+        page.open(&format!("?lesson={lesson}")).await;
+        let intro = page
+            .wait_for_text_where("lesson-intro", "introduce the lesson", |text| {
+                text.contains("From the lecture notes")
+            })
+            .await;
+        assert!(intro.len() > 200, "{lesson}: a real introduction: {intro}");
+        page.wait_for_text_where("sim-cost", "report the lesson's run", |text| {
+            text.starts_with("simulated")
+        })
+        .await;
+        page.wait_until_updated().await;
+        // The answer is hidden until the student has predicted.
+        let reveal = page.wait_for("[data-testid='predict-reveal']").await;
+        assert!(
+            !reveal.is_enabled().await.expect("the button's state"),
+            "{lesson}: no answer before a prediction"
+        );
+        assert!(!page.is_present("predict-answer").await);
+        let choices = page
+            .driver
+            .find_all(By::Css("[data-testid='predict-choice']"))
+            .await
+            .expect("the question's choices");
+        assert!(choices.len() >= 3, "{lesson}: a choice to make");
+        choices[0].click().await.expect("a choice can be picked");
+        page.wait_for("[data-testid='predict-reveal']:enabled")
+            .await
+            .click()
+            .await
+            .expect("the answer can be asked for");
+        let answer = page
+            .wait_for_text_where("predict-answer", "give the simulator's number", |text| {
+                text.contains("The simulator, at the settings on the page:")
+            })
+            .await;
+        // The simulator's number names the choice the lesson marks as right.
+        let right = page.wait_for(".predict .choice.right").await;
+        let right = right.text().await.unwrap_or_default();
+        let right = right.trim_end_matches(" (right)").trim();
+        assert!(
+            answer.contains(&format!("(the answer \"{right}\")")),
+            "{lesson}: the simulator's answer is the marked choice {right:?}: {answer}"
+        );
+        println!("{lesson}: {}", answer.lines().next().unwrap_or_default());
+    }
+    page.finish().await;
+}
