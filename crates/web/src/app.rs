@@ -184,9 +184,9 @@ pub fn app() -> Html {
     let bank_report = banks::analyze(&pattern.access, &device);
     let ceilings = roofline::ceilings(&device);
     // The launch and its sweep go to the worker; only a change of them makes a new request.
-    let input = state.lesson.launch(&state, state.source());
+    let input = state.variant.launch(&state, state.source());
     let launch = launch_text(&input);
-    let sweep = state.lesson.sweep();
+    let sweep = state.variant.sweep();
     let sweep_launches = SweepLaunches {
         setting: sweep.label(),
         current: sweep.current(&state),
@@ -195,7 +195,7 @@ pub fn app() -> Html {
             .iter()
             .map(|&value| {
                 let at = sweep.with(&state, value);
-                (value, state.lesson.launch(&at, state.source()))
+                (value, state.variant.launch(&at, state.source()))
             })
             .collect(),
     };
@@ -247,8 +247,8 @@ pub fn app() -> Html {
     let embedded = state.embed;
     // The lesson's words, parsed once per lesson; a file that does not parse (the tests make sure
     // none ships) leaves the page without them rather than without the simulator.
-    let lesson_text = use_memo(crate::lesson_text::for_variant(state.lesson), |text| {
-        crate::lesson_text::parse(text).ok().map(Rc::new)
+    let lesson_text = use_memo(state.variant.lesson(), |lesson| {
+        crate::lesson_text::parse(lesson.text()).ok().map(Rc::new)
     });
     let guide = (*lesson_text).clone().map(|text| {
         let next = text.next;
@@ -257,12 +257,13 @@ pub fn app() -> Html {
         } else {
             format!("?lesson={}", next.key())
         };
+        let next_title = next.title().to_string();
         html! {
             <LessonGuide
                 text={text}
                 run={shown.run.clone()}
                 next_href={next_href}
-                next_title={next.title()}
+                next_title={next_title}
                 prediction={state.prediction}
                 on_action={on_action.clone()}
             />
@@ -281,7 +282,7 @@ pub fn app() -> Html {
             }
             <main class={classes!(embedded.then_some("embedded"))}>
                 if embedded {
-                    <EmbedBar title={state.lesson.title()}
+                    <EmbedBar title={state.variant.title()}
                               full_page_href={link(&state.full_page_query(),
                                                    state.source_link.fragment())} />
                 }
@@ -298,7 +299,7 @@ pub fn app() -> Html {
                 />
                 <Notes notes={state.notes.clone()} />
                 <KernelView
-                    lesson={state.lesson}
+                    variant={state.variant}
                     source={state.source().to_string()}
                     edited={state.edited_source.is_some()}
                     link_status={state.source_link.status()}

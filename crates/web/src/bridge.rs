@@ -579,7 +579,7 @@ pub fn use_simulations(launch: SimulationInput, sweep: SweepLaunches) -> Shown {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lessons::LessonId;
+    use crate::lessons::Variant;
     use crate::state::State;
     use memplay_sim::kernel::Span;
     use memplay_sim::simulate::SimulationError;
@@ -588,21 +588,21 @@ mod tests {
     /// The launch and the tile-width sweep of the tiled matmul lesson at `tile`.
     fn request_at(tile: u32, source: Option<&str>) -> (SimulationInput, SweepLaunches) {
         let state = State {
-            lesson: LessonId::MatmulTiled,
+            variant: Variant::MatmulTiled,
             tile,
             edited_source: source.map(str::to_string),
             ..State::default()
         };
-        let sweep = state.lesson.sweep();
+        let sweep = state.variant.sweep();
         let launches = [8, 16]
             .into_iter()
             .map(|value| {
                 let at = sweep.with(&state, value);
-                (value, state.lesson.launch(&at, state.source()))
+                (value, state.variant.launch(&at, state.source()))
             })
             .collect();
         (
-            state.lesson.launch(&state, state.source()),
+            state.variant.launch(&state, state.source()),
             SweepLaunches {
                 setting: sweep.label(),
                 current: tile,

@@ -11,7 +11,7 @@
 //! simulator's number is the marked choice, so a question can never contradict what the page
 //! shows; the page reveals the same number from the run it shows.
 
-use crate::lessons::LessonId;
+use crate::lessons::{Lesson, Variant};
 use memplay_sim::simulate::{SimulationInput, SimulationReport};
 
 /// A lesson's words, parsed.
@@ -25,7 +25,7 @@ pub struct LessonText {
     pub why: Vec<Paragraph>,
     pub devices: Vec<Paragraph>,
     /// The lesson to go to next.
-    pub next: LessonId,
+    pub next: Lesson,
 }
 
 /// One paragraph: text and code, in order.
@@ -43,7 +43,7 @@ pub enum Inline {
 pub struct Question {
     pub prompt: Paragraph,
     /// The launch the question is about, at the page's first settings.
-    pub variant: LessonId,
+    pub variant: Variant,
     pub metric: Metric,
     pub choices: Vec<Choice>,
 }
@@ -152,39 +152,6 @@ fn parse_number(text: &str) -> Option<f64> {
     text.replace(',', "").trim().parse().ok()
 }
 
-/// The lesson text of a lesson kernel: the lesson it belongs to.
-pub fn for_variant(variant: LessonId) -> &'static str {
-    match variant {
-        LessonId::MatmulNaive | LessonId::MatmulTiled => {
-            include_str!("../../../www/lessons/tiled-matmul.txt")
-        }
-        LessonId::AdjDiffNaive | LessonId::AdjDiffShared => {
-            include_str!("../../../www/lessons/adjacent-difference.txt")
-        }
-        LessonId::SmemStride | LessonId::RowPerThread | LessonId::TransposeShared => {
-            include_str!("../../../www/lessons/bank-conflicts.txt")
-        }
-        LessonId::StridedCopy | LessonId::TransposeNaive => {
-            include_str!("../../../www/lessons/coalescing.txt")
-        }
-        LessonId::AtomicsGlobal | LessonId::AtomicsHierarchical => {
-            include_str!("../../../www/lessons/atomics.txt")
-        }
-    }
-}
-
-/// The next lesson's first kernel, by the lesson file's name (`tiled-matmul`).
-fn lesson_start(name: &str) -> Option<LessonId> {
-    Some(match name {
-        "tiled-matmul" => LessonId::MatmulTiled,
-        "adjacent-difference" => LessonId::AdjDiffNaive,
-        "bank-conflicts" => LessonId::RowPerThread,
-        "coalescing" => LessonId::StridedCopy,
-        "atomics" => LessonId::AtomicsGlobal,
-        _ => return None,
-    })
-}
-
 /// Parses a lesson file; the error names the line and what is wrong.
 pub fn parse(text: &str) -> Result<LessonText, String> {
     let mut fields: Vec<(&str, &str)> = Vec::new();
@@ -217,7 +184,7 @@ pub fn parse(text: &str) -> Result<LessonText, String> {
             .ok_or(format!("the section `== {name}` is missing"))
     };
     let variant_key = field("question-variant")?;
-    let variant = LessonId::parse(&variant_key).ok_or(format!(
+    let variant = Variant::parse_old_key(&variant_key).ok_or(format!(
         "question-variant: {variant_key} is not a lesson kernel"
     ))?;
     let next_name = section("next")?
@@ -233,11 +200,14 @@ pub fn parse(text: &str) -> Result<LessonText, String> {
         question: question(section("question")?, variant)?,
         why: paragraphs(section("why")?),
         devices: paragraphs(section("devices")?),
-        next: lesson_start(&next_name).ok_or(format!("next: {next_name} is not a lesson"))?,
+        next: Lesson::ALL
+            .into_iter()
+            .find(|lesson| lesson.key() == next_name)
+            .ok_or(format!("next: {next_name} is not a lesson"))?,
     })
 }
 
-fn question(lines: &[(usize, &str)], variant: LessonId) -> Result<Question, String> {
+fn question(lines: &[(usize, &str)], variant: Variant) -> Result<Question, String> {
     let mut prompt = Vec::new();
     let mut metric = None;
     let mut choices = Vec::new();
@@ -353,7 +323,7 @@ mod tests {
             ]]
         );
         assert_eq!(lesson.question.correct(), Some(1));
-        assert_eq!(lesson.next, LessonId::AtomicsGlobal);
+        assert_eq!(lesson.next, Lesson::Atomics);
     }
 
     #[test]
@@ -381,12 +351,17 @@ mod tests {
 
     #[test]
     fn every_lessons_question_is_answered_by_the_simulator_as_its_file_says() {
-        for variant in LessonId::ALL {
-            let lesson = parse(for_variant(variant))
-                .unwrap_or_else(|error| panic!("{variant:?}'s lesson file: {error}"));
+        for each in Lesson::ALL {
+            let lesson = parse(each.text())
+                .unwrap_or_else(|error| panic!("{each:?}'s lesson file: {error}"));
             let question = &lesson.question;
+            assert_eq!(
+                question.variant.lesson(),
+                each,
+                "a question about its own lesson"
+            );
             let state = State {
-                lesson: question.variant,
+                variant: question.variant,
                 ..State::default()
             };
             let input = question.variant.launch(&state, question.variant.source());

@@ -1,4 +1,8 @@
-//! The lesson kernels: the lectures' CUDA kernels, launched from the page's settings.
+//! The lessons and their kernels: the lectures' CUDA kernels, launched from the page's settings.
+//!
+//! A `Lesson` is one topic of the lectures (`?lesson=tiled-matmul`); its `Variant`s are the kernels
+//! it compares (`&variant=naive`). The keys of the page's first links, one per kernel
+//! (`?lesson=matmul-naive`), still open their lesson at that variant (`Variant::old_key`).
 //!
 //! Each lesson is one kernel of the files in `www/kernels/` (the kernels measured on a real H100,
 //! `tests/reference/kernels/`), at the size it was measured at, with the settings a student
@@ -15,7 +19,7 @@ use memplay_sim::lesson_kernels::{ADJ_DIFF, ATOMICS, BANKS, COALESCING, MATMUL, 
 
 /// The lessons, in the order of the lectures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LessonId {
+pub enum Variant {
     MatmulNaive,
     MatmulTiled,
     AdjDiffNaive,
@@ -27,6 +31,92 @@ pub enum LessonId {
     TransposeShared,
     AtomicsGlobal,
     AtomicsHierarchical,
+}
+
+/// The lessons, in the order of the lectures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lesson {
+    AdjacentDifference,
+    TiledMatmul,
+    BankConflicts,
+    Coalescing,
+    Atomics,
+}
+
+impl Lesson {
+    pub const ALL: [Lesson; 5] = [
+        Lesson::AdjacentDifference,
+        Lesson::TiledMatmul,
+        Lesson::BankConflicts,
+        Lesson::Coalescing,
+        Lesson::Atomics,
+    ];
+
+    /// The id in the URL (`lesson=tiled-matmul`), also the name of its file in `www/lessons/`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Lesson::AdjacentDifference => "adjacent-difference",
+            Lesson::TiledMatmul => "tiled-matmul",
+            Lesson::BankConflicts => "bank-conflicts",
+            Lesson::Coalescing => "coalescing",
+            Lesson::Atomics => "atomics",
+        }
+    }
+
+    /// The lesson whose id, or whose kernel's old key, this is, with the variant the key names
+    /// (the lesson's first for a lesson id).
+    pub fn parse(key: &str) -> Option<(Lesson, Variant)> {
+        if let Some(lesson) = Lesson::ALL.into_iter().find(|lesson| lesson.key() == key) {
+            return Some((lesson, lesson.variants()[0]));
+        }
+        Variant::parse_old_key(key).map(|variant| (variant.lesson(), variant))
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Lesson::AdjacentDifference => "Adjacent difference",
+            Lesson::TiledMatmul => "Tiled matrix multiply",
+            Lesson::BankConflicts => "Shared-memory bank conflicts",
+            Lesson::Coalescing => "Coalescing global memory",
+            Lesson::Atomics => "Atomics: global and hierarchical",
+        }
+    }
+
+    /// The kernels the lesson compares; the first is where it opens.
+    pub fn variants(self) -> &'static [Variant] {
+        match self {
+            Lesson::AdjacentDifference => &[Variant::AdjDiffNaive, Variant::AdjDiffShared],
+            Lesson::TiledMatmul => &[Variant::MatmulTiled, Variant::MatmulNaive],
+            Lesson::BankConflicts => &[
+                Variant::RowPerThread,
+                Variant::SmemStride,
+                Variant::TransposeShared,
+            ],
+            Lesson::Coalescing => &[Variant::StridedCopy, Variant::TransposeNaive],
+            Lesson::Atomics => &[Variant::AtomicsGlobal, Variant::AtomicsHierarchical],
+        }
+    }
+
+    /// The lesson's variant of this name (`naive`), if it has one.
+    pub fn variant_named(self, name: &str) -> Option<Variant> {
+        self.variants()
+            .iter()
+            .copied()
+            .find(|variant| variant.name() == name)
+    }
+
+    /// The lesson's words (`lesson_text`), as shipped in `www/lessons/`.
+    pub fn text(self) -> &'static str {
+        match self {
+            Lesson::AdjacentDifference => {
+                include_str!("../../../www/lessons/adjacent-difference.txt")
+            }
+            Lesson::TiledMatmul => include_str!("../../../www/lessons/tiled-matmul.txt"),
+            Lesson::BankConflicts => include_str!("../../../www/lessons/bank-conflicts.txt"),
+            Lesson::Coalescing => include_str!("../../../www/lessons/coalescing.txt"),
+            Lesson::Atomics => include_str!("../../../www/lessons/atomics.txt"),
+        }
+    }
 }
 
 /// The setting a lesson's sweep chart varies.
@@ -90,110 +180,142 @@ pub const TRANSPOSE_N: u32 = 2048;
 /// Elements copied by the strided copy, and summed by the atomics lessons.
 pub const COPY_N: u32 = 1 << 20;
 
-impl LessonId {
-    pub const ALL: [LessonId; 11] = [
-        LessonId::MatmulNaive,
-        LessonId::MatmulTiled,
-        LessonId::AdjDiffNaive,
-        LessonId::AdjDiffShared,
-        LessonId::SmemStride,
-        LessonId::RowPerThread,
-        LessonId::StridedCopy,
-        LessonId::TransposeNaive,
-        LessonId::TransposeShared,
-        LessonId::AtomicsGlobal,
-        LessonId::AtomicsHierarchical,
+impl Variant {
+    pub const ALL: [Variant; 11] = [
+        Variant::MatmulNaive,
+        Variant::MatmulTiled,
+        Variant::AdjDiffNaive,
+        Variant::AdjDiffShared,
+        Variant::SmemStride,
+        Variant::RowPerThread,
+        Variant::StridedCopy,
+        Variant::TransposeNaive,
+        Variant::TransposeShared,
+        Variant::AtomicsGlobal,
+        Variant::AtomicsHierarchical,
     ];
 
-    /// The id in the URL (`lesson=matmul-tiled`).
-    pub fn key(self) -> &'static str {
+    /// The kernel's key in the page's first links (`lesson=matmul-tiled`), which still open its
+    /// lesson at this variant.
+    pub fn old_key(self) -> &'static str {
         match self {
-            LessonId::MatmulNaive => "matmul-naive",
-            LessonId::MatmulTiled => "matmul-tiled",
-            LessonId::AdjDiffNaive => "adj-diff-naive",
-            LessonId::AdjDiffShared => "adj-diff-shared",
-            LessonId::SmemStride => "smem-stride",
-            LessonId::RowPerThread => "row-per-thread",
-            LessonId::StridedCopy => "strided-copy",
-            LessonId::TransposeNaive => "transpose-naive",
-            LessonId::TransposeShared => "transpose-shared",
-            LessonId::AtomicsGlobal => "atomics-global",
-            LessonId::AtomicsHierarchical => "atomics-hierarchical",
+            Variant::MatmulNaive => "matmul-naive",
+            Variant::MatmulTiled => "matmul-tiled",
+            Variant::AdjDiffNaive => "adj-diff-naive",
+            Variant::AdjDiffShared => "adj-diff-shared",
+            Variant::SmemStride => "smem-stride",
+            Variant::RowPerThread => "row-per-thread",
+            Variant::StridedCopy => "strided-copy",
+            Variant::TransposeNaive => "transpose-naive",
+            Variant::TransposeShared => "transpose-shared",
+            Variant::AtomicsGlobal => "atomics-global",
+            Variant::AtomicsHierarchical => "atomics-hierarchical",
         }
     }
 
-    pub fn parse(key: &str) -> Option<LessonId> {
-        LessonId::ALL.into_iter().find(|lesson| lesson.key() == key)
+    /// The variant whose old key this is.
+    pub fn parse_old_key(key: &str) -> Option<Variant> {
+        Variant::ALL
+            .into_iter()
+            .find(|variant| variant.old_key() == key)
+    }
+
+    /// The lesson this kernel belongs to.
+    pub fn lesson(self) -> Lesson {
+        match self {
+            Variant::MatmulNaive | Variant::MatmulTiled => Lesson::TiledMatmul,
+            Variant::AdjDiffNaive | Variant::AdjDiffShared => Lesson::AdjacentDifference,
+            Variant::SmemStride | Variant::RowPerThread | Variant::TransposeShared => {
+                Lesson::BankConflicts
+            }
+            Variant::StridedCopy | Variant::TransposeNaive => Lesson::Coalescing,
+            Variant::AtomicsGlobal | Variant::AtomicsHierarchical => Lesson::Atomics,
+        }
+    }
+
+    /// The variant's name within its lesson (`variant=naive`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::MatmulNaive | Variant::AdjDiffNaive => "naive",
+            Variant::MatmulTiled => "tiled",
+            Variant::AdjDiffShared => "shared",
+            Variant::SmemStride => "stride",
+            Variant::RowPerThread => "row-per-thread",
+            Variant::TransposeShared | Variant::TransposeNaive => "transpose",
+            Variant::StridedCopy => "strided-copy",
+            Variant::AtomicsGlobal => "global",
+            Variant::AtomicsHierarchical => "hierarchical",
+        }
     }
 
     pub fn title(self) -> &'static str {
         match self {
-            LessonId::MatmulNaive => "Matrix multiply, naive (seed 000)",
-            LessonId::MatmulTiled => "Matrix multiply, tiled in shared memory (seeds 000, 003)",
-            LessonId::AdjDiffNaive => "Adjacent difference, two global loads (seed 000)",
-            LessonId::AdjDiffShared => "Adjacent difference through shared memory (seed 000)",
-            LessonId::SmemStride => "Shared memory read with a stride (seed 001)",
-            LessonId::RowPerThread => "32x32 array, each thread a row (seed 001)",
-            LessonId::StridedCopy => "Strided global copy: coalescing (seeds 001, 002)",
-            LessonId::TransposeNaive => "Transpose, naive (coalescing)",
-            LessonId::TransposeShared => "Transpose through a shared tile (banks, padding)",
-            LessonId::AtomicsGlobal => "Sum with one global atomic per thread (seed 000)",
-            LessonId::AtomicsHierarchical => "Sum with hierarchical atomics (seed 000)",
+            Variant::MatmulNaive => "Matrix multiply, naive (seed 000)",
+            Variant::MatmulTiled => "Matrix multiply, tiled in shared memory (seeds 000, 003)",
+            Variant::AdjDiffNaive => "Adjacent difference, two global loads (seed 000)",
+            Variant::AdjDiffShared => "Adjacent difference through shared memory (seed 000)",
+            Variant::SmemStride => "Shared memory read with a stride (seed 001)",
+            Variant::RowPerThread => "32x32 array, each thread a row (seed 001)",
+            Variant::StridedCopy => "Strided global copy: coalescing (seeds 001, 002)",
+            Variant::TransposeNaive => "Transpose, naive (coalescing)",
+            Variant::TransposeShared => "Transpose through a shared tile (banks, padding)",
+            Variant::AtomicsGlobal => "Sum with one global atomic per thread (seed 000)",
+            Variant::AtomicsHierarchical => "Sum with hierarchical atomics (seed 000)",
         }
     }
 
     /// The lesson's source file as shipped in `www/kernels/`.
     pub fn source(self) -> &'static str {
         match self {
-            LessonId::MatmulNaive | LessonId::MatmulTiled => MATMUL,
-            LessonId::AdjDiffNaive | LessonId::AdjDiffShared => ADJ_DIFF,
-            LessonId::SmemStride | LessonId::RowPerThread => BANKS,
-            LessonId::StridedCopy => COALESCING,
-            LessonId::TransposeNaive | LessonId::TransposeShared => TRANSPOSE,
-            LessonId::AtomicsGlobal | LessonId::AtomicsHierarchical => ATOMICS,
+            Variant::MatmulNaive | Variant::MatmulTiled => MATMUL,
+            Variant::AdjDiffNaive | Variant::AdjDiffShared => ADJ_DIFF,
+            Variant::SmemStride | Variant::RowPerThread => BANKS,
+            Variant::StridedCopy => COALESCING,
+            Variant::TransposeNaive | Variant::TransposeShared => TRANSPOSE,
+            Variant::AtomicsGlobal | Variant::AtomicsHierarchical => ATOMICS,
         }
     }
 
     /// The `__global__` function the lesson launches.
     pub fn kernel(self) -> &'static str {
         match self {
-            LessonId::MatmulNaive => "mm_naive",
-            LessonId::MatmulTiled => "mm_tiled",
-            LessonId::AdjDiffNaive => "adj_diff_naive",
-            LessonId::AdjDiffShared => "adj_diff_shared",
-            LessonId::SmemStride => "smem_stride",
-            LessonId::RowPerThread => "row_per_thread",
-            LessonId::StridedCopy => "strided_copy",
-            LessonId::TransposeNaive => "tr_naive",
-            LessonId::TransposeShared => "tr_shared",
-            LessonId::AtomicsGlobal => "sum_global_atomic",
-            LessonId::AtomicsHierarchical => "sum_hier_atomic",
+            Variant::MatmulNaive => "mm_naive",
+            Variant::MatmulTiled => "mm_tiled",
+            Variant::AdjDiffNaive => "adj_diff_naive",
+            Variant::AdjDiffShared => "adj_diff_shared",
+            Variant::SmemStride => "smem_stride",
+            Variant::RowPerThread => "row_per_thread",
+            Variant::StridedCopy => "strided_copy",
+            Variant::TransposeNaive => "tr_naive",
+            Variant::TransposeShared => "tr_shared",
+            Variant::AtomicsGlobal => "sum_global_atomic",
+            Variant::AtomicsHierarchical => "sum_hier_atomic",
         }
     }
 
     /// Which settings change the launch, so the page can say what to try.
     pub fn settings(self) -> &'static str {
         match self {
-            LessonId::MatmulNaive => "tile width (the block is TILE x TILE), registers",
-            LessonId::MatmulTiled => "tile width, padding, registers",
-            LessonId::AdjDiffNaive | LessonId::AdjDiffShared => "threads per block, registers",
-            LessonId::SmemStride => "stride, threads per block",
-            LessonId::RowPerThread => "padding",
-            LessonId::StridedCopy => "stride, threads per block",
-            LessonId::TransposeNaive => "none (32x8 blocks over 32x32 tiles)",
-            LessonId::TransposeShared => "padding",
-            LessonId::AtomicsGlobal | LessonId::AtomicsHierarchical => "threads per block",
+            Variant::MatmulNaive => "tile width (the block is TILE x TILE), registers",
+            Variant::MatmulTiled => "tile width, padding, registers",
+            Variant::AdjDiffNaive | Variant::AdjDiffShared => "threads per block, registers",
+            Variant::SmemStride => "stride, threads per block",
+            Variant::RowPerThread => "padding",
+            Variant::StridedCopy => "stride, threads per block",
+            Variant::TransposeNaive => "none (32x8 blocks over 32x32 tiles)",
+            Variant::TransposeShared => "padding",
+            Variant::AtomicsGlobal | Variant::AtomicsHierarchical => "threads per block",
         }
     }
 
     /// The setting the sweep chart varies.
     pub fn sweep(self) -> SweepSetting {
         match self {
-            LessonId::MatmulNaive | LessonId::MatmulTiled => SweepSetting::Tile,
-            LessonId::RowPerThread | LessonId::TransposeShared | LessonId::TransposeNaive => {
+            Variant::MatmulNaive | Variant::MatmulTiled => SweepSetting::Tile,
+            Variant::RowPerThread | Variant::TransposeShared | Variant::TransposeNaive => {
                 SweepSetting::Pad
             }
-            LessonId::SmemStride | LessonId::StridedCopy => SweepSetting::Stride,
+            Variant::SmemStride | Variant::StridedCopy => SweepSetting::Stride,
             _ => SweepSetting::Block,
         }
     }
@@ -211,7 +333,7 @@ impl LessonId {
         let block = state.block;
         let blocks_for = |n: u32| n.div_ceil(block.max(1));
         match self {
-            LessonId::MatmulNaive | LessonId::MatmulTiled => {
+            Variant::MatmulNaive | Variant::MatmulTiled => {
                 let n = MATMUL_N;
                 let tile = state.tile;
                 input.grid = Dim3::new(n.div_ceil(tile), n.div_ceil(tile), 1);
@@ -225,17 +347,17 @@ impl LessonId {
                     bytes("c", elements),
                 ];
             }
-            LessonId::AdjDiffNaive | LessonId::AdjDiffShared => {
+            Variant::AdjDiffNaive | Variant::AdjDiffShared => {
                 let n = ADJ_DIFF_N;
                 input.grid = Dim3::new(blocks_for(n), 1, 1);
                 input.block = Dim3::new(block, 1, 1);
-                if self == LessonId::AdjDiffShared {
+                if self == Variant::AdjDiffShared {
                     input.dyn_smem = block * 4;
                 }
                 input.args = vec![int("n", n)];
                 input.buffers = vec![bytes("result", n.into()), bytes("input", n.into())];
             }
-            LessonId::SmemStride => {
+            Variant::SmemStride => {
                 // One block per H100 SM, as measured: the shared reads, not the grid, are the lesson.
                 let grid = 132;
                 input.grid = Dim3::new(grid, 1, 1);
@@ -243,7 +365,7 @@ impl LessonId {
                 input.args = vec![int("stride", state.stride), int("iters", 64)];
                 input.buffers = vec![bytes("out", u64::from(grid) * u64::from(block))];
             }
-            LessonId::RowPerThread => {
+            Variant::RowPerThread => {
                 let grid = 132;
                 input.grid = Dim3::new(grid, 1, 1);
                 input.block = Dim3::new(32, 1, 1);
@@ -253,7 +375,7 @@ impl LessonId {
                     bytes("in", u64::from(grid) * 1024),
                 ];
             }
-            LessonId::StridedCopy => {
+            Variant::StridedCopy => {
                 let n_out = COPY_N;
                 let stride = state.stride.max(1);
                 input.grid = Dim3::new(blocks_for(n_out), 1, 1);
@@ -264,7 +386,7 @@ impl LessonId {
                     bytes("in", u64::from(n_out) * u64::from(stride)),
                 ];
             }
-            LessonId::TransposeNaive | LessonId::TransposeShared => {
+            Variant::TransposeNaive | Variant::TransposeShared => {
                 let n = TRANSPOSE_N;
                 input.grid = Dim3::new(n / 32, n / 32, 1);
                 input.block = Dim3::new(32, 8, 1);
@@ -273,7 +395,7 @@ impl LessonId {
                 let elements = u64::from(n) * u64::from(n);
                 input.buffers = vec![bytes("out", elements), bytes("in", elements)];
             }
-            LessonId::AtomicsGlobal | LessonId::AtomicsHierarchical => {
+            Variant::AtomicsGlobal | Variant::AtomicsHierarchical => {
                 let n = COPY_N;
                 input.grid = Dim3::new(blocks_for(n), 1, 1);
                 input.block = Dim3::new(block, 1, 1);
@@ -291,19 +413,35 @@ mod tests {
     use memplay_sim::simulate::simulate;
 
     /// Simulates the lesson at the given settings and returns the named Nsight counter.
-    fn check(lesson: LessonId, state: State, counter: &str, expected: f64) {
-        let input = lesson.launch(&state, lesson.source());
-        let report = simulate(&input).unwrap_or_else(|e| panic!("{lesson:?}: {e}"));
+    fn check(variant: Variant, state: State, counter: &str, expected: f64) {
+        let input = variant.launch(&state, variant.source());
+        let report = simulate(&input).unwrap_or_else(|e| panic!("{variant:?}: {e}"));
         let found = report.counters.get(counter).expect("a known counter");
-        assert_eq!(found, expected, "{lesson:?} {counter}");
+        assert_eq!(found, expected, "{variant:?} {counter}");
+    }
+
+    #[test]
+    fn every_kernel_belongs_to_the_lesson_that_lists_it_under_its_name() {
+        for variant in Variant::ALL {
+            let lesson = variant.lesson();
+            assert_eq!(lesson.variant_named(variant.name()), Some(variant));
+            assert_eq!(
+                Lesson::parse(lesson.key()),
+                Some((lesson, lesson.variants()[0]))
+            );
+        }
+        assert_eq!(Lesson::parse("fft"), None);
     }
 
     #[test]
     fn every_lesson_simulates_at_the_default_settings() {
-        for lesson in LessonId::ALL {
+        for lesson in Variant::ALL {
             let input = lesson.launch(&State::default(), lesson.source());
             assert!(simulate(&input).is_ok(), "{lesson:?}");
-            assert_eq!(LessonId::parse(lesson.key()), Some(lesson));
+            assert_eq!(
+                Lesson::parse(lesson.old_key()),
+                Some((lesson.lesson(), lesson))
+            );
         }
     }
 
@@ -317,13 +455,13 @@ mod tests {
             ..State::default()
         };
         check(
-            LessonId::RowPerThread,
+            Variant::RowPerThread,
             state.clone(),
             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
             132.0 * 32.0 * 32.0,
         );
         check(
-            LessonId::RowPerThread,
+            Variant::RowPerThread,
             State { pad: 1, ..state },
             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
             132.0 * 32.0,
@@ -336,7 +474,7 @@ mod tests {
         // warp-level requests of 32 lanes each.
         let n = f64::from(MATMUL_N);
         check(
-            LessonId::MatmulTiled,
+            Variant::MatmulTiled,
             State::default(),
             "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
             2.0 * n * n * n / 16.0 / 32.0,

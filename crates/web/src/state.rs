@@ -5,7 +5,7 @@
 //! by pure calls into `memplay-sim` (see `model`); the URL query mirrors it (see `url`), and an
 //! edited kernel goes into the URL's fragment (see `source_link`).
 
-use crate::lessons::LessonId;
+use crate::lessons::{Lesson, Variant};
 use crate::source_link::{opened_source, Compressed, Inflated, SourceLink};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::PatternId;
@@ -77,7 +77,7 @@ pub const REGS: NumberSetting = NumberSetting {
 
 pub const DEFAULT_DEVICE: DeviceId = DeviceId::H100;
 pub const DEFAULT_PATTERN: PatternId = PatternId::Stride;
-pub const DEFAULT_LESSON: LessonId = LessonId::MatmulTiled;
+pub const DEFAULT_VARIANT: Variant = Variant::MatmulTiled;
 
 /// The student's answer to the lesson's predict-first question. Not part of the link: a shared
 /// link asks its reader to predict afresh.
@@ -112,8 +112,8 @@ pub struct State {
     pub stride: u32,
     pub regs: u32,
     pub pattern: PatternId,
-    /// The lesson kernel the simulation runs.
-    pub lesson: LessonId,
+    /// The kernel the simulation runs, a variant of its lesson (`Variant::lesson`).
+    pub variant: Variant,
     /// The kernel as written, or as nvcc compiles it (shared-load fusion).
     pub compile: CompileEffects,
     /// The compact layout of one lesson for a course page's iframe (`embed=1`).
@@ -137,7 +137,7 @@ impl State {
     pub fn source(&self) -> &str {
         self.edited_source
             .as_deref()
-            .unwrap_or_else(|| self.lesson.source())
+            .unwrap_or_else(|| self.variant.source())
     }
 
     /// The edit the browser is to compress for the link, while that is due.
@@ -159,7 +159,7 @@ impl Default for State {
             stride: STRIDE.default,
             regs: REGS.default,
             pattern: DEFAULT_PATTERN,
-            lesson: DEFAULT_LESSON,
+            variant: DEFAULT_VARIANT,
             compile: CompileEffects::AS_COMPILED,
             embed: false,
             edited_source: None,
@@ -198,9 +198,13 @@ pub enum Action {
     SetPattern {
         pattern: PatternId,
     },
-    /// Choosing a lesson starts from its file again.
+    /// Choosing a lesson opens its first variant, from its file.
     SetLesson {
-        lesson: LessonId,
+        lesson: Lesson,
+    },
+    /// Choosing another variant of the lesson starts from its file again.
+    SetVariant {
+        variant: Variant,
     },
     SetCompile {
         compile: CompileEffects,
@@ -236,6 +240,17 @@ pub enum Action {
 }
 
 impl State {
+    /// Another kernel, from its file. Another lesson's question is asked afresh; a variant of the
+    /// same lesson keeps the answer, since the question is the same.
+    fn set_variant(&mut self, variant: Variant) {
+        if variant.lesson() != self.variant.lesson() {
+            self.prediction = Prediction::default();
+        }
+        self.variant = variant;
+        self.edited_source = None;
+        self.source_link = SourceLink::Lesson;
+    }
+
     /// The pure transition: numbers are clamped to their ranges, and a note about the link's bad
     /// value for a setting disappears once the student sets that value themselves.
     pub fn apply(mut self, action: Action) -> State {
@@ -284,7 +299,7 @@ impl State {
                 match opened_source(&fragment, inflated) {
                     Ok(source) => {
                         // A link whose kernel is the lesson's own text carries no edit.
-                        self.edited_source = (source != self.lesson.source()).then_some(source);
+                        self.edited_source = (source != self.variant.source()).then_some(source);
                         self.source_link = if self.edited_source.is_some() {
                             SourceLink::Shared { fragment }
                         } else {
@@ -327,17 +342,12 @@ impl State {
                 "pattern"
             }
             Action::SetLesson { lesson } => {
-                // Another lesson's question is asked afresh; a variant of the same lesson keeps
-                // the answer, since the question is the same.
-                if crate::lesson_text::for_variant(lesson)
-                    != crate::lesson_text::for_variant(self.lesson)
-                {
-                    self.prediction = Prediction::default();
-                }
-                self.lesson = lesson;
-                self.edited_source = None;
-                self.source_link = SourceLink::Lesson;
+                self.set_variant(lesson.variants()[0]);
                 "lesson"
+            }
+            Action::SetVariant { variant } => {
+                self.set_variant(variant);
+                "variant"
             }
             Action::SetCompile { compile } => {
                 self.compile = compile;
@@ -345,7 +355,7 @@ impl State {
             }
             Action::EditSource { source } => {
                 // Text identical to the lesson's file is no edit at all.
-                let edited = (source != self.lesson.source()).then_some(source);
+                let edited = (source != self.variant.source()).then_some(source);
                 // "Run" and leaving the text area send the text again; only a new text needs a
                 // new link.
                 if edited != self.edited_source {
@@ -470,11 +480,11 @@ mod tests {
         assert_eq!(edited.source(), "__global__ void k() {}");
         check(
             edited,
-            Action::SetLesson {
-                lesson: LessonId::AdjDiffShared,
+            Action::SetVariant {
+                variant: Variant::AdjDiffShared,
             },
             State {
-                lesson: LessonId::AdjDiffShared,
+                variant: Variant::AdjDiffShared,
                 ..State::default()
             },
         );
@@ -482,7 +492,7 @@ mod tests {
 
     #[test]
     fn an_edit_back_to_the_file_is_no_edit() {
-        let source = State::default().lesson.source().to_string();
+        let source = State::default().variant.source().to_string();
         check(
             State::default(),
             Action::EditSource { source },
@@ -559,7 +569,7 @@ mod tests {
     #[test]
     fn reverting_the_edit_takes_the_kernel_out_of_the_link() {
         let shared = edited_and_compressed("// a", Compressed::Bytes(vec![3, 0]));
-        let source = shared.lesson.source().to_string();
+        let source = shared.variant.source().to_string();
         check(
             shared.clone(),
             Action::EditSource { source },
@@ -617,7 +627,7 @@ mod tests {
 
     #[test]
     fn a_link_whose_kernel_is_the_lessons_own_carries_no_edit() {
-        let lesson = State::default().lesson.source().as_bytes().to_vec();
+        let lesson = State::default().variant.source().as_bytes().to_vec();
         check(
             opening("src=1.AwA"),
             Action::SharedSourceOpened {
@@ -783,19 +793,19 @@ mod tests {
     #[test]
     fn another_lesson_asks_its_question_afresh_but_a_variant_of_the_same_keeps_the_answer() {
         let answered = State {
-            lesson: LessonId::MatmulTiled,
+            variant: Variant::MatmulTiled,
             prediction: Prediction {
                 chosen: Some(2),
                 revealed: true,
             },
             ..State::default()
         };
-        let naive = answered.clone().apply(Action::SetLesson {
-            lesson: LessonId::MatmulNaive,
+        let naive = answered.clone().apply(Action::SetVariant {
+            variant: Variant::MatmulNaive,
         });
         assert_eq!(naive.prediction, answered.prediction);
-        let atomics = answered.apply(Action::SetLesson {
-            lesson: LessonId::AtomicsGlobal,
+        let atomics = answered.apply(Action::SetVariant {
+            variant: Variant::AtomicsGlobal,
         });
         assert_eq!(atomics.prediction, Prediction::default());
     }

@@ -6,10 +6,10 @@
 //! one promised. An edited kernel travels in the fragment instead (`source_link` reads and writes
 //! it); `State::from_link` reads both. Pure string handling only, so the tests run on the host.
 
-use crate::lessons::LessonId;
+use crate::lessons::Lesson;
 use crate::source_link::{read_fragment, Fragment, SourceLink};
 use crate::state::{
-    NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_LESSON, DEFAULT_PATTERN, PAD, REGS,
+    NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_PATTERN, DEFAULT_VARIANT, PAD, REGS,
     STRIDE, TILE,
 };
 use memplay_sim::compile_effects::CompileEffects;
@@ -40,8 +40,9 @@ pub fn pattern_key(pattern: PatternId) -> &'static str {
 
 /// The keys of the query, in the order `to_query` writes them. `embed` comes last and is written
 /// only when it is on, so a link copied from the full page never turns into an embed.
-const KEYS: [&str; 10] = [
-    "device", "pattern", "tile", "block", "pad", "stride", "regs", "lesson", "compile", "embed",
+const KEYS: [&str; 11] = [
+    "device", "pattern", "tile", "block", "pad", "stride", "regs", "lesson", "variant", "compile",
+    "embed",
 ];
 
 /// The URL values of the page's two layouts: `1` is the compact embed of one lesson (README,
@@ -100,6 +101,9 @@ impl State {
     /// Reads a query string such as `?pattern=row-per-thread&pad=1` (the `?` is optional).
     pub fn from_query(query: &str) -> State {
         let mut state = State::default();
+        // The variant is a name within the lesson, so it is read once the lesson is known,
+        // wherever the two stand in the query.
+        let mut variant_name = None;
         let query = query.strip_prefix('?').unwrap_or(query);
         for pair in query.split('&').filter(|pair| !pair.is_empty()) {
             let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
@@ -131,16 +135,21 @@ impl State {
                 "pad" => state.pad = read_number(PAD, &value, &mut state.notes),
                 "stride" => state.stride = read_number(STRIDE, &value, &mut state.notes),
                 "regs" => state.regs = read_number(REGS, &value, &mut state.notes),
-                "lesson" => {
-                    state.lesson = read_choice(
-                        &key,
-                        &value,
-                        &LessonId::ALL,
-                        LessonId::key,
-                        DEFAULT_LESSON,
-                        &mut state.notes,
-                    )
-                }
+                "lesson" => match Lesson::parse(&value) {
+                    Some((_, variant)) => state.variant = variant,
+                    None => {
+                        let ids: Vec<&str> =
+                            Lesson::ALL.iter().map(|lesson| lesson.key()).collect();
+                        state.notes.push(format!(
+                            "lesson={} is not one of {}; using {}.",
+                            quote(&value),
+                            ids.join(", "),
+                            DEFAULT_VARIANT.lesson().key()
+                        ));
+                        state.variant = DEFAULT_VARIANT;
+                    }
+                },
+                "variant" => variant_name = Some(value),
                 "compile" => {
                     let choices = [CompileEffects::AS_COMPILED, CompileEffects::AS_WRITTEN];
                     state.compile = read_choice(
@@ -169,6 +178,26 @@ impl State {
                 )),
             }
         }
+        if let Some(name) = variant_name {
+            let lesson = state.variant.lesson();
+            match lesson.variant_named(&name) {
+                Some(variant) => state.variant = variant,
+                None => {
+                    let names: Vec<&str> = lesson
+                        .variants()
+                        .iter()
+                        .map(|variant| variant.name())
+                        .collect();
+                    state.notes.push(format!(
+                        "variant={} is not one of {} (the variants of {}); using {}.",
+                        quote(&name),
+                        names.join(", "),
+                        lesson.key(),
+                        state.variant.name()
+                    ));
+                }
+            }
+        }
         state
     }
 
@@ -177,7 +206,7 @@ impl State {
     /// so the embed keeps its layout when it rewrites its own address.
     pub fn to_query(&self) -> String {
         let settings = format!(
-            "device={}&pattern={}&tile={}&block={}&pad={}&stride={}&regs={}&lesson={}&compile={}",
+            "device={}&pattern={}&tile={}&block={}&pad={}&stride={}&regs={}&lesson={}&variant={}&compile={}",
             self.device.as_str(),
             pattern_key(self.pattern),
             self.tile,
@@ -185,7 +214,8 @@ impl State {
             self.pad,
             self.stride,
             self.regs,
-            self.lesson.key(),
+            self.variant.lesson().key(),
+            self.variant.name(),
             compile_key(self.compile)
         );
         if self.embed {
@@ -218,7 +248,7 @@ impl State {
             "<iframe src=\"{}\" title=\"{}\" width=\"{EMBED_WIDTH}\" height=\"{EMBED_HEIGHT}\" \
              loading=\"lazy\" sandbox=\"{EMBED_SANDBOX}\"></iframe>",
             escape_attribute(&format!("{page}?{query}")),
-            escape_attribute(&format!("memplay: {}", self.lesson.title())),
+            escape_attribute(&format!("memplay: {}", self.variant.title())),
         )
     }
 }
@@ -329,6 +359,7 @@ fn percent_decode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lessons::Variant;
     use crate::state::EmbedCode;
 
     fn check(query: &str, expected: State) {
@@ -358,7 +389,7 @@ mod tests {
         assert_eq!(
             State::from_link("?lesson=adj-diff-naive&pad=1", "#src=1.AwA"),
             State {
-                lesson: LessonId::AdjDiffNaive,
+                variant: Variant::AdjDiffNaive,
                 pad: 1,
                 source_link: SourceLink::Opening {
                     fragment: "src=1.AwA".to_string(),
@@ -392,7 +423,7 @@ mod tests {
     #[test]
     fn an_unknown_lesson_falls_back_to_the_tiled_matmul_with_a_note() {
         let state = State::from_query("?lesson=fft&compile=fast");
-        assert_eq!(state.lesson, DEFAULT_LESSON);
+        assert_eq!(state.variant, DEFAULT_VARIANT);
         assert_eq!(state.compile, CompileEffects::AS_COMPILED);
         assert_eq!(state.notes.len(), 2, "{:?}", state.notes);
         assert!(state.notes[0].starts_with("lesson=fft is not one of"));
@@ -430,7 +461,7 @@ mod tests {
                 pad: 1,
                 stride: 2,
                 regs: 10,
-                lesson: LessonId::TransposeShared,
+                variant: Variant::TransposeShared,
                 compile: CompileEffects::AS_WRITTEN,
                 embed: true,
                 edited_source: None,
@@ -511,7 +542,7 @@ mod tests {
                 pad: 2,
                 notes: vec![
                     "colour is not a memplay setting (they are device, pattern, tile, block, \
-                     pad, stride, regs, lesson, compile, embed); ignored."
+                     pad, stride, regs, lesson, variant, compile, embed); ignored."
                         .to_string(),
                 ],
                 ..State::default()
@@ -568,7 +599,7 @@ mod tests {
         check(
             "?lesson=row-per-thread&embed=1",
             State {
-                lesson: LessonId::RowPerThread,
+                variant: Variant::RowPerThread,
                 embed: true,
                 ..State::default()
             },
@@ -619,7 +650,7 @@ mod tests {
             state.embed_code("https://course.example/memplay/index.html"),
             "<iframe src=\"https://course.example/memplay/index.html?device=h100&amp;\
              pattern=stride&amp;tile=8&amp;block=256&amp;pad=0&amp;stride=1&amp;regs=32&amp;\
-             lesson=matmul-tiled&amp;compile=as-compiled&amp;embed=1\" \
+             lesson=tiled-matmul&amp;variant=tiled&amp;compile=as-compiled&amp;embed=1\" \
              title=\"memplay: Matrix multiply, tiled in shared memory (seeds 000, 003)\" \
              width=\"960\" height=\"760\" loading=\"lazy\" \
              sandbox=\"allow-scripts allow-same-origin allow-popups allow-downloads\"></iframe>"
@@ -656,8 +687,8 @@ mod tests {
     fn the_course_example_embeds_what_the_button_gives_for_two_lessons() {
         let example = include_str!("../../../www/course-example.html");
         for query in [
-            "lesson=matmul-tiled",
-            "lesson=row-per-thread&pattern=row-per-thread",
+            "lesson=tiled-matmul",
+            "lesson=bank-conflicts&pattern=row-per-thread",
         ] {
             let code = State::from_query(query).embed_code("index.html");
             assert!(
@@ -665,5 +696,33 @@ mod tests {
                 "www/course-example.html embeds {code}"
             );
         }
+    }
+
+    #[test]
+    fn a_first_links_kernel_key_opens_its_lesson_at_that_variant() {
+        let state = State::from_query("lesson=matmul-naive");
+        assert_eq!(state.variant, Variant::MatmulNaive);
+        assert!(state.notes.is_empty());
+        assert!(state
+            .to_query()
+            .contains("lesson=tiled-matmul&variant=naive&"));
+        assert_eq!(State::from_query(&state.to_query()), state);
+    }
+
+    #[test]
+    fn a_variant_is_read_within_its_lesson_wherever_it_stands() {
+        let state = State::from_query("variant=shared&lesson=adjacent-difference");
+        assert_eq!(state.variant, Variant::AdjDiffShared);
+        assert!(state.notes.is_empty());
+        let other = State::from_query("lesson=bank-conflicts&variant=shared");
+        assert_eq!(other.variant, Variant::RowPerThread);
+        assert_eq!(
+            other.notes,
+            vec![
+                "variant=shared is not one of row-per-thread, stride, transpose (the variants of \
+                  bank-conflicts); using row-per-thread."
+                    .to_string()
+            ]
+        );
     }
 }

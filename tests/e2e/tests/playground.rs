@@ -1154,7 +1154,9 @@ async fn an_embed_hides_the_header_and_footer_and_opens_the_same_view_in_a_new_t
     let open_full = page.wait_for("[data-testid='open-full']").await;
     let href = attribute(&open_full, "href").await;
     assert!(
-        href.starts_with('?') && href.contains("lesson=row-per-thread") && href.contains("pad=1"),
+        href.starts_with('?')
+            && href.contains("lesson=bank-conflicts&variant=row-per-thread")
+            && href.contains("pad=1"),
         "the link keeps the view: {href}"
     );
     assert!(!href.contains("embed"), "the link leaves the embed: {href}");
@@ -1204,7 +1206,8 @@ async fn copy_embed_code_gives_the_iframe_of_the_view_with_its_sandbox_tokens() 
         .unwrap_or_default();
     let src = format!(
         "src=\"{}?device=h100&amp;pattern=stride&amp;tile=8&amp;block=256&amp;pad=0&amp;\
-         stride=1&amp;regs=32&amp;lesson=matmul-tiled&amp;compile=as-compiled&amp;embed=1\"",
+         stride=1&amp;regs=32&amp;lesson=tiled-matmul&amp;variant=tiled&amp;compile=as-compiled&amp;\
+         embed=1\"",
         page.base_url
     );
     for part in [
@@ -1691,7 +1694,7 @@ async fn after_one_visit_a_reload_and_every_lesson_work_with_the_server_gone() {
     {
         lessons.push(attribute(&option, "value").await);
     }
-    assert!(lessons.len() >= 10, "the lesson menu lists {lessons:?}");
+    assert!(lessons.len() >= 5, "the lesson menu lists {lessons:?}");
     for lesson in &lessons {
         let select = page.wait_for("[data-testid='control-lesson']").await;
         thirtyfour::components::SelectElement::new(&select)
@@ -1886,7 +1889,8 @@ async fn an_edited_kernel_is_shared_in_the_links_fragment_and_a_corrupt_one_fall
     // The query is written as before, and the kernel only after the `#`.
     let (query, fragment) = link.split_once('#').expect("a fragment");
     assert!(
-        query.contains("?device=h100&") && query.contains("&lesson=adj-diff-naive&"),
+        query.contains("?device=h100&")
+            && query.contains("&lesson=adjacent-difference&variant=naive&"),
         "{link}"
     );
     assert!(
@@ -2123,7 +2127,7 @@ async fn axe_finds_no_serious_or_critical_violation_on_the_page_an_embed_and_eve
         );
     }
     assert!(
-        lessons.len() >= 10 && lessons.iter().any(|key| key == "matmul-tiled"),
+        lessons.len() >= 5 && lessons.iter().any(|key| key == "tiled-matmul"),
         "the lesson menu lists the lessons: {lessons:?}"
     );
     // Each check: what it is, its query, and the window it is seen in. The embed is seen at the
@@ -2620,5 +2624,41 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
         );
         println!("{lesson}: {}", answer.lines().next().unwrap_or_default());
     }
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn a_first_links_kernel_key_opens_its_lesson_at_that_variant() {
+    let page = Harness::start().await;
+    page.open("?lesson=transpose-naive&device=a100").await;
+    page.wait_for_url_containing("lesson=coalescing&variant=transpose&")
+        .await;
+    let lesson = page.wait_for("[data-testid='control-lesson']").await;
+    assert_eq!(
+        lesson.value().await.ok().flatten().as_deref(),
+        Some("coalescing")
+    );
+    let variant = page.wait_for("[data-testid='control-variant']").await;
+    assert_eq!(
+        variant.value().await.ok().flatten().as_deref(),
+        Some("transpose")
+    );
+    page.wait_for_text_where("launch", "launch the naive transpose", |text| {
+        text.starts_with("tr_naive<<<")
+    })
+    .await;
+    // The other variant of the lesson is one choice away.
+    thirtyfour::components::SelectElement::new(&variant)
+        .await
+        .expect("the variant control is a select")
+        .select_by_value("strided-copy")
+        .await
+        .expect("the lesson's other variant can be chosen");
+    page.wait_for_url_containing("lesson=coalescing&variant=strided-copy&")
+        .await;
+    page.wait_for_text_where("launch", "launch the strided copy", |text| {
+        text.starts_with("strided_copy<<<")
+    })
+    .await;
     page.finish().await;
 }

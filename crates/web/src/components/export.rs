@@ -331,7 +331,7 @@ pub fn chart_export(props: &ChartExportProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lessons::LessonId;
+    use crate::lessons::Variant;
     use crate::state::State;
     use memplay_sim::simulate::simulate;
     use memplay_sim::timing::predict;
@@ -365,7 +365,7 @@ mod tests {
     /// The page's launch file of a lesson reads back as `memplay replay` reads it, and a rerun of
     /// its input reproduces its counters and time exactly.
     fn check_round_trip(state: State) {
-        let input = state.lesson.launch(&state, state.source());
+        let input = state.variant.launch(&state, state.source());
         let result = simulate(&input);
         let prediction = result
             .as_ref()
@@ -396,7 +396,7 @@ mod tests {
     fn a_lesson_s_launch_file_round_trips_through_the_envelope() {
         check_round_trip(State::default());
         check_round_trip(State {
-            lesson: LessonId::AdjDiffShared,
+            variant: Variant::AdjDiffShared,
             ..State::default()
         });
     }
@@ -407,7 +407,7 @@ mod tests {
             edited_source: Some("__global__ void mm_tiled() { m; }".to_string()),
             ..State::default()
         };
-        let input = state.lesson.launch(&state, state.source());
+        let input = state.variant.launch(&state, state.source());
         let run = SimulationRun {
             input: input.clone(),
             result: simulate(&input),

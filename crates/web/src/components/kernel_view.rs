@@ -10,7 +10,7 @@
 //! is longer than a frame) and dims the old result, so the student can tell it is not yet theirs.
 
 use crate::components::export;
-use crate::lessons::LessonId;
+use crate::lessons::{Lesson, Variant};
 use crate::model::format_number;
 use crate::source_link::LinkStatus;
 use crate::state::Action;
@@ -143,7 +143,7 @@ fn unit_bars(prediction: &Prediction) -> Html {
 
 #[derive(Properties, PartialEq, Debug)]
 pub struct KernelViewProps {
-    pub lesson: LessonId,
+    pub variant: Variant,
     pub source: String,
     pub edited: bool,
     /// Whether the edit is in the page's link, or why not.
@@ -455,8 +455,18 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
         let on_action = props.on_action.clone();
         Callback::from(move |event: Event| {
             let select: HtmlSelectElement = event.target_unchecked_into();
-            if let Some(lesson) = LessonId::parse(&select.value()) {
+            if let Some((lesson, _)) = Lesson::parse(&select.value()) {
                 on_action.emit(Action::SetLesson { lesson });
+            }
+        })
+    };
+    let on_variant = {
+        let on_action = props.on_action.clone();
+        let lesson = props.variant.lesson();
+        Callback::from(move |event: Event| {
+            let select: HtmlSelectElement = event.target_unchecked_into();
+            if let Some(variant) = lesson.variant_named(&select.value()) {
+                on_action.emit(Action::SetVariant { variant });
             }
         })
     };
@@ -491,7 +501,7 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
     let on_reset = {
         let on_action = props.on_action.clone();
         let textarea = textarea.clone();
-        let original = props.lesson.source();
+        let original = props.variant.source();
         Callback::from(move |_: MouseEvent| {
             // The text area keeps what was typed until it is told otherwise.
             if let Some(area) = textarea.cast::<HtmlTextAreaElement>() {
@@ -534,13 +544,24 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
                     <label class="label" for="lesson">{ "Lesson" }</label>
                     <select id="lesson" data-testid="control-lesson" onchange={on_lesson}
                             aria-describedby="lesson-hint">
-                        { for LessonId::ALL.into_iter().map(|lesson| html! {
-                            <option value={lesson.key()} selected={lesson == props.lesson}>
+                        { for Lesson::ALL.into_iter().map(|lesson| html! {
+                            <option value={lesson.key()} selected={lesson == props.variant.lesson()}>
                                 { lesson.title() }
                             </option>
                         }) }
                     </select>
-                    <span class="hint" id="lesson-hint">{ format!("Settings that change it: {}.", props.lesson.settings()) }</span>
+                </div>
+                <div class="field">
+                    <label class="label" for="variant">{ "Kernel" }</label>
+                    <select id="variant" data-testid="control-variant" onchange={on_variant}
+                            aria-describedby="lesson-hint">
+                        { for props.variant.lesson().variants().iter().map(|&variant| html! {
+                            <option value={variant.name()} selected={variant == props.variant}>
+                                { variant.title() }
+                            </option>
+                        }) }
+                    </select>
+                    <span class="hint" id="lesson-hint">{ format!("Settings that change it: {}.", props.variant.settings()) }</span>
                 </div>
                 <div class="field">
                     <label class="label" for="compile">{ "Count instructions" }</label>
@@ -603,7 +624,7 @@ mod tests {
     use memplay_sim::simulate::simulate;
 
     fn check(state: State, expected_launch: &str) {
-        let input = state.lesson.launch(&state, state.source());
+        let input = state.variant.launch(&state, state.source());
         assert_eq!(launch_text(&input), expected_launch);
     }
 
@@ -619,7 +640,7 @@ mod tests {
     fn the_shared_adjacent_difference_passes_its_dynamic_shared_memory() {
         check(
             State {
-                lesson: LessonId::AdjDiffShared,
+                variant: Variant::AdjDiffShared,
                 ..State::default()
             },
             "adj_diff_shared<<<(16384, 1, 1), (256, 1, 1), 1024>>>(n = 4194304)",
@@ -634,7 +655,7 @@ mod tests {
             edited_source: Some(source.to_string()),
             ..State::default()
         };
-        let input = state.lesson.launch(&state, state.source());
+        let input = state.variant.launch(&state, state.source());
         let error = simulate(&input).expect_err("m is not declared");
         assert_eq!(error.to_string(), "2:10: 'm' is not declared");
         assert_eq!(
@@ -683,7 +704,7 @@ mod tests {
 
     /// Simulates the lesson of `state` and checks its throughput headline.
     fn check_throughput(state: State, expected: &str) {
-        let input = state.lesson.launch(&state, state.source());
+        let input = state.variant.launch(&state, state.source());
         let report = simulate(&input).expect("the lesson runs");
         let prediction = memplay_sim::timing::predict(&report, &input.device);
         assert_eq!(throughput_text(&prediction), expected);
@@ -696,7 +717,7 @@ mod tests {
         check_throughput(
             State {
                 device: memplay_sim::DeviceId::G80,
-                lesson: LessonId::MatmulNaive,
+                variant: Variant::MatmulNaive,
                 regs: 10,
                 ..State::default()
             },
@@ -710,7 +731,7 @@ mod tests {
         // the timed launches: DRAM moves nothing and the launch overhead is most of the time.
         check_throughput(
             State {
-                lesson: LessonId::StridedCopy,
+                variant: Variant::StridedCopy,
                 ..State::default()
             },
             "4.7 µs · 1,795 GB/s useful · data stays in L2 · bottleneck: the launch overhead",
@@ -720,10 +741,10 @@ mod tests {
     #[test]
     fn the_cost_counts_simulated_blocks_and_their_warp_instructions() {
         let state = State {
-            lesson: LessonId::AdjDiffNaive,
+            variant: Variant::AdjDiffNaive,
             ..State::default()
         };
-        let report = simulate(&state.lesson.launch(&state, state.source())).expect("runs");
+        let report = simulate(&state.variant.launch(&state, state.source())).expect("runs");
         let text = cost_text(&report, 1.84);
         assert!(text.starts_with("simulated 3 blocks of 16,384, "), "{text}");
         assert!(text.ends_with(" warp instructions in 1.8 ms"), "{text}");
