@@ -67,15 +67,22 @@ pub enum Metric {
     SectorsPerLoadRequest,
     /// Global atomic requests per block.
     GlobalAtomicRequestsPerBlock,
+    /// Threads of the grid beyond an n x n matrix (the launch's argument `n`): the threads a
+    /// boundary check must keep from writing.
+    ThreadsWithoutAnElement,
+    /// Blocks resident on one SM at once (the occupancy calculator's answer).
+    BlocksPerSm,
 }
 
 impl Metric {
-    const ALL: [Metric; 5] = [
+    const ALL: [Metric; 7] = [
         Metric::GlobalLoadsPerThread,
         Metric::GlobalLoadRequestsPerWarp,
         Metric::WavefrontsPerSharedLoad,
         Metric::SectorsPerLoadRequest,
         Metric::GlobalAtomicRequestsPerBlock,
+        Metric::ThreadsWithoutAnElement,
+        Metric::BlocksPerSm,
     ];
 
     pub fn key(self) -> &'static str {
@@ -85,6 +92,8 @@ impl Metric {
             Metric::WavefrontsPerSharedLoad => "wavefronts-per-shared-load",
             Metric::SectorsPerLoadRequest => "sectors-per-load-request",
             Metric::GlobalAtomicRequestsPerBlock => "global-atomic-requests-per-block",
+            Metric::ThreadsWithoutAnElement => "threads-without-an-element",
+            Metric::BlocksPerSm => "blocks-per-sm",
         }
     }
 
@@ -96,6 +105,8 @@ impl Metric {
             Metric::WavefrontsPerSharedLoad => "wavefronts per shared-memory load",
             Metric::SectorsPerLoadRequest => "sectors per global load request",
             Metric::GlobalAtomicRequestsPerBlock => "global atomic requests per block",
+            Metric::ThreadsWithoutAnElement => "threads with no element of C to write",
+            Metric::BlocksPerSm => "blocks resident per SM",
         }
     }
 
@@ -124,6 +135,16 @@ impl Metric {
                 counter("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"),
                 blocks,
             ),
+            Metric::ThreadsWithoutAnElement => {
+                let n = input.args.iter().find_map(|(name, value)| match value {
+                    memplay_sim::kernel::Value::Int(n) if name == "n" => Some(*n as f64),
+                    _ => None,
+                })?;
+                // Only a launch that ran (the guarded kernel) answers: the simulator has checked
+                // that no thread left the matrix.
+                Some(threads - n * n).filter(|_| report.grid_blocks > 0)
+            }
+            Metric::BlocksPerSm => Some(f64::from(report.occupancy.active_blocks_per_sm)),
         }
     }
 }

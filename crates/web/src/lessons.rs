@@ -15,7 +15,9 @@ use crate::state::State;
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::simulate::SimulationInput;
 
-use memplay_sim::lesson_kernels::{ADJ_DIFF, ATOMICS, BANKS, COALESCING, MATMUL, TRANSPOSE};
+use memplay_sim::lesson_kernels::{
+    ADJ_DIFF, ATOMICS, BANKS, BOUNDARY, COALESCING, MATMUL, TRANSPOSE,
+};
 
 /// The lessons, in the order of the lectures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -31,6 +33,12 @@ pub enum Variant {
     TransposeShared,
     AtomicsGlobal,
     AtomicsHierarchical,
+    /// The tiled matmul at an n that is not a multiple of the tile: its loads leave the matrices.
+    BoundaryUnguarded,
+    /// Seed 004's tiled matmul with boundary checks, at the same n.
+    BoundaryGuarded,
+    /// The tiled matmul, as the occupancy lesson launches it.
+    OccupancyTiled,
 }
 
 /// The lessons, in the order of the lectures.
@@ -38,18 +46,22 @@ pub enum Variant {
 pub enum Lesson {
     AdjacentDifference,
     TiledMatmul,
+    BoundaryChecks,
     BankConflicts,
     Coalescing,
     Atomics,
+    Occupancy,
 }
 
 impl Lesson {
-    pub const ALL: [Lesson; 5] = [
+    pub const ALL: [Lesson; 7] = [
         Lesson::AdjacentDifference,
         Lesson::TiledMatmul,
+        Lesson::BoundaryChecks,
         Lesson::BankConflicts,
         Lesson::Coalescing,
         Lesson::Atomics,
+        Lesson::Occupancy,
     ];
 
     /// The id in the URL (`lesson=tiled-matmul`), also the name of its file in `www/lessons/`.
@@ -57,9 +69,11 @@ impl Lesson {
         match self {
             Lesson::AdjacentDifference => "adjacent-difference",
             Lesson::TiledMatmul => "tiled-matmul",
+            Lesson::BoundaryChecks => "boundary-checks",
             Lesson::BankConflicts => "bank-conflicts",
             Lesson::Coalescing => "coalescing",
             Lesson::Atomics => "atomics",
+            Lesson::Occupancy => "occupancy",
         }
     }
 
@@ -76,9 +90,11 @@ impl Lesson {
         match self {
             Lesson::AdjacentDifference => "Adjacent difference",
             Lesson::TiledMatmul => "Tiled matrix multiply",
+            Lesson::BoundaryChecks => "Boundary checks",
             Lesson::BankConflicts => "Shared-memory bank conflicts",
             Lesson::Coalescing => "Coalescing global memory",
             Lesson::Atomics => "Atomics: global and hierarchical",
+            Lesson::Occupancy => "Occupancy",
         }
     }
 
@@ -94,6 +110,8 @@ impl Lesson {
             ],
             Lesson::Coalescing => &[Variant::StridedCopy, Variant::TransposeNaive],
             Lesson::Atomics => &[Variant::AtomicsGlobal, Variant::AtomicsHierarchical],
+            Lesson::BoundaryChecks => &[Variant::BoundaryUnguarded, Variant::BoundaryGuarded],
+            Lesson::Occupancy => &[Variant::OccupancyTiled],
         }
     }
 
@@ -115,6 +133,8 @@ impl Lesson {
             Lesson::BankConflicts => include_str!("../../../www/lessons/bank-conflicts.txt"),
             Lesson::Coalescing => include_str!("../../../www/lessons/coalescing.txt"),
             Lesson::Atomics => include_str!("../../../www/lessons/atomics.txt"),
+            Lesson::BoundaryChecks => include_str!("../../../www/lessons/boundary-checks.txt"),
+            Lesson::Occupancy => include_str!("../../../www/lessons/occupancy.txt"),
         }
     }
 }
@@ -173,6 +193,8 @@ impl SweepSetting {
 
 /// Matrices of the matmul lessons are n x n with this n, as measured on the H100.
 pub const MATMUL_N: u32 = 1024;
+/// The boundary-checks lesson's n: not a multiple of any tile width but 1, 2, 4 and 8.
+pub const BOUNDARY_N: u32 = 1000;
 /// Elements of the adjacent-difference input, as in the H100 counter measurements.
 pub const ADJ_DIFF_N: u32 = 1 << 22;
 /// Transposed matrices are n x n with this n.
@@ -181,7 +203,7 @@ pub const TRANSPOSE_N: u32 = 2048;
 pub const COPY_N: u32 = 1 << 20;
 
 impl Variant {
-    pub const ALL: [Variant; 11] = [
+    pub const ALL: [Variant; 14] = [
         Variant::MatmulNaive,
         Variant::MatmulTiled,
         Variant::AdjDiffNaive,
@@ -193,6 +215,9 @@ impl Variant {
         Variant::TransposeShared,
         Variant::AtomicsGlobal,
         Variant::AtomicsHierarchical,
+        Variant::BoundaryUnguarded,
+        Variant::BoundaryGuarded,
+        Variant::OccupancyTiled,
     ];
 
     /// The kernel's key in the page's first links (`lesson=matmul-tiled`), which still open its
@@ -210,6 +235,9 @@ impl Variant {
             Variant::TransposeShared => "transpose-shared",
             Variant::AtomicsGlobal => "atomics-global",
             Variant::AtomicsHierarchical => "atomics-hierarchical",
+            Variant::BoundaryUnguarded => "boundary-unguarded",
+            Variant::BoundaryGuarded => "boundary-guarded",
+            Variant::OccupancyTiled => "occupancy-tiled",
         }
     }
 
@@ -230,6 +258,8 @@ impl Variant {
             }
             Variant::StridedCopy | Variant::TransposeNaive => Lesson::Coalescing,
             Variant::AtomicsGlobal | Variant::AtomicsHierarchical => Lesson::Atomics,
+            Variant::BoundaryUnguarded | Variant::BoundaryGuarded => Lesson::BoundaryChecks,
+            Variant::OccupancyTiled => Lesson::Occupancy,
         }
     }
 
@@ -245,6 +275,9 @@ impl Variant {
             Variant::StridedCopy => "strided-copy",
             Variant::AtomicsGlobal => "global",
             Variant::AtomicsHierarchical => "hierarchical",
+            Variant::BoundaryUnguarded => "unguarded",
+            Variant::BoundaryGuarded => "guarded",
+            Variant::OccupancyTiled => "tiled",
         }
     }
 
@@ -261,6 +294,9 @@ impl Variant {
             Variant::TransposeShared => "Transpose through a shared tile (banks, padding)",
             Variant::AtomicsGlobal => "Sum with one global atomic per thread (seed 000)",
             Variant::AtomicsHierarchical => "Sum with hierarchical atomics (seed 000)",
+            Variant::BoundaryUnguarded => "Tiled matmul at n = 1000, no boundary checks (seed 004)",
+            Variant::BoundaryGuarded => "Tiled matmul at n = 1000, with boundary checks (seed 004)",
+            Variant::OccupancyTiled => "Matrix multiply, tiled (seeds 003, 004)",
         }
     }
 
@@ -273,6 +309,8 @@ impl Variant {
             Variant::StridedCopy => COALESCING,
             Variant::TransposeNaive | Variant::TransposeShared => TRANSPOSE,
             Variant::AtomicsGlobal | Variant::AtomicsHierarchical => ATOMICS,
+            Variant::BoundaryUnguarded | Variant::OccupancyTiled => MATMUL,
+            Variant::BoundaryGuarded => BOUNDARY,
         }
     }
 
@@ -290,6 +328,8 @@ impl Variant {
             Variant::TransposeShared => "tr_shared",
             Variant::AtomicsGlobal => "sum_global_atomic",
             Variant::AtomicsHierarchical => "sum_hier_atomic",
+            Variant::BoundaryUnguarded | Variant::OccupancyTiled => "mm_tiled",
+            Variant::BoundaryGuarded => "mm_tiled_guarded",
         }
     }
 
@@ -305,13 +345,19 @@ impl Variant {
             Variant::TransposeNaive => "none (32x8 blocks over 32x32 tiles)",
             Variant::TransposeShared => "padding",
             Variant::AtomicsGlobal | Variant::AtomicsHierarchical => "threads per block",
+            Variant::BoundaryUnguarded | Variant::BoundaryGuarded => "tile width, registers",
+            Variant::OccupancyTiled => "tile width, padding, registers, device",
         }
     }
 
     /// The setting the sweep chart varies.
     pub fn sweep(self) -> SweepSetting {
         match self {
-            Variant::MatmulNaive | Variant::MatmulTiled => SweepSetting::Tile,
+            Variant::MatmulNaive
+            | Variant::MatmulTiled
+            | Variant::BoundaryUnguarded
+            | Variant::BoundaryGuarded
+            | Variant::OccupancyTiled => SweepSetting::Tile,
             Variant::RowPerThread | Variant::TransposeShared | Variant::TransposeNaive => {
                 SweepSetting::Pad
             }
@@ -333,8 +379,15 @@ impl Variant {
         let block = state.block;
         let blocks_for = |n: u32| n.div_ceil(block.max(1));
         match self {
-            Variant::MatmulNaive | Variant::MatmulTiled => {
-                let n = MATMUL_N;
+            Variant::MatmulNaive
+            | Variant::MatmulTiled
+            | Variant::BoundaryUnguarded
+            | Variant::BoundaryGuarded
+            | Variant::OccupancyTiled => {
+                let n = match self {
+                    Variant::BoundaryUnguarded | Variant::BoundaryGuarded => BOUNDARY_N,
+                    _ => MATMUL_N,
+                };
                 let tile = state.tile;
                 input.grid = Dim3::new(n.div_ceil(tile), n.div_ceil(tile), 1);
                 input.block = Dim3::new(tile, tile, 1);
@@ -437,12 +490,35 @@ mod tests {
     fn every_lesson_simulates_at_the_default_settings() {
         for lesson in Variant::ALL {
             let input = lesson.launch(&State::default(), lesson.source());
-            assert!(simulate(&input).is_ok(), "{lesson:?}");
+            // The unguarded kernel of the boundary-checks lesson fails by design (the next test).
+            if lesson != Variant::BoundaryUnguarded {
+                assert!(simulate(&input).is_ok(), "{lesson:?}");
+            }
             assert_eq!(
                 Lesson::parse(lesson.old_key()),
                 Some((lesson.lesson(), lesson))
             );
         }
+    }
+
+    #[test]
+    fn without_boundary_checks_a_ragged_n_reads_outside_the_matrix_and_with_them_it_runs() {
+        // Seed 004: n = 1000 needs 63 tiles of 16 per side; the last ones hang over the edge.
+        let unguarded = Variant::BoundaryUnguarded;
+        let input = unguarded.launch(&State::default(), unguarded.source());
+        assert_eq!((input.grid.x, input.grid.y), (63, 63));
+        let error = simulate(&input).expect_err("the unguarded kernel leaves the matrix");
+        assert!(error.to_string().contains("outside"), "{error}");
+        let guarded = Variant::BoundaryGuarded;
+        let report = simulate(&guarded.launch(&State::default(), guarded.source()))
+            .expect("the guarded kernel runs");
+        // Every element of C is written once: n * n stores of 4 bytes, in warp requests.
+        assert!(
+            report
+                .counters
+                .get("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
+                > Some(0.0)
+        );
     }
 
     #[test]

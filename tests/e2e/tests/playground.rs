@@ -2572,11 +2572,13 @@ async fn text_typed_into_the_kernel_survives_results_arriving_before_it_is_run()
 async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_why() {
     let page = Harness::start().await;
     for lesson in [
-        "matmul-tiled",
-        "adj-diff-naive",
-        "row-per-thread",
-        "strided-copy",
-        "atomics-global",
+        "adjacent-difference",
+        "tiled-matmul",
+        "boundary-checks&variant=guarded",
+        "bank-conflicts",
+        "coalescing",
+        "atomics",
+        "occupancy",
     ] {
         page.open(&format!("?lesson={lesson}")).await;
         let intro = page
@@ -2660,5 +2662,35 @@ async fn a_first_links_kernel_key_opens_its_lesson_at_that_variant() {
         text.starts_with("strided_copy<<<")
     })
     .await;
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn the_boundary_lesson_shows_the_unguarded_kernels_error_then_the_guarded_kernel_runs() {
+    let page = Harness::start().await;
+    page.open("?lesson=boundary-checks").await;
+    let error = page
+        .wait_for_text_where(
+            "kernel-error",
+            "name the access outside the matrix",
+            |text| text.contains("outside"),
+        )
+        .await;
+    println!("n = 1000 without boundary checks: {error}");
+    let variant = page.wait_for("[data-testid='control-variant']").await;
+    thirtyfour::components::SelectElement::new(&variant)
+        .await
+        .expect("the variant control is a select")
+        .select_by_value("guarded")
+        .await
+        .expect("the guarded kernel can be chosen");
+    page.wait_for_text_where("sim-cost", "report the guarded kernel's run", |text| {
+        text.starts_with("simulated")
+    })
+    .await;
+    assert!(
+        !page.is_present("kernel-error").await,
+        "the guarded kernel runs"
+    );
     page.finish().await;
 }
