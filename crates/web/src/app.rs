@@ -14,6 +14,7 @@
 
 use crate::bridge::{use_simulations, SweepLaunches};
 use crate::components::bank_map::BankMap;
+use crate::components::compare_view::CompareView;
 use crate::components::controls::Controls;
 use crate::components::embed_bar::{EmbedBar, EmbedCodePanel};
 use crate::components::kernel_view::{launch_text, KernelView};
@@ -184,7 +185,7 @@ pub fn app() -> Html {
     let bank_report = banks::analyze(&pattern.access, &device);
     let ceilings = roofline::ceilings(&device);
     // The launch and its sweep go to the worker; only a change of them makes a new request.
-    let input = state.variant.launch(&state, state.source());
+    let input = state.launch();
     let launch = launch_text(&input);
     let sweep = state.variant.sweep();
     let sweep_launches = SweepLaunches {
@@ -195,12 +196,17 @@ pub fn app() -> Html {
             .iter()
             .map(|&value| {
                 let at = sweep.with(&state, value);
-                (value, state.variant.launch(&at, state.source()))
+                (value, at.launch())
             })
             .collect(),
     };
     let kernel = input.kernel.clone();
-    let shown = use_simulations(input.clone(), sweep_launches);
+    let compared = state.compare_launch();
+    let shown = use_simulations(
+        input.clone(),
+        compared.as_ref().map(|(_, input)| input.clone()),
+        sweep_launches,
+    );
     // The occupancy view shows the launch of the run on the page (its shared memory is the
     // kernel's as the simulation laid it out), on that run's device; before the first run comes
     // back, the launch asked for, with only its dynamic shared memory known.
@@ -319,6 +325,14 @@ pub fn app() -> Html {
                         />
                     }
                 </KernelView>
+                <CompareView
+                    compare={state.compare}
+                    own_label={state.compare_own_label()}
+                    other_label={compared.map(|(label, _)| label)}
+                    own={shown.run.clone()}
+                    other={shown.compare.clone()}
+                    on_action={on_action.clone()}
+                />
                 <div class="views">
                     <BankMap
                         device={device.clone()}

@@ -64,6 +64,9 @@ pub struct Shown {
     pub worker_failure: Option<String>,
     /// How many superseded jobs were cancelled by terminating the worker.
     pub cancelled: u32,
+    /// The run the shown one is compared with, when the newest request asks for a comparison
+    /// and the worker has answered it.
+    pub compare: Option<Rc<SimulationRun>>,
 }
 
 /// The newest request and how far it has come.
@@ -71,6 +74,10 @@ pub struct Shown {
 struct Wanted {
     seq: Sequence,
     launch: SimulationInput,
+    /// The launch to compare with, if any; it runs after the launch, before the sweep.
+    compare: Option<SimulationInput>,
+    /// Whether the worker has answered the comparison (or there is none to run).
+    compared: bool,
     sweep: SweepLaunches,
     /// Whether the worker has answered the launch.
     launched: bool,
@@ -92,28 +99,59 @@ pub struct Scheduler {
     sweep: Option<SweepView>,
     worker_failure: Option<String>,
     cancelled: u32,
+    compare: Option<Rc<SimulationRun>>,
 }
 
-/// The job with the worker: its request's number, and its sweep index if it is a sweep point.
+/// The job with the worker: its request's number and which of its jobs it is.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct InFlight {
     seq: Sequence,
-    sweep_index: Option<usize>,
+    job: JobKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum JobKind {
+    Launch,
+    Compare,
+    SweepPoint(usize),
 }
 
 impl Scheduler {
     /// A new setting: `launch` and its sweep supersede every earlier request. Returns the job to
     /// post now, if the worker is idle.
+    #[cfg(test)]
     pub fn want(&mut self, launch: SimulationInput, sweep: SweepLaunches) -> Option<Request> {
-        let same = self
-            .wanted
-            .as_ref()
-            .is_some_and(|wanted| wanted.launch == launch && wanted.sweep == sweep);
+        self.want_compared(launch, None, sweep)
+    }
+
+    /// `want`, with a launch to compare the launch with: it runs after the launch and before the
+    /// sweep, and shows beside it.
+    pub fn want_compared(
+        &mut self,
+        launch: SimulationInput,
+        compare: Option<SimulationInput>,
+        sweep: SweepLaunches,
+    ) -> Option<Request> {
+        let same = self.wanted.as_ref().is_some_and(|wanted| {
+            wanted.launch == launch && wanted.compare == compare && wanted.sweep == sweep
+        });
         if !same {
             self.newest += 1;
+            // A comparison with the same launch as the one shown is kept; any other goes.
+            if self
+                .compare
+                .as_ref()
+                .is_some_and(|run| Some(&run.input) != compare.as_ref())
+            {
+                self.compare = None;
+            }
+            // A comparison already shown is not run again.
+            let compared = compare.is_none() || self.compare.is_some();
             self.wanted = Some(Wanted {
                 seq: self.newest,
                 launch,
+                compared,
+                compare,
                 sweep,
                 launched: false,
                 sweeping: false,
@@ -133,6 +171,7 @@ impl Scheduler {
         if current {
             match response.answer {
                 Answer::Launch(outcome) => self.launched(*outcome),
+                Answer::Compare(outcome) => self.compared(*outcome),
                 Answer::SweepPoint { index, time_ms } => self.swept(index, time_ms),
             }
         }
@@ -190,6 +229,21 @@ impl Scheduler {
     }
 
     /// One point of the newest request's sweep ran.
+    fn compared(&mut self, outcome: memplay_web::protocol::Outcome) {
+        let Some(wanted) = self.wanted.as_mut() else {
+            return;
+        };
+        wanted.compared = true;
+        if let Some(input) = wanted.compare.clone() {
+            self.compare = Some(Rc::new(SimulationRun {
+                input,
+                result: outcome.result,
+                prediction: outcome.prediction,
+                elapsed_ms: outcome.elapsed_ms,
+            }));
+        }
+    }
+
     fn swept(&mut self, index: usize, time_ms: Result<f64, String>) {
         let (Some(wanted), Some(sweep)) = (self.wanted.as_ref(), self.sweep.as_mut()) else {
             return;
@@ -214,6 +268,8 @@ impl Scheduler {
         let wanted = self.wanted.as_ref()?;
         let job = if !wanted.launched {
             Job::Launch(wanted.launch.clone())
+        } else if wanted.sweeping && !wanted.compared {
+            Job::Compare(wanted.compare.clone()?)
         } else if wanted.sweeping {
             let index = self
                 .sweep
@@ -230,9 +286,10 @@ impl Scheduler {
         };
         self.in_flight = Some(InFlight {
             seq: wanted.seq,
-            sweep_index: match &job {
-                Job::Launch(_) => None,
-                Job::SweepPoint { index, .. } => Some(*index),
+            job: match &job {
+                Job::Launch(_) => JobKind::Launch,
+                Job::Compare(_) => JobKind::Compare,
+                Job::SweepPoint { index, .. } => JobKind::SweepPoint(*index),
             },
         });
         Some(Request {
@@ -268,9 +325,10 @@ impl Scheduler {
         }
         if let (Some(in_flight), Some(wanted)) = (in_flight, self.wanted.as_mut()) {
             if in_flight.seq == wanted.seq {
-                match in_flight.sweep_index {
-                    None => wanted.launched = true,
-                    Some(index) => {
+                match in_flight.job {
+                    JobKind::Launch => wanted.launched = true,
+                    JobKind::Compare => wanted.compared = true,
+                    JobKind::SweepPoint(index) => {
                         if let Some(point) = self
                             .sweep
                             .as_mut()
@@ -291,6 +349,9 @@ impl Scheduler {
         if !wanted.launched {
             return Some(Progress::Launch);
         }
+        if wanted.sweeping && !wanted.compared {
+            return Some(Progress::Compare);
+        }
         let points = &self.sweep.as_ref().filter(|_| wanted.sweeping)?.points;
         let done = points
             .iter()
@@ -310,6 +371,7 @@ impl Scheduler {
             progress: self.progress(),
             worker_failure: self.worker_failure.clone(),
             cancelled: self.cancelled,
+            compare: self.compare.clone(),
         }
     }
 }
@@ -552,7 +614,11 @@ fn send(worker: &web_sys::Worker, request: &Request) {
 }
 
 #[hook]
-pub fn use_simulations(launch: SimulationInput, sweep: SweepLaunches) -> Shown {
+pub fn use_simulations(
+    launch: SimulationInput,
+    compare: Option<SimulationInput>,
+    sweep: SweepLaunches,
+) -> Shown {
     let scheduler = use_mut_ref(Scheduler::default);
     let worker = use_mut_ref(|| None);
     let check_pending = use_mut_ref(|| false);
@@ -563,11 +629,12 @@ pub fn use_simulations(launch: SimulationInput, sweep: SweepLaunches) -> Shown {
         check_pending,
         rerender,
     };
-    use_effect_with((launch, sweep), move |(launch, sweep)| {
-        let request = connection
-            .scheduler
-            .borrow_mut()
-            .want(launch.clone(), sweep.clone());
+    use_effect_with((launch, compare, sweep), move |(launch, compare, sweep)| {
+        let request = connection.scheduler.borrow_mut().want_compared(
+            launch.clone(),
+            compare.clone(),
+            sweep.clone(),
+        );
         connection.post(request);
         connection.watch_superseded();
         connection.rerender.force_update();
@@ -598,11 +665,11 @@ mod tests {
             .into_iter()
             .map(|value| {
                 let at = sweep.with(&state, value);
-                (value, state.variant.launch(&at, state.source()))
+                (value, at.launch())
             })
             .collect();
         (
-            state.variant.launch(&state, state.source()),
+            state.launch(),
             SweepLaunches {
                 setting: sweep.label(),
                 current: tile,
@@ -614,7 +681,7 @@ mod tests {
     /// An answer without simulating: a launch that spent its budget, or a sweep point of 2 ms.
     fn quick_answer(request: &Request) -> Response {
         let answer = match &request.job {
-            Job::Launch(_) => Answer::Launch(Box::new(Outcome {
+            Job::Launch(_) | Job::Compare(_) => Answer::Launch(Box::new(Outcome {
                 result: Err(SimulationError::StepBudget {
                     steps: 2,
                     budget: 1,
@@ -644,6 +711,7 @@ mod tests {
                 request.seq,
                 match &request.job {
                     Job::Launch(_) => "launch".to_string(),
+                    Job::Compare(_) => "compare".to_string(),
                     Job::SweepPoint { index, .. } => format!("point {index}"),
                 },
             ));
@@ -868,5 +936,32 @@ mod tests {
             })
         ));
         assert_eq!(scheduler.shown().worker_failure, None);
+    }
+
+    #[test]
+    fn a_comparison_runs_after_the_launch_and_before_the_sweep_and_is_kept_while_it_stands() {
+        let mut scheduler = Scheduler::default();
+        let (launch, sweep) = request_at(16, None);
+        let (partner, _) = request_at(8, None);
+        let first = scheduler.want_compared(launch.clone(), Some(partner.clone()), sweep.clone());
+        assert_eq!(
+            run_to_the_end(&mut scheduler, first),
+            jobs(&[(1, "launch"), (1, "compare"), (1, "point 0")])
+        );
+        let compare = scheduler.shown().compare.expect("the comparison is shown");
+        assert_eq!(compare.input, partner);
+        assert!(compare.result.is_ok());
+        // Another setting of the page's launch with the same comparison reruns only the launch.
+        let (other, sweep) = request_at(8, None);
+        let second = scheduler.want_compared(other, Some(partner), sweep);
+        assert_eq!(
+            run_to_the_end(&mut scheduler, second),
+            jobs(&[(2, "launch")])
+        );
+        // No comparison any more: none is shown.
+        let (launch, sweep) = request_at(16, None);
+        let third = scheduler.want_compared(launch, None, sweep);
+        run_to_the_end(&mut scheduler, third);
+        assert_eq!(scheduler.shown().compare, None);
     }
 }

@@ -9,6 +9,7 @@
 
 mod app;
 mod bridge;
+mod compare;
 mod components;
 mod deflate;
 mod lesson_text;

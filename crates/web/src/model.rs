@@ -665,7 +665,7 @@ mod tests {
             regs: 10,
             ..State::default()
         };
-        let input = state.variant.launch(&state, state.source());
+        let input = state.launch();
         let result = memplay_sim::simulate::simulate(&input);
         let (_, launch) = lesson_occupancy(&input, &result);
         let found = launch.map(|r| (r.active_warps_per_sm * 32, r.limiter));

@@ -27,6 +27,8 @@ pub type Sequence = u64;
 pub enum Job {
     /// The launch the page shows in full.
     Launch(SimulationInput),
+    /// The launch the page compares it with, also in full.
+    Compare(SimulationInput),
     /// The launch at one value of the sweep; `index` is the value's place in the sweep.
     SweepPoint {
         index: usize,
@@ -55,6 +57,8 @@ pub struct Outcome {
 pub enum Answer {
     /// Boxed: a report is some 600 bytes, a sweep point a few words.
     Launch(Box<Outcome>),
+    /// The outcome of the launch it is compared with.
+    Compare(Box<Outcome>),
     /// The predicted time of the sweep's launch at `index`, or why it does not run.
     SweepPoint {
         index: usize,
@@ -115,6 +119,7 @@ pub fn predicted_time(input: &SimulationInput) -> Result<f64, String> {
 pub fn respond(request: Request, now_ms: impl Fn() -> f64) -> Response {
     let answer = match request.job {
         Job::Launch(input) => Answer::Launch(Box::new(run_launch(&input, now_ms))),
+        Job::Compare(input) => Answer::Compare(Box::new(run_launch(&input, now_ms))),
         Job::SweepPoint { index, input } => Answer::SweepPoint {
             index,
             time_ms: predicted_time(&input),

@@ -5,10 +5,12 @@
 //! by pure calls into `memplay-sim` (see `model`); the URL query mirrors it (see `url`), and an
 //! edited kernel goes into the URL's fragment (see `source_link`).
 
+use crate::compare::CompareWith;
 use crate::lessons::{Lesson, Variant};
 use crate::source_link::{opened_source, Compressed, Inflated, SourceLink};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::PatternId;
+use memplay_sim::simulate::SimulationInput;
 use memplay_sim::DeviceId;
 use std::rc::Rc;
 use yew::Reducible;
@@ -128,6 +130,8 @@ pub struct State {
     pub embed_code: EmbedCode,
     /// The answer to the lesson's question, which a new lesson clears.
     pub prediction: Prediction,
+    /// What the launch is compared with (`compare=`).
+    pub compare: CompareWith,
     /// One sentence for every value of the page's link that could not be used.
     pub notes: Vec<String>,
 }
@@ -138,6 +142,11 @@ impl State {
         self.edited_source
             .as_deref()
             .unwrap_or_else(|| self.variant.source())
+    }
+
+    /// The page's launch: its kernel at its settings, running the edit if there is one.
+    pub fn launch(&self) -> SimulationInput {
+        self.variant.launch(self, self.source())
     }
 
     /// The edit the browser is to compress for the link, while that is due.
@@ -166,6 +175,7 @@ impl Default for State {
             source_link: SourceLink::Lesson,
             embed_code: EmbedCode::Hidden,
             prediction: Prediction::default(),
+            compare: CompareWith::Nothing,
             notes: Vec::new(),
         }
     }
@@ -208,6 +218,9 @@ pub enum Action {
     },
     SetCompile {
         compile: CompileEffects,
+    },
+    SetCompare {
+        compare: CompareWith,
     },
     /// The student's text replaces the kernel source.
     EditSource {
@@ -348,6 +361,10 @@ impl State {
             Action::SetVariant { variant } => {
                 self.set_variant(variant);
                 "variant"
+            }
+            Action::SetCompare { compare } => {
+                self.compare = compare;
+                "compare"
             }
             Action::SetCompile { compile } => {
                 self.compile = compile;

@@ -6,6 +6,7 @@
 //! one promised. An edited kernel travels in the fragment instead (`source_link` reads and writes
 //! it); `State::from_link` reads both. Pure string handling only, so the tests run on the host.
 
+use crate::compare::CompareWith;
 use crate::lessons::Lesson;
 use crate::source_link::{read_fragment, Fragment, SourceLink};
 use crate::state::{
@@ -40,9 +41,9 @@ pub fn pattern_key(pattern: PatternId) -> &'static str {
 
 /// The keys of the query, in the order `to_query` writes them. `embed` comes last and is written
 /// only when it is on, so a link copied from the full page never turns into an embed.
-const KEYS: [&str; 11] = [
+const KEYS: [&str; 12] = [
     "device", "pattern", "tile", "block", "pad", "stride", "regs", "lesson", "variant", "compile",
-    "embed",
+    "compare", "embed",
 ];
 
 /// The URL values of the page's two layouts: `1` is the compact embed of one lesson (README,
@@ -161,6 +162,16 @@ impl State {
                         &mut state.notes,
                     );
                 }
+                "compare" => {
+                    state.compare = read_choice(
+                        &key,
+                        &value,
+                        &CompareWith::ALL,
+                        CompareWith::key,
+                        CompareWith::Nothing,
+                        &mut state.notes,
+                    );
+                }
                 "embed" => {
                     state.embed = read_choice(
                         &key,
@@ -206,7 +217,7 @@ impl State {
     /// so the embed keeps its layout when it rewrites its own address.
     pub fn to_query(&self) -> String {
         let settings = format!(
-            "device={}&pattern={}&tile={}&block={}&pad={}&stride={}&regs={}&lesson={}&variant={}&compile={}",
+            "device={}&pattern={}&tile={}&block={}&pad={}&stride={}&regs={}&lesson={}&variant={}&compile={}{}",
             self.device.as_str(),
             pattern_key(self.pattern),
             self.tile,
@@ -216,7 +227,13 @@ impl State {
             self.regs,
             self.variant.lesson().key(),
             self.variant.name(),
-            compile_key(self.compile)
+            compile_key(self.compile),
+            // A comparison is written only when there is one, so the first links stay as short.
+            if self.compare == CompareWith::Nothing {
+                String::new()
+            } else {
+                format!("&compare={}", self.compare.key())
+            }
         );
         if self.embed {
             format!("{settings}&embed={}", embed_key(true))
@@ -376,7 +393,11 @@ mod tests {
             "round trip of {query:?}"
         );
         let written = state.to_query();
-        for key in KEYS.iter().filter(|&&key| key != "embed" || state.embed) {
+        let written_keys = KEYS.iter().filter(|&&key| {
+            (key != "embed" || state.embed)
+                && (key != "compare" || state.compare != CompareWith::Nothing)
+        });
+        for key in written_keys {
             assert!(
                 written.contains(&format!("{key}=")),
                 "{written} names {key}"
@@ -468,6 +489,7 @@ mod tests {
                 source_link: SourceLink::Lesson,
                 embed_code: EmbedCode::Hidden,
                 prediction: Default::default(),
+                compare: CompareWith::Nothing,
                 notes: Vec::new(),
             },
         );
@@ -542,7 +564,7 @@ mod tests {
                 pad: 2,
                 notes: vec![
                     "colour is not a memplay setting (they are device, pattern, tile, block, \
-                     pad, stride, regs, lesson, variant, compile, embed); ignored."
+                     pad, stride, regs, lesson, variant, compile, compare, embed); ignored."
                         .to_string(),
                 ],
                 ..State::default()

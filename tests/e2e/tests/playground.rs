@@ -2694,3 +2694,33 @@ async fn the_boundary_lesson_shows_the_unguarded_kernels_error_then_the_guarded_
     );
     page.finish().await;
 }
+
+#[tokio::test]
+async fn comparing_the_tiled_matmul_with_the_naive_one_shows_sixteen_times_the_loads() {
+    let page = Harness::start().await;
+    page.open("?lesson=tiled-matmul&compare=variant").await;
+    let sentence = page
+        .wait_for_text_where("compare-sentence", "compare the two kernels", |text| {
+            !text.is_empty()
+        })
+        .await;
+    assert!(
+        sentence.starts_with("mm_naive makes 16× the global load requests of mm_tiled"),
+        "{sentence}"
+    );
+    println!("compare, tiled against naive: {sentence}");
+    // Padding instead: the menu changes what is compared, and the link says so.
+    let menu = page.wait_for("[data-testid='control-compare']").await;
+    thirtyfour::components::SelectElement::new(&menu)
+        .await
+        .expect("the compare control is a select")
+        .select_by_value("padding")
+        .await
+        .expect("padding can be compared");
+    page.wait_for_url_containing("compare=padding").await;
+    page.wait_for_text_where("compare-sentence", "compare the paddings", |text| {
+        text.starts_with("PAD=1 ")
+    })
+    .await;
+    page.finish().await;
+}

@@ -365,7 +365,7 @@ mod tests {
     /// The page's launch file of a lesson reads back as `memplay replay` reads it, and a rerun of
     /// its input reproduces its counters and time exactly.
     fn check_round_trip(state: State) {
-        let input = state.variant.launch(&state, state.source());
+        let input = state.launch();
         let result = simulate(&input);
         let prediction = result
             .as_ref()
@@ -407,7 +407,7 @@ mod tests {
             edited_source: Some("__global__ void mm_tiled() { m; }".to_string()),
             ..State::default()
         };
-        let input = state.variant.launch(&state, state.source());
+        let input = state.launch();
         let run = SimulationRun {
             input: input.clone(),
             result: simulate(&input),

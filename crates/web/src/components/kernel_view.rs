@@ -38,6 +38,8 @@ pub struct SimulationRun {
 pub enum Progress {
     /// The launch itself.
     Launch,
+    /// The launch it is compared with.
+    Compare,
     /// The sweep's launches, `done` of `total` answered.
     Sweep { done: usize, total: usize },
 }
@@ -47,6 +49,7 @@ impl Progress {
     pub fn text(self) -> String {
         match self {
             Progress::Launch => "updating…".to_string(),
+            Progress::Compare => "updating… the comparison".to_string(),
             Progress::Sweep { done, total } => {
                 format!("updating… the sweep, {done} of {total} launches")
             }
@@ -624,7 +627,7 @@ mod tests {
     use memplay_sim::simulate::simulate;
 
     fn check(state: State, expected_launch: &str) {
-        let input = state.variant.launch(&state, state.source());
+        let input = state.launch();
         assert_eq!(launch_text(&input), expected_launch);
     }
 
@@ -655,7 +658,7 @@ mod tests {
             edited_source: Some(source.to_string()),
             ..State::default()
         };
-        let input = state.variant.launch(&state, state.source());
+        let input = state.launch();
         let error = simulate(&input).expect_err("m is not declared");
         assert_eq!(error.to_string(), "2:10: 'm' is not declared");
         assert_eq!(
@@ -704,7 +707,7 @@ mod tests {
 
     /// Simulates the lesson of `state` and checks its throughput headline.
     fn check_throughput(state: State, expected: &str) {
-        let input = state.variant.launch(&state, state.source());
+        let input = state.launch();
         let report = simulate(&input).expect("the lesson runs");
         let prediction = memplay_sim::timing::predict(&report, &input.device);
         assert_eq!(throughput_text(&prediction), expected);
@@ -744,7 +747,7 @@ mod tests {
             variant: Variant::AdjDiffNaive,
             ..State::default()
         };
-        let report = simulate(&state.variant.launch(&state, state.source())).expect("runs");
+        let report = simulate(&state.launch()).expect("runs");
         let text = cost_text(&report, 1.84);
         assert!(text.starts_with("simulated 3 blocks of 16,384, "), "{text}");
         assert!(text.ends_with(" warp instructions in 1.8 ms"), "{text}");

@@ -3,6 +3,7 @@
 
 pub mod bank_map;
 pub mod chart;
+pub mod compare_view;
 pub mod controls;
 pub mod embed_bar;
 pub mod export;

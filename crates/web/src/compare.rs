@@ -1,0 +1,296 @@
+//! Two launches side by side: what the page's launch is compared with, and the table and sentence
+//! that say how they differ.
+//!
+//! The lectures teach by comparison: the naive against the tiled matmul (seed 003), a padded
+//! against an unpadded tile (seed 001), the GT200 against a current GPU, the kernel as written
+//! against nvcc's fused loads. `CompareWith` names the comparison (`compare=` in the link), and
+//! `State::compare_launch` makes the second launch, which the worker runs after the first. Pure:
+//! the rows, ratios and sentence are tested on the host.
+
+use crate::lessons::Variant;
+use crate::state::State;
+use memplay_sim::compile_effects::CompileEffects;
+use memplay_sim::simulate::{SimulationInput, SimulationReport};
+use memplay_sim::timing::Prediction;
+use memplay_sim::DeviceId;
+
+/// What the launch on the page is compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareWith {
+    Nothing,
+    /// The lesson's next kernel (naive against tiled, global against hierarchical atomics).
+    Variant,
+    /// The other padding: PAD = 1 against PAD = 0.
+    Padding,
+    /// The other way of counting: as written against as nvcc compiles it.
+    Compile,
+    /// The lectures' other end: the GT200 against the H100 (the H100 against any other device).
+    Device,
+}
+
+impl CompareWith {
+    pub const ALL: [CompareWith; 5] = [
+        CompareWith::Nothing,
+        CompareWith::Variant,
+        CompareWith::Padding,
+        CompareWith::Compile,
+        CompareWith::Device,
+    ];
+
+    /// The value in the link (`compare=padding`).
+    pub fn key(self) -> &'static str {
+        match self {
+            CompareWith::Nothing => "none",
+            CompareWith::Variant => "variant",
+            CompareWith::Padding => "padding",
+            CompareWith::Compile => "compile",
+            CompareWith::Device => "device",
+        }
+    }
+
+    /// The menu's words.
+    pub fn label(self) -> &'static str {
+        match self {
+            CompareWith::Nothing => "nothing",
+            CompareWith::Variant => "the lesson's other kernel",
+            CompareWith::Padding => "the other padding (PAD 0 / 1)",
+            CompareWith::Compile => "the other way of counting (as written / as compiled)",
+            CompareWith::Device => "the GT200 / the H100",
+        }
+    }
+}
+
+impl State {
+    /// The launch the page's launch is compared with, and its name in the table; `None` when
+    /// nothing is compared or the lesson has no other kernel.
+    pub fn compare_launch(&self) -> Option<(String, SimulationInput)> {
+        let mut other = self.clone();
+        let label = match self.compare {
+            CompareWith::Nothing => return None,
+            CompareWith::Variant => {
+                let variants = self.variant.lesson().variants();
+                let here = variants
+                    .iter()
+                    .position(|&variant| variant == self.variant)?;
+                let partner: Variant = *variants.get((here + 1) % variants.len())?;
+                if partner == self.variant {
+                    return None;
+                }
+                // The other kernel runs from its own file: the edit belongs to this one.
+                other.variant = partner;
+                other.edited_source = None;
+                partner.kernel().to_string()
+            }
+            CompareWith::Padding => {
+                other.pad = if self.pad == 0 { 1 } else { 0 };
+                format!("PAD={}", other.pad)
+            }
+            CompareWith::Compile => {
+                other.compile = if self.compile == CompileEffects::AS_COMPILED {
+                    CompileEffects::AS_WRITTEN
+                } else {
+                    CompileEffects::AS_COMPILED
+                };
+                if other.compile == CompileEffects::AS_WRITTEN {
+                    "as written".to_string()
+                } else {
+                    "as compiled".to_string()
+                }
+            }
+            CompareWith::Device => {
+                other.device = if self.device == DeviceId::H100 {
+                    DeviceId::Gt200
+                } else {
+                    DeviceId::H100
+                };
+                other.device.label().to_string()
+            }
+        };
+        Some((label, other.launch()))
+    }
+
+    /// The name of the page's own launch in the comparison's table.
+    pub fn compare_own_label(&self) -> String {
+        match self.compare {
+            CompareWith::Nothing | CompareWith::Variant => self.variant.kernel().to_string(),
+            CompareWith::Padding => format!("PAD={}", self.pad),
+            CompareWith::Compile => {
+                if self.compile == CompileEffects::AS_WRITTEN {
+                    "as written".to_string()
+                } else {
+                    "as compiled".to_string()
+                }
+            }
+            CompareWith::Device => self.device.label().to_string(),
+        }
+    }
+}
+
+/// One row of the comparison: a quantity of both launches and their ratio (other / own).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareRow {
+    pub name: &'static str,
+    pub own: f64,
+    pub other: f64,
+}
+
+impl CompareRow {
+    /// other / own; `None` where own is 0 (a quantity one launch does not have).
+    pub fn ratio(&self) -> Option<f64> {
+        (self.own > 0.0).then(|| self.other / self.own)
+    }
+}
+
+/// The counters the comparison shows, with their names in the lectures' words.
+const COUNTERS: [(&str, &str); 6] = [
+    (
+        "global load requests",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    ),
+    (
+        "global load sectors",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    ),
+    (
+        "global store sectors",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    ),
+    (
+        "shared load wavefronts",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    ),
+    (
+        "shared load instructions",
+        "smsp__inst_executed_op_shared_ld.sum",
+    ),
+    (
+        "global atomic requests",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+    ),
+];
+
+/// The rows of two launches that ran: the predicted time, then each counter either has.
+pub fn rows(
+    own: (&SimulationReport, &Prediction),
+    other: (&SimulationReport, &Prediction),
+) -> Vec<CompareRow> {
+    let mut rows = vec![CompareRow {
+        name: "predicted time (ms)",
+        own: own.1.time_ms,
+        other: other.1.time_ms,
+    }];
+    for (name, counter) in COUNTERS {
+        let own = own.0.counters.get(counter).unwrap_or(0.0);
+        let other = other.0.counters.get(counter).unwrap_or(0.0);
+        if own > 0.0 || other > 0.0 {
+            rows.push(CompareRow { name, own, other });
+        }
+    }
+    rows
+}
+
+/// One sentence on the biggest difference: the counter whose ratio is furthest from 1, and the
+/// time's ratio beside it.
+pub fn sentence(own_label: &str, other_label: &str, rows: &[CompareRow]) -> String {
+    let times = |ratio: f64| format!("{}×", crate::model::format_number(ratio));
+    let time = rows.first().and_then(CompareRow::ratio);
+    let biggest = rows
+        .iter()
+        .skip(1)
+        .filter_map(|row| Some((row, row.ratio()?)))
+        .filter(|(_, ratio)| *ratio > 0.0)
+        .max_by(|a, b| a.1.ln().abs().total_cmp(&b.1.ln().abs()));
+    let counter = match biggest {
+        Some((row, ratio)) if ratio >= 1.01 => format!(
+            "{other_label} makes {} the {} of {own_label}",
+            times(ratio),
+            row.name
+        ),
+        Some((row, ratio)) if ratio <= 0.99 => format!(
+            "{other_label} makes {} fewer {} than {own_label}",
+            times(1.0 / ratio),
+            row.name
+        ),
+        _ => format!("{other_label} and {own_label} make the same memory accesses"),
+    };
+    match time {
+        Some(time) if time >= 1.0 => format!("{counter}, and takes {} as long.", times(time)),
+        Some(time) if time > 0.0 => format!("{counter}, and is {} faster.", times(1.0 / time)),
+        _ => format!("{counter}."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lessons::Variant;
+    use memplay_sim::simulate::simulate;
+    use memplay_sim::timing::predict;
+
+    fn check(state: State, expected_sentence: &str) {
+        let (label, other) = state.compare_launch().expect("something to compare with");
+        let own_input = state.launch();
+        let own = simulate(&own_input).expect("the page's launch runs");
+        let other_report = simulate(&other).expect("the compared launch runs");
+        let rows = rows(
+            (&own, &predict(&own, &own_input.device)),
+            (&other_report, &predict(&other_report, &other.device)),
+        );
+        let said = sentence(&state.compare_own_label(), &label, &rows);
+        assert!(
+            said.starts_with(expected_sentence),
+            "said {said:?}, expected it to start with {expected_sentence:?}"
+        );
+    }
+
+    #[test]
+    fn the_naive_matmul_makes_sixteen_times_the_global_loads_of_the_tiled_one() {
+        check(
+            State {
+                compare: CompareWith::Variant,
+                ..State::default()
+            },
+            "mm_naive makes 16× the global load requests of mm_tiled",
+        );
+    }
+
+    #[test]
+    fn one_word_of_padding_takes_the_row_per_thread_read_from_32_wavefronts_to_1() {
+        check(
+            State {
+                variant: Variant::RowPerThread,
+                compile: CompileEffects::AS_WRITTEN,
+                compare: CompareWith::Padding,
+                ..State::default()
+            },
+            "PAD=1 makes 32× fewer shared load wavefronts than PAD=0",
+        );
+    }
+
+    #[test]
+    fn nothing_to_compare_gives_no_second_launch() {
+        assert_eq!(State::default().compare_launch(), None);
+        let only_one = State {
+            variant: Variant::OccupancyTiled,
+            compare: CompareWith::Variant,
+            ..State::default()
+        };
+        assert_eq!(only_one.compare_launch(), None);
+    }
+
+    #[test]
+    fn the_device_comparison_pairs_the_h100_with_the_gt200_and_any_other_with_the_h100() {
+        let on = |device| State {
+            device,
+            compare: CompareWith::Device,
+            ..State::default()
+        };
+        let (label, input) = on(DeviceId::H100).compare_launch().expect("a comparison");
+        assert_eq!(
+            (label.as_str(), input.device.name.as_ref()),
+            ("GT200", DeviceId::Gt200.device().name.as_ref())
+        );
+        let (label, _) = on(DeviceId::G80).compare_launch().expect("a comparison");
+        assert_eq!(label, "H100");
+    }
+}
