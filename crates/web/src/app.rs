@@ -12,7 +12,7 @@
 //! linking to the full page; the full page offers the `<iframe>` code of its view, and copies it
 //! with the async Clipboard API where the browser allows (README, "Embedding in a course page").
 
-use crate::bridge::{use_simulations, SweepLaunches};
+use crate::bridge::use_simulations;
 use crate::components::bank_map::BankMap;
 use crate::components::compare_view::CompareView;
 use crate::components::controls::Controls;
@@ -187,19 +187,9 @@ pub fn app() -> Html {
     // The launch and its sweep go to the worker; only a change of them makes a new request.
     let input = state.launch();
     let launch = launch_text(&input);
-    let sweep = state.variant.sweep();
-    let sweep_launches = SweepLaunches {
-        setting: sweep.label(),
-        current: sweep.current(&state),
-        launches: sweep
-            .values()
-            .iter()
-            .map(|&value| {
-                let at = sweep.with(&state, value);
-                (value, at.launch())
-            })
-            .collect(),
-    };
+    let sweep_launches = state
+        .variant
+        .sweep_launches(state.settings(), state.source());
     let kernel = input.kernel.clone();
     let compared = state.compare_launch();
     let shown = use_simulations(

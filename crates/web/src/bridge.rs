@@ -33,14 +33,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent};
 use yew::prelude::*;
 
-/// The sweep of a request: the swept setting, its current value and the launch at each value.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SweepLaunches {
-    /// The swept setting in words ("tile width").
-    pub setting: &'static str,
-    pub current: u32,
-    pub launches: Vec<(u32, SimulationInput)>,
-}
+pub use crate::lessons::SweepLaunches;
 
 /// The sweep chart's data: the predicted time at each value, `None` while it is being simulated.
 #[derive(Clone, Debug, PartialEq)]
@@ -664,8 +657,8 @@ mod tests {
         let launches = [8, 16]
             .into_iter()
             .map(|value| {
-                let at = sweep.with(&state, value);
-                (value, at.launch())
+                let at = sweep.with(state.settings(), value);
+                (value, state.variant.launch(at, state.source()))
             })
             .collect();
         (

@@ -385,7 +385,7 @@ mod tests {
                 variant: question.variant,
                 ..State::default()
             };
-            let input = question.variant.launch(&state, question.variant.source());
+            let input = state.launch();
             let report = simulate(&input).expect("the question's launch runs");
             let value = question
                 .metric

@@ -11,9 +11,10 @@
 //! kernels, the stride the `stride` argument. Everything here is pure, so the launches are tested on
 //! the host; the page runs them through `memplay_sim::simulate`.
 
-use crate::state::State;
+use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::simulate::SimulationInput;
+use memplay_sim::DeviceId;
 
 use memplay_sim::lesson_kernels::{
     ADJ_DIFF, ATOMICS, BANKS, BOUNDARY, COALESCING, MATMUL, TRANSPOSE,
@@ -139,6 +140,28 @@ impl Lesson {
     }
 }
 
+/// What a launch depends on besides its kernel and source: the values the page's controls set.
+/// A plain value, so the lessons need nothing of the page's state.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    pub device: DeviceId,
+    pub tile: u32,
+    pub block: u32,
+    pub pad: u32,
+    pub stride: u32,
+    pub regs: u32,
+    pub compile: CompileEffects,
+}
+
+/// The sweep of a launch: the swept setting, its current value and the launch at each value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepLaunches {
+    /// The swept setting in words ("tile width").
+    pub setting: &'static str,
+    pub current: u32,
+    pub launches: Vec<(u32, SimulationInput)>,
+}
+
 /// The setting a lesson's sweep chart varies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SweepSetting {
@@ -168,26 +191,25 @@ impl SweepSetting {
         }
     }
 
-    /// The current value of this setting in `state`.
-    pub fn current(self, state: &State) -> u32 {
+    /// The current value of this setting.
+    pub fn current(self, settings: Settings) -> u32 {
         match self {
-            SweepSetting::Tile => state.tile,
-            SweepSetting::Block => state.block,
-            SweepSetting::Pad => state.pad,
-            SweepSetting::Stride => state.stride,
+            SweepSetting::Tile => settings.tile,
+            SweepSetting::Block => settings.block,
+            SweepSetting::Pad => settings.pad,
+            SweepSetting::Stride => settings.stride,
         }
     }
 
-    /// `state` with this setting at `value`.
-    pub fn with(self, state: &State, value: u32) -> State {
-        let mut state = state.clone();
+    /// The settings with this one at `value`.
+    pub fn with(self, mut settings: Settings, value: u32) -> Settings {
         match self {
-            SweepSetting::Tile => state.tile = value,
-            SweepSetting::Block => state.block = value,
-            SweepSetting::Pad => state.pad = value,
-            SweepSetting::Stride => state.stride = value,
+            SweepSetting::Tile => settings.tile = value,
+            SweepSetting::Block => settings.block = value,
+            SweepSetting::Pad => settings.pad = value,
+            SweepSetting::Stride => settings.stride = value,
         }
-        state
+        settings
     }
 }
 
@@ -366,9 +388,25 @@ impl Variant {
         }
     }
 
+    /// The launches of the sweep chart: this kernel at each value of its swept setting, the
+    /// other settings as they are.
+    pub fn sweep_launches(self, settings: Settings, source: &str) -> SweepLaunches {
+        let sweep = self.sweep();
+        SweepLaunches {
+            setting: sweep.label(),
+            current: sweep.current(settings),
+            launches: sweep
+                .values()
+                .iter()
+                .map(|&value| (value, self.launch(sweep.with(settings, value), source)))
+                .collect(),
+        }
+    }
+
     /// The launch of this lesson's kernel for the page's settings, running `source` (the lesson's
     /// file, or the student's edit of it).
-    pub fn launch(self, state: &State, source: &str) -> SimulationInput {
+    pub fn launch(self, settings: Settings, source: &str) -> SimulationInput {
+        let state = settings;
         let device = state.device.device();
         let mut input = SimulationInput::new(source, self.kernel(), device);
         input.regs = state.regs;
@@ -463,11 +501,12 @@ impl Variant {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::State;
     use memplay_sim::simulate::simulate;
 
     /// Simulates the lesson at the given settings and returns the named Nsight counter.
     fn check(variant: Variant, state: State, counter: &str, expected: f64) {
-        let input = variant.launch(&state, variant.source());
+        let input = variant.launch(state.settings(), variant.source());
         let report = simulate(&input).unwrap_or_else(|e| panic!("{variant:?}: {e}"));
         let found = report.counters.get(counter).expect("a known counter");
         assert_eq!(found, expected, "{variant:?} {counter}");
@@ -489,7 +528,7 @@ mod tests {
     #[test]
     fn every_lesson_simulates_at_the_default_settings() {
         for lesson in Variant::ALL {
-            let input = lesson.launch(&State::default(), lesson.source());
+            let input = lesson.launch(State::default().settings(), lesson.source());
             // The unguarded kernel of the boundary-checks lesson fails by design (the next test).
             if lesson != Variant::BoundaryUnguarded {
                 assert!(simulate(&input).is_ok(), "{lesson:?}");
@@ -505,12 +544,12 @@ mod tests {
     fn without_boundary_checks_a_ragged_n_reads_outside_the_matrix_and_with_them_it_runs() {
         // Seed 004: n = 1000 needs 63 tiles of 16 per side; the last ones hang over the edge.
         let unguarded = Variant::BoundaryUnguarded;
-        let input = unguarded.launch(&State::default(), unguarded.source());
+        let input = unguarded.launch(State::default().settings(), unguarded.source());
         assert_eq!((input.grid.x, input.grid.y), (63, 63));
         let error = simulate(&input).expect_err("the unguarded kernel leaves the matrix");
         assert!(error.to_string().contains("outside"), "{error}");
         let guarded = Variant::BoundaryGuarded;
-        let report = simulate(&guarded.launch(&State::default(), guarded.source()))
+        let report = simulate(&guarded.launch(State::default().settings(), guarded.source()))
             .expect("the guarded kernel runs");
         // Every element of C is written once: n * n stores of 4 bytes, in warp requests.
         assert!(

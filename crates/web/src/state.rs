@@ -6,7 +6,7 @@
 //! edited kernel goes into the URL's fragment (see `source_link`).
 
 use crate::compare::CompareWith;
-use crate::lessons::{Lesson, Variant};
+use crate::lessons::{Lesson, Settings, Variant};
 use crate::source_link::{opened_source, Compressed, Inflated, SourceLink};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::PatternId;
@@ -144,9 +144,22 @@ impl State {
             .unwrap_or_else(|| self.variant.source())
     }
 
+    /// The values of the page's controls that a launch depends on.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            device: self.device,
+            tile: self.tile,
+            block: self.block,
+            pad: self.pad,
+            stride: self.stride,
+            regs: self.regs,
+            compile: self.compile,
+        }
+    }
+
     /// The page's launch: its kernel at its settings, running the edit if there is one.
     pub fn launch(&self) -> SimulationInput {
-        self.variant.launch(self, self.source())
+        self.variant.launch(self.settings(), self.source())
     }
 
     /// The edit the browser is to compress for the link, while that is due.
