@@ -106,6 +106,13 @@ fn whole(value: &Json, what: &str) -> u64 {
         .unwrap_or_else(|| panic!("{what} is not a whole number: {value}"))
 }
 
+/// A whole number of a launch (an extent, bytes of shared memory, registers), which the
+/// simulator's launch holds in 32 bits.
+fn small(value: &Json, what: &str) -> u32 {
+    u32::try_from(whole(value, what))
+        .unwrap_or_else(|_| panic!("{what} does not fit 32 bits: {value}"))
+}
+
 /// A `launch_spec` / `spec` as a `Spec { .. }` expression. Define values become the text a `-D`
 /// carries, as the page writes its own; arguments must be whole numbers (every scalar argument
 /// of the lecture kernels is an `int`). The buffers' sizes are left out: a kernel gets only
@@ -128,10 +135,7 @@ fn spec(spec: &Json) -> String {
             values.len() == 3,
             "a spec's {key} is not three numbers: {spec}"
         );
-        let values: Vec<u32> = values
-            .iter()
-            .map(|v| u32::try_from(whole(v, key)).expect("a launch extent fits 32 bits"))
-            .collect();
+        let values: Vec<u32> = values.iter().map(|v| small(v, key)).collect();
         format!("{values:?}")
     };
     let defines: Vec<(String, String)> = object("defines")
@@ -160,7 +164,7 @@ fn spec(spec: &Json) -> String {
         text("kernel"),
         dim3("grid"),
         dim3("block"),
-        whole(&spec["dyn_smem"], "dyn_smem"),
-        whole(&spec["regs"], "regs"),
+        small(&spec["dyn_smem"], "dyn_smem"),
+        small(&spec["regs"], "regs"),
     )
 }

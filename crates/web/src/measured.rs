@@ -47,9 +47,9 @@ pub struct Spec {
     pub defines: &'static [(&'static str, &'static str)],
     pub grid: [u32; 3],
     pub block: [u32; 3],
-    pub dyn_smem: u64,
+    pub dyn_smem: u32,
     /// The registers per thread nvcc chose.
-    pub regs: u64,
+    pub regs: u32,
     pub args: &'static [(&'static str, i64)],
 }
 
@@ -79,8 +79,8 @@ impl Counted {
 }
 
 /// Where the measurements come from, as `tests/reference/README.md` describes the machine.
-pub const MEASURED_ON: &str = "an NVIDIA H100 80GB HBM3 (SXM, 132 SMs, driver 580.159.04, \
-                               CUDA 13.0, nvcc -O3), measured once on random data";
+pub const MEASURED_ON: &str =
+    "an NVIDIA H100 80GB HBM3 (SXM, 132 SMs, driver 580.159.04, CUDA 13.0, nvcc -O3)";
 
 /// What the measurements say about one simulated launch.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -171,7 +171,7 @@ fn is_launch(spec: &Spec, input: &SimulationInput, report: &SimulationReport) ->
         && spec.kernel == input.kernel
         && spec.grid == dim(&input.grid)
         && spec.block == dim(&input.block)
-        && spec.dyn_smem == u64::from(input.dyn_smem)
+        && spec.dyn_smem == input.dyn_smem
         && spec.defines.iter().all(|(n, v)| define(n) == Some(*v))
         && spec.args.len() == input.args.len()
         && spec
@@ -183,12 +183,13 @@ fn is_launch(spec: &Spec, input: &SimulationInput, report: &SimulationReport) ->
 
 /// Whether nvcc's register count leaves the launch as many resident blocks per SM as the page's.
 fn same_occupancy(spec: &Spec, input: &SimulationInput, report: &SimulationReport) -> bool {
-    let Ok(regs_per_thread) = u32::try_from(spec.regs) else {
-        return false;
-    };
     let resources = BlockResources {
-        threads_per_block: input.block.x * input.block.y * input.block.z,
-        regs_per_thread,
+        threads_per_block: input
+            .block
+            .x
+            .saturating_mul(input.block.y)
+            .saturating_mul(input.block.z),
+        regs_per_thread: spec.regs,
         smem_per_block: u32::try_from(report.shared_bytes_per_block).unwrap_or(u32::MAX),
     };
     occupancy::calculate(&input.device, resources).is_ok_and(|measured| {
@@ -212,18 +213,17 @@ pub fn difference_pct(simulated: f64, measured: f64) -> Option<f64> {
 /// The difference as the page writes it: "0%" when equal, "+3.2%" or "−12.5%" (one decimal
 /// below 100%, a true minus sign), "−" where no percentage can be given.
 pub fn difference_text(simulated: f64, measured: f64) -> String {
-    match difference_pct(simulated, measured) {
-        Some(pct) if pct == 0.0 => "0%".to_string(),
-        Some(pct) => {
-            let text = if pct.abs() >= 100.0 {
-                format!("{pct:+.0}%")
-            } else {
-                format!("{pct:+.1}%")
-            };
-            text.replace('-', "\u{2212}")
-        }
-        None => "\u{2212}".to_string(),
-    }
+    let Some(pct) = difference_pct(simulated, measured) else {
+        return "\u{2212}".to_string();
+    };
+    let text = if pct == 0.0 {
+        "0%".to_string()
+    } else if pct.abs() >= 100.0 {
+        format!("{pct:+.0}%")
+    } else {
+        format!("{pct:+.1}%")
+    };
+    text.replace('-', "\u{2212}")
 }
 
 #[cfg(test)]

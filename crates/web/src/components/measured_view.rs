@@ -27,16 +27,16 @@ pub fn time_parts(measured_ms: f64, predicted_ms: Option<f64>) -> (String, Strin
 pub fn source_note(timed: Option<&Timed>, counted: Option<&Counted>) -> String {
     match (timed.is_some(), counted.is_some()) {
         (true, true) => format!(
-            "Measured on {MEASURED_ON}: the time with CUDA events, the counters in the table \
-             by Nsight Compute over one launch."
+            "Measured once on {MEASURED_ON}, on random data: the time with CUDA events, the \
+             counters in the table by Nsight Compute over one launch."
         ),
         (true, false) => format!(
-            "Measured on {MEASURED_ON}, with CUDA events; Nsight Compute did not count this \
-             launch."
+            "Timed once on {MEASURED_ON}, on random data, with CUDA events; Nsight Compute did \
+             not count this launch."
         ),
         (false, _) => format!(
-            "Nsight Compute counted this launch on {MEASURED_ON} (the table's measured \
-             column); this launch was not among the timed ones."
+            "Counted once by Nsight Compute on {MEASURED_ON}, on random data (the table's \
+             measured column); this launch was not among the timed ones."
         ),
     }
 }
