@@ -1,8 +1,9 @@
 //! memplay-web: the playground page, a Yew front end over `memplay-sim`.
 //!
 //! `state` (the reducer), `url` (the link's query), `source_link` (an edited kernel in the link's
-//! fragment) and `model` (what the views show) are pure and tested on the host with
-//! `cargo test -p memplay-web`; `app` and `components` render them. The only side effects are in
+//! fragment), `model` (what the views show) and `measured` (the H100 measurements of the page's
+//! launch) are pure and tested on the host with `cargo test -p memplay-web`; `app` and
+//! `components` render them. The only side effects are in
 //! `app` (reading the URL once at start and writing it back from an effect), `deflate` (the
 //! browser's compression streams, for the kernel in the fragment) and `bridge` (the simulation
 //! worker, which runs every simulation off the page's thread).
@@ -14,6 +15,7 @@ mod components;
 mod deflate;
 mod lesson_text;
 mod lessons;
+mod measured;
 mod model;
 mod source_link;
 mod state;

@@ -517,6 +517,98 @@ async fn predicted_time_moves_the_right_way_with_tile_width_and_padding() {
     page.finish().await;
 }
 
+/// The signed percentage at the end of the measured-time line ("... differs by −5.2%").
+fn difference_pct(line: &str) -> f64 {
+    let pct = line
+        .rsplit(' ')
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches('%')
+        .replace('\u{2212}', "-");
+    pct.parse().unwrap_or(f64::NAN)
+}
+
+#[tokio::test]
+async fn a_measured_launch_shows_the_h100_s_time_and_counters_beside_the_prediction() {
+    let page = Harness::start().await;
+    page.open("?lesson=matmul-tiled&tile=16&device=h100").await;
+    let measured = page
+        .wait_for_text_where("measured-time", "show the measured time", |t| {
+            t.starts_with("Measured on a real H100: ") && t.ends_with('%')
+        })
+        .await;
+    let predicted = page
+        .wait_for_text_where("throughput", "show a prediction", |t| t.contains(" ms · "))
+        .await;
+    // The difference is the prediction's from the measurement, in percent of the measurement;
+    // from the rounded times on the page it comes out within a few tenths of a percent.
+    let measured_ms = predicted_ms(measured.trim_start_matches("Measured on a real H100: "));
+    let expected = 100.0 * (predicted_ms(&predicted) - measured_ms) / measured_ms;
+    let shown = difference_pct(&measured);
+    assert!(
+        (shown - expected).abs() < 0.5,
+        "{measured:?} beside {predicted:?}: expected about {expected:.1}%"
+    );
+
+    // The counters table has the measured column, and its global load requests are the ones
+    // Nsight Compute counted for this launch in tests/reference/h100.json.
+    page.wait_for("[data-testid='measured-counters']").await;
+    let cells = page
+        .driver
+        .find_all(By::Css(
+            "[data-testid='counters'] tr[title='l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum'] td",
+        ))
+        .await
+        .expect("the row's cells");
+    let mut texts = Vec::new();
+    for cell in cells {
+        texts.push(cell.text().await.expect("a cell's text"));
+    }
+    assert_eq!(texts.len(), 3, "simulated, measured, difference: {texts:?}");
+    let reference: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../reference/h100.json"),
+        )
+        .expect("the measurements are in the repository"),
+    )
+    .expect("valid JSON");
+    let record = reference["ncu"]
+        .as_array()
+        .expect("ncu records")
+        .iter()
+        .find(|r| {
+            let spec = &r["launch_spec"];
+            spec["kernel"] == "mm_tiled"
+                && spec["defines"]["TILE_WIDTH"] == 16
+                && spec["defines"]["PAD"] == 0
+        })
+        .expect("mm_tiled T=16 PAD=0 was counted");
+    let counted = record["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+        .as_f64()
+        .expect("a number");
+    assert_eq!(
+        texts[1].replace(',', "").parse::<f64>().ok(),
+        Some(counted),
+        "{texts:?}"
+    );
+    assert_eq!(
+        texts[0], texts[1],
+        "the simulator counts these requests exactly"
+    );
+    assert_eq!(texts[2], "0%");
+    assert!(!page.is_present("no-measurement").await);
+
+    // GT200 was never measured: one quiet line says so, and nothing measured is shown.
+    page.open("?lesson=matmul-tiled&tile=16&device=gt200").await;
+    page.wait_for_text_where("no-measurement", "say there is no measurement", |t| {
+        t.starts_with("No H100 measurement of this exact launch")
+    })
+    .await;
+    assert!(!page.is_present("measured-time").await);
+    assert!(!page.is_present("measured-counters").await);
+    page.finish().await;
+}
+
 #[tokio::test]
 async fn on_gt200_tiling_is_many_times_faster_than_the_naive_matmul() {
     let page = Harness::start().await;

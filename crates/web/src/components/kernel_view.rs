@@ -10,7 +10,9 @@
 //! is longer than a frame) and dims the old result, so the student can tell it is not yet theirs.
 
 use crate::components::export;
+use crate::components::measured_view::measured_lines;
 use crate::lessons::{Lesson, Variant};
+use crate::measured::{self, difference_text, Comparison, Counted};
 use crate::model::format_number;
 use crate::source_link::LinkStatus;
 use crate::state::Action;
@@ -254,27 +256,95 @@ fn error_excerpt(source: &str, error: &SimulationError) -> Option<String> {
 /// Characters of the error's line shown on each side of its column.
 const EXCERPT_CONTEXT: usize = 60;
 
-/// The counters a lesson is about: its label on the page, Nsight Compute's metric name (or how
-/// the row is derived), the value as the page shows it, and the value in full for the CSV export.
-pub fn counter_rows(
-    report: &SimulationReport,
-) -> Vec<(&'static str, &'static str, String, String)> {
-    let c = &report.counters;
-    let get = |name: &str| c.get(name).unwrap_or(0.0);
+/// The numbers of one row of the counters table.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Figure {
+    Count(f64),
+    /// `of / per`, shown with two decimals, or "-" when `per` is 0.
+    Ratio {
+        of: f64,
+        per: f64,
+    },
+    /// Two counts shown as "a / b".
+    Pair(f64, f64),
+}
+
+impl Figure {
+    /// The figure as the page shows it.
+    pub fn shown(self) -> String {
+        match self {
+            Figure::Count(value) => format_number(value),
+            Figure::Ratio { of, per } if per > 0.0 => format!("{:.2}", of / per),
+            Figure::Ratio { .. } => "-".to_string(),
+            Figure::Pair(a, b) => format!("{} / {}", format_number(a), format_number(b)),
+        }
+    }
+
+    /// The figure in full, for the CSV export.
+    pub fn exact(self) -> String {
+        match self {
+            Figure::Count(value) => value.to_string(),
+            Figure::Ratio { of, per } if per > 0.0 => (of / per).to_string(),
+            Figure::Ratio { .. } => String::new(),
+            Figure::Pair(a, b) => format!("{a} / {b}"),
+        }
+    }
+
+    /// How far this simulated figure is from the `measured` one of the same row, in percent of
+    /// the measurement ("+0.3%", "0%", "−37.5%"; a pair gives both, "0% / +0.0%"), or nothing
+    /// where a ratio has no instructions to divide by.
+    pub fn difference_from(self, measured: Figure) -> String {
+        match (self, measured) {
+            (Figure::Count(simulated), Figure::Count(measured)) => {
+                difference_text(simulated, measured)
+            }
+            (
+                Figure::Ratio { of, per },
+                Figure::Ratio {
+                    of: m_of,
+                    per: m_per,
+                },
+            ) if per > 0.0 && m_per > 0.0 => difference_text(of / per, m_of / m_per),
+            (Figure::Pair(a, b), Figure::Pair(m_a, m_b)) => {
+                format!("{} / {}", difference_text(a, m_a), difference_text(b, m_b))
+            }
+            _ => String::new(),
+        }
+    }
+}
+
+/// One row of the counters table: its label on the page, Nsight Compute's metric name (or how
+/// the row is derived) and its numbers, `None` where they are not known (a measurement of a
+/// counter Nsight Compute was not asked for).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CounterRow {
+    pub label: &'static str,
+    pub metric: &'static str,
+    pub figure: Option<Figure>,
+}
+
+/// The counters a lesson is about, from `get` (a counter by Nsight Compute's name) and `flops`
+/// (the FP32 operations). The same rows serve the simulation and the H100's measurement, so
+/// the two columns of the table cannot be derived differently.
+pub fn counter_figures(get: impl Fn(&str) -> Option<f64>, flops: Option<f64>) -> Vec<CounterRow> {
     let shared_ld = get("smsp__inst_executed_op_shared_ld.sum");
     let shared_ld_wavefronts = get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum");
     let global_ld = get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
     let global_ld_sectors = get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
     let global_st = get("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
     let global_st_sectors = get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum");
-    let count =
-        |label, metric, value: f64| (label, metric, format_number(value), value.to_string());
-    let ratio = |label, metric, a: f64, b: f64| {
-        if b > 0.0 {
-            (label, metric, format!("{:.2}", a / b), (a / b).to_string())
-        } else {
-            (label, metric, "-".to_string(), String::new())
-        }
+    let row = |label, metric, figure| CounterRow {
+        label,
+        metric,
+        figure,
+    };
+    let count = |label, metric, value: Option<f64>| row(label, metric, value.map(Figure::Count));
+    let ratio = |label, metric, of: Option<f64>, per: Option<f64>| {
+        row(
+            label,
+            metric,
+            of.zip(per).map(|(of, per)| Figure::Ratio { of, per }),
+        )
     };
     vec![
         count(
@@ -314,31 +384,98 @@ pub fn counter_rows(
             global_ld_sectors,
             global_ld,
         ),
-        (
+        row(
             "global store requests / sectors",
             "l1tex__t_requests/sectors_pipe_lsu_mem_global_op_st.sum",
-            format!(
-                "{} / {}",
-                format_number(global_st),
-                format_number(global_st_sectors)
-            ),
-            format!("{global_st} / {global_st_sectors}"),
+            global_st
+                .zip(global_st_sectors)
+                .map(|(requests, sectors)| Figure::Pair(requests, sectors)),
         ),
-        count("FP32 operations", "2 per FMA", c.fp32_flops),
+        count("FP32 operations", "2 per FMA", flops),
     ]
 }
 
-/// The counters a lesson is about, with Nsight Compute's names as tooltips.
-fn counters_table(report: &SimulationReport) -> Html {
+/// The simulated rows of the counters table (a counter the simulator does not know reads 0).
+fn simulated_figures(report: &SimulationReport) -> Vec<CounterRow> {
+    let c = &report.counters;
+    counter_figures(|name| Some(c.get(name).unwrap_or(0.0)), Some(c.fp32_flops))
+}
+
+/// The counters a lesson is about: its label on the page, Nsight Compute's metric name (or how
+/// the row is derived), the value as the page shows it, and the value in full for the CSV export.
+pub fn counter_rows(
+    report: &SimulationReport,
+) -> Vec<(&'static str, &'static str, String, String)> {
+    simulated_figures(report)
+        .into_iter()
+        .map(|row| {
+            let (shown, exact) = row
+                .figure
+                .map_or_else(Default::default, |f| (f.shown(), f.exact()));
+            (row.label, row.metric, shown, exact)
+        })
+        .collect()
+}
+
+/// The measured column of the counters table: each row's H100 figure, as shown, and how far
+/// the simulated figure is from it. Nsight Compute was not asked for FP32 operations, so that
+/// row reads "not measured".
+pub fn measured_cells(report: &SimulationReport, counted: &Counted) -> Vec<(String, String)> {
+    let measured = counter_figures(|name| counted.get(name), None);
+    simulated_figures(report)
+        .into_iter()
+        .zip(measured)
+        .map(
+            |(simulated, measured)| match (simulated.figure, measured.figure) {
+                (Some(simulated), Some(measured)) => {
+                    (measured.shown(), simulated.difference_from(measured))
+                }
+                _ => ("not measured".to_string(), String::new()),
+            },
+        )
+        .collect()
+}
+
+/// The counters a lesson is about, with Nsight Compute's names as tooltips, and beside them the
+/// H100's measurement of the same launch where there is one.
+fn counters_table(report: &SimulationReport, counted: Option<&Counted>) -> Html {
+    let rows = counter_rows(report);
+    let measured = counted.map(|counted| measured_cells(report, counted));
+    let caption = if measured.is_some() {
+        "What the whole launch does (Nsight Compute's counters), beside the same launch \
+         measured by Nsight Compute on a real H100"
+    } else {
+        "What the whole launch does (Nsight Compute's counters)"
+    };
     html! {
-        <table class="counters" data-testid="counters">
-            <caption>{ "What the whole launch does (Nsight Compute's counters)" }</caption>
-            <tbody>
-                { for counter_rows(report).into_iter().map(|(label, metric, value, _)| html! {
-                    <tr title={metric}>
-                        <th scope="row">{ label }</th>
-                        <td>{ value }</td>
+        <table class={classes!("counters", measured.is_some().then_some("with-measured"))}
+               data-testid="counters">
+            <caption>{ caption }</caption>
+            if measured.is_some() {
+                <thead>
+                    <tr>
+                        <th scope="col">{ "Counter" }</th>
+                        <th scope="col" class="number">{ "Simulated" }</th>
+                        <th scope="col" class="number" data-testid="measured-counters">
+                            { "Measured (H100)" }
+                        </th>
+                        <th scope="col" class="number">{ "Difference" }</th>
                     </tr>
+                </thead>
+            }
+            <tbody>
+                { for rows.into_iter().enumerate().map(|(i, (label, metric, value, _))| {
+                    let measured = measured.as_ref().and_then(|cells| cells.get(i)).cloned();
+                    html! {
+                        <tr title={metric}>
+                            <th scope="row">{ label }</th>
+                            <td>{ value }</td>
+                            if let Some((value, difference)) = measured {
+                                <td class="measured">{ value }</td>
+                                <td class="difference">{ difference }</td>
+                            }
+                        </tr>
+                    }
                 }) }
             </tbody>
         </table>
@@ -403,7 +540,18 @@ fn kernel_exports(run: &Rc<SimulationRun>, source: &str) -> Html {
 /// the throughput.
 fn run_outcome(run: &Rc<SimulationRun>, sweep: Html, source: &str) -> Html {
     match &run.result {
-        Ok(report) => html! {
+        Ok(report) => {
+            // The launch that ran, not the settings now: a newer run may still be on its way.
+            let comparison = measured::compare(&run.input, report);
+            let counted = match comparison {
+                Comparison::Measured { counted, .. } => counted,
+                Comparison::Unmeasured(_) => None,
+            };
+            let measured = measured_lines(
+                comparison,
+                run.prediction.as_ref().map(|prediction| prediction.time_ms),
+            );
+            html! {
             <>
                 if let Some(prediction) = &run.prediction {
                     <div class="throughput">
@@ -411,17 +559,21 @@ fn run_outcome(run: &Rc<SimulationRun>, sweep: Html, source: &str) -> Html {
                             { format!("Predicted on the {}: ", run.input.device.name) }
                             <strong data-testid="throughput">{ throughput_text(prediction) }</strong>
                         </p>
+                        { measured }
                         <div class="throughput-layout">
                             { unit_bars(prediction) }
                             { sweep }
                         </div>
                     </div>
+                } else {
+                    { measured }
                 }
-                { counters_table(report) }
+                { counters_table(report, counted) }
                 { kernel_exports(run, source) }
                 <p class="sim-cost" data-testid="sim-cost">{ cost_text(report, run.elapsed_ms) }</p>
             </>
-        },
+            }
+        }
         // The excerpt comes from the source that ran, which a newer edit may already have changed.
         Err(error) => html! {
             <div class="kernel-error" role="alert">
@@ -738,6 +890,91 @@ mod tests {
                 ..State::default()
             },
             "4.7 µs · 1,795 GB/s useful · data stays in L2 · bottleneck: the launch overhead",
+        );
+    }
+
+    #[test]
+    fn every_counter_of_the_table_is_one_the_page_ships_measured() {
+        // The measured column reads the same rows through `Counted::get`: a counter the table
+        // asks for that build.rs does not ship would read "not measured" on every lesson.
+        let asked = std::cell::RefCell::new(Vec::new());
+        counter_figures(
+            |name| {
+                asked.borrow_mut().push(name.to_string());
+                Some(1.0)
+            },
+            None,
+        );
+        let asked = asked.into_inner();
+        assert!(!asked.is_empty());
+        for name in asked {
+            assert!(crate::measured::METRICS.contains(&name.as_str()), "{name}");
+        }
+    }
+
+    /// The table's rows of `state`'s launch and their measured cells.
+    type MeasuredColumn = (
+        Vec<(&'static str, &'static str, String, String)>,
+        Vec<(String, String)>,
+    );
+
+    /// The measured column of `state`'s launch, which must have been counted on the H100.
+    fn measured_column(state: &State) -> MeasuredColumn {
+        let input = state.launch();
+        let report = simulate(&input).expect("the lesson runs");
+        let measured::Comparison::Measured {
+            counted: Some(counted),
+            ..
+        } = measured::compare(&input, &report)
+        else {
+            panic!("{:?} was counted on the H100", state.variant);
+        };
+        (counter_rows(&report), measured_cells(&report, counted))
+    }
+
+    #[test]
+    fn the_measured_column_sits_beside_the_simulated_counters_with_their_difference() {
+        let (rows, cells) = measured_column(&State::default());
+        assert_eq!(rows.len(), cells.len());
+        let row = |label: &str| {
+            let i = rows.iter().position(|r| r.0 == label).expect("a row");
+            (rows[i].2.clone(), cells[i].clone())
+        };
+        // The tiled matmul's global loads are the simulator's exactly: 2 n^3 / 16 / 32.
+        let (simulated, (measured, difference)) = row("global load requests");
+        assert_eq!(simulated, "4,194,304");
+        assert_eq!(measured, simulated);
+        assert_eq!(difference, "0%");
+        // Nsight Compute's arbitration adds a few wavefronts to conflict-free code.
+        let (_, (_, difference)) = row("shared load wavefronts");
+        assert!(difference.starts_with('\u{2212}'), "{difference}");
+        assert_eq!(
+            row("FP32 operations").1,
+            ("not measured".to_string(), String::new())
+        );
+    }
+
+    #[test]
+    fn counting_as_written_shows_how_far_the_source_s_loads_are_from_nvcc_s() {
+        let (rows, cells) = measured_column(&State {
+            compile: CompileEffects::AS_WRITTEN,
+            ..State::default()
+        });
+        // As written, each of the 16 steps of k reads sa and sb: 32 loads per tile. nvcc fuses
+        // four reads of sa's row into one 128-bit load, 20 loads: the source's 67.1 million
+        // are 60% more than the 41.9 million measured.
+        assert_eq!(rows[0].0, "shared loads (warp instructions)");
+        assert_eq!(cells[0].1, "+60.0%");
+    }
+
+    #[test]
+    fn a_ratio_without_instructions_has_no_difference() {
+        let none = Figure::Ratio { of: 0.0, per: 0.0 };
+        assert_eq!(none.shown(), "-");
+        assert_eq!(none.difference_from(none), "");
+        assert_eq!(
+            Figure::Pair(2.0, 8.0).difference_from(Figure::Pair(2.0, 10.0)),
+            "0% / \u{2212}20.0%"
         );
     }
 

@@ -9,6 +9,7 @@ pub mod embed_bar;
 pub mod export;
 pub mod kernel_view;
 pub mod lesson_guide;
+pub mod measured_view;
 pub mod notes;
 pub mod occupancy_view;
 pub mod roofline_view;
