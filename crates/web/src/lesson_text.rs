@@ -72,10 +72,13 @@ pub enum Metric {
     ThreadsWithoutAnElement,
     /// Blocks resident on one SM at once (the occupancy calculator's answer).
     BlocksPerSm,
+    /// FP32 operations per byte the kernel asks of global memory: the lecture's arithmetic
+    /// intensity, counted at the load and store instructions.
+    FlopsPerGlobalByte,
 }
 
 impl Metric {
-    const ALL: [Metric; 7] = [
+    const ALL: [Metric; 8] = [
         Metric::GlobalLoadsPerThread,
         Metric::GlobalLoadRequestsPerWarp,
         Metric::WavefrontsPerSharedLoad,
@@ -83,6 +86,7 @@ impl Metric {
         Metric::GlobalAtomicRequestsPerBlock,
         Metric::ThreadsWithoutAnElement,
         Metric::BlocksPerSm,
+        Metric::FlopsPerGlobalByte,
     ];
 
     pub fn key(self) -> &'static str {
@@ -94,6 +98,7 @@ impl Metric {
             Metric::GlobalAtomicRequestsPerBlock => "global-atomic-requests-per-block",
             Metric::ThreadsWithoutAnElement => "threads-without-an-element",
             Metric::BlocksPerSm => "blocks-per-sm",
+            Metric::FlopsPerGlobalByte => "flops-per-global-byte",
         }
     }
 
@@ -107,6 +112,7 @@ impl Metric {
             Metric::GlobalAtomicRequestsPerBlock => "global atomic requests per block",
             Metric::ThreadsWithoutAnElement => "threads with no element of C to write",
             Metric::BlocksPerSm => "blocks resident per SM",
+            Metric::FlopsPerGlobalByte => "FLOP per byte asked of global memory",
         }
     }
 
@@ -145,6 +151,9 @@ impl Metric {
                 Some(threads - n * n).filter(|_| report.grid_blocks > 0)
             }
             Metric::BlocksPerSm => Some(f64::from(report.occupancy.active_blocks_per_sm)),
+            Metric::FlopsPerGlobalByte => {
+                ratio(counter("fp32_flops"), counter("global_bytes_requested"))
+            }
         }
     }
 }

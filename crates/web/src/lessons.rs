@@ -40,6 +40,9 @@ pub enum Variant {
     BoundaryGuarded,
     /// The tiled matmul, as the occupancy lesson launches it.
     OccupancyTiled,
+    /// The naive and the tiled matmul, as the roofline lesson launches them.
+    RooflineNaive,
+    RooflineTiled,
 }
 
 /// The lessons, in the order of the lectures.
@@ -52,10 +55,11 @@ pub enum Lesson {
     Coalescing,
     Atomics,
     Occupancy,
+    Roofline,
 }
 
 impl Lesson {
-    pub const ALL: [Lesson; 7] = [
+    pub const ALL: [Lesson; 8] = [
         Lesson::AdjacentDifference,
         Lesson::TiledMatmul,
         Lesson::BoundaryChecks,
@@ -63,6 +67,7 @@ impl Lesson {
         Lesson::Coalescing,
         Lesson::Atomics,
         Lesson::Occupancy,
+        Lesson::Roofline,
     ];
 
     /// The id in the URL (`lesson=tiled-matmul`), also the name of its file in `www/lessons/`.
@@ -75,6 +80,7 @@ impl Lesson {
             Lesson::Coalescing => "coalescing",
             Lesson::Atomics => "atomics",
             Lesson::Occupancy => "occupancy",
+            Lesson::Roofline => "roofline",
         }
     }
 
@@ -96,6 +102,7 @@ impl Lesson {
             Lesson::Coalescing => "Coalescing global memory",
             Lesson::Atomics => "Atomics: global and hierarchical",
             Lesson::Occupancy => "Occupancy",
+            Lesson::Roofline => "The roofline",
         }
     }
 
@@ -113,6 +120,7 @@ impl Lesson {
             Lesson::Atomics => &[Variant::AtomicsGlobal, Variant::AtomicsHierarchical],
             Lesson::BoundaryChecks => &[Variant::BoundaryUnguarded, Variant::BoundaryGuarded],
             Lesson::Occupancy => &[Variant::OccupancyTiled],
+            Lesson::Roofline => &[Variant::RooflineNaive, Variant::RooflineTiled],
         }
     }
 
@@ -136,6 +144,7 @@ impl Lesson {
             Lesson::Atomics => include_str!("../../../www/lessons/atomics.txt"),
             Lesson::BoundaryChecks => include_str!("../../../www/lessons/boundary-checks.txt"),
             Lesson::Occupancy => include_str!("../../../www/lessons/occupancy.txt"),
+            Lesson::Roofline => include_str!("../../../www/lessons/roofline.txt"),
         }
     }
 }
@@ -225,7 +234,7 @@ pub const TRANSPOSE_N: u32 = 2048;
 pub const COPY_N: u32 = 1 << 20;
 
 impl Variant {
-    pub const ALL: [Variant; 14] = [
+    pub const ALL: [Variant; 16] = [
         Variant::MatmulNaive,
         Variant::MatmulTiled,
         Variant::AdjDiffNaive,
@@ -240,6 +249,8 @@ impl Variant {
         Variant::BoundaryUnguarded,
         Variant::BoundaryGuarded,
         Variant::OccupancyTiled,
+        Variant::RooflineNaive,
+        Variant::RooflineTiled,
     ];
 
     /// The kernel's key in the page's first links (`lesson=matmul-tiled`), which still open its
@@ -260,6 +271,8 @@ impl Variant {
             Variant::BoundaryUnguarded => "boundary-unguarded",
             Variant::BoundaryGuarded => "boundary-guarded",
             Variant::OccupancyTiled => "occupancy-tiled",
+            Variant::RooflineNaive => "roofline-naive",
+            Variant::RooflineTiled => "roofline-tiled",
         }
     }
 
@@ -282,6 +295,7 @@ impl Variant {
             Variant::AtomicsGlobal | Variant::AtomicsHierarchical => Lesson::Atomics,
             Variant::BoundaryUnguarded | Variant::BoundaryGuarded => Lesson::BoundaryChecks,
             Variant::OccupancyTiled => Lesson::Occupancy,
+            Variant::RooflineNaive | Variant::RooflineTiled => Lesson::Roofline,
         }
     }
 
@@ -299,7 +313,8 @@ impl Variant {
             Variant::AtomicsHierarchical => "hierarchical",
             Variant::BoundaryUnguarded => "unguarded",
             Variant::BoundaryGuarded => "guarded",
-            Variant::OccupancyTiled => "tiled",
+            Variant::OccupancyTiled | Variant::RooflineTiled => "tiled",
+            Variant::RooflineNaive => "naive",
         }
     }
 
@@ -318,7 +333,10 @@ impl Variant {
             Variant::AtomicsHierarchical => "Sum with hierarchical atomics (seed 000)",
             Variant::BoundaryUnguarded => "Tiled matmul at n = 1000, no boundary checks (seed 004)",
             Variant::BoundaryGuarded => "Tiled matmul at n = 1000, with boundary checks (seed 004)",
-            Variant::OccupancyTiled => "Matrix multiply, tiled (seeds 003, 004)",
+            Variant::OccupancyTiled | Variant::RooflineTiled => {
+                "Matrix multiply, tiled (seeds 003, 004)"
+            }
+            Variant::RooflineNaive => "Matrix multiply, naive (seed 000)",
         }
     }
 
@@ -331,7 +349,10 @@ impl Variant {
             Variant::StridedCopy => COALESCING,
             Variant::TransposeNaive | Variant::TransposeShared => TRANSPOSE,
             Variant::AtomicsGlobal | Variant::AtomicsHierarchical => ATOMICS,
-            Variant::BoundaryUnguarded | Variant::OccupancyTiled => MATMUL,
+            Variant::BoundaryUnguarded
+            | Variant::OccupancyTiled
+            | Variant::RooflineNaive
+            | Variant::RooflineTiled => MATMUL,
             Variant::BoundaryGuarded => BOUNDARY,
         }
     }
@@ -350,7 +371,10 @@ impl Variant {
             Variant::TransposeShared => "tr_shared",
             Variant::AtomicsGlobal => "sum_global_atomic",
             Variant::AtomicsHierarchical => "sum_hier_atomic",
-            Variant::BoundaryUnguarded | Variant::OccupancyTiled => "mm_tiled",
+            Variant::BoundaryUnguarded | Variant::OccupancyTiled | Variant::RooflineTiled => {
+                "mm_tiled"
+            }
+            Variant::RooflineNaive => "mm_naive",
             Variant::BoundaryGuarded => "mm_tiled_guarded",
         }
     }
@@ -369,6 +393,7 @@ impl Variant {
             Variant::AtomicsGlobal | Variant::AtomicsHierarchical => "threads per block",
             Variant::BoundaryUnguarded | Variant::BoundaryGuarded => "tile width, registers",
             Variant::OccupancyTiled => "tile width, padding, registers, device",
+            Variant::RooflineNaive | Variant::RooflineTiled => "tile width, device",
         }
     }
 
@@ -379,7 +404,9 @@ impl Variant {
             | Variant::MatmulTiled
             | Variant::BoundaryUnguarded
             | Variant::BoundaryGuarded
-            | Variant::OccupancyTiled => SweepSetting::Tile,
+            | Variant::OccupancyTiled
+            | Variant::RooflineNaive
+            | Variant::RooflineTiled => SweepSetting::Tile,
             Variant::RowPerThread | Variant::TransposeShared | Variant::TransposeNaive => {
                 SweepSetting::Pad
             }
@@ -421,7 +448,9 @@ impl Variant {
             | Variant::MatmulTiled
             | Variant::BoundaryUnguarded
             | Variant::BoundaryGuarded
-            | Variant::OccupancyTiled => {
+            | Variant::OccupancyTiled
+            | Variant::RooflineNaive
+            | Variant::RooflineTiled => {
                 let n = match self {
                     Variant::BoundaryUnguarded | Variant::BoundaryGuarded => BOUNDARY_N,
                     _ => MATMUL_N,

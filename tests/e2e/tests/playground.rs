@@ -2696,6 +2696,7 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
         "coalescing",
         "atomics",
         "occupancy",
+        "roofline",
     ] {
         page.open(&format!("?lesson={lesson}")).await;
         let intro = page
