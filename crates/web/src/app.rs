@@ -24,6 +24,7 @@ use crate::components::occupancy_view::OccupancyView;
 use crate::components::roofline_view::{RooflineView, SimulatedPoint};
 use crate::components::time_sweep::TimeSweep;
 use crate::deflate;
+use crate::lessons::View;
 use crate::model;
 use crate::source_link::SourceLink;
 use crate::state::{Action, State};
@@ -241,6 +242,9 @@ pub fn app() -> Html {
     let sweeps = model::occupancy_sweeps(&occupancy_device, resources);
 
     let embedded = state.embed;
+    // The lesson decides which settings and views the page shows.
+    let lesson = state.variant.lesson();
+    let views = lesson.views();
     // The lesson's words, parsed once per lesson; a file that does not parse (the tests make sure
     // none ships) leaves the page without them rather than without the simulator.
     let lesson_text = use_memo(state.variant.lesson(), |lesson| {
@@ -291,6 +295,7 @@ pub fn app() -> Html {
                     pad={state.pad}
                     stride={state.stride}
                     regs={state.regs}
+                    shown={lesson.controls()}
                     on_action={on_action.clone()}
                 />
                 <Notes notes={state.notes.clone()} />
@@ -324,23 +329,29 @@ pub fn app() -> Html {
                     on_action={on_action.clone()}
                 />
                 <div class="views">
-                    <BankMap
-                        device={device.clone()}
-                        pattern={pattern}
-                        report={bank_report}
-                        tile={state.tile}
-                        pad={state.pad}
-                        stride={state.stride}
-                    />
-                    <OccupancyView
-                        device={occupancy_device}
-                        resources={resources}
-                        kernel={occupancy_kernel}
-                        launch={launch_occupancy}
-                        sweeps={sweeps}
-                    />
-                    <RooflineView device={device} ceilings={ceilings} tile={state.tile}
-                                  simulated={simulated_point} />
+                    if views.contains(&View::BankMap) {
+                        <BankMap
+                            device={device.clone()}
+                            pattern={pattern}
+                            report={bank_report}
+                            tile={state.tile}
+                            pad={state.pad}
+                            stride={state.stride}
+                        />
+                    }
+                    if views.contains(&View::Occupancy) {
+                        <OccupancyView
+                            device={occupancy_device}
+                            resources={resources}
+                            kernel={occupancy_kernel}
+                            launch={launch_occupancy}
+                            sweeps={sweeps}
+                        />
+                    }
+                    if views.contains(&View::Roofline) {
+                        <RooflineView device={device} ceilings={ceilings} tile={state.tile}
+                                      simulated={simulated_point} />
+                    }
                 </div>
                 if !embedded {
                     <EmbedCodePanel code={state.embed_code(&page_address())}

@@ -20,6 +20,26 @@ use memplay_sim::lesson_kernels::{
     ADJ_DIFF, ATOMICS, BANKS, BOUNDARY, COALESCING, MATMUL, TRANSPOSE,
 };
 
+/// A setting of the page's controls that a lesson turns (the device is always shown).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    Pattern,
+    Tile,
+    Pad,
+    Stride,
+    Block,
+    Regs,
+}
+
+/// A view of the page beside the lesson's words and kernel card, shown where it matters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// The bank map of one warp's access pattern (`pattern=`).
+    BankMap,
+    Occupancy,
+    Roofline,
+}
+
 /// The lessons, in the order of the lectures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
@@ -121,6 +141,38 @@ impl Lesson {
             Lesson::BoundaryChecks => &[Variant::BoundaryUnguarded, Variant::BoundaryGuarded],
             Lesson::Occupancy => &[Variant::OccupancyTiled],
             Lesson::Roofline => &[Variant::RooflineNaive, Variant::RooflineTiled],
+        }
+    }
+
+    /// The settings the lesson's kernels depend on, in the order the page shows them.
+    pub fn controls(self) -> &'static [Control] {
+        match self {
+            Lesson::AdjacentDifference | Lesson::Atomics => &[Control::Block, Control::Regs],
+            Lesson::TiledMatmul | Lesson::Occupancy => {
+                &[Control::Tile, Control::Pad, Control::Regs]
+            }
+            Lesson::BoundaryChecks | Lesson::Roofline => &[Control::Tile],
+            Lesson::BankConflicts => &[
+                Control::Pattern,
+                Control::Stride,
+                Control::Pad,
+                Control::Block,
+            ],
+            Lesson::Coalescing => &[Control::Stride, Control::Block],
+        }
+    }
+
+    /// The views that matter for the lesson, beside its kernel card.
+    pub fn views(self) -> &'static [View] {
+        match self {
+            Lesson::TiledMatmul => &[View::Roofline, View::Occupancy],
+            Lesson::BankConflicts => &[View::BankMap],
+            Lesson::Occupancy => &[View::Occupancy],
+            Lesson::Roofline => &[View::Roofline],
+            Lesson::AdjacentDifference
+            | Lesson::BoundaryChecks
+            | Lesson::Coalescing
+            | Lesson::Atomics => &[],
         }
     }
 
@@ -552,6 +604,17 @@ mod tests {
             );
         }
         assert_eq!(Lesson::parse("fft"), None);
+    }
+
+    #[test]
+    fn the_pattern_menu_shows_exactly_where_the_bank_map_it_drives_does() {
+        for lesson in Lesson::ALL {
+            assert_eq!(
+                lesson.controls().contains(&Control::Pattern),
+                lesson.views().contains(&View::BankMap),
+                "{lesson:?}"
+            );
+        }
     }
 
     #[test]

@@ -338,7 +338,8 @@ impl Harness {
 #[tokio::test]
 async fn padding_removes_the_32_way_conflict_of_row_per_thread() {
     let page = Harness::start().await;
-    page.open("?pattern=row-per-thread&pad=0").await;
+    page.open("?lesson=bank-conflicts&pattern=row-per-thread&pad=0")
+        .await;
     page.wait_for_text("conflict-degree", "32-way").await;
 
     // A student sets the padding to one word in the UI.
@@ -349,16 +350,13 @@ async fn padding_removes_the_32_way_conflict_of_row_per_thread() {
         .expect("the keyboard moves the padding slider");
     page.wait_for_text("conflict-degree", "no conflict").await;
     page.wait_for_url_containing("pad=1").await;
-
-    page.wait_for("[data-testid='roofline'] svg").await;
-    page.wait_for("[data-testid='occupancy']").await;
     page.finish().await;
 }
 
 #[tokio::test]
 async fn a_link_restores_the_view_and_bad_values_fall_back_with_a_note() {
     let page = Harness::start().await;
-    page.open("?device=g80&pattern=row-per-thread&pad=0&tile=abc")
+    page.open("?lesson=bank-conflicts&device=g80&pattern=row-per-thread&pad=0&tile=abc")
         .await;
     // G80 serves shared memory per half-warp over 16 banks: the column read is 16-way there.
     page.wait_for_text("conflict-degree", "16-way").await;
@@ -376,10 +374,12 @@ async fn the_occupancy_view_names_the_limiter_of_a_g80_tile() {
     let page = Harness::start().await;
     // Seed 003: on G80, 8x8 blocks are limited by the 8 blocks an SM may hold (512 threads),
     // with the few registers a kernel of its day used.
-    page.open("?device=g80&block=64&tile=8&regs=10").await;
+    page.open("?lesson=occupancy&device=g80&block=64&tile=8&regs=10")
+        .await;
     page.wait_for_text("occupancy-limiter", "blocks").await;
     // At 32 registers per thread the 8 K register file holds only 4 such blocks.
-    page.open("?device=g80&block=64&tile=8&regs=32").await;
+    page.open("?lesson=occupancy&device=g80&block=64&tile=8&regs=32")
+        .await;
     page.wait_for_text("occupancy-limiter", "registers").await;
     page.finish().await;
 }
@@ -662,8 +662,8 @@ async fn a_kernel_that_never_ends_stops_at_the_step_budget_and_the_page_lives_on
         "the error points at the loop: {error}"
     );
     // The rest of the page still answers.
-    page.wait_for("[data-testid='bank-map']").await;
-    page.wait_for("[data-testid='roofline'] svg").await;
+    page.wait_for("[data-testid='predict']").await;
+    page.wait_for("[data-testid='compare']").await;
     page.finish().await;
 }
 
@@ -737,7 +737,7 @@ async fn hostile_kernels_typed_into_the_page_end_in_one_error_line_and_the_page_
             "the error has no control characters: {error:?}"
         );
         // The page still answers: its other views are there.
-        page.wait_for("[data-testid='bank-map']").await;
+        page.wait_for("[data-testid='predict']").await;
     }
     page.finish().await;
 }
@@ -865,15 +865,15 @@ async fn lessons_load_with_no_request_to_another_origin_and_no_policy_violation(
         "?lesson=transpose-shared&device=a100",
         "?lesson=atomics-hierarchical&device=g80",
         "?lesson=row-per-thread&pad=0&compile=as-written",
-        "?pattern=row-per-thread&pad=1&device=gt200",
+        "?lesson=bank-conflicts&pattern=row-per-thread&pad=1&device=gt200",
+        "?lesson=roofline",
     ] {
         page.open(query).await;
         page.wait_for_text_where("sim-cost", "report the lesson's run", |text| {
             text.starts_with("simulated")
         })
         .await;
-        page.wait_for("[data-testid='bank-map'] table").await;
-        page.wait_for("[data-testid='roofline'] svg").await;
+        page.wait_for("[data-testid='lesson-intro']").await;
         let violations = page
             .driver
             .execute("return window.memplayViolations;", vec![])
@@ -1001,35 +1001,37 @@ async fn global_load_requests(page: &Harness) -> Option<f64> {
 #[tokio::test]
 async fn a_long_kernel_leaves_the_page_responsive_and_a_newer_run_supersedes_it() {
     let page = Harness::start().await;
-    page.open("?lesson=adj-diff-naive&pattern=stride&stride=1")
-        .await;
+    page.open("?lesson=adj-diff-naive").await;
     page.wait_for_text_where("sim-cost", "report the first run", |text| {
         text.starts_with("simulated")
     })
     .await;
     page.wait_until_updated().await;
-    page.wait_for_text("conflict-degree", "no conflict").await;
 
     page.run_kernel(LONG_KERNEL).await;
     let started = Instant::now();
     page.wait_for("[data-testid='updating']").await;
 
-    // While the worker runs the long kernel, the page handles a click on the bank map's pattern
-    // and redraws the bank map.
-    let pattern = page.wait_for("[data-testid='control-pattern']").await;
-    thirtyfour::components::SelectElement::new(&pattern)
+    // While the worker runs the long kernel, the page handles clicks on the lesson's question:
+    // a prediction, then the answer, which the page shows at once.
+    let choices = page
+        .driver
+        .find_all(By::Css("[data-testid='predict-choice']"))
         .await
-        .expect("the pattern control is a select")
-        .select_by_value("row-per-thread")
+        .expect("the question's choices");
+    choices[1].click().await.expect("a prediction can be made");
+    page.wait_for("[data-testid='predict-reveal']:enabled")
         .await
-        .expect("the row-per-thread pattern can be chosen");
-    page.wait_for_text("conflict-degree", "32-way").await;
+        .click()
+        .await
+        .expect("the answer can be asked for");
+    page.wait_for("[data-testid='predict-answer']").await;
     let answered = started.elapsed();
     assert!(
         page.is_present("updating").await,
-        "the bank map should change while the long kernel still runs ({answered:?} after Run)"
+        "the answer should show while the long kernel still runs ({answered:?} after Run)"
     );
-    println!("the bank map answered a click {answered:?} after Run, while the long kernel ran");
+    println!("the page answered two clicks {answered:?} after Run, while the long kernel ran");
 
     // A short kernel supersedes the long one: its result shows, and the long one's never does.
     page.run_kernel(&format!("{ADJ_DIFF_HEAD}\n  result[0] = n;\n}}\n"))
@@ -1078,7 +1080,7 @@ async fn a_simulation_worker_that_stops_is_named_on_the_page_which_waits_no_long
     .await;
     let page = Harness::start().await;
     page.driver
-        .goto(site.url("index.html?lesson=adj-diff-naive&pattern=row-per-thread"))
+        .goto(site.url("index.html?lesson=bank-conflicts&pattern=row-per-thread"))
         .await
         .expect("the page loads");
     let message = page
@@ -2474,7 +2476,6 @@ async fn tab_reaches_every_control_with_a_visible_focus_ring_and_a_distinct_name
         "run",
         "export-png-roofline",
         "numbers-time-sweep summary",
-        "bank-map div",
     ] {
         assert!(
             reached.iter().any(|who| who == control),
@@ -2625,7 +2626,10 @@ async fn a_chart_s_numbers_open_from_the_keyboard_and_every_chart_describes_its_
         "the roofline is described by its facts ({datasheet}): {description}"
     );
 
-    // The bank map's conflicts are named in words, not only coloured and striped.
+    // The bank map's conflicts are named in words, not only coloured and striped: the bank map
+    // is the bank-conflicts lesson's view.
+    page.open_and_wait_for_results("?lesson=bank-conflicts&pattern=row-per-thread&pad=0")
+        .await;
     let (_, cell, _) = page
         .accessible_text("[data-testid='bank-map'] td.lane.conflict")
         .await;

@@ -4,6 +4,7 @@
 //! the value is committed). On `change` it also rewrites its own text to the value the state
 //! kept, so a typed 100 in a 1..64 field visibly becomes 64 and an emptied field its old value.
 
+use crate::lessons::Control;
 use crate::state::{Action, NumberSetting, BLOCK, PAD, REGS, STRIDE, TILE};
 use crate::url::{pattern_key, PATTERNS};
 use memplay_sim::patterns::PatternId;
@@ -20,6 +21,8 @@ pub struct ControlsProps {
     pub pad: u32,
     pub stride: u32,
     pub regs: u32,
+    /// The settings the lesson turns; the device is always there.
+    pub shown: &'static [Control],
     pub on_action: Callback<Action>,
 }
 
@@ -160,78 +163,90 @@ pub fn controls(props: &ControlsProps) -> Html {
                 </p>
             </div>
 
-            <div class="control">
-                <label for="pattern">{ "Access pattern" }</label>
-                <select id="pattern" data-testid="control-pattern" onchange={on_pattern}
-                        aria-describedby="pattern-hint">
-                    { for PATTERNS.into_iter().map(|pattern| html! {
-                        <option value={pattern_key(pattern)} selected={pattern == props.pattern}>
-                            { pattern_label(pattern) }
-                        </option>
-                    }) }
-                </select>
-                <p class="hint" id="pattern-hint">{ pattern_hint(props.pattern) }</p>
-            </div>
-
-            <div class="control">
-                <label for="tile" id="tile-label">{ "Tile width TILE" }</label>
-                <div class="control-row">
-                    <input type="range" id="tile-range" data-testid="control-tile-range"
-                           aria-labelledby="tile-label"
-                           min={TILE.min.to_string()} max={TILE.max.to_string()} step="1"
-                           value={props.tile.to_string()}
-                           oninput={tile.on_input.clone()} onchange={tile.on_change.clone()} />
-                    <input type="number" id="tile" data-testid="control-tile" class="narrow"
-                           inputmode="numeric" aria-describedby="tile-hint"
-                           min={TILE.min.to_string()} max={TILE.max.to_string()} step="1"
-                           value={props.tile.to_string()}
-                           oninput={tile.on_input} onchange={tile.on_change} />
+            if props.shown.contains(&Control::Pattern) {
+                <div class="control">
+                    <label for="pattern">{ "Access pattern" }</label>
+                    <select id="pattern" data-testid="control-pattern" onchange={on_pattern}
+                            aria-describedby="pattern-hint">
+                        { for PATTERNS.into_iter().map(|pattern| html! {
+                            <option value={pattern_key(pattern)} selected={pattern == props.pattern}>
+                                { pattern_label(pattern) }
+                            </option>
+                        }) }
+                    </select>
+                    <p class="hint" id="pattern-hint">{ pattern_hint(props.pattern) }</p>
                 </div>
-                <p class="hint" id="tile-hint">{ "TILE × TILE threads share two tiles; the matmul lessons' block is TILE × TILE." }</p>
-            </div>
+            }
 
-            <div class="control">
-                <label for="pad">{ "Padding PAD (words per row)" }</label>
-                <div class="control-row">
-                    <input type="range" id="pad" data-testid="control-pad"
-                           aria-describedby="pad-hint"
-                           min={PAD.min.to_string()} max={PAD.max.to_string()} step="1"
-                           value={props.pad.to_string()}
-                           oninput={pad.on_input} onchange={pad.on_change} />
-                    <output for="pad" class="range-value">{ props.pad }</output>
+            if props.shown.contains(&Control::Tile) {
+                <div class="control">
+                    <label for="tile" id="tile-label">{ "Tile width TILE" }</label>
+                    <div class="control-row">
+                        <input type="range" id="tile-range" data-testid="control-tile-range"
+                               aria-labelledby="tile-label"
+                               min={TILE.min.to_string()} max={TILE.max.to_string()} step="1"
+                               value={props.tile.to_string()}
+                               oninput={tile.on_input.clone()} onchange={tile.on_change.clone()} />
+                        <input type="number" id="tile" data-testid="control-tile" class="narrow"
+                               inputmode="numeric" aria-describedby="tile-hint"
+                               min={TILE.min.to_string()} max={TILE.max.to_string()} step="1"
+                               value={props.tile.to_string()}
+                               oninput={tile.on_input} onchange={tile.on_change} />
+                    </div>
+                    <p class="hint" id="tile-hint">{ "TILE × TILE threads share two tiles; the matmul lessons' block is TILE × TILE." }</p>
                 </div>
-                <p class="hint" id="pad-hint">{ "Extra floats at the end of each row." }</p>
-            </div>
+            }
 
-            <div class="control">
-                <label for="stride">{ "Stride s" }</label>
-                <input type="number" id="stride" data-testid="control-stride" class="narrow"
-                       inputmode="numeric" aria-describedby="stride-hint"
-                       min={STRIDE.min.to_string()} max={STRIDE.max.to_string()} step="1"
-                       value={props.stride.to_string()}
-                       oninput={stride.on_input} onchange={stride.on_change} />
-                <p class="hint" id="stride-hint">{ "Words between lanes in shared[base + s*tid]; the stride of the strided lessons." }</p>
-            </div>
+            if props.shown.contains(&Control::Pad) {
+                <div class="control">
+                    <label for="pad">{ "Padding PAD (words per row)" }</label>
+                    <div class="control-row">
+                        <input type="range" id="pad" data-testid="control-pad"
+                               aria-describedby="pad-hint"
+                               min={PAD.min.to_string()} max={PAD.max.to_string()} step="1"
+                               value={props.pad.to_string()}
+                               oninput={pad.on_input} onchange={pad.on_change} />
+                        <output for="pad" class="range-value">{ props.pad }</output>
+                    </div>
+                    <p class="hint" id="pad-hint">{ "Extra floats at the end of each row." }</p>
+                </div>
+            }
 
-            <div class="control">
-                <label for="block">{ "Threads per block" }</label>
-                <input type="number" id="block" data-testid="control-block" class="narrow"
-                       inputmode="numeric" aria-describedby="block-hint"
-                       min={BLOCK.min.to_string()} max={BLOCK.max.to_string()} step="1"
-                       value={props.block.to_string()}
-                       oninput={block.on_input} onchange={block.on_change} />
-                <p class="hint" id="block-hint">{ "The block of the 1-D lessons; 1 to 1024, old devices take at most 512." }</p>
-            </div>
+            if props.shown.contains(&Control::Stride) {
+                <div class="control">
+                    <label for="stride">{ "Stride s" }</label>
+                    <input type="number" id="stride" data-testid="control-stride" class="narrow"
+                           inputmode="numeric" aria-describedby="stride-hint"
+                           min={STRIDE.min.to_string()} max={STRIDE.max.to_string()} step="1"
+                           value={props.stride.to_string()}
+                           oninput={stride.on_input} onchange={stride.on_change} />
+                    <p class="hint" id="stride-hint">{ "Words between lanes in shared[base + s*tid]; the stride of the strided lessons." }</p>
+                </div>
+            }
 
-            <div class="control">
-                <label for="regs">{ "Registers per thread" }</label>
-                <input type="number" id="regs" data-testid="control-regs" class="narrow"
-                       inputmode="numeric" aria-describedby="regs-hint"
-                       min={REGS.min.to_string()} max={REGS.max.to_string()} step="1"
-                       value={props.regs.to_string()}
-                       oninput={regs.on_input} onchange={regs.on_change} />
-                <p class="hint" id="regs-hint">{ "As nvcc --resource-usage reports them." }</p>
-            </div>
+            if props.shown.contains(&Control::Block) {
+                <div class="control">
+                    <label for="block">{ "Threads per block" }</label>
+                    <input type="number" id="block" data-testid="control-block" class="narrow"
+                           inputmode="numeric" aria-describedby="block-hint"
+                           min={BLOCK.min.to_string()} max={BLOCK.max.to_string()} step="1"
+                           value={props.block.to_string()}
+                           oninput={block.on_input} onchange={block.on_change} />
+                    <p class="hint" id="block-hint">{ "The block of the 1-D lessons; 1 to 1024, old devices take at most 512." }</p>
+                </div>
+            }
+
+            if props.shown.contains(&Control::Regs) {
+                <div class="control">
+                    <label for="regs">{ "Registers per thread" }</label>
+                    <input type="number" id="regs" data-testid="control-regs" class="narrow"
+                           inputmode="numeric" aria-describedby="regs-hint"
+                           min={REGS.min.to_string()} max={REGS.max.to_string()} step="1"
+                           value={props.regs.to_string()}
+                           oninput={regs.on_input} onchange={regs.on_change} />
+                    <p class="hint" id="regs-hint">{ "As nvcc --resource-usage reports them." }</p>
+                </div>
+            }
         </section>
     }
 }
