@@ -16,6 +16,7 @@ pub mod kernel;
 pub mod lesson_kernels;
 pub mod occupancy;
 pub mod patterns;
+pub mod pitch;
 pub mod replay;
 pub mod roofline;
 pub mod sampling;
