@@ -14,6 +14,7 @@ pub mod counters;
 pub mod device;
 pub mod kernel;
 pub mod lesson_kernels;
+pub mod memory_spaces;
 pub mod occupancy;
 pub mod patterns;
 pub mod pitch;
