@@ -79,22 +79,24 @@ impl MemorySpace {
     /// global memory, and the broadcast of a constant read by a whole warp.
     pub fn speed(self) -> &'static str {
         match self {
-            MemorySpace::Registers => "fastest: on-chip registers (1x)",
+            MemorySpace::Registers => "fastest, on chip (1x)",
             MemorySpace::RegistersOrLocal => {
                 "1x in registers; about 100x in local memory, which is off-chip DRAM"
             }
             MemorySpace::Local => {
-                "slow: off-chip DRAM like global memory (about 100x), cached in L1 and L2 from Fermi on"
+                "slow, off-chip DRAM like global memory (about 100x); cached in L1 and L2 from \
+                 Fermi on"
             }
             MemorySpace::Shared => {
-                "fast: on-chip (about 1x), unless bank conflicts serialize a warp's access"
+                "fast, on chip (about 1x), unless bank conflicts serialize a warp's access"
             }
-            MemorySpace::Global => "slow: off-chip DRAM, hundreds of clock cycles (about 100x)",
+            MemorySpace::Global => "slow, off-chip DRAM, hundreds of clock cycles (about 100x)",
             MemorySpace::Constant => {
-                "cached: about 1x when a warp's threads read one address, which is broadcast to them"
+                "cached, about 1x when the threads of a warp read one address, which is \
+                 broadcast to them"
             }
             MemorySpace::Parameter => {
-                "as constant memory: cached, and one value broadcast to every thread of a warp"
+                "as constant memory, cached and broadcast: the threads of a warp read one value"
             }
         }
     }
