@@ -2563,3 +2563,59 @@ async fn text_typed_into_the_kernel_survives_results_arriving_before_it_is_run()
     );
     page.finish().await;
 }
+
+#[tokio::test]
+async fn memory_spaces_put_the_tiles_in_shared_memory_and_the_matrices_in_global_memory() {
+    let page = Harness::start().await;
+    page.open("?lesson=matmul-tiled").await;
+    // Seed 000's tiled matmul: the two tiles are shared, one copy per block; the three matrices
+    // the pointer parameters point to are global; the matrix size is a parameter.
+    let row = |name: &str, space: &str| {
+        format!(
+            "[data-testid='memory-spaces'] [data-testid='memory-space-row']\
+             [data-name='{name}'][data-space='{space}']"
+        )
+    };
+    for (name, space) in [
+        ("sa", "shared"),
+        ("sb", "shared"),
+        ("a", "global"),
+        ("b", "global"),
+        ("c", "global"),
+        ("n", "parameter"),
+        ("tx", "registers"),
+    ] {
+        page.wait_for(&row(name, space)).await;
+    }
+    // The keyboard chooses a row: its name is a button.
+    let sa = page
+        .wait_for(&format!("{} button", row("sa", "shared")))
+        .await;
+    sa.focus().await.expect("the name takes focus");
+    sa.send_keys(Key::Enter)
+        .await
+        .expect("Enter presses the name's button");
+    page.wait_for_text_where(
+        "memory-space-explanation",
+        "explain sa as per-block shared memory",
+        |text| {
+            text.starts_with(
+                "sa: shared memory, seen by the 256 threads of its block: 4,096 copies, one per \
+                 block, lives as long as the block",
+            )
+        },
+    )
+    .await;
+    page.wait_for(&format!("{}.selected", row("sa", "shared")))
+        .await;
+
+    // A kernel that does not compile shows its one-line error here too, and the page lives on.
+    page.run_kernel(
+        "__global__ void mm_tiled(float* a, float* b, float* c, int n) {\n  c[0] = m;\n}\n",
+    )
+    .await;
+    page.wait_for_text("memory-spaces-error", "2:10: 'm' is not declared")
+        .await;
+    page.wait_for("[data-testid='bank-map']").await;
+    page.finish().await;
+}

@@ -1,5 +1,7 @@
 //! The page's components. Each receives plain data props and reports through `on_*` callbacks;
-//! none of them holds state of its own or touches the URL.
+//! none of them touches the URL, and none holds state of its own except the lesson view
+//! `memory_spaces` (the row chosen), whose state is what the student looks at, not a setting of
+//! the launch or part of the link, so that a lesson can place it with data props alone.
 
 pub mod bank_map;
 pub mod chart;
@@ -7,6 +9,7 @@ pub mod controls;
 pub mod embed_bar;
 pub mod export;
 pub mod kernel_view;
+pub mod memory_spaces;
 pub mod notes;
 pub mod occupancy_view;
 pub mod roofline_view;
