@@ -20,6 +20,7 @@ use crate::components::kernel_view::{launch_text, KernelView};
 use crate::components::memory_spaces::MemorySpaces;
 use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
+use crate::components::pitched::PitchedAllocation;
 use crate::components::roofline_view::{RooflineView, SimulatedPoint};
 use crate::components::time_sweep::TimeSweep;
 use crate::deflate;
@@ -340,11 +341,13 @@ pub fn app() -> Html {
                     <RooflineView device={device} ceilings={ceilings} tile={state.tile}
                                   simulated={simulated_point} />
                 </div>
-                // The lessons' view of memory spaces, on the full page until the lessons place it.
+                // The lessons' views of memory spaces and pitched rows, on the full page until the
+                // lessons place them.
                 if !embedded {
                     <div class="views lesson-views">
                         <MemorySpaces kernel={spaces_kernel} declarations={declarations}
                                       threads_per_block={threads_per_block} blocks={blocks} />
+                        <PitchedAllocation device={state.device} />
                     </div>
                 }
                 if !embedded {

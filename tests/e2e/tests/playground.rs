@@ -2619,3 +2619,36 @@ async fn memory_spaces_put_the_tiles_in_shared_memory_and_the_matrices_in_global
     page.wait_for("[data-testid='bank-map']").await;
     page.finish().await;
 }
+
+#[tokio::test]
+async fn the_pitched_view_pads_a_row_of_100_floats_to_512_bytes_on_the_h100() {
+    let page = Harness::start().await;
+    page.open("?device=h100").await;
+    // Seed 001's example: 64 rows of 100 floats, 400 bytes a row, pitched to 512 on the H100 as
+    // measured (tests/reference/h100.json), with 112 bytes of padding per row.
+    page.wait_for_text("pitch-bytes", "512 B").await;
+    page.wait_for_text("pitch-padding", "112 B").await;
+    page.wait_for_text("pitch-total", "32,768 B (packed: 25,600 B)")
+        .await;
+    page.wait_for_text("pitch-address", "base + 1 × 512 + 0 × 4 = base + 512")
+        .await;
+    page.wait_for("[data-testid='pitched-allocation'] svg.pitch-picture rect.pitch-padding")
+        .await;
+    page.wait_for_text("pitch-gt200", "512 B").await;
+
+    // 60 floats are 240 bytes: 256 on the GT200's 256-byte alignment, still 512 on the H100.
+    let width = page.wait_for("[data-testid='pitched-width']").await;
+    width.focus().await.expect("the width box takes focus");
+    width
+        .send_keys(Key::Control + "a")
+        .await
+        .expect("the student selects the width");
+    width
+        .send_keys("60")
+        .await
+        .expect("the student types a width over it");
+    page.wait_for_text("pitch-gt200", "256 B").await;
+    page.wait_for_text("pitch-h100", "512 B").await;
+    page.wait_for_text("pitch-padding", "272 B").await;
+    page.finish().await;
+}
