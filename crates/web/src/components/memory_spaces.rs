@@ -217,7 +217,11 @@ pub fn memory_spaces(props: &MemorySpacesProps) -> Html {
                                             data-name={d.name.clone()}
                                             data-space={space_key(d.space)}>
                                             <th scope="row">
+                                                // The place in the name tells apart two
+                                                // variables of one name (two loops' `i`).
                                                 <button type="button" class="variable"
+                                                        aria-label={format!("{}, declared at {}",
+                                                                            d.name, d.span)}
                                                         aria-pressed={is_chosen.to_string()}
                                                         onclick={onclick}>
                                                     <code>{ d.name.clone() }</code>
