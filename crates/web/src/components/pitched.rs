@@ -291,19 +291,67 @@ fn devices_table(inputs: PitchedInputs, current: DeviceId) -> Html {
     }
 }
 
-/// The `input` and `change` handlers of one number field, read as the settings panel reads its
-/// own: `set` puts a typed value into the inputs, which are then clamped; on `change` the field
-/// shows the value kept.
-fn number_field(
-    inputs: &UseStateHandle<PitchedInputs>,
-    set: fn(PitchedInputs, u32) -> PitchedInputs,
+/// One number field of the view: its id (which is its test id too), its label, its range, and how
+/// it reads from and writes into the inputs.
+struct NumberField {
+    id: &'static str,
+    label: &'static str,
+    min: u32,
+    max: fn(PitchedInputs) -> u32,
     kept: fn(PitchedInputs) -> u32,
-) -> (Callback<InputEvent>, Callback<Event>) {
+    set: fn(PitchedInputs, u32) -> PitchedInputs,
+}
+
+/// The view's number fields, after its element menu: the array's height, then the element whose
+/// address is worked out, which must lie inside the array.
+const MORE_FIELDS: [NumberField; 3] = [
+    NumberField {
+        id: "pitched-height",
+        label: "Height (rows)",
+        min: 1,
+        max: |_| MAX_HEIGHT,
+        kept: |inputs| inputs.height,
+        set: |inputs, height| PitchedInputs { height, ..inputs },
+    },
+    NumberField {
+        id: "pitched-row",
+        label: "Element row",
+        min: 0,
+        max: |inputs| inputs.height - 1,
+        kept: |inputs| inputs.row,
+        set: |inputs, row| PitchedInputs { row, ..inputs },
+    },
+    NumberField {
+        id: "pitched-col",
+        label: "Element column",
+        min: 0,
+        max: |inputs| inputs.width - 1,
+        kept: |inputs| inputs.col,
+        set: |inputs, col| PitchedInputs { col, ..inputs },
+    },
+];
+
+/// The width field, before the element menu.
+const WIDTH_FIELD: NumberField = NumberField {
+    id: "pitched-width",
+    label: "Width (elements)",
+    min: 1,
+    max: |_| MAX_WIDTH,
+    kept: |inputs| inputs.width,
+    set: |inputs, width| PitchedInputs { width, ..inputs },
+};
+
+/// A labelled number field, read as the settings panel reads its own: each keystroke puts the
+/// typed value into the inputs, which are then clamped; on `change` the field shows the value
+/// kept, so a typed 100,000 visibly becomes the largest allowed and an emptied field its old value.
+/// One function for every field keeps one copy of the markup's code in the bundle.
+fn number_field(inputs: &UseStateHandle<PitchedInputs>, field: &NumberField) -> Html {
+    let (set, kept) = (field.set, field.kept);
     let on_input = {
         let inputs = inputs.clone();
         Callback::from(move |event: InputEvent| {
-            let field: Option<HtmlInputElement> = event.target_dyn_into();
-            if let Some(value) = field.and_then(|field| typed_number(&field.value())) {
+            let input: Option<HtmlInputElement> = event.target_dyn_into();
+            if let Some(value) = input.and_then(|input| typed_number(&input.value())) {
                 inputs.set(set(*inputs, value).clamped());
             }
         })
@@ -311,44 +359,33 @@ fn number_field(
     let on_change = {
         let inputs = inputs.clone();
         Callback::from(move |event: Event| {
-            let Some(field) = event.target_dyn_into::<HtmlInputElement>() else {
+            let Some(input) = event.target_dyn_into::<HtmlInputElement>() else {
                 return;
             };
-            let next = match typed_number(&field.value()) {
+            let next = match typed_number(&input.value()) {
                 Some(value) => set(*inputs, value).clamped(),
                 None => *inputs,
             };
             inputs.set(next);
-            field.set_value(&kept(next).to_string());
+            input.set_value(&kept(next).to_string());
         })
     };
-    (on_input, on_change)
+    html! {
+        <div class="control">
+            <label for={field.id}>{ field.label }</label>
+            <input type="number" id={field.id} data-testid={field.id} class="narrow"
+                   inputmode="numeric" min={field.min.to_string()}
+                   max={(field.max)(**inputs).to_string()} step="1"
+                   value={kept(**inputs).to_string()}
+                   oninput={on_input} onchange={on_change} />
+        </div>
+    }
 }
 
 #[function_component(PitchedAllocation)]
 pub fn pitched_allocation(props: &PitchedAllocationProps) -> Html {
     let inputs = use_state(PitchedInputs::default);
     let current = *inputs;
-    let (width_input, width_change) = number_field(
-        &inputs,
-        |inputs, width| PitchedInputs { width, ..inputs },
-        |inputs| inputs.width,
-    );
-    let (height_input, height_change) = number_field(
-        &inputs,
-        |inputs, height| PitchedInputs { height, ..inputs },
-        |inputs| inputs.height,
-    );
-    let (row_input, row_change) = number_field(
-        &inputs,
-        |inputs, row| PitchedInputs { row, ..inputs },
-        |inputs| inputs.row,
-    );
-    let (col_input, col_change) = number_field(
-        &inputs,
-        |inputs, col| PitchedInputs { col, ..inputs },
-        |inputs| inputs.col,
-    );
     let on_element = {
         let inputs = inputs.clone();
         Callback::from(move |event: Event| {
@@ -371,64 +408,77 @@ pub fn pitched_allocation(props: &PitchedAllocationProps) -> Html {
     let summary = match current.layout(props.device) {
         // The clamped inputs always make a layout; nothing to show otherwise.
         None => Html::default(),
-        Some(layout) => html! {
-            <>
-                <dl class="stats pitch-stats">
-                    <div>
-                        <dt>{ format!("pitch on the {}", props.device.label()) }</dt>
-                        <dd data-testid="pitch-bytes">{ bytes(layout.pitch_bytes) }</dd>
-                    </div>
-                    <div>
-                        <dt>{ "padding per row" }</dt>
-                        <dd data-testid="pitch-padding">{ bytes(layout.padding_bytes_per_row()) }</dd>
-                    </div>
-                    <div>
-                        <dt>{ "total" }</dt>
-                        <dd data-testid="pitch-total">
-                            { format!("{} (packed: {})", bytes(layout.total_bytes()),
-                                      bytes(layout.unpitched_bytes())) }
-                        </dd>
-                    </div>
-                </dl>
-                <p class="pitch-call">
-                    <code>
-                        { format!("cudaMallocPitch(&base, &pitch, {} * sizeof({type_name}), {}) \
-                                   → pitch = {}",
-                                  current.width, current.height, layout.pitch_bytes) }
-                    </code>
-                </p>
-                <p class="pitch-address">
-                    { format!("Element ({}, {}): ", current.row, current.col) }
-                    <code data-testid="pitch-address">
-                        { address_text(&layout, current.row, current.col) }
-                    </code>
-                    <span class="hint">
-                        { format!(" — in a kernel, ({type_name}*)((char*)base + row * pitch) + col") }
-                    </span>
-                </p>
-                { picture(&layout, current.row, current.col) }
-                <ul class="legend" aria-label="Legend">
-                    <li><span class="swatch pitch-data-swatch"></span>{ "the row's elements" }</li>
-                    <li><span class="swatch pitch-padding-swatch"></span>{ "padding (dashed edge)" }</li>
-                    <li><span class="swatch pitch-element-swatch"></span>{ "the element worked out" }</li>
-                    <li><span class="swatch pitch-segment-swatch"></span>{ "a 128-byte segment boundary" }</li>
-                </ul>
-                <p class="explain">{ why_padded(&layout) }</p>
-            </>
-        },
+        Some(layout) => {
+            let stats = [
+                (
+                    format!("pitch on the {}", props.device.label()),
+                    "pitch-bytes",
+                    bytes(layout.pitch_bytes),
+                ),
+                (
+                    "padding per row".to_string(),
+                    "pitch-padding",
+                    bytes(layout.padding_bytes_per_row()),
+                ),
+                (
+                    "total".to_string(),
+                    "pitch-total",
+                    format!(
+                        "{} (packed: {})",
+                        bytes(layout.total_bytes()),
+                        bytes(layout.unpitched_bytes())
+                    ),
+                ),
+            ];
+            let legend = [
+                ("pitch-data-swatch", "the row's elements"),
+                ("pitch-padding-swatch", "padding (dashed edge)"),
+                ("pitch-element-swatch", "the element worked out"),
+                ("pitch-segment-swatch", "a 128-byte segment boundary"),
+            ];
+            html! {
+                <>
+                    <dl class="stats pitch-stats">
+                        { for stats.into_iter().map(|(term, test_id, value)| html! {
+                            <div>
+                                <dt>{ term }</dt>
+                                <dd data-testid={test_id}>{ value }</dd>
+                            </div>
+                        }) }
+                    </dl>
+                    <p class="pitch-call">
+                        <code>
+                            { format!("cudaMallocPitch(&base, &pitch, {} * sizeof({type_name}), {}) \
+                                       → pitch = {}",
+                                      current.width, current.height, layout.pitch_bytes) }
+                        </code>
+                    </p>
+                    <p class="pitch-address">
+                        { format!("Element ({}, {}): ", current.row, current.col) }
+                        <code data-testid="pitch-address">
+                            { address_text(&layout, current.row, current.col) }
+                        </code>
+                        <span class="hint">
+                            { format!(" — in a kernel, ({type_name}*)((char*)base + row * pitch) + col") }
+                        </span>
+                    </p>
+                    { picture(&layout, current.row, current.col) }
+                    <ul class="legend" aria-label="Legend">
+                        { for legend.into_iter().map(|(swatch, meaning)| html! {
+                            <li><span class={classes!("swatch", swatch)}></span>{ meaning }</li>
+                        }) }
+                    </ul>
+                    <p class="explain">{ why_padded(&layout) }</p>
+                </>
+            }
+        }
     };
     html! {
         <section class="card pitched-card" data-testid="pitched-allocation"
                  aria-labelledby="pitched-title">
             <h2 id="pitched-title">{ "Pitched allocation: cudaMallocPitch pads every row" }</h2>
             <div class="pitch-controls">
-                <div class="control">
-                    <label for="pitched-width">{ "Width (elements)" }</label>
-                    <input type="number" id="pitched-width" data-testid="pitched-width"
-                           class="narrow" inputmode="numeric" min="1" max={MAX_WIDTH.to_string()}
-                           step="1" value={current.width.to_string()}
-                           oninput={width_input} onchange={width_change} />
-                </div>
+                { number_field(&inputs, &WIDTH_FIELD) }
                 <div class="control">
                     <label for="pitched-element">{ "Element" }</label>
                     <select id="pitched-element" data-testid="pitched-element"
@@ -441,30 +491,7 @@ pub fn pitched_allocation(props: &PitchedAllocationProps) -> Html {
                         }) }
                     </select>
                 </div>
-                <div class="control">
-                    <label for="pitched-height">{ "Height (rows)" }</label>
-                    <input type="number" id="pitched-height" data-testid="pitched-height"
-                           class="narrow" inputmode="numeric" min="1"
-                           max={MAX_HEIGHT.to_string()} step="1"
-                           value={current.height.to_string()}
-                           oninput={height_input} onchange={height_change} />
-                </div>
-                <div class="control">
-                    <label for="pitched-row">{ "Element row" }</label>
-                    <input type="number" id="pitched-row" data-testid="pitched-row"
-                           class="narrow" inputmode="numeric" min="0"
-                           max={(current.height - 1).to_string()} step="1"
-                           value={current.row.to_string()}
-                           oninput={row_input} onchange={row_change} />
-                </div>
-                <div class="control">
-                    <label for="pitched-col">{ "Element column" }</label>
-                    <input type="number" id="pitched-col" data-testid="pitched-col"
-                           class="narrow" inputmode="numeric" min="0"
-                           max={(current.width - 1).to_string()} step="1"
-                           value={current.col.to_string()}
-                           oninput={col_input} onchange={col_change} />
-                </div>
+                { for MORE_FIELDS.iter().map(|field| number_field(&inputs, field)) }
             </div>
             { summary }
             { devices_table(current, props.device) }
