@@ -28,6 +28,18 @@ pub struct MemorySpacesProps {
     pub blocks: u64,
 }
 
+/// The longest name shown whole: a kernel may name a variable with hundreds of kilobytes of
+/// letters, which the table and its sentence show cut, as the simulator's messages are.
+pub const MAX_NAME_CHARS: usize = 48;
+
+/// A variable's name as the page shows it: whole, or its start and an ellipsis.
+pub fn shown_name(name: &str) -> String {
+    match name.char_indices().nth(MAX_NAME_CHARS) {
+        Some((cut, _)) => format!("{}…", &name[..cut]),
+        None => name.to_string(),
+    }
+}
+
 /// The space as a word for the page's tests and stylesheet (`data-space`, a class).
 pub fn space_key(space: MemorySpace) -> &'static str {
     match space {
@@ -139,7 +151,7 @@ pub fn explanation(declaration: &Declaration, threads_per_block: u64, blocks: u6
     };
     format!(
         "{}: {space}, seen by {}, {}; {}. {} See seed 000.",
-        declaration.name,
+        shown_name(&declaration.name),
         who_sees(declaration, threads_per_block, blocks),
         lives(declaration),
         declaration.space.speed(),
@@ -221,10 +233,11 @@ pub fn memory_spaces(props: &MemorySpacesProps) -> Html {
                                                 // variables of one name (two loops' `i`).
                                                 <button type="button" class="variable"
                                                         aria-label={format!("{}, declared at {}",
-                                                                            d.name, d.span)}
+                                                                            shown_name(&d.name),
+                                                                            d.span)}
                                                         aria-pressed={is_chosen.to_string()}
                                                         onclick={onclick}>
-                                                    <code>{ d.name.clone() }</code>
+                                                    <code>{ shown_name(&d.name) }</code>
                                                 </button>
                                             </th>
                                             <td>{ d.span.to_string() }</td>
@@ -332,6 +345,21 @@ mod tests {
             who_sees(&found[0], 1, 1),
             "every thread of the grid (1 thread) and the host: one copy"
         );
+    }
+
+    #[test]
+    fn a_name_of_400_000_letters_is_shown_cut() {
+        let long = "x".repeat(400_000);
+        let source = format!("__global__ void k(int* {long}) {{ {long}[0] = 1; }}");
+        let found = declarations(&source, &[], "k").expect("the kernel compiles");
+        let sentence = explanation(&found[0], 32, 1);
+        assert!(
+            sentence.starts_with(&format!("{}…: points to global memory", "x".repeat(48))),
+            "{}",
+            &sentence[..80]
+        );
+        assert_eq!(shown_name("sa"), "sa");
+        assert_eq!(shown_name(&"é".repeat(49)), format!("{}…", "é".repeat(48)));
     }
 
     #[test]
