@@ -34,7 +34,9 @@
 //! be (`kernel::parse`, `kernel::sema::check`), so a source that would not launch gives the same
 //! one-line `Diagnostic` here.
 
-use crate::kernel::ast::{FunctionKind, Item, Stmt, StmtKind, Storage, Type};
+use crate::kernel::ast::{
+    Declaration as SyntaxDeclaration, Declarator, FunctionKind, Item, Stmt, StmtKind, Storage, Type,
+};
 use crate::kernel::ir::ObjectSpace;
 use crate::kernel::{self, Diagnostic, Span};
 use serde::{Deserialize, Serialize};
@@ -244,7 +246,7 @@ pub fn declarations(
                 &d.name,
                 d.span,
                 ty,
-                declaration.is_const,
+                is_const(declaration, d),
                 kind,
             ));
         }
@@ -289,7 +291,7 @@ pub fn declarations(
                         _ => DeclarationKind::AutomaticScalar,
                     };
                     let mut found_here =
-                        declaration_of(&d.name, d.span, ty, declaration.is_const, kind);
+                        declaration_of(&d.name, d.span, ty, is_const(declaration, d), kind);
                     if kind == DeclarationKind::AutomaticArray
                         && checked.is_some_and(|o| !o.in_registers)
                     {
@@ -318,6 +320,17 @@ pub fn declarations(
     }
     found.sort_by_key(|declaration| declaration.span.start);
     Ok(found)
+}
+
+/// Whether the variable itself is `const`: a pointer's own `const` (`float* const p`), or for
+/// anything else the declaration's (`const int n`). In `const float* p` only what `p` points to is
+/// constant, which its type says.
+fn is_const(declaration: &SyntaxDeclaration, declarator: &Declarator) -> bool {
+    if matches!(declarator.ty, Type::Pointer { .. }) {
+        declarator.pointer_const
+    } else {
+        declaration.is_const
+    }
 }
 
 /// The row of one variable: its kind decides its space, scope and lifetime (seed 000's table).
@@ -579,6 +592,24 @@ mod tests {
             &[
                 "1:30 input: const int*, global memory, grid and host, application",
                 "1:48 result: int* const, global memory, grid and host, application",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_const_pointer_variable_and_a_pointer_to_const_are_told_apart() {
+        check(
+            "__global__ void k(float* a) {\n\
+               const float* p = a;\n\
+               float* const q = a;\n\
+               const int n = 4;\n\
+               q[0] = p[0] + n;\n\
+             }\n",
+            &[
+                "1:26 a: float*, global memory, grid and host, application",
+                "2:14 p: const float*, registers, thread, thread",
+                "3:14 q: float* const, registers, thread, thread",
+                "4:11 n: const int, registers, thread, thread",
             ],
         );
     }
