@@ -224,7 +224,14 @@ pub struct Device {
     pub shared_phase: SharedPhase,
     pub shared_word_delivery: SharedWordDelivery,
     pub global_coalescing: GlobalCoalescing,
-    /// The row alignment `cudaMallocPitch` uses, in bytes.
+    /// The alignment `cudaMallocPitch` rounds every row up to, in bytes (`pitch::pitch_bytes`).
+    /// It is the texture hardware's alignment of a base address, `cudaDeviceProp::textureAlignment`
+    /// (deviceQuery's "Texture alignment"): a row that starts on it can be bound as a 2-D texture
+    /// without an offset, and it is a multiple of the 32-, 64- and 128-byte segments global
+    /// accesses are served in, so every row starts aligned for coalescing as the first does (seed
+    /// 001, "What cudaMallocPitch does?"). It is not `cudaDeviceProp::texturePitchAlignment`, the
+    /// granularity a texture binding asks of a pitch: that is 32 bytes on the H100 (h100.json
+    /// "device" row) while the pitches measured there are multiples of 512.
     pub pitch_alignment_bytes: u32,
     /// Latencies, cache and DRAM constants for the timing model (`timing`).
     pub timing: DeviceTiming,
@@ -346,12 +353,6 @@ impl Device {
             });
         }
         Ok(())
-    }
-
-    /// The pitch `cudaMallocPitch` returns for a row of `width_bytes`.
-    pub fn malloc_pitch(&self, width_bytes: u64) -> u64 {
-        let align = u64::from(self.pitch_alignment_bytes);
-        width_bytes.max(1).div_ceil(align) * align
     }
 }
 
@@ -499,8 +500,11 @@ pub fn g80() -> Device {
         shared_phase: SharedPhase::HalfWarp,
         shared_word_delivery: SharedWordDelivery::Broadcast,
         global_coalescing: GlobalCoalescing::StrictHalfWarp,
-        // cudaDeviceProp::texturePitchAlignment-era rule: rows padded to 256 bytes on cc 1.x
-        // (Programming Guide 2.x, cudaMallocPitch; seed 002: "align to 128 or 256 bytes").
+        // cudaDeviceProp::textureAlignment is 256 bytes on cc 1.x: deviceQuery of the CUDA 2.3
+        // SDK prints "Texture alignment: 256 bytes" for a Tesla C1060 (cc 1.3) and a GeForce GTS
+        // 250 (cc 1.1). Seed 001 asks rows to be aligned to "128 or 256 bytes". That
+        // cudaMallocPitch rounds rows to it here is the rule of the later devices (see H100), not
+        // a measurement on a cc 1.x device.
         pitch_alignment_bytes: 256,
         timing: DeviceTiming {
             // No L1 or L2 for global memory on cc 1.x: every load goes to DRAM. CUDA C Programming
@@ -595,6 +599,7 @@ pub fn gt200() -> Device {
         shared_phase: SharedPhase::HalfWarp,
         shared_word_delivery: SharedWordDelivery::Broadcast,
         global_coalescing: GlobalCoalescing::SegmentHalfWarp,
+        // As G80: textureAlignment is 256 bytes on cc 1.x (deviceQuery, Tesla C1060, cc 1.3).
         pitch_alignment_bytes: 256,
         timing: DeviceTiming {
             // No L1 or L2 for global memory on cc 1.x. Programming Guide 2.3, 5.1.2.1: "400 to 600
@@ -678,8 +683,11 @@ pub fn fermi() -> Device {
         shared_phase: SharedPhase::FullWarp,
         shared_word_delivery: SharedWordDelivery::Multicast,
         global_coalescing: GlobalCoalescing::Sectors,
-        // cudaDeviceProp::texturePitchAlignment is 32 on cc 2.0, but cudaMallocPitch pads rows to 512 B
-        // from Fermi on (observed by the CUDA samples' deviceQuery-era tools; h100.json shows 512 too).
+        // textureAlignment is 512 bytes from cc 2.0 on (deviceQuery on a GeForce GTX 460M, cc 2.1,
+        // quoted in the Stack Overflow question "CUDA allocation alignment is 256 bytes -
+        // seriously?"); cudaMallocPitch pads rows to multiples of 512 bytes on Kepler and Maxwell
+        // (NVIDIA developer forum, "Understanding Memory Pitch Alignment", GTX 780 and GTX 750)
+        // and on the H100 (measured). Not measured on a Fermi.
         pitch_alignment_bytes: 512,
         timing: DeviceTiming {
             // Not measured here for Fermi: L1 and L2 latencies carried over from V100 (see there);
@@ -753,6 +761,9 @@ pub fn v100() -> Device {
         shared_phase: SharedPhase::FullWarp,
         shared_word_delivery: SharedWordDelivery::Multicast,
         global_coalescing: GlobalCoalescing::Sectors,
+        // deviceQuery prints "Texture alignment: 512 bytes" on a V100 (CUDA 11.4 samples), as on
+        // every device from Fermi on; rows padded to multiples of 512 (see Fermi and H100). The
+        // pitch itself is not measured on a V100.
         pitch_alignment_bytes: 512,
         timing: DeviceTiming {
             // Pointer-chase latencies, V100 row of markdewing/AI_kernels latency/README.md.
@@ -825,6 +836,8 @@ pub fn a100() -> Device {
         shared_phase: SharedPhase::FullWarp,
         shared_word_delivery: SharedWordDelivery::Multicast,
         global_coalescing: GlobalCoalescing::Sectors,
+        // As every device from Fermi on: textureAlignment of 512 bytes, rows padded to multiples
+        // of 512 (see Fermi and H100). Not measured on an A100.
         pitch_alignment_bytes: 512,
         timing: DeviceTiming {
             // Pointer-chase latencies, A100 SXM row of markdewing/AI_kernels latency/README.md.
@@ -896,7 +909,10 @@ pub fn h100() -> Device {
         shared_phase: SharedPhase::FullWarp,
         shared_word_delivery: SharedWordDelivery::Multicast,
         global_coalescing: GlobalCoalescing::Sectors,
-        // h100.json "pitch" rows: widths of 4 and 400 bytes get a 512-byte pitch, 4000 bytes get 4096.
+        // Measured: h100.json's "pitch" rows give widths of 4 and 400 bytes a 512-byte pitch and
+        // 4000 bytes 4096, multiples of 512 (crates/sim/tests/pitch_reference.rs compares them),
+        // while the same file's texture_pitch_alignment is 32: the pitch follows the texture
+        // alignment of a base address (512 from Fermi on), not texturePitchAlignment.
         pitch_alignment_bytes: 512,
         timing: DeviceTiming {
             // Pointer-chase latencies, H100 SXM row of markdewing/AI_kernels latency/README.md.

@@ -1,5 +1,6 @@
-//! The fuzz target: whatever kernel text and launch a student gives the page, `kernel::compile` and
-//! `simulate` return `Ok` or an `Err` that reads as one short printable line, never panic, and
+//! The fuzz target: whatever kernel text and launch a student gives the page, `kernel::compile`,
+//! `memory_spaces::declarations` (the page's list of the kernel's variables) and `simulate` return
+//! `Ok` or an `Err` that reads as one short printable line, never panic, and
 //! finish within `case::SLOW_LIMIT` (the default budget takes about 2 s at most), on a thread
 //! with the 1 MB stack a browser gives WebAssembly.
 //!

@@ -19,8 +19,10 @@ use crate::components::controls::Controls;
 use crate::components::embed_bar::{EmbedBar, EmbedCodePanel};
 use crate::components::kernel_view::{launch_text, KernelView};
 use crate::components::lesson_guide::LessonGuide;
+use crate::components::memory_spaces::MemorySpaces;
 use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
+use crate::components::pitched::PitchedAllocation;
 use crate::components::roofline_view::{RooflineView, SimulatedPoint};
 use crate::components::time_sweep::TimeSweep;
 use crate::deflate;
@@ -240,6 +242,34 @@ pub fn app() -> Html {
             _ => None,
         });
     let sweeps = model::occupancy_sweeps(&occupancy_device, resources);
+    // The memory spaces of the kernel that ran, with its launch's threads; before the first
+    // answer, the kernel asked for and nothing listed yet.
+    let (spaces_kernel, spaces_input, declarations) = match &shown.run {
+        Some(run) => (
+            run.input.kernel.clone(),
+            &run.input,
+            Some(run.declarations.clone()),
+        ),
+        None => (input.kernel.clone(), &input, None),
+    };
+    let threads_per_block = [
+        spaces_input.block.x,
+        spaces_input.block.y,
+        spaces_input.block.z,
+    ]
+    .iter()
+    .fold(1u64, |product, &extent| {
+        product.saturating_mul(u64::from(extent))
+    });
+    let blocks = [
+        spaces_input.grid.x,
+        spaces_input.grid.y,
+        spaces_input.grid.z,
+    ]
+    .iter()
+    .fold(1u64, |product, &extent| {
+        product.saturating_mul(u64::from(extent))
+    });
 
     let embedded = state.embed;
     // The lesson decides which settings and views the page shows.
@@ -353,6 +383,17 @@ pub fn app() -> Html {
                                       simulated={simulated_point} />
                     }
                 </div>
+                if views.contains(&View::MemorySpaces) || views.contains(&View::Pitched) {
+                    <div class="views lesson-views">
+                        if views.contains(&View::MemorySpaces) {
+                            <MemorySpaces kernel={spaces_kernel} declarations={declarations}
+                                          threads_per_block={threads_per_block} blocks={blocks} />
+                        }
+                        if views.contains(&View::Pitched) {
+                            <PitchedAllocation device={state.device} />
+                        }
+                    </div>
+                }
                 if !embedded {
                     <EmbedCodePanel code={state.embed_code(&page_address())}
                                     status={state.embed_code} on_copy={on_copy_embed} />

@@ -187,6 +187,7 @@ impl Scheduler {
             result: outcome.result,
             prediction: outcome.prediction,
             elapsed_ms: outcome.elapsed_ms,
+            declarations: outcome.declarations,
         }));
         // A launch that fails is not swept: its sweep would fail the same way, several times
         // over. The last good launch's sweep and times stay.
@@ -233,6 +234,7 @@ impl Scheduler {
                 result: outcome.result,
                 prediction: outcome.prediction,
                 elapsed_ms: outcome.elapsed_ms,
+                declarations: outcome.declarations,
             }));
         }
     }
@@ -682,6 +684,7 @@ mod tests {
                 }),
                 prediction: None,
                 elapsed_ms: 1.0,
+                declarations: Ok(Vec::new()),
             })),
             Job::SweepPoint { index, .. } => Answer::SweepPoint {
                 index: *index,

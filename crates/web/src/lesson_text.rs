@@ -75,10 +75,14 @@ pub enum Metric {
     /// FP32 operations per byte the kernel asks of global memory: the lecture's arithmetic
     /// intensity, counted at the load and store instructions.
     FlopsPerGlobalByte,
+    /// Bytes of shared memory one block of the launch uses.
+    SharedBytesPerBlock,
+    /// The row pitch cudaMallocPitch gives rows of 100 floats (400 bytes) on the launch's device.
+    PitchOf100Floats,
 }
 
 impl Metric {
-    const ALL: [Metric; 8] = [
+    const ALL: [Metric; 10] = [
         Metric::GlobalLoadsPerThread,
         Metric::GlobalLoadRequestsPerWarp,
         Metric::WavefrontsPerSharedLoad,
@@ -87,6 +91,8 @@ impl Metric {
         Metric::ThreadsWithoutAnElement,
         Metric::BlocksPerSm,
         Metric::FlopsPerGlobalByte,
+        Metric::SharedBytesPerBlock,
+        Metric::PitchOf100Floats,
     ];
 
     pub fn key(self) -> &'static str {
@@ -99,6 +105,8 @@ impl Metric {
             Metric::ThreadsWithoutAnElement => "threads-without-an-element",
             Metric::BlocksPerSm => "blocks-per-sm",
             Metric::FlopsPerGlobalByte => "flops-per-global-byte",
+            Metric::SharedBytesPerBlock => "shared-bytes-per-block",
+            Metric::PitchOf100Floats => "pitch-of-100-floats",
         }
     }
 
@@ -113,6 +121,8 @@ impl Metric {
             Metric::ThreadsWithoutAnElement => "threads with no element of C to write",
             Metric::BlocksPerSm => "blocks resident per SM",
             Metric::FlopsPerGlobalByte => "FLOP per byte asked of global memory",
+            Metric::SharedBytesPerBlock => "bytes of shared memory per block",
+            Metric::PitchOf100Floats => "bytes of pitch for rows of 100 floats",
         }
     }
 
@@ -153,6 +163,10 @@ impl Metric {
             Metric::BlocksPerSm => Some(f64::from(report.occupancy.active_blocks_per_sm)),
             Metric::FlopsPerGlobalByte => {
                 ratio(counter("fp32_flops"), counter("global_bytes_requested"))
+            }
+            Metric::SharedBytesPerBlock => ratio(report.shared_bytes_per_block as f64, 1.0),
+            Metric::PitchOf100Floats => {
+                Some(memplay_sim::pitch::pitch_bytes(&input.device, 400) as f64)
             }
         }
     }

@@ -38,6 +38,10 @@ pub enum View {
     BankMap,
     Occupancy,
     Roofline,
+    /// Where each of the kernel's variables lives (seed 000's tables).
+    MemorySpaces,
+    /// cudaMallocPitch's padded rows.
+    Pitched,
 }
 
 /// The lessons, in the order of the lectures.
@@ -63,28 +67,36 @@ pub enum Variant {
     /// The naive and the tiled matmul, as the roofline lesson launches them.
     RooflineNaive,
     RooflineTiled,
+    /// The tiled matmul, whose variables the memory-spaces lesson places.
+    MemorySpacesTiled,
+    /// The naive transpose, the 2-D indexing the pitched-allocation lesson pads.
+    PitchedTranspose,
 }
 
 /// The lessons, in the order of the lectures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Lesson {
+    MemorySpaces,
     AdjacentDifference,
     TiledMatmul,
     BoundaryChecks,
     BankConflicts,
     Coalescing,
+    PitchedAllocation,
     Atomics,
     Occupancy,
     Roofline,
 }
 
 impl Lesson {
-    pub const ALL: [Lesson; 8] = [
+    pub const ALL: [Lesson; 10] = [
+        Lesson::MemorySpaces,
         Lesson::AdjacentDifference,
         Lesson::TiledMatmul,
         Lesson::BoundaryChecks,
         Lesson::BankConflicts,
         Lesson::Coalescing,
+        Lesson::PitchedAllocation,
         Lesson::Atomics,
         Lesson::Occupancy,
         Lesson::Roofline,
@@ -93,6 +105,8 @@ impl Lesson {
     /// The id in the URL (`lesson=tiled-matmul`), also the name of its file in `www/lessons/`.
     pub fn key(self) -> &'static str {
         match self {
+            Lesson::MemorySpaces => "memory-spaces",
+            Lesson::PitchedAllocation => "pitched-allocation",
             Lesson::AdjacentDifference => "adjacent-difference",
             Lesson::TiledMatmul => "tiled-matmul",
             Lesson::BoundaryChecks => "boundary-checks",
@@ -115,6 +129,8 @@ impl Lesson {
 
     pub fn title(self) -> &'static str {
         match self {
+            Lesson::MemorySpaces => "Memory spaces",
+            Lesson::PitchedAllocation => "Pitched allocation",
             Lesson::AdjacentDifference => "Adjacent difference",
             Lesson::TiledMatmul => "Tiled matrix multiply",
             Lesson::BoundaryChecks => "Boundary checks",
@@ -141,6 +157,8 @@ impl Lesson {
             Lesson::BoundaryChecks => &[Variant::BoundaryUnguarded, Variant::BoundaryGuarded],
             Lesson::Occupancy => &[Variant::OccupancyTiled],
             Lesson::Roofline => &[Variant::RooflineNaive, Variant::RooflineTiled],
+            Lesson::MemorySpaces => &[Variant::MemorySpacesTiled],
+            Lesson::PitchedAllocation => &[Variant::PitchedTranspose],
         }
     }
 
@@ -151,7 +169,8 @@ impl Lesson {
             Lesson::TiledMatmul | Lesson::Occupancy => {
                 &[Control::Tile, Control::Pad, Control::Regs]
             }
-            Lesson::BoundaryChecks | Lesson::Roofline => &[Control::Tile],
+            Lesson::BoundaryChecks | Lesson::Roofline | Lesson::MemorySpaces => &[Control::Tile],
+            Lesson::PitchedAllocation => &[],
             Lesson::BankConflicts => &[
                 Control::Pattern,
                 Control::Stride,
@@ -169,6 +188,8 @@ impl Lesson {
             Lesson::BankConflicts => &[View::BankMap],
             Lesson::Occupancy => &[View::Occupancy],
             Lesson::Roofline => &[View::Roofline],
+            Lesson::MemorySpaces => &[View::MemorySpaces],
+            Lesson::PitchedAllocation => &[View::Pitched],
             Lesson::AdjacentDifference
             | Lesson::BoundaryChecks
             | Lesson::Coalescing
@@ -197,6 +218,10 @@ impl Lesson {
             Lesson::BoundaryChecks => include_str!("../../../www/lessons/boundary-checks.txt"),
             Lesson::Occupancy => include_str!("../../../www/lessons/occupancy.txt"),
             Lesson::Roofline => include_str!("../../../www/lessons/roofline.txt"),
+            Lesson::MemorySpaces => include_str!("../../../www/lessons/memory-spaces.txt"),
+            Lesson::PitchedAllocation => {
+                include_str!("../../../www/lessons/pitched-allocation.txt")
+            }
         }
     }
 }
@@ -286,7 +311,7 @@ pub const TRANSPOSE_N: u32 = 2048;
 pub const COPY_N: u32 = 1 << 20;
 
 impl Variant {
-    pub const ALL: [Variant; 16] = [
+    pub const ALL: [Variant; 18] = [
         Variant::MatmulNaive,
         Variant::MatmulTiled,
         Variant::AdjDiffNaive,
@@ -303,6 +328,8 @@ impl Variant {
         Variant::OccupancyTiled,
         Variant::RooflineNaive,
         Variant::RooflineTiled,
+        Variant::MemorySpacesTiled,
+        Variant::PitchedTranspose,
     ];
 
     /// The kernel's key in the page's first links (`lesson=matmul-tiled`), which still open its
@@ -325,6 +352,8 @@ impl Variant {
             Variant::OccupancyTiled => "occupancy-tiled",
             Variant::RooflineNaive => "roofline-naive",
             Variant::RooflineTiled => "roofline-tiled",
+            Variant::MemorySpacesTiled => "memory-spaces-tiled",
+            Variant::PitchedTranspose => "pitched-transpose",
         }
     }
 
@@ -348,6 +377,8 @@ impl Variant {
             Variant::BoundaryUnguarded | Variant::BoundaryGuarded => Lesson::BoundaryChecks,
             Variant::OccupancyTiled => Lesson::Occupancy,
             Variant::RooflineNaive | Variant::RooflineTiled => Lesson::Roofline,
+            Variant::MemorySpacesTiled => Lesson::MemorySpaces,
+            Variant::PitchedTranspose => Lesson::PitchedAllocation,
         }
     }
 
@@ -365,7 +396,10 @@ impl Variant {
             Variant::AtomicsHierarchical => "hierarchical",
             Variant::BoundaryUnguarded => "unguarded",
             Variant::BoundaryGuarded => "guarded",
-            Variant::OccupancyTiled | Variant::RooflineTiled => "tiled",
+            Variant::OccupancyTiled | Variant::RooflineTiled | Variant::MemorySpacesTiled => {
+                "tiled"
+            }
+            Variant::PitchedTranspose => "transpose",
             Variant::RooflineNaive => "naive",
         }
     }
@@ -385,9 +419,10 @@ impl Variant {
             Variant::AtomicsHierarchical => "Sum with hierarchical atomics (seed 000)",
             Variant::BoundaryUnguarded => "Tiled matmul at n = 1000, no boundary checks (seed 004)",
             Variant::BoundaryGuarded => "Tiled matmul at n = 1000, with boundary checks (seed 004)",
-            Variant::OccupancyTiled | Variant::RooflineTiled => {
+            Variant::OccupancyTiled | Variant::RooflineTiled | Variant::MemorySpacesTiled => {
                 "Matrix multiply, tiled (seeds 003, 004)"
             }
+            Variant::PitchedTranspose => "Transpose, naive: 2-D indexing (seed 001)",
             Variant::RooflineNaive => "Matrix multiply, naive (seed 000)",
         }
     }
@@ -404,7 +439,9 @@ impl Variant {
             Variant::BoundaryUnguarded
             | Variant::OccupancyTiled
             | Variant::RooflineNaive
-            | Variant::RooflineTiled => MATMUL,
+            | Variant::RooflineTiled
+            | Variant::MemorySpacesTiled => MATMUL,
+            Variant::PitchedTranspose => TRANSPOSE,
             Variant::BoundaryGuarded => BOUNDARY,
         }
     }
@@ -423,9 +460,11 @@ impl Variant {
             Variant::TransposeShared => "tr_shared",
             Variant::AtomicsGlobal => "sum_global_atomic",
             Variant::AtomicsHierarchical => "sum_hier_atomic",
-            Variant::BoundaryUnguarded | Variant::OccupancyTiled | Variant::RooflineTiled => {
-                "mm_tiled"
-            }
+            Variant::BoundaryUnguarded
+            | Variant::OccupancyTiled
+            | Variant::RooflineTiled
+            | Variant::MemorySpacesTiled => "mm_tiled",
+            Variant::PitchedTranspose => "tr_naive",
             Variant::RooflineNaive => "mm_naive",
             Variant::BoundaryGuarded => "mm_tiled_guarded",
         }
@@ -446,6 +485,8 @@ impl Variant {
             Variant::BoundaryUnguarded | Variant::BoundaryGuarded => "tile width, registers",
             Variant::OccupancyTiled => "tile width, padding, registers, device",
             Variant::RooflineNaive | Variant::RooflineTiled => "tile width, device",
+            Variant::MemorySpacesTiled => "tile width (the tiles' size)",
+            Variant::PitchedTranspose => "none (32x8 blocks over 32x32 tiles)",
         }
     }
 
@@ -458,10 +499,12 @@ impl Variant {
             | Variant::BoundaryGuarded
             | Variant::OccupancyTiled
             | Variant::RooflineNaive
-            | Variant::RooflineTiled => SweepSetting::Tile,
-            Variant::RowPerThread | Variant::TransposeShared | Variant::TransposeNaive => {
-                SweepSetting::Pad
-            }
+            | Variant::RooflineTiled
+            | Variant::MemorySpacesTiled => SweepSetting::Tile,
+            Variant::RowPerThread
+            | Variant::TransposeShared
+            | Variant::TransposeNaive
+            | Variant::PitchedTranspose => SweepSetting::Pad,
             Variant::SmemStride | Variant::StridedCopy => SweepSetting::Stride,
             _ => SweepSetting::Block,
         }
@@ -502,7 +545,8 @@ impl Variant {
             | Variant::BoundaryGuarded
             | Variant::OccupancyTiled
             | Variant::RooflineNaive
-            | Variant::RooflineTiled => {
+            | Variant::RooflineTiled
+            | Variant::MemorySpacesTiled => {
                 let n = match self {
                     Variant::BoundaryUnguarded | Variant::BoundaryGuarded => BOUNDARY_N,
                     _ => MATMUL_N,
@@ -558,7 +602,7 @@ impl Variant {
                     bytes("in", u64::from(n_out) * u64::from(stride)),
                 ];
             }
-            Variant::TransposeNaive | Variant::TransposeShared => {
+            Variant::TransposeNaive | Variant::TransposeShared | Variant::PitchedTranspose => {
                 let n = TRANSPOSE_N;
                 input.grid = Dim3::new(n / 32, n / 32, 1);
                 input.block = Dim3::new(32, 8, 1);

@@ -12,9 +12,16 @@
 //! job, is told by the browser's `error` event or by a text message from `www/worker.js`; the page
 //! then drops the worker (see `bridge`).
 //!
+//! The answer to the launch the page shows also lists where each of the kernel's variables lives
+//! (`memplay_sim::memory_spaces`): that needs the kernel preprocessed, parsed and checked, which
+//! for a hostile kernel of a megabyte takes as long as its simulation's own front end, so it is
+//! done here, off the page's thread, with the launch it belongs to.
+//!
 //! The data are memplay-sim's own plain types, serialized with serde into bincode's compact bytes
 //! (`encode`, `decode`), so nothing here is specific to the browser and the tests run on the host.
 
+use memplay_sim::kernel::Diagnostic;
+use memplay_sim::memory_spaces::{declarations, Declaration};
 use memplay_sim::simulate::{simulate, SimulationError, SimulationInput, SimulationReport};
 use memplay_sim::timing::{predict, Prediction};
 use serde::{Deserialize, Serialize};
@@ -44,12 +51,14 @@ pub struct Request {
 }
 
 /// A simulated launch as the page shows it: the report or the error, the prediction of a launch
-/// that ran, and what simulating and predicting cost, measured in the worker.
+/// that ran, and what simulating and predicting cost, measured in the worker; and the kernel's
+/// variables with their memory spaces, or why the kernel does not compile.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
     pub result: Result<SimulationReport, SimulationError>,
     pub prediction: Option<Prediction>,
     pub elapsed_ms: f64,
+    pub declarations: Result<Vec<Declaration>, Diagnostic>,
 }
 
 /// The worker's answer to one job.
@@ -93,7 +102,8 @@ pub fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, String> {
     bincode::deserialize(bytes).map_err(|error| format!("a message did not decode: {error}"))
 }
 
-/// Simulates and predicts one launch, timing both with `now_ms` (the worker's clock).
+/// Simulates and predicts one launch, timing both with `now_ms` (the worker's clock), and lists
+/// the kernel's variables. The listing is not in the time: the page reports what simulating cost.
 pub fn run_launch(input: &SimulationInput, now_ms: impl Fn() -> f64) -> Outcome {
     let started = now_ms();
     let result = simulate(input);
@@ -101,10 +111,12 @@ pub fn run_launch(input: &SimulationInput, now_ms: impl Fn() -> f64) -> Outcome 
         .as_ref()
         .ok()
         .map(|report| predict(report, &input.device));
+    let elapsed_ms = now_ms() - started;
     Outcome {
         result,
         prediction,
-        elapsed_ms: now_ms() - started,
+        elapsed_ms,
+        declarations: declarations(&input.source, &input.defines, &input.kernel),
     }
 }
 
@@ -136,6 +148,7 @@ mod tests {
     use super::*;
     use memplay_sim::kernel::{Dim3, Value};
     use memplay_sim::lesson_kernels::MATMUL;
+    use memplay_sim::memory_spaces::MemorySpace;
 
     /// The tiled matmul of n = 64 with 16-wide tiles on the H100.
     fn tiled_matmul() -> SimulationInput {
@@ -187,7 +200,27 @@ mod tests {
         assert!(outcome.result.is_ok(), "{:?}", outcome.result);
         assert!(outcome.prediction.is_some());
         assert_eq!(outcome.elapsed_ms, 2.5);
+        let shared: Vec<&str> = outcome
+            .declarations
+            .as_ref()
+            .expect("the kernel compiles")
+            .iter()
+            .filter(|d| d.space == MemorySpace::Shared)
+            .map(|d| d.name.as_str())
+            .collect();
+        assert_eq!(shared, ["sa", "sb"]);
         assert_eq!(over_the_wire(&response), response);
+    }
+
+    #[test]
+    fn a_launch_that_does_not_compile_lists_no_variables_but_its_error() {
+        let mut input = tiled_matmul();
+        input.source = "__global__ void mm_tiled() { m; }".to_string();
+        let outcome = run_launch(&input, || 0.0);
+        assert_eq!(
+            outcome.declarations.map_err(|error| error.to_string()),
+            Err("1:30: 'm' is not declared".to_string())
+        );
     }
 
     #[test]

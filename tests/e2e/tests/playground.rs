@@ -2693,6 +2693,8 @@ async fn text_typed_into_the_kernel_survives_results_arriving_before_it_is_run()
 async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_why() {
     let page = Harness::start().await;
     for lesson in [
+        "memory-spaces",
+        "pitched-allocation",
         "adjacent-difference",
         "tiled-matmul",
         "boundary-checks&variant=guarded",
@@ -2844,5 +2846,94 @@ async fn comparing_the_tiled_matmul_with_the_naive_one_shows_sixteen_times_the_l
         text.starts_with("PAD=1 ")
     })
     .await;
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn memory_spaces_put_the_tiles_in_shared_memory_and_the_matrices_in_global_memory() {
+    let page = Harness::start().await;
+    page.open("?lesson=memory-spaces").await;
+    // Seed 000's tiled matmul: the two tiles are shared, one copy per block; the three matrices
+    // the pointer parameters point to are global; the matrix size is a parameter.
+    let row = |name: &str, space: &str| {
+        format!(
+            "[data-testid='memory-spaces'] [data-testid='memory-space-row']\
+             [data-name='{name}'][data-space='{space}']"
+        )
+    };
+    for (name, space) in [
+        ("sa", "shared"),
+        ("sb", "shared"),
+        ("a", "global"),
+        ("b", "global"),
+        ("c", "global"),
+        ("n", "parameter"),
+        ("tx", "registers"),
+    ] {
+        page.wait_for(&row(name, space)).await;
+    }
+    // The keyboard chooses a row: its name is a button.
+    let sa = page
+        .wait_for(&format!("{} button", row("sa", "shared")))
+        .await;
+    sa.focus().await.expect("the name takes focus");
+    sa.send_keys(Key::Enter)
+        .await
+        .expect("Enter presses the name's button");
+    page.wait_for_text_where(
+        "memory-space-explanation",
+        "explain sa as per-block shared memory",
+        |text| {
+            text.starts_with(
+                "sa: shared memory, seen by the 256 threads of its block: 4,096 copies, one per \
+                 block, lives as long as the block",
+            )
+        },
+    )
+    .await;
+    page.wait_for(&format!("{}.selected", row("sa", "shared")))
+        .await;
+
+    // A kernel that does not compile shows its one-line error here too, and the page lives on.
+    page.run_kernel(
+        "__global__ void mm_tiled(float* a, float* b, float* c, int n) {\n  c[0] = m;\n}\n",
+    )
+    .await;
+    page.wait_for_text("memory-spaces-error", "2:10: 'm' is not declared")
+        .await;
+    page.wait_for("[data-testid='predict']").await;
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn the_pitched_view_pads_a_row_of_100_floats_to_512_bytes_on_the_h100() {
+    let page = Harness::start().await;
+    page.open("?lesson=pitched-allocation&device=h100").await;
+    // Seed 001's example: 64 rows of 100 floats, 400 bytes a row, pitched to 512 on the H100 as
+    // measured (tests/reference/h100.json), with 112 bytes of padding per row.
+    page.wait_for_text("pitch-bytes", "512 B").await;
+    page.wait_for_text("pitch-padding", "112 B").await;
+    page.wait_for_text("pitch-total", "32,768 B (packed: 25,600 B)")
+        .await;
+    page.wait_for_text("pitch-address", "base + 1 × 512 + 0 × 4 = base + 512")
+        .await;
+    page.wait_for("[data-testid='pitched-allocation'] svg.pitch-picture rect.pitch-padding")
+        .await;
+    page.wait_for_text("pitch-gt200", "512 B").await;
+
+    // 60 floats are 240 bytes: 256 on the GT200's 256-byte alignment, still 512 on the H100.
+    let width = page.wait_for("[data-testid='pitched-width']").await;
+    width.focus().await.expect("the width box takes focus");
+    width
+        .send_keys(Key::Control + "a")
+        .await
+        .expect("the student selects the width");
+    width
+        .send_keys("60")
+        .await
+        .expect("the student types a width over it");
+    page.wait_for_text("pitch-gt200", "256 B").await;
+    page.wait_for_text("pitch-h100", "512 B").await;
+    page.wait_for_text("pitch-padding", "272 B").await;
     page.finish().await;
 }

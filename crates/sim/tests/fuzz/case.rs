@@ -14,6 +14,7 @@
 
 use memplay_sim::device::DeviceId;
 use memplay_sim::kernel::{self, Dim3, Value};
+use memplay_sim::memory_spaces;
 use memplay_sim::simulate::{BlockSampling, DEFAULT_STEP_BUDGET};
 use memplay_sim::{simulate, SimulationInput};
 use std::fmt::Write as _;
@@ -391,8 +392,14 @@ fn run_once(case: &Case) -> Result<Passed, Finding> {
                 let compiled = kernel::compile(&input.source, &input.defines)
                     .err()
                     .map(|e| e.to_string());
+                // The page lists the kernel's variables from the same text (the memory-spaces
+                // view), on the same browser-sized stack.
+                let listed =
+                    memory_spaces::declarations(&input.source, &input.defines, &input.kernel)
+                        .err()
+                        .map(|e| e.to_string());
                 let simulated = simulate(&input).err().map(|e| e.to_string());
-                (compiled, simulated)
+                (compiled, listed, simulated)
             }));
             let _ = send.send(outcome.map_err(|payload| {
                 payload
@@ -414,13 +421,17 @@ fn run_once(case: &Case) -> Result<Passed, Finding> {
         }
     };
     let elapsed = start.elapsed();
-    let (compiled, simulated) = outcome.map_err(|message| format!("panic: {message}"))?;
+    let (compiled, listed, simulated) = outcome.map_err(|message| format!("panic: {message}"))?;
     let outcome = match (&compiled, &simulated) {
         (Some(_), _) => Outcome::CompileError,
         (None, Some(_)) => Outcome::SimulateError,
         (None, None) => Outcome::Simulated,
     };
-    for (stage, error) in [("compile", compiled), ("simulate", simulated)] {
+    for (stage, error) in [
+        ("compile", compiled),
+        ("memory spaces", listed),
+        ("simulate", simulated),
+    ] {
         if let Some(text) = error {
             if let Some(problem) = bad_error_line(&text) {
                 return Err(format!(

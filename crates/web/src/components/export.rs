@@ -376,6 +376,7 @@ mod tests {
             result,
             prediction,
             elapsed_ms: 1.0,
+            declarations: Ok(Vec::new()),
         };
         let json = launch_json(&run).expect("a launch that ran has a launch file");
         assert!(json.starts_with("{\n  \"memplay_launch\": 1,"), "{json}");
@@ -413,6 +414,7 @@ mod tests {
             result: simulate(&input),
             prediction: None,
             elapsed_ms: 1.0,
+            declarations: Ok(Vec::new()),
         };
         assert_eq!(launch_json(&run), None);
     }

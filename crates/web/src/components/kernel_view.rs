@@ -18,6 +18,8 @@ use crate::source_link::LinkStatus;
 use crate::state::Action;
 use crate::url::compile_key;
 use memplay_sim::compile_effects::CompileEffects;
+use memplay_sim::kernel::Diagnostic;
+use memplay_sim::memory_spaces::Declaration;
 use memplay_sim::simulate::{SimulationError, SimulationInput, SimulationReport};
 use memplay_sim::timing::Prediction;
 use std::rc::Rc;
@@ -33,6 +35,8 @@ pub struct SimulationRun {
     pub prediction: Option<Prediction>,
     /// What simulating and predicting cost in the browser's worker.
     pub elapsed_ms: f64,
+    /// The kernel's variables and their memory spaces, or why the kernel does not compile.
+    pub declarations: Result<Vec<Declaration>, Diagnostic>,
 }
 
 /// What a pending request still waits for.
