@@ -17,11 +17,13 @@ use crate::components::bank_map::BankMap;
 use crate::components::controls::Controls;
 use crate::components::embed_bar::{EmbedBar, EmbedCodePanel};
 use crate::components::kernel_view::{launch_text, KernelView};
+use crate::components::line_view::LineView;
 use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
 use crate::components::roofline_view::{RooflineView, SimulatedPoint};
 use crate::components::time_sweep::TimeSweep;
 use crate::deflate;
+use crate::line_model;
 use crate::model;
 use crate::source_link::SourceLink;
 use crate::state::{Action, State};
@@ -182,7 +184,13 @@ pub fn app() -> Html {
     let bank_report = banks::analyze(&pattern.access, &device);
     let ceilings = roofline::ceilings(&device);
     // The launch and its sweep go to the worker; only a change of them makes a new request.
-    let input = state.lesson.launch(&state, state.source());
+    let mut input = state.lesson.launch(&state, state.source());
+    // The launch the page shows traces one warp for the per-line view; its sweep traces none.
+    input.trace = Some(line_model::trace_request(
+        state.trace_block,
+        state.trace_warp,
+        &input,
+    ));
     let launch = launch_text(&input);
     let sweep = state.lesson.sweep();
     let sweep_launches = SweepLaunches {
@@ -241,6 +249,15 @@ pub fn app() -> Html {
             _ => None,
         });
     let sweeps = model::occupancy_sweeps(&occupancy_device, resources);
+    let line_view = shown.run.as_ref().and_then(|run| match &run.result {
+        Ok(report) => Some(line_model::line_view(
+            &run.input,
+            report,
+            state.line_site,
+            state.line_step,
+        )),
+        Err(_) => None,
+    });
 
     let embedded = state.embed;
     html! {
@@ -292,6 +309,7 @@ pub fn app() -> Html {
                         />
                     }
                 </KernelView>
+                <LineView view={line_view} on_action={on_action.clone()} />
                 <div class="views">
                     <BankMap
                         device={device.clone()}

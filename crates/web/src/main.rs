@@ -12,6 +12,7 @@ mod bridge;
 mod components;
 mod deflate;
 mod lessons;
+mod line_model;
 mod model;
 mod source_link;
 mod state;

@@ -437,6 +437,11 @@ mod tests {
                 source_link: SourceLink::Lesson,
                 embed_code: EmbedCode::Hidden,
                 notes: Vec::new(),
+                // Where the per-line view looks is not in the link.
+                line_site: None,
+                line_step: 0,
+                trace_block: [0, 0],
+                trace_warp: 0,
             },
         );
     }

@@ -7,6 +7,7 @@ pub mod controls;
 pub mod embed_bar;
 pub mod export;
 pub mod kernel_view;
+pub mod line_view;
 pub mod notes;
 pub mod occupancy_view;
 pub mod roofline_view;
