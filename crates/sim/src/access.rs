@@ -5,14 +5,14 @@
 //! analyse them. Source: the warp as the unit of memory instructions, CUDA C++ Programming Guide,
 //! "SIMT Architecture" and "Device Memory Accesses".
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Lanes in a warp on every preset (CUDA C++ Programming Guide, "SIMT Architecture").
 pub const WARP_LANES: usize = 32;
 
 /// The memory space an access goes to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Space {
     Global,
     Shared,
@@ -21,15 +21,17 @@ pub enum Space {
 }
 
 /// Load, store or read-modify-write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum AccessKind {
     Load,
     Store,
     Atomic,
 }
 
-/// Bytes each lane moves: 1, 2, 4, 8 or 16 (a `float4` is 16).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+/// Bytes each lane moves: 1, 2, 4, 8 or 16 (a `float4` is 16). Read back from serialized data
+/// through `AccessWidth::new`, so no other width can enter from a message or a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "u32")]
 pub struct AccessWidth(u32);
 
 /// The width was not a power of two from 1 to 16.
@@ -47,6 +49,14 @@ impl fmt::Display for BadAccessWidth {
 }
 
 impl std::error::Error for BadAccessWidth {}
+
+impl TryFrom<u32> for AccessWidth {
+    type Error = BadAccessWidth;
+
+    fn try_from(bytes: u32) -> Result<AccessWidth, BadAccessWidth> {
+        AccessWidth::new(bytes)
+    }
+}
 
 impl AccessWidth {
     pub const FOUR: AccessWidth = AccessWidth(4);
@@ -104,6 +114,15 @@ impl WarpAccess {
 
     pub fn n_active(&self) -> u32 {
         self.lanes.iter().filter(|a| a.is_some()).count() as u32
+    }
+
+    /// Bit i set when lane i is active: the warp's active mask, as `__activemask()` gives it.
+    pub fn active_mask(&self) -> u32 {
+        self.lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, address)| address.is_some())
+            .fold(0, |mask, (lane, _)| mask | 1 << lane)
     }
 }
 

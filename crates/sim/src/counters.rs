@@ -55,6 +55,17 @@ pub struct Counters {
     pub warp_instructions: f64,
 }
 
+/// What one warp-level memory instruction added to the counters, for the per-line view: the
+/// shared wavefronts and bank conflicts of a shared load or store, the requests and sectors of a
+/// global or local access, zero where the access has none of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccessCost {
+    pub wavefronts: u32,
+    pub bank_conflicts: u32,
+    pub requests: u32,
+    pub sectors: u32,
+}
+
 /// How many values a `Counters` holds.
 const N_COUNTERS: usize = 24;
 
@@ -91,10 +102,19 @@ impl Counters {
 
     /// Adds one warp-level memory instruction.
     pub fn record(&mut self, access: &WarpAccess, device: &Device) {
+        self.record_cost(access, device);
+    }
+
+    /// Adds one warp-level memory instruction and says what it added: the per-line view
+    /// (`trace`) sums these per source line, so that it needs no second analysis of the access
+    /// and its lines add up to these counters exactly. `None` for an access with no active lane,
+    /// which counts nothing.
+    pub fn record_cost(&mut self, access: &WarpAccess, device: &Device) -> Option<AccessCost> {
         let n_active = access.n_active();
         if n_active == 0 {
-            return;
+            return None;
         }
+        let mut cost = AccessCost::default();
         match access.space {
             Space::Shared => {
                 self.shared_bytes_requested +=
@@ -105,12 +125,16 @@ impl Counters {
                         self.shared_ld_instructions += 1.0;
                         self.shared_ld_wavefronts += f64::from(report.wavefronts);
                         self.shared_ld_bank_conflicts += f64::from(report.bank_conflicts);
+                        cost.wavefronts = report.wavefronts;
+                        cost.bank_conflicts = report.bank_conflicts;
                     }
                     AccessKind::Store => {
                         let report = banks::wavefronts(access, device);
                         self.shared_st_instructions += 1.0;
                         self.shared_st_wavefronts += f64::from(report.wavefronts);
                         self.shared_st_bank_conflicts += f64::from(report.bank_conflicts);
+                        cost.wavefronts = report.wavefronts;
+                        cost.bank_conflicts = report.bank_conflicts;
                     }
                     // Shared atomics are counted apart, as Nsight Compute does; their wavefronts
                     // are not part of the load and store counters.
@@ -123,6 +147,8 @@ impl Counters {
                 let sectors = f64::from(report.sectors);
                 self.global_bytes_requested += report.bytes_requested as f64;
                 self.global_bytes_moved += report.bytes_moved as f64;
+                cost.requests = report.requests;
+                cost.sectors = report.sectors;
                 match access.kind {
                     AccessKind::Load => {
                         self.global_ld_requests += requests;
@@ -142,6 +168,8 @@ impl Counters {
                 let report = coalescing::count(access, device);
                 let requests = f64::from(report.requests);
                 let sectors = f64::from(report.sectors);
+                cost.requests = report.requests;
+                cost.sectors = report.sectors;
                 match access.kind {
                     AccessKind::Load => {
                         self.local_ld_requests += requests;
@@ -169,6 +197,7 @@ impl Counters {
                 self.constant_serialized_accesses += distinct as f64;
             }
         }
+        Some(cost)
     }
 
     /// `self + other * times`: adds `times` copies of a block's counters.

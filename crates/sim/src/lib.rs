@@ -23,6 +23,7 @@ pub mod roofline;
 pub mod sampling;
 pub mod simulate;
 pub mod timing;
+pub mod trace;
 
 pub use access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
 pub use device::{Device, DeviceId};

@@ -40,6 +40,7 @@ use crate::kernel::{
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::sampling::{self, BlockClass, EdgePosition};
 use crate::timing::profile::{BlockProfiler, MemoryProfile, ProfileBuilder};
+use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTrace};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -92,6 +93,10 @@ pub struct SimulationInput {
     pub step_budget: u64,
     /// Seed of the buffers' pseudo-random contents.
     pub seed: u64,
+    /// One warp whose shared and global accesses the report keeps (`trace`); `None` keeps none.
+    /// Launch files written before the field existed read as `None`.
+    #[serde(default)]
+    pub trace: Option<TraceRequest>,
 }
 
 impl SimulationInput {
@@ -113,6 +118,7 @@ impl SimulationInput {
             sampling: BlockSampling::default(),
             step_budget: DEFAULT_STEP_BUDGET,
             seed: 1,
+            trace: None,
         }
     }
 }
@@ -150,6 +156,11 @@ pub struct SimulationReport {
     pub steps: u64,
     /// Footprints, lines, round trips and atomics: what the timing model needs (`timing`).
     pub memory: MemoryProfile,
+    /// The counters of every shared and global access in the source, in source order, over the
+    /// grid: they add up to `counters` (`trace`).
+    pub lines: Vec<LineCounters>,
+    /// The accesses of the warp `SimulationInput::trace` asks for.
+    pub trace: Option<WarpTrace>,
 }
 
 /// Why a launch could not be simulated.
@@ -212,10 +223,29 @@ impl From<Diagnostic> for SimulationError {
     }
 }
 
-/// Counts the records of one block, after the compiler-effects pass.
-struct BlockSink<'a> {
+/// Where a record goes once the compiler-effects pass has decided what is executed: the block's
+/// counters, its access site's line and, for the traced warp, the trace.
+struct Counting<'a> {
     device: &'a Device,
     counters: Counters,
+    lines: &'a mut LineTally,
+    trace: Option<&'a mut TraceRecorder>,
+}
+
+impl Counting<'_> {
+    fn count(&mut self, record: &MemRecord) {
+        if let Some(cost) = self.counters.record_cost(&record.access, self.device) {
+            self.lines.add(record, &cost);
+            if let Some(trace) = self.trace.as_deref_mut() {
+                trace.record(record);
+            }
+        }
+    }
+}
+
+/// Counts the records of one block, after the compiler-effects pass.
+struct BlockSink<'a> {
+    counting: Counting<'a>,
     fuser: Option<&'a mut LoadFuser>,
     /// Sees the records as the interpreter emits them (the fuser only changes shared loads).
     profiler: &'a mut BlockProfiler,
@@ -224,15 +254,32 @@ struct BlockSink<'a> {
 impl RecordSink for BlockSink<'_> {
     fn record(&mut self, record: &MemRecord) {
         let BlockSink {
-            device,
-            counters,
+            counting,
             fuser,
             profiler,
         } = self;
         profiler.record(record);
         match fuser {
-            Some(fuser) => fuser.push(record, &mut |r| counters.record(&r.access, device)),
-            None => counters.record(&record.access, device),
+            Some(fuser) => fuser.push(record, &mut |r| counting.count(r)),
+            None => counting.count(record),
+        }
+    }
+}
+
+/// Traces a block that is not counted: the requested warp's block when the sampling does not
+/// run it. Its records pass through a fuser of their own, so they are what a counted block's
+/// would be.
+struct TraceSink<'a> {
+    fuser: Option<LoadFuser>,
+    trace: &'a mut TraceRecorder,
+}
+
+impl RecordSink for TraceSink<'_> {
+    fn record(&mut self, record: &MemRecord) {
+        let TraceSink { fuser, trace } = self;
+        match fuser {
+            Some(fuser) => fuser.push(record, &mut |r| trace.record(r)),
+            None => trace.record(record),
         }
     }
 }
@@ -286,12 +333,22 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     let mut fused: Vec<FusionSite> = Vec::new();
 
     let mut totals = Counters::default();
+    let mut lines = LineTally::default();
+    let mut trace = input.trace.map(TraceRecorder::new);
+    let mut traced_block_ran = false;
     let mut sampled_blocks = Vec::new();
     let mut steps = 0u64;
     for class in classes {
+        traced_block_ran |= input
+            .trace
+            .is_some_and(|request| request.block == class.representative);
         let mut sink = BlockSink {
-            device: &input.device,
-            counters: Counters::default(),
+            counting: Counting {
+                device: &input.device,
+                counters: Counters::default(),
+                lines: &mut lines,
+                trace: trace.as_mut(),
+            },
             fuser: fuser.as_mut(),
             profiler: &mut profiler,
         };
@@ -315,14 +372,14 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                 }
             })?;
         let BlockSink {
-            mut counters,
+            mut counting,
             fuser: block_fuser,
             ..
         } = sink;
         // The instructions the fused loads replaced are no longer executed.
         let mut removed = 0u64;
         if let Some(block_fuser) = block_fuser {
-            block_fuser.finish(&mut |r| counters.record(&r.access, &input.device));
+            block_fuser.finish(&mut |r| counting.count(r));
             let scale = class.n_blocks as f64;
             for (site, loads, instructions, widest) in block_fuser.tally() {
                 removed += loads.saturating_sub(instructions);
@@ -346,7 +403,9 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             }
             block_fuser.reset_tally();
         }
+        let mut counters = counting.counters;
         profile.add_block(&mut profiler, class.n_blocks as f64);
+        lines.finish_block(class.n_blocks as f64);
         counters.fp32_flops = stats.flops as f64;
         counters.warp_instructions = stats.warp_instructions.saturating_sub(removed) as f64;
         totals.add_scaled(&counters, class.n_blocks as f64);
@@ -371,6 +430,16 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         });
     }
 
+    let trace = trace.map(|mut recorder| {
+        let problem = outside_the_launch(recorder.request(), input).or_else(|| {
+            let remaining = input.step_budget.saturating_sub(steps);
+            (!traced_block_ran)
+                .then(|| trace_uncounted_block(&mut sim, &unit, input, remaining, &mut recorder))
+                .flatten()
+        });
+        recorder.finish(layout, problem)
+    });
+
     Ok(SimulationReport {
         kernel: input.kernel.clone(),
         counters: totals,
@@ -383,6 +452,62 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         compile: input.compile,
         steps,
         memory: profile.finish(),
+        lines: lines.into_lines(),
+        trace,
+    })
+}
+
+/// Why `request` names no warp of the launch, if it does not.
+fn outside_the_launch(request: TraceRequest, input: &SimulationInput) -> Option<String> {
+    let TraceRequest { block, warp } = request;
+    let [x, y, z] = block;
+    let grid = input.grid;
+    if x >= grid.x || y >= grid.y || z >= grid.z {
+        return Some(format!(
+            "block ({x}, {y}, {z}) is outside the grid of {}x{}x{} blocks",
+            grid.x, grid.y, grid.z
+        ));
+    }
+    let warps = checked_product([input.block.x, input.block.y, input.block.z]).div_ceil(32);
+    (u64::from(warp) >= warps).then(|| format!("warp {warp} is beyond the block's {warps} warps"))
+}
+
+/// Runs the traced warp's block, which the sampling did not run, for its trace alone: with what
+/// is left of the step budget, after every counted block, so nothing it does reaches a counter.
+/// Returns why the trace stops short, if it does.
+fn trace_uncounted_block(
+    sim: &mut Simulation<'_>,
+    unit: &kernel::ast::TranslationUnit,
+    input: &SimulationInput,
+    remaining: u64,
+    recorder: &mut TraceRecorder,
+) -> Option<String> {
+    let block = recorder.request().block;
+    let [x, y, z] = block;
+    let mut sink = TraceSink {
+        fuser: input
+            .compile
+            .fuse_shared_loads
+            .then(|| LoadFuser::new(fusible_loads(unit))),
+        trace: recorder,
+    };
+    let result = sim.run_block_into(block, remaining, &mut sink);
+    let TraceSink { fuser, trace } = sink;
+    if let Some(mut fuser) = fuser {
+        fuser.finish(&mut |r| trace.record(r));
+    }
+    result.err().map(|diagnostic| {
+        // The interpreter names only what was left of the budget, which is not a number the
+        // student set.
+        let why = if diagnostic.message == kernel::interp::step_budget_message(remaining) {
+            "what was left of the step budget ran out".to_string()
+        } else {
+            diagnostic.message
+        };
+        one_line(&format!(
+            "block ({x}, {y}, {z}) stopped at {}: {why}",
+            diagnostic.span
+        ))
     })
 }
 

@@ -19,6 +19,7 @@ use crate::components::controls::Controls;
 use crate::components::embed_bar::{EmbedBar, EmbedCodePanel};
 use crate::components::kernel_view::{launch_text, KernelView};
 use crate::components::lesson_guide::LessonGuide;
+use crate::components::line_view::LineView;
 use crate::components::memory_spaces::MemorySpaces;
 use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
@@ -27,6 +28,7 @@ use crate::components::roofline_view::{RooflineView, SimulatedPoint};
 use crate::components::time_sweep::TimeSweep;
 use crate::deflate;
 use crate::lessons::View;
+use crate::line_model;
 use crate::model;
 use crate::source_link::SourceLink;
 use crate::state::{Action, State};
@@ -188,7 +190,13 @@ pub fn app() -> Html {
     let bank_report = banks::analyze(&pattern.access, &device);
     let ceilings = roofline::ceilings(&device);
     // The launch and its sweep go to the worker; only a change of them makes a new request.
-    let input = state.launch();
+    let mut input = state.launch();
+    // The launch the page shows traces one warp for the per-line view; its sweep traces none.
+    input.trace = Some(line_model::trace_request(
+        state.trace_block,
+        state.trace_warp,
+        &input,
+    ));
     let launch = launch_text(&input);
     let sweep_launches = state
         .variant
@@ -269,6 +277,15 @@ pub fn app() -> Html {
     .iter()
     .fold(1u64, |product, &extent| {
         product.saturating_mul(u64::from(extent))
+    });
+    let line_view = shown.run.as_ref().and_then(|run| match &run.result {
+        Ok(report) => Some(line_model::line_view(
+            &run.input,
+            report,
+            state.line_site,
+            state.line_step,
+        )),
+        Err(_) => None,
     });
 
     let embedded = state.embed;
@@ -358,6 +375,9 @@ pub fn app() -> Html {
                     other={shown.compare.clone()}
                     on_action={on_action.clone()}
                 />
+                if views.contains(&View::Lines) {
+                    <LineView view={line_view} on_action={on_action.clone()} />
+                }
                 <div class="views">
                     if views.contains(&View::BankMap) {
                         <BankMap

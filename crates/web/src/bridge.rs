@@ -194,8 +194,14 @@ impl Scheduler {
         let Some(time_ms) = time_ms else {
             return;
         };
-        self.known.retain(|(input, _)| *input != wanted.launch);
-        self.known.push((wanted.launch.clone(), Ok(time_ms)));
+        // The sweep's launches trace no warp, and a trace changes no time: the launch counts as
+        // the sweep's point at its value without its trace.
+        let untraced = SimulationInput {
+            trace: None,
+            ..wanted.launch.clone()
+        };
+        self.known.retain(|(input, _)| *input != untraced);
+        self.known.push((untraced, Ok(time_ms)));
         let known = &self.known;
         let points = wanted
             .sweep
@@ -745,6 +751,21 @@ mod tests {
             .all(|point| matches!(point.time_ms, Some(Ok(_)))));
         let launch_time = run.prediction.as_ref().expect("a prediction").time_ms;
         assert_eq!(sweep.points[1].time_ms, Some(Ok(launch_time)));
+    }
+
+    #[test]
+    fn the_launch_with_its_warp_trace_still_stands_for_its_sweep_point() {
+        let mut scheduler = Scheduler::default();
+        let (mut launch, sweep) = request_at(16, None);
+        launch.trace = Some(memplay_sim::trace::TraceRequest {
+            block: [1, 0, 0],
+            warp: 2,
+        });
+        let first = scheduler.want(launch, sweep);
+        assert_eq!(
+            run_to_the_end(&mut scheduler, first),
+            jobs(&[(1, "launch"), (1, "point 0")])
+        );
     }
 
     #[test]

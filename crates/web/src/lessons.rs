@@ -42,6 +42,8 @@ pub enum View {
     MemorySpaces,
     /// cudaMallocPitch's padded rows.
     Pitched,
+    /// The kernel's memory accesses line by line, with one warp's bank or coalescing map.
+    Lines,
 }
 
 /// The lessons, in the order of the lectures.
@@ -184,8 +186,8 @@ impl Lesson {
     /// The views that matter for the lesson, beside its kernel card.
     pub fn views(self) -> &'static [View] {
         match self {
-            Lesson::TiledMatmul => &[View::Roofline, View::Occupancy],
-            Lesson::BankConflicts => &[View::BankMap],
+            Lesson::TiledMatmul => &[View::Lines, View::Roofline, View::Occupancy],
+            Lesson::BankConflicts => &[View::BankMap, View::Lines],
             Lesson::Occupancy => &[View::Occupancy],
             Lesson::Roofline => &[View::Roofline],
             Lesson::MemorySpaces => &[View::MemorySpaces],
@@ -193,7 +195,7 @@ impl Lesson {
             Lesson::AdjacentDifference
             | Lesson::BoundaryChecks
             | Lesson::Coalescing
-            | Lesson::Atomics => &[],
+            | Lesson::Atomics => &[View::Lines],
         }
     }
 

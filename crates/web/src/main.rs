@@ -15,6 +15,7 @@ mod components;
 mod deflate;
 mod lesson_text;
 mod lessons;
+mod line_model;
 mod measured;
 mod model;
 mod source_link;

@@ -64,7 +64,8 @@ pub struct Outcome {
 /// The worker's answer to one job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Answer {
-    /// Boxed: a report is some 600 bytes, a sweep point a few words.
+    /// Boxed: a report is some 600 bytes and its warp's trace (up to 4,096 accesses), a sweep
+    /// point a few words.
     Launch(Box<Outcome>),
     /// The outcome of the launch it is compared with.
     Compare(Box<Outcome>),

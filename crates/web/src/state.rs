@@ -11,6 +11,7 @@ use crate::source_link::{opened_source, Compressed, Inflated, SourceLink};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::PatternId;
 use memplay_sim::simulate::SimulationInput;
+use memplay_sim::trace::AccessSite;
 use memplay_sim::DeviceId;
 use std::rc::Rc;
 use yew::Reducible;
@@ -134,6 +135,15 @@ pub struct State {
     pub compare: CompareWith,
     /// One sentence for every value of the page's link that could not be used.
     pub notes: Vec<String>,
+    /// The access picked in the per-line view (`None`: the table's first), and which of the
+    /// traced warp's executions of it is shown. Not part of the link: like a scroll position,
+    /// they are where the student looks, not what the page computes.
+    pub line_site: Option<AccessSite>,
+    pub line_step: usize,
+    /// The warp whose accesses the per-line view draws: block (x, y) of the grid and warp of the
+    /// block, brought inside the launch when the launch is made (`line_model::trace_request`).
+    pub trace_block: [u32; 2],
+    pub trace_warp: u32,
 }
 
 impl State {
@@ -190,6 +200,10 @@ impl Default for State {
             prediction: Prediction::default(),
             compare: CompareWith::Nothing,
             notes: Vec::new(),
+            line_site: None,
+            line_step: 0,
+            trace_block: [0, 0],
+            trace_warp: 0,
         }
     }
 }
@@ -263,6 +277,19 @@ pub enum Action {
     SharedSourceOpened {
         inflated: Inflated,
     },
+    /// The student picked a row of the per-line view: its first execution shows.
+    PickLineSite {
+        site: AccessSite,
+    },
+    /// The per-line view's stepper moved to the picked access's execution `step` (from 0).
+    SetLineStep {
+        step: usize,
+    },
+    /// The student chose the warp the per-line view traces.
+    SetTraceWarp {
+        block: [u32; 2],
+        warp: u32,
+    },
 }
 
 impl State {
@@ -275,6 +302,11 @@ impl State {
         self.variant = variant;
         self.edited_source = None;
         self.source_link = SourceLink::Lesson;
+        // Another kernel has other lines and another grid.
+        self.line_site = None;
+        self.line_step = 0;
+        self.trace_block = [0, 0];
+        self.trace_warp = 0;
     }
 
     /// The pure transition: numbers are clamped to their ranges, and a note about the link's bad
@@ -337,6 +369,23 @@ impl State {
                         self.source_link = SourceLink::Lesson;
                     }
                 }
+                return self;
+            }
+            // Where the per-line view looks is not in the link, so it leaves notes and the
+            // embed code as they are.
+            Action::PickLineSite { site } => {
+                self.line_site = Some(site);
+                self.line_step = 0;
+                return self;
+            }
+            Action::SetLineStep { step } => {
+                self.line_step = step;
+                return self;
+            }
+            Action::SetTraceWarp { block, warp } => {
+                self.trace_block = block;
+                self.trace_warp = warp;
+                self.line_step = 0;
                 return self;
             }
             Action::SetDevice { device } => {
@@ -515,6 +564,72 @@ mod tests {
             },
             State {
                 variant: Variant::AdjDiffShared,
+                ..State::default()
+            },
+        );
+    }
+
+    /// An access site on `line`, as the per-line view's rows carry them.
+    fn site(line: u32) -> AccessSite {
+        AccessSite {
+            span: memplay_sim::kernel::Span {
+                line,
+                col: 5,
+                start: 100,
+                end: 120,
+            },
+            space: memplay_sim::Space::Shared,
+            kind: memplay_sim::AccessKind::Load,
+        }
+    }
+
+    #[test]
+    fn picking_a_line_shows_its_first_execution() {
+        let stepped = State {
+            line_site: Some(site(19)),
+            line_step: 3,
+            ..State::default()
+        };
+        check(
+            stepped,
+            Action::PickLineSite { site: site(23) },
+            State {
+                line_site: Some(site(23)),
+                ..State::default()
+            },
+        );
+    }
+
+    #[test]
+    fn another_warp_starts_at_its_first_execution_and_another_lesson_forgets_the_line() {
+        let looking = State {
+            line_site: Some(site(23)),
+            line_step: 2,
+            ..State::default()
+        };
+        check(
+            looking.clone(),
+            Action::SetTraceWarp {
+                block: [1, 2],
+                warp: 3,
+            },
+            State {
+                line_site: Some(site(23)),
+                trace_block: [1, 2],
+                trace_warp: 3,
+                ..State::default()
+            },
+        );
+        check(
+            looking.apply(Action::SetTraceWarp {
+                block: [1, 2],
+                warp: 3,
+            }),
+            Action::SetLesson {
+                lesson: Lesson::Coalescing,
+            },
+            State {
+                variant: Variant::StridedCopy,
                 ..State::default()
             },
         );

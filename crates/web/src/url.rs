@@ -491,6 +491,11 @@ mod tests {
                 prediction: Default::default(),
                 compare: CompareWith::Nothing,
                 notes: Vec::new(),
+                // Where the per-line view looks is not in the link.
+                line_site: None,
+                line_step: 0,
+                trace_block: [0, 0],
+                trace_warp: 0,
             },
         );
     }

@@ -2937,3 +2937,89 @@ async fn the_pitched_view_pads_a_row_of_100_floats_to_512_bytes_on_the_h100() {
     page.wait_for_text("pitch-padding", "272 B").await;
     page.finish().await;
 }
+
+impl Harness {
+    /// Picks the per-line view's row for the access on `line` of this space ("shared",
+    /// "global") and kind ("load", "store", "atomic"), once the launch's rows are there.
+    async fn pick_line(&self, line: u32, space: &str, kind: &str) {
+        self.wait_for(&format!(
+            "[data-testid='line-counters'] tr[data-line='{line}'][data-space='{space}']\
+             [data-kind='{kind}'] button"
+        ))
+        .await
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("the row of line {line} can be picked: {e}"));
+    }
+}
+
+#[tokio::test]
+async fn the_strided_copys_coalescing_map_shows_32_sectors_per_request_at_stride_32_and_4_at_1() {
+    let page = Harness::start().await;
+    // Seeds 001/002: `in[(size_t)i * stride]` on line 4 of coalescing.cu. Each lane of warp 0
+    // reads its own sector at a stride of 32 floats; 32 floats in a row are one line of 4.
+    for (stride, sectors) in [(32, "32"), (1, "4")] {
+        page.open(&format!("?lesson=strided-copy&stride={stride}"))
+            .await;
+        page.pick_line(4, "global", "load").await;
+        page.wait_for_text("sectors-per-request", sectors).await;
+        let lines = page
+            .wait_for_text_where("coalescing-map", "list the lines", |text| {
+                text.contains("in + 0 B")
+            })
+            .await;
+        let expected_lines = if stride == 32 {
+            "in + 3,968 B"
+        } else {
+            "in + 0 B"
+        };
+        assert!(lines.contains(expected_lines), "{lines}");
+        // The row counts the whole launch the same way.
+        let row = page
+            .wait_for(
+                "[data-testid='line-counters'] tr[data-line='4'][data-kind='load'] .verdict-cell",
+            )
+            .await;
+        assert_eq!(
+            row.text().await.expect("the row has text"),
+            format!("{sectors} sectors per request")
+        );
+    }
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn the_per_line_bank_map_of_tr_shared_shows_the_column_reads_32_way_conflict_and_pad_1_none()
+{
+    let page = Harness::start().await;
+    // transpose.cu line 23 reads the tile's column: tile[threadIdx.x][threadIdx.y + j], four
+    // times per warp (the loop over j). Without padding the 32 lanes' words share one bank.
+    for (pad, degree) in [(0, "32-way"), (1, "no conflict")] {
+        page.open(&format!("?lesson=transpose-shared&pad={pad}"))
+            .await;
+        page.pick_line(23, "shared", "load").await;
+        page.wait_for_text("line-conflict-degree", degree).await;
+        page.wait_for_text("line-step-position", "execution 1 of 4")
+            .await;
+        // The stepper walks the warp through the loop: every iteration reads a column.
+        page.click("line-step-next").await;
+        page.wait_for_text("line-step-position", "execution 2 of 4")
+            .await;
+        page.wait_for_text("line-conflict-degree", degree).await;
+        // Another warp of the block is traced on request and starts at its first iteration.
+        page.wait_for("[data-testid='trace-warp']").await;
+        page.driver
+            .execute(
+                "const warp = document.querySelector(\"[data-testid='trace-warp']\"); \
+                 warp.value = '3'; warp.dispatchEvent(new Event('change', { bubbles: true }));",
+                vec![],
+            )
+            .await
+            .expect("another warp is chosen");
+        page.wait_for_text("line-step-position", "execution 1 of 4")
+            .await;
+        page.wait_until_updated().await;
+        page.wait_for_text("line-conflict-degree", degree).await;
+    }
+    page.finish().await;
+}

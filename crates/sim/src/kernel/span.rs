@@ -62,7 +62,10 @@ fn is_layout_control(c: char) -> bool {
 /// A stretch of the original source. `line` and `col` are 1-based and point at the first character;
 /// `start..end` are byte offsets into the source. Tokens that come from a macro carry the span of
 /// the macro's use, so errors point at text the user wrote.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+// Ordered by line, then column: the order of the source, in which the per-line view lists sites.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct Span {
     pub line: u32,
     pub col: u32,

@@ -90,7 +90,9 @@ fn cell_title(cell: &BankCell, bank: usize, wavefront: u32) -> String {
         .join("; ")
 }
 
-fn phase_table(grid: &PhaseGrid, n_phases: usize) -> Html {
+/// One phase's table. `map_name` names its scrolling region ("Bank map"), so that the per-line
+/// view's map (`line_view`) is a region of its own name.
+pub(crate) fn phase_table(grid: &PhaseGrid, n_phases: usize, map_name: &str) -> Html {
     let banks = grid.cycles_per_bank.len();
     let (heading, region) = if n_phases > 1 {
         let name = phase_name(n_phases);
@@ -105,10 +107,10 @@ fn phase_table(grid: &PhaseGrid, n_phases: usize) -> Html {
         };
         (
             heading,
-            format!("Bank map, {} {}", phase_name(n_phases), grid.phase + 1),
+            format!("{map_name}, {} {}", phase_name(n_phases), grid.phase + 1),
         )
     } else {
-        (Html::default(), "Bank map".to_string())
+        (Html::default(), map_name.to_string())
     };
     html! {
         <div class="phase">
@@ -216,7 +218,7 @@ pub fn bank_map(props: &BankMapProps) -> Html {
                 { "Columns are the banks; each row w1, w2, … is one wavefront, one shared-memory \
                    cycle. A lane sits in the column of the bank that holds its word." }
             </p>
-            { for grids.iter().map(|grid| phase_table(grid, grids.len())) }
+            { for grids.iter().map(|grid| phase_table(grid, grids.len(), "Bank map")) }
         </section>
     }
 }

@@ -12,6 +12,7 @@ pub mod embed_bar;
 pub mod export;
 pub mod kernel_view;
 pub mod lesson_guide;
+pub mod line_view;
 pub mod measured_view;
 pub mod memory_spaces;
 pub mod notes;
