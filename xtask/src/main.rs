@@ -531,9 +531,13 @@ fn ensure_wasm_opt() -> Result {
     println!(
         "xtask: installing wasm-opt (npm package binaryen {BINARYEN_VERSION}) into target/tools"
     );
-    let tools = tools_dir();
-    std::fs::create_dir_all(&tools)
-        .map_err(|e| format!("cannot create {}: {e}", tools.display()))?;
+    npm_install(&tools_dir(), &format!("binaryen@{BINARYEN_VERSION}"))
+}
+
+/// Installs one npm package at an exact version into `folder` (its node_modules/).
+fn npm_install(folder: &Path, package: &str) -> Result {
+    std::fs::create_dir_all(folder)
+        .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
     // --no-save: no package.json or lock file to keep; the exact version is the pin.
     run(Command::new("npm")
         .args([
@@ -543,8 +547,8 @@ fn ensure_wasm_opt() -> Result {
             "--no-fund",
             "--prefix",
         ])
-        .arg(&tools)
-        .arg(format!("binaryen@{BINARYEN_VERSION}")))
+        .arg(folder)
+        .arg(package))
 }
 
 /// Node and npm, from apt-get if they are missing: npm installs binaryen and axe-core.
@@ -582,19 +586,7 @@ fn ensure_axe() -> Result<PathBuf> {
     println!(
         "xtask: installing the npm package axe-core {AXE_CORE_VERSION} into target/tools/axe-core"
     );
-    let folder = axe_dir();
-    std::fs::create_dir_all(&folder)
-        .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
-    run(Command::new("npm")
-        .args([
-            "install",
-            "--no-save",
-            "--no-audit",
-            "--no-fund",
-            "--prefix",
-        ])
-        .arg(&folder)
-        .arg(format!("axe-core@{AXE_CORE_VERSION}")))?;
+    npm_install(&axe_dir(), &format!("axe-core@{AXE_CORE_VERSION}"))?;
     if installed(&script) {
         Ok(script)
     } else {
