@@ -24,7 +24,7 @@ use crate::components::memory_spaces::MemorySpaces;
 use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
 use crate::components::pitched::PitchedAllocation;
-use crate::components::roofline_view::{RooflineView, SimulatedPoint};
+use crate::components::roofline_view::RooflineView;
 use crate::components::time_sweep::TimeSweep;
 use crate::deflate;
 use crate::lessons::View;
@@ -242,19 +242,7 @@ pub fn app() -> Html {
         .as_ref()
         .and_then(|run| match (&run.result, &run.prediction) {
             (Ok(report), Some(prediction)) => {
-                let flops = report.counters.fp32_flops;
-                prediction
-                    .arithmetic_intensity
-                    .or_else(|| {
-                        (prediction.useful_bytes > 0.0).then(|| flops / prediction.useful_bytes)
-                    })
-                    .filter(|&intensity| flops > 0.0 && intensity > 0.0)
-                    .map(|intensity| SimulatedPoint {
-                        kernel: run.input.kernel.clone(),
-                        intensity,
-                        gflops: prediction.gflops,
-                        from_l2: prediction.l2_warm,
-                    })
+                model::simulated_point(&run.input.kernel, report, prediction)
             }
             _ => None,
         });

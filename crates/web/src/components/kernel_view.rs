@@ -13,7 +13,7 @@ use crate::components::export;
 use crate::components::measured_view::measured_lines;
 use crate::lessons::{Lesson, Variant};
 use crate::measured::{self, difference_text, Comparison, Counted};
-use crate::model::format_number;
+use crate::model::{format_number, format_time};
 use crate::source_link::LinkStatus;
 use crate::state::Action;
 use crate::url::compile_key;
@@ -63,21 +63,6 @@ impl Progress {
     }
 }
 
-/// A time in milliseconds with three significant digits: "0.268 ms", "3.18 ms", "41.9 ms".
-pub fn time_text(ms: f64) -> String {
-    if ms >= 100.0 {
-        format!("{ms:.0} ms")
-    } else if ms >= 10.0 {
-        format!("{ms:.1} ms")
-    } else if ms >= 1.0 {
-        format!("{ms:.2} ms")
-    } else if ms >= 0.01 {
-        format!("{ms:.3} ms")
-    } else {
-        format!("{:.1} µs", ms * 1000.0)
-    }
-}
-
 /// The headline of a prediction: time, the rate that matters for the kernel, and the bottleneck.
 pub fn throughput_text(prediction: &Prediction) -> String {
     // Whole numbers from 100 up, one decimal below, as the lectures write 36.8 GB/s and 183.9 GFLOP/s.
@@ -110,7 +95,7 @@ pub fn throughput_text(prediction: &Prediction) -> String {
     };
     let bottleneck = format!("bottleneck: {}", prediction.bottleneck.describe());
     [
-        Some(time_text(prediction.time_ms)),
+        Some(format_time(prediction.time_ms)),
         Some(rate),
         dram,
         Some(bottleneck),

@@ -6,8 +6,8 @@
 //! README says how), shipped with the page by `build.rs` and matched in `measured`. The
 //! counters' measured column is part of the counters table (`kernel_view`).
 
-use crate::components::kernel_view::time_text;
 use crate::measured::{difference_text, Comparison, Counted, Timed, MEASURED_ON};
+use crate::model::format_time;
 use yew::prelude::*;
 
 /// The measured time as the page writes it, and the rest of its line: how it was measured and,
@@ -20,7 +20,7 @@ pub fn time_parts(measured_ms: f64, predicted_ms: Option<f64>) -> (String, Strin
             difference_text(predicted, measured_ms)
         ));
     }
-    (time_text(measured_ms), rest)
+    (format_time(measured_ms), rest)
 }
 
 /// Where the figures come from: the machine, once, and which of time and counters were taken.

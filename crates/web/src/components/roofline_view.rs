@@ -8,6 +8,7 @@
 
 use crate::components::chart::{points, power_of_ten_label, power_of_two_label, px, Scale};
 use crate::components::export::ChartExport;
+pub use crate::model::SimulatedPoint;
 use crate::model::{
     format_intensity, format_number, tiled_matmul_intensity, NAIVE_MATMUL_INTENSITY,
 };
@@ -23,17 +24,6 @@ pub struct RooflineViewProps {
     /// The simulated kernel's point, when it does arithmetic and moves DRAM bytes.
     #[prop_or_default]
     pub simulated: Option<SimulatedPoint>,
-}
-
-/// Where the simulation puts the current kernel: FLOP per simulated DRAM byte, and the predicted
-/// GFLOP/s.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SimulatedPoint {
-    pub kernel: String,
-    pub intensity: f64,
-    pub gflops: f64,
-    /// The data stays in L2 between runs, so the intensity counts each byte once.
-    pub from_l2: bool,
 }
 
 const WIDTH: f64 = 560.0;

@@ -8,7 +8,7 @@ use crate::components::chart::{
     capitalized, in_sentence, points, px, ChartNumbers, NumberRow, Scale,
 };
 use crate::components::export::ChartExport;
-use crate::components::kernel_view::time_text;
+use crate::model::format_time;
 use yew::prelude::*;
 
 /// One value of the swept setting and the predicted time, or why there is none.
@@ -61,7 +61,7 @@ pub fn number_rows(points: &[TimePoint], current: u32) -> Vec<NumberRow> {
         .iter()
         .map(|point| {
             let value = match &point.time_ms {
-                Some(Ok(ms)) => time_text(*ms),
+                Some(Ok(ms)) => format_time(*ms),
                 Some(Err(reason)) => format!("does not run: {reason}"),
                 None => "being simulated".to_string(),
             };
@@ -86,7 +86,7 @@ pub fn describe(setting: &str, points: &[TimePoint], current: u32) -> String {
     let parts: Vec<String> = points
         .iter()
         .map(|point| match &point.time_ms {
-            Some(Ok(ms)) => format!("{} {}", point.value, time_text(*ms)),
+            Some(Ok(ms)) => format!("{} {}", point.value, format_time(*ms)),
             Some(Err(_)) => format!("{} does not run", point.value),
             None => format!("{} still being simulated", point.value),
         })
@@ -136,7 +136,7 @@ pub fn time_sweep(props: &TimeSweepProps) -> Html {
                             <line class="grid" x1={px(LEFT)} x2={px(WIDTH - RIGHT)}
                                   y1={px(at)} y2={px(at)} />
                             <text x={px(LEFT - 6.0)} y={px(at + 4.0)} text-anchor="end">
-                                { if value > 0.0 { time_text(value) } else { "0".to_string() } }
+                                { if value > 0.0 { format_time(value) } else { "0".to_string() } }
                             </text>
                         </g>
                     }
@@ -160,11 +160,11 @@ pub fn time_sweep(props: &TimeSweepProps) -> Html {
                             let cy = y.map(*ms);
                             html! {
                                 <g class={classes!("time-point", is_current.then_some("current"))}>
-                                    <title>{ format!("{} {}: {}", props.setting, point.value, time_text(*ms)) }</title>
+                                    <title>{ format!("{} {}: {}", props.setting, point.value, format_time(*ms)) }</title>
                                     <circle cx={px(cx)} cy={px(cy)} r={if is_current { "7" } else { "4.5" }} />
                                     if is_current {
                                         <text class="current-label" x={px(cx)} y={px(cy - 12.0)}
-                                              text-anchor="middle">{ time_text(*ms) }</text>
+                                              text-anchor="middle">{ format_time(*ms) }</text>
                                     }
                                     { tick }
                                 </g>
