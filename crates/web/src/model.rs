@@ -453,6 +453,36 @@ pub fn format_time(ms: f64) -> String {
     }
 }
 
+/// Why a tiled kernel read outside its matrices, when the reason is seed 004's: n is not a
+/// multiple of the tile width, so the last tiles hang over the edge and a kernel without boundary
+/// checks reads past it. `None` for any other launch or error.
+pub fn ragged_tile_reason(input: &SimulationInput, error: &SimulationError) -> Option<String> {
+    let SimulationError::Kernel(diagnostic) = error else {
+        return None;
+    };
+    if !diagnostic.to_string().contains("outside buffer") {
+        return None;
+    }
+    let n = input.args.iter().find_map(|(name, value)| match value {
+        memplay_sim::kernel::Value::Int(n) if name == "n" => Some(*n),
+        _ => None,
+    })?;
+    let tile: i64 = input
+        .defines
+        .iter()
+        .find(|(name, _)| name == "TILE_WIDTH")?
+        .1
+        .parse()
+        .ok()?;
+    (tile > 0 && n % tile != 0).then(|| {
+        format!(
+            "n = {n} is not a multiple of the tile width {tile}: the last row and column of \
+             tiles hang over the edge of the matrices, and this kernel loads them without \
+             boundary checks (seed 004)."
+        )
+    })
+}
+
 /// Where the simulation puts the current kernel on the roofline: FLOP per simulated DRAM byte (or
 /// per useful byte where the data stays in L2), and the predicted GFLOP/s.
 #[derive(Clone, Debug, PartialEq)]
@@ -760,5 +790,31 @@ mod tests {
         ] {
             assert_eq!(format_time(ms), text);
         }
+    }
+
+    #[test]
+    fn a_tile_that_does_not_divide_n_is_named_as_the_reason_for_reading_outside() {
+        let at_tile = |tile| {
+            let input = State {
+                tile,
+                ..State::default()
+            }
+            .launch();
+            let result = memplay_sim::simulate::simulate(&input);
+            (input, result)
+        };
+        let (input, result) = at_tile(17);
+        let error = result.expect_err("17 does not divide 1024");
+        let reason = ragged_tile_reason(&input, &error).expect("the reason is the ragged tile");
+        assert!(
+            reason.starts_with("n = 1024 is not a multiple of the tile width 17"),
+            "{reason}"
+        );
+        // A kernel error of another kind has no such reason.
+        let mut broken = input.clone();
+        broken.source =
+            "__global__ void mm_tiled(float* a, float* b, float* c, int n) { m; }".into();
+        let other = memplay_sim::simulate::simulate(&broken).expect_err("m is not declared");
+        assert_eq!(ragged_tile_reason(&broken, &other), None);
     }
 }

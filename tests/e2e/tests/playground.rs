@@ -2692,19 +2692,39 @@ async fn text_typed_into_the_kernel_survives_results_arriving_before_it_is_run()
 #[tokio::test]
 async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_why() {
     let page = Harness::start().await;
-    for lesson in [
-        "memory-spaces",
-        "pitched-allocation",
-        "adjacent-difference",
-        "tiled-matmul",
-        "boundary-checks&variant=guarded",
-        "bank-conflicts",
-        "coalescing",
-        "atomics",
-        "occupancy",
-        "roofline",
+    // Each lesson with the views it shows, and one it does not.
+    for (lesson, views, not_shown) in [
+        ("memory-spaces", &["memory-spaces"][..], "bank-map"),
+        (
+            "pitched-allocation",
+            &["pitched-allocation"][..],
+            "line-view",
+        ),
+        ("adjacent-difference", &["line-view"][..], "occupancy"),
+        (
+            "tiled-matmul",
+            &["line-view", "roofline", "occupancy"][..],
+            "bank-map",
+        ),
+        (
+            "boundary-checks&variant=guarded",
+            &["line-view"][..],
+            "roofline",
+        ),
+        ("bank-conflicts", &["bank-map", "line-view"][..], "roofline"),
+        ("coalescing", &["line-view"][..], "bank-map"),
+        ("atomics", &["line-view"][..], "memory-spaces"),
+        ("occupancy", &["occupancy"][..], "line-view"),
+        ("roofline", &["roofline"][..], "occupancy"),
     ] {
         page.open(&format!("?lesson={lesson}")).await;
+        for view in views {
+            page.wait_for(&format!("[data-testid='{view}']")).await;
+        }
+        assert!(
+            !page.is_present(not_shown).await,
+            "{lesson} shows the views that matter for it, not {not_shown}"
+        );
         let intro = page
             .wait_for_text_where("lesson-intro", "introduce the lesson", |text| {
                 text.contains("From the lecture notes")
@@ -2801,6 +2821,10 @@ async fn the_boundary_lesson_shows_the_unguarded_kernels_error_then_the_guarded_
         )
         .await;
     println!("n = 1000 without boundary checks: {error}");
+    page.wait_for_text_where("boundary-hint", "say why the kernel read outside", |text| {
+        text.starts_with("n = 1000 is not a multiple of the tile width 16")
+    })
+    .await;
     let variant = page.wait_for("[data-testid='control-variant']").await;
     thirtyfour::components::SelectElement::new(&variant)
         .await

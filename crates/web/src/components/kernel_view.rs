@@ -527,7 +527,7 @@ fn kernel_exports(run: &Rc<SimulationRun>, source: &str) -> Html {
 
 /// A run's throughput, counters and cost, or its error. `sweep` is the sweep chart, shown beside
 /// the throughput.
-fn run_outcome(run: &Rc<SimulationRun>, sweep: Html, source: &str) -> Html {
+fn run_outcome(run: &Rc<SimulationRun>, sweep: Html, source: &str, variant: Variant) -> Html {
     match &run.result {
         Ok(report) => {
             // The launch that ran, not the settings now: a newer run may still be on its way.
@@ -567,6 +567,18 @@ fn run_outcome(run: &Rc<SimulationRun>, sweep: Html, source: &str) -> Html {
         Err(error) => html! {
             <div class="kernel-error" role="alert">
                 <p data-testid="kernel-error">{ error.to_string() }</p>
+                if let Some(reason) = crate::model::ragged_tile_reason(&run.input, error) {
+                    <p class="error-reason" data-testid="boundary-hint">
+                        { reason }
+                        if variant.lesson() != Lesson::BoundaryChecks {
+                            { " " }
+                            <a href="?lesson=boundary-checks">{ "The boundary-checks lesson" }</a>
+                            { " shows the guarded kernel." }
+                        } else {
+                            { " Choose the guarded kernel in the Kernel menu." }
+                        }
+                    </p>
+                }
                 if let Some(excerpt) = error_excerpt(&run.input.source, error) {
                     // A long line scrolls sideways; the tab stop lets the keyboard scroll it.
                     <pre class="error-excerpt" tabindex="0" role="region"
@@ -657,7 +669,7 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
 
     let outcome = match &props.run {
         None => html! { <p class="sim-cost">{ "Simulating the lesson's kernel…" }</p> },
-        Some(run) => run_outcome(run, props.children.clone(), &props.source),
+        Some(run) => run_outcome(run, props.children.clone(), &props.source, props.variant),
     };
     let updating = props.progress.map(|progress| {
         html! {
