@@ -293,6 +293,7 @@ pub fn app() -> Html {
                 next_href={next_href}
                 next_title={next_title}
                 prediction={state.prediction}
+                compact={embedded}
                 on_action={on_action.clone()}
             />
         }

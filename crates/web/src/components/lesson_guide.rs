@@ -20,6 +20,10 @@ pub struct LessonGuideProps {
     pub next_title: String,
     /// The student's answer so far.
     pub prediction: Prediction,
+    /// The embed's compact layout: the question stays, the introduction and the rest fold away
+    /// behind a summary, since the course page around the frame tells the story.
+    #[prop_or_default]
+    pub compact: bool,
     pub on_action: Callback<Action>,
 }
 
@@ -102,34 +106,14 @@ pub fn lesson_guide(props: &LessonGuideProps) -> Html {
         }
     });
 
-    html! {
-        <section class="card lesson-guide" aria-labelledby="lesson-title">
-            <h2 id="lesson-title">{ &text.title }</h2>
-            <div class="lesson-intro" data-testid="lesson-intro">
-                { for text.intro.iter().map(paragraph) }
-                <p class="seeds">{ format!("From the lecture notes {}.", text.seeds) }</p>
-            </div>
-            <fieldset class="predict" data-testid="predict">
-                <legend>{ "Predict first" }</legend>
-                { paragraph(&question.prompt) }
-                <div class="choices">{ for choices }</div>
-                if revealed {
-                    <div class="answer" data-testid="predict-answer" role="status">
-                        if let Some(verdict) = verdict {
-                            <p class="verdict">{ verdict }</p>
-                        }
-                        <p class="simulator-answer">
-                            { simulator_answer(text, props.run.as_deref()) }
-                        </p>
-                        { for text.why.iter().map(paragraph) }
-                    </div>
-                } else {
-                    <button type="button" data-testid="predict-reveal" onclick={on_reveal}
-                            disabled={chosen.is_none()}>
-                        { "Show the answer" }
-                    </button>
-                }
-            </fieldset>
+    let intro = html! {
+        <div class="lesson-intro" data-testid="lesson-intro">
+            { for text.intro.iter().map(paragraph) }
+            <p class="seeds">{ format!("From the lecture notes {}.", text.seeds) }</p>
+        </div>
+    };
+    let rest = html! {
+        <>
             <div class="lesson-devices" data-testid="lesson-devices">
                 <h3>{ "On another device" }</h3>
                 { for text.devices.iter().map(paragraph) }
@@ -138,6 +122,46 @@ pub fn lesson_guide(props: &LessonGuideProps) -> Html {
                 { "Next: " }
                 <a href={props.next_href.clone()} data-testid="lesson-next">{ &props.next_title }</a>
             </p>
+        </>
+    };
+    let predict = html! {
+        <fieldset class="predict" data-testid="predict">
+            <legend>{ "Predict first" }</legend>
+            { paragraph(&question.prompt) }
+            <div class="choices">{ for choices }</div>
+            if revealed {
+                <div class="answer" data-testid="predict-answer" role="status">
+                    if let Some(verdict) = verdict {
+                        <p class="verdict">{ verdict }</p>
+                    }
+                    <p class="simulator-answer">
+                        { simulator_answer(text, props.run.as_deref()) }
+                    </p>
+                    { for text.why.iter().map(paragraph) }
+                </div>
+            } else {
+                <button type="button" data-testid="predict-reveal" onclick={on_reveal}
+                        disabled={chosen.is_none()}>
+                    { "Show the answer" }
+                </button>
+            }
+        </fieldset>
+    };
+    html! {
+        <section class="card lesson-guide" aria-labelledby="lesson-title">
+            <h2 id="lesson-title">{ &text.title }</h2>
+            if props.compact {
+                { predict }
+                <details class="lesson-more">
+                    <summary>{ "About this lesson" }</summary>
+                    { intro }
+                    { rest }
+                </details>
+            } else {
+                { intro }
+                { predict }
+                { rest }
+            }
         </section>
     }
 }
