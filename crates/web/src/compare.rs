@@ -25,16 +25,24 @@ pub enum CompareWith {
     /// The other way of counting: as written against as nvcc compiles it.
     Compile,
     /// The lectures' other end: the GT200 against the H100 (the H100 against any other device).
-    Device,
+    OtherEnd,
+    /// The same launch on this device.
+    Device(DeviceId),
 }
 
 impl CompareWith {
-    pub const ALL: [CompareWith; 5] = [
+    pub const ALL: [CompareWith; 11] = [
         CompareWith::Nothing,
         CompareWith::Variant,
         CompareWith::Padding,
         CompareWith::Compile,
-        CompareWith::Device,
+        CompareWith::OtherEnd,
+        CompareWith::Device(DeviceId::G80),
+        CompareWith::Device(DeviceId::Gt200),
+        CompareWith::Device(DeviceId::Fermi),
+        CompareWith::Device(DeviceId::V100),
+        CompareWith::Device(DeviceId::A100),
+        CompareWith::Device(DeviceId::H100),
     ];
 
     /// The value in the link (`compare=padding`).
@@ -44,7 +52,9 @@ impl CompareWith {
             CompareWith::Variant => "variant",
             CompareWith::Padding => "padding",
             CompareWith::Compile => "compile",
-            CompareWith::Device => "device",
+            CompareWith::OtherEnd => "device",
+            // The device's own key: `compare=g80`.
+            CompareWith::Device(device) => device.as_str(),
         }
     }
 
@@ -55,7 +65,15 @@ impl CompareWith {
             CompareWith::Variant => "the lesson's other kernel",
             CompareWith::Padding => "the other padding (PAD 0 / 1)",
             CompareWith::Compile => "the other way of counting (as written / as compiled)",
-            CompareWith::Device => "the GT200 / the H100",
+            CompareWith::OtherEnd => "the GT200 / the H100",
+            CompareWith::Device(device) => match device {
+                DeviceId::G80 => "the same launch on the G80",
+                DeviceId::Gt200 => "the same launch on the GT200",
+                DeviceId::Fermi => "the same launch on Fermi",
+                DeviceId::V100 => "the same launch on the V100",
+                DeviceId::A100 => "the same launch on the A100",
+                DeviceId::H100 => "the same launch on the H100",
+            },
         }
     }
 }
@@ -97,13 +115,20 @@ impl State {
                     "as compiled".to_string()
                 }
             }
-            CompareWith::Device => {
+            CompareWith::OtherEnd => {
                 other.device = if self.device == DeviceId::H100 {
                     DeviceId::Gt200
                 } else {
                     DeviceId::H100
                 };
                 other.device.label().to_string()
+            }
+            CompareWith::Device(device) => {
+                if device == self.device {
+                    return None;
+                }
+                other.device = device;
+                device.label().to_string()
             }
         };
         Some((label, other.launch()))
@@ -121,7 +146,7 @@ impl State {
                     "as compiled".to_string()
                 }
             }
-            CompareWith::Device => self.device.label().to_string(),
+            CompareWith::OtherEnd | CompareWith::Device(_) => self.device.label().to_string(),
         }
     }
 }
@@ -282,7 +307,7 @@ mod tests {
     fn the_device_comparison_pairs_the_h100_with_the_gt200_and_any_other_with_the_h100() {
         let on = |device| State {
             device,
-            compare: CompareWith::Device,
+            compare: CompareWith::OtherEnd,
             ..State::default()
         };
         let (label, input) = on(DeviceId::H100).compare_launch().expect("a comparison");
@@ -292,5 +317,22 @@ mod tests {
         );
         let (label, _) = on(DeviceId::G80).compare_launch().expect("a comparison");
         assert_eq!(label, "H100");
+    }
+
+    #[test]
+    fn any_device_can_be_compared_with_and_the_same_device_is_nothing_to_compare() {
+        let on_h100 = State {
+            compare: CompareWith::Device(DeviceId::V100),
+            ..State::default()
+        };
+        let (label, input) = on_h100.compare_launch().expect("another device");
+        assert_eq!(label, "V100");
+        assert_eq!(input.device.name, DeviceId::V100.device().name);
+        let same = State {
+            compare: CompareWith::Device(DeviceId::H100),
+            ..State::default()
+        };
+        assert_eq!(same.compare_launch(), None);
+        assert_eq!(CompareWith::Device(DeviceId::G80).key(), "g80");
     }
 }

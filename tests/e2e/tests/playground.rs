@@ -2870,6 +2870,19 @@ async fn comparing_the_tiled_matmul_with_the_naive_one_shows_sixteen_times_the_l
         text.starts_with("PAD=1 ")
     })
     .await;
+    // Any device: the same launch on the G80, named in the sentence.
+    let menu = page.wait_for("[data-testid='control-compare']").await;
+    thirtyfour::components::SelectElement::new(&menu)
+        .await
+        .expect("the compare control is a select")
+        .select_by_value("g80")
+        .await
+        .expect("a device can be compared");
+    page.wait_for_url_containing("compare=g80").await;
+    page.wait_for_text_where("compare-sentence", "compare with the G80", |text| {
+        text.starts_with("G80 ")
+    })
+    .await;
     page.finish().await;
 }
 
