@@ -20,3 +20,46 @@ pub mod occupancy_view;
 pub mod pitched;
 pub mod roofline_view;
 pub mod time_sweep;
+
+#[cfg(test)]
+mod tests {
+    /// The components' classes are styled by one stylesheet; a rule left open (a merge gone
+    /// wrong) silently drops every rule after it, so the braces must balance and no rule may sit
+    /// inside another (the stylesheet uses no nesting, only `@media` and `@keyframes` blocks).
+    #[test]
+    fn the_stylesheet_closes_every_rule_it_opens() {
+        let css = include_str!("../../../../www/style.css");
+        let mut depth = 0i32;
+        let mut opened_by_at_rule = Vec::new();
+        let mut selector = String::new();
+        for character in css.chars() {
+            match character {
+                '{' => {
+                    let at_rule = selector.trim_start().starts_with('@')
+                        || selector
+                            .lines()
+                            .last()
+                            .is_some_and(|line| line.trim().starts_with('@'));
+                    assert!(
+                        depth == 0 || opened_by_at_rule.last() == Some(&true),
+                        "a rule opens inside another: {:?}",
+                        selector.trim()
+                    );
+                    opened_by_at_rule.push(at_rule);
+                    depth += 1;
+                    selector.clear();
+                }
+                '}' => {
+                    depth -= 1;
+                    assert!(depth >= 0, "a brace closes nothing");
+                    opened_by_at_rule.pop();
+                    selector.clear();
+                }
+                ';' => selector.clear(),
+                other => selector.push(other),
+            }
+        }
+        assert_eq!(depth, 0, "every rule is closed");
+        assert!(!css.contains("<<<<<<<") && !css.contains(">>>>>>>"));
+    }
+}
