@@ -484,7 +484,7 @@ impl Variant {
             Variant::TransposeNaive => "none (32x8 blocks over 32x32 tiles)",
             Variant::TransposeShared => "padding",
             Variant::AtomicsGlobal | Variant::AtomicsHierarchical => "threads per block",
-            Variant::BoundaryUnguarded | Variant::BoundaryGuarded => "tile width, registers",
+            Variant::BoundaryUnguarded | Variant::BoundaryGuarded => "tile width",
             Variant::OccupancyTiled => "tile width, padding, registers, device",
             Variant::RooflineNaive | Variant::RooflineTiled => "tile width, device",
             Variant::MemorySpacesTiled => "tile width (the tiles' size)",
