@@ -574,7 +574,7 @@ fn simulate_command(args: SimulateArgs, out: &mut dyn Write) -> Result<(), Failu
     let source = read_source(&args.launch.file)?;
     let input = build_input(&args.launch, &source, &[])?;
     let report = simulate(&input).map_err(|e| simulation_error(&e))?;
-    let prediction = predict(&report, &input.device);
+    let prediction = predict(&report);
     print_simulation(&input, &report, &prediction, args.json, out)
 }
 
@@ -663,7 +663,7 @@ fn replay_command(args: ReplayArgs, out: &mut dyn Write) -> Result<(), Failure> 
     let launch = read_launch_file(&args.file, args.budget)?;
     let input = &launch.input;
     let report = simulate(input).map_err(|e| simulation_error(&e))?;
-    let prediction = predict(&report, &input.device);
+    let prediction = predict(&report);
     print_simulation(input, &report, &prediction, args.json, out)?;
     if args.check {
         let differences = launch.differences(&report.counters, prediction.time_ms);
@@ -729,7 +729,7 @@ fn sweep_command(args: SweepArgs, out: &mut dyn Write) -> Result<(), Failure> {
                 return Err(format!("{name}={value}: {}", simulation_error(&error)).into());
             }
         };
-        let prediction = predict(&report, &input.device);
+        let prediction = predict(&report);
         let row = SweepRow::new(name, value, input, &report, &prediction);
         if !args.json {
             emit(out, &sweep_line(&row))?;

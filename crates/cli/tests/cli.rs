@@ -730,7 +730,7 @@ fn tiled_matmul_launch_file() -> memplay_sim::replay::LaunchFile {
         .map(|name| (name.to_string(), 262_144))
         .collect();
     let report = memplay_sim::simulate(&input).expect("the tiled matmul runs");
-    let time_ms = memplay_sim::timing::predict(&report, &input.device).time_ms;
+    let time_ms = memplay_sim::timing::predict(&report).time_ms;
     memplay_sim::replay::LaunchFile::new(input, report.counters, time_ms)
 }
 

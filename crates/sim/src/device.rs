@@ -273,7 +273,7 @@ pub struct DeviceTiming {
 }
 
 /// The GDDR3 behind a cc 1.x memory system, as the timing model counts its row activations
-/// (`timing::profile` and `timing::predict`). A transaction's burst takes its bytes over the
+/// (`profile` and `timing::predict`). A transaction's burst takes its bytes over the
 /// device's bandwidth; beyond that each transaction takes a column command, and one that opens a
 /// row an activation. Plain data; each preset names its sources.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

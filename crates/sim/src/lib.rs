@@ -18,6 +18,7 @@ pub mod memory_spaces;
 pub mod occupancy;
 pub mod patterns;
 pub mod pitch;
+pub mod profile;
 pub mod replay;
 pub mod roofline;
 pub mod sampling;

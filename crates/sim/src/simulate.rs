@@ -18,7 +18,7 @@
 //! The counters are named as Nsight Compute names them (Nsight Compute Kernel Profiling Guide,
 //! "Metrics Reference"), so that `tests/reference.rs` can compare them with the H100 measurements in
 //! `tests/reference/h100.json` key by key. Each record also feeds the timing model's memory
-//! profile (`timing::profile`: footprints per buffer, round trips, DRAM rows on cc 1.x), from which
+//! profile (`profile`: footprints per buffer, round trips, DRAM rows on cc 1.x), from which
 //! `timing::predict` derives caches, DRAM bytes and time. No compiler effect other than load fusion
 //! is modelled.
 //!
@@ -38,8 +38,8 @@ use crate::kernel::{
     self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, RecordSink, Simulation, Span, Value,
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
+use crate::profile::{BlockProfiler, MemoryProfile, ProfileBuilder};
 use crate::sampling::{self, BlockClass, EdgePosition};
-use crate::timing::profile::{BlockProfiler, MemoryProfile, ProfileBuilder};
 use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTrace};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -161,6 +161,9 @@ pub struct SimulationReport {
     pub lines: Vec<LineCounters>,
     /// The accesses of the warp `SimulationInput::trace` asks for.
     pub trace: Option<WarpTrace>,
+    /// The device the launch was simulated on: `timing::predict` times the report on it, so a
+    /// report cannot be timed on a device it was not counted for.
+    pub device: Device,
 }
 
 /// Why a launch could not be simulated.
@@ -454,6 +457,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         memory: profile.finish(),
         lines: lines.into_lines(),
         trace,
+        device: input.device.clone(),
     })
 }
 

@@ -99,10 +99,9 @@
 //! deterministic; the unloaded latencies make up for the queueing in the memory system that the
 //! network leaves out.
 
-pub mod profile;
-
 use crate::coalescing::{LINE_BYTES, SECTOR_BYTES};
-use crate::device::{Device, GlobalCoalescing};
+use crate::device::GlobalCoalescing;
+use crate::profile;
 use crate::simulate::SimulationReport;
 use serde::{Deserialize, Serialize};
 
@@ -252,7 +251,8 @@ fn sm_time(blocks: f64, resident: u32, demands: &[f64], delay: f64) -> f64 {
 
 /// Predicts the time of the launch that `report` describes on `device` (the device it was
 /// simulated for: the counters depend on it).
-pub fn predict(report: &SimulationReport, device: &Device) -> Prediction {
+pub fn predict(report: &SimulationReport) -> Prediction {
+    let device = &report.device;
     let c = &report.counters;
     let m = &report.memory;
     let t = &device.timing;
@@ -480,7 +480,7 @@ pub fn predict(report: &SimulationReport, device: &Device) -> Prediction {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::{g80, gt200, h100, DeviceTiming, DramRows};
+    use crate::device::{g80, gt200, h100, Device, DeviceTiming, DramRows};
     use crate::kernel::{Dim3, Value};
     use crate::simulate::{simulate, SimulationInput};
 
@@ -536,7 +536,7 @@ mod tests {
         tolerance: f64,
     ) -> Prediction {
         let report = simulate(input).expect("the launch simulates");
-        let prediction = predict(&report, &input.device);
+        let prediction = predict(&report);
         let value = measure(&prediction);
         assert!(
             (value - expected).abs() <= tolerance * expected,
@@ -586,10 +586,7 @@ mod tests {
             m.dram_row_activations,
             m.global_transactions
         );
-        let tiled = predict(
-            &simulate(&matmul("mm_tiled", gt200())).expect("the launch simulates"),
-            &gt200(),
-        );
+        let tiled = predict(&simulate(&matmul("mm_tiled", gt200())).expect("the launch simulates"));
         // The lecture's speed-up is 17.2x; the model's is 12x (see "Known limits").
         assert!(
             tiled.gflops > 10.0 * naive.gflops,
@@ -619,11 +616,9 @@ mod tests {
         let n = 1 << 24;
         let naive = predict(
             &simulate(&adj_diff("adj_diff_naive", h100(), n)).expect("the launch simulates"),
-            &h100(),
         );
         let shared = predict(
             &simulate(&adj_diff("adj_diff_shared", h100(), n)).expect("the launch simulates"),
-            &h100(),
         );
         assert!(shared.time_ms > naive.time_ms, "{shared:?} vs {naive:?}");
         assert_eq!(naive.bottleneck, Unit::Dram);
@@ -642,10 +637,7 @@ mod tests {
         // bytes a flop, as the half-warp's lanes share a's word.
         assert!(naive.gflops < naive.attainable_gflops, "{naive:?}");
         // G80's slower bus and fewer resident blocks keep it below GT200 on the same launch.
-        let gt200 = predict(
-            &simulate(&matmul("mm_naive", gt200())).expect("the launch simulates"),
-            &gt200(),
-        );
+        let gt200 = predict(&simulate(&matmul("mm_naive", gt200())).expect("the launch simulates"));
         assert!(naive.gflops < gt200.gflops, "{naive:?} vs {gt200:?}");
     }
 
@@ -668,7 +660,7 @@ mod tests {
         // shared atomics serialize in each SM's own shared memory.
         let global = check(&sum("sum_global_atomic", 1 << 20), |p| p.time_ms, 0.03, 0.5);
         let report = simulate(&sum("sum_hier_atomic", 1 << 20)).expect("the launch simulates");
-        let hierarchical = predict(&report, &h100());
+        let hierarchical = predict(&report);
         assert_eq!(global.bottleneck, Unit::Atomics);
         assert!(hierarchical.time_ms * 3.0 < global.time_ms);
     }
@@ -679,14 +671,14 @@ mod tests {
         // find their data in L2, DRAM sees nothing and the launch overhead dominates.
         let report =
             simulate(&adj_diff("adj_diff_naive", h100(), 1 << 20)).expect("the launch simulates");
-        let small = predict(&report, &h100());
+        let small = predict(&report);
         assert!(small.l2_warm);
         assert_eq!(small.dram_bytes, 0.0);
         assert_eq!(small.arithmetic_intensity, None);
         assert_eq!(small.bottleneck, Unit::Launch);
         let report =
             simulate(&adj_diff("adj_diff_naive", h100(), 1 << 24)).expect("the launch simulates");
-        let large = predict(&report, &h100());
+        let large = predict(&report);
         assert!(!large.l2_warm);
         // Each distinct byte read or written passes DRAM once: 2 x 64 MB.
         assert!((large.dram_bytes - 2.0 * 4.0 * f64::from(1 << 24)).abs() < 1e6);
@@ -695,7 +687,7 @@ mod tests {
     #[test]
     fn the_prediction_serializes_and_degenerate_devices_do_not_panic() {
         let report = simulate(&matmul("mm_tiled", h100())).expect("the launch simulates");
-        let prediction = predict(&report, &h100());
+        let prediction = predict(&report);
         let json = serde_json::to_value(&prediction).expect("the prediction serializes");
         assert!(json["time_ms"].is_number());
         assert_eq!(json["units"].as_array().map(Vec::len), Some(9));
@@ -715,7 +707,11 @@ mod tests {
             },
             ..h100()
         };
-        let odd = predict(&report, &broken);
+        // The report counted on the H100, timed on a device whose figures are all zero.
+        let odd = predict(&SimulationReport {
+            device: broken,
+            ..report.clone()
+        });
         assert!(odd.time_ms.is_finite() && odd.time_ms > 0.0, "{odd:?}");
         // A cc 1.x device whose DRAM constants are all zero.
         let mut broken = gt200();
@@ -727,8 +723,8 @@ mod tests {
             command_clocks: 0.0,
             activate_clocks: 0.0,
         });
-        let report = simulate(&matmul("mm_naive", broken.clone())).expect("the launch simulates");
-        let odd = predict(&report, &broken);
+        let report = simulate(&matmul("mm_naive", broken)).expect("the launch simulates");
+        let odd = predict(&report);
         assert!(odd.time_ms.is_finite() && odd.time_ms > 0.0, "{odd:?}");
     }
 }

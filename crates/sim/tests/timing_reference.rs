@@ -115,7 +115,7 @@ fn simulate_and_predict() -> Vec<Row> {
                 .unwrap_or_else(|| panic!("{id} has no time"));
             Row {
                 key: Key::of(&launch["spec"]),
-                prediction: predict(&report, &input.device),
+                prediction: predict(&report),
                 id,
                 measured_ms,
             }

@@ -258,8 +258,8 @@ mod tests {
         let own = simulate(&own_input).expect("the page's launch runs");
         let other_report = simulate(&other).expect("the compared launch runs");
         let rows = rows(
-            (&own, &predict(&own, &own_input.device)),
-            (&other_report, &predict(&other_report, &other.device)),
+            (&own, &predict(&own)),
+            (&other_report, &predict(&other_report)),
         );
         let said = sentence(&state.compare_own_label(), &label, &rows);
         assert!(

@@ -765,7 +765,7 @@ mod tests {
         let point_of = |state: State| {
             let input = state.launch();
             let report = memplay_sim::simulate::simulate(&input).expect("the lesson runs");
-            let prediction = memplay_sim::timing::predict(&report, &input.device);
+            let prediction = memplay_sim::timing::predict(&report);
             simulated_point(&input.kernel, &report, &prediction)
         };
         let tiled = point_of(State::default()).expect("the tiled matmul does FP32 work");

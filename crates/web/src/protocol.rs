@@ -108,10 +108,7 @@ pub fn decode<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> Result<T, String> {
 pub fn run_launch(input: &SimulationInput, now_ms: impl Fn() -> f64) -> Outcome {
     let started = now_ms();
     let result = simulate(input);
-    let prediction = result
-        .as_ref()
-        .ok()
-        .map(|report| predict(report, &input.device));
+    let prediction = result.as_ref().ok().map(predict);
     let elapsed_ms = now_ms() - started;
     Outcome {
         result,
@@ -124,7 +121,7 @@ pub fn run_launch(input: &SimulationInput, now_ms: impl Fn() -> f64) -> Outcome 
 /// The predicted time of one launch, or why it does not run.
 pub fn predicted_time(input: &SimulationInput) -> Result<f64, String> {
     simulate(input)
-        .map(|report| predict(&report, &input.device).time_ms)
+        .map(|report| predict(&report).time_ms)
         .map_err(|error| error.to_string())
 }
 

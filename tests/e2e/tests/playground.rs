@@ -1661,7 +1661,7 @@ async fn every_export_downloads_a_file_with_the_right_content() {
     let file: memplay_sim::replay::LaunchFile =
         serde_json::from_slice(&launch).expect("the launch file reads as memplay replay reads it");
     let rerun = memplay_sim::simulate(&file.input).expect("the launch reruns");
-    let time_ms = memplay_sim::timing::predict(&rerun, &file.input.device).time_ms;
+    let time_ms = memplay_sim::timing::predict(&rerun).time_ms;
     assert_eq!(
         file.differences(&rerun.counters, time_ms),
         Vec::<String>::new(),

@@ -367,10 +367,7 @@ mod tests {
     fn check_round_trip(state: State) {
         let input = state.launch();
         let result = simulate(&input);
-        let prediction = result
-            .as_ref()
-            .ok()
-            .map(|report| predict(report, &input.device));
+        let prediction = result.as_ref().ok().map(predict);
         let run = SimulationRun {
             input: input.clone(),
             result,
@@ -386,7 +383,7 @@ mod tests {
         let report = run.result.as_ref().expect("ran");
         assert_eq!(file.expected.counters, report.counters);
         let rerun = simulate(&file.input).expect("the file's launch runs");
-        let time_ms = predict(&rerun, &file.input.device).time_ms;
+        let time_ms = predict(&rerun).time_ms;
         assert_eq!(
             file.differences(&rerun.counters, time_ms),
             Vec::<String>::new()

@@ -862,7 +862,7 @@ mod tests {
     fn check_throughput(state: State, expected: &str) {
         let input = state.launch();
         let report = simulate(&input).expect("the lesson runs");
-        let prediction = memplay_sim::timing::predict(&report, &input.device);
+        let prediction = memplay_sim::timing::predict(&report);
         assert_eq!(throughput_text(&prediction), expected);
     }
 
