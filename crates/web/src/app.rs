@@ -126,15 +126,6 @@ pub fn install_panic_hook() {
     }));
 }
 
-/// The threads of a block or the blocks of a grid: the product of its extents, saturating.
-fn volume(extent: memplay_sim::kernel::Dim3) -> u64 {
-    [extent.x, extent.y, extent.z]
-        .iter()
-        .fold(1u64, |product, &side| {
-            product.saturating_mul(u64::from(side))
-        })
-}
-
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| State::from_link(&initial_query(), &initial_fragment()));
@@ -257,8 +248,8 @@ pub fn app() -> Html {
         ),
         None => (input.kernel.clone(), &input, None),
     };
-    let threads_per_block = volume(spaces_input.block);
-    let blocks = volume(spaces_input.grid);
+    let threads_per_block = spaces_input.block.count();
+    let blocks = spaces_input.grid.count();
     let line_view = shown.run.as_ref().and_then(|run| match &run.result {
         Ok(report) => Some(line_model::line_view(
             &run.input,

@@ -109,11 +109,7 @@ impl State {
                 } else {
                     CompileEffects::AS_COMPILED
                 };
-                if other.compile == CompileEffects::AS_WRITTEN {
-                    "as written".to_string()
-                } else {
-                    "as compiled".to_string()
-                }
+                compile_label(other.compile).to_string()
             }
             CompareWith::OtherEnd => {
                 other.device = if self.device == DeviceId::H100 {
@@ -139,15 +135,18 @@ impl State {
         match self.compare {
             CompareWith::Nothing | CompareWith::Variant => self.variant.kernel().to_string(),
             CompareWith::Padding => format!("PAD={}", self.pad),
-            CompareWith::Compile => {
-                if self.compile == CompileEffects::AS_WRITTEN {
-                    "as written".to_string()
-                } else {
-                    "as compiled".to_string()
-                }
-            }
+            CompareWith::Compile => compile_label(self.compile).to_string(),
             CompareWith::OtherEnd | CompareWith::Device(_) => self.device.label().to_string(),
         }
+    }
+}
+
+/// The name of a way of counting in the comparison's table.
+fn compile_label(compile: CompileEffects) -> &'static str {
+    if compile == CompileEffects::AS_WRITTEN {
+        "as written"
+    } else {
+        "as compiled"
     }
 }
 

@@ -129,9 +129,8 @@ impl Metric {
     /// The number for a launch and its report; `None` where the launch has no such access.
     pub fn value(self, input: &SimulationInput, report: &SimulationReport) -> Option<f64> {
         let counter = |name: &str| report.counters.get(name).unwrap_or(0.0);
-        let blocks = f64::from(input.grid.x) * f64::from(input.grid.y) * f64::from(input.grid.z);
-        let threads =
-            blocks * f64::from(input.block.x) * f64::from(input.block.y) * f64::from(input.block.z);
+        let blocks = input.grid.count() as f64;
+        let threads = blocks * input.block.count() as f64;
         let ratio = |numerator: f64, denominator: f64| {
             (denominator > 0.0 && numerator > 0.0).then(|| numerator / denominator)
         };
@@ -152,10 +151,7 @@ impl Metric {
                 blocks,
             ),
             Metric::ThreadsWithoutAnElement => {
-                let n = input.args.iter().find_map(|(name, value)| match value {
-                    memplay_sim::kernel::Value::Int(n) if name == "n" => Some(*n as f64),
-                    _ => None,
-                })?;
+                let n = crate::model::int_argument(input, "n")? as f64;
                 // Only a launch that ran (the guarded kernel) answers: the simulator has checked
                 // that no thread left the matrix.
                 Some(threads - n * n).filter(|_| report.grid_blocks > 0)

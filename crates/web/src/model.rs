@@ -453,6 +453,14 @@ pub fn format_time(ms: f64) -> String {
     }
 }
 
+/// The launch's integer scalar argument `name` (the matrices' `n`), if it has one.
+pub fn int_argument(input: &SimulationInput, name: &str) -> Option<i64> {
+    input.args.iter().find_map(|(argument, value)| match value {
+        memplay_sim::kernel::Value::Int(value) if argument == name => Some(*value),
+        _ => None,
+    })
+}
+
 /// Why a tiled kernel read outside its matrices, when the reason is seed 004's: n is not a
 /// multiple of the tile width, so the last tiles hang over the edge and a kernel without boundary
 /// checks reads past it. `None` for any other launch or error.
@@ -463,10 +471,7 @@ pub fn ragged_tile_reason(input: &SimulationInput, error: &SimulationError) -> O
     if !diagnostic.to_string().contains("outside buffer") {
         return None;
     }
-    let n = input.args.iter().find_map(|(name, value)| match value {
-        memplay_sim::kernel::Value::Int(n) if name == "n" => Some(*n),
-        _ => None,
-    })?;
+    let n = int_argument(input, "n")?;
     let tile: i64 = input
         .defines
         .iter()
