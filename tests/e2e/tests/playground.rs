@@ -284,6 +284,12 @@ impl Harness {
             .expect("Run is a button");
     }
 
+    /// Polls until `sim-cost` reports a run ("simulated ..."); `what` says which, for a failure.
+    async fn wait_for_simulated(&self, what: &str) -> String {
+        self.wait_for_text_where("sim-cost", what, |text| text.starts_with("simulated"))
+            .await
+    }
+
     /// Polls until the worker's answer to the page's launch is shown: its run (true) or the
     /// kernel's error (false).
     async fn wait_for_run_or_kernel_error(&self) -> bool {
@@ -637,10 +643,7 @@ async fn on_gt200_tiling_is_many_times_faster_than_the_naive_matmul() {
 async fn a_kernel_that_never_ends_stops_at_the_step_budget_and_the_page_lives_on() {
     let page = Harness::start().await;
     page.open("?lesson=adj-diff-naive").await;
-    page.wait_for_text_where("sim-cost", "report the first run", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report the first run").await;
     let source = page.wait_for("[data-testid='kernel-source']").await;
     source.clear().await.expect("the source can be cleared");
     source
@@ -676,10 +679,7 @@ const ADJ_DIFF_HEAD: &str =
 async fn hostile_kernels_typed_into_the_page_end_in_one_error_line_and_the_page_lives_on() {
     let page = Harness::start().await;
     page.open("?lesson=adj-diff-naive").await;
-    page.wait_for_text_where("sim-cost", "report the first run", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report the first run").await;
     let chain = vec!["1"; 180_000].join("+");
     let mut macros = String::from("#define X0 1\n");
     for level in 1..=39 {
@@ -716,10 +716,8 @@ async fn hostile_kernels_typed_into_the_page_end_in_one_error_line_and_the_page_
         // A good run first, so the error below cannot be the previous kernel's.
         page.run_kernel(&format!("{ADJ_DIFF_HEAD}\n  result[0] = n;\n}}\n"))
             .await;
-        page.wait_for_text_where("sim-cost", "report the good kernel's run", |text| {
-            text.starts_with("simulated")
-        })
-        .await;
+        page.wait_for_simulated("report the good kernel's run")
+            .await;
         page.run_kernel(source).await;
         let error = page
             .wait_for_text_where(
@@ -746,10 +744,7 @@ async fn hostile_kernels_typed_into_the_page_end_in_one_error_line_and_the_page_
 async fn kernels_nested_to_the_limits_run_in_the_browser() {
     let page = Harness::start().await;
     page.open("?lesson=adj-diff-naive").await;
-    page.wait_for_text_where("sim-cost", "report the first run", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report the first run").await;
     // The parser's limits bound every recursive walk of the simulator; a kernel just inside them
     // must run in the browser's wasm stack, which is smaller than a native thread's.
     let depth = MAX_NESTING as usize - 2;
@@ -767,10 +762,8 @@ async fn kernels_nested_to_the_limits_run_in_the_browser() {
             .await;
         page.run_kernel(&format!("{ADJ_DIFF_HEAD}\n  {body}\n}}\n"))
             .await;
-        page.wait_for_text_where("sim-cost", "report the edited kernel's run", |text| {
-            text.starts_with("simulated")
-        })
-        .await;
+        page.wait_for_simulated("report the edited kernel's run")
+            .await;
     }
     page.finish().await;
 }
@@ -869,10 +862,7 @@ async fn lessons_load_with_no_request_to_another_origin_and_no_policy_violation(
         "?lesson=roofline",
     ] {
         page.open(query).await;
-        page.wait_for_text_where("sim-cost", "report the lesson's run", |text| {
-            text.starts_with("simulated")
-        })
-        .await;
+        page.wait_for_simulated("report the lesson's run").await;
         page.wait_for("[data-testid='lesson-intro']").await;
         let violations = page
             .driver
@@ -928,10 +918,7 @@ async fn lessons_load_with_no_request_to_another_origin_and_no_policy_violation(
 async fn the_page_loads_with_its_own_icon_and_no_console_error() {
     let page = Harness::start_with(Logs::Kept).await;
     page.open("?lesson=matmul-tiled&tile=16").await;
-    page.wait_for_text_where("sim-cost", "report the lesson's run", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report the lesson's run").await;
     // Chromium asks for the icon after the page has loaded (for /favicon.ico when the page names
     // none); wait for that request, so that a missing icon's 404 is in the console when it is read.
     let start = Instant::now();
@@ -1002,10 +989,7 @@ async fn global_load_requests(page: &Harness) -> Option<f64> {
 async fn a_long_kernel_leaves_the_page_responsive_and_a_newer_run_supersedes_it() {
     let page = Harness::start().await;
     page.open("?lesson=adj-diff-naive").await;
-    page.wait_for_text_where("sim-cost", "report the first run", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report the first run").await;
     page.wait_until_updated().await;
 
     page.run_kernel(LONG_KERNEL).await;
@@ -1187,10 +1171,7 @@ async fn main_thread_tasks_on_load_and_while_moving_the_tile_slider_are_reported
 
     // The load: the page's module starts, the worker starts and answers the launch and its sweep.
     page.open("?lesson=matmul-naive").await;
-    page.wait_for_text_where("sim-cost", "report the naive matmul", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report the naive matmul").await;
     page.wait_until_updated().await;
     let (task, tasks, _, _, _) = tasks_since_last_read(&page).await;
     println!(
@@ -1266,10 +1247,8 @@ async fn attribute(element: &WebElement, name: &str) -> String {
 async fn an_embed_hides_the_header_and_footer_and_opens_the_same_view_in_a_new_tab() {
     let page = Harness::start().await;
     page.open("?lesson=row-per-thread&pad=1&embed=1").await;
-    page.wait_for_text_where("sim-cost", "report the row-per-thread kernel", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report the row-per-thread kernel")
+        .await;
     let open_full = page.wait_for("[data-testid='open-full']").await;
     let href = attribute(&open_full, "href").await;
     assert!(
@@ -1377,10 +1356,7 @@ async fn the_course_example_shows_two_lessons_in_sandboxed_frames() {
             .enter_frame(u16::try_from(index).expect("two frames"))
             .await
             .expect("the driver enters the frame");
-        page.wait_for_text_where("sim-cost", "report the embedded lesson", |text| {
-            text.starts_with("simulated")
-        })
-        .await;
+        page.wait_for_simulated("report the embedded lesson").await;
         page.wait_for("[data-testid='open-full']").await;
         page.driver
             .enter_default_frame()
@@ -1606,10 +1582,7 @@ async fn every_export_downloads_a_file_with_the_right_content() {
     let downloads = DownloadFolder::new("downloads");
     let page = Harness::start_downloading_to(&downloads.0).await;
     page.open("?lesson=matmul-tiled").await;
-    page.wait_for_text_where("sim-cost", "report the first run", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report the first run").await;
     page.wait_until_updated().await;
     let global_loads = page.counter_value("global load requests").await;
 
@@ -1777,27 +1750,19 @@ async fn after_one_visit_a_reload_and_every_lesson_work_with_the_server_gone() {
     let url = site.url("course/memplay/index.html?lesson=matmul-tiled");
     let page = Harness::start().await;
     page.driver.goto(&url).await.expect("the page loads");
-    page.wait_for_text_where("sim-cost", "report the first run", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report the first run").await;
     wait_for_script(&page, CONTROLLED, "the service worker takes over the page").await;
     let caches = cache_names(&page).await;
     assert_eq!(caches.len(), 1, "one cache, of this build: {caches:?}");
 
     // Online, the page the service worker controls runs as the first did.
     page.driver.goto(&url).await.expect("the page reloads");
-    page.wait_for_text_where("sim-cost", "report a run from a controlled page", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report a run from a controlled page")
+        .await;
     // The network is gone: the server stops and its files are deleted.
     drop(site);
     page.driver.goto(&url).await.expect("the page reloads");
-    page.wait_for_text_where("sim-cost", "report a run offline", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report a run offline").await;
     assert!(
         !page.is_present("boot-status").await,
         "the app started offline"
@@ -1967,10 +1932,7 @@ async fn an_edited_kernel_is_shared_in_the_links_fragment_and_a_corrupt_one_fall
     use memplay_sim::lesson_kernels::ADJ_DIFF;
     let page = Harness::start_with(Logs::Kept).await;
     page.open("?lesson=adj-diff-naive").await;
-    page.wait_for_text_where("sim-cost", "report the first run", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report the first run").await;
     page.wait_until_updated().await;
     let lesson_counters = page
         .wait_for_text_where("counters", "show the lesson's counters", |text| {
@@ -2641,10 +2603,7 @@ async fn a_chart_s_numbers_open_from_the_keyboard_and_every_chart_describes_its_
 async fn text_typed_into_the_kernel_survives_results_arriving_before_it_is_run() {
     let page = Harness::start().await;
     page.open("?lesson=adj-diff-naive").await;
-    page.wait_for_text_where("sim-cost", "report the first run", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report the first run").await;
     let source = page.wait_for("[data-testid='kernel-source']").await;
     source.click().await.expect("the text area takes focus");
     source
@@ -2731,10 +2690,7 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
             })
             .await;
         assert!(intro.len() > 200, "{lesson}: a real introduction: {intro}");
-        page.wait_for_text_where("sim-cost", "report the lesson's run", |text| {
-            text.starts_with("simulated")
-        })
-        .await;
+        page.wait_for_simulated("report the lesson's run").await;
         page.wait_until_updated().await;
         // The answer is hidden until the student has predicted.
         let reveal = page.wait_for("[data-testid='predict-reveal']").await;
@@ -2832,10 +2788,8 @@ async fn the_boundary_lesson_shows_the_unguarded_kernels_error_then_the_guarded_
         .select_by_value("guarded")
         .await
         .expect("the guarded kernel can be chosen");
-    page.wait_for_text_where("sim-cost", "report the guarded kernel's run", |text| {
-        text.starts_with("simulated")
-    })
-    .await;
+    page.wait_for_simulated("report the guarded kernel's run")
+        .await;
     assert!(
         !page.is_present("kernel-error").await,
         "the guarded kernel runs"
