@@ -263,11 +263,14 @@ pub struct DeviceTiming {
     pub warp_instructions_per_clock: f64,
     /// Clocks the shared memory takes per wavefront (one conflict-free pass over its banks).
     pub shared_clocks_per_wavefront: f64,
-    /// Clocks from one block's last warp ending to the next block's first load on that SM:
-    /// retiring the block, launching the next, and the instructions before its first load.
-    pub block_turnaround_cycles: u32,
     /// Fixed cost of a launch as CUDA events see it, in clocks.
     pub launch_overhead_cycles: u32,
+    /// Clocks of an SM's share of the block dispatcher per block it starts and retires, however
+    /// little the block does: the rate that binds grids of many small blocks.
+    pub block_dispatch_cycles: f64,
+    /// Clocks of the same per warp of a block: a large block takes longer to start than
+    /// `block_dispatch_cycles` (the dispatcher's time is the larger of the two).
+    pub warp_dispatch_cycles: f64,
     /// Clocks between two serialized updates of one global address by atomics.
     pub global_atomic_cycles: f64,
 }
@@ -543,9 +546,13 @@ pub fn g80() -> Device {
             // Programming Guide 3.2, G.3.3: each bank delivers 32 bits per two clock cycles, and a
             // warp's request is served per half-warp.
             shared_clocks_per_wavefront: 2.0,
-            // Not measured on G80: carried over from H100 (see there).
-            block_turnaround_cycles: 700,
+            // Accel-Sim's kernel launch latency (gpgpu_kernel_launch_latency 5000 in its Volta
+            // and later configurations); not measured on this device.
             launch_overhead_cycles: 5000,
+            // Carried over from the H100 (probe group A): no measurement of this device's block
+            // dispatcher was found; in SM clocks, the same per-block work.
+            block_dispatch_cycles: 158.0,
+            warp_dispatch_cycles: 7.0,
             // cc 1.0 has no atomics; the value of GT200 is kept so that no preset lacks one.
             global_atomic_cycles: 500.0,
         },
@@ -626,9 +633,13 @@ pub fn gt200() -> Device {
             warp_instructions_per_clock: 0.25,
             // Programming Guide 3.2, G.3.3: 32 bits per bank per two clock cycles, per half-warp.
             shared_clocks_per_wavefront: 2.0,
-            // Not measured on GT200: carried over from H100.
-            block_turnaround_cycles: 700,
+            // Accel-Sim's kernel launch latency (gpgpu_kernel_launch_latency 5000 in its Volta
+            // and later configurations); not measured on this device.
             launch_overhead_cycles: 5000,
+            // Carried over from the H100 (probe group A): no measurement of this device's block
+            // dispatcher was found; in SM clocks, the same per-block work.
+            block_dispatch_cycles: 158.0,
+            warp_dispatch_cycles: 7.0,
             // Same-address atomics are performed at the memory, one lane after the other: each
             // waits for the previous one's round trip (an estimate: the DRAM latency).
             global_atomic_cycles: 500.0,
@@ -706,8 +717,13 @@ pub fn fermi() -> Device {
             warp_instructions_per_clock: 1.0,
             // Programming Guide 3.2, G.4.3: 32 bits per bank per two clock cycles.
             shared_clocks_per_wavefront: 2.0,
-            block_turnaround_cycles: 700,
+            // Accel-Sim's kernel launch latency (gpgpu_kernel_launch_latency 5000 in its Volta
+            // and later configurations); not measured on this device.
             launch_overhead_cycles: 5000,
+            // Carried over from the H100 (probe group A): no measurement of this device's block
+            // dispatcher was found; in SM clocks, the same per-block work.
+            block_dispatch_cycles: 158.0,
+            warp_dispatch_cycles: 7.0,
             global_atomic_cycles: 1.66,
         },
     }
@@ -781,9 +797,13 @@ pub fn v100() -> Device {
             warp_instructions_per_clock: 4.0,
             // 32 banks of 4 bytes serve one wavefront per clock (Volta tuning guide: 128 B/clk).
             shared_clocks_per_wavefront: 1.0,
-            // Carried over from H100 (see there).
-            block_turnaround_cycles: 700,
+            // Accel-Sim's kernel launch latency (gpgpu_kernel_launch_latency 5000 in its Volta
+            // and later configurations); not measured on this device.
             launch_overhead_cycles: 5000,
+            // Carried over from the H100 (probe group A): no measurement of this device's block
+            // dispatcher was found; in SM clocks, the same per-block work.
+            block_dispatch_cycles: 158.0,
+            warp_dispatch_cycles: 7.0,
             global_atomic_cycles: 1.66,
         },
     }
@@ -853,8 +873,13 @@ pub fn a100() -> Device {
             dram_rows: None,
             warp_instructions_per_clock: 4.0,
             shared_clocks_per_wavefront: 1.0,
-            block_turnaround_cycles: 700,
+            // Accel-Sim's kernel launch latency (gpgpu_kernel_launch_latency 5000 in its Volta
+            // and later configurations); not measured on this device.
             launch_overhead_cycles: 5000,
+            // Carried over from the H100 (probe group A): no measurement of this device's block
+            // dispatcher was found; in SM clocks, the same per-block work.
+            block_dispatch_cycles: 158.0,
+            warp_dispatch_cycles: 7.0,
             global_atomic_cycles: 1.66,
         },
     }
@@ -932,14 +957,16 @@ pub fn h100() -> Device {
             // h100.json, ncu records smem_stride stride=8 and 32: 12,288 more wavefronts per SM took
             // 6.0 us more, one wavefront per clock at 1,980 MHz.
             shared_clocks_per_wavefront: 1.0,
-            // h100.json, ncu record strided_copy stride=1 n_out=1048576: 3.9 rounds of 8 blocks per
-            // SM took 5,248 ns; less the launch (below) that is 710 ns a round, of which 354 ns is
-            // the DRAM latency, leaving some 700 clocks per block.
-            block_turnaround_cycles: 700,
-            // Accel-Sim's kernel launch latency (gpgpu_kernel_launch_latency 5000 in its Volta and
-            // later configurations); h100.json's smem_stride records (3.1 us for a launch doing
-            // well under 1 us of work) agree.
-            launch_overhead_cycles: 5000,
+            // Probe group A, p_empty grid=1 block=32: an empty one-block launch takes 5.26 us
+            // between its CUDA events (the median of 20), 10,400 clocks. Nsight Compute's
+            // gpu__time_duration of the same launch is 2.1 us: events also see the launch's
+            // way from the front end to the SMs and back.
+            launch_overhead_cycles: 10_400,
+            // Probe group A, p_empty grid=524288: 524,288 empty blocks of 32 to 512 threads take
+            // 0.32 ms whatever their size, 158 clocks per block on each of 132 SMs; blocks of
+            // 1,024 threads take 0.45 ms, 222 clocks a block or 7 a warp.
+            block_dispatch_cycles: 158.0,
+            warp_dispatch_cycles: 7.0,
             // h100.json, ncu record sum_global_atomic: 32,768 warp-level atomics on one address
             // took 27.5 us, 0.84 ns (1.66 clocks) each.
             global_atomic_cycles: 1.66,

@@ -19,8 +19,10 @@
 //!    since reuse between blocks (the rows of a matmul) is caught by the L2. Timed repetitions of
 //!    a launch run with the L2 as the previous one left it: if the whole footprint fits the L2's
 //!    capacity for shared data (its size over its partitions, as data all SMs use is kept in
-//!    each partition), the launch finds it there and DRAM sees nothing; if it does not fit, an
-//!    LRU cache keeps nothing of a cyclic sweep. cc 1.x has no cache for global memory: every
+//!    each partition), the launch finds it there and DRAM sees nothing; if it exceeds the whole
+//!    L2, an LRU cache keeps nothing of a cyclic sweep; between the two, the part the copies
+//!    leave room for stays (linearly, from all at the lower size to none at the whole L2:
+//!    `tr_copy` at n = 2048, 32 MB, takes 13 us where DRAM alone would need 16). cc 1.x has no cache for global memory: every
 //!    coalesced transaction goes to DRAM, and what it costs there depends on the DRAM rows
 //!    (`profile`, "DRAM rows"). A transaction takes its burst (its bytes over the bus's
 //!    bandwidth), a column command (`tCCD`) on its partition, and, if it opens a row, an
@@ -32,7 +34,8 @@
 //!    each block cycles through the SM's pipes (one station: its pipes overlap), its share of L2,
 //!    DRAM and the atomic unit, and a delay: its round trips to memory (Little's law: a block
 //!    waits once per dependent round trip, not once per load) at the unloaded latency of the
-//!    level they reach, plus the block turnaround. Few blocks with long round trips leave the
+//!    level they reach. The block dispatcher is one more station, which each block visits once
+//!    to be started and retired (probe group A). Few blocks with long round trips leave the
 //!    pipes idle; many blocks hide the latency and a unit saturates.
 //! 4. **Waves and launch.** The SM that gets the most blocks (`ceil(blocks / SMs)`) finishes last
 //!    (the tail), and every launch pays a fixed launch overhead.
@@ -58,8 +61,8 @@
 //! | DRAM atom | 64 B | h100.json ncu `strided_copy stride=32` |
 //! | issue | 4 warp instructions/clock | Hopper whitepaper (4 sub-partitions) |
 //! | shared memory | 1 clock/wavefront | h100.json ncu `smem_stride` records |
-//! | block turnaround | 700 clocks | h100.json ncu `strided_copy stride=1 n_out=1048576` |
-//! | launch overhead | 5,000 clocks | Accel-Sim `gpgpu_kernel_launch_latency`; h100.json `smem_stride` |
+//! | block dispatch | 158 clocks a block, or 7 a warp if more | probe group A, `p_empty` (524,288 empty blocks) |
+//! | launch overhead | 10,400 clocks | probe group A, `p_empty grid=1` (5.26 us between CUDA events) |
 //! | global atomic | 1.66 clocks/update | h100.json ncu `sum_global_atomic` |
 //! | L1 data pipe | 1 line or wavefront/clock, fills 128 B/clock | Nsight Compute Kernel Profiling Guide (one tag per wavefront) |
 //! | loads in flight | 4 executions of one load | nvcc's four-fold unrolling (`profile::LOADS_IN_FLIGHT_PER_SITE`) |
@@ -123,6 +126,8 @@ pub enum Unit {
     Issue,
     /// Serialized global atomics on one address.
     Atomics,
+    /// The block dispatcher, which starts and retires blocks at a fixed rate.
+    Dispatch,
     /// Waiting for memory: too few blocks, or too few loads in flight, to keep a unit busy.
     Latency,
     /// The fixed cost of a launch.
@@ -141,6 +146,7 @@ impl Unit {
             Unit::Fp32 => "fp32",
             Unit::Issue => "issue",
             Unit::Atomics => "atomics",
+            Unit::Dispatch => "dispatch",
             Unit::Latency => "latency",
             Unit::Launch => "launch",
         }
@@ -156,6 +162,7 @@ impl Unit {
             Unit::Fp32 => "FP32 arithmetic",
             Unit::Issue => "instruction issue",
             Unit::Atomics => "serialized atomics",
+            Unit::Dispatch => "starting and retiring blocks",
             Unit::Latency => "memory latency (too little in flight)",
             Unit::Launch => "the launch overhead",
         }
@@ -195,7 +202,7 @@ pub struct Prediction {
     pub attainable_gflops: f64,
     /// Grid blocks over the blocks all SMs hold at once.
     pub waves: f64,
-    /// A block's time waiting for memory plus its turnaround, in nanoseconds.
+    /// A block's time waiting for memory, in nanoseconds.
     pub block_latency_ns: f64,
 }
 
@@ -274,8 +281,23 @@ pub fn predict(report: &SimulationReport) -> Prediction {
     let read_bytes: f64 = m.buffers.iter().map(|b| units_of(&b.read)).sum::<f64>() * atom as f64;
     let written_bytes: f64 =
         m.buffers.iter().map(|b| units_of(&b.written)).sum::<f64>() * atom as f64;
-    let shared_capacity = device.l2_bytes as f64 / f64::from(t.l2_partitions.max(1));
-    let l2_warm = cached && read_bytes + written_bytes <= shared_capacity;
+    // What a repeated launch finds in the L2. Data that every partition must hold a copy of fits
+    // `l2_bytes / l2_partitions`; data held once fits `l2_bytes`. A footprint between the two
+    // finds the part of it that the copies leave room for: all of it at the lower capacity,
+    // none of it at the whole cache (a cyclic sweep larger than an LRU cache keeps nothing).
+    let footprint = read_bytes + written_bytes;
+    let copied_capacity = device.l2_bytes as f64 / f64::from(t.l2_partitions.max(1));
+    let whole_capacity = device.l2_bytes as f64;
+    let l2_carried = if !cached || footprint <= 0.0 {
+        f64::from(u8::from(cached))
+    } else if footprint <= copied_capacity {
+        1.0
+    } else if footprint >= whole_capacity {
+        0.0
+    } else {
+        (whole_capacity - footprint) / (whole_capacity - copied_capacity)
+    };
+    let l2_warm = cached && l2_carried >= 1.0;
     let (dram_bytes, dram_read_bytes, dram_seconds) = if !cached {
         // Every transaction goes to DRAM: its burst at the bus's bandwidth, then on its partition
         // a column command, and an activation if it opens a row. The partitions work in parallel
@@ -287,13 +309,12 @@ pub fn predict(report: &SimulationReport) -> Prediction {
                 / (f64::from(d.clock_mhz.max(1)) * 1e6 * f64::from(d.partitions.max(1)))
         });
         (bytes, bytes, bursts + commands)
-    } else if l2_warm {
-        (0.0, 0.0, 0.0)
     } else {
-        let bytes = read_bytes + written_bytes;
+        let missed = 1.0 - l2_carried;
+        let bytes = footprint * missed;
         (
             bytes,
-            read_bytes,
+            read_bytes * missed,
             bytes / (device.best_dram_gbps().max(1e-9) * 1e9),
         )
     };
@@ -372,15 +393,21 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         (dram, dram)
     };
     let delay = (m.missing_round_trips_per_block * miss_latency
-        + m.hitting_round_trips_per_block * hit_latency
-        + f64::from(t.block_turnaround_cycles))
+        + m.hitting_round_trips_per_block * hit_latency)
         / clock;
 
     // Per block, as one SM sees them: its own pipes, and its share of the GPU-wide units.
     let per_block_sm = sm_clocks / grid / clock;
     let gpu_share = |seconds: f64| seconds * sms / grid;
+    // The block dispatcher starts and retires blocks at a rate of its own (probe group A): a
+    // station each block visits once, whatever it does.
+    let warps_per_block = f64::from(report.occupancy.warps_per_block);
+    let dispatch_clocks = t
+        .block_dispatch_cycles
+        .max(warps_per_block * t.warp_dispatch_cycles);
     let demands = [
         per_block_sm,
+        dispatch_clocks / clock,
         gpu_share(l2_seconds),
         gpu_share(dram_seconds),
         gpu_share(atomic_seconds),
@@ -393,7 +420,7 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         .min(blocks_per_sm.ceil().max(1.0) as u32);
     let average = sm_time(blocks_per_sm, resident, &demands, delay);
     // The SM with the most blocks finishes last; the GPU-wide units are free by then.
-    let last_sm = sm_time((grid / sms).ceil(), resident, &demands[..1], delay);
+    let last_sm = sm_time((grid / sms).ceil(), resident, &demands[..2], delay);
     let launch_seconds = f64::from(t.launch_overhead_cycles) / clock;
     let seconds = average.max(last_sm) + launch_seconds;
 
@@ -408,6 +435,7 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         (Unit::Fp32, per_sm(fp32_clocks)),
         (Unit::Issue, per_sm(issue_clocks)),
         (Unit::Atomics, atomic_seconds),
+        (Unit::Dispatch, per_sm(grid * dispatch_clocks)),
         (Unit::Latency, rounds * delay),
         (Unit::Launch, launch_seconds),
     ];
@@ -434,7 +462,14 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         },
         share(Unit::L1) + share(Unit::Shared),
     );
-    let busiest = [Unit::Dram, Unit::L2, Unit::Fp32, Unit::Issue, Unit::Atomics]
+    let busiest = [
+        Unit::Dram,
+        Unit::L2,
+        Unit::Fp32,
+        Unit::Issue,
+        Unit::Atomics,
+        Unit::Dispatch,
+    ]
         .into_iter()
         .map(|unit| (unit, share(unit)))
         .chain(std::iter::once(data_pipe))
@@ -690,7 +725,7 @@ mod tests {
         let prediction = predict(&report);
         let json = serde_json::to_value(&prediction).expect("the prediction serializes");
         assert!(json["time_ms"].is_number());
-        assert_eq!(json["units"].as_array().map(Vec::len), Some(9));
+        assert_eq!(json["units"].as_array().map(Vec::len), Some(10));
         let broken = Device {
             n_sms: 0,
             sm_clock_mhz: 0,

@@ -37,8 +37,15 @@ pub fn read_json(name: &str) -> Json {
         .unwrap_or_else(|error| panic!("{name} is not valid JSON: {error}"))
 }
 
-/// The simulation input of a measured launch on the H100 preset.
+/// The simulation input of a measured lecture launch on the H100 preset (its source under
+/// `kernels/`).
 pub fn input_from_spec(spec: &Json) -> Result<SimulationInput, String> {
+    input_from_spec_in(spec, "kernels")
+}
+
+/// The simulation input of a measured launch whose source lies in `folder` of the reference
+/// folder (`kernels` for the lecture kernels, `probes` for the probes).
+pub fn input_from_spec_in(spec: &Json, folder: &str) -> Result<SimulationInput, String> {
     let text = |key: &str| {
         spec[key]
             .as_str()
@@ -62,7 +69,7 @@ pub fn input_from_spec(spec: &Json) -> Result<SimulationInput, String> {
     };
     let file = text("file")?;
     let mut input = SimulationInput::new(
-        &read_reference(&format!("kernels/{file}")),
+        &read_reference(&format!("{folder}/{file}")),
         &text("kernel")?,
         h100(),
     );
