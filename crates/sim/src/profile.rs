@@ -186,8 +186,8 @@ pub struct MemoryProfile {
     pub hottest_address_requests: f64,
     /// Updates of the most-updated global address, lane by lane.
     pub hottest_address_lanes: f64,
-    /// Shared atomic instructions weighted by how many lanes update the same word (each extra lane
-    /// on a word is one more pass through the shared-memory pipeline).
+    /// Shared atomic instructions weighted by the most lanes that fall in one bank
+    /// (`shared_atomic_wavefronts`): the passes they take through the shared-memory pipe.
     pub shared_atomic_passes: f64,
     /// Blocks the profile stands for (the grid).
     pub blocks: f64,
@@ -362,7 +362,8 @@ impl BlockProfiler {
         match access.space {
             Space::Shared => {
                 if access.kind == AccessKind::Atomic {
-                    self.shared_atomic_passes += u64::from(same_word_multiplicity(access));
+                    self.shared_atomic_passes +=
+                        u64::from(shared_atomic_wavefronts(access, &self.device));
                 }
             }
             Space::Constant => {}
@@ -555,12 +556,19 @@ impl BlockProfiler {
 }
 
 /// How many lanes of a shared atomic update the busiest 4-byte word.
-fn same_word_multiplicity(access: &WarpAccess) -> u32 {
-    let mut words: HashMap<u64, u32> = HashMap::default();
+/// The passes a shared atomic takes through the shared-memory pipe: the most lanes that fall in
+/// one bank, whether on one word or on several. Unlike a load, lanes on one word are not served
+/// together, since each must read the word the one before it wrote. Probe group G: Nsight's
+/// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom` per instruction is 1 for distinct
+/// banks, 2, 4, 8 and 32 for 2- to 32-way conflicts, and 32 for a warp on one word.
+fn shared_atomic_wavefronts(access: &WarpAccess, device: &Device) -> u32 {
+    let n_banks = device.n_banks.max(1) as usize;
+    let width = u64::from(device.bank_width_bytes.max(1));
+    let mut lanes_per_bank = [0u32; 64];
     for (_, address) in access.active_lanes() {
-        *words.entry(address / 4).or_insert(0) += 1;
+        lanes_per_bank[((address / width) as usize % n_banks) % 64] += 1;
     }
-    words.values().copied().max().unwrap_or(0)
+    lanes_per_bank.iter().copied().max().unwrap_or(0)
 }
 
 /// Sums block profiles into a launch profile.
