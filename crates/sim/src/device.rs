@@ -271,8 +271,13 @@ pub struct DeviceTiming {
     /// Clocks of the same per warp of a block: a large block takes longer to start than
     /// `block_dispatch_cycles` (the dispatcher's time is the larger of the two).
     pub warp_dispatch_cycles: f64,
-    /// Clocks between two serialized updates of one global address by atomics.
+    /// Clocks between two serialized updates of one global address by atomics (on devices with
+    /// an L2: between two updates by one L2 slice).
     pub global_atomic_cycles: f64,
+    /// Slices of the L2, each with its own atomic unit, and the bytes of the address space one
+    /// slice takes before the next (global atomics on one slice serialize, `profile`).
+    pub l2_slices: u32,
+    pub l2_slice_interleave_bytes: u32,
 }
 
 /// The GDDR3 behind a cc 1.x memory system, as the timing model counts its row activations
@@ -555,6 +560,9 @@ pub fn g80() -> Device {
             warp_dispatch_cycles: 7.0,
             // cc 1.0 has no atomics; the value of GT200 is kept so that no preset lacks one.
             global_atomic_cycles: 500.0,
+            // No L2 for global memory: atomics serialize per address (`hottest_address_lanes`).
+            l2_slices: 1,
+            l2_slice_interleave_bytes: 256,
         },
     }
 }
@@ -643,6 +651,9 @@ pub fn gt200() -> Device {
             // Same-address atomics are performed at the memory, one lane after the other: each
             // waits for the previous one's round trip (an estimate: the DRAM latency).
             global_atomic_cycles: 500.0,
+            // No L2 for global memory: atomics serialize per address (`hottest_address_lanes`).
+            l2_slices: 1,
+            l2_slice_interleave_bytes: 256,
         },
     }
 }
@@ -724,7 +735,11 @@ pub fn fermi() -> Device {
             // dispatcher was found; in SM clocks, the same per-block work.
             block_dispatch_cycles: 158.0,
             warp_dispatch_cycles: 7.0,
-            global_atomic_cycles: 1.66,
+            // Carried over from the H100 (probe group F), as are its L2 slices: no
+            // measurement of this device's atomics was found.
+            global_atomic_cycles: 1.45,
+            l2_slices: 64,
+            l2_slice_interleave_bytes: 512,
         },
     }
 }
@@ -804,7 +819,11 @@ pub fn v100() -> Device {
             // dispatcher was found; in SM clocks, the same per-block work.
             block_dispatch_cycles: 158.0,
             warp_dispatch_cycles: 7.0,
-            global_atomic_cycles: 1.66,
+            // Carried over from the H100 (probe group F), as are its L2 slices: no
+            // measurement of this device's atomics was found.
+            global_atomic_cycles: 1.45,
+            l2_slices: 64,
+            l2_slice_interleave_bytes: 512,
         },
     }
 }
@@ -880,7 +899,11 @@ pub fn a100() -> Device {
             // dispatcher was found; in SM clocks, the same per-block work.
             block_dispatch_cycles: 158.0,
             warp_dispatch_cycles: 7.0,
-            global_atomic_cycles: 1.66,
+            // Carried over from the H100 (probe group F), as are its L2 slices: no
+            // measurement of this device's atomics was found.
+            global_atomic_cycles: 1.45,
+            l2_slices: 64,
+            l2_slice_interleave_bytes: 512,
         },
     }
 }
@@ -967,9 +990,17 @@ pub fn h100() -> Device {
             // 1,024 threads take 0.45 ms, 222 clocks a block or 7 a warp.
             block_dispatch_cycles: 158.0,
             warp_dispatch_cycles: 7.0,
-            // h100.json, ncu record sum_global_atomic: 32,768 warp-level atomics on one address
-            // took 27.5 us, 0.84 ns (1.66 clocks) each.
-            global_atomic_cycles: 1.66,
+            // Probe group F, p_atom_global mask=0: 4,194,304 lanes add to one word in 3.07 ms,
+            // 0.73 ns (1.45 clocks) each (the lectures' warp-uniform sum, 32,768 updates in
+            // 27.5 us, agrees: 1.66 clocks with its loads).
+            global_atomic_cycles: 1.45,
+            // Probe group F: eight bins 32 bytes apart (256 bytes) take as long as one word, eight
+            // bins 128 bytes apart (1 KB) half as long, and p_atom_seq's 32 bins 128 bytes apart
+            // (4 KB) an eighth: a slice takes 512 bytes before the next. The count is not
+            // isolated by a probe: atomics spread over 64 KB or more are bound by the L2's
+            // bandwidth for any count above about 48; 64 is taken.
+            l2_slices: 64,
+            l2_slice_interleave_bytes: 512,
         },
     }
 }

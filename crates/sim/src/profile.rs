@@ -186,6 +186,14 @@ pub struct MemoryProfile {
     pub hottest_address_requests: f64,
     /// Updates of the most-updated global address, lane by lane.
     pub hottest_address_lanes: f64,
+    /// Updates the busiest L2 slice makes for global atomics (devices with an L2): a warp
+    /// request's lanes on one sector are one update per lane on its busiest word (lanes on
+    /// different words of a sector are served together), or one update in all if the compiler
+    /// proved the address warp-uniform (`kernel::uniformity`). Addresses that several sampled
+    /// blocks update are taken to be updated by every block they stand for; the rest spread
+    /// evenly over the slices.
+    #[serde(default)]
+    pub hottest_slice_updates: f64,
     /// Shared atomic instructions weighted by the most lanes that fall in one bank
     /// (`shared_atomic_wavefronts`): the passes they take through the shared-memory pipe.
     pub shared_atomic_passes: f64,
@@ -254,8 +262,13 @@ pub struct BlockProfiler {
     local_sectors: u64,
     warps: Vec<WarpTrace>,
     last_warp: Option<u32>,
-    /// Global atomic address -> (warp requests, lanes).
-    atomics: HashMap<u64, (u64, u64)>,
+    /// Global atomic address -> what the block's atomics did to it.
+    atomics: HashMap<u64, AtomicUpdates>,
+    /// Updates the L2 makes for the block's global atomics, per slice granule (the bytes one
+    /// slice takes before the next).
+    slice_granules: HashMap<u64, u64>,
+    /// Source places of the atomics whose address the compiler proves warp-uniform.
+    uniform_atomic_sites: StdHashSet<(u32, u32)>,
     shared_atomic_passes: u64,
     /// The open DRAM row of each partition, per access stream (warp, half-warp, source line and
     /// column).
@@ -326,11 +339,19 @@ impl BlockProfiler {
             warps: Vec::new(),
             last_warp: None,
             atomics: HashMap::default(),
+            slice_granules: HashMap::default(),
+            uniform_atomic_sites: StdHashSet::new(),
             shared_atomic_passes: 0,
             stream_rows: HashMap::default(),
             site_rows: HashMap::default(),
             activations: 0,
         }
+    }
+
+    /// Names the atomics (by source line and column) whose address every lane of a warp provably
+    /// shares: the compiler issues them once per warp.
+    pub fn set_uniform_atomic_sites(&mut self, sites: StdHashSet<(u32, u32)>) {
+        self.uniform_atomic_sites = sites;
     }
 
     /// The buffer holding `address`, if any.
@@ -362,8 +383,14 @@ impl BlockProfiler {
         match access.space {
             Space::Shared => {
                 if access.kind == AccessKind::Atomic {
-                    self.shared_atomic_passes +=
-                        u64::from(shared_atomic_wavefronts(access, &self.device));
+                    // An atomic on a provably warp-uniform address is summed in the warp and
+                    // issued by one lane: one pass.
+                    let site = (record.span.line, record.span.col);
+                    self.shared_atomic_passes += if self.uniform_atomic_sites.contains(&site) {
+                        1
+                    } else {
+                        u64::from(shared_atomic_wavefronts(access, &self.device))
+                    };
                 }
             }
             Space::Constant => {}
@@ -467,14 +494,33 @@ impl BlockProfiler {
             }
         }
         if access.kind == AccessKind::Atomic {
+            let uniform = self
+                .uniform_atomic_sites
+                .contains(&(record.span.line, record.span.col));
             let mut per_address: HashMap<u64, u64> = HashMap::default();
             for (_, address) in access.active_lanes() {
                 *per_address.entry(address).or_insert(0) += 1;
             }
+            // The busiest word of each sector: the L2 serves a sector's words together and
+            // one word's lanes one after another.
+            let mut busiest: HashMap<u64, (u64, u64)> = HashMap::default();
+            for (&address, &lanes) in &per_address {
+                let entry = busiest
+                    .entry(address / SECTOR_BYTES)
+                    .or_insert((address, 0));
+                if lanes > entry.1 || (lanes == entry.1 && address < entry.0) {
+                    *entry = (address, lanes);
+                }
+            }
             for (address, lanes) in per_address {
-                let entry = self.atomics.entry(address).or_insert((0, 0));
-                entry.0 += 1;
-                entry.1 += lanes;
+                let entry = self.atomics.entry(address).or_default();
+                entry.requests += 1;
+                entry.lanes += lanes;
+            }
+            let granule = u64::from(self.device.timing.l2_slice_interleave_bytes.max(1));
+            for (address, lanes) in busiest.into_values() {
+                *self.slice_granules.entry(address / granule).or_insert(0) +=
+                    if uniform { 1 } else { lanes };
             }
         }
     }
@@ -548,6 +594,7 @@ impl BlockProfiler {
         self.warps.clear();
         self.last_warp = None;
         self.atomics.clear();
+        self.slice_granules.clear();
         self.shared_atomic_passes = 0;
         self.stream_rows.clear();
         self.site_rows.clear();
@@ -561,6 +608,28 @@ impl BlockProfiler {
 /// together, since each must read the word the one before it wrote. Probe group G: Nsight's
 /// `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom` per instruction is 1 for distinct
 /// banks, 2, 4, 8 and 32 for 2- to 32-way conflicts, and 32 for a warp on one word.
+/// What the atomics of one block, or of the blocks a sampled block stands for, did to one global
+/// address.
+#[derive(Clone, Copy, Debug, Default)]
+struct AtomicUpdates {
+    /// Warp requests that updated it.
+    requests: u64,
+    /// Lanes that updated it.
+    lanes: u64,
+}
+
+/// The same over the grid: scaled by the blocks the sampled ones stand for, and as the largest
+/// one sampled block made.
+#[derive(Clone, Copy, Debug, Default)]
+struct GridAtomicUpdates {
+    scaled_requests: f64,
+    scaled_lanes: f64,
+    requests: f64,
+    lanes: f64,
+    /// Sampled blocks that updated the address.
+    sampled: u32,
+}
+
 fn shared_atomic_wavefronts(access: &WarpAccess, device: &Device) -> u32 {
     let n_banks = device.n_banks.max(1) as usize;
     let width = u64::from(device.bank_width_bytes.max(1));
@@ -576,15 +645,21 @@ fn shared_atomic_wavefronts(access: &WarpAccess, device: &Device) -> u32 {
 pub struct ProfileBuilder {
     profile: MemoryProfile,
     sizes: Vec<u64>,
-    /// Global atomic address -> (requests x scale, lanes x scale, requests, lanes, sampled blocks).
-    atomics: HashMap<u64, (f64, f64, f64, f64, u32)>,
+    /// Global atomic address -> its updates over the grid.
+    atomics: HashMap<u64, GridAtomicUpdates>,
+    /// Slice granule -> (its updates, scaled to the grid; the sampled blocks that made them).
+    slice_granules: HashMap<u64, (f64, u32)>,
+    /// Sampled blocks that made global atomics.
+    atomic_blocks: u32,
+    /// The L2's slices (`DeviceTiming`).
+    l2_slices: u64,
     missing_round_trips: f64,
     hitting_round_trips: f64,
 }
 
 impl ProfileBuilder {
-    /// A builder for a launch whose global objects are `layout`.
-    pub fn new(layout: &[(String, u64, u64)]) -> ProfileBuilder {
+    /// A builder for a launch on `device` whose global objects are `layout`.
+    pub fn new(device: &Device, layout: &[(String, u64, u64)]) -> ProfileBuilder {
         ProfileBuilder {
             profile: MemoryProfile {
                 buffers: layout
@@ -600,6 +675,9 @@ impl ProfileBuilder {
             },
             sizes: layout.iter().map(|(_, _, size)| *size).collect(),
             atomics: HashMap::default(),
+            slice_granules: HashMap::default(),
+            atomic_blocks: 0,
+            l2_slices: u64::from(device.timing.l2_slices.max(1)),
             missing_round_trips: 0.0,
             hitting_round_trips: 0.0,
         }
@@ -653,16 +731,21 @@ impl ProfileBuilder {
             .unwrap_or((0, 0));
         self.missing_round_trips += f64::from(missing) * times;
         self.hitting_round_trips += f64::from(hitting) * times;
-        for (&address, &(requests, lanes)) in &block.atomics {
-            let entry = self
-                .atomics
-                .entry(address)
-                .or_insert((0.0, 0.0, 0.0, 0.0, 0));
-            entry.0 += requests as f64 * times;
-            entry.1 += lanes as f64 * times;
-            entry.2 = entry.2.max(requests as f64);
-            entry.3 = entry.3.max(lanes as f64);
-            entry.4 += 1;
+        for (&address, block_updates) in &block.atomics {
+            let entry = self.atomics.entry(address).or_default();
+            entry.scaled_requests += block_updates.requests as f64 * times;
+            entry.scaled_lanes += block_updates.lanes as f64 * times;
+            entry.requests = entry.requests.max(block_updates.requests as f64);
+            entry.lanes = entry.lanes.max(block_updates.lanes as f64);
+            entry.sampled += 1;
+        }
+        for (&granule, &updates) in &block.slice_granules {
+            let entry = self.slice_granules.entry(granule).or_insert((0.0, 0));
+            entry.0 += updates as f64 * times;
+            entry.1 += 1;
+        }
+        if !block.slice_granules.is_empty() {
+            self.atomic_blocks += 1;
         }
         block.reset();
     }
@@ -676,15 +759,30 @@ impl ProfileBuilder {
             buffer.read = buffer.read.capped(size);
             buffer.written = buffer.written.capped(size);
         }
-        for (scaled_requests, scaled_lanes, requests, lanes, sampled) in self.atomics.values() {
-            let (r, l) = if *sampled >= 2 {
-                (*scaled_requests, *scaled_lanes)
+        for a in self.atomics.values() {
+            let (r, l) = if a.sampled >= 2 {
+                (a.scaled_requests, a.scaled_lanes)
             } else {
-                (*requests, *lanes)
+                (a.requests, a.lanes)
             };
             self.profile.hottest_address_requests = self.profile.hottest_address_requests.max(r);
             self.profile.hottest_address_lanes = self.profile.hottest_address_lanes.max(l);
         }
+        // A granule every sampled block updates is updated by every block of the grid (a sum's
+        // `result`, a histogram's few bins); the others are the blocks' own (each block's bins,
+        // a per-block output), and the blocks not simulated have theirs elsewhere, spread
+        // evenly over the slices.
+        let mut slice_updates: HashMap<u64, f64> = HashMap::default();
+        let mut spread_updates = 0.0;
+        for (&granule, &(updates, sampled)) in &self.slice_granules {
+            if sampled >= self.atomic_blocks {
+                *slice_updates.entry(granule % self.l2_slices).or_insert(0.0) += updates;
+            } else {
+                spread_updates += updates;
+            }
+        }
+        self.profile.hottest_slice_updates = slice_updates.values().copied().fold(0.0, f64::max)
+            + spread_updates / self.l2_slices as f64;
         if self.profile.blocks > 0.0 {
             self.profile.missing_round_trips_per_block =
                 self.missing_round_trips / self.profile.blocks;
@@ -723,6 +821,7 @@ mod tests {
             "a atoms read" => buffer("a").read.atoms,
             "hottest requests" => profile.hottest_address_requests,
             "hottest lanes" => profile.hottest_address_lanes,
+            "hottest slice updates" => profile.hottest_slice_updates,
             "shared atomic passes" => profile.shared_atomic_passes,
             "store lines" => profile.global_st_lines,
             "row activations" => profile.dram_row_activations,
@@ -833,19 +932,56 @@ mod tests {
         );
         input.args = vec![("n".to_string(), Value::Int(2048))];
         input.buffers = vec![("in".to_string(), 4 * 2048), ("result".to_string(), 4)];
+        // `result` is a kernel parameter, so nvcc proves the address warp-uniform: its L2 slice
+        // makes one update per warp.
         check(
             &input,
-            &[("hottest requests", 64.0), ("hottest lanes", 2048.0)],
+            &[
+                ("hottest requests", 64.0),
+                ("hottest lanes", 2048.0),
+                ("hottest slice updates", 64.0),
+            ],
         );
-        // The hierarchical sum: one global update per block, 32 colliding lanes per shared atomic.
+        // The hierarchical sum: one global update per block, and one pass per warp through the
+        // shared-memory pipe, since `&partial` is warp-uniform too.
         input.kernel = "sum_hier_atomic".to_string();
         check(
             &input,
             &[
                 ("hottest requests", 8.0),
-                ("shared atomic passes", 64.0 * 32.0),
+                ("hottest slice updates", 8.0),
+                ("shared atomic passes", 64.0),
             ],
         );
+    }
+
+    #[test]
+    fn lanes_on_one_word_update_it_one_by_one_unless_the_address_is_provably_uniform() {
+        // Probe group F: `mask` is 0 at run time, so every lane adds to bins[0], but the
+        // compiler cannot know it: each lane is an update of its own. Bins 32 bytes apart
+        // (`stride` 8) lie in one 512-byte slice granule, bins 128 bytes apart do not.
+        let source = "__global__ void bins(int* bins, int mask, int stride) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            atomicAdd(&bins[(i & mask) * stride], 1);
+        }";
+        let with = |mask: i64, stride: i64| {
+            let mut input = launch(source, "bins", Dim3::new(4, 1, 1), Dim3::new(64, 1, 1));
+            input.buffers = vec![("bins".to_string(), 4096)];
+            input.args = vec![
+                ("mask".to_string(), Value::Int(mask)),
+                ("stride".to_string(), Value::Int(stride)),
+            ];
+            input
+        };
+        // 256 lanes on one word: 256 updates.
+        check(&with(0, 1), &[("hottest slice updates", 256.0)]);
+        // Eight bins in one sector: the L2 serves the sector's words together, each word's
+        // four lanes of a warp one by one.
+        check(&with(7, 1), &[("hottest slice updates", 8.0 * 4.0)]);
+        // Eight sectors of one granule: one after another, 32 updates a warp again.
+        check(&with(7, 8), &[("hottest slice updates", 256.0)]);
+        // Eight lines, two granules: half each.
+        check(&with(7, 32), &[("hottest slice updates", 128.0)]);
     }
 
     #[test]

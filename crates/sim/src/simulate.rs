@@ -312,7 +312,12 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     let shared_bytes_per_block = sim.shared_bytes_per_block();
     let layout = sim.global_objects();
     let mut profiler = BlockProfiler::new(&input.device, layout.clone());
-    let mut profile = ProfileBuilder::new(&layout);
+    if let Some(kernel) = program.kernel_index(&input.kernel) {
+        profiler.set_uniform_atomic_sites(kernel::uniformity::uniform_atomic_sites(
+            &program.functions[kernel],
+        ));
+    }
+    let mut profile = ProfileBuilder::new(&input.device, &layout);
     let occupancy = occupancy::calculate(
         &input.device,
         BlockResources {

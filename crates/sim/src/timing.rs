@@ -368,8 +368,8 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         0.0
     };
     let hottest = match device.global_coalescing {
-        // The L2 combines a warp request's lanes on one address into one update.
-        GlobalCoalescing::Sectors => m.hottest_address_requests,
+        // The L2's slices serialize the updates they make (probe group F).
+        GlobalCoalescing::Sectors => m.hottest_slice_updates,
         _ => m.hottest_address_lanes,
     };
     let atomic_seconds = hottest * t.global_atomic_cycles / clock;
@@ -470,16 +470,16 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         Unit::Atomics,
         Unit::Dispatch,
     ]
-        .into_iter()
-        .map(|unit| (unit, share(unit)))
-        .chain(std::iter::once(data_pipe))
-        .fold((Unit::Latency, 0.0), |best, candidate| {
-            if candidate.1 > best.1 {
-                candidate
-            } else {
-                best
-            }
-        });
+    .into_iter()
+    .map(|unit| (unit, share(unit)))
+    .chain(std::iter::once(data_pipe))
+    .fold((Unit::Latency, 0.0), |best, candidate| {
+        if candidate.1 > best.1 {
+            candidate
+        } else {
+            best
+        }
+    });
     let bottleneck = if share(Unit::Launch) >= 0.5 {
         Unit::Launch
     } else if busiest.1 >= 0.6 {

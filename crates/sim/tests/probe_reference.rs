@@ -64,9 +64,7 @@ fn read_lines(name: &str) -> Vec<Json> {
     read_reference(name)
         .lines()
         .filter(|line| !line.trim().is_empty())
-        .map(|line| {
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}: bad line: {e}"))
-        })
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}: bad line: {e}")))
         .collect()
 }
 
@@ -166,7 +164,9 @@ fn probe_times_are_predicted_by_mechanism() {
 #[test]
 fn print_instructions() {
     for probe in probes() {
-        let measured = probe.ncu["smsp__inst_executed.sum"].as_f64().unwrap_or(f64::NAN);
+        let measured = probe.ncu["smsp__inst_executed.sum"]
+            .as_f64()
+            .unwrap_or(f64::NAN);
         let simulated = probe.report.counters.warp_instructions;
         println!(
             "{} {:<56} {:>12.0} {:>12.0} {:>6.2}",

@@ -39,6 +39,7 @@ pub mod parser;
 pub mod preprocess;
 pub mod sema;
 pub mod span;
+pub mod uniformity;
 
 pub use interp::{
     run, BlockRun, BlockSelection, BlockStats, Dim3, Launch, MemRecord, RecordSink, RunConfig,
