@@ -53,6 +53,11 @@ pub struct Counters {
     pub fp32_flops: f64,
     /// Warp-level instructions, as the interpreter counts them (about one per operation; not SASS).
     pub warp_instructions: f64,
+    /// FP32 operations as the pipe performs them, for whole warps (`fp32_flops` counts the active
+    /// lanes only): 64 per warp-level FMA and 32 per add or multiply.
+    pub fp32_issued_flops: f64,
+    /// Warp-level `__syncthreads()`, once per warp that reaches one.
+    pub barrier_warp_instructions: f64,
 }
 
 /// What one warp-level memory instruction added to the counters, for the per-line view: the
@@ -67,7 +72,7 @@ pub struct AccessCost {
 }
 
 /// How many values a `Counters` holds.
-const N_COUNTERS: usize = 24;
+const N_COUNTERS: usize = 26;
 
 impl Counters {
     /// The name of each value, in the order of `values`. Names with two underscores are Nsight
@@ -98,6 +103,8 @@ impl Counters {
         "global_bytes_moved",
         "fp32_flops",
         "warp_instructions",
+        "fp32_issued_flops",
+        "barrier_warp_instructions",
     ];
 
     /// Adds one warp-level memory instruction.
@@ -234,6 +241,8 @@ impl Counters {
             self.global_bytes_moved,
             self.fp32_flops,
             self.warp_instructions,
+            self.fp32_issued_flops,
+            self.barrier_warp_instructions,
         ]
     }
 
@@ -263,6 +272,8 @@ impl Counters {
             &mut self.global_bytes_moved,
             &mut self.fp32_flops,
             &mut self.warp_instructions,
+            &mut self.fp32_issued_flops,
+            &mut self.barrier_warp_instructions,
         ]
     }
 

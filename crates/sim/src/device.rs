@@ -274,6 +274,9 @@ pub struct DeviceTiming {
     /// Clocks between two serialized updates of one global address by atomics (on devices with
     /// an L2: between two updates by one L2 slice).
     pub global_atomic_cycles: f64,
+    /// Clocks a block waits at each `__syncthreads()` beyond its warps' own work: the last warp's
+    /// arrival is seen and every warp is released.
+    pub barrier_cycles: f64,
     /// Slices of the L2, each with its own atomic unit, and the bytes of the address space one
     /// slice takes before the next (global atomics on one slice serialize, `profile`).
     pub l2_slices: u32,
@@ -560,6 +563,8 @@ pub fn g80() -> Device {
             warp_dispatch_cycles: 7.0,
             // cc 1.0 has no atomics; the value of GT200 is kept so that no preset lacks one.
             global_atomic_cycles: 500.0,
+            // Carried over from the H100 (probe group K), in SM clocks.
+            barrier_cycles: 71.0,
             // No L2 for global memory: atomics serialize per address (`hottest_address_lanes`).
             l2_slices: 1,
             l2_slice_interleave_bytes: 256,
@@ -651,6 +656,8 @@ pub fn gt200() -> Device {
             // Same-address atomics are performed at the memory, one lane after the other: each
             // waits for the previous one's round trip (an estimate: the DRAM latency).
             global_atomic_cycles: 500.0,
+            // Carried over from the H100 (probe group K), in SM clocks.
+            barrier_cycles: 71.0,
             // No L2 for global memory: atomics serialize per address (`hottest_address_lanes`).
             l2_slices: 1,
             l2_slice_interleave_bytes: 256,
@@ -738,6 +745,7 @@ pub fn fermi() -> Device {
             // Carried over from the H100 (probe group F), as are its L2 slices: no
             // measurement of this device's atomics was found.
             global_atomic_cycles: 1.45,
+            barrier_cycles: 71.0,
             l2_slices: 64,
             l2_slice_interleave_bytes: 512,
         },
@@ -822,6 +830,7 @@ pub fn v100() -> Device {
             // Carried over from the H100 (probe group F), as are its L2 slices: no
             // measurement of this device's atomics was found.
             global_atomic_cycles: 1.45,
+            barrier_cycles: 71.0,
             l2_slices: 64,
             l2_slice_interleave_bytes: 512,
         },
@@ -902,6 +911,7 @@ pub fn a100() -> Device {
             // Carried over from the H100 (probe group F), as are its L2 slices: no
             // measurement of this device's atomics was found.
             global_atomic_cycles: 1.45,
+            barrier_cycles: 71.0,
             l2_slices: 64,
             l2_slice_interleave_bytes: 512,
         },
@@ -994,6 +1004,9 @@ pub fn h100() -> Device {
             // 0.73 ns (1.45 clocks) each (the lectures' warp-uniform sum, 32,768 updates in
             // 27.5 us, agrees: 1.66 clocks with its loads).
             global_atomic_cycles: 1.45,
+            // Probe group K: 1,024 barriers more (p_barrier against p_nobarrier, 256 threads, one
+            // wave of 8 blocks per SM) take 36.8 us more, 71 clocks each.
+            barrier_cycles: 71.0,
             // Probe group F: eight bins 32 bytes apart (256 bytes) take as long as one word, eight
             // bins 128 bytes apart (1 KB) half as long, and p_atom_seq's 32 bins 128 bytes apart
             // (4 KB) an eighth: a slice takes 512 bytes before the next. The count is not

@@ -332,8 +332,10 @@ pub fn predict(report: &SimulationReport) -> Prediction {
     let shared_clocks = (c.shared_ld_wavefronts + c.shared_st_wavefronts + m.shared_atomic_passes)
         * t.shared_clocks_per_wavefront;
     let warp = f64::from(device.warp_size.max(1));
-    let fp32_instructions = c.fp32_flops / (2.0 * warp);
-    let fp32_clocks = c.fp32_flops / (2.0 * f64::from(device.fp32_lanes_per_sm.max(1)));
+    // The FP32 pipe works for whole warps: a warp with half its lanes active in a divergent
+    // branch takes it as long as a full one (probe group I).
+    let fp32_instructions = c.fp32_issued_flops / (2.0 * warp);
+    let fp32_clocks = c.fp32_issued_flops / (2.0 * f64::from(device.fp32_lanes_per_sm.max(1)));
     // cc 1.x counts a request per half-warp; an instruction is issued once per warp.
     let requests_per_instruction = match device.global_coalescing {
         GlobalCoalescing::Sectors => 1.0,
@@ -392,8 +394,12 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         let dram = f64::from(t.dram_latency_cycles);
         (dram, dram)
     };
+    // And its barriers: each holds the block until its last warp arrives (probe group K).
+    let barriers_per_block =
+        c.barrier_warp_instructions / grid / f64::from(report.occupancy.warps_per_block.max(1));
     let delay = (m.missing_round_trips_per_block * miss_latency
-        + m.hitting_round_trips_per_block * hit_latency)
+        + m.hitting_round_trips_per_block * hit_latency
+        + barriers_per_block * t.barrier_cycles)
         / clock;
 
     // Per block, as one SM sees them: its own pipes, and its share of the GPU-wide units.

@@ -129,6 +129,11 @@ pub struct BlockStats {
     pub flops: u64,
     /// Warp-level instructions, approximately one per operation and branch executed.
     pub warp_instructions: u64,
+    /// FP32 operations as the pipe performs them, for whole warps: 64 per warp-level FMA and 32
+    /// per add or multiply, however few lanes are active (a divergent branch pays both paths).
+    pub fp32_issued_flops: u64,
+    /// `__syncthreads()` executed, once per warp that reaches it.
+    pub barrier_warp_instructions: u64,
     /// Statements and expression nodes evaluated, summed over warps (at most the budget the
     /// block was given).
     pub steps: u64,
@@ -573,6 +578,8 @@ impl<'p> Simulation<'p> {
             steps: 0,
             instructions: 0,
             flops: 0,
+            fp32_issued_flops: 0,
+            barriers: 0,
             tbase: 0,
             call_depth: 0,
             record: MemRecord {
@@ -658,6 +665,8 @@ impl<'p> Simulation<'p> {
             block,
             flops: machine.flops,
             warp_instructions: machine.instructions,
+            fp32_issued_flops: machine.fp32_issued_flops,
+            barrier_warp_instructions: machine.barriers,
             steps: machine.steps,
         })
     }
@@ -876,6 +885,8 @@ struct Machine<'s, 'p> {
     steps: u64,
     instructions: u64,
     flops: u64,
+    fp32_issued_flops: u64,
+    barriers: u64,
     tbase: Reg,
     /// How many `__device__` calls are open.
     call_depth: u32,
@@ -1545,6 +1556,7 @@ impl Machine<'_, '_> {
                 Op::SyncThreads => {
                     if mask != 0 {
                         self.instructions += 1;
+                        self.barriers += 1;
                         let expected = valid & !flow.returned;
                         if mask != expected {
                             return Err(Diagnostic::new(
@@ -1812,6 +1824,7 @@ impl Machine<'_, '_> {
         }
         if ty == Scalar::F32 {
             self.flops += 2 * u64::from(mask.count_ones());
+            self.fp32_issued_flops += 2 * WARP_LANES as u64;
         }
     }
 
@@ -2276,6 +2289,7 @@ impl Machine<'_, '_> {
         self.instructions += 1;
         if ty == Scalar::F32 && matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) {
             self.flops += u64::from(mask.count_ones());
+            self.fp32_issued_flops += WARP_LANES as u64;
         }
         if ty.is_integer() && matches!(op, BinOp::Div | BinOp::Rem) {
             let divisors = &self.regs[b];

@@ -890,7 +890,7 @@ mod tests {
                 variant: Variant::StridedCopy,
                 ..State::default()
             },
-            "4.7 µs · 1,795 GB/s useful · data stays in L2 · bottleneck: the launch overhead",
+            "7.8 µs · 1,074 GB/s useful · data stays in L2 · bottleneck: the launch overhead",
         );
     }
 
