@@ -159,22 +159,104 @@ fn probe_times_are_predicted_by_mechanism() {
         100.0 * timed.iter().sum::<f64>() / timed.len() as f64
     );
     println!("{table}");
+
+    // The issue's goal is 90% within 25%; the mechanisms modelled so far reach 73%. This floor
+    // keeps what they reach from slipping back while the rest (memory-level parallelism, integer
+    // issue, the carveout) is modelled.
+    assert!(
+        within >= 110,
+        "only {within} of {} probe launches within 25%",
+        timed.len()
+    );
+    // Each group whose mechanism the model has: the launch floor and block dispatcher (A),
+    // global atomics per L2 slice (F), shared atomics per bank (G), short launches (H, N), and
+    // divergent branches on the FP32 pipe (I).
+    for group in ['A', 'F', 'G', 'H', 'I', 'N'] {
+        let errors = groups.get(&group).cloned().unwrap_or_default();
+        assert!(!errors.is_empty(), "group {group} has no launches");
+        let m = median(errors);
+        assert!(m <= 0.25, "group {group}: median |error| {:.1}%", 100.0 * m);
+    }
+}
+
+/// The predicted time of the probe launch whose id is `id`.
+fn predicted_ms(id: &str) -> f64 {
+    probes()
+        .iter()
+        .find(|p| p.id == id)
+        .map(|p| p.prediction.time_ms)
+        .unwrap_or_else(|| panic!("no probe launch '{id}'"))
 }
 
 #[test]
-fn print_instructions() {
-    for probe in probes() {
-        let measured = probe.ncu["smsp__inst_executed.sum"]
+fn bins_in_one_l2_slice_serialize_and_bins_in_two_take_half_as_long() {
+    // Probe group F: eight bins 32 bytes apart (one 512-byte slice granule) take 3.03 ms, as
+    // long as one bin; 128 bytes apart (two granules) 1.60 ms; packed into one sector 0.48 ms.
+    let launch = |mask: u32, stride: u32| {
+        predicted_ms(&format!(
+            "p_atom_global grid=16384 block=256 n=4194304 mask={mask} stride={stride}"
+        ))
+    };
+    let (one_word, one_granule, two_granules, one_sector) =
+        (launch(0, 1), launch(7, 8), launch(7, 32), launch(7, 1));
+    assert!(
+        (one_granule / one_word - 1.0).abs() < 0.1,
+        "{one_granule} vs {one_word}"
+    );
+    assert!(
+        (two_granules / one_granule - 0.5).abs() < 0.1,
+        "{two_granules} vs {one_granule}"
+    );
+    assert!(
+        one_sector < 0.25 * one_granule,
+        "{one_sector} vs {one_granule}"
+    );
+}
+
+#[test]
+fn a_divergent_branch_costs_both_paths_and_a_warp_uniform_one_does_not() {
+    // Probe group I: splitting every warp (sel 1 or 16) takes 1.87 times as long as no split
+    // (sel 0) or a split between whole warps (sel 32).
+    let sel = |s: u32| predicted_ms(&format!("p_branch grid=1056 block=256 iters=4096 sel={s}"));
+    let ratio = sel(1) / sel(0);
+    assert!(
+        (1.6..=2.0).contains(&ratio),
+        "divergent / uniform {ratio:.2}"
+    );
+    assert!((sel(16) / sel(1) - 1.0).abs() < 0.05);
+    assert!((sel(32) / sel(0) - 1.0).abs() < 0.05);
+}
+
+#[test]
+fn shared_atomics_cost_one_pass_per_lane_in_the_busiest_bank() {
+    // Probe group G: Nsight's atomic wavefronts per instruction are the most lanes in one bank:
+    // 1, 2, 4, 8 and 32 for distinct banks and 2- to 32-way conflicts, 32 for one word.
+    let ways = [
+        (1, 1.0),
+        (2, 2.0),
+        (4, 4.0),
+        (8, 8.0),
+        (32, 32.0),
+        (0, 32.0),
+    ];
+    for (mul, expected) in ways {
+        let probe = probes()
+            .iter()
+            .find(|p| {
+                p.id.contains(&format!(
+                    "p_atom_shared grid=528 block=256 iters=256 mul={mul} "
+                ))
+            })
+            .unwrap_or_else(|| panic!("no p_atom_shared launch with mul={mul}"));
+        let c = &probe.report.counters;
+        let passes = probe.report.memory.shared_atomic_passes / c.shared_atomic_instructions;
+        let measured = probe.ncu["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"]
             .as_f64()
-            .unwrap_or(f64::NAN);
-        let simulated = probe.report.counters.warp_instructions;
-        println!(
-            "{} {:<56} {:>12.0} {:>12.0} {:>6.2}",
-            probe.group,
-            probe.id,
-            measured,
-            simulated,
-            simulated / measured
-        );
+            .unwrap_or(f64::NAN)
+            / probe.ncu["smsp__inst_executed_op_shared_atom.sum"]
+                .as_f64()
+                .unwrap_or(f64::NAN);
+        assert_eq!(passes, expected, "mul={mul}");
+        assert_eq!(measured, expected, "mul={mul}: the measurement");
     }
 }
