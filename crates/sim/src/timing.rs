@@ -32,7 +32,7 @@
 //! 3. **Latency hiding.** Blocks are the customers of a closed queueing network (exact mean-value
 //!    analysis, Reiser and Lavenberg 1980): the SM holds as many blocks as the occupancy allows,
 //!    each block cycles through the SM's pipes (one station: its pipes overlap), its share of L2,
-//!    DRAM and the atomic unit, and a delay: its round trips to memory (Little's law: a block
+//!    DRAM and the atomic unit (the busiest L2 slice), and a delay: its round trips to memory (Little's law: a block
 //!    waits once per dependent round trip, not once per load) at the unloaded latency of the
 //!    level they reach. The block dispatcher is one more station, which each block visits once
 //!    to be started and retired (probe group A). Few blocks with long round trips leave the
@@ -63,7 +63,9 @@
 //! | shared memory | 1 clock/wavefront | h100.json ncu `smem_stride` records |
 //! | block dispatch | 158 clocks a block, or 7 a warp if more | probe group A, `p_empty` (524,288 empty blocks) |
 //! | launch overhead | 10,400 clocks | probe group A, `p_empty grid=1` (5.26 us between CUDA events) |
-//! | global atomic | 1.66 clocks/update | h100.json ncu `sum_global_atomic` |
+//! | global atomic | 1.45 clocks/update of one L2 slice | probe group F, `p_atom_global mask=0` |
+//! | L2 slices | 64, 512 bytes each before the next | probe group F (granule); count assumed (see `device.rs`) |
+//! | barrier | 71 clocks a block waits per `__syncthreads` | probe group K, `p_barrier` against `p_nobarrier` |
 //! | L1 data pipe | 1 line or wavefront/clock, fills 128 B/clock | Nsight Compute Kernel Profiling Guide (one tag per wavefront) |
 //! | loads in flight | 4 executions of one load | nvcc's four-fold unrolling (`profile::LOADS_IN_FLIGHT_PER_SITE`) |
 //!
@@ -81,9 +83,13 @@
 //!
 //! # Known limits
 //!
-//! FP32 instructions are counted as FMAs (two flops per lane), as in the lecture kernels; integer
-//! and control instructions are not counted for issue (nvcc unrolls and folds most of them in
-//! these kernels). Reuse between blocks in one SM's L1 is not counted, nor L1 capacity misses.
+//! FP32 instructions are counted as FMAs (two flops per lane), as in the lecture kernels, and
+//! occupy the FP32 lanes for the whole warp however many lanes are active; integer and control
+//! instructions are not counted for issue (memplay counts per IR node, which is 0.5 to 4 times
+//! what the SASS executes; probe groups J and L are off by half or more for it). How many loads
+//! nvcc keeps in flight is the fixed four per site, not what its unrolling gives (groups C, D). A
+//! barrier's wait is a delay the other resident blocks can overlap, which makes `p_barrier` 20-50%
+//! fast: on the H100 the blocks reach their barriers together. Reuse between blocks in one SM's L1 is not counted, nor L1 capacity misses.
 //! DRAM row locality is taken to be good on devices with an L2. On cc 1.x it is counted per
 //! access stream, and the streams are taken not to disturb each other's rows (a row-hit-first
 //! controller with enough banks); the column command and the activation are added to the burst,
