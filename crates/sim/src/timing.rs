@@ -32,9 +32,9 @@
 //! 3. **Latency hiding.** Blocks are the customers of a closed queueing network (exact mean-value
 //!    analysis, Reiser and Lavenberg 1980): the SM holds as many blocks as the occupancy allows,
 //!    each block cycles through the SM's pipes (one station: its pipes overlap), its share of L2,
-//!    DRAM and the atomic unit (the busiest L2 slice), and a delay: its round trips to memory (Little's law: a block
-//!    waits once per dependent round trip, not once per load) at the unloaded latency of the
-//!    level they reach. The block dispatcher is one more station, which each block visits once
+//!    DRAM and the atomic unit (the busiest L2 slice), and a delay: its round trips to memory
+//!    (Little's law: a block waits once per dependent round trip, not once per load) at the
+//!    unloaded latency of the level they reach, and its barriers. The block dispatcher is one more station, which each block visits once
 //!    to be started and retired (probe group A). Few blocks with long round trips leave the
 //!    pipes idle; many blocks hide the latency and a unit saturates.
 //! 4. **Waves and launch.** The SM that gets the most blocks (`ceil(blocks / SMs)`) finishes last
