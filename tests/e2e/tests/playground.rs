@@ -1290,7 +1290,10 @@ async fn an_embed_hides_the_header_and_footer_and_opens_the_same_view_in_a_new_t
 #[tokio::test]
 async fn copy_embed_code_gives_the_iframe_of_the_view_with_its_sandbox_tokens() {
     let page = Harness::start().await;
-    page.open("?lesson=matmul-tiled&tile=8").await;
+    // The click waits for the worker's first answer: the render that shows it may replace the
+    // button, and a click on the node it replaces reaches no handler.
+    page.open_and_wait_for_results("?lesson=matmul-tiled&tile=8")
+        .await;
     page.wait_for("[data-testid='copy-embed']")
         .await
         .click()
