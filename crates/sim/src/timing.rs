@@ -294,8 +294,8 @@ pub fn predict(report: &SimulationReport) -> Prediction {
     let footprint = read_bytes + written_bytes;
     let copied_capacity = device.l2_bytes as f64 / f64::from(t.l2_partitions.max(1));
     let whole_capacity = device.l2_bytes as f64;
-    let l2_carried = if !cached || footprint <= 0.0 {
-        f64::from(u8::from(cached))
+    let l2_carried = if !cached {
+        0.0
     } else if footprint <= copied_capacity {
         1.0
     } else if footprint >= whole_capacity {
@@ -303,7 +303,7 @@ pub fn predict(report: &SimulationReport) -> Prediction {
     } else {
         (whole_capacity - footprint) / (whole_capacity - copied_capacity)
     };
-    let l2_warm = cached && l2_carried >= 1.0;
+    let l2_warm = l2_carried >= 1.0;
     let (dram_bytes, dram_read_bytes, dram_seconds) = if !cached {
         // Every transaction goes to DRAM: its burst at the bus's bandwidth, then on its partition
         // a column command, and an activation if it opens a row. The partitions work in parallel
@@ -401,8 +401,8 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         (dram, dram)
     };
     // And its barriers: each holds the block until its last warp arrives (probe group K).
-    let barriers_per_block =
-        c.barrier_warp_instructions / grid / f64::from(report.occupancy.warps_per_block.max(1));
+    let warps_per_block = f64::from(report.occupancy.warps_per_block.max(1));
+    let barriers_per_block = c.barrier_warp_instructions / grid / warps_per_block;
     let delay = (m.missing_round_trips_per_block * miss_latency
         + m.hitting_round_trips_per_block * hit_latency
         + barriers_per_block * t.barrier_cycles)
@@ -413,7 +413,6 @@ pub fn predict(report: &SimulationReport) -> Prediction {
     let gpu_share = |seconds: f64| seconds * sms / grid;
     // The block dispatcher starts and retires blocks at a rate of its own (probe group A): a
     // station each block visits once, whatever it does.
-    let warps_per_block = f64::from(report.occupancy.warps_per_block);
     let dispatch_clocks = t
         .block_dispatch_cycles
         .max(warps_per_block * t.warp_dispatch_cycles);
