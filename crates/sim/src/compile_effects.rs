@@ -389,6 +389,7 @@ fn visit_statement(statement: &Stmt, on_expr: &mut dyn FnMut(&Expr), exits: &mut
             cond,
             step,
             body,
+            ..
         } => {
             if let Some(init) = init {
                 visit_statement(init, on_expr, exits);

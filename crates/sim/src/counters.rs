@@ -58,6 +58,9 @@ pub struct Counters {
     pub fp32_issued_flops: f64,
     /// Warp-level `__syncthreads()`, once per warp that reaches one.
     pub barrier_warp_instructions: f64,
+    /// Warp-level SASS instructions, as nvcc's code would issue them (`kernel::issue`): what
+    /// issue is charged for.
+    pub inst_executed: f64,
 }
 
 /// What one warp-level memory instruction added to the counters, for the per-line view: the
@@ -72,7 +75,7 @@ pub struct AccessCost {
 }
 
 /// How many values a `Counters` holds.
-const N_COUNTERS: usize = 26;
+const N_COUNTERS: usize = 27;
 
 impl Counters {
     /// The name of each value, in the order of `values`. Names with two underscores are Nsight
@@ -105,6 +108,7 @@ impl Counters {
         "warp_instructions",
         "fp32_issued_flops",
         "barrier_warp_instructions",
+        "smsp__inst_executed.sum",
     ];
 
     /// Adds one warp-level memory instruction.
@@ -243,6 +247,7 @@ impl Counters {
             self.warp_instructions,
             self.fp32_issued_flops,
             self.barrier_warp_instructions,
+            self.inst_executed,
         ]
     }
 
@@ -274,6 +279,7 @@ impl Counters {
             &mut self.warp_instructions,
             &mut self.fp32_issued_flops,
             &mut self.barrier_warp_instructions,
+            &mut self.inst_executed,
         ]
     }
 

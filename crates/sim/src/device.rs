@@ -241,6 +241,20 @@ pub struct Device {
 /// bandwidths of the levels between SM and DRAM, issue rates and fixed overheads. Each preset
 /// names the source of each value; where no source for a device was found the value is carried
 /// over from a related device and marked as such. Cycles are SM clock cycles (`sm_clock_mhz`).
+/// Which warp instructions issue charges for, by the instruction set the device runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IssuedInstructions {
+    /// FP32 and memory instructions only, as seed 003 counts a G80's: its instruction set takes
+    /// a shared-memory operand in an arithmetic instruction, and the lecture's kernels are
+    /// loads and FMAs.
+    Fp32AndMemory,
+    /// Every instruction of the SASS nvcc makes for sm_70 and later (`kernel::issue`'s estimate,
+    /// read off sm_90 code): integer and control instructions take slots too (probe groups J
+    /// and L).
+    All,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeviceTiming {
     /// A load that hits L1, from issue to use.
@@ -261,6 +275,8 @@ pub struct DeviceTiming {
     pub dram_rows: Option<DramRows>,
     /// Warp instructions an SM issues per clock (all its schedulers together).
     pub warp_instructions_per_clock: f64,
+    /// Which instructions take issue slots in the code the device's compiler makes.
+    pub issued: IssuedInstructions,
     /// Clocks the shared memory takes per wavefront (one conflict-free pass over its banks).
     pub shared_clocks_per_wavefront: f64,
     /// Fixed cost of a launch as CUDA events see it, in clocks.
@@ -551,6 +567,7 @@ pub fn g80() -> Device {
             // Seed 003: "4 clock cycles needed to dispatch the same instruction for all threads in
             // a Warp in G80" (8 SPs).
             warp_instructions_per_clock: 0.25,
+            issued: IssuedInstructions::Fp32AndMemory,
             // Programming Guide 3.2, G.3.3: each bank delivers 32 bits per two clock cycles, and a
             // warp's request is served per half-warp.
             shared_clocks_per_wavefront: 2.0,
@@ -644,6 +661,7 @@ pub fn gt200() -> Device {
             }),
             // 8 SPs per SM: a warp instruction takes 4 clocks to issue (seed 003).
             warp_instructions_per_clock: 0.25,
+            issued: IssuedInstructions::Fp32AndMemory,
             // Programming Guide 3.2, G.3.3: 32 bits per bank per two clock cycles, per half-warp.
             shared_clocks_per_wavefront: 2.0,
             // Accel-Sim's kernel launch latency (gpgpu_kernel_launch_latency 5000 in its Volta
@@ -733,6 +751,7 @@ pub fn fermi() -> Device {
             // Fermi whitepaper: two warp schedulers, each issuing to 16 cores, so one warp
             // instruction per clock per SM.
             warp_instructions_per_clock: 1.0,
+            issued: IssuedInstructions::All,
             // Programming Guide 3.2, G.4.3: 32 bits per bank per two clock cycles.
             shared_clocks_per_wavefront: 2.0,
             // Accel-Sim's kernel launch latency (gpgpu_kernel_launch_latency 5000 in its Volta
@@ -818,6 +837,7 @@ pub fn v100() -> Device {
             // Volta whitepaper: four sub-partitions per SM, each issuing one warp instruction per
             // clock.
             warp_instructions_per_clock: 4.0,
+            issued: IssuedInstructions::All,
             // 32 banks of 4 bytes serve one wavefront per clock (Volta tuning guide: 128 B/clk).
             shared_clocks_per_wavefront: 1.0,
             // Accel-Sim's kernel launch latency (gpgpu_kernel_launch_latency 5000 in its Volta
@@ -899,7 +919,9 @@ pub fn a100() -> Device {
             // Carried over from H100 (see there).
             dram_atom_bytes: 64,
             dram_rows: None,
-            warp_instructions_per_clock: 4.0,
+            // Four sub-partitions as on the H100, which sustain 3.5 of their 4 (see there).
+            warp_instructions_per_clock: 3.5,
+            issued: IssuedInstructions::All,
             shared_clocks_per_wavefront: 1.0,
             // Accel-Sim's kernel launch latency (gpgpu_kernel_launch_latency 5000 in its Volta
             // and later configurations); not measured on this device.
@@ -985,8 +1007,13 @@ pub fn h100() -> Device {
             // bytes of DRAM.
             dram_atom_bytes: 64,
             dram_rows: None,
-            // Hopper whitepaper: four SM sub-partitions, one warp instruction per clock each.
-            warp_instructions_per_clock: 4.0,
+            // Hopper whitepaper: four SM sub-partitions, one warp instruction per clock each; what
+            // they sustain on issue-bound code is less, as dependent instructions stall: Nsight
+            // Compute's `smsp__inst_executed` over `sm__cycles_elapsed` gives 3.54-3.67 warp
+            // instructions a clock for the FMA chains of probe group I and the shared loads of L
+            // (3.1-3.3 for the integer chains of J).
+            warp_instructions_per_clock: 3.5,
+            issued: IssuedInstructions::All,
             // h100.json, ncu records smem_stride stride=8 and 32: 12,288 more wavefronts per SM took
             // 6.0 us more, one wavefront per clock at 1,980 MHz.
             shared_clocks_per_wavefront: 1.0,

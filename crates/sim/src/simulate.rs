@@ -418,6 +418,8 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         counters.warp_instructions = stats.warp_instructions.saturating_sub(removed) as f64;
         counters.fp32_issued_flops = stats.fp32_issued_flops as f64;
         counters.barrier_warp_instructions = stats.barrier_warp_instructions as f64;
+        counters.inst_executed =
+            stats.issued_instructions as f64 / f64::from(kernel::issue::ISSUE_SCALE);
         totals.add_scaled(&counters, class.n_blocks as f64);
         steps = steps.saturating_add(stats.steps.max(1));
         if steps > input.step_budget {

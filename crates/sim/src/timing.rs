@@ -109,7 +109,7 @@
 //! network leaves out.
 
 use crate::coalescing::{LINE_BYTES, SECTOR_BYTES};
-use crate::device::GlobalCoalescing;
+use crate::device::{GlobalCoalescing, IssuedInstructions};
 use crate::profile;
 use crate::simulate::SimulationReport;
 use serde::{Deserialize, Serialize};
@@ -357,8 +357,13 @@ pub fn predict(report: &SimulationReport) -> Prediction {
             + c.local_ld_requests
             + c.local_st_requests)
             / requests_per_instruction;
-    let issue_clocks =
-        (fp32_instructions + memory_instructions) / t.warp_instructions_per_clock.max(1e-9);
+    let issued = match t.issued {
+        IssuedInstructions::Fp32AndMemory => fp32_instructions + memory_instructions,
+        // Every instruction nvcc's code issues takes an issue slot (probe groups J and L); the
+        // FP32 and memory instructions are among them, and never fewer than the simulator counted.
+        IssuedInstructions::All => c.inst_executed.max(fp32_instructions + memory_instructions),
+    };
+    let issue_clocks = issued / t.warp_instructions_per_clock.max(1e-9);
     // The L1 and shared memory share one data pipe; the pipes of an SM work in parallel.
     let sm_clocks = (l1_clocks + shared_clocks)
         .max(fp32_clocks)

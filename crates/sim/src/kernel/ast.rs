@@ -344,6 +344,8 @@ pub enum StmtKind {
         cond: Option<Expr>,
         step: Option<Expr>,
         body: Box<Stmt>,
+        /// The `#pragma unroll` written before the loop: `Some(None)` without a count.
+        pragma_unroll: Option<Option<u64>>,
     },
     Return(Option<Expr>),
     Break,

@@ -134,6 +134,8 @@ pub struct BlockStats {
     pub fp32_issued_flops: u64,
     /// `__syncthreads()` executed, once per warp that reaches it.
     pub barrier_warp_instructions: u64,
+    /// SASS instructions issued, as nvcc's code would (`issue`), in `issue::ISSUE_SCALE`-ths.
+    pub issued_instructions: u64,
     /// Statements and expression nodes evaluated, summed over warps (at most the budget the
     /// block was given).
     pub steps: u64,
@@ -580,6 +582,7 @@ impl<'p> Simulation<'p> {
             flops: 0,
             fp32_issued_flops: 0,
             barriers: 0,
+            issued: 0,
             tbase: 0,
             call_depth: 0,
             record: MemRecord {
@@ -667,6 +670,7 @@ impl<'p> Simulation<'p> {
             warp_instructions: machine.instructions,
             fp32_issued_flops: machine.fp32_issued_flops,
             barrier_warp_instructions: machine.barriers,
+            issued_instructions: machine.issued,
             steps: machine.steps,
         })
     }
@@ -887,6 +891,8 @@ struct Machine<'s, 'p> {
     flops: u64,
     fp32_issued_flops: u64,
     barriers: u64,
+    /// SASS instructions issued (`BlockStats::issued_instructions`).
+    issued: u64,
     tbase: Reg,
     /// How many `__device__` calls are open.
     call_depth: u32,
@@ -1465,6 +1471,9 @@ impl Machine<'_, '_> {
             };
             self.step(func.spans[pc])?;
             let mask = flow.mask;
+            if mask != 0 {
+                self.issued += u64::from(func.issue.get(pc).copied().unwrap_or(0));
+            }
             flow.pc = pc + 1;
             match op {
                 Op::Eval(e) => {
@@ -1499,7 +1508,7 @@ impl Machine<'_, '_> {
                         flow.mask = saved & flow.alive();
                     }
                 }
-                Op::LoopBegin { end_at } => {
+                Op::LoopBegin { end_at, .. } => {
                     flow.stack.push(Frame::Loop {
                         entry: mask,
                         brk: 0,

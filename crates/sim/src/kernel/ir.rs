@@ -339,6 +339,15 @@ pub enum ExKind {
     Fence,
 }
 
+/// How nvcc unrolls a loop, decided once by `sema` (rules and sources in `issue`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unroll {
+    /// The body is copied this many times per pass through the loop's test (1: not unrolled).
+    Times(u32),
+    /// A constant trip count: the loop is unrolled completely and no test is left.
+    Full,
+}
+
 /// A statement-level instruction. The `usize`s are indices into the function's code.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
@@ -352,9 +361,10 @@ pub enum Op {
         end_at: usize,
     },
     EndIf,
-    /// Opens a loop; `end_at` is its `LoopEnd`.
+    /// Opens a loop; `end_at` is its `LoopEnd`; `unroll` is what nvcc makes of it (`issue`).
     LoopBegin {
         end_at: usize,
+        unroll: Unroll,
     },
     /// Lanes where `cond` is false leave the loop; when none is left, go to `end_at`.
     LoopCond {
@@ -442,6 +452,10 @@ pub struct FunctionIr {
     pub n_temps: Reg,
     /// Functions this one calls.
     pub callees: Vec<usize>,
+    /// Per op: the SASS instructions one execution issues, in `issue::ISSUE_SCALE`-ths.
+    pub issue: Vec<u32>,
+    /// Per op: how many executions of a load there a warp keeps in flight (its loop's unrolling).
+    pub loads_in_flight: Vec<u32>,
     /// Why the body could not be checked (a construct the simulator does not support, a type
     /// error): the function has no code, and launching a kernel that is or calls it fails with
     /// this error. The other kernels of the file still run.

@@ -191,6 +191,9 @@ pub enum TokenKind {
     Str(String),
     Char(u64),
     Punct(Punct),
+    /// `#pragma unroll` (with its count, if it has one): the preprocessor turns the directive
+    /// into this token so that the parser can hand it to the loop that follows.
+    PragmaUnroll(Option<u64>),
 }
 
 impl TokenKind {
@@ -203,6 +206,7 @@ impl TokenKind {
             TokenKind::Str(_) => "a string".to_string(),
             TokenKind::Char(_) => "a character literal".to_string(),
             TokenKind::Punct(p) => format!("'{}'", p.as_str()),
+            TokenKind::PragmaUnroll(_) => "'#pragma unroll'".to_string(),
         }
     }
 }
@@ -594,6 +598,7 @@ mod tests {
                         TokenKind::Str(s) => format!("str {s}"),
                         TokenKind::Char(c) => format!("char {c}"),
                         TokenKind::Punct(p) => p.as_str().to_string(),
+                        TokenKind::PragmaUnroll(count) => format!("pragma unroll {count:?}"),
                     };
                     format!("{} {kind}", t.span)
                 })

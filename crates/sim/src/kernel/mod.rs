@@ -8,6 +8,7 @@
 //! - `preprocess` + `lexer`: source to tokens, with `#define`/`#ifndef` and `-D` overrides;
 //! - `parser`: tokens to the syntax tree of `ast`;
 //! - `sema`: names, types and C conversions checked, lowered to the `ir` the interpreter runs;
+//! - `issue`: what nvcc makes of it: each loop's unrolling and the SASS instructions of each op;
 //! - `interp`: a block runs warp by warp, lanes in lockstep with active masks, and each load, store
 //!   and atomic becomes a `MemRecord` holding a `WarpAccess` (CUDA C++ Programming Guide, "SIMT
 //!   Architecture").
@@ -32,6 +33,7 @@
 pub mod ast;
 pub mod interp;
 pub mod ir;
+pub mod issue;
 pub mod lexer;
 pub mod limits;
 pub mod memory;

@@ -612,6 +612,22 @@ impl<'a> Parser<'a> {
 
     fn statement_inner(&mut self) -> Result<Stmt, Diagnostic> {
         let start = self.here();
+        if let Some(TokenKind::PragmaUnroll(count)) = self.peek().map(|t| &t.kind) {
+            // The pragma belongs to the loop that follows; before anything else it says nothing.
+            let count = *count;
+            self.pos += 1;
+            if self.at(Punct::RBrace) {
+                return Ok(Stmt {
+                    kind: StmtKind::Empty,
+                    span: start,
+                });
+            }
+            let mut stmt = self.statement_inner()?;
+            if let StmtKind::For { pragma_unroll, .. } = &mut stmt.kind {
+                *pragma_unroll = Some(count);
+            }
+            return Ok(stmt);
+        }
         if self.at(Punct::LBrace) {
             let (stmts, span, _) = self.block()?;
             return Ok(Stmt {
@@ -701,6 +717,7 @@ impl<'a> Parser<'a> {
                     cond,
                     step,
                     body,
+                    pragma_unroll: None,
                 }
             }
             Some("return") => {

@@ -4,8 +4,9 @@
 //! that a `-D TILE_WIDTH=32` given to nvcc wins (the reference kernels under
 //! `tests/reference/kernels/` are written this way). This module does what the C preprocessor
 //! (C11 standard, section 6.10) does for those: object-like and function-like macros, conditional
-//! inclusion, and `-D` definitions made before the first line of the file. `#include` and `#pragma`
-//! are ignored: the kernels need no headers. Tokens that come out of a macro carry the span of the
+//! inclusion, and `-D` definitions made before the first line of the file. `#include` is ignored
+//! (the kernels need no headers), and so is every `#pragma` but `#pragma unroll`, which becomes one
+//! token (`TokenKind::PragmaUnroll`) for the parser to give to the loop that follows. Tokens that come out of a macro carry the span of the
 //! macro's use, so that errors point at the text the user wrote.
 //!
 //! Its work is bounded whatever the text (`limits`): the output, counted as it is written and with
@@ -134,6 +135,11 @@ pub fn preprocess(
                 end += 1;
             }
             let line = &tokens[i + 1..end];
+            if active {
+                if let Some(pragma) = unroll_pragma(hash_span, line, &macros) {
+                    budget.push(&mut out, pragma)?;
+                }
+            }
             directive(
                 hash_span,
                 line,
@@ -170,6 +176,40 @@ pub fn preprocess(
         return Err(Diagnostic::new(open.span, "this conditional has no #endif"));
     }
     Ok(out)
+}
+
+/// `#pragma unroll` with no count, a literal count or a macro whose body is one (`#pragma unroll
+/// TILE`, as nvcc accepts an integral constant expression): the token the parser attaches to the
+/// next loop. A count that is no such thing reads as no count, as a pragma is only a hint.
+fn unroll_pragma(
+    hash_span: Span,
+    line: &[Token],
+    macros: &HashMap<String, Macro>,
+) -> Option<Token> {
+    let [pragma, unroll, rest @ ..] = line else {
+        return None;
+    };
+    if pragma.ident() != Some("pragma") || unroll.ident() != Some("unroll") {
+        return None;
+    }
+    let literal = |token: &Token| match token.kind {
+        TokenKind::Int { value, .. } => Some(value),
+        _ => None,
+    };
+    let count = match rest {
+        [] => None,
+        [token] => literal(token).or_else(|| match macros.get(token.ident()?) {
+            Some(Macro { params: None, body }) if body.len() == 1 => literal(&body[0]),
+            _ => None,
+        }),
+        _ => None,
+    };
+    Some(Token {
+        kind: TokenKind::PragmaUnroll(count),
+        span: hash_span.to(unroll.span),
+        line_start: true,
+        space_before: true,
+    })
 }
 
 fn directive(

@@ -19,6 +19,7 @@
 
 use super::ast::*;
 use super::ir::*;
+use super::issue;
 use super::span::{Diagnostic, Span};
 use std::collections::HashMap;
 
@@ -295,6 +296,7 @@ fn stmt_modifies(s: &Stmt, name: &str) -> bool {
             cond,
             step,
             body,
+            ..
         } => {
             init.as_ref().is_some_and(|s| stmt_modifies(s, name))
                 || cond.as_ref().is_some_and(|e| expr_modifies(e, name))
@@ -408,6 +410,8 @@ impl<'a> Sema<'a> {
                 temp_base: 0,
                 n_temps: 0,
                 callees: Vec::new(),
+                issue: Vec::new(),
+                loads_in_flight: Vec::new(),
                 error: None,
             });
         }
@@ -703,6 +707,7 @@ impl<'a> Sema<'a> {
         func.temp_base = temp_base;
         func.n_temps = self.n_temps;
         func.callees = std::mem::take(&mut self.callees);
+        (func.issue, func.loads_in_flight) = issue::annotate(func);
         Ok(())
     }
 
@@ -822,24 +827,36 @@ impl<'a> Sema<'a> {
                 Ok(())
             }
             StmtKind::While(c, body) => {
-                let begin = self.emit(Op::LoopBegin { end_at: 0 }, s.span);
+                let begin = self.emit(
+                    Op::LoopBegin {
+                        end_at: 0,
+                        unroll: Unroll::Times(1),
+                    },
+                    s.span,
+                );
                 let cond = self.condition(c)?;
                 let top = self.emit(Op::LoopCond { cond, end_at: 0 }, c.span);
                 self.loop_body(body)?;
                 self.emit(Op::ContinuePoint, s.span);
                 self.emit(Op::Jump(top), s.span);
-                self.finish_loop(begin, s.span);
+                self.finish_loop(begin, s.span, None);
                 Ok(())
             }
             StmtKind::DoWhile(body, c) => {
-                let begin = self.emit(Op::LoopBegin { end_at: 0 }, s.span);
+                let begin = self.emit(
+                    Op::LoopBegin {
+                        end_at: 0,
+                        unroll: Unroll::Times(1),
+                    },
+                    s.span,
+                );
                 let top = self.code.len();
                 self.loop_body(body)?;
                 self.emit(Op::ContinuePoint, s.span);
                 let cond = self.condition(c)?;
                 self.emit(Op::LoopCond { cond, end_at: 0 }, c.span);
                 self.emit(Op::Jump(top), s.span);
-                self.finish_loop(begin, s.span);
+                self.finish_loop(begin, s.span, None);
                 Ok(())
             }
             StmtKind::For {
@@ -847,9 +864,17 @@ impl<'a> Sema<'a> {
                 cond,
                 step,
                 body,
+                pragma_unroll,
             } => {
                 self.scopes.push(HashMap::new());
-                let r = self.for_loop(s.span, init.as_deref(), cond.as_ref(), step.as_ref(), body);
+                let r = self.for_loop(
+                    s.span,
+                    init.as_deref(),
+                    cond.as_ref(),
+                    step.as_ref(),
+                    body,
+                    *pragma_unroll,
+                );
                 self.scopes.pop();
                 r
             }
@@ -918,13 +943,19 @@ impl<'a> Sema<'a> {
         r
     }
 
-    /// Emits the `LoopEnd` and points the loop's `LoopBegin` and `LoopCond`s at it.
-    fn finish_loop(&mut self, begin: usize, span: Span) {
+    /// Emits the `LoopEnd`, points the loop's `LoopBegin` and `LoopCond`s at it and decides how
+    /// nvcc unrolls the loop: as `decided` says (a pragma, a constant trip count), or by the form
+    /// and size of its body (`issue::runtime_unroll`).
+    fn finish_loop(&mut self, begin: usize, span: Span, decided: Option<Unroll>) {
         let end = self.emit(Op::LoopEnd, span);
+        let unroll = decided.unwrap_or_else(|| issue::runtime_unroll(&self.code, begin, end));
+        if let Op::LoopBegin { unroll: slot, .. } = &mut self.code[begin] {
+            *slot = unroll;
+        }
         let mut depth = 0;
         for op in &mut self.code[begin..end] {
             match op {
-                Op::LoopBegin { end_at } => {
+                Op::LoopBegin { end_at, .. } => {
                     if depth == 0 {
                         *end_at = end;
                     }
@@ -944,12 +975,20 @@ impl<'a> Sema<'a> {
         cond: Option<&Expr>,
         step: Option<&Expr>,
         body: &Stmt,
+        pragma_unroll: Option<Option<u64>>,
     ) -> Result<(), Diagnostic> {
         let unroll_name = self.constant_trip_variable(init, cond, step, body);
+        let constant_trip = unroll_name.is_some();
         if let Some(init) = init {
             self.statement(init)?;
         }
-        let begin = self.emit(Op::LoopBegin { end_at: 0 }, span);
+        let begin = self.emit(
+            Op::LoopBegin {
+                end_at: 0,
+                unroll: Unroll::Times(1),
+            },
+            span,
+        );
         // "An omitted expression-2 is replaced by a nonzero constant" (C11 6.8.5.3): the loop
         // still has its `LoopCond`, where lanes that broke out or returned leave it.
         let top = match cond {
@@ -986,7 +1025,14 @@ impl<'a> Sema<'a> {
             self.emit(Op::Eval(ex), step.span);
         }
         self.emit(Op::Jump(top), span);
-        self.finish_loop(begin, span);
+        let decided = match (pragma_unroll, constant_trip) {
+            (Some(Some(count)), _) => Some(Unroll::Times(
+                u32::try_from(count.max(1)).unwrap_or(u32::MAX),
+            )),
+            (_, true) => Some(Unroll::Full),
+            _ => None,
+        };
+        self.finish_loop(begin, span, decided);
         Ok(())
     }
 

@@ -66,7 +66,7 @@ impl Analysis {
                 Op::EndIf | Op::LoopEnd => {
                     control.pop();
                 }
-                Op::LoopBegin { end_at } => {
+                Op::LoopBegin { end_at, .. } => {
                     let varies =
                         self.loop_condition_varies(&code[at + 1..*end_at.min(&code.len())]);
                     control.push(varies);

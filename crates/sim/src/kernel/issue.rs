@@ -1,0 +1,636 @@
+//! What nvcc makes of the checked program: how it unrolls each loop, and about how many SASS
+//! instructions each statement issues.
+//!
+//! The interpreter runs the source's operations, one IR node at a time, but the hardware issues
+//! what nvcc compiled: `x % d` for a run-time `d` is a dozen instructions, a constant operand is
+//! free (an immediate), a loop-invariant expression is hoisted out of its loop, and a loop of a
+//! run-time trip count is unrolled so that its test and branch are paid once per several
+//! iterations. Nsight Compute's `smsp__inst_executed` counts those instructions, and issue (four
+//! warp instructions a clock on an H100 SM) limits a kernel whose instructions are not memory
+//! operations (probe groups J and L).
+//!
+//! **Unrolling** (`unroll_of`, decided once, by `sema`, for every loop). Read off `cuobjdump -sass`
+//! of the probes (`tests/reference/probes/probe.sass`) and of a study of loop bodies compiled the
+//! same way (nvcc 13.0, `-O3`, sm_90):
+//! - a constant trip count: unrolled fully (`mm_tiled`'s tile loop, `tr_*`'s loop of four);
+//! - `#pragma unroll N`: N copies (`p_walk_u1`, `_u8`, `_u16`);
+//! - a run-time trip count with a constant step: 16 copies of a body of up to 10 instructions
+//!   (`p_walk`, `p_int_and`, `p_smem_alu3`, `p_barrier`, `mm_naive`: 16, then 8, 4 and 1 for the
+//!   rest), otherwise 4, 2 or 1, the most whose copies stay within 160 instructions
+//!   (`p_smem_alu6` and a body of eight loads: 4; `p_mlp8`: 2; `p_mlp16`: 1);
+//! - any other loop (a grid-stride loop, whose step is a run-time value; a loop whose exit
+//!   depends on data): not unrolled.
+//!
+//! **Instructions** (`ISSUE_SCALE`-ths of a warp instruction per execution of an op, `annotate`).
+//! One per arithmetic operation, comparison, conversion between integer and float, load, store,
+//! atomic, barrier and branch; nothing for constants, variables, assignments to registers and
+//! loop-invariant expressions inside a loop (hoisted); one for an address term that is not a
+//! constant (`IMAD.WIDE`); an add folded into the add or multiply it takes (`IADD3`, `IMAD`) and
+//! a logical operation into the logical operation it takes (`LOP3`) cost nothing. Integer division
+//! and remainder by a run-time value expand to the sequences of probe group J (9 to 13
+//! instructions); by a constant, to a multiply-high and a shift (a power of two: one shift or
+//! mask). A loop's test, branch and step are paid once per unrolled copy set.
+//!
+//! Known limits: the counts are estimates of what nvcc emits, per source operation; address
+//! arithmetic that nvcc folds into immediate offsets of unrolled copies is still counted, and
+//! if-conversion (predicated bodies) is not modelled: a short `if` costs its branch.
+
+use super::ast::{FunctionKind, Scalar};
+use super::ir::{
+    BinOp, Ex, ExKind, FunctionIr, MathFn, Op, Place, Reg, Unroll, REG_BLOCK_DIM, REG_THREAD_IDX,
+};
+use std::collections::HashSet;
+
+/// Issue costs are whole multiples of this fraction of a warp instruction, so that a loop's test
+/// paid once per 16 copies is still counted exactly in integers.
+pub const ISSUE_SCALE: u32 = 64;
+
+/// How many executions of one load a warp keeps in flight outside any loop of its function (a
+/// site outside loops repeats only when its `__device__` function is called again).
+pub const LOADS_IN_FLIGHT_OUTSIDE_LOOPS: u32 = 4;
+
+/// How many copies of a fully unrolled loop's loads a warp has in flight together at most: nvcc
+/// unrolls a loop of 256 trips 32 times (study of loop bodies, see the module doc).
+pub const LOADS_IN_FLIGHT_FULL_UNROLL: u32 = 32;
+
+/// The largest body (in instructions, the loop's test and step included) that nvcc copies 16
+/// times, and the most instructions it lets the copies of a larger body take.
+const SMALL_BODY: u32 = 10;
+const UNROLLED_BUDGET: u32 = 160;
+
+/// The unroll factor nvcc gives a loop of a run-time trip count whose body issues `body` SASS
+/// instructions an iteration (module doc).
+pub fn unroll_by_size(body: u32) -> u32 {
+    if body <= SMALL_BODY {
+        16
+    } else {
+        [4, 2]
+            .into_iter()
+            .find(|copies| copies * body <= UNROLLED_BUDGET)
+            .unwrap_or(1)
+    }
+}
+
+/// How a loop that `sema` emitted between `begin` (its `LoopBegin`) and `end` (its `LoopEnd`)
+/// is unrolled when neither a pragma nor a constant trip count decides it: by the size of its body
+/// if its trip count can be computed when it starts (its condition compares a variable that the
+/// loop only steps by a constant with a loop-invariant bound), otherwise not at all.
+pub fn runtime_unroll(code: &[Op], begin: usize, end: usize) -> Unroll {
+    let written = written_registers(&code[begin..end]);
+    let counted = code[begin..end].iter().any(|op| match op {
+        Op::LoopCond { cond, .. } => counted_condition(cond, code, begin, end, &written),
+        _ => false,
+    });
+    if !counted {
+        return Unroll::Times(1);
+    }
+    let invariant = |reg: Reg| !written.contains(&reg);
+    let body: u32 = code[begin..end]
+        .iter()
+        .map(|op| op_cost(op, &invariant))
+        .sum::<u32>()
+        .div_ceil(ISSUE_SCALE);
+    Unroll::Times(unroll_by_size(body))
+}
+
+/// `i < n` (or `<=`, `>`, `>=`, `!=`, either way round) with `i` stepped by a constant and `n`
+/// not written in the loop.
+fn counted_condition(
+    cond: &Ex,
+    code: &[Op],
+    begin: usize,
+    end: usize,
+    written: &HashSet<Reg>,
+) -> bool {
+    let ExKind::Binary { op, lhs, rhs, .. } = &cond.kind else {
+        return false;
+    };
+    if !matches!(
+        op,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Ne
+    ) {
+        return false;
+    }
+    let invariant = |e: &Ex| is_invariant(e, &|reg| !written.contains(&reg));
+    let counter = |e: &Ex| match strip_conversions(e).kind {
+        ExKind::Reg(reg) => constant_steps_only(reg, &code[begin..end]),
+        _ => false,
+    };
+    (counter(lhs) && invariant(rhs)) || (counter(rhs) && invariant(lhs))
+}
+
+fn strip_conversions(e: &Ex) -> &Ex {
+    match &e.kind {
+        ExKind::Convert { value, .. } => strip_conversions(value),
+        _ => e,
+    }
+}
+
+/// Register `reg` is written in `ops` only by steps of a constant: `++`, `--`, `+= c`, `-= c`.
+fn constant_steps_only(reg: Reg, ops: &[Op]) -> bool {
+    let mut steps = 0;
+    let mut other = false;
+    for op in ops {
+        for_each_expression(op, &mut |e| match &e.kind {
+            ExKind::IncDec {
+                place: Place::Reg { reg: r, .. },
+                ..
+            } if *r == reg => steps += 1,
+            ExKind::Compound {
+                place: Place::Reg { reg: r, .. },
+                op: BinOp::Add | BinOp::Sub,
+                value,
+                ..
+            } if *r == reg => {
+                if matches!(strip_conversions(value).kind, ExKind::Const(_)) {
+                    steps += 1;
+                } else {
+                    other = true;
+                }
+            }
+            ExKind::Assign {
+                place: Place::Reg { reg: r, .. },
+                ..
+            }
+            | ExKind::Compound {
+                place: Place::Reg { reg: r, .. },
+                ..
+            } if *r == reg => other = true,
+            _ => {}
+        });
+    }
+    steps >= 1 && !other
+}
+
+/// Calls `f` on every expression node of `op`, parents before children.
+fn for_each_expression(op: &Op, f: &mut dyn FnMut(&Ex)) {
+    fn walk(e: &Ex, f: &mut dyn FnMut(&Ex)) {
+        f(e);
+        for child in children(e) {
+            walk(child, f);
+        }
+    }
+    match op {
+        Op::Eval(e) | Op::If { cond: e, .. } | Op::LoopCond { cond: e, .. } => walk(e, f),
+        Op::Return(Some(e)) => walk(e, f),
+        _ => {}
+    }
+}
+
+/// The sub-expressions of `e` (as `Ex::children_mut`, read-only).
+fn children(e: &Ex) -> Vec<&Ex> {
+    match &e.kind {
+        ExKind::Const(_) | ExKind::Reg(_) | ExKind::AddrOf(_) | ExKind::Fence => Vec::new(),
+        ExKind::Component(e, _) => vec![e],
+        ExKind::Convert { value, .. } | ExKind::Unary { value, .. } => vec![value],
+        ExKind::Binary { lhs, rhs, .. }
+        | ExKind::Logical { lhs, rhs, .. }
+        | ExKind::PtrDiff { lhs, rhs, .. } => vec![lhs, rhs],
+        ExKind::Select { cond, a, b, .. } => vec![cond, a, b],
+        ExKind::Fma { a, b, c, .. } => vec![a, b, c],
+        ExKind::Math { args, .. } | ExKind::Call { args, .. } => args.iter().collect(),
+        ExKind::MakeVector { parts, .. } => parts.iter().collect(),
+        ExKind::Offset { base, terms, .. } => {
+            let mut v: Vec<&Ex> = vec![base];
+            v.extend(terms.iter().map(|t| &t.index));
+            v
+        }
+        ExKind::Load { addr, .. } => vec![addr],
+        ExKind::Assign { place, value } | ExKind::Compound { place, value, .. } => match place {
+            Place::Mem { addr, .. } => vec![addr, value],
+            Place::Reg { .. } => vec![value],
+        },
+        ExKind::IncDec { place, .. } => match place {
+            Place::Mem { addr, .. } => vec![addr],
+            Place::Reg { .. } => Vec::new(),
+        },
+        ExKind::Atomic {
+            addr,
+            value,
+            value2,
+            ..
+        } => {
+            let mut v: Vec<&Ex> = vec![addr, value];
+            if let Some(v2) = value2 {
+                v.push(v2);
+            }
+            v
+        }
+        ExKind::Comma(a, b) => vec![a, b],
+    }
+}
+
+/// The variables (registers) that `ops` assign.
+fn written_registers(ops: &[Op]) -> HashSet<Reg> {
+    let mut written = HashSet::new();
+    for op in ops {
+        for_each_expression(op, &mut |e| match &e.kind {
+            ExKind::Assign {
+                place: Place::Reg { reg, elem },
+                ..
+            }
+            | ExKind::Compound {
+                place: Place::Reg { reg, elem },
+                ..
+            }
+            | ExKind::IncDec {
+                place: Place::Reg { reg, elem },
+                ..
+            } => {
+                written.extend(*reg..*reg + Reg::from(elem.n.max(1)));
+            }
+            _ => {}
+        });
+    }
+    written
+}
+
+/// The expression computes the same value in every iteration of the loop: it reads no memory,
+/// writes nothing and reads only registers the loop does not write, so nvcc computes it once
+/// before the loop.
+fn is_invariant(e: &Ex, invariant: &dyn Fn(Reg) -> bool) -> bool {
+    match &e.kind {
+        ExKind::Reg(reg) => invariant(*reg),
+        ExKind::Load { .. }
+        | ExKind::Assign { .. }
+        | ExKind::Compound { .. }
+        | ExKind::IncDec { .. }
+        | ExKind::Atomic { .. }
+        | ExKind::Call { .. }
+        | ExKind::Fence => false,
+        _ => children(e).into_iter().all(|c| is_invariant(c, invariant)),
+    }
+}
+
+/// The SASS instructions of one execution of `op`, in `ISSUE_SCALE`-ths, before its loop's
+/// unrolling is taken into account.
+fn op_cost(op: &Op, invariant: &dyn Fn(Reg) -> bool) -> u32 {
+    let whole = match op {
+        Op::Eval(e) => expression_cost(e, invariant),
+        // The comparison (in the condition) and the branch.
+        Op::If { cond, .. } | Op::LoopCond { cond, .. } => expression_cost(cond, invariant) + 1,
+        Op::Return(value) => value.as_ref().map_or(0, |e| expression_cost(e, invariant)) + 1,
+        Op::Else { .. } | Op::Break | Op::Continue | Op::SyncThreads | Op::SyncWarp => 1,
+        Op::EndIf | Op::LoopBegin { .. } | Op::LoopEnd | Op::ContinuePoint | Op::Jump(_) => 0,
+    };
+    whole * ISSUE_SCALE
+}
+
+/// The SASS instructions of one evaluation of `e` (whole instructions).
+fn expression_cost(e: &Ex, invariant: &dyn Fn(Reg) -> bool) -> u32 {
+    if is_invariant(e, invariant) {
+        return 0;
+    }
+    let own = match &e.kind {
+        ExKind::Const(_)
+        | ExKind::Reg(_)
+        | ExKind::AddrOf(_)
+        | ExKind::Component(..)
+        | ExKind::Comma(..)
+        | ExKind::Call { .. }
+        | ExKind::MakeVector { .. } => 0,
+        ExKind::Convert { from, to, .. } => u32::from(
+            from.is_float() != to.is_float() || from.size() != to.size() && from.is_float(),
+        ),
+        // A negation or complement becomes an operand modifier of its user.
+        ExKind::Unary { .. } => 0,
+        ExKind::Binary { op, ty, lhs, rhs } => binary_cost(*op, *ty, lhs, rhs, invariant),
+        ExKind::Logical { .. } | ExKind::Select { .. } | ExKind::Fma { .. } => 1,
+        ExKind::Math { f, .. } => math_cost(*f),
+        ExKind::Offset { terms, .. } => terms
+            .iter()
+            .filter(|t| !is_invariant(&t.index, invariant))
+            .count() as u32,
+        ExKind::PtrDiff { .. } => 2,
+        ExKind::Load { .. } | ExKind::Atomic { .. } | ExKind::Fence => 1,
+        ExKind::Assign { place, .. } => u32::from(matches!(place, Place::Mem { .. })),
+        ExKind::Compound {
+            place,
+            op,
+            ty,
+            value,
+            ..
+        } => {
+            let combine = binary_cost(*op, *ty, value, value, invariant).max(1);
+            match place {
+                Place::Reg { .. } => combine,
+                // The read, the operation and the write.
+                Place::Mem { .. } => combine + 2,
+            }
+        }
+        ExKind::IncDec { place, .. } => match place {
+            Place::Reg { .. } => 1,
+            Place::Mem { .. } => 3,
+        },
+    };
+    own + children(e)
+        .into_iter()
+        .map(|c| expression_cost(c, invariant))
+        .sum::<u32>()
+}
+
+fn binary_cost(op: BinOp, ty: Scalar, lhs: &Ex, rhs: &Ex, invariant: &dyn Fn(Reg) -> bool) -> u32 {
+    if !ty.is_float() && folds_an_operand(op, lhs, rhs, invariant) {
+        return 0;
+    }
+    if ty.is_float() {
+        return match op {
+            // IEEE division: a reciprocal and its Newton refinement.
+            BinOp::Div => 8,
+            BinOp::Rem => 12,
+            _ => 1,
+        };
+    }
+    match op {
+        BinOp::Div | BinOp::Rem => {
+            let signed = ty.is_signed();
+            match constant_value(rhs) {
+                Some(d) if d.is_power_of_two() => {
+                    if signed {
+                        3
+                    } else {
+                        1
+                    }
+                }
+                Some(_) => 2 + u32::from(op == BinOp::Rem) + 2 * u32::from(signed),
+                // Probe group J (`smsp__inst_executed` per iteration against `& (d - 1)`, loops
+                // unrolled four times): `% d` 9, `/ d` 10 and signed `% d` 13 instructions.
+                None => match (op, signed) {
+                    (BinOp::Rem, false) => 9,
+                    (BinOp::Div, false) => 10,
+                    _ => 13,
+                },
+            }
+        }
+        _ => 1,
+    }
+}
+
+/// `IADD3` adds three values, `IMAD` multiplies and adds, `LEA` shifts and adds, `LOP3` computes
+/// any logical function of three values: an integer add (or logical operation) whose operand is
+/// an add, multiply or shift (a logical operation) that is not itself folded into its own operand
+/// is one instruction with it. So a chain of n adds takes about n / 2 instructions.
+fn folds_an_operand(op: BinOp, lhs: &Ex, rhs: &Ex, invariant: &dyn Fn(Reg) -> bool) -> bool {
+    const ADDS: [BinOp; 2] = [BinOp::Add, BinOp::Sub];
+    const INTO_ADDS: [BinOp; 4] = [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Shl];
+    const LOGIC: [BinOp; 3] = [BinOp::BitAnd, BinOp::BitOr, BinOp::BitXor];
+    let folding: &[BinOp] = if ADDS.contains(&op) {
+        &INTO_ADDS
+    } else if LOGIC.contains(&op) {
+        &LOGIC
+    } else {
+        return false;
+    };
+    [lhs, rhs].into_iter().any(|child| match &child.kind {
+        ExKind::Binary {
+            op: inner,
+            ty,
+            lhs,
+            rhs,
+        } => {
+            folding.contains(inner)
+                && !ty.is_float()
+                && !is_invariant(child, invariant)
+                && !folds_an_operand(*inner, lhs, rhs, invariant)
+        }
+        _ => false,
+    })
+}
+
+fn constant_value(e: &Ex) -> Option<u64> {
+    match &strip_conversions(e).kind {
+        ExKind::Const(bits) => Some(*bits),
+        _ => None,
+    }
+}
+
+/// The CUDA math functions as nvcc expands them without `-use_fast_math` (approximate: a special
+/// function unit instruction and its range reduction or refinement).
+fn math_cost(f: MathFn) -> u32 {
+    match f {
+        MathFn::Fabs => 0,
+        MathFn::Floor
+        | MathFn::Ceil
+        | MathFn::Round
+        | MathFn::Trunc
+        | MathFn::Fmin
+        | MathFn::Fmax
+        | MathFn::Abs => 1,
+        MathFn::Rsqrt => 2,
+        MathFn::Sqrt => 4,
+        MathFn::Exp | MathFn::Log => 6,
+        MathFn::Sin | MathFn::Cos => 10,
+        MathFn::Tan => 20,
+        MathFn::Pow => 30,
+    }
+}
+
+/// Per op of `function`: the SASS instructions one execution issues (`ISSUE_SCALE`-ths, a loop's
+/// test and step shared by its unrolled copies) and how many executions of a load there a warp
+/// keeps in flight (the unroll factor of the innermost loop around it).
+pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
+    let code = &function.code;
+    let mut issue = vec![0u32; code.len()];
+    let mut in_flight = vec![LOADS_IN_FLIGHT_OUTSIDE_LOOPS; code.len()];
+    // The loops around each op, innermost last: (begin, end, unroll).
+    let mut open: Vec<(usize, usize, Unroll)> = Vec::new();
+    let mut written_in: Vec<HashSet<Reg>> = Vec::new();
+    for (pc, op) in code.iter().enumerate() {
+        while open.last().is_some_and(|&(_, end, _)| pc > end) {
+            open.pop();
+            written_in.pop();
+        }
+        if let Op::LoopBegin { end_at, unroll } = op {
+            open.push((pc, *end_at, *unroll));
+            written_in.push(written_registers(&code[pc..*end_at]));
+        }
+        // Outside loops nothing is hoisted; inside, what the innermost loop does not write is.
+        let invariant = |reg: Reg| written_in.last().is_some_and(|w| !w.contains(&reg));
+        let cost = op_cost(op, &invariant);
+        issue[pc] = match open.last() {
+            // The loop's test and its step are paid once per set of unrolled copies.
+            Some(&(begin, _, unroll)) if is_loop_overhead(code, begin, pc) => match unroll {
+                Unroll::Full => 0,
+                Unroll::Times(n) => cost / n.max(1),
+            },
+            _ => cost,
+        };
+        if let Some(&(_, _, unroll)) = open.last() {
+            in_flight[pc] = match unroll {
+                Unroll::Full => LOADS_IN_FLIGHT_FULL_UNROLL,
+                Unroll::Times(n) => n.max(1),
+            };
+        }
+    }
+    if let Some(first) = issue.first_mut() {
+        *first += entry_cost(function) * ISSUE_SCALE;
+    }
+    (issue, in_flight)
+}
+
+/// What a kernel issues once per warp besides its statements: the stack pointer's load and the
+/// final `EXIT`, an `S2R` for each component of `threadIdx` and `blockIdx` it reads, and a
+/// constant-bank load for each parameter it reads (`blockDim` and `gridDim` are operands in the
+/// constant bank). `p_copy`'s 16 instructions a warp are 8 of these and 8 of its statements.
+fn entry_cost(function: &FunctionIr) -> u32 {
+    if function.kind != FunctionKind::Kernel {
+        return 0;
+    }
+    let mut read: HashSet<Reg> = HashSet::new();
+    for op in &function.code {
+        for_each_expression(op, &mut |e| {
+            if let ExKind::Reg(reg) = e.kind {
+                read.insert(reg);
+            }
+        });
+    }
+    let special = (REG_THREAD_IDX..REG_BLOCK_DIM)
+        .filter(|reg| read.contains(reg))
+        .count();
+    let params = function
+        .params
+        .iter()
+        .filter(|p| read.contains(&p.reg))
+        .count();
+    2 + special as u32 + params as u32
+}
+
+/// The op at `pc` is the test of the loop that begins at `begin`, or its step (the evaluation a
+/// `for` loop makes after its `ContinuePoint`).
+fn is_loop_overhead(code: &[Op], begin: usize, pc: usize) -> bool {
+    match &code[pc] {
+        Op::LoopCond { .. } => true,
+        Op::Eval(_) => {
+            pc > begin
+                && matches!(code[pc - 1], Op::ContinuePoint)
+                && matches!(code.get(pc + 1), Some(Op::Jump(_)))
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::compile;
+
+    /// Compiles `source` and gives, for the first kernel, the unroll of each loop in order and
+    /// the SASS instructions of one pass through the op at each listed line (summed over ops).
+    fn check(source: &str, unrolls: &[Unroll], per_line: &[(u32, f64)]) {
+        let program = compile(source, &[]).expect("the test kernel compiles");
+        let function = &program.functions[0];
+        let found: Vec<Unroll> = function
+            .code
+            .iter()
+            .filter_map(|op| match op {
+                Op::LoopBegin { unroll, .. } => Some(*unroll),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(found, unrolls, "unrolling");
+        let (issue, _) = annotate(function);
+        for &(line, expected) in per_line {
+            let cost: u32 = function
+                .spans
+                .iter()
+                .zip(&issue)
+                .filter(|(span, _)| span.line == line)
+                .map(|(_, c)| c)
+                .sum();
+            assert_eq!(
+                f64::from(cost) / f64::from(ISSUE_SCALE),
+                expected,
+                "line {line}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_small_run_time_loop_is_unrolled_sixteen_times() {
+        check(
+            "__global__ void p_walk(const float* a, float* out, int count, int jump) {\n\
+             int c = blockIdx.x * blockDim.x + threadIdx.x; int q = c; float s = 0.0f;\n\
+             for (int t = 0; t < count; ++t) {\n\
+             s += a[q];\n\
+             q += jump;\n\
+             }\n\
+             out[c] = s;\n\
+             }",
+            &[Unroll::Times(16)],
+            // The load, its address and the add; the step of `q`.
+            &[(4, 3.0), (5, 1.0)],
+        );
+    }
+
+    #[test]
+    fn a_pragma_decides_the_unroll() {
+        check(
+            "__global__ void k(const float* a, float* out, int count) {\n\
+             float s = 0.0f;\n\
+             #pragma unroll 1\n\
+             for (int t = 0; t < count; ++t) s += a[t];\n\
+             #pragma unroll 8\n\
+             for (int t = 0; t < count; ++t) s += a[t];\n\
+             out[0] = s;\n\
+             }",
+            &[Unroll::Times(1), Unroll::Times(8)],
+            &[],
+        );
+    }
+
+    #[test]
+    fn a_constant_trip_count_is_unrolled_fully_and_a_grid_stride_loop_not_at_all() {
+        check(
+            "__global__ void k(const float* a, float* out, int n) {\n\
+             float s = 0.0f;\n\
+             for (int k = 0; k < 4; ++k) s += a[k];\n\
+             for (int i = threadIdx.x; i < n; i += blockDim.x * gridDim.x) s += a[i];\n\
+             out[0] = s;\n\
+             }",
+            &[Unroll::Full, Unroll::Times(1)],
+            &[],
+        );
+    }
+
+    #[test]
+    fn a_large_body_is_unrolled_less() {
+        let loads: Vec<String> = (0..24).map(|k| format!("a[(j + {k} * 64) & m]")).collect();
+        let source = format!(
+            "__global__ void k(const int* a, int* out, int n, int m) {{\n\
+             int j = threadIdx.x; int v = 0;\n\
+             for (int t = 0; t < n; ++t) {{ v += {}; j = (j + v) & m; }}\n\
+             out[0] = j;\n\
+             }}",
+            loads.join(" + ")
+        );
+        check(&source, &[Unroll::Times(1)], &[]);
+    }
+
+    #[test]
+    fn modulo_by_a_run_time_value_is_a_dozen_instructions_and_by_sixty_four_one() {
+        check(
+            "__global__ void k(unsigned* out, int iters, unsigned d) {\n\
+             unsigned x = threadIdx.x;\n\
+             for (int it = 0; it < iters; ++it) x = ((x ^ (unsigned)it) + 7u) % d;\n\
+             for (int it = 0; it < iters; ++it) x = ((x ^ (unsigned)it) + 7u) % 64u;\n\
+             out[0] = x;\n\
+             }",
+            &[Unroll::Times(4), Unroll::Times(16)],
+            // xor, add, remainder; the loop's compare, branch and step once per 4 or 16 copies.
+            &[(3, 2.0 + 9.0 + 3.0 / 4.0), (4, 3.0 + 3.0 / 16.0)],
+        );
+    }
+
+    #[test]
+    fn loop_invariant_work_is_hoisted() {
+        check(
+            "__global__ void k(unsigned* out, int iters, unsigned d) {\n\
+             unsigned x = threadIdx.x;\n\
+             for (int it = 0; it < iters; ++it) x = (x + 7u) & (d - 1u);\n\
+             out[0] = x;\n\
+             }",
+            &[Unroll::Times(16)],
+            &[(3, 2.0 + 3.0 / 16.0)],
+        );
+    }
+}
