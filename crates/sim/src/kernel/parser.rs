@@ -1546,6 +1546,7 @@ mod tests {
                 dyn_smem: 0,
                 args: vec![("x".to_string(), crate::kernel::Value::Int(1))],
                 buffers: vec![("a".to_string(), 64)],
+                fills: vec![],
             };
             let config = RunConfig {
                 step_budget: 1_000_000,
@@ -1618,6 +1619,7 @@ mod tests {
             dyn_smem: 0,
             args: vec![],
             buffers: vec![("a".to_string(), 128)],
+            fills: vec![],
         };
         let config = RunConfig {
             step_budget: 10_000,
