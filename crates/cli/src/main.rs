@@ -20,7 +20,7 @@ use memplay_sim::simulate::{
     simulate, SampledBlock, SimulationError, SimulationInput, SimulationReport, DEFAULT_STEP_BUDGET,
 };
 use memplay_sim::timing::{predict, Prediction};
-use memplay_sim::{Device, DeviceId};
+use memplay_sim::{Device, DeviceId, Fill};
 use serde::Serialize;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -110,6 +110,11 @@ struct LaunchArgs {
     /// The size in bytes of the buffer behind a pointer parameter, NAME=BYTES.
     #[arg(long = "buffer", value_parser = parse_pair)]
     buffers: Vec<(String, String)>,
+    /// What a buffer holds before the kernel runs, NAME=FILL, once per buffer: small (the
+    /// default: integers 0 to 15, floats in [0, 1)), random (any integer, floats in [-1, 1)),
+    /// iota (element i holds i) or zeros.
+    #[arg(long = "fill", value_parser = parse_pair)]
+    fills: Vec<(String, String)>,
     /// Count the shared loads as written, without nvcc's fusion into 128-bit loads.
     #[arg(long = "as-written")]
     as_written: bool,
@@ -551,6 +556,15 @@ fn build_input(
                 .map_err(|_| {
                     format!("--buffer {name}={text}: the size is not a whole number of bytes")
                 })
+        })
+        .collect::<Result<_, _>>()?;
+    input.fills = launch
+        .fills
+        .iter()
+        .map(|(name, text)| {
+            text.parse::<Fill>()
+                .map(|fill| (name.clone(), fill))
+                .map_err(|error| format!("--fill {name}={text}: {error}"))
         })
         .collect::<Result<_, _>>()?;
     if launch.as_written {

@@ -814,3 +814,143 @@ fn replay_refuses_what_is_not_a_launch_file_of_a_preset() {
         "steps, more than --budget ",
     );
 }
+
+/// A histogram of `data[i] & 15`: where its atomics land depends on what `data` holds.
+const HISTOGRAM: &str = "__global__ void histogram(const int* data, int* bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&bins[data[i] & 15], 1);
+}
+";
+
+/// The flags of `histogram` over 16,384 elements in 64 blocks of 256 threads.
+fn histogram(command: &str) -> Vec<String> {
+    let file = kernel_file("histogram.cu", HISTOGRAM);
+    [
+        command,
+        &file,
+        "--kernel",
+        "histogram",
+        "--grid",
+        "64",
+        "--block",
+        "256",
+        "--arg",
+        "n=16384",
+        "--buffer",
+        "data=65536",
+        "--buffer",
+        "bins=64",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// The predicted time and the atomic unit's busy time of `histogram` with `fills` added.
+fn histogram_times(fills: &[&str]) -> (serde_json::Value, f64, f64) {
+    let base = histogram("simulate");
+    let (ok, stdout, stderr) = memplay(&with(&base, &[fills, &["--json"]].concat()));
+    assert!(ok, "{fills:?}: {stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
+    let atomics = json["prediction"]["units"]
+        .as_array()
+        .expect("the units")
+        .iter()
+        .find(|unit| unit["unit"] == "atomics")
+        .and_then(|unit| unit["busy_ms"].as_f64())
+        .expect("the atomic unit's busy time");
+    let time_ms = json["time_ms"].as_f64().expect("a time");
+    (json, time_ms, atomics)
+}
+
+#[test]
+fn zeroed_data_puts_a_histogram_s_atomics_on_one_word_and_slows_it() {
+    let (default, default_ms, default_atomics) = histogram_times(&[]);
+    let (zeros, zeros_ms, zeros_atomics) = histogram_times(&["--fill", "data=zeros"]);
+    // Small random data spreads a warp's 32 updates over 16 bins; zeros put all 32 on bins[0],
+    // which the L2 serves one after another.
+    assert!(
+        zeros_atomics > 3.0 * default_atomics,
+        "{zeros_atomics} against {default_atomics}"
+    );
+    assert!(
+        zeros_ms > 1.5 * default_ms,
+        "{zeros_ms} against {default_ms}"
+    );
+    assert_eq!(default["bottleneck"], "launch");
+    assert_eq!(zeros["bottleneck"], "atomics");
+    // The same 512 atomic requests, one a warp; the 16 bins span two 32-byte sectors, of which
+    // zeroed data touches only the first.
+    let atomics = |json: &serde_json::Value, metric: &str| {
+        json["counters"][format!("l1tex__t_{metric}_pipe_lsu_mem_global_op_atom.sum")].as_f64()
+    };
+    assert_eq!(atomics(&default, "requests"), Some(512.0));
+    assert_eq!(atomics(&zeros, "requests"), Some(512.0));
+    assert_eq!(atomics(&default, "sectors"), Some(1024.0));
+    assert_eq!(atomics(&zeros, "sectors"), Some(512.0));
+
+    // iota spreads every warp evenly, two lanes a bin, below the random spread.
+    let (_, _, iota_atomics) = histogram_times(&["--fill", "data=iota"]);
+    assert!(iota_atomics < default_atomics, "{iota_atomics}");
+    // The bins' own contents move no update, and naming the default changes nothing.
+    for fills in [["--fill", "bins=zeros"], ["--fill", "data=small"]] {
+        let (same, _, _) = histogram_times(&fills);
+        assert_eq!(same, default, "{fills:?}");
+    }
+}
+
+#[test]
+fn a_bad_fill_is_one_error_line_listing_the_choices_or_the_buffers() {
+    let base = histogram("simulate");
+    check_error_line(
+        &with(&base, &["--fill", "data=ones"]),
+        "error: --fill data=ones: unknown fill 'ones' (expected one of small, random, iota, zeros)",
+    );
+    check_error_line(
+        &with(&base, &["--fill", "dat=zeros"]),
+        "error: 1:17: the launch fills a buffer 'dat', but its buffers are data, bins",
+    );
+    check_error(
+        &with(&base, &["--fill", "data=zeros", "--fill", "data=iota"]),
+        "the launch fills the buffer 'data' twice",
+    );
+    check_error(
+        &with(&base, &["--fill", "data"]),
+        "'data' is not NAME=VALUE",
+    );
+    // A sweep takes the same flag and refuses the same values before any launch runs.
+    let sweep = histogram("sweep");
+    check_error(
+        &with(&sweep, &["--sweep", "n=4096,8192", "--fill", "data=Zeros"]),
+        "unknown fill 'Zeros'",
+    );
+}
+
+#[test]
+fn replay_runs_a_launch_file_s_fills_as_simulate_runs_them() {
+    use memplay_sim::kernel::{Dim3, Value};
+    let mut input =
+        memplay_sim::SimulationInput::new(HISTOGRAM, "histogram", memplay_sim::device::h100());
+    input.grid = Dim3::new(64, 1, 1);
+    input.block = Dim3::new(256, 1, 1);
+    input.args = vec![("n".to_string(), Value::Int(16384))];
+    input.buffers = vec![("data".to_string(), 65536), ("bins".to_string(), 64)];
+    input.fills = vec![("data".to_string(), memplay_sim::Fill::Zeros)];
+    let report = memplay_sim::simulate(&input).expect("the histogram runs");
+    let time_ms = memplay_sim::timing::predict(&report).time_ms;
+    let launch = memplay_sim::replay::LaunchFile::new(input, report.counters, time_ms);
+    let file = launch_file("replay-histogram.json", &launch);
+    let written = std::fs::read_to_string(&file).expect("the launch file reads");
+    let json: serde_json::Value = serde_json::from_str(&written).expect("JSON");
+    assert_eq!(
+        json["input"]["fills"],
+        serde_json::json!([["data", "zeros"]])
+    );
+
+    let (ok, replayed, stderr) = memplay(&["replay", &file, "--check", "--json"]);
+    assert!(ok, "{stderr}");
+    let replayed: serde_json::Value = serde_json::from_str(&replayed).expect("one JSON object");
+    let (simulated, _, _) = histogram_times(&["--fill", "data=zeros"]);
+    assert_eq!(replayed["bottleneck"], "atomics");
+    assert_eq!(replayed, simulated, "replay prints what simulate prints");
+}

@@ -12,6 +12,7 @@ pub mod coalescing;
 pub mod compile_effects;
 pub mod counters;
 pub mod device;
+pub mod fill;
 pub mod kernel;
 pub mod lesson_kernels;
 pub mod memory_spaces;
@@ -28,4 +29,5 @@ pub mod trace;
 
 pub use access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
 pub use device::{Device, DeviceId};
+pub use fill::Fill;
 pub use simulate::{simulate, SimulationError, SimulationInput, SimulationReport};

@@ -17,8 +17,10 @@
 //!
 //! `memplay_launch` is the envelope's version (`LAUNCH_FILE_VERSION`); `input` is
 //! `SimulationInput` as serde writes it (the whole device preset included, so a file replays the
-//! same on a later version whose presets moved); `expected` is what the page computed:
-//! the counters under Nsight Compute's names and the predicted time in milliseconds.
+//! same on a later version whose presets moved). Its `fills` say what each named buffer starts out
+//! holding (`fill`); a file written before fills existed lacks the field and reads as filling
+//! nothing, so it replays as it did. `expected` is what the page computed: the counters under
+//! Nsight Compute's names and the predicted time in milliseconds.
 //! `LaunchFile::differences` compares a rerun with it: the counters exactly (they are counts, and
 //! the simulation is deterministic), the time within `TIME_RELATIVE_TOLERANCE`, since a float
 //! printed and read back, or summed in another order by another build, may move in its last bits.
@@ -108,6 +110,7 @@ impl LaunchFile {
 mod tests {
     use super::*;
     use crate::device::h100;
+    use crate::fill::Fill;
 
     fn file() -> LaunchFile {
         let counters = Counters {
@@ -126,6 +129,35 @@ mod tests {
         let read: LaunchFile = serde_json::from_str(&json).expect("and reads back");
         assert_eq!(read, file);
         assert_eq!(read.check_version(), Ok(()));
+    }
+
+    #[test]
+    fn a_launch_file_keeps_its_buffers_fills() {
+        let mut file = file();
+        file.input.fills = vec![
+            ("data".to_string(), Fill::Zeros),
+            ("bins".to_string(), Fill::Iota),
+        ];
+        let json = serde_json::to_value(&file).expect("a launch file serializes");
+        assert_eq!(
+            json["input"]["fills"],
+            serde_json::json!([["data", "zeros"], ["bins", "iota"]])
+        );
+        let read: LaunchFile = serde_json::from_value(json).expect("and reads back");
+        assert_eq!(read, file);
+    }
+
+    #[test]
+    fn a_launch_file_written_before_fills_reads_as_filling_nothing() {
+        let file = file();
+        let mut json = serde_json::to_value(&file).expect("a launch file serializes");
+        let input = json["input"]
+            .as_object_mut()
+            .expect("the input is an object");
+        assert_eq!(input.remove("fills"), Some(serde_json::json!([])));
+        let read: LaunchFile = serde_json::from_value(json).expect("an older file reads");
+        assert!(read.input.fills.is_empty());
+        assert_eq!(read, file);
     }
 
     #[test]

@@ -34,6 +34,7 @@
 use crate::compile_effects::{fusible_loads, CompileEffects, FusionSite, LoadFuser};
 use crate::counters::Counters;
 use crate::device::{Device, LaunchError};
+use crate::fill::Fill;
 use crate::kernel::{
     self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, RecordSink, Simulation, Span, Value,
 };
@@ -85,13 +86,17 @@ pub struct SimulationInput {
     pub args: Vec<(String, Value)>,
     /// Bytes of the buffer behind each pointer parameter, by name.
     pub buffers: Vec<(String, u64)>,
+    /// What each named buffer holds before the kernel runs (`fill`); a buffer not named here
+    /// holds `Fill::Small`. Launch files written before the field existed read as empty.
+    #[serde(default)]
+    pub fills: Vec<(String, Fill)>,
     pub device: Device,
     pub compile: CompileEffects,
     pub sampling: BlockSampling,
     /// Steps (statements and expression nodes evaluated) the whole simulation may take, summed
     /// over every warp of every block run; beyond it the simulation stops with an error.
     pub step_budget: u64,
-    /// Seed of the buffers' pseudo-random contents.
+    /// Seed of the buffers' pseudo-random contents (`Fill::Small` and `Fill::Random`).
     pub seed: u64,
     /// One warp whose shared and global accesses the report keeps (`trace`); `None` keeps none.
     /// Launch files written before the field existed read as `None`.
@@ -113,6 +118,7 @@ impl SimulationInput {
             regs: 0,
             args: Vec::new(),
             buffers: Vec::new(),
+            fills: Vec::new(),
             device,
             compile: CompileEffects::default(),
             sampling: BlockSampling::default(),
@@ -307,6 +313,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         dyn_smem: input.dyn_smem,
         args: input.args.clone(),
         buffers: input.buffers.clone(),
+        fills: input.fills.clone(),
     };
     let mut sim = Simulation::new(&program, &input.kernel, &launch, input.seed)?;
     let shared_bytes_per_block = sim.shared_bytes_per_block();

@@ -75,7 +75,8 @@ impl fmt::Display for Value {
 }
 
 /// One kernel launch: `kernel<<<grid, block, dyn_smem>>>(args...)`. Scalar parameters take their
-/// value from `args`, pointer parameters get a buffer of the given number of bytes each.
+/// value from `args`, pointer parameters get a buffer of the given number of bytes each, filled
+/// as `fills` says (`crate::fill`; a buffer it does not name holds small random values).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Launch {
     pub grid: Dim3,
@@ -83,6 +84,7 @@ pub struct Launch {
     pub dyn_smem: u32,
     pub args: Vec<(String, Value)>,
     pub buffers: Vec<(String, u64)>,
+    pub fills: Vec<(String, crate::fill::Fill)>,
 }
 
 /// Which blocks of the grid to run.
@@ -239,6 +241,8 @@ impl<'p> Simulation<'p> {
             ));
         }
         check_launch_names(func, launch)?;
+        crate::fill::check_fills(&launch.fills, &launch.buffers)
+            .map_err(|error| launch_error(func.span, error.to_string()))?;
 
         let reachable = program.reachable(kernel_index);
         let mut objects = Vec::with_capacity(program.objects.len() + func.params.len());
@@ -265,7 +269,11 @@ impl<'p> Simulation<'p> {
                         format!("the buffer for '{}' is too large ({bytes} bytes)", p.name),
                     ));
                 }
-                memory.push(PagedBuffer::new(bytes, fill_scalar(pointee), stream.next()));
+                // Every buffer takes its seed from the stream, whatever its fill, so that
+                // filling one buffer leaves the others' contents as they were.
+                let fill = fill_scalar(pointee)
+                    .with_launch_fill(crate::fill::fill_of(&launch.fills, &p.name));
+                memory.push(PagedBuffer::new(bytes, fill, stream.next()));
                 param_buffers.push((p.name.clone(), next_global, bytes, memory.len() - 1));
                 next_global = (next_global + bytes).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN;
             }

@@ -9,11 +9,12 @@
 //! out-of-bounds index against the array the program meant ("index 1048576 is outside buffer
 //! 'in'"), even when the address happens to fall into a neighbouring buffer, and lets one pointer
 //! variable point into different spaces in different lanes, as seed 000's "About Pointers" slide
-//! shows. Global buffers are split into pages that are filled with seeded pseudo-random values the
-//! first time they are touched, so a launch over 64 MB matrices only materialises what the sampled
-//! blocks read.
+//! shows. Global buffers are split into pages that are filled the first time they are touched, with
+//! seeded pseudo-random values or what the launch's `fill::Fill` asks for, so a launch over 64 MB
+//! matrices only materialises what the sampled blocks read.
 
 use super::ast::Scalar;
+use crate::fill::Fill as LaunchFill;
 
 /// Bits of a pointer that hold the address.
 pub const ADDRESS_BITS: u32 = 48;
@@ -65,13 +66,49 @@ pub fn splitmix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// How a buffer's bytes start out.
+/// How a buffer's bytes start out: the page-level form of a launch's `fill::Fill`, with the
+/// element type it needs, and the initializers of `__device__` variables.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fill {
     Zero,
-    /// Random values of this element type: floats in [0, 1), integers from 0 to 15.
+    /// Random values of this element type: floats in [0, 1), integers from 0 to 15
+    /// (`fill::Fill::Small`).
     Random(Scalar),
+    /// Random values over the whole element type: every bit pattern of an integer, floats in
+    /// [-1, 1) (`fill::Fill::Random`).
+    Uniform(Scalar),
+    /// Element i holds i, converted to the element type as C converts it (`fill::Fill::Iota`).
+    Iota(Scalar),
     Bytes(Vec<u8>),
+}
+
+impl Fill {
+    /// The contents a launch's `fill` gives a buffer that holds `self` by default: `Random` of
+    /// its element type, or `Zero` for a buffer of pointers, which stays null whatever the fill,
+    /// as no fill can name an object for its pointers to point into.
+    pub fn with_launch_fill(self, fill: LaunchFill) -> Fill {
+        match (fill, self) {
+            (LaunchFill::Small, contents) => contents,
+            (LaunchFill::Zeros, _) => Fill::Zero,
+            (LaunchFill::Random, Fill::Random(scalar)) => Fill::Uniform(scalar),
+            (LaunchFill::Iota, Fill::Random(scalar)) => Fill::Iota(scalar),
+            (_, contents) => contents,
+        }
+    }
+}
+
+/// The pseudo-random words of page `index` of a buffer whose seed is `stream`: one SplitMix64
+/// seed per page, then xorshift64* (Vigna, "An experimental exploration of Marsaglia's xorshift
+/// generators, scrambled", 2016) per element, so the contents depend only on the seed and the
+/// page, not on the order in which pages are touched.
+fn page_words(stream: u64, index: usize) -> impl FnMut() -> u64 {
+    let mut state = splitmix64(stream ^ splitmix64(index as u64)) | 1;
+    move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
 }
 
 const PAGE_BITS: u32 = 14;
@@ -127,16 +164,7 @@ impl PagedBuffer {
                 }
             }
             Fill::Random(scalar) => {
-                // One SplitMix64 seed per page, then xorshift64* (Vigna, "An experimental
-                // exploration of Marsaglia's xorshift generators, scrambled", 2016) per element:
-                // the contents depend only on the seed and the page, not on the order of touching.
-                let mut state = splitmix64(self.stream ^ splitmix64(index as u64)) | 1;
-                let mut next = move || {
-                    state ^= state >> 12;
-                    state ^= state << 25;
-                    state ^= state >> 27;
-                    state.wrapping_mul(0x2545_F491_4F6C_DD1D)
-                };
+                let mut next = page_words(self.stream, index);
                 match scalar {
                     Scalar::F32 => {
                         for chunk in page.chunks_exact_mut(4) {
@@ -157,6 +185,54 @@ impl PagedBuffer {
                             chunk[0] = (next() % modulus) as u8;
                         }
                     }
+                }
+            }
+            Fill::Uniform(scalar) => {
+                // The same words as `Random`, mapped onto the whole type: the top bits of an
+                // xorshift64* word are its best.
+                let mut next = page_words(self.stream, index);
+                match scalar {
+                    Scalar::F32 => {
+                        // k / 2^23 for k from -2^23 to 2^23 - 1: exact in an f32.
+                        for chunk in page.chunks_exact_mut(4) {
+                            let k = (next() >> 40) as i64 - (1 << 23);
+                            let v = k as f32 / (1u64 << 23) as f32;
+                            chunk.copy_from_slice(&v.to_le_bytes());
+                        }
+                    }
+                    Scalar::F64 => {
+                        for chunk in page.chunks_exact_mut(8) {
+                            let k = (next() >> 11) as i64 - (1 << 52);
+                            let v = k as f64 / (1u64 << 52) as f64;
+                            chunk.copy_from_slice(&v.to_le_bytes());
+                        }
+                    }
+                    Scalar::Bool => {
+                        for byte in page.iter_mut() {
+                            *byte = (next() >> 63) as u8;
+                        }
+                    }
+                    other => {
+                        let size = other.size() as usize;
+                        for chunk in page.chunks_exact_mut(size) {
+                            let word = next() >> (64 - 8 * size);
+                            chunk.copy_from_slice(&word.to_le_bytes()[..size]);
+                        }
+                    }
+                }
+            }
+            Fill::Iota(scalar) => {
+                let size = scalar.size() as usize;
+                let first = (start / size) as u64;
+                for (i, chunk) in (first..).zip(page.chunks_exact_mut(size)) {
+                    let bits = match scalar {
+                        Scalar::F32 => u64::from((i as f32).to_bits()),
+                        Scalar::F64 => (i as f64).to_bits(),
+                        Scalar::Bool => u64::from(i != 0),
+                        // C's conversion to a narrower integer keeps the low bytes.
+                        _ => i,
+                    };
+                    chunk.copy_from_slice(&bits.to_le_bytes()[..size]);
                 }
             }
         }
@@ -275,6 +351,56 @@ mod tests {
             let v = f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
             assert!((0.0..1.0).contains(&v), "{v}");
         }
+    }
+
+    #[test]
+    fn iota_counts_elements_across_pages_and_wraps_as_c_converts() {
+        let mut doubles = PagedBuffer::new(40_000, Fill::Iota(Scalar::F64), 1);
+        let doubles: Vec<f64> = doubles
+            .to_vec()
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().expect("eight bytes")))
+            .collect();
+        assert_eq!(doubles, (0..5000).map(f64::from).collect::<Vec<_>>());
+        let mut bytes = PagedBuffer::new(300, Fill::Iota(Scalar::U8), 1);
+        let bytes = bytes.to_vec();
+        assert_eq!((bytes[255], bytes[256], bytes[299]), (255, 0, 43));
+        let mut bools = PagedBuffer::new(3, Fill::Iota(Scalar::Bool), 1);
+        assert_eq!(bools.to_vec(), [0, 1, 1]);
+    }
+
+    #[test]
+    fn uniform_values_use_the_whole_width_of_the_type() {
+        let mut longs = PagedBuffer::new(8_000, Fill::Uniform(Scalar::I64), 1);
+        let longs: Vec<u64> = longs
+            .to_vec()
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("eight bytes")))
+            .collect();
+        // Of 1,000 uniform 64-bit words, about half have their top bit set.
+        assert!(longs.iter().filter(|v| **v >= 1 << 63).count() > 400);
+        let mut bytes = PagedBuffer::new(1_000, Fill::Uniform(Scalar::U8), 1);
+        assert!(bytes.to_vec().iter().filter(|b| **b >= 128).count() > 400);
+        let mut bools = PagedBuffer::new(1_000, Fill::Uniform(Scalar::Bool), 1);
+        assert!(bools.to_vec().iter().all(|b| *b <= 1));
+    }
+
+    #[test]
+    fn a_launch_fill_leaves_a_buffer_of_pointers_null() {
+        for fill in LaunchFill::ALL {
+            assert_eq!(Fill::Zero.with_launch_fill(fill), Fill::Zero);
+        }
+        let small = Fill::Random(Scalar::I32);
+        assert_eq!(small.clone().with_launch_fill(LaunchFill::Small), small);
+        assert_eq!(
+            small.clone().with_launch_fill(LaunchFill::Random),
+            Fill::Uniform(Scalar::I32)
+        );
+        assert_eq!(
+            small.clone().with_launch_fill(LaunchFill::Iota),
+            Fill::Iota(Scalar::I32)
+        );
+        assert_eq!(small.with_launch_fill(LaunchFill::Zeros), Fill::Zero);
     }
 
     #[test]

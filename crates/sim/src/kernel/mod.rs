@@ -24,6 +24,7 @@
 //!     dyn_smem: 0,
 //!     args: vec![],
 //!     buffers: vec![("a".to_string(), 128)],
+//!     fills: vec![],
 //! };
 //! let config = RunConfig { step_budget: 10_000, blocks: BlockSelection::All, seed: 1 };
 //! let runs = run(&program, "add_one", &launch, &config).unwrap();

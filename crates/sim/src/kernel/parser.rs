@@ -1563,6 +1563,7 @@ mod tests {
                 dyn_smem: 0,
                 args: vec![("x".to_string(), crate::kernel::Value::Int(1))],
                 buffers: vec![("a".to_string(), 64)],
+                fills: vec![],
             };
             let config = RunConfig {
                 step_budget: 1_000_000,
@@ -1635,6 +1636,7 @@ mod tests {
             dyn_smem: 0,
             args: vec![],
             buffers: vec![("a".to_string(), 128)],
+            fills: vec![],
         };
         let config = RunConfig {
             step_budget: 10_000,

@@ -119,6 +119,7 @@ fn launch(
         dyn_smem,
         args: args.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
         buffers: buffers.iter().map(|(n, b)| (n.to_string(), *b)).collect(),
+        fills: vec![],
     }
 }
 
