@@ -917,6 +917,7 @@ mod tests {
 
     fn load(warp: u32, span: Span, address: impl Fn(u32) -> Option<u64>) -> MemRecord {
         MemRecord {
+            order: Default::default(),
             access: WarpAccess::from_fn(
                 Space::Shared,
                 AccessKind::Load,

@@ -95,10 +95,8 @@ type HashSet<K> = StdHashSet<K, BuildHasherDefault<IntegerHasher>>;
 /// 67,115,520 bytes of DRAM, 64 bytes per load.
 pub const DRAM_ATOM_BYTES: u64 = 64;
 
-/// How many executions of one load instruction a warp has in flight together: nvcc -O3 unrolls a
-/// loop with a run-time trip count four times (an assumption, typical of its output for the
-/// lecture loops such as `mm_naive`'s; a loop with a constant trip count is unrolled fully, but
-/// `tr_*`'s loop of four is the only such loop with global loads here).
+/// How many executions of one load instruction a warp has in flight together when its record
+/// does not say (`LoadOrder::in_flight`, which the interpreter sets from nvcc's unrolling).
 pub const LOADS_IN_FLIGHT_PER_SITE: u32 = 4;
 
 /// Distinct bytes touched, in the units the memory levels move.
@@ -222,6 +220,8 @@ struct WarpTrace {
     stored: bool,
     /// Loads in the current round trip, per source location (by its span's line and column).
     in_flight: HashMap<(u32, u32), u32>,
+    /// The first load of the current round trip (`LoadOrder::sequence`; 0 if unknown).
+    open_first: u32,
     /// Whether the current round trip waits for a sector new to the block.
     missing: bool,
     missing_round_trips: u32,
@@ -441,8 +441,20 @@ impl BlockProfiler {
             AccessKind::Load => {
                 let site = (record.span.line, record.span.col);
                 let repeats = trace.in_flight.get(&site).copied().unwrap_or(0);
-                if trace.barrier || trace.stored || repeats >= LOADS_IN_FLIGHT_PER_SITE {
+                let order = record.order;
+                let limit = if order.in_flight == 0 {
+                    LOADS_IN_FLIGHT_PER_SITE
+                } else {
+                    order.in_flight
+                };
+                // A load whose address (or a branch before it) needs the data of a load in the
+                // current round trip waits for it: the next round trip begins (probe group C).
+                let waits = trace.open_first > 0 && order.waits_for >= trace.open_first;
+                if trace.barrier || trace.stored || repeats >= limit || waits {
                     trace.close();
+                }
+                if trace.in_flight.is_empty() {
+                    trace.open_first = order.sequence;
                 }
                 trace.barrier = false;
                 trace.stored = false;

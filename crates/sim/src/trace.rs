@@ -368,6 +368,7 @@ mod tests {
         address: impl FnMut(u32) -> Option<u64>,
     ) -> MemRecord {
         MemRecord {
+            order: Default::default(),
             access: WarpAccess::from_fn(space, AccessKind::Load, AccessWidth::FOUR, address),
             span: Span {
                 line,

@@ -110,6 +110,24 @@ pub struct MemRecord {
     pub span: Span,
     pub block: [u32; 3],
     pub warp: u32,
+    /// For a global or local load: where it stands among the warp's loads (`timing`'s round trips).
+    pub order: LoadOrder,
+}
+
+/// A global or local load's place among its warp's loads, for the round trips of the timing
+/// model: a warp issues loads until one needs the data of a load still in flight (its address,
+/// or a branch before it, depends on that data) or until nvcc's unrolling has no more copies of
+/// the load to hoist (probe groups C and D).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LoadOrder {
+    /// 1 for the warp's first global or local load, 2 for its second, ...; 0 for other records.
+    pub sequence: u32,
+    /// The latest of the warp's loads whose data this load's address, or a branch the warp took
+    /// before it, was computed from (0: none).
+    pub waits_for: u32,
+    /// How many executions of this load nvcc's unrolling lets the warp have in flight together
+    /// (`issue`); 0 where no interpreter stamped the record.
+    pub in_flight: u32,
 }
 
 /// Receives the records of a block as they happen (so that counters need not keep them all).
@@ -583,6 +601,11 @@ impl<'p> Simulation<'p> {
             sink,
             budget: step_budget,
             regs: Vec::new(),
+            tags: Vec::new(),
+            dependence: Dependence::default(),
+            depends_on: 0,
+            in_flight: 0,
+            order: LoadOrder::default(),
             warp: 0,
             lane_tid: [0; 32],
             steps: 0,
@@ -603,6 +626,7 @@ impl<'p> Simulation<'p> {
                 span: Span::default(),
                 block,
                 warp: 0,
+                order: LoadOrder::default(),
             },
             spare_args: Vec::new(),
             spare_stacks: Vec::new(),
@@ -635,6 +659,8 @@ impl<'p> Simulation<'p> {
                 }
                 WarpState {
                     regs,
+                    tags: vec![0; n_regs],
+                    dependence: Dependence::default(),
                     flow: Flow {
                         pc: 0,
                         mask: valid,
@@ -660,9 +686,13 @@ impl<'p> Simulation<'p> {
                     machine.lane_tid[lane] = w as u32 * 32 + lane as u32;
                 }
                 machine.regs = std::mem::take(&mut warp.regs);
+                machine.tags = std::mem::take(&mut warp.tags);
+                machine.dependence = warp.dependence;
                 machine.tbase = func.temp_base;
                 let result = machine.run_flow(self.kernel, &mut warp.flow, warp.valid);
                 warp.regs = std::mem::take(&mut machine.regs);
+                warp.tags = std::mem::take(&mut machine.tags);
+                warp.dependence = machine.dependence;
                 match result? {
                     Stop::Done => warp.done = true,
                     Stop::Barrier => any_waiting = true,
@@ -869,9 +899,39 @@ impl Flow {
 
 struct WarpState {
     regs: Vec<Lanes>,
+    /// Per register: the latest global or local load its value was computed from (`LoadOrder`).
+    tags: Vec<u32>,
+    dependence: Dependence,
     flow: Flow,
     valid: u32,
     done: bool,
+}
+
+/// The order a record carries: a global or local load is the warp's next one, with what it
+/// waits for and the loads in flight its op allows; any other record has none.
+fn stamp(
+    dependence: &mut Dependence,
+    order: LoadOrder,
+    in_flight: u32,
+    space: Space,
+    kind: AccessKind,
+) -> LoadOrder {
+    if kind != AccessKind::Load || !matches!(space, Space::Global | Space::Local) {
+        return LoadOrder::default();
+    }
+    dependence.loads += 1;
+    LoadOrder {
+        sequence: dependence.loads,
+        waits_for: order.waits_for,
+        in_flight,
+    }
+}
+
+/// A warp's loads so far and what its control flow waited for (`LoadOrder`).
+#[derive(Clone, Copy, Default)]
+struct Dependence {
+    loads: u32,
+    control: u32,
 }
 
 enum Stop {
@@ -892,6 +952,15 @@ struct Machine<'s, 'p> {
     /// The steps the block may take, all warps together, and the steps taken so far.
     budget: u64,
     regs: Vec<Lanes>,
+    /// The current warp's register tags and loads (`WarpState`).
+    tags: Vec<u32>,
+    dependence: Dependence,
+    /// The latest load the expression being evaluated was computed from so far.
+    depends_on: u32,
+    /// The unrolling's loads in flight at the op being run (`FunctionIr::loads_in_flight`).
+    in_flight: u32,
+    /// The order the next global or local load's records carry.
+    order: LoadOrder,
     warp: u32,
     lane_tid: [u32; WARP_LANES],
     steps: u64,
@@ -1479,6 +1548,8 @@ impl Machine<'_, '_> {
             };
             self.step(func.spans[pc])?;
             let mask = flow.mask;
+            self.depends_on = 0;
+            self.in_flight = func.loads_in_flight.get(pc).copied().unwrap_or(0);
             if mask != 0 {
                 self.issued += u64::from(func.issue.get(pc).copied().unwrap_or(0));
             }
@@ -1493,6 +1564,8 @@ impl Machine<'_, '_> {
                     let taken = if mask != 0 {
                         let r = self.eval(cond, mask)?;
                         self.instructions += 1;
+                        // The warp cannot branch before the data its condition reads is back.
+                        self.dependence.control = self.dependence.control.max(self.depends_on);
                         lane_mask(&self.regs[r]) & mask
                     } else {
                         0
@@ -1530,6 +1603,7 @@ impl Machine<'_, '_> {
                     if mask != 0 {
                         let r = self.eval(cond, mask)?;
                         self.instructions += 1;
+                        self.dependence.control = self.dependence.control.max(self.depends_on);
                         flow.mask = lane_mask(&self.regs[r]) & mask;
                     }
                     if flow.mask == 0 {
@@ -1627,7 +1701,11 @@ impl Machine<'_, '_> {
         let dst = (self.tbase + e.tmp) as usize;
         match &e.kind {
             ExKind::Const(bits) => Ok(self.splat(*bits, dst)),
-            ExKind::Reg(r) => Ok(*r as usize),
+            ExKind::Reg(r) => {
+                let r = *r as usize;
+                self.depends_on = self.depends_on.max(self.tags.get(r).copied().unwrap_or(0));
+                Ok(r)
+            }
             ExKind::Component(v, c) => Ok(self.eval(v, mask)? + usize::from(*c)),
             ExKind::AddrOf(id) => Ok(self.splat(pointer(*id, self.objects[*id].base), dst)),
             ExKind::Convert { from, to, value } => {
@@ -1937,10 +2015,25 @@ impl Machine<'_, '_> {
         dst: usize,
         span: Span,
     ) -> Result<usize, Diagnostic> {
+        let outer = std::mem::take(&mut self.depends_on);
         let mut target = Target::EMPTY;
         self.resolve(addr, mask, &mut target)?;
         self.instructions += 1;
-        self.load(&target, mask, elem, dst, addr.span, span)?;
+        // The load waits for what its address was computed from and for what the warp's
+        // branches so far waited for; its value depends on the load itself if it went to global
+        // or local memory (a round trip), otherwise on what its address did.
+        let waits_for = self.depends_on.max(self.dependence.control);
+        self.order.waits_for = waits_for;
+        let loads_before = self.dependence.loads;
+        let loaded = self.load(&target, mask, elem, dst, addr.span, span);
+        self.order.waits_for = 0;
+        loaded?;
+        let value = if self.dependence.loads > loads_before {
+            self.dependence.loads
+        } else {
+            waits_for
+        };
+        self.depends_on = outer.max(value);
         Ok(dst)
     }
 
@@ -1954,12 +2047,23 @@ impl Machine<'_, '_> {
     ) -> Result<usize, Diagnostic> {
         match place {
             Place::Reg { reg, elem } => {
+                let outer = std::mem::take(&mut self.depends_on);
                 let v = self.eval(value, mask)?;
                 self.instructions += 1;
+                let value_depends_on = self.depends_on;
                 for k in 0..usize::from(elem.n) {
                     let vals = self.regs[v + k];
                     self.write_masked(*reg as usize + k, &vals, mask);
+                    if let Some(tag) = self.tags.get_mut(*reg as usize + k) {
+                        // Lanes left out keep their value, and what it depended on.
+                        *tag = if mask == FULL {
+                            value_depends_on
+                        } else {
+                            (*tag).max(value_depends_on)
+                        };
+                    }
                 }
+                self.depends_on = outer.max(value_depends_on);
                 Ok(*reg as usize)
             }
             Place::Mem { addr, elem } => {
@@ -2012,6 +2116,12 @@ impl Machine<'_, '_> {
         let mut target = None;
         let (current, addr_span) = self.read_place(place, mask, dst, span, &mut target)?;
         let v = self.eval(value, mask)?;
+        if let Place::Reg { reg, .. } = place {
+            if let Some(tag) = self.tags.get_mut(*reg as usize) {
+                *tag = (*tag).max(self.depends_on);
+                self.depends_on = *tag;
+            }
+        }
         let pscalar = place.elem().scalar;
         if pscalar == ty && current != dst && v != dst {
             // The common `r += x` on a register of the operation's type: combine straight into
@@ -2187,9 +2297,16 @@ impl Machine<'_, '_> {
             arg_regs.push(self.eval(a, mask)?);
         }
         self.instructions += 1;
+        // The parameters depend on what the arguments together were computed from; the callee's
+        // statements start their own accounting, so the caller's is kept aside.
+        let args_depend_on = self.depends_on;
+        let in_flight = self.in_flight;
         for (p, &r) in callee.params.iter().zip(&arg_regs) {
             for k in 0..usize::from(super::sema::width_of(&p.ty)) {
                 self.regs[p.reg as usize + k] = self.regs[r + k];
+                if let Some(tag) = self.tags.get_mut(p.reg as usize + k) {
+                    *tag = args_depend_on;
+                }
             }
         }
         self.spare_args.push(arg_regs);
@@ -2214,8 +2331,12 @@ impl Machine<'_, '_> {
         self.spare_stacks.push(flow.stack);
         self.call_depth -= 1;
         self.tbase = saved;
+        self.in_flight = in_flight;
+        self.depends_on = args_depend_on;
         result?;
         if let Some((elem, reg)) = callee.ret {
+            let returned = self.tags.get(reg as usize).copied().unwrap_or(0);
+            self.depends_on = self.depends_on.max(returned);
             for k in 0..usize::from(elem.n) {
                 self.regs[dst + k] = self.regs[reg as usize + k];
             }
@@ -2611,6 +2732,7 @@ impl Machine<'_, '_> {
         record.span = span;
         record.block = self.block;
         record.warp = self.warp;
+        record.order = stamp(&mut self.dependence, self.order, self.in_flight, obj.space, kind);
         for (l, slot) in record.access.lanes.iter_mut().enumerate() {
             *slot = (mask >> l & 1 != 0).then_some(ptrs[l] & ADDRESS_MASK);
         }
@@ -2659,6 +2781,7 @@ impl Machine<'_, '_> {
                 span,
                 block: self.block,
                 warp: self.warp,
+                order: stamp(&mut self.dependence, self.order, self.in_flight, space, kind),
             };
             self.sink.record(&record);
         }
