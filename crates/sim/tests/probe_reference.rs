@@ -160,23 +160,80 @@ fn probe_times_are_predicted_by_mechanism() {
     );
     println!("{table}");
 
-    // The issue's goal is 90% within 25%; the mechanisms modelled so far reach 73%. This floor
-    // keeps what they reach from slipping back while the rest (memory-level parallelism, integer
-    // issue, the carveout) is modelled.
+    // The issue's goal is 90% within 25%; the mechanisms modelled so far reach 85%. This floor
+    // keeps what they reach from slipping back while the rest (the carveout, partial-sector
+    // stores, barrier waits) is modelled.
     assert!(
-        within >= 110,
+        within >= 130,
         "only {within} of {} probe launches within 25%",
         timed.len()
     );
     // Each group whose mechanism the model has: the launch floor and block dispatcher (A),
-    // global atomics per L2 slice (F), shared atomics per bank (G), short launches (H, N), and
-    // divergent branches on the FP32 pipe (I).
-    for group in ['A', 'F', 'G', 'H', 'I', 'N'] {
+    // unrolled loads in flight (D), global atomics per L2 slice (F), shared atomics per bank (G),
+    // short launches (H, N), divergent branches on the FP32 pipe (I), integer and shared work
+    // against issue (J, L), loads across atomics (O).
+    for group in ['A', 'D', 'F', 'G', 'H', 'I', 'J', 'L', 'N', 'O'] {
         let errors = groups.get(&group).cloned().unwrap_or_default();
         assert!(!errors.is_empty(), "group {group} has no launches");
         let m = median(errors);
         assert!(m <= 0.25, "group {group}: median |error| {:.1}%", 100.0 * m);
     }
+}
+
+#[test]
+fn issued_instructions_follow_the_sass_of_loops() {
+    // `smsp__inst_executed` counts what nvcc's code issues: loops unrolled 16, 4, 2 or 1 times,
+    // `%` and `/` expanded, loop-invariant work hoisted, a prologue per warp. The estimate of
+    // `kernel::issue` comes within 25% of it for every kernel whose time is its loops (groups C,
+    // D, I, J, K, L); it is per source operation, so not exact.
+    let mut table = String::new();
+    let mut worst = (0.0f64, String::new());
+    for probe in probes().iter().filter(|p| "CDIJKL".contains(p.group)) {
+        let measured = probe.ncu["smsp__inst_executed.sum"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{} has no smsp__inst_executed.sum", probe.id));
+        let estimated = probe.report.counters.inst_executed;
+        let ratio = estimated / measured;
+        let _ = writeln!(table, "{:<58} {ratio:>6.2}", probe.id);
+        if (ratio - 1.0).abs() > worst.0 {
+            worst = ((ratio - 1.0).abs(), probe.id.clone());
+        }
+    }
+    println!("{table}");
+    assert!(
+        worst.0 <= 0.25,
+        "{}: estimated instructions {:.0}% off Nsight Compute's",
+        worst.1,
+        100.0 * worst.0
+    );
+}
+
+#[test]
+fn a_load_that_needs_the_last_loads_data_waits_a_round_trip_and_unrolled_loads_share_one() {
+    // Probe group D: the same walk of 4,096 independent loads a thread, one load in flight
+    // (`#pragma unroll 1`, 1.56 ms) against nvcc's sixteen-fold unrolling (0.16 ms). Group C:
+    // `p_mlp1`'s next address needs the load's data, so each of its 256 loads is a round trip,
+    // while `p_mlp16` issues sixteen independent loads a round.
+    let walk =
+        |kernel: &str| predicted_ms(&format!("{kernel} grid=132 block=64 count=4096 jump=12288"));
+    let (one, sixteen) = (walk("p_walk_u1"), walk("p_walk"));
+    assert!(
+        one > 8.0 * sixteen,
+        "one load in flight {one} ms, sixteen {sixteen} ms"
+    );
+    let round_trips = |kernel: &str| {
+        probes()
+            .iter()
+            .find(|p| p.id.starts_with(&format!("{kernel} grid=132 block=32")))
+            .map(|p| {
+                p.report.memory.missing_round_trips_per_block
+                    + p.report.memory.hitting_round_trips_per_block
+            })
+            .unwrap_or_else(|| panic!("no {kernel} launch"))
+    };
+    // Each warp also loads its position (`state[w]`) once, a round trip of its own.
+    assert_eq!(round_trips("p_mlp1"), 257.0);
+    assert_eq!(round_trips("p_mlp16"), 257.0);
 }
 
 /// The predicted time of the probe launch whose id is `id`.

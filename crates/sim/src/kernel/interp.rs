@@ -2732,7 +2732,13 @@ impl Machine<'_, '_> {
         record.span = span;
         record.block = self.block;
         record.warp = self.warp;
-        record.order = stamp(&mut self.dependence, self.order, self.in_flight, obj.space, kind);
+        record.order = stamp(
+            &mut self.dependence,
+            self.order,
+            self.in_flight,
+            obj.space,
+            kind,
+        );
         for (l, slot) in record.access.lanes.iter_mut().enumerate() {
             *slot = (mask >> l & 1 != 0).then_some(ptrs[l] & ADDRESS_MASK);
         }
@@ -2781,7 +2787,13 @@ impl Machine<'_, '_> {
                 span,
                 block: self.block,
                 warp: self.warp,
-                order: stamp(&mut self.dependence, self.order, self.in_flight, space, kind),
+                order: stamp(
+                    &mut self.dependence,
+                    self.order,
+                    self.in_flight,
+                    space,
+                    kind,
+                ),
             };
             self.sink.record(&record);
         }
