@@ -59,7 +59,7 @@
 //! | L2 bandwidth | 5,120 B/clock | hardware-features table of PMC10448217 (table 3: 8,986 GB/s at 1,755 MHz) |
 //! | L2 partitions | 2 | Ampere and Hopper whitepapers |
 //! | DRAM atom | 64 B | h100.json ncu `strided_copy stride=32` |
-//! | issue | 4 warp instructions/clock | Hopper whitepaper (4 sub-partitions) |
+//! | issue | 3.5 warp instructions/clock, every SASS instruction | 4 sub-partitions (Hopper whitepaper), 3.54-3.67 sustained (probes I, L, Nsight Compute) |
 //! | shared memory | 1 clock/wavefront | h100.json ncu `smem_stride` records |
 //! | block dispatch | 158 clocks a block, or 7 a warp if more | probe group A, `p_empty` (524,288 empty blocks) |
 //! | launch overhead | 10,400 clocks | probe group A, `p_empty grid=1` (5.26 us between CUDA events) |
@@ -67,10 +67,12 @@
 //! | L2 slices | 64, 512 bytes each before the next | probe group F (granule); count assumed (see `device.rs`) |
 //! | barrier | 71 clocks a block waits per `__syncthreads` | probe group K, `p_barrier` against `p_nobarrier` |
 //! | L1 data pipe | 1 line or wavefront/clock, fills 128 B/clock | Nsight Compute Kernel Profiling Guide (one tag per wavefront) |
-//! | loads in flight | 4 executions of one load | nvcc's four-fold unrolling (`profile::LOADS_IN_FLIGHT_PER_SITE`) |
+//! | loads in flight | the unroll factor of the load's loop (16 for a small run-time loop) | `kernel::issue`, from the SASS of probes C, D and L |
 //!
 //! The other presets carry their own values, each sourced at the preset (`device.rs`). cc 1.x
-//! issues one warp instruction per 4 clocks (seed 003) and has no L2; its DRAM (`DramRows`):
+//! issues one warp instruction per 4 clocks (seed 003), counting FP32 and memory instructions
+//! only (`IssuedInstructions`: its instructions take shared-memory operands, and the SASS
+//! estimate is of sm_90 code), and has no L2; its DRAM (`DramRows`):
 //!
 //! | constant | G80 | GT200 | source |
 //! |---|---|---|---|
@@ -84,12 +86,17 @@
 //! # Known limits
 //!
 //! FP32 instructions are counted as FMAs (two flops per lane), as in the lecture kernels, and
-//! occupy the FP32 lanes for the whole warp however many lanes are active; integer and control
-//! instructions are not counted for issue (memplay counts per IR node, which is 0.5 to 4 times
-//! what the SASS executes; probe groups J and L are off by half or more for it). How many loads
-//! nvcc keeps in flight is the fixed four per site, not what its unrolling gives (groups C, D). A
+//! occupy the FP32 lanes for the whole warp however many lanes are active. Issue is charged for
+//! `kernel::issue`'s estimate of the SASS instructions (within 25% of Nsight Compute's on the
+//! probes' loops, not exact; if-conversion of short bodies is not modelled), at one sustained rate:
+//! the integer multiplies of `%` and `/`, which run at half rate, make group J's division loops
+//! 11-22% slower on the H100 than that rate gives. Round trips follow the data (a load waits for a
+//! load in flight only if its address or a branch needs that load's data) and the unrolling of
+//! the load's loop; a kernel that walks the same lines in every timed launch is taken to find
+//! them in a warm L2, which `p_mlp*` (whose state moves it to new lines each launch) does not. A
 //! barrier's wait is a delay the other resident blocks can overlap, which makes `p_barrier` 20-50%
-//! fast: on the H100 the blocks reach their barriers together. Reuse between blocks in one SM's L1 is not counted, nor L1 capacity misses.
+//! fast: on the H100 the blocks reach their barriers together. Reuse between blocks in one SM's
+//! L1 is not counted, nor L1 capacity misses.
 //! DRAM row locality is taken to be good on devices with an L2. On cc 1.x it is counted per
 //! access stream, and the streams are taken not to disturb each other's rows (a row-hit-first
 //! controller with enough banks); the column command and the activation are added to the burst,
