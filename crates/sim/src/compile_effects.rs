@@ -2,7 +2,12 @@
 //! not show.
 //!
 //! The interpreter runs the kernel as written: one load per array element read. The compiled code
-//! can differ. The effect modelled here is the one the H100 measurements show
+//! can differ. Two effects are switchable here. If-conversion (`if_conversion`): nvcc turns a
+//! short `if` body into predicated instructions that every warp reaching it issues, so Nsight
+//! Compute counts a guarded shared store once per warp whatever the condition (probe group H);
+//! which bodies is decided in the kernel front end (`kernel::issue::predicated_body`), and the
+//! interpreter tallies what warps issued predicated off. The other effect, the one the H100
+//! measurements of the lecture kernels show
 //! (`tests/reference/h100.json`, and its README): in `mm_tiled` nvcc unrolls the constant-trip
 //! loop `for (int k = 0; k < TILE_WIDTH; ++k) r += sa[ty][k] * sb[k][tx];` and fuses every four
 //! consecutive reads `sa[ty][k..k+3]` into one 128-bit shared load (`LDS.128`). With `TILE_WIDTH`
@@ -48,16 +53,27 @@ use serde::{Deserialize, Serialize};
 pub struct CompileEffects {
     /// Fuse consecutive aligned shared loads of an unrolled loop into 64- or 128-bit loads.
     pub fuse_shared_loads: bool,
+    /// If-convert short `if` bodies (`kernel::issue::predicated_body`): a warp none of whose
+    /// lanes take one still issues its instructions, predicated off (probe group H). Launch
+    /// files written before this effect existed read it as on, as nvcc does it.
+    #[serde(default = "on")]
+    pub if_conversion: bool,
+}
+
+fn on() -> bool {
+    true
 }
 
 impl CompileEffects {
     /// The kernel as the source reads: every element access is one instruction.
     pub const AS_WRITTEN: CompileEffects = CompileEffects {
         fuse_shared_loads: false,
+        if_conversion: false,
     };
     /// The kernel as `nvcc -O3` compiles it, as far as this module models it.
     pub const AS_COMPILED: CompileEffects = CompileEffects {
         fuse_shared_loads: true,
+        if_conversion: true,
     };
 }
 

@@ -61,6 +61,9 @@ pub struct Counters {
     /// Warp-level SASS instructions, as nvcc's code would issue them (`kernel::issue`): what
     /// issue is charged for.
     pub inst_executed: f64,
+    /// Warp-level instructions of if-converted bodies that warps issued with every lane
+    /// predicated off (counted in `inst_executed` and in the memory instruction counts too).
+    pub predicated_off_warp_instructions: f64,
 }
 
 /// What one warp-level memory instruction added to the counters, for the per-line view: the
@@ -75,7 +78,7 @@ pub struct AccessCost {
 }
 
 /// How many values a `Counters` holds.
-const N_COUNTERS: usize = 27;
+const N_COUNTERS: usize = 28;
 
 impl Counters {
     /// The name of each value, in the order of `values`. Names with two underscores are Nsight
@@ -109,6 +112,7 @@ impl Counters {
         "fp32_issued_flops",
         "barrier_warp_instructions",
         "smsp__inst_executed.sum",
+        "predicated_off_warp_instructions",
     ];
 
     /// Adds one warp-level memory instruction.
@@ -248,6 +252,7 @@ impl Counters {
             self.fp32_issued_flops,
             self.barrier_warp_instructions,
             self.inst_executed,
+            self.predicated_off_warp_instructions,
         ]
     }
 
@@ -280,6 +285,7 @@ impl Counters {
             &mut self.fp32_issued_flops,
             &mut self.barrier_warp_instructions,
             &mut self.inst_executed,
+            &mut self.predicated_off_warp_instructions,
         ]
     }
 

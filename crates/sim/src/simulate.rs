@@ -427,6 +427,14 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         counters.barrier_warp_instructions = stats.barrier_warp_instructions as f64;
         counters.inst_executed =
             stats.issued_instructions as f64 / f64::from(kernel::issue::ISSUE_SCALE);
+        if input.compile.if_conversion {
+            let off = stats.predicated_off;
+            let issued = f64::from(off.issue) / f64::from(kernel::issue::ISSUE_SCALE);
+            counters.inst_executed += issued;
+            counters.predicated_off_warp_instructions = issued;
+            counters.shared_ld_instructions += f64::from(off.shared_loads);
+            counters.shared_st_instructions += f64::from(off.shared_stores);
+        }
         totals.add_scaled(&counters, class.n_blocks as f64);
         steps = steps.saturating_add(stats.steps.max(1));
         if steps > input.step_budget {

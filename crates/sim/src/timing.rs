@@ -88,7 +88,7 @@
 //! FP32 instructions are counted as FMAs (two flops per lane), as in the lecture kernels, and
 //! occupy the FP32 lanes for the whole warp however many lanes are active. Issue is charged for
 //! `kernel::issue`'s estimate of the SASS instructions (within 25% of Nsight Compute's on the
-//! probes' loops, not exact; if-conversion of short bodies is not modelled), at one sustained rate:
+//! probes' loops, not exact), at one sustained rate:
 //! the integer multiplies of `%` and `/`, which run at half rate, make group J's division loops
 //! 11-22% slower on the H100 than that rate gives. Round trips follow the data (a load waits for a
 //! load in flight only if its address or a branch needs that load's data) and the unrolling of

@@ -317,3 +317,63 @@ fn shared_atomics_cost_one_pass_per_lane_in_the_busiest_bank() {
         assert_eq!(measured, expected, "mul={mul}: the measurement");
     }
 }
+
+/// The eight memory counters the lecture reference compares (`tests/reference.rs`).
+const MEMORY_COUNTERS: [&str; 8] = [
+    "smsp__inst_executed_op_shared_ld.sum",
+    "smsp__inst_executed_op_shared_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+];
+
+#[test]
+fn memory_counters_match_nsight_and_predicated_bodies_count_for_every_warp() {
+    // Every probe launch's eight memory counters within 10% of Nsight Compute's; for the
+    // predication group (H) the instruction and request counts exactly, since if-converted bodies
+    // are issued by every warp that reaches them (`p_pred_st`: two shared stores a warp whatever
+    // `k`) while a branching body (`p_pred_long`) is issued only by warps with a lane in it.
+    let mut off = Vec::new();
+    for probe in probes() {
+        for name in MEMORY_COUNTERS {
+            let measured = probe.ncu[name]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{} has no {name}", probe.id));
+            let simulated = probe.report.counters.get(name).unwrap_or(f64::NAN);
+            let exact = probe.group == 'H' && !name.contains("wavefronts");
+            let tolerance = if exact { 0.0 } else { 0.10 * measured };
+            if (simulated - measured).abs() > tolerance {
+                off.push(format!(
+                    "{} {name}: {simulated} against {measured}",
+                    probe.id
+                ));
+            }
+        }
+    }
+    assert!(off.is_empty(), "{}", off.join("\n"));
+}
+
+#[test]
+fn without_if_conversion_only_warps_with_a_lane_in_the_body_issue_it() {
+    // `p_pred_st` with k = 0: no lane stores in the guarded body. As compiled, each of the 8,448
+    // warps issues the predicated store besides its own (16,896, as Nsight Compute counts); as
+    // written, only the unconditional one counts.
+    let row = read_lines("probes/time.jsonl")
+        .into_iter()
+        .find(|row| row["id"].as_str() == Some("p_pred_st grid=1056 block=256 k=0"))
+        .expect("the probes have p_pred_st k=0");
+    let mut input = input_from_spec_in(&row["spec"], "probes").expect("the spec reads");
+    let stores = |input: &memplay_sim::SimulationInput| {
+        let report = simulate(input).expect("the launch simulates");
+        (
+            report.counters.shared_st_instructions,
+            report.counters.predicated_off_warp_instructions,
+        )
+    };
+    assert_eq!(stores(&input), (16_896.0, 2.0 * 8_448.0));
+    input.compile = memplay_sim::compile_effects::CompileEffects::AS_WRITTEN;
+    assert_eq!(stores(&input), (8_448.0, 0.0));
+}

@@ -156,6 +156,8 @@ pub struct BlockStats {
     pub barrier_warp_instructions: u64,
     /// SASS instructions issued, as nvcc's code would (`issue`), in `issue::ISSUE_SCALE`-ths.
     pub issued_instructions: u64,
+    /// The if-converted bodies warps issued with every lane predicated off (not in the above).
+    pub predicated_off: PredicatedBody,
     /// Statements and expression nodes evaluated, summed over warps (at most the budget the
     /// block was given).
     pub steps: u64,
@@ -614,6 +616,7 @@ impl<'p> Simulation<'p> {
             fp32_issued_flops: 0,
             barriers: 0,
             issued: 0,
+            predicated_off: PredicatedBody::default(),
             tbase: 0,
             call_depth: 0,
             record: MemRecord {
@@ -709,6 +712,7 @@ impl<'p> Simulation<'p> {
             fp32_issued_flops: machine.fp32_issued_flops,
             barrier_warp_instructions: machine.barriers,
             issued_instructions: machine.issued,
+            predicated_off: machine.predicated_off,
             steps: machine.steps,
         })
     }
@@ -970,6 +974,7 @@ struct Machine<'s, 'p> {
     barriers: u64,
     /// SASS instructions issued (`BlockStats::issued_instructions`).
     issued: u64,
+    predicated_off: PredicatedBody,
     tbase: Reg,
     /// How many `__device__` calls are open.
     call_depth: u32,
@@ -1560,7 +1565,11 @@ impl Machine<'_, '_> {
                         self.eval(e, mask)?;
                     }
                 }
-                Op::If { cond, else_at } => {
+                Op::If {
+                    cond,
+                    else_at,
+                    predicated,
+                } => {
                     let taken = if mask != 0 {
                         let r = self.eval(cond, mask)?;
                         self.instructions += 1;
@@ -1573,6 +1582,11 @@ impl Machine<'_, '_> {
                     flow.stack.push(Frame::If { saved: mask, taken });
                     flow.mask = taken;
                     if taken == 0 {
+                        // An if-converted body is issued by every warp that reaches it, its lanes
+                        // predicated off; one none of whose lanes takes it skips nothing.
+                        if let (true, Some(body)) = (mask != 0, predicated) {
+                            self.predicated_off.add(body);
+                        }
                         flow.pc = *else_at;
                     }
                 }

@@ -348,14 +348,41 @@ pub enum Unroll {
     Full,
 }
 
+/// What the body of an if-converted `if` issues when no lane of a warp takes it: its
+/// instructions, predicated off, and among them the memory instructions Nsight Compute's
+/// `smsp__inst_executed_op_*` counters count all the same (probe group H).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PredicatedBody {
+    /// In `issue::ISSUE_SCALE`-ths of a warp instruction.
+    pub issue: u32,
+    pub shared_loads: u32,
+    pub shared_stores: u32,
+    pub global_loads: u32,
+    pub global_stores: u32,
+}
+
+impl PredicatedBody {
+    /// Adds `other`'s instructions (a tally of the bodies warps issued predicated off).
+    pub fn add(&mut self, other: &PredicatedBody) {
+        self.issue = self.issue.saturating_add(other.issue);
+        self.shared_loads = self.shared_loads.saturating_add(other.shared_loads);
+        self.shared_stores = self.shared_stores.saturating_add(other.shared_stores);
+        self.global_loads = self.global_loads.saturating_add(other.global_loads);
+        self.global_stores = self.global_stores.saturating_add(other.global_stores);
+    }
+}
+
 /// A statement-level instruction. The `usize`s are indices into the function's code.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
     Eval(Ex),
-    /// Lanes where `cond` is false go to `else_at` (an `Else` or the `EndIf`).
+    /// Lanes where `cond` is false go to `else_at` (an `Else` or the `EndIf`). `predicated`: nvcc
+    /// if-converts the body (`issue::predicated_body`), so a warp none of whose lanes take it still
+    /// issues its instructions.
     If {
         cond: Ex,
         else_at: usize,
+        predicated: Option<PredicatedBody>,
     },
     Else {
         end_at: usize,

@@ -31,13 +31,19 @@
 //! instructions); by a constant, to a multiply-high and a shift (a power of two: one shift or
 //! mask). A loop's test, branch and step are paid once per unrolled copy set.
 //!
+//! **If-conversion** (`predicated_body`, decided by `sema` for every `if` without `else`): a
+//! straight-line body of at most 8 instructions becomes predicated instructions that every warp
+//! reaching the `if` issues, whether or not a lane takes it (probe group H: `p_pred_st`,
+//! `p_pred_ldst` and `p_pred_grow`'s bodies are predicated, `p_pred_long`'s of about 24 branches).
+//!
 //! Known limits: the counts are estimates of what nvcc emits, per source operation; address
-//! arithmetic that nvcc folds into immediate offsets of unrolled copies is still counted, and
-//! if-conversion (predicated bodies) is not modelled: a short `if` costs its branch.
+//! arithmetic that nvcc folds into immediate offsets of unrolled copies is still counted, and an
+//! `if` with an `else` is taken to branch.
 
 use super::ast::{FunctionKind, Scalar};
 use super::ir::{
-    BinOp, Ex, ExKind, FunctionIr, MathFn, Op, Place, Reg, Unroll, REG_BLOCK_DIM, REG_THREAD_IDX,
+    BinOp, Ex, ExKind, FunctionIr, MathFn, MemObject, ObjectSpace, Op, Place, PredicatedBody, Reg,
+    Unroll, REG_BLOCK_DIM, REG_THREAD_IDX,
 };
 use std::collections::HashSet;
 
@@ -468,6 +474,72 @@ pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
     (issue, in_flight)
 }
 
+/// The most instructions a body may have for nvcc to if-convert it: `p_pred_st` (one store),
+/// `p_pred_ldst` (two loads, an add, a store) and `p_pred_grow`'s loop body are predicated,
+/// `p_pred_long` (four loads, a dozen flops and a store, about 24) branches (probe group H).
+const PREDICATED_BODY: u32 = 8;
+
+/// Whether nvcc if-converts the body `ops` of an `if` without `else`, and if so what it issues:
+/// a short body of straight-line statements (no loop, branch, barrier, call or return).
+pub fn predicated_body(ops: &[Op], objects: &[MemObject]) -> Option<PredicatedBody> {
+    let mut body = PredicatedBody::default();
+    let mut straight = true;
+    let never_invariant = |_: Reg| false;
+    for op in ops {
+        match op {
+            Op::Eval(_) => body.issue += op_cost(op, &never_invariant),
+            _ => straight = false,
+        }
+        for_each_expression(op, &mut |e| {
+            let mut access = |addr: &Ex, load: bool, store: bool| {
+                let shared = matches!(
+                    base_object(addr)
+                        .and_then(|id| objects.get(id))
+                        .map(|o| o.space),
+                    Some(ObjectSpace::Shared | ObjectSpace::DynamicShared)
+                );
+                match (shared, load, store) {
+                    (true, true, _) => body.shared_loads += 1,
+                    (false, true, _) => body.global_loads += 1,
+                    _ => {}
+                }
+                match (shared, store) {
+                    (true, true) => body.shared_stores += 1,
+                    (false, true) => body.global_stores += 1,
+                    _ => {}
+                }
+            };
+            match &e.kind {
+                ExKind::Load { addr, .. } => access(addr, true, false),
+                ExKind::Assign {
+                    place: Place::Mem { addr, .. },
+                    ..
+                } => access(addr, false, true),
+                ExKind::Compound {
+                    place: Place::Mem { addr, .. },
+                    ..
+                }
+                | ExKind::IncDec {
+                    place: Place::Mem { addr, .. },
+                    ..
+                } => access(addr, true, true),
+                ExKind::Call { .. } => straight = false,
+                _ => {}
+            }
+        });
+    }
+    (straight && body.issue <= PREDICATED_BODY * ISSUE_SCALE).then_some(body)
+}
+
+/// The memory object an address points into, when it is a named object plus an offset.
+fn base_object(addr: &Ex) -> Option<usize> {
+    match &addr.kind {
+        ExKind::AddrOf(id) => Some(*id),
+        ExKind::Offset { base, .. } => base_object(base),
+        _ => None,
+    }
+}
+
 /// What a kernel issues once per warp besides its statements: the stack pointer's load and the
 /// final `EXIT`, an `S2R` for each component of `threadIdx` and `blockIdx` it reads, and a
 /// constant-bank load for each parameter it reads (`blockDim` and `gridDim` are operands in the
@@ -632,5 +704,45 @@ mod tests {
             &[Unroll::Times(16)],
             &[(3, 2.0 + 3.0 / 16.0)],
         );
+    }
+
+    /// The `predicated` field of each `if` of the first kernel of `source`, in order.
+    fn predicated(source: &str) -> Vec<Option<PredicatedBody>> {
+        let program = compile(source, &[]).expect("the test kernel compiles");
+        program.functions[0]
+            .code
+            .iter()
+            .filter_map(|op| match op {
+                Op::If { predicated, .. } => Some(*predicated),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_guarded_shared_store_is_predicated_and_a_long_body_branches() {
+        let found = predicated(
+            "__global__ void k(float* out, int k) {\n\
+             __shared__ float s[512];\n\
+             if (threadIdx.x < k) s[threadIdx.x] = 1.0f;\n\
+             if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + 256];\n\
+             if (threadIdx.x < k) {\n\
+             float a = s[256 + threadIdx.x]; float b = s[256 + ((threadIdx.x + 37) & 255)];\n\
+             float c = s[256 + ((threadIdx.x * 3) & 255)]; float d = s[256 + ((threadIdx.x + 101) & 255)];\n\
+             s[threadIdx.x] = a * b + c * d + a * c - b * d + (a + d) * (b - c);\n\
+             }\n\
+             if (threadIdx.x < k) out[threadIdx.x] = 1.0f; else out[threadIdx.x] = 2.0f;\n\
+             }",
+        );
+        let store = PredicatedBody {
+            issue: 2 * ISSUE_SCALE,
+            shared_stores: 1,
+            ..PredicatedBody::default()
+        };
+        assert_eq!(found[0], Some(store));
+        let add = found[1].expect("a load, an add and a store are if-converted");
+        assert_eq!((add.shared_loads, add.shared_stores), (2, 1));
+        // Four loads, a dozen flops and a store branch; so does any `if` with an `else` here.
+        assert_eq!(&found[2..], &[None, None]);
     }
 }

@@ -802,7 +802,14 @@ impl<'a> Sema<'a> {
             StmtKind::Expr(e) => self.expression_statement(e, s.span),
             StmtKind::If(c, then, otherwise) => {
                 let cond = self.condition(c)?;
-                let if_at = self.emit(Op::If { cond, else_at: 0 }, c.span);
+                let if_at = self.emit(
+                    Op::If {
+                        cond,
+                        else_at: 0,
+                        predicated: None,
+                    },
+                    c.span,
+                );
                 self.scoped(then)?;
                 let else_at = match otherwise {
                     Some(otherwise) => {
@@ -813,11 +820,19 @@ impl<'a> Sema<'a> {
                     None => None,
                 };
                 let end = self.emit(Op::EndIf, s.span);
+                let body = if else_at.is_none() {
+                    issue::predicated_body(&self.code[if_at + 1..end], &self.objects)
+                } else {
+                    None
+                };
                 if let Op::If {
-                    else_at: target, ..
+                    else_at: target,
+                    predicated,
+                    ..
                 } = &mut self.code[if_at]
                 {
                     *target = else_at.unwrap_or(end);
+                    *predicated = body;
                 }
                 if let Some(at) = else_at {
                     if let Op::Else { end_at } = &mut self.code[at] {
