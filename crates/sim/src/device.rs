@@ -580,8 +580,10 @@ pub fn g80() -> Device {
             warp_dispatch_cycles: 7.0,
             // cc 1.0 has no atomics; the value of GT200 is kept so that no preset lacks one.
             global_atomic_cycles: 500.0,
-            // Carried over from the H100 (probe group K), in SM clocks.
-            barrier_cycles: 71.0,
+            // CUDA Programming Guide 2.3, 5.1.1.4: `__syncthreads` issues at 8 operations a clock
+            // per SM on cc 1.x, 4 clocks a warp, 32 for the 8 warps of the lectures' 16 x 16
+            // blocks (the H100's 71 is a measured wait, probe group K; nothing measured here).
+            barrier_cycles: 32.0,
             // No L2 for global memory: atomics serialize per address (`hottest_address_lanes`).
             l2_slices: 1,
             l2_slice_interleave_bytes: 256,
@@ -674,8 +676,10 @@ pub fn gt200() -> Device {
             // Same-address atomics are performed at the memory, one lane after the other: each
             // waits for the previous one's round trip (an estimate: the DRAM latency).
             global_atomic_cycles: 500.0,
-            // Carried over from the H100 (probe group K), in SM clocks.
-            barrier_cycles: 71.0,
+            // CUDA Programming Guide 2.3, 5.1.1.4: `__syncthreads` issues at 8 operations a clock
+            // per SM on cc 1.x, 4 clocks a warp, 32 for the 8 warps of the lectures' 16 x 16
+            // blocks (the H100's 71 is a measured wait, probe group K; nothing measured here).
+            barrier_cycles: 32.0,
             // No L2 for global memory: atomics serialize per address (`hottest_address_lanes`).
             l2_slices: 1,
             l2_slice_interleave_bytes: 256,

@@ -34,10 +34,14 @@
 //!    each block cycles through the SM's pipes (one station: its pipes overlap), its share of L2,
 //!    DRAM and the atomic unit (the busiest L2 slice), and a delay: its round trips to memory
 //!    (Little's law: a block waits once per dependent round trip, not once per load) at the
-//!    unloaded latency of the level they reach, and its barriers. The block dispatcher is one more station, which each block visits once
-//!    to be started and retired (probe group A). Few blocks with long round trips leave the
+//!    unloaded latency of the level they reach. The block dispatcher is one more station, which
+//!    each block visits once to be started and retired (probe group A). Few blocks with long round trips leave the
 //!    pipes idle; many blocks hide the latency and a unit saturates.
-//! 4. **Waves and launch.** The SM that gets the most blocks (`ceil(blocks / SMs)`) finishes last
+//! 4. **Barriers.** The resident blocks of an SM start together on the same work and reach their
+//!    barriers together, so at each `__syncthreads` the SM's pipes drain and no other block fills
+//!    the gap: each barrier adds its wait to every round of resident blocks on the SM's own time
+//!    (a GPU-wide unit such as DRAM stays busy with the other SMs meanwhile).
+//! 5. **Waves and launch.** The SM that gets the most blocks (`ceil(blocks / SMs)`) finishes last
 //!    (the tail), and every launch pays a fixed launch overhead.
 //!
 //! The time is the per-SM time of the grid's blocks plus the launch overhead; the bottleneck is the
@@ -65,7 +69,7 @@
 //! | launch overhead | 10,400 clocks | probe group A, `p_empty grid=1` (5.26 us between CUDA events) |
 //! | global atomic | 1.45 clocks/update of one L2 slice | probe group F, `p_atom_global mask=0` |
 //! | L2 slices | 64, 512 bytes each before the next | probe group F (granule); count assumed (see `device.rs`) |
-//! | barrier | 71 clocks a block waits per `__syncthreads` | probe group K, `p_barrier` against `p_nobarrier` |
+//! | barrier | 71 clocks per `__syncthreads`, per round of resident blocks | probe group K, `p_barrier` against `p_nobarrier` |
 //! | L1 data pipe | 1 line or wavefront/clock, fills 128 B/clock | Nsight Compute Kernel Profiling Guide (one tag per wavefront) |
 //! | loads in flight | the unroll factor of the load's loop (16 for a small run-time loop) | `kernel::issue`, from the SASS of probes C, D and L |
 //!
@@ -94,9 +98,9 @@
 //! load in flight only if its address or a branch needs that load's data) and the unrolling of
 //! the load's loop; a kernel that walks the same lines in every timed launch is taken to find
 //! them in a warm L2, which `p_mlp*` (whose state moves it to new lines each launch) does not. A
-//! barrier's wait is a delay the other resident blocks can overlap, which makes `p_barrier` 20-50%
-//! fast: on the H100 the blocks reach their barriers together. Reuse between blocks in one SM's
-//! L1 is not counted, nor L1 capacity misses.
+//! barrier's wait is one constant however many blocks wait: 32 resident blocks of 64 threads wait
+//! longer per barrier (100 clocks) than 8 of 256 (71), and `p_barrier` with 64-thread blocks is
+//! 19% fast. Reuse between blocks in one SM's L1 is not counted, nor L1 capacity misses.
 //! DRAM row locality is taken to be good on devices with an L2. On cc 1.x it is counted per
 //! access stream, and the streams are taken not to disturb each other's rows (a row-hit-first
 //! controller with enough banks); the column command and the activation are added to the burst,
@@ -412,13 +416,17 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         let dram = f64::from(t.dram_latency_cycles);
         (dram, dram)
     };
-    // And its barriers: each holds the block until its last warp arrives (probe group K).
     let warps_per_block = f64::from(report.occupancy.warps_per_block.max(1));
-    let barriers_per_block = c.barrier_warp_instructions / grid / warps_per_block;
     let delay = (m.missing_round_trips_per_block * miss_latency
-        + m.hitting_round_trips_per_block * hit_latency
-        + barriers_per_block * t.barrier_cycles)
+        + m.hitting_round_trips_per_block * hit_latency)
         / clock;
+    // Barriers: each holds a block until its last warp arrives, and the resident blocks of an SM,
+    // started together on the same work, reach their barriers together, so the pipes drain at
+    // each one and no other block fills the gap (probe group K: 256-thread blocks take 71 clocks
+    // more per barrier with 8 resident, 64-thread blocks 100 with 32). The wait adds to each
+    // round of resident blocks rather than overlapping as a delay, in the SM's own time.
+    let barriers_per_block = c.barrier_warp_instructions / grid / warps_per_block;
+    let barrier_seconds = barriers_per_block * t.barrier_cycles / clock;
 
     // Per block, as one SM sees them: its own pipes, and its share of the GPU-wide units.
     let per_block_sm = sm_clocks / grid / clock;
@@ -445,7 +453,11 @@ pub fn predict(report: &SimulationReport) -> Prediction {
     // The SM with the most blocks finishes last; the GPU-wide units are free by then.
     let last_sm = sm_time((grid / sms).ceil(), resident, &demands[..2], delay);
     let launch_seconds = f64::from(t.launch_overhead_cycles) / clock;
-    let seconds = average.max(last_sm) + launch_seconds;
+    // The barrier waits idle the SM's own pipes; a GPU-wide unit (DRAM, the L2) stays busy with
+    // the other SMs' requests meanwhile.
+    let last_rounds = ((grid / sms).ceil() / f64::from(resident)).ceil();
+    let barrier_wait = last_rounds * barrier_seconds;
+    let seconds = average.max(last_sm + barrier_wait) + launch_seconds;
 
     // Busy times and the bottleneck.
     let per_sm = |clocks: f64| clocks / sms / clock;
@@ -459,7 +471,7 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         (Unit::Issue, per_sm(issue_clocks)),
         (Unit::Atomics, atomic_seconds),
         (Unit::Dispatch, per_sm(grid * dispatch_clocks)),
-        (Unit::Latency, rounds * delay),
+        (Unit::Latency, rounds * delay + barrier_wait),
         (Unit::Launch, launch_seconds),
     ];
     let units: Vec<UnitTime> = busy
