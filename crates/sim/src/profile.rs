@@ -652,6 +652,37 @@ fn shared_atomic_wavefronts(access: &WarpAccess, device: &Device) -> u32 {
     lanes_per_bank.iter().copied().max().unwrap_or(0)
 }
 
+/// The updates of the busiest L2 slice over the grid's `grid_blocks` blocks, from each slice's
+/// updates by each sampled block.
+///
+/// A slice's updates over the grid are estimated as the sampled blocks' mean times the grid's
+/// blocks. Taking the largest of these estimates would overstate the busiest slice when the
+/// updates are spread at random (a histogram of thousands of bins): each estimate rests on a few
+/// sampled blocks, and the largest of many noisy estimates lies above every true value. Each is
+/// lowered by its sampling error (the spread of the sampled blocks' counts over the root of their
+/// number) times the expected largest of as many standard normal deviates, about sqrt(2 ln n); a
+/// slice every sampled block updates alike (a sum's one word) has no error and keeps its
+/// estimate.
+fn busiest_slice(slices: &HashMap<u64, Vec<f64>>, grid_blocks: f64) -> f64 {
+    if slices.is_empty() {
+        return 0.0;
+    }
+    // The expected largest of n standard normal deviates is below sqrt(2 ln n).
+    let z = (2.0 * (slices.len().max(2) as f64).ln()).sqrt();
+    let estimate = |own: &[f64]| {
+        let k = own.len().max(1) as f64;
+        let average = own.iter().sum::<f64>() / k;
+        let error = if own.len() >= 2 {
+            let variance = own.iter().map(|x| (x - average).powi(2)).sum::<f64>() / (k - 1.0);
+            variance.sqrt() / k.sqrt()
+        } else {
+            0.0
+        };
+        (average - z * error).max(0.0) * grid_blocks
+    };
+    slices.values().map(|own| estimate(own)).fold(0.0, f64::max)
+}
+
 /// Sums block profiles into a launch profile.
 #[derive(Debug, Default)]
 pub struct ProfileBuilder {
@@ -659,10 +690,13 @@ pub struct ProfileBuilder {
     sizes: Vec<u64>,
     /// Global atomic address -> its updates over the grid.
     atomics: HashMap<u64, GridAtomicUpdates>,
-    /// Slice granule -> (its updates, scaled to the grid; the sampled blocks that made them).
-    slice_granules: HashMap<u64, (f64, u32)>,
+    /// Slice granule -> the updates each sampled block made there: (the block's index among the
+    /// sampled atomic blocks, its updates, the grid blocks it stands for).
+    slice_granules: HashMap<u64, Vec<(u32, u64, f64)>>,
     /// Sampled blocks that made global atomics.
     atomic_blocks: u32,
+    /// The grid blocks each of those stands for.
+    atomic_block_times: Vec<f64>,
     /// The L2's slices (`DeviceTiming`).
     l2_slices: u64,
     missing_round_trips: f64,
@@ -689,6 +723,7 @@ impl ProfileBuilder {
             atomics: HashMap::default(),
             slice_granules: HashMap::default(),
             atomic_blocks: 0,
+            atomic_block_times: Vec::new(),
             l2_slices: u64::from(device.timing.l2_slices.max(1)),
             missing_round_trips: 0.0,
             hitting_round_trips: 0.0,
@@ -752,12 +787,15 @@ impl ProfileBuilder {
             entry.sampled += 1;
         }
         for (&granule, &updates) in &block.slice_granules {
-            let entry = self.slice_granules.entry(granule).or_insert((0.0, 0));
-            entry.0 += updates as f64 * times;
-            entry.1 += 1;
+            self.slice_granules.entry(granule).or_default().push((
+                self.atomic_blocks,
+                updates,
+                times,
+            ));
         }
         if !block.slice_granules.is_empty() {
             self.atomic_blocks += 1;
+            self.atomic_block_times.push(times);
         }
         block.reset();
     }
@@ -780,21 +818,42 @@ impl ProfileBuilder {
             self.profile.hottest_address_requests = self.profile.hottest_address_requests.max(r);
             self.profile.hottest_address_lanes = self.profile.hottest_address_lanes.max(l);
         }
-        // A granule every sampled block updates is updated by every block of the grid (a sum's
-        // `result`, a histogram's few bins); the others are the blocks' own (each block's bins,
-        // a per-block output), and the blocks not simulated have theirs elsewhere, spread
-        // evenly over the slices.
-        let mut slice_updates: HashMap<u64, f64> = HashMap::default();
+        // A granule every sampled block updates is one the grid's blocks share (a sum's
+        // `result`, a histogram's bins): each block of the grid updates it as the sampled ones
+        // do on average. The others are the blocks' own (a per-block output, a block's range of
+        // bins), and the blocks not simulated have theirs elsewhere, spread evenly over the
+        // slices.
+        let blocks = self.atomic_blocks as usize;
+        let grid_blocks: f64 = self.atomic_block_times.iter().sum();
+        // Per slice: each sampled block's updates of shared granules.
+        let mut slices: HashMap<u64, Vec<f64>> = HashMap::default();
         let mut spread_updates = 0.0;
-        for (&granule, &(updates, sampled)) in &self.slice_granules {
-            if sampled >= self.atomic_blocks {
-                *slice_updates.entry(granule % self.l2_slices).or_insert(0.0) += updates;
+        for (&granule, updates) in &self.slice_granules {
+            if updates.len() >= blocks {
+                let slice = slices
+                    .entry(granule % self.l2_slices)
+                    .or_insert_with(|| vec![0.0; blocks]);
+                for &(block, count, _) in updates {
+                    if let Some(own) = slice.get_mut(block as usize) {
+                        *own += count as f64;
+                    }
+                }
             } else {
-                spread_updates += updates;
+                spread_updates += updates.iter().map(|&(_, c, t)| c as f64 * t).sum::<f64>();
             }
         }
-        self.profile.hottest_slice_updates = slice_updates.values().copied().fold(0.0, f64::max)
-            + spread_updates / self.l2_slices as f64;
+        // However the estimates fall, the busiest slice takes at least an even share of all the
+        // launch's updates.
+        let all_updates: f64 = self
+            .slice_granules
+            .values()
+            .flatten()
+            .map(|&(_, count, times)| count as f64 * times)
+            .sum();
+        let even = all_updates / self.l2_slices as f64;
+        self.profile.hottest_slice_updates = (busiest_slice(&slices, grid_blocks)
+            + spread_updates / self.l2_slices as f64)
+            .max(even);
         if self.profile.blocks > 0.0 {
             self.profile.missing_round_trips_per_block =
                 self.missing_round_trips / self.profile.blocks;
@@ -1040,5 +1099,20 @@ mod tests {
         // H100 has an L2 in front of its DRAM: no rows are counted.
         input.device = h100();
         check(&input, &[("row activations", 0.0)]);
+    }
+
+    #[test]
+    fn a_slice_every_sampled_block_updates_alike_keeps_its_estimate_and_a_noisy_one_is_lowered() {
+        // One word every block updates 256 times: no sampling error, 16,384 blocks x 256.
+        let sum: HashMap<u64, Vec<f64>> = [(0, vec![256.0, 256.0, 256.0])].into_iter().collect();
+        assert_eq!(busiest_slice(&sum, 16_384.0), 4_194_304.0);
+        // Random bins: 64 slices whose three sampled counts scatter around 4; the largest
+        // estimate (from counts 9, 8, 7) is lowered by its error, sqrt(2 ln 64) x 1 x 16,384.
+        let mut random: HashMap<u64, Vec<f64>> =
+            (1..64).map(|slice| (slice, vec![4.0, 4.0, 4.0])).collect();
+        random.insert(0, vec![9.0, 8.0, 7.0]);
+        let z = (2.0 * 64f64.ln()).sqrt();
+        let expected = (8.0 - z * (1.0 / 3f64.sqrt())) * 16_384.0;
+        assert!((busiest_slice(&random, 16_384.0) - expected).abs() < 1e-6);
     }
 }

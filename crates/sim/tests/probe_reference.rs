@@ -160,19 +160,19 @@ fn probe_times_are_predicted_by_mechanism() {
     );
     println!("{table}");
 
-    // The issue's goal is 90% within 25%; the mechanisms modelled so far reach 85%. This floor
-    // keeps what they reach from slipping back while the rest (the carveout, partial-sector
-    // stores, barrier waits) is modelled.
+    // The issue's goal is 90% within 25%; the mechanisms modelled so far reach 89%. This floor
+    // keeps what they reach from slipping back while the rest (partial-sector stores, the L1's
+    // tag rate, kernels that move to new lines each launch) is modelled.
     assert!(
-        within >= 130,
+        within >= 138,
         "only {within} of {} probe launches within 25%",
         timed.len()
     );
     // Each group whose mechanism the model has: the launch floor and block dispatcher (A),
     // unrolled loads in flight (D), global atomics per L2 slice (F), shared atomics per bank (G),
     // short launches (H, N), divergent branches on the FP32 pipe (I), integer and shared work
-    // against issue (J, L), loads across atomics (O).
-    for group in ['A', 'D', 'F', 'G', 'H', 'I', 'J', 'L', 'N', 'O'] {
+    // against issue (J, L), barriers (K), loads across atomics (O).
+    for group in ['A', 'D', 'F', 'G', 'H', 'I', 'J', 'K', 'L', 'N', 'O'] {
         let errors = groups.get(&group).cloned().unwrap_or_default();
         assert!(!errors.is_empty(), "group {group} has no launches");
         let m = median(errors);
