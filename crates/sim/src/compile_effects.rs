@@ -2,12 +2,15 @@
 //! not show.
 //!
 //! The interpreter runs the kernel as written: one load per array element read. The compiled code
-//! can differ. Two effects are switchable here. If-conversion (`if_conversion`): nvcc turns a
+//! can differ. Three effects are switchable here. If-conversion (`if_conversion`): nvcc turns a
 //! short `if` body into predicated instructions that every warp reaching it issues, so Nsight
 //! Compute counts a guarded shared store once per warp whatever the condition (probe group H);
 //! which bodies is decided in the kernel front end (`kernel::issue::predicated_body`), and the
-//! interpreter tallies what warps issued predicated off. The other effect, the one the H100
-//! measurements of the lecture kernels show
+//! interpreter tallies what warps issued predicated off. Reuse of loaded values
+//! (`reuse_loaded_values`, `LoadReuse`): a value the warp loaded is kept in a register and read
+//! again from there (the students' `sqrtf(in[i]) * expf(in[i]) + sinf(in[i])` makes one request a
+//! warp, `tests/reference/students/`). The third effect, the one the H100 measurements of the
+//! lecture kernels show
 //! (`tests/reference/h100.json`, and its README): in `mm_tiled` nvcc unrolls the constant-trip
 //! loop `for (int k = 0; k < TILE_WIDTH; ++k) r += sa[ty][k] * sb[k][tx];` and fuses every four
 //! consecutive reads `sa[ty][k..k+3]` into one 128-bit shared load (`LDS.128`). With `TILE_WIDTH`
@@ -58,6 +61,10 @@ pub struct CompileEffects {
     /// files written before this effect existed read it as on, as nvcc does it.
     #[serde(default = "on")]
     pub if_conversion: bool,
+    /// Keep a loaded value in a register: a warp's load of addresses it loaded before, with no
+    /// store, atomic, barrier or fence of its own in between, is not issued again (`LoadReuse`).
+    #[serde(default = "on")]
+    pub reuse_loaded_values: bool,
 }
 
 fn on() -> bool {
@@ -69,11 +76,13 @@ impl CompileEffects {
     pub const AS_WRITTEN: CompileEffects = CompileEffects {
         fuse_shared_loads: false,
         if_conversion: false,
+        reuse_loaded_values: false,
     };
     /// The kernel as `nvcc -O3` compiles it, as far as this module models it.
     pub const AS_COMPILED: CompileEffects = CompileEffects {
         fuse_shared_loads: true,
         if_conversion: true,
+        reuse_loaded_values: true,
     };
 }
 
@@ -664,6 +673,93 @@ struct Pending {
     target: u32,
 }
 
+/// How many loaded values a warp keeps for reuse before the oldest are forgotten: registers are
+/// finite (an estimate; a kernel that reloads one of more distinct values is rare).
+const KEPT_LOADS: usize = 16;
+
+/// Drops the loads nvcc does not issue again: `sqrtf(in[i]) * expf(in[i]) + sinf(in[i])` reads
+/// `in[i]` once in the SASS (Nsight Compute counts one request a warp where the source makes
+/// three), and a value loaded before a loop that does not store is not loaded in every iteration.
+/// A load is reused when the same warp loaded the same addresses with the same width before, with
+/// no store, atomic, barrier or fence of the warp in between (the compiler cannot keep a value
+/// across any of them, as another thread may change it). A global load whose address was computed
+/// from loaded data is always issued: equal addresses there are a coincidence of the data, which
+/// the compiler cannot see. Addresses are compared by a 64-bit hash of the lanes.
+#[derive(Clone, Debug, Default)]
+pub struct LoadReuse {
+    /// The class of each load site's address form (`kernel::issue::load_classes`): only loads of
+    /// one class can reuse each other's values, as the compiler sees the expressions, not the
+    /// addresses they come to (`s[256 + t]` and `s[256 + (3 * t & 255)]` are different loads
+    /// even where lane 0 reads the same word with both).
+    classes: std::collections::HashMap<(u32, u32), u32>,
+    /// Per warp: the fences it had passed when the kept values were loaded, and their keys.
+    warps: std::collections::HashMap<u32, (u32, Vec<u64>)>,
+    reused: u64,
+}
+
+impl LoadReuse {
+    /// Reuse among the load sites of each class of `classes`.
+    pub fn new(classes: std::collections::HashMap<(u32, u32), u32>) -> LoadReuse {
+        LoadReuse {
+            classes,
+            ..LoadReuse::default()
+        }
+    }
+
+    /// Passes `record` on unless it reloads a value its warp still holds.
+    pub fn push(&mut self, record: &MemRecord, emit: &mut dyn FnMut(&MemRecord)) {
+        let access = &record.access;
+        let (fences, kept) = self.warps.entry(record.warp).or_default();
+        if *fences != record.fences_passed {
+            *fences = record.fences_passed;
+            kept.clear();
+        }
+        if access.kind != AccessKind::Load {
+            kept.clear();
+            emit(record);
+            return;
+        }
+        let data_dependent = access.space != Space::Shared && record.order.waits_for != 0;
+        // A site without a class (a read-modify-write's read) is a class of its own.
+        let site = (record.span.line, record.span.col);
+        let class = self
+            .classes
+            .get(&site)
+            .map_or(u64::from(site.0) << 32 | u64::from(site.1) | 1 << 63, |c| {
+                u64::from(*c)
+            });
+        let key = reuse_key(record, class);
+        if !data_dependent && kept.contains(&key) {
+            self.reused += 1;
+            return;
+        }
+        if kept.len() >= KEPT_LOADS {
+            kept.remove(0);
+        }
+        kept.push(key);
+        emit(record);
+    }
+
+    /// Loads not issued again since the last `take_reused`.
+    pub fn take_reused(&mut self) -> u64 {
+        self.warps.clear();
+        std::mem::take(&mut self.reused)
+    }
+}
+
+/// A hash of what a load reads: its address class, space, width and every lane's address.
+fn reuse_key(record: &MemRecord, class: u64) -> u64 {
+    let access = &record.access;
+    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ u64::from(access.width.bytes());
+    let mut mix = |v: u64| h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29);
+    mix(class);
+    mix(access.space as u64);
+    for lane in &access.lanes {
+        mix(lane.map_or(u64::MAX, |a| a));
+    }
+    h
+}
+
 /// Merges the recorded loads of fusible sites into wide loads, one block at a time.
 ///
 /// Feed it a block's records in execution order with `push`, then call `finish`; every record
@@ -934,6 +1030,7 @@ mod tests {
     fn load(warp: u32, span: Span, address: impl Fn(u32) -> Option<u64>) -> MemRecord {
         MemRecord {
             order: Default::default(),
+            fences_passed: 0,
             access: WarpAccess::from_fn(
                 Space::Shared,
                 AccessKind::Load,
@@ -1009,5 +1106,42 @@ mod tests {
             .map(|k| load(0, span, move |_| Some(4 * k)))
             .collect();
         assert_eq!(fuse(16, &records), vec![(16, 0), (8, 16)]);
+    }
+
+    /// The global load requests of a one-warp launch of `source`'s kernel `k` (buffers `a` and
+    /// `b` of 1 KB, `n` = 32), as compiled and as written.
+    fn global_loads(source: &str) -> (f64, f64) {
+        let requests = |compile: CompileEffects| {
+            let mut input =
+                crate::simulate::SimulationInput::new(source, "k", crate::device::h100());
+            input.grid = crate::kernel::Dim3::new(1, 1, 1);
+            input.block = crate::kernel::Dim3::new(32, 1, 1);
+            input.buffers = vec![("a".to_string(), 1024), ("b".to_string(), 1024)];
+            input.compile = compile;
+            crate::simulate::simulate(&input)
+                .expect("the test kernel simulates")
+                .counters
+                .global_ld_requests
+        };
+        (
+            requests(CompileEffects::AS_COMPILED),
+            requests(CompileEffects::AS_WRITTEN),
+        )
+    }
+
+    #[test]
+    fn a_value_read_three_times_is_loaded_once_unless_a_store_comes_between() {
+        // The students' `sqrtf(in[i]) * expf(in[i]) + sinf(in[i])`: one request a warp on the H100.
+        let thrice = "__global__ void k(const float* a, float* b) {\n\
+                      int i = threadIdx.x; b[i] = sqrtf(a[i]) * expf(a[i]) + sinf(a[i]); }";
+        assert_eq!(global_loads(thrice), (1.0, 3.0));
+        // A store may change what the next load reads: both are issued.
+        let stored = "__global__ void k(float* a, float* b) {\n\
+                      int i = threadIdx.x; float x = a[i]; a[i + 1] = 0.0f; b[i] = x + a[i]; }";
+        assert_eq!(global_loads(stored), (2.0, 2.0));
+        // Different expressions that come to the same addresses are different loads to nvcc.
+        let coincide = "__global__ void k(const float* a, float* b) {\n\
+                        int i = threadIdx.x; b[i] = a[i] + a[(i * 33) & 31]; }";
+        assert_eq!(global_loads(coincide), (2.0, 2.0));
     }
 }

@@ -203,6 +203,8 @@ pub struct Device {
     pub regs_per_sm: u32,
     pub max_regs_per_block: u32,
     pub max_regs_per_thread: u32,
+    /// The fewest registers a thread is given, whatever fewer its code needs (0: no minimum known).
+    pub min_regs_per_thread: u32,
     pub reg_alloc_unit: u32,
     pub reg_granularity: RegisterGranularity,
     /// Register file partitions that warps are spread over (4 from Maxwell on, 1 before).
@@ -510,6 +512,8 @@ pub fn g80() -> Device {
         regs_per_sm: 8192,
         max_regs_per_block: 8192,
         max_regs_per_thread: 124,
+        // No launch measured with fewer registers than this device's minimum might be.
+        min_regs_per_thread: 0,
         reg_alloc_unit: 256,
         reg_granularity: RegisterGranularity::Block,
         reg_file_partitions: 1,
@@ -623,6 +627,8 @@ pub fn gt200() -> Device {
         regs_per_sm: 16384,
         max_regs_per_block: 16384,
         max_regs_per_thread: 124,
+        // No launch measured with fewer registers than this device's minimum might be.
+        min_regs_per_thread: 0,
         reg_alloc_unit: 512,
         reg_granularity: RegisterGranularity::Block,
         reg_file_partitions: 1,
@@ -717,6 +723,8 @@ pub fn fermi() -> Device {
         regs_per_sm: 32768,
         max_regs_per_block: 32768,
         max_regs_per_thread: 63,
+        // No launch measured with fewer registers than this device's minimum might be.
+        min_regs_per_thread: 0,
         reg_alloc_unit: 64,
         reg_granularity: RegisterGranularity::Warp,
         reg_file_partitions: 1,
@@ -806,6 +814,8 @@ pub fn v100() -> Device {
         regs_per_sm: 65536,
         max_regs_per_block: 65536,
         max_regs_per_thread: 255,
+        // No launch measured with fewer registers than this device's minimum might be.
+        min_regs_per_thread: 0,
         reg_alloc_unit: 256,
         reg_granularity: RegisterGranularity::Warp,
         reg_file_partitions: 4,
@@ -891,6 +901,8 @@ pub fn a100() -> Device {
         regs_per_sm: 65536,
         max_regs_per_block: 65536,
         max_regs_per_thread: 255,
+        // No launch measured with fewer registers than this device's minimum might be.
+        min_regs_per_thread: 0,
         reg_alloc_unit: 256,
         reg_granularity: RegisterGranularity::Warp,
         reg_file_partitions: 4,
@@ -977,6 +989,10 @@ pub fn h100() -> Device {
         regs_per_sm: 65536,
         max_regs_per_block: 65536,
         max_regs_per_thread: 255,
+        // Probes p_row_st, p_pred_gst and p_scatter_st: compiled to 8 and 10 registers
+        // (cudaFuncGetAttributes), launched with 16 (Nsight Compute's
+        // `launch__registers_per_thread`), which sets their register limit of blocks.
+        min_regs_per_thread: 16,
         reg_alloc_unit: 256,
         reg_granularity: RegisterGranularity::Warp,
         reg_file_partitions: 4,

@@ -131,7 +131,13 @@ pub fn calculate(
         });
     }
     let warps_per_block = threads.div_ceil(device.warp_size);
-    let regs_per_warp = u64::from(block.regs_per_thread) * u64::from(device.warp_size);
+    // A kernel that uses registers is given at least the device's minimum.
+    let regs_per_thread = if block.regs_per_thread == 0 {
+        0
+    } else {
+        block.regs_per_thread.max(device.min_regs_per_thread)
+    };
+    let regs_per_warp = u64::from(regs_per_thread) * u64::from(device.warp_size);
     let regs_per_block_requested = regs_per_warp * u64::from(warps_per_block);
     if regs_per_block_requested > u64::from(device.max_regs_per_block) {
         return Err(OccupancyError::TooManyRegistersPerBlock {

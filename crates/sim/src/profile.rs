@@ -22,9 +22,11 @@
 //!   issues its independent loads back to back and waits once for all of them. A new round trip
 //!   starts at a load that follows a barrier (the loads after `__syncthreads()` cannot be issued
 //!   before it), a global store (the compiler cannot move a load above a store that may alias it, so
-//!   `out[i] = in[i]` in a loop waits once per element; `tr_copy` shows it), or four executions of
-//!   the same load (nvcc unrolls a loop with a run-time trip count four times, so only four
-//!   iterations' loads are in flight together). A round trip *misses* if it loads a sector the
+//!   `out[i] = in[i]` in a loop waits once per element; `tr_copy` shows it), a load whose address
+//!   (or a branch before it) needs the data of a load in the current round trip (`LoadOrder`: a
+//!   pointer chase, probe group C), or more executions of one load than nvcc's unrolling of its
+//!   loop keeps in flight (`kernel::issue`: 16 for a small loop of a run-time trip count, probe
+//!   group D). A round trip *misses* if it loads a sector the
 //!   block had not loaded before (it waits for L2 or DRAM) and *hits* otherwise (L1). A block's
 //!   critical path is its slowest warp: the most missing round trips, then the most hitting ones.
 //! - **atomics**: how many updates land on the most-updated address, which the memory system

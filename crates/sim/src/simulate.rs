@@ -31,7 +31,7 @@
 //! (`kernel::span::one_line`) and neutral about the front end: the page and the command line
 //! each say in their own words how to change a launch.
 
-use crate::compile_effects::{fusible_loads, CompileEffects, FusionSite, LoadFuser};
+use crate::compile_effects::{fusible_loads, CompileEffects, FusionSite, LoadFuser, LoadReuse};
 use crate::counters::Counters;
 use crate::device::{Device, LaunchError};
 use crate::fill::Fill;
@@ -43,6 +43,7 @@ use crate::profile::{BlockProfiler, MemoryProfile, ProfileBuilder};
 use crate::sampling::{self, BlockClass, EdgePosition};
 use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTrace};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::fmt;
 
 /// The default step budget, for the whole simulation, the same in the page and the CLI (a step
@@ -255,8 +256,10 @@ impl Counting<'_> {
 /// Counts the records of one block, after the compiler-effects pass.
 struct BlockSink<'a> {
     counting: Counting<'a>,
+    /// Drops the loads the compiled code does not issue again, before anything sees them.
+    reuse: Option<&'a mut LoadReuse>,
     fuser: Option<&'a mut LoadFuser>,
-    /// Sees the records as the interpreter emits them (the fuser only changes shared loads).
+    /// Sees the records that are issued (the fuser only changes shared loads).
     profiler: &'a mut BlockProfiler,
 }
 
@@ -264,13 +267,20 @@ impl RecordSink for BlockSink<'_> {
     fn record(&mut self, record: &MemRecord) {
         let BlockSink {
             counting,
+            reuse,
             fuser,
             profiler,
         } = self;
-        profiler.record(record);
-        match fuser {
-            Some(fuser) => fuser.push(record, &mut |r| counting.count(r)),
-            None => counting.count(record),
+        let mut issued = |record: &MemRecord| {
+            profiler.record(record);
+            match fuser {
+                Some(fuser) => fuser.push(record, &mut |r| counting.count(r)),
+                None => counting.count(record),
+            }
+        };
+        match reuse {
+            Some(reuse) => reuse.push(record, &mut issued),
+            None => issued(record),
         }
     }
 }
@@ -279,16 +289,25 @@ impl RecordSink for BlockSink<'_> {
 /// run it. Its records pass through a fuser of their own, so they are what a counted block's
 /// would be.
 struct TraceSink<'a> {
+    reuse: Option<LoadReuse>,
     fuser: Option<LoadFuser>,
     trace: &'a mut TraceRecorder,
 }
 
 impl RecordSink for TraceSink<'_> {
     fn record(&mut self, record: &MemRecord) {
-        let TraceSink { fuser, trace } = self;
-        match fuser {
+        let TraceSink {
+            reuse,
+            fuser,
+            trace,
+        } = self;
+        let mut issued = |record: &MemRecord| match fuser {
             Some(fuser) => fuser.push(record, &mut |r| trace.record(r)),
             None => trace.record(record),
+        };
+        match reuse {
+            Some(reuse) => reuse.push(record, &mut issued),
+            None => issued(record),
         }
     }
 }
@@ -345,6 +364,11 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         .compile
         .fuse_shared_loads
         .then(|| LoadFuser::new(fusible_loads(&unit)));
+    let load_classes = kernel::issue::load_classes(&program.functions);
+    let mut reuse = input
+        .compile
+        .reuse_loaded_values
+        .then(|| LoadReuse::new(load_classes.clone()));
     let mut fused: Vec<FusionSite> = Vec::new();
 
     let mut totals = Counters::default();
@@ -364,6 +388,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                 lines: &mut lines,
                 trace: trace.as_mut(),
             },
+            reuse: reuse.as_mut(),
             fuser: fuser.as_mut(),
             profiler: &mut profiler,
         };
@@ -389,10 +414,13 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         let BlockSink {
             mut counting,
             fuser: block_fuser,
+            reuse: block_reuse,
             ..
         } = sink;
-        // The instructions the fused loads replaced are no longer executed.
-        let mut removed = 0u64;
+        // The instructions the fused loads replaced, and the loads not issued again, are no
+        // longer executed.
+        let reused = block_reuse.map_or(0, LoadReuse::take_reused);
+        let mut removed = reused;
         if let Some(block_fuser) = block_fuser {
             block_fuser.finish(&mut |r| counting.count(r));
             let scale = class.n_blocks as f64;
@@ -425,8 +453,10 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         counters.warp_instructions = stats.warp_instructions.saturating_sub(removed) as f64;
         counters.fp32_issued_flops = stats.fp32_issued_flops as f64;
         counters.barrier_warp_instructions = stats.barrier_warp_instructions as f64;
-        counters.inst_executed =
-            stats.issued_instructions as f64 / f64::from(kernel::issue::ISSUE_SCALE);
+        counters.inst_executed = (stats.issued_instructions as f64
+            / f64::from(kernel::issue::ISSUE_SCALE)
+            - reused as f64)
+            .max(0.0);
         if input.compile.if_conversion {
             let off = stats.predicated_off;
             let issued = f64::from(off.issue) / f64::from(kernel::issue::ISSUE_SCALE);
@@ -461,7 +491,16 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         let problem = outside_the_launch(recorder.request(), input).or_else(|| {
             let remaining = input.step_budget.saturating_sub(steps);
             (!traced_block_ran)
-                .then(|| trace_uncounted_block(&mut sim, &unit, input, remaining, &mut recorder))
+                .then(|| {
+                    trace_uncounted_block(
+                        &mut sim,
+                        &unit,
+                        input,
+                        remaining,
+                        &mut recorder,
+                        &load_classes,
+                    )
+                })
                 .flatten()
         });
         recorder.finish(layout, problem)
@@ -509,10 +548,15 @@ fn trace_uncounted_block(
     input: &SimulationInput,
     remaining: u64,
     recorder: &mut TraceRecorder,
+    load_classes: &HashMap<(u32, u32), u32>,
 ) -> Option<String> {
     let block = recorder.request().block;
     let [x, y, z] = block;
     let mut sink = TraceSink {
+        reuse: input
+            .compile
+            .reuse_loaded_values
+            .then(|| LoadReuse::new(load_classes.clone())),
         fuser: input
             .compile
             .fuse_shared_loads
@@ -520,7 +564,7 @@ fn trace_uncounted_block(
         trace: recorder,
     };
     let result = sim.run_block_into(block, remaining, &mut sink);
-    let TraceSink { fuser, trace } = sink;
+    let TraceSink { fuser, trace, .. } = sink;
     if let Some(mut fuser) = fuser {
         fuser.finish(&mut |r| trace.record(r));
     }

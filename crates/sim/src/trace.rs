@@ -369,6 +369,7 @@ mod tests {
     ) -> MemRecord {
         MemRecord {
             order: Default::default(),
+            fences_passed: 0,
             access: WarpAccess::from_fn(space, AccessKind::Load, AccessWidth::FOUR, address),
             span: Span {
                 line,

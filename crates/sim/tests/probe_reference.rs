@@ -377,3 +377,38 @@ fn without_if_conversion_only_warps_with_a_lane_in_the_body_issue_it() {
     input.compile = memplay_sim::compile_effects::CompileEffects::AS_WRITTEN;
     assert_eq!(stores(&input), (8_448.0, 0.0));
 }
+
+#[test]
+fn occupancy_limits_of_registers_warps_and_blocks_match_nsight() {
+    // Nsight Compute's `launch__occupancy_limit_*` for every probe launch: the register, warp and
+    // block limits exactly (the H100 gives a thread at least 16 registers: `p_row_st`, compiled
+    // to 8, is launched with 16). The shared-memory limit follows the carveout the driver picks,
+    // which the model does not know yet (the smallest that fits the blocks the other limits
+    // allow, where Nsight shows the driver often picking a larger one); it must not drift further.
+    let mut off = Vec::new();
+    let mut shared_off = 0;
+    for probe in probes() {
+        let limit = |name: &str| {
+            probe.ncu[format!("launch__occupancy_limit_{name}")]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{} has no {name} limit", probe.id)) as u32
+        };
+        let o = &probe.report.occupancy;
+        for (name, simulated) in [
+            ("registers", o.limit_registers),
+            ("warps", o.limit_warps),
+            ("blocks", o.limit_blocks),
+        ] {
+            if simulated != limit(name) {
+                off.push(format!(
+                    "{} {name}: {simulated} against {}",
+                    probe.id,
+                    limit(name)
+                ));
+            }
+        }
+        shared_off += usize::from(o.limit_shared_mem != limit("shared_mem"));
+    }
+    assert!(off.is_empty(), "{}", off.join("\n"));
+    assert!(shared_off <= 32, "{shared_off} shared-memory limits differ");
+}

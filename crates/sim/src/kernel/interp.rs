@@ -112,6 +112,9 @@ pub struct MemRecord {
     pub warp: u32,
     /// For a global or local load: where it stands among the warp's loads (`timing`'s round trips).
     pub order: LoadOrder,
+    /// The barriers and fences (`__syncthreads`, `__syncwarp`, `__threadfence`) the warp has
+    /// passed: the compiler keeps no loaded value across one (`compile_effects::LoadReuse`).
+    pub fences_passed: u32,
 }
 
 /// A global or local load's place among its warp's loads, for the round trips of the timing
@@ -630,6 +633,7 @@ impl<'p> Simulation<'p> {
                 block,
                 warp: 0,
                 order: LoadOrder::default(),
+                fences_passed: 0,
             },
             spare_args: Vec::new(),
             spare_stacks: Vec::new(),
@@ -936,6 +940,7 @@ fn stamp(
 struct Dependence {
     loads: u32,
     control: u32,
+    fences: u32,
 }
 
 enum Stop {
@@ -1662,6 +1667,7 @@ impl Machine<'_, '_> {
                     if mask != 0 {
                         self.instructions += 1;
                         self.barriers += 1;
+                        self.dependence.fences += 1;
                         let expected = valid & !flow.returned;
                         if mask != expected {
                             return Err(Diagnostic::new(
@@ -1680,6 +1686,7 @@ impl Machine<'_, '_> {
                 Op::SyncWarp => {
                     if mask != 0 {
                         self.instructions += 1;
+                        self.dependence.fences += 1;
                     }
                 }
             }
@@ -1801,6 +1808,7 @@ impl Machine<'_, '_> {
                 // No register: a fence has no value (and its node no temporary).
                 if mask != 0 {
                     self.instructions += 1;
+                    self.dependence.fences += 1;
                 }
                 Ok(dst)
             }
@@ -2753,6 +2761,7 @@ impl Machine<'_, '_> {
             obj.space,
             kind,
         );
+        record.fences_passed = self.dependence.fences;
         for (l, slot) in record.access.lanes.iter_mut().enumerate() {
             *slot = (mask >> l & 1 != 0).then_some(ptrs[l] & ADDRESS_MASK);
         }
@@ -2808,6 +2817,7 @@ impl Machine<'_, '_> {
                     space,
                     kind,
                 ),
+                fences_passed: self.dependence.fences,
             };
             self.sink.record(&record);
         }

@@ -45,7 +45,7 @@ use super::ir::{
     BinOp, Ex, ExKind, FunctionIr, MathFn, MemObject, ObjectSpace, Op, Place, PredicatedBody, Reg,
     Unroll, REG_BLOCK_DIM, REG_THREAD_IDX,
 };
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Issue costs are whole multiples of this fraction of a warp instruction, so that a loop's test
 /// paid once per 16 copies is still counted exactly in integers.
@@ -565,6 +565,58 @@ fn entry_cost(function: &FunctionIr) -> u32 {
         .filter(|p| read.contains(&p.reg))
         .count();
     2 + special as u32 + params as u32
+}
+
+/// Classes of load sites by the form of their address: two loads whose address expressions are
+/// the same (the same variables, constants and operations, as in the three `in[i]` of
+/// `sqrtf(in[i]) * expf(in[i]) + sinf(in[i])`) share a class, which is what lets the compiler
+/// reuse one's value for the other (`compile_effects::LoadReuse`). Keyed by each load's span (line
+/// and column), over every function of the program.
+pub fn load_classes(functions: &[FunctionIr]) -> HashMap<(u32, u32), u32> {
+    let mut shapes: HashMap<String, u32> = HashMap::new();
+    let mut classes = HashMap::new();
+    for function in functions {
+        for op in &function.code {
+            for_each_expression(op, &mut |e| {
+                if let ExKind::Load { addr, .. } = &e.kind {
+                    let mut shape = String::new();
+                    write_shape(addr, &mut shape);
+                    let next = shapes.len() as u32;
+                    let class = *shapes.entry(shape).or_insert(next);
+                    classes.insert((e.span.line, e.span.col), class);
+                }
+            });
+        }
+    }
+    classes
+}
+
+/// Writes the form of `e`: its operations, registers and constants, not its spans or temporaries.
+fn write_shape(e: &Ex, out: &mut String) {
+    use std::fmt::Write as _;
+    let _ = match &e.kind {
+        ExKind::Const(bits) => write!(out, "c{bits}"),
+        ExKind::Reg(reg) => write!(out, "r{reg}"),
+        ExKind::AddrOf(id) => write!(out, "&{id}"),
+        ExKind::Component(_, c) => write!(out, ".{c}"),
+        ExKind::Convert { from, to, .. } => write!(out, "cv{from:?}{to:?}"),
+        ExKind::Unary { op, ty, .. } => write!(out, "u{op:?}{ty:?}"),
+        ExKind::Binary { op, ty, .. } => write!(out, "b{op:?}{ty:?}"),
+        ExKind::Offset {
+            terms, elem_size, ..
+        } => {
+            let strides: Vec<i64> = terms.iter().map(|t| t.stride).collect();
+            write!(out, "o{elem_size}{strides:?}")
+        }
+        // Anything else (a load, a call, an assignment) makes the address one of a kind.
+        other => write!(out, "x{:p}", other),
+    };
+    out.push('(');
+    for child in children(e) {
+        write_shape(child, out);
+        out.push(',');
+    }
+    out.push(')');
 }
 
 /// The op at `pc` is the test of the loop that begins at `begin`, or its step (the evaluation a

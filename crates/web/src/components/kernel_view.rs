@@ -723,7 +723,7 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
                     <label class="label" for="compile">{ "Count instructions" }</label>
                     <select id="compile" data-testid="control-compile" onchange={on_compile}>
                         <option value="as-compiled" selected={compile_key(props.compile) == "as-compiled"}>
-                            { "as nvcc -O3 compiles them (fused 128-bit shared loads, short ifs predicated)" }
+                            { "as nvcc -O3 compiles them (fused 128-bit shared loads, short ifs predicated, loaded values reused)" }
                         </option>
                         <option value="as-written" selected={compile_key(props.compile) == "as-written"}>
                             { "as written (one load per element read, by the warps that take it)" }

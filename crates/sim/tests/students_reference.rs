@@ -1,0 +1,152 @@
+//! The timing model and the counters against kernels it was not built from.
+//!
+//! `tests/reference/students/` holds 20 launches of kernels of the kinds students write after the
+//! lectures (reductions, histograms, stencils, a scan, matrix-vector products, 2D copies), timed on
+//! the H100 and measured with Nsight Compute after the model's mechanisms were in place; no
+//! constant was fitted to them (see its README). This test prints the table and checks that the
+//! model holds on them about as well as on the probes: it is the closest thing here to the kernels
+//! nobody has measured yet.
+
+mod common;
+
+use common::{input_from_spec_in, read_reference};
+use memplay_sim::timing::{predict, Prediction};
+use memplay_sim::{simulate, SimulationReport};
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+/// One launch: what was measured and what memplay makes of it.
+struct Launch {
+    id: String,
+    measured_ms: f64,
+    ncu: Json,
+    report: SimulationReport,
+    prediction: Prediction,
+}
+
+fn launches() -> &'static [Launch] {
+    static LAUNCHES: OnceLock<Vec<Launch>> = OnceLock::new();
+    LAUNCHES.get_or_init(|| {
+        let rows = |name: &str| -> Vec<Json> {
+            read_reference(name)
+                .lines()
+                .filter(|line| !line.trim().is_empty())
+                .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}: {e}")))
+                .collect()
+        };
+        let ncu: BTreeMap<String, Json> = rows("students/ncu.jsonl")
+            .into_iter()
+            .filter_map(|row| Some((row["id"].as_str()?.to_string(), row["measured"].clone())))
+            .collect();
+        rows("students/time.jsonl")
+            .into_iter()
+            .map(|row| {
+                let id = row["id"].as_str().unwrap_or("?").to_string();
+                let input = input_from_spec_in(&row["spec"], "students")
+                    .unwrap_or_else(|e| panic!("{id}: bad spec: {e}"));
+                let report =
+                    simulate(&input).unwrap_or_else(|e| panic!("{id}: does not simulate: {e}"));
+                Launch {
+                    measured_ms: row["ms"]
+                        .as_f64()
+                        .unwrap_or_else(|| panic!("{id} has no time")),
+                    ncu: ncu.get(&id).cloned().unwrap_or(Json::Null),
+                    prediction: predict(&report),
+                    report,
+                    id,
+                }
+            })
+            .collect()
+    })
+}
+
+#[test]
+fn kernels_the_model_was_not_built_from_are_predicted_within_a_quarter() {
+    let launches = launches();
+    assert_eq!(launches.len(), 20, "the students' set holds 20 launches");
+    let mut table = String::new();
+    let _ = writeln!(
+        table,
+        "{:<40} {:>9} {:>10} {:>7}  bound",
+        "launch", "measured", "predicted", "err %"
+    );
+    let mut errors = Vec::new();
+    for launch in launches {
+        let error = (launch.prediction.time_ms - launch.measured_ms) / launch.measured_ms;
+        errors.push(error.abs());
+        let _ = writeln!(
+            table,
+            "{:<40} {:>9.4} {:>10.4} {:>+7.1}  {:?}",
+            launch.id,
+            launch.measured_ms,
+            launch.prediction.time_ms,
+            100.0 * error,
+            launch.prediction.bottleneck
+        );
+    }
+    let within = errors.iter().filter(|e| **e <= 0.25).count();
+    let mean = errors.iter().sum::<f64>() / errors.len() as f64;
+    let _ = writeln!(
+        table,
+        "{within} of {} within 25%, mean |error| {:.1}%",
+        errors.len(),
+        100.0 * mean
+    );
+    println!("{table}");
+    // Measured: 19 of 20 within 25%, mean 11.9% (the column-major matrix-vector product, with
+    // 16 blocks on 132 SMs, is 40% fast). The bounds leave room for one more launch to move out.
+    assert!(within >= 18, "only {within} of 20 within 25%");
+    assert!(mean <= 0.15, "mean |error| {:.1}%", 100.0 * mean);
+}
+
+#[test]
+fn the_students_memory_counters_and_occupancy_limits_match_nsight_compute() {
+    // The eight memory counters of the lecture reference, within 10% for every launch.
+    const COUNTERS: [&str; 8] = [
+        "smsp__inst_executed_op_shared_ld.sum",
+        "smsp__inst_executed_op_shared_st.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    ];
+    let mut off = Vec::new();
+    for launch in launches() {
+        for name in COUNTERS {
+            let measured = launch.ncu[name]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{} has no {name}", launch.id));
+            let simulated = launch
+                .report
+                .counters
+                .get(name)
+                .unwrap_or_else(|| panic!("memplay has no counter {name}"));
+            if (simulated - measured).abs() > 0.10 * measured {
+                off.push(format!(
+                    "{} {name}: {simulated} against {measured}",
+                    launch.id
+                ));
+            }
+        }
+        // And the occupancy limits of registers, warps and blocks, exactly.
+        let o = &launch.report.occupancy;
+        for (name, simulated) in [
+            ("registers", o.limit_registers),
+            ("warps", o.limit_warps),
+            ("blocks", o.limit_blocks),
+        ] {
+            let measured = launch.ncu[format!("launch__occupancy_limit_{name}")].as_f64();
+            if measured != Some(f64::from(simulated)) {
+                off.push(format!(
+                    "{} {name} limit: {simulated} against {measured:?}",
+                    launch.id
+                ));
+            }
+        }
+    }
+    assert!(off.is_empty(), "{}", off.join("\n"));
+}
