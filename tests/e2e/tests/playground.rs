@@ -9,7 +9,7 @@ use memplay_sim::kernel::limits::{MAX_NESTING, MAX_TREE_DEPTH};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 use thirtyfour::extensions::cdp::ChromeDevTools;
 use thirtyfour::prelude::*;
 use thirtyfour::{CapabilitiesHelper, ChromiumLikeCapabilities};
@@ -1840,6 +1840,16 @@ async fn a_new_deploy_replaces_the_cached_build() {
         ),
     )
     .expect("the new page is written");
+    // The static server answers a revalidation by the file's time in whole seconds, so a page
+    // rewritten within the second it was copied would look unchanged: the new deploy is dated
+    // a minute on, as a real one would be.
+    for file in ["index.html", "sw.js"] {
+        std::fs::File::options()
+            .write(true)
+            .open(site.folder.join(file))
+            .and_then(|f| f.set_modified(SystemTime::now() + Duration::from_secs(60)))
+            .expect("the new deploy's files are dated");
+    }
 
     // The next visit shows the new page, and the new worker's cache replaces the old one.
     page.driver.goto(&url).await.expect("the page loads again");
@@ -1948,11 +1958,12 @@ async fn an_edited_kernel_is_shared_in_the_links_fragment_and_a_corrupt_one_fall
         .parse()
         .expect("a number");
 
-    // The student adds two loads to every thread's difference: the launch's global load
-    // requests double, and the edit goes into the link's fragment.
+    // The student adds two loads of new elements to every thread's difference (a reload of
+    // `input[i]` would not count: the compiled code keeps it in a register): the launch's
+    // global load requests double, and the edit goes into the link's fragment.
     let edited = ADJ_DIFF.replace(
         "input[i] - input[i - 1];",
-        "input[i] - input[i - 1] + input[i] - input[i];",
+        "input[i] - input[i - 1] + input[i / 2] - input[i / 3];",
     );
     assert_ne!(edited, ADJ_DIFF, "the lesson's kernel has the line edited");
     page.run_kernel(&edited).await;
