@@ -295,6 +295,9 @@ pub struct DeviceTiming {
     /// Clocks a block waits at each `__syncthreads()` beyond its warps' own work: the last warp's
     /// arrival is seen and every warp is released.
     pub barrier_cycles: f64,
+    /// Clocks from one warp instruction to the next that needs its result: a warp alone issues no
+    /// faster, so a block of few warps takes at least its warps' instructions times this.
+    pub dependent_issue_cycles: f64,
     /// Slices of the L2, each with its own atomic unit, and the bytes of the address space one
     /// slice takes before the next (global atomics on one slice serialize, `profile`).
     pub l2_slices: u32,
@@ -588,6 +591,9 @@ pub fn g80() -> Device {
             // per SM on cc 1.x, 4 clocks a warp, 32 for the 8 warps of the lectures' 16 x 16
             // blocks (the H100's 71 is a measured wait, probe group K; nothing measured here).
             barrier_cycles: 32.0,
+            // CUDA C Programming Guide 3.2, 5.2.3: a register dependency costs "about 22 clock
+            // cycles" on cc 1.x and 2.x.
+            dependent_issue_cycles: 22.0,
             // No L2 for global memory: atomics serialize per address (`hottest_address_lanes`).
             l2_slices: 1,
             l2_slice_interleave_bytes: 256,
@@ -686,6 +692,9 @@ pub fn gt200() -> Device {
             // per SM on cc 1.x, 4 clocks a warp, 32 for the 8 warps of the lectures' 16 x 16
             // blocks (the H100's 71 is a measured wait, probe group K; nothing measured here).
             barrier_cycles: 32.0,
+            // CUDA C Programming Guide 3.2, 5.2.3: a register dependency costs "about 22 clock
+            // cycles" on cc 1.x and 2.x.
+            dependent_issue_cycles: 22.0,
             // No L2 for global memory: atomics serialize per address (`hottest_address_lanes`).
             l2_slices: 1,
             l2_slice_interleave_bytes: 256,
@@ -777,6 +786,9 @@ pub fn fermi() -> Device {
             // measurement of this device's atomics was found.
             global_atomic_cycles: 1.45,
             barrier_cycles: 71.0,
+            // CUDA C Programming Guide 3.2, 5.2.3: a register dependency costs "about 22 clock
+            // cycles" on cc 1.x and 2.x.
+            dependent_issue_cycles: 22.0,
             l2_slices: 64,
             l2_slice_interleave_bytes: 512,
         },
@@ -865,6 +877,9 @@ pub fn v100() -> Device {
             // measurement of this device's atomics was found.
             global_atomic_cycles: 1.45,
             barrier_cycles: 71.0,
+            // Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking"
+            // (2018): 4 clocks between dependent FP32 and integer instructions from Volta on.
+            dependent_issue_cycles: 4.0,
             l2_slices: 64,
             l2_slice_interleave_bytes: 512,
         },
@@ -950,6 +965,9 @@ pub fn a100() -> Device {
             // measurement of this device's atomics was found.
             global_atomic_cycles: 1.45,
             barrier_cycles: 71.0,
+            // Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking"
+            // (2018): 4 clocks between dependent FP32 and integer instructions from Volta on.
+            dependent_issue_cycles: 4.0,
             l2_slices: 64,
             l2_slice_interleave_bytes: 512,
         },
@@ -1054,6 +1072,9 @@ pub fn h100() -> Device {
             // Probe group K: 1,024 barriers more (p_barrier against p_nobarrier, 256 threads, one
             // wave of 8 blocks per SM) take 36.8 us more, 71 clocks each.
             barrier_cycles: 71.0,
+            // Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking"
+            // (2018): 4 clocks between dependent FP32 and integer instructions from Volta on.
+            dependent_issue_cycles: 4.0,
             // Probe group F: eight bins 32 bytes apart (256 bytes) take as long as one word, eight
             // bins 128 bytes apart (1 KB) half as long, and p_atom_seq's 32 bins 128 bytes apart
             // (4 KB) an eighth: a slice takes 512 bytes before the next. The count is not

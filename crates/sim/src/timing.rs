@@ -34,7 +34,9 @@
 //!    each block cycles through the SM's pipes (one station: its pipes overlap), its share of L2,
 //!    DRAM and the atomic unit (the busiest L2 slice), and a delay: its round trips to memory
 //!    (Little's law: a block waits once per dependent round trip, not once per load) at the
-//!    unloaded latency of the level they reach. The block dispatcher is one more station, which
+//!    unloaded latency of the level they reach, or, if longer, its warps' instructions at the
+//!    dependent-issue latency (a warp alone cannot issue faster; its loads are in flight while it
+//!    issues, so the two overlap). The block dispatcher is one more station, which
 //!    each block visits once to be started and retired (probe group A). Few blocks with long round trips leave the
 //!    pipes idle; many blocks hide the latency and a unit saturates.
 //! 4. **Barriers.** The resident blocks of an SM start together on the same work and reach their
@@ -70,6 +72,7 @@
 //! | global atomic | 1.45 clocks/update of one L2 slice | probe group F, `p_atom_global mask=0` |
 //! | L2 slices | 64, 512 bytes each before the next | probe group F (granule); count assumed (see `device.rs`) |
 //! | barrier | 71 clocks per `__syncthreads`, per round of resident blocks | probe group K, `p_barrier` against `p_nobarrier` |
+//! | dependent issue | 4 clocks between an instruction and one that needs its result | Jia et al. 2018, Volta microbenchmarks (cc 1.x, 2.x: 22, Programming Guide 3.2) |
 //! | L1 data pipe | 1 line or wavefront/clock, fills 128 B/clock | Nsight Compute Kernel Profiling Guide (one tag per wavefront) |
 //! | loads in flight | the unroll factor of the load's loop (16 for a small run-time loop) | `kernel::issue`, from the SASS of probes C, D and L |
 //!
@@ -417,8 +420,23 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         (dram, dram)
     };
     let warps_per_block = f64::from(report.occupancy.warps_per_block.max(1));
+    // Or its warps' own instructions, if they take longer: a warp issues an instruction that
+    // needs a result only once the result is there, so a block takes at least its warps'
+    // instructions times the dependent-issue latency, however idle the SM; the issue itself (a
+    // clock, or four on cc 1.x) is the issue station's service, and the rest is the delay. A
+    // warp's waits for memory and its instructions overlap (it issues while its loads are in
+    // flight), so the longer of the two is its delay.
+    let chained = match t.issued {
+        // A cc 1.x arithmetic instruction reads its shared-memory operand itself.
+        IssuedInstructions::Fp32AndMemory => issued - c.shared_ld_instructions,
+        IssuedInstructions::All => issued,
+    };
+    let issued_per_warp = chained.max(0.0) / grid / warps_per_block;
+    let own_issue_cycles = (1.0 / t.warp_instructions_per_clock.max(1e-9)).max(1.0);
+    let dependent_wait = (t.dependent_issue_cycles - own_issue_cycles).max(0.0);
     let delay = (m.missing_round_trips_per_block * miss_latency
         + m.hitting_round_trips_per_block * hit_latency)
+        .max(issued_per_warp * dependent_wait)
         / clock;
     // Barriers: each holds a block until its last warp arrives, and the resident blocks of an SM,
     // started together on the same work, reach their barriers together, so the pipes drain at
@@ -625,6 +643,29 @@ mod tests {
 
     fn gbps(p: &Prediction) -> f64 {
         p.gbps
+    }
+
+    #[test]
+    fn a_lone_warp_waits_for_each_result_it_needs() {
+        // One warp of a dependent integer chain: each `x = x * 3 + 1` (one IMAD) waits for the
+        // last, 4 clocks apart on the H100 (one of them its issue), where the SM's issue rate
+        // alone would allow 3.5 a clock. 100,000 iterations unrolled 16 times: 1.19 instructions
+        // each, 3 clocks of waiting, 180 us at 1,980 MHz besides the launch.
+        let source = "__global__ void chain(int* out, int n) {\n\
+                      int x = threadIdx.x;\n\
+                      for (int i = 0; i < n; ++i) x = x * 3 + 1;\n\
+                      out[threadIdx.x] = x; }";
+        let mut input = SimulationInput::new(source, "chain", h100());
+        input.grid = Dim3::new(1, 1, 1);
+        input.block = Dim3::new(32, 1, 1);
+        input.regs = 16;
+        input.args = vec![("n".to_string(), Value::Int(100_000))];
+        input.buffers = vec![("out".to_string(), 128)];
+        let prediction = predict(&simulate(&input).expect("the launch simulates"));
+        let launch_ms = f64::from(h100().timing.launch_overhead_cycles) / 1.98e6;
+        let chain_ms = prediction.time_ms - launch_ms;
+        assert!((chain_ms - 0.180).abs() < 0.2 * 0.180, "{prediction:?}");
+        assert_eq!(prediction.bottleneck, Unit::Latency);
     }
 
     #[test]
