@@ -25,8 +25,9 @@
 //!
 //! - **Static** (`fusible_loads`, on the syntax tree): a read `s[i0]..[k + c]` of a `__shared__`
 //!   array of 4- or 8-byte elements is a candidate when it sits directly in the body of a `for` loop
-//!   over `k` with a compile-time constant trip count (`for (int k = C0; k < C1; ++k)`, which nvcc
-//!   unrolls), the last subscript is `k` plus a constant, no other subscript uses `k`, and the body
+//!   over `k` that steps by one and that the front end decided nvcc unrolls fully
+//!   (`Program::loop_unroll`: a constant trip count, however it is written; this pass does not
+//!   decide it again), the last subscript is `k` plus a constant, no other subscript uses `k`, and the body
 //!   has no barrier, fence, atomic, `break`, `continue` or `return`, does not assign `k` and does
 //!   not write the array. The widest fused load is the largest of 16 and 8 bytes that divides the
 //!   byte stride of every other subscript: only then does every thread's row start aligned, which
@@ -45,7 +46,8 @@ use crate::kernel::ast::{
     BinaryOp, Declaration, Expr, ExprKind, Initializer, Item, Stmt, StmtKind, Storage,
     TranslationUnit, Type, UnaryOp,
 };
-use crate::kernel::{MemRecord, Span};
+use crate::kernel::ir::Unroll;
+use crate::kernel::{MemRecord, Program, Span};
 use serde::{Deserialize, Serialize};
 
 /// Which compiler effects the counters include.
@@ -143,8 +145,9 @@ impl Binding {
     }
 }
 
-/// The reads of `unit` that may be fused, in source order.
-pub fn fusible_loads(unit: &TranslationUnit) -> Vec<FusibleLoad> {
+/// The reads of `unit` that may be fused, in source order. Which loops nvcc unrolls is the front
+/// end's decision (`program`, `kernel::issue`); this pass only looks at their reads.
+pub fn fusible_loads(unit: &TranslationUnit, program: &Program) -> Vec<FusibleLoad> {
     let mut file_scope = Vec::new();
     for item in &unit.items {
         if let Item::Variable(declaration) = item {
@@ -158,7 +161,7 @@ pub fn fusible_loads(unit: &TranslationUnit) -> Vec<FusibleLoad> {
             for param in &function.params {
                 scope.push(Binding::Other(param.name.clone()));
             }
-            walk_statements(&function.body, &mut scope, &mut found);
+            walk_statements(&function.body, &mut scope, program, &mut found);
         }
     }
     found
@@ -201,35 +204,47 @@ fn lookup<'s>(scope: &'s [Binding], name: &str) -> Option<&'s SharedArray> {
     }
 }
 
-fn walk_statements(statements: &[Stmt], scope: &mut Vec<Binding>, found: &mut Vec<FusibleLoad>) {
+fn walk_statements(
+    statements: &[Stmt],
+    scope: &mut Vec<Binding>,
+    program: &Program,
+    found: &mut Vec<FusibleLoad>,
+) {
     let depth = scope.len();
     for statement in statements {
-        walk_statement(statement, scope, found);
+        walk_statement(statement, scope, program, found);
     }
     scope.truncate(depth);
 }
 
 /// Looks for candidate loops in a statement and the statements it contains.
-fn walk_statement(statement: &Stmt, scope: &mut Vec<Binding>, found: &mut Vec<FusibleLoad>) {
+fn walk_statement(
+    statement: &Stmt,
+    scope: &mut Vec<Binding>,
+    program: &Program,
+    found: &mut Vec<FusibleLoad>,
+) {
     match &statement.kind {
         StmtKind::Declaration(declaration) => declare(scope, declaration),
-        StmtKind::Block(statements) => walk_statements(statements, scope, found),
+        StmtKind::Block(statements) => walk_statements(statements, scope, program, found),
         StmtKind::If(_, then, otherwise) => {
-            walk_scoped(then, scope, found);
+            walk_scoped(then, scope, program, found);
             if let Some(otherwise) = otherwise {
-                walk_scoped(otherwise, scope, found);
+                walk_scoped(otherwise, scope, program, found);
             }
         }
-        StmtKind::While(_, body) | StmtKind::DoWhile(body, _) => walk_scoped(body, scope, found),
+        StmtKind::While(_, body) | StmtKind::DoWhile(body, _) => {
+            walk_scoped(body, scope, program, found)
+        }
         StmtKind::For { init, body, .. } => {
             let depth = scope.len();
             if let Some(init) = init {
-                walk_statement(init, scope, found);
+                walk_statement(init, scope, program, found);
             }
-            if let Some(variable) = constant_trip_variable(statement) {
+            if let Some(variable) = unrolled_variable(statement, program) {
                 found.extend(loop_candidates(&variable, body, scope));
             }
-            walk_scoped(body, scope, found);
+            walk_scoped(body, scope, program, found);
             scope.truncate(depth);
         }
         StmtKind::Expr(_)
@@ -241,48 +256,41 @@ fn walk_statement(statement: &Stmt, scope: &mut Vec<Binding>, found: &mut Vec<Fu
     }
 }
 
-fn walk_scoped(statement: &Stmt, scope: &mut Vec<Binding>, found: &mut Vec<FusibleLoad>) {
+fn walk_scoped(
+    statement: &Stmt,
+    scope: &mut Vec<Binding>,
+    program: &Program,
+    found: &mut Vec<FusibleLoad>,
+) {
     let depth = scope.len();
-    walk_statement(statement, scope, found);
+    walk_statement(statement, scope, program, found);
     scope.truncate(depth);
 }
 
-/// The induction variable of a `for` loop that runs a compile-time constant number of times (at
-/// least twice) in steps of one, which is the loop nvcc unrolls.
-fn constant_trip_variable(statement: &Stmt) -> Option<String> {
+/// The induction variable of a `for` loop that the front end decided nvcc unrolls fully
+/// (`Unroll::Full`: a constant trip count, `kernel::issue`), when it steps by one, so that
+/// consecutive copies read consecutive elements.
+fn unrolled_variable(statement: &Stmt, program: &Program) -> Option<String> {
     let StmtKind::For {
         init: Some(init),
-        cond: Some(cond),
         step: Some(step),
         ..
     } = &statement.kind
     else {
         return None;
     };
-    let (variable, start) = match &init.kind {
+    if program.loop_unroll(statement.span) != Some(Unroll::Full) {
+        return None;
+    }
+    let variable = match &init.kind {
         StmtKind::Declaration(declaration) => match declaration.declarators.as_slice() {
-            [declarator] => match &declarator.init {
-                Some(Initializer::Expr(value)) => (declarator.name.clone(), const_int(value)?),
-                _ => return None,
-            },
+            [declarator] => declarator.name.clone(),
             _ => return None,
         },
         StmtKind::Expr(Expr {
-            kind: ExprKind::Assign(None, target, value),
+            kind: ExprKind::Assign(None, target, _),
             ..
-        }) => (ident(target)?.to_string(), const_int(value)?),
-        _ => return None,
-    };
-    let ExprKind::Binary(op, lhs, rhs) = &cond.kind else {
-        return None;
-    };
-    if ident(lhs) != Some(variable.as_str()) {
-        return None;
-    }
-    let end = const_int(rhs)?;
-    let trips = match op {
-        BinaryOp::Lt | BinaryOp::Ne => end.checked_sub(start)?,
-        BinaryOp::Le => end.checked_sub(start)?.checked_add(1)?,
+        }) => ident(target)?.to_string(),
         _ => return None,
     };
     let steps_by_one = match &step.kind {
@@ -294,7 +302,7 @@ fn constant_trip_variable(statement: &Stmt) -> Option<String> {
         }
         _ => false,
     };
-    (steps_by_one && trips >= 2).then_some(variable)
+    steps_by_one.then_some(variable)
 }
 
 /// The candidate reads in the body of a constant-trip loop over `variable`.
@@ -958,7 +966,8 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         let unit = parse(source, &defines).expect("the source parses");
-        let found: Vec<(String, u32)> = fusible_loads(&unit)
+        let program = crate::kernel::sema::check(&unit).expect("the source checks");
+        let found: Vec<(String, u32)> = fusible_loads(&unit, &program)
             .into_iter()
             .map(|load| {
                 let text = source
@@ -1009,6 +1018,19 @@ mod tests {
         // smem_stride reads `s[idx]` in `for (it = 0; it < iters; ...)`; row_per_thread's
         // `s[t][j]` is in a 32-trip loop.
         check(BANKS, &[], &[("s[t][j]", 16)]);
+    }
+
+    #[test]
+    fn a_trip_count_from_a_const_variable_unrolls_and_fuses_as_a_literal_does() {
+        // The unrolling is the front end's decision, which folds `const int`: the loop over
+        // `k < T` is unrolled fully, so its row reads fuse as `k < 16`'s do.
+        let source = "__global__ void f(float* o) {\n\
+                      const int T = 16;\n\
+                      __shared__ float s[16][16];\n\
+                      float r = 0.0f;\n\
+                      for (int k = 0; k < T; ++k) r += s[threadIdx.y][k];\n\
+                      o[threadIdx.x] = r; }";
+        check(source, &[], &[("s[threadIdx.y][k]", 16)]);
     }
 
     #[test]

@@ -31,7 +31,9 @@
 //! (`kernel::span::one_line`) and neutral about the front end: the page and the command line
 //! each say in their own words how to change a launch.
 
-use crate::compile_effects::{fusible_loads, CompileEffects, FusionSite, LoadFuser, LoadReuse};
+use crate::compile_effects::{
+    fusible_loads, CompileEffects, FusibleLoad, FusionSite, LoadFuser, LoadReuse,
+};
 use crate::counters::Counters;
 use crate::device::{Device, LaunchError};
 use crate::fill::Fill;
@@ -360,10 +362,11 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         BlockSampling::EdgeClasses => Box::new(sampling::classes(grid).into_iter()),
         BlockSampling::All => Box::new(every_block(grid)),
     };
+    let fusible = fusible_loads(&unit, &program);
     let mut fuser = input
         .compile
         .fuse_shared_loads
-        .then(|| LoadFuser::new(fusible_loads(&unit)));
+        .then(|| LoadFuser::new(fusible.clone()));
     let load_classes = kernel::issue::load_classes(&program.functions);
     let mut reuse = input
         .compile
@@ -494,11 +497,11 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                 .then(|| {
                     trace_uncounted_block(
                         &mut sim,
-                        &unit,
                         input,
                         remaining,
                         &mut recorder,
                         &load_classes,
+                        &fusible,
                     )
                 })
                 .flatten()
@@ -544,11 +547,11 @@ fn outside_the_launch(request: TraceRequest, input: &SimulationInput) -> Option<
 /// Returns why the trace stops short, if it does.
 fn trace_uncounted_block(
     sim: &mut Simulation<'_>,
-    unit: &kernel::ast::TranslationUnit,
     input: &SimulationInput,
     remaining: u64,
     recorder: &mut TraceRecorder,
     load_classes: &HashMap<(u32, u32), u32>,
+    fusible: &[FusibleLoad],
 ) -> Option<String> {
     let block = recorder.request().block;
     let [x, y, z] = block;
@@ -560,7 +563,7 @@ fn trace_uncounted_block(
         fuser: input
             .compile
             .fuse_shared_loads
-            .then(|| LoadFuser::new(fusible_loads(unit))),
+            .then(|| LoadFuser::new(fusible.to_vec())),
         trace: recorder,
     };
     let result = sim.run_block_into(block, remaining, &mut sink);

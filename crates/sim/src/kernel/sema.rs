@@ -34,6 +34,22 @@ pub struct Program {
 }
 
 impl Program {
+    /// How nvcc unrolls the loop whose statement spans `span` (`issue`), if there is one: the
+    /// one decision the passes after the front end read (`compile_effects` fuses the loads of a
+    /// fully unrolled loop).
+    pub fn loop_unroll(&self, span: Span) -> Option<Unroll> {
+        self.functions.iter().find_map(|function| {
+            function
+                .code
+                .iter()
+                .zip(&function.spans)
+                .find_map(|(op, op_span)| match op {
+                    Op::LoopBegin { unroll, .. } if *op_span == span => Some(*unroll),
+                    _ => None,
+                })
+        })
+    }
+
     /// The names of the `__global__` kernels, in source order.
     pub fn kernel_names(&self) -> Vec<&str> {
         self.functions
