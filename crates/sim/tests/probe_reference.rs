@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{input_from_spec_in, read_reference};
+use common::{input_from_spec_in, measured_by_id, read_lines, MEMORY_COUNTERS};
 use memplay_sim::timing::{predict, Prediction};
 use memplay_sim::{simulate, SimulationReport};
 use serde_json::Value as Json;
@@ -60,22 +60,11 @@ impl Probe {
     }
 }
 
-fn read_lines(name: &str) -> Vec<Json> {
-    read_reference(name)
-        .lines()
-        .filter(|line| !line.trim().is_empty())
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}: bad line: {e}")))
-        .collect()
-}
-
 /// Every probe launch, simulated and predicted once for all the tests of this file.
 fn probes() -> &'static [Probe] {
     static PROBES: OnceLock<Vec<Probe>> = OnceLock::new();
     PROBES.get_or_init(|| {
-        let ncu: BTreeMap<String, Json> = read_lines("probes/ncu_join.jsonl")
-            .into_iter()
-            .filter_map(|row| Some((row["id"].as_str()?.to_string(), row["measured"].clone())))
-            .collect();
+        let ncu = measured_by_id("probes/ncu_join.jsonl");
         read_lines("probes/time.jsonl")
             .into_iter()
             .filter(|row| row.get("spec").is_some())
@@ -317,18 +306,6 @@ fn shared_atomics_cost_one_pass_per_lane_in_the_busiest_bank() {
         assert_eq!(measured, expected, "mul={mul}: the measurement");
     }
 }
-
-/// The eight memory counters the lecture reference compares (`tests/reference.rs`).
-const MEMORY_COUNTERS: [&str; 8] = [
-    "smsp__inst_executed_op_shared_ld.sum",
-    "smsp__inst_executed_op_shared_st.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-];
 
 #[test]
 fn memory_counters_match_nsight_and_predicated_bodies_count_for_every_warp() {

@@ -9,11 +9,10 @@
 
 mod common;
 
-use common::{input_from_spec_in, read_reference};
+use common::{input_from_spec_in, measured_by_id, read_lines, MEMORY_COUNTERS};
 use memplay_sim::timing::{predict, Prediction};
 use memplay_sim::{simulate, SimulationReport};
 use serde_json::Value as Json;
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
@@ -29,18 +28,8 @@ struct Launch {
 fn launches() -> &'static [Launch] {
     static LAUNCHES: OnceLock<Vec<Launch>> = OnceLock::new();
     LAUNCHES.get_or_init(|| {
-        let rows = |name: &str| -> Vec<Json> {
-            read_reference(name)
-                .lines()
-                .filter(|line| !line.trim().is_empty())
-                .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}: {e}")))
-                .collect()
-        };
-        let ncu: BTreeMap<String, Json> = rows("students/ncu.jsonl")
-            .into_iter()
-            .filter_map(|row| Some((row["id"].as_str()?.to_string(), row["measured"].clone())))
-            .collect();
-        rows("students/time.jsonl")
+        let ncu = measured_by_id("students/ncu.jsonl");
+        read_lines("students/time.jsonl")
             .into_iter()
             .map(|row| {
                 let id = row["id"].as_str().unwrap_or("?").to_string();
@@ -104,19 +93,9 @@ fn kernels_the_model_was_not_built_from_are_predicted_within_a_quarter() {
 #[test]
 fn the_students_memory_counters_and_occupancy_limits_match_nsight_compute() {
     // The eight memory counters of the lecture reference, within 10% for every launch.
-    const COUNTERS: [&str; 8] = [
-        "smsp__inst_executed_op_shared_ld.sum",
-        "smsp__inst_executed_op_shared_st.sum",
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-        "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    ];
     let mut off = Vec::new();
     for launch in launches() {
-        for name in COUNTERS {
+        for name in MEMORY_COUNTERS {
             let measured = launch.ncu[name]
                 .as_f64()
                 .unwrap_or_else(|| panic!("{} has no {name}", launch.id));

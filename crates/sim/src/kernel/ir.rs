@@ -163,6 +163,52 @@ impl Ex {
         }
     }
 
+    /// The sub-expressions, in the order the interpreter evaluates them (`children_mut`, read
+    /// only).
+    pub fn children(&self) -> Vec<&Ex> {
+        match &self.kind {
+            ExKind::Const(_) | ExKind::Reg(_) | ExKind::AddrOf(_) | ExKind::Fence => Vec::new(),
+            ExKind::Component(e, _) => vec![e],
+            ExKind::Convert { value, .. } | ExKind::Unary { value, .. } => vec![value],
+            ExKind::Binary { lhs, rhs, .. }
+            | ExKind::Logical { lhs, rhs, .. }
+            | ExKind::PtrDiff { lhs, rhs, .. } => vec![lhs, rhs],
+            ExKind::Select { cond, a, b, .. } => vec![cond, a, b],
+            ExKind::Fma { a, b, c, .. } => vec![a, b, c],
+            ExKind::Math { args, .. } | ExKind::Call { args, .. } => args.iter().collect(),
+            ExKind::MakeVector { parts, .. } => parts.iter().collect(),
+            ExKind::Offset { base, terms, .. } => {
+                let mut v: Vec<&Ex> = vec![base];
+                v.extend(terms.iter().map(|t| &t.index));
+                v
+            }
+            ExKind::Load { addr, .. } => vec![addr],
+            ExKind::Assign { place, value } | ExKind::Compound { place, value, .. } => {
+                match place {
+                    Place::Mem { addr, .. } => vec![addr, value],
+                    Place::Reg { .. } => vec![value],
+                }
+            }
+            ExKind::IncDec { place, .. } => match place {
+                Place::Mem { addr, .. } => vec![addr],
+                Place::Reg { .. } => Vec::new(),
+            },
+            ExKind::Atomic {
+                addr,
+                value,
+                value2,
+                ..
+            } => {
+                let mut v: Vec<&Ex> = vec![addr, value];
+                if let Some(v2) = value2 {
+                    v.push(v2);
+                }
+                v
+            }
+            ExKind::Comma(a, b) => vec![a, b],
+        }
+    }
+
     /// The sub-expressions in the order the interpreter evaluates them. Temporaries are assigned in
     /// this order too, so that a later sibling never overwrites an earlier sibling's result.
     pub fn children_mut(&mut self) -> Vec<&mut Ex> {

@@ -172,7 +172,7 @@ fn constant_steps_only(reg: Reg, ops: &[Op]) -> bool {
 fn for_each_expression(op: &Op, f: &mut dyn FnMut(&Ex)) {
     fn walk(e: &Ex, f: &mut dyn FnMut(&Ex)) {
         f(e);
-        for child in children(e) {
+        for child in e.children() {
             walk(child, f);
         }
     }
@@ -180,49 +180,6 @@ fn for_each_expression(op: &Op, f: &mut dyn FnMut(&Ex)) {
         Op::Eval(e) | Op::If { cond: e, .. } | Op::LoopCond { cond: e, .. } => walk(e, f),
         Op::Return(Some(e)) => walk(e, f),
         _ => {}
-    }
-}
-
-/// The sub-expressions of `e` (as `Ex::children_mut`, read-only).
-fn children(e: &Ex) -> Vec<&Ex> {
-    match &e.kind {
-        ExKind::Const(_) | ExKind::Reg(_) | ExKind::AddrOf(_) | ExKind::Fence => Vec::new(),
-        ExKind::Component(e, _) => vec![e],
-        ExKind::Convert { value, .. } | ExKind::Unary { value, .. } => vec![value],
-        ExKind::Binary { lhs, rhs, .. }
-        | ExKind::Logical { lhs, rhs, .. }
-        | ExKind::PtrDiff { lhs, rhs, .. } => vec![lhs, rhs],
-        ExKind::Select { cond, a, b, .. } => vec![cond, a, b],
-        ExKind::Fma { a, b, c, .. } => vec![a, b, c],
-        ExKind::Math { args, .. } | ExKind::Call { args, .. } => args.iter().collect(),
-        ExKind::MakeVector { parts, .. } => parts.iter().collect(),
-        ExKind::Offset { base, terms, .. } => {
-            let mut v: Vec<&Ex> = vec![base];
-            v.extend(terms.iter().map(|t| &t.index));
-            v
-        }
-        ExKind::Load { addr, .. } => vec![addr],
-        ExKind::Assign { place, value } | ExKind::Compound { place, value, .. } => match place {
-            Place::Mem { addr, .. } => vec![addr, value],
-            Place::Reg { .. } => vec![value],
-        },
-        ExKind::IncDec { place, .. } => match place {
-            Place::Mem { addr, .. } => vec![addr],
-            Place::Reg { .. } => Vec::new(),
-        },
-        ExKind::Atomic {
-            addr,
-            value,
-            value2,
-            ..
-        } => {
-            let mut v: Vec<&Ex> = vec![addr, value];
-            if let Some(v2) = value2 {
-                v.push(v2);
-            }
-            v
-        }
-        ExKind::Comma(a, b) => vec![a, b],
     }
 }
 
@@ -264,7 +221,7 @@ fn is_invariant(e: &Ex, invariant: &dyn Fn(Reg) -> bool) -> bool {
         | ExKind::Atomic { .. }
         | ExKind::Call { .. }
         | ExKind::Fence => false,
-        _ => children(e).into_iter().all(|c| is_invariant(c, invariant)),
+        _ => e.children().into_iter().all(|c| is_invariant(c, invariant)),
     }
 }
 
@@ -329,7 +286,8 @@ fn expression_cost(e: &Ex, invariant: &dyn Fn(Reg) -> bool) -> u32 {
             Place::Mem { .. } => 3,
         },
     };
-    own + children(e)
+    own + e
+        .children()
         .into_iter()
         .map(|c| expression_cost(c, invariant))
         .sum::<u32>()
@@ -612,7 +570,7 @@ fn write_shape(e: &Ex, out: &mut String) {
         other => write!(out, "x{:p}", other),
     };
     out.push('(');
-    for child in children(e) {
+    for child in e.children() {
         write_shape(child, out);
         out.push(',');
     }

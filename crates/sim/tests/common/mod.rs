@@ -10,6 +10,36 @@ use memplay_sim::SimulationInput;
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 
+/// The eight memory counters every hardware comparison checks (Nsight Compute's names): shared
+/// instructions and wavefronts, global requests and sectors, loads and stores.
+pub const MEMORY_COUNTERS: [&str; 8] = [
+    "smsp__inst_executed_op_shared_ld.sum",
+    "smsp__inst_executed_op_shared_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+];
+
+/// The JSON rows of a JSON-lines file under `tests/reference/` (blank lines skipped).
+pub fn read_lines(name: &str) -> Vec<Json> {
+    read_reference(name)
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}: bad line: {e}")))
+        .collect()
+}
+
+/// Nsight Compute's measurements of a JSON-lines file whose rows carry `id` and `measured`, by id.
+pub fn measured_by_id(name: &str) -> std::collections::BTreeMap<String, Json> {
+    read_lines(name)
+        .into_iter()
+        .filter_map(|row| Some((row["id"].as_str()?.to_string(), row["measured"].clone())))
+        .collect()
+}
+
 /// The folder with the measurements, in the repository.
 pub fn reference_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/reference")
