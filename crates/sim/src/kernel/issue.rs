@@ -12,7 +12,8 @@
 //! **Unrolling** (`unroll_of`, decided once, by `sema`, for every loop). Read off `cuobjdump -sass`
 //! of the probes (`tests/reference/probes/probe.sass`) and of a study of loop bodies compiled the
 //! same way (nvcc 13.0, `-O3`, sm_90):
-//! - a constant trip count: unrolled fully (`mm_tiled`'s tile loop, `tr_*`'s loop of four);
+//! - a constant trip count: unrolled fully (`mm_tiled`'s tile loop, `tr_*`'s loop of four, and a
+//!   doubling loop between constants, `p_pred_grow`'s `w <<= 1` from 1 to 256);
 //! - `#pragma unroll N`: N copies (`p_walk_u1`, `_u8`, `_u16`);
 //! - a run-time trip count with a constant step: 16 copies of a body of up to 10 instructions
 //!   (`p_walk`, `p_int_and`, `p_smem_alu3`, `p_barrier`, `mm_naive`: 16, then 8, 4 and 1 for the
@@ -33,7 +34,8 @@
 //!
 //! **If-conversion** (`predicated_body`, decided by `sema` for every `if` without `else`): a
 //! straight-line body of at most 8 instructions becomes predicated instructions that every warp
-//! reaching the `if` issues, whether or not a lane takes it (probe group H: `p_pred_st`,
+//! reaching the `if` issues, whether or not a lane takes it, and no branch is left (probe group
+//! H: `p_pred_st`,
 //! `p_pred_ldst` and `p_pred_grow`'s bodies are predicated, `p_pred_long`'s of about 24 branches).
 //!
 //! Known limits: the counts are estimates of what nvcc emits, per source operation; address
@@ -230,7 +232,13 @@ fn is_invariant(e: &Ex, invariant: &dyn Fn(Reg) -> bool) -> bool {
 fn op_cost(op: &Op, invariant: &dyn Fn(Reg) -> bool) -> u32 {
     let whole = match op {
         Op::Eval(e) => expression_cost(e, invariant),
-        // The comparison (in the condition) and the branch.
+        // The comparison (in the condition) and the branch; an if-converted body has no branch,
+        // its instructions take the comparison's predicate.
+        Op::If {
+            cond,
+            predicated: Some(_),
+            ..
+        } => expression_cost(cond, invariant),
         Op::If { cond, .. } | Op::LoopCond { cond, .. } => expression_cost(cond, invariant) + 1,
         Op::Return(value) => value.as_ref().map_or(0, |e| expression_cost(e, invariant)) + 1,
         Op::Else { .. } | Op::Break | Op::Continue | Op::SyncThreads | Op::SyncWarp => 1,
@@ -662,14 +670,16 @@ mod tests {
 
     #[test]
     fn a_constant_trip_count_is_unrolled_fully_and_a_grid_stride_loop_not_at_all() {
+        // A doubling loop between constants has a constant trip count too (`p_pred_grow`).
         check(
             "__global__ void k(const float* a, float* out, int n) {\n\
              float s = 0.0f;\n\
              for (int k = 0; k < 4; ++k) s += a[k];\n\
              for (int i = threadIdx.x; i < n; i += blockDim.x * gridDim.x) s += a[i];\n\
+             for (int w = 1; w < 256; w <<= 1) s += a[w];\n\
              out[0] = s;\n\
              }",
-            &[Unroll::Full, Unroll::Times(1)],
+            &[Unroll::Full, Unroll::Times(1), Unroll::Full],
             &[],
         );
     }
@@ -750,6 +760,26 @@ mod tests {
             ..PredicatedBody::default()
         };
         assert_eq!(found[0], Some(store));
+        // The predicated `if` itself is its comparison alone: no branch is left.
+        let program = compile(
+            "__global__ void k(float* out, int k) {\n\
+             __shared__ float s[512];\n\
+             if (threadIdx.x < k) s[threadIdx.x] = 1.0f;\n\
+             }",
+            &[],
+        )
+        .expect("the test kernel compiles");
+        let function = &program.functions[0];
+        let (issue, _) = annotate(function);
+        let if_at = function
+            .code
+            .iter()
+            .position(|op| matches!(op, Op::If { .. }))
+            .expect("the kernel has its if");
+        assert_eq!(
+            issue[if_at],
+            ISSUE_SCALE + entry_cost(function) * ISSUE_SCALE * u32::from(if_at == 0)
+        );
         let add = found[1].expect("a load, an add and a store are if-converted");
         assert_eq!((add.shared_loads, add.shared_stores), (2, 1));
         // Four loads, a dozen flops and a store branch; so does any `if` with an `else` here.

@@ -1109,6 +1109,16 @@ impl<'a> Sema<'a> {
             ExprKind::Assign(Some(BinaryOp::Add | BinaryOp::Sub), v, by) => {
                 is_ident(v, name) && self.const_value(by).is_some()
             }
+            // `w <<= 1` from a constant to a constant: nvcc counts the trips (eight in
+            // `p_pred_grow`'s `for (int w = 1; w < 256; w <<= 1)`) and unrolls them all.
+            ExprKind::Assign(
+                Some(BinaryOp::Shl | BinaryOp::Shr | BinaryOp::Mul | BinaryOp::Div),
+                v,
+                by,
+            ) => {
+                is_ident(v, name)
+                    && matches!(self.const_value(by), Some(ConstValue::Int(b)) if b != 0)
+            }
             _ => false,
         };
         if !step_ok || stmt_modifies(body, name) {
