@@ -35,8 +35,8 @@
 //! **If-conversion** (`predicated_body`, decided by `sema` for every `if` without `else`): a
 //! straight-line body of at most 8 instructions becomes predicated instructions that every warp
 //! reaching the `if` issues, whether or not a lane takes it, and no branch is left (probe group
-//! H: `p_pred_st`,
-//! `p_pred_ldst` and `p_pred_grow`'s bodies are predicated, `p_pred_long`'s of about 24 branches).
+//! H: `p_pred_st`, `p_pred_ldst` and `p_pred_grow`'s bodies are predicated, `p_pred_long`'s of
+//! about 24 instructions branches).
 //!
 //! Known limits: the counts are estimates of what nvcc emits, per source operation; address
 //! arithmetic that nvcc folds into immediate offsets of unrolled copies is still counted, and an
