@@ -149,11 +149,10 @@ fn probe_times_are_predicted_by_mechanism() {
     );
     println!("{table}");
 
-    // The goal is 90% within 25%; the mechanisms modelled so far reach 89%. This floor
-    // keeps what they reach from slipping back while the rest (partial-sector stores, the L1's
-    // tag rate, kernels that move to new lines each launch) is modelled.
+    // The goal: 90% within 25% (143 of 158 are). What is left out: partial-sector stores (M),
+    // the L1's tag rate (E), kernels that move to new lines each launch (C).
     assert!(
-        within >= 138,
+        within as f64 >= 0.9 * timed.len() as f64,
         "only {within} of {} probe launches within 25%",
         timed.len()
     );
