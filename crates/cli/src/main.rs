@@ -115,7 +115,8 @@ struct LaunchArgs {
     /// iota (element i holds i) or zeros.
     #[arg(long = "fill", value_parser = parse_pair)]
     fills: Vec<(String, String)>,
-    /// Count the shared loads as written, without nvcc's fusion into 128-bit loads.
+    /// Count the memory instructions as written: without nvcc's fusion into 128-bit loads, its
+    /// predication of short `if` bodies and its reuse of loaded values.
     #[arg(long = "as-written")]
     as_written: bool,
     /// Interpreter steps the simulation of one launch may take over all its simulated blocks
