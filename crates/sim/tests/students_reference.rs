@@ -1,7 +1,8 @@
 //! The timing model and the counters against kernels it was not built from.
 //!
-//! `tests/reference/students/` holds 20 launches of kernels of the kinds students write after the
-//! lectures (reductions, histograms, stencils, a scan, matrix-vector products, 2D copies), timed on
+//! `tests/reference/students/` holds 30 launches of kernels of the kinds students write after the
+//! lectures (reductions, histograms, stencils, a scan, matrix-vector products, 2D copies, a tiled
+//! transpose, a register-tiled matmul, a softmax, a gather, a Mandelbrot, a bitonic step), timed on
 //! the H100 and measured with Nsight Compute after the model's mechanisms were in place; no
 //! constant was fitted to them (see its README). This test prints the table and checks that the
 //! model holds on them about as well as on the probes: it is the closest thing here to the kernels
@@ -54,7 +55,7 @@ fn launches() -> &'static [Launch] {
 #[test]
 fn kernels_the_model_was_not_built_from_are_predicted_within_a_quarter() {
     let launches = launches();
-    assert_eq!(launches.len(), 20, "the students' set holds 20 launches");
+    assert_eq!(launches.len(), 30, "the students' set holds 30 launches");
     let mut table = String::new();
     let _ = writeln!(
         table,
@@ -84,10 +85,12 @@ fn kernels_the_model_was_not_built_from_are_predicted_within_a_quarter() {
         100.0 * mean
     );
     println!("{table}");
-    // Measured: 19 of 20 within 25%, mean 11.4% (the column-major matrix-vector product, with
-    // 16 blocks on 132 SMs, is 40% fast). The bounds leave room for one more launch to move out.
-    assert!(within >= 18, "only {within} of 20 within 25%");
-    assert!(mean <= 0.15, "mean |error| {:.1}%", 100.0 * mean);
+    // Measured: 26 of 30 within 25%, mean 18.2%. Outside: the Mandelbrot rows (3x slow: the
+    // sampled interior row is the set's widest, and it stands for every row), the column-major
+    // matrix-vector product (16 blocks on 132 SMs, 40% fast), a softmax (29% fast) and a bitonic
+    // step (28% slow). The bounds leave room for one more launch to move out.
+    assert!(within >= 25, "only {within} of 30 within 25%");
+    assert!(mean <= 0.20, "mean |error| {:.1}%", 100.0 * mean);
 }
 
 #[test]

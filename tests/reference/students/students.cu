@@ -204,6 +204,137 @@ __global__ void aos_update(float* p, int n) {
   if (i < n) p[4 * i] += p[4 * i + 2];
 }
 
+__global__ void transpose_tiled(const float* in, float* out, int w, int h) {
+  __shared__ float tile[32][33];
+  int x = blockIdx.x * 32 + threadIdx.x;
+  int y = blockIdx.y * 32 + threadIdx.y;
+  for (int j = 0; j < 32; j += 8) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * w + x];
+  __syncthreads();
+  x = blockIdx.y * 32 + threadIdx.x;
+  y = blockIdx.x * 32 + threadIdx.y;
+  for (int j = 0; j < 32; j += 8) out[(y + j) * h + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+__global__ void matmul_register_tile(const float* a, const float* b, float* c, int n) {
+  // Each thread computes four outputs of a column: a register tile of 4 x 1.
+  __shared__ float sa[64][16];
+  __shared__ float sb[16][16];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int col = blockIdx.x * 16 + tx;
+  int row = blockIdx.y * 64 + ty * 4;
+  float acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f, acc3 = 0.0f;
+  for (int t = 0; t < n; t += 16) {
+    for (int r = 0; r < 4; ++r) sa[ty * 4 + r][tx] = a[(row + r) * n + t + tx];
+    sb[ty][tx] = b[(t + ty) * n + col];
+    __syncthreads();
+    for (int k = 0; k < 16; ++k) {
+      float bv = sb[k][tx];
+      acc0 += sa[ty * 4][k] * bv;
+      acc1 += sa[ty * 4 + 1][k] * bv;
+      acc2 += sa[ty * 4 + 2][k] * bv;
+      acc3 += sa[ty * 4 + 3][k] * bv;
+    }
+    __syncthreads();
+  }
+  c[row * n + col] = acc0;
+  c[(row + 1) * n + col] = acc1;
+  c[(row + 2) * n + col] = acc2;
+  c[(row + 3) * n + col] = acc3;
+}
+
+__global__ void jacobi_2d(const float* in, float* out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x > 0 && y > 0 && x < w - 1 && y < h - 1)
+    out[y * w + x] = 0.25f * (in[y * w + x - 1] + in[y * w + x + 1] + in[(y - 1) * w + x] + in[(y + 1) * w + x]);
+}
+
+__global__ void dot_atomic(const float* a, const float* b, float* result, int n) {
+  __shared__ float cache[BLOCK];
+  float sum = 0.0f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) sum += a[i] * b[i];
+  cache[threadIdx.x] = sum;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) cache[threadIdx.x] += cache[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) atomicAdd(result, cache[0]);
+}
+
+__global__ void softmax_rows(const float* in, float* out, int cols) {
+  __shared__ float red[BLOCK];
+  int row = blockIdx.x;
+  float m = -1e30f;
+  for (int c = threadIdx.x; c < cols; c += blockDim.x) m = fmaxf(m, in[row * cols + c]);
+  red[threadIdx.x] = m;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) red[threadIdx.x] = fmaxf(red[threadIdx.x], red[threadIdx.x + s]);
+    __syncthreads();
+  }
+  m = red[0];
+  __syncthreads();
+  float sum = 0.0f;
+  for (int c = threadIdx.x; c < cols; c += blockDim.x) sum += expf(in[row * cols + c] - m);
+  red[threadIdx.x] = sum;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) red[threadIdx.x] += red[threadIdx.x + s];
+    __syncthreads();
+  }
+  sum = red[0];
+  for (int c = threadIdx.x; c < cols; c += blockDim.x) out[row * cols + c] = expf(in[row * cols + c] - m) / sum;
+}
+
+__global__ void histogram_hashed(int* bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    unsigned h = (unsigned)i * 2654435761u;
+    atomicAdd(&bins[(h >> 8) & 1023], 1);
+  }
+}
+
+__global__ void gather(const float* in, const int* idx, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[(idx[i] * 4099 + i) & (n - 1)];
+}
+
+__global__ void saxpy_float4(float alpha, const float4* x, float4* y, int n4) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n4) {
+    float4 a = x[i];
+    float4 b = y[i];
+    b.x += alpha * a.x; b.y += alpha * a.y; b.z += alpha * a.z; b.w += alpha * a.w;
+    y[i] = b;
+  }
+}
+
+__global__ void mandel_rows(float* out, int w, int maxit) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y;
+  float cr = -2.0f + 3.0f * x / w, ci = -1.5f + 3.0f * y / gridDim.y;
+  float zr = 0.0f, zi = 0.0f;
+  int it = 0;
+  while (it < maxit && zr * zr + zi * zi < 4.0f) {
+    float t = zr * zr - zi * zi + cr;
+    zi = 2.0f * zr * zi + ci;
+    zr = t;
+    ++it;
+  }
+  out[y * w + x] = (float)it;
+}
+
+__global__ void bitonic_step(float* data, int j, int k) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned ixj = i ^ j;
+  if (ixj > i) {
+    float a = data[i], b = data[ixj];
+    bool up = (i & k) == 0;
+    if ((a > b) == up) { data[i] = b; data[ixj] = a; }
+  }
+}
+
 #ifdef __CUDACC__
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -344,6 +475,52 @@ int main() {
   snprintf(bufs, sizeof bufs, "{\"p\":%zu}", 4 * N * 4);
   run("aos_update n=16M", "aos_update", aos_update, G, 1, 256, 1, args, bufs,
       [&] { aos_update<<<G, 256>>>(big, n); });
+  {
+    int w2 = 4096, h2 = 4096;
+    snprintf(args, sizeof args, "{\"w\":%d,\"h\":%d}", w2, h2);
+    snprintf(bufs, sizeof bufs, "{\"in\":%zu,\"out\":%zu}", (size_t)w2 * h2 * 4, (size_t)w2 * h2 * 4);
+    dim3 bt(32, 8), gt(w2 / 32, h2 / 32);
+    run("transpose_tiled 4096x4096", "transpose_tiled", transpose_tiled, gt.x, gt.y, 32, 8, args, bufs,
+        [&] { transpose_tiled<<<gt, bt>>>(big, c, w2, h2); });
+    dim3 bj(32, 8), gj(w2 / 32, h2 / 8);
+    run("jacobi_2d 4096x4096 block=32x8", "jacobi_2d", jacobi_2d, gj.x, gj.y, 32, 8, args, bufs,
+        [&] { jacobi_2d<<<gj, bj>>>(big, c, w2, h2); });
+  }
+  {
+    int nm = 1024;
+    snprintf(args, sizeof args, "{\"n\":%d}", nm);
+    snprintf(bufs, sizeof bufs, "{\"a\":%zu,\"b\":%zu,\"c\":%zu}", (size_t)nm * nm * 4, (size_t)nm * nm * 4, (size_t)nm * nm * 4);
+    dim3 bm(16, 16), gm(nm / 16, nm / 64);
+    run("matmul_register_tile n=1024", "matmul_register_tile", matmul_register_tile, gm.x, gm.y, 16, 16, args, bufs,
+        [&] { matmul_register_tile<<<gm, bm>>>(a, b, c, nm); });
+  }
+  snprintf(args, sizeof args, "{\"n\":%d}", n);
+  snprintf(bufs, sizeof bufs, "{\"a\":%zu,\"b\":%zu,\"result\":4}", N * 4, N * 4);
+  run("dot_atomic grid=1056", "dot_atomic", dot_atomic, 1056, 1, 256, 1, args, bufs,
+      [&] { dot_atomic<<<1056, 256>>>(a, b, c, n); });
+  snprintf(args, sizeof args, "{\"cols\":%d}", 4096);
+  snprintf(bufs, sizeof bufs, "{\"in\":%zu,\"out\":%zu}", (size_t)4096 * 4096 * 4, (size_t)4096 * 4096 * 4);
+  run("softmax_rows rows=4096 cols=4096", "softmax_rows", softmax_rows, 4096, 1, 256, 1, args, bufs,
+      [&] { softmax_rows<<<4096, 256>>>(big, c, 4096); });
+  snprintf(args, sizeof args, "{\"n\":%d}", n);
+  snprintf(bufs, sizeof bufs, "{\"bins\":4096}");
+  run("histogram_hashed n=16M", "histogram_hashed", histogram_hashed, G, 1, 256, 1, args, bufs,
+      [&] { histogram_hashed<<<G, 256>>>(bins, n); });
+  snprintf(bufs, sizeof bufs, "{\"in\":%zu,\"idx\":%zu,\"out\":%zu}", N * 4, N * 4, N * 4);
+  run("gather n=16M", "gather", gather, G, 1, 256, 1, args, bufs,
+      [&] { gather<<<G, 256>>>(a, di, c, n); });
+  snprintf(args, sizeof args, "{\"alpha\":2.0,\"n4\":%d}", n / 4);
+  snprintf(bufs, sizeof bufs, "{\"x\":%zu,\"y\":%zu}", N * 4, N * 4);
+  run("saxpy_float4 n=16M", "saxpy_float4", saxpy_float4, G / 4, 1, 256, 1, args, bufs,
+      [&] { saxpy_float4<<<G / 4, 256>>>(2.0f, (const float4*)a, (float4*)b, n / 4); });
+  snprintf(args, sizeof args, "{\"w\":%d,\"maxit\":%d}", 1024, 256);
+  snprintf(bufs, sizeof bufs, "{\"out\":%zu}", (size_t)1024 * 1024 * 4);
+  run("mandel_rows 1024x1024 maxit=256", "mandel_rows", mandel_rows, 4, 1024, 256, 1, args, bufs,
+      [&] { mandel_rows<<<dim3(4, 1024), 256>>>(c, 1024, 256); });
+  snprintf(args, sizeof args, "{\"j\":%d,\"k\":%d}", 64, 128);
+  snprintf(bufs, sizeof bufs, "{\"data\":%zu}", N * 4);
+  run("bitonic_step n=16M j=64 k=128", "bitonic_step", bitonic_step, G, 1, 256, 1, args, bufs,
+      [&] { bitonic_step<<<G, 256>>>(c, 64, 128); });
   return 0;
 }
 #endif

@@ -414,7 +414,19 @@ pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
         }
         if let Op::LoopBegin { end_at, unroll } = op {
             open.push((pc, *end_at, *unroll));
-            written_in.push(written_registers(&code[pc..*end_at]));
+            let mut written = written_registers(&code[pc..*end_at]);
+            if *unroll == Unroll::Full {
+                // A fully unrolled loop is no loop: nothing is hoisted out of it that the loop
+                // around it writes, and in each copy its counter is a constant (`sa[ty][k]` is an
+                // address with an immediate offset, nothing to compute).
+                if let Some(around) = written_in.last() {
+                    written.extend(around.iter().copied());
+                }
+                for reg in loop_counters(code, pc, *end_at) {
+                    written.remove(&reg);
+                }
+            }
+            written_in.push(written);
         }
         // Outside loops nothing is hoisted; inside, what the innermost loop does not write is.
         let invariant = |reg: Reg| written_in.last().is_some_and(|w| !w.contains(&reg));
@@ -585,6 +597,30 @@ fn write_shape(e: &Ex, out: &mut String) {
     out.push(')');
 }
 
+/// The registers only the step of the loop between `begin` and `end` writes (a `for` loop's
+/// counter): the step is the evaluation after the loop's own `ContinuePoint`.
+fn loop_counters(code: &[Op], begin: usize, end: usize) -> Vec<Reg> {
+    // The loop's own step is its last (an inner loop's comes before it).
+    let Some(step_at) = (begin + 1..end)
+        .rev()
+        .find(|&pc| is_loop_overhead(code, begin, pc) && matches!(code[pc], Op::Eval(_)))
+    else {
+        return Vec::new();
+    };
+    let by_step = written_registers(&code[step_at..=step_at]);
+    let elsewhere = written_registers(
+        &code[begin..step_at]
+            .iter()
+            .chain(&code[step_at + 1..end])
+            .cloned()
+            .collect::<Vec<Op>>(),
+    );
+    by_step
+        .into_iter()
+        .filter(|reg| !elsewhere.contains(reg))
+        .collect()
+}
+
 /// The op at `pc` is the test of the loop that begins at `begin`, or its step (the evaluation a
 /// `for` loop makes after its `ContinuePoint`).
 fn is_loop_overhead(code: &[Op], begin: usize, pc: usize) -> bool {
@@ -649,6 +685,27 @@ mod tests {
             &[Unroll::Times(16)],
             // The load, its address and the add; the step of `q`.
             &[(4, 3.0), (5, 1.0)],
+        );
+    }
+
+    #[test]
+    fn a_fully_unrolled_counter_is_a_constant_but_what_the_loop_around_writes_is_not() {
+        check(
+            "__global__ void k(const int* a, int* out, int n, int m) {\n\
+             int j = threadIdx.x; int v = 0;\n\
+             for (int t = 0; t < n; ++t) {\n\
+             for (int k = 0; k < 4; ++k)\n\
+             v += a[(j + k * 64) & m];\n\
+             j = (j + v) & m;\n\
+             }\n\
+             for (int k = 0; k < 4; ++k)\n\
+             v += a[k];\n\
+             out[0] = v;\n\
+             }",
+            &[Unroll::Times(4), Unroll::Full, Unroll::Full],
+            // In the outer loop's copies: the add of `j`, the mask, the address, the load and
+            // the sum; `a[k]` alone is the load and the sum (its address an immediate offset).
+            &[(5, 5.0), (9, 2.0)],
         );
     }
 
