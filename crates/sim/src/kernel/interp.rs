@@ -610,7 +610,7 @@ impl<'p> Simulation<'p> {
             dependence: Dependence::default(),
             depends_on: 0,
             in_flight: 0,
-            order: LoadOrder::default(),
+            load_waits_for: 0,
             warp: 0,
             lane_tid: [0; 32],
             steps: 0,
@@ -919,7 +919,7 @@ struct WarpState {
 /// waits for and the loads in flight its op allows; any other record has none.
 fn stamp(
     dependence: &mut Dependence,
-    order: LoadOrder,
+    waits_for: u32,
     in_flight: u32,
     space: Space,
     kind: AccessKind,
@@ -930,7 +930,7 @@ fn stamp(
     dependence.loads += 1;
     LoadOrder {
         sequence: dependence.loads,
-        waits_for: order.waits_for,
+        waits_for,
         in_flight,
     }
 }
@@ -968,8 +968,8 @@ struct Machine<'s, 'p> {
     depends_on: u32,
     /// The unrolling's loads in flight at the op being run (`FunctionIr::loads_in_flight`).
     in_flight: u32,
-    /// The order the next global or local load's records carry.
-    order: LoadOrder,
+    /// What the global or local load being made waits for (`LoadOrder::waits_for`).
+    load_waits_for: u32,
     warp: u32,
     lane_tid: [u32; WARP_LANES],
     steps: u64,
@@ -2045,10 +2045,10 @@ impl Machine<'_, '_> {
         // branches so far waited for; its value depends on the load itself if it went to global
         // or local memory (a round trip), otherwise on what its address did.
         let waits_for = self.depends_on.max(self.dependence.control);
-        self.order.waits_for = waits_for;
+        self.load_waits_for = waits_for;
         let loads_before = self.dependence.loads;
         let loaded = self.load(&target, mask, elem, dst, addr.span, span);
-        self.order.waits_for = 0;
+        self.load_waits_for = 0;
         loaded?;
         let value = if self.dependence.loads > loads_before {
             self.dependence.loads
@@ -2756,7 +2756,7 @@ impl Machine<'_, '_> {
         record.warp = self.warp;
         record.order = stamp(
             &mut self.dependence,
-            self.order,
+            self.load_waits_for,
             self.in_flight,
             obj.space,
             kind,
@@ -2812,7 +2812,7 @@ impl Machine<'_, '_> {
                 warp: self.warp,
                 order: stamp(
                     &mut self.dependence,
-                    self.order,
+                    self.load_waits_for,
                     self.in_flight,
                     space,
                     kind,

@@ -434,10 +434,12 @@ pub enum Op {
         end_at: usize,
     },
     EndIf,
-    /// Opens a loop; `end_at` is its `LoopEnd`; `unroll` is what nvcc makes of it (`issue`).
+    /// Opens a loop; `end_at` is its `LoopEnd`; `unroll` is what nvcc makes of it (`issue`);
+    /// `counter` is the variable of a fully unrolled loop, a constant in each of its copies.
     LoopBegin {
         end_at: usize,
         unroll: Unroll,
+        counter: Option<Reg>,
     },
     /// Lanes where `cond` is false leave the loop; when none is left, go to `end_at`.
     LoopCond {

@@ -412,7 +412,12 @@ pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
             open.pop();
             written_in.pop();
         }
-        if let Op::LoopBegin { end_at, unroll } = op {
+        if let Op::LoopBegin {
+            end_at,
+            unroll,
+            counter,
+        } = op
+        {
             open.push((pc, *end_at, *unroll));
             let mut written = written_registers(&code[pc..*end_at]);
             if *unroll == Unroll::Full {
@@ -422,8 +427,8 @@ pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
                 if let Some(around) = written_in.last() {
                     written.extend(around.iter().copied());
                 }
-                for reg in loop_counters(code, pc, *end_at) {
-                    written.remove(&reg);
+                if let Some(counter) = counter {
+                    written.remove(counter);
                 }
             }
             written_in.push(written);
@@ -595,30 +600,6 @@ fn write_shape(e: &Ex, out: &mut String) {
         out.push(',');
     }
     out.push(')');
-}
-
-/// The registers only the step of the loop between `begin` and `end` writes (a `for` loop's
-/// counter): the step is the evaluation after the loop's own `ContinuePoint`.
-fn loop_counters(code: &[Op], begin: usize, end: usize) -> Vec<Reg> {
-    // The loop's own step is its last (an inner loop's comes before it).
-    let Some(step_at) = (begin + 1..end)
-        .rev()
-        .find(|&pc| is_loop_overhead(code, begin, pc) && matches!(code[pc], Op::Eval(_)))
-    else {
-        return Vec::new();
-    };
-    let by_step = written_registers(&code[step_at..=step_at]);
-    let elsewhere = written_registers(
-        &code[begin..step_at]
-            .iter()
-            .chain(&code[step_at + 1..end])
-            .cloned()
-            .collect::<Vec<Op>>(),
-    );
-    by_step
-        .into_iter()
-        .filter(|reg| !elsewhere.contains(reg))
-        .collect()
 }
 
 /// The op at `pc` is the test of the loop that begins at `begin`, or its step (the evaluation a

@@ -862,6 +862,7 @@ impl<'a> Sema<'a> {
                     Op::LoopBegin {
                         end_at: 0,
                         unroll: Unroll::Times(1),
+                        counter: None,
                     },
                     s.span,
                 );
@@ -870,7 +871,7 @@ impl<'a> Sema<'a> {
                 self.loop_body(body)?;
                 self.emit(Op::ContinuePoint, s.span);
                 self.emit(Op::Jump(top), s.span);
-                self.finish_loop(begin, s.span, None);
+                self.finish_loop(begin, s.span, None, None);
                 Ok(())
             }
             StmtKind::DoWhile(body, c) => {
@@ -878,6 +879,7 @@ impl<'a> Sema<'a> {
                     Op::LoopBegin {
                         end_at: 0,
                         unroll: Unroll::Times(1),
+                        counter: None,
                     },
                     s.span,
                 );
@@ -887,7 +889,7 @@ impl<'a> Sema<'a> {
                 let cond = self.condition(c)?;
                 self.emit(Op::LoopCond { cond, end_at: 0 }, c.span);
                 self.emit(Op::Jump(top), s.span);
-                self.finish_loop(begin, s.span, None);
+                self.finish_loop(begin, s.span, None, None);
                 Ok(())
             }
             StmtKind::For {
@@ -977,11 +979,23 @@ impl<'a> Sema<'a> {
     /// Emits the `LoopEnd`, points the loop's `LoopBegin` and `LoopCond`s at it and decides how
     /// nvcc unrolls the loop: as `decided` says (a pragma, a constant trip count), or by the form
     /// and size of its body (`issue::runtime_unroll`).
-    fn finish_loop(&mut self, begin: usize, span: Span, decided: Option<Unroll>) {
+    fn finish_loop(
+        &mut self,
+        begin: usize,
+        span: Span,
+        decided: Option<Unroll>,
+        counter: Option<Reg>,
+    ) {
         let end = self.emit(Op::LoopEnd, span);
         let unroll = decided.unwrap_or_else(|| issue::runtime_unroll(&self.code, begin, end));
-        if let Op::LoopBegin { unroll: slot, .. } = &mut self.code[begin] {
+        if let Op::LoopBegin {
+            unroll: slot,
+            counter: counter_slot,
+            ..
+        } = &mut self.code[begin]
+        {
             *slot = unroll;
+            *counter_slot = counter.filter(|_| unroll == Unroll::Full);
         }
         let mut depth = 0;
         for op in &mut self.code[begin..end] {
@@ -1017,6 +1031,7 @@ impl<'a> Sema<'a> {
             Op::LoopBegin {
                 end_at: 0,
                 unroll: Unroll::Times(1),
+                counter: None,
             },
             span,
         );
@@ -1063,7 +1078,7 @@ impl<'a> Sema<'a> {
             (_, true) => Some(Unroll::Full),
             _ => None,
         };
-        self.finish_loop(begin, span, decided);
+        self.finish_loop(begin, span, decided, unroll_reg);
         Ok(())
     }
 
