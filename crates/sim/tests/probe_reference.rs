@@ -13,7 +13,9 @@
 
 mod common;
 
-use common::{input_from_spec_in, measured_by_id, read_lines, MEMORY_COUNTERS};
+use common::{
+    input_from_spec_in, measured_by_id, memory_counters_off, occupancy_limits_off, read_lines,
+};
 use memplay_sim::timing::{predict, Prediction};
 use memplay_sim::{simulate, SimulationReport};
 use serde_json::Value as Json;
@@ -312,23 +314,19 @@ fn memory_counters_match_nsight_and_predicated_bodies_count_for_every_warp() {
     // predication group (H) the instruction and request counts exactly, since if-converted bodies
     // are issued by every warp that reaches them (`p_pred_st`: two shared stores a warp whatever
     // `k`) while a branching body (`p_pred_long`) is issued only by warps with a lane in it.
-    let mut off = Vec::new();
-    for probe in probes() {
-        for name in MEMORY_COUNTERS {
-            let measured = probe.ncu[name]
-                .as_f64()
-                .unwrap_or_else(|| panic!("{} has no {name}", probe.id));
-            let simulated = probe.report.counters.get(name).unwrap_or(f64::NAN);
-            let exact = probe.group == 'H' && !name.contains("wavefronts");
-            let tolerance = if exact { 0.0 } else { 0.10 * measured };
-            if (simulated - measured).abs() > tolerance {
-                off.push(format!(
-                    "{} {name}: {simulated} against {measured}",
-                    probe.id
-                ));
-            }
-        }
-    }
+    let off: Vec<String> = probes()
+        .iter()
+        .flat_map(|probe| {
+            memory_counters_off(&probe.id, &probe.report, &probe.ncu, |name| {
+                let exact = probe.group == 'H' && !name.contains("wavefronts");
+                if exact {
+                    0.0
+                } else {
+                    0.10
+                }
+            })
+        })
+        .collect();
     assert!(off.is_empty(), "{}", off.join("\n"));
 }
 
@@ -364,26 +362,12 @@ fn occupancy_limits_of_registers_warps_and_blocks_match_nsight() {
     let mut off = Vec::new();
     let mut shared_off = 0;
     for probe in probes() {
-        let limit = |name: &str| {
-            probe.ncu[format!("launch__occupancy_limit_{name}")]
-                .as_f64()
-                .unwrap_or_else(|| panic!("{} has no {name} limit", probe.id)) as u32
-        };
-        let o = &probe.report.occupancy;
-        for (name, simulated) in [
-            ("registers", o.limit_registers),
-            ("warps", o.limit_warps),
-            ("blocks", o.limit_blocks),
-        ] {
-            if simulated != limit(name) {
-                off.push(format!(
-                    "{} {name}: {simulated} against {}",
-                    probe.id,
-                    limit(name)
-                ));
-            }
-        }
-        shared_off += usize::from(o.limit_shared_mem != limit("shared_mem"));
+        off.extend(occupancy_limits_off(&probe.id, &probe.report, &probe.ncu));
+        let shared_limit = probe.ncu["launch__occupancy_limit_shared_mem"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{} has no shared-memory limit", probe.id));
+        shared_off +=
+            usize::from(f64::from(probe.report.occupancy.limit_shared_mem) != shared_limit);
     }
     assert!(off.is_empty(), "{}", off.join("\n"));
     assert!(shared_off <= 32, "{shared_off} shared-memory limits differ");

@@ -10,7 +10,9 @@
 
 mod common;
 
-use common::{input_from_spec_in, measured_by_id, read_lines, MEMORY_COUNTERS};
+use common::{
+    input_from_spec_in, measured_by_id, memory_counters_off, occupancy_limits_off, read_lines,
+};
 use memplay_sim::timing::{predict, Prediction};
 use memplay_sim::{simulate, SimulationReport};
 use serde_json::Value as Json;
@@ -96,39 +98,18 @@ fn kernels_the_model_was_not_built_from_are_predicted_within_a_quarter() {
 #[test]
 fn the_students_memory_counters_and_occupancy_limits_match_nsight_compute() {
     // The eight memory counters of the lecture reference, within 10% for every launch.
-    let mut off = Vec::new();
-    for launch in launches() {
-        for name in MEMORY_COUNTERS {
-            let measured = launch.ncu[name]
-                .as_f64()
-                .unwrap_or_else(|| panic!("{} has no {name}", launch.id));
-            let simulated = launch
-                .report
-                .counters
-                .get(name)
-                .unwrap_or_else(|| panic!("memplay has no counter {name}"));
-            if (simulated - measured).abs() > 0.10 * measured {
-                off.push(format!(
-                    "{} {name}: {simulated} against {measured}",
-                    launch.id
-                ));
-            }
-        }
-        // And the occupancy limits of registers, warps and blocks, exactly.
-        let o = &launch.report.occupancy;
-        for (name, simulated) in [
-            ("registers", o.limit_registers),
-            ("warps", o.limit_warps),
-            ("blocks", o.limit_blocks),
-        ] {
-            let measured = launch.ncu[format!("launch__occupancy_limit_{name}")].as_f64();
-            if measured != Some(f64::from(simulated)) {
-                off.push(format!(
-                    "{} {name} limit: {simulated} against {measured:?}",
-                    launch.id
-                ));
-            }
-        }
-    }
+    // And the occupancy limits of registers, warps and blocks, exactly.
+    let off: Vec<String> = launches()
+        .iter()
+        .flat_map(|launch| {
+            let mut off = memory_counters_off(&launch.id, &launch.report, &launch.ncu, |_| 0.10);
+            off.extend(occupancy_limits_off(
+                &launch.id,
+                &launch.report,
+                &launch.ncu,
+            ));
+            off
+        })
+        .collect();
     assert!(off.is_empty(), "{}", off.join("\n"));
 }

@@ -6,7 +6,7 @@
 
 use memplay_sim::device::h100;
 use memplay_sim::kernel::{Dim3, Value};
-use memplay_sim::SimulationInput;
+use memplay_sim::{SimulationInput, SimulationReport};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 
@@ -22,6 +22,48 @@ pub const MEMORY_COUNTERS: [&str; 8] = [
     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
 ];
+
+/// Where `report`'s eight memory counters miss Nsight Compute's `measured` ones for launch `id`:
+/// by more than `tolerance(name)`, a fraction of the measured value (0 for an exact count).
+pub fn memory_counters_off(
+    id: &str,
+    report: &SimulationReport,
+    measured: &Json,
+    tolerance: impl Fn(&str) -> f64,
+) -> Vec<String> {
+    let mut off = Vec::new();
+    for name in MEMORY_COUNTERS {
+        let measured = measured[name]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{id} has no {name}"));
+        let simulated = report
+            .counters
+            .get(name)
+            .unwrap_or_else(|| panic!("memplay has no counter {name}"));
+        if (simulated - measured).abs() > tolerance(name) * measured {
+            off.push(format!("{id} {name}: {simulated} against {measured}"));
+        }
+    }
+    off
+}
+
+/// Where `report`'s occupancy limits of registers, warps and blocks differ from Nsight Compute's
+/// `launch__occupancy_limit_*` for launch `id` (they must match exactly).
+pub fn occupancy_limits_off(id: &str, report: &SimulationReport, measured: &Json) -> Vec<String> {
+    let o = &report.occupancy;
+    [
+        ("registers", o.limit_registers),
+        ("warps", o.limit_warps),
+        ("blocks", o.limit_blocks),
+    ]
+    .into_iter()
+    .filter_map(|(name, simulated)| {
+        let limit = measured[format!("launch__occupancy_limit_{name}")].as_f64();
+        (limit != Some(f64::from(simulated)))
+            .then(|| format!("{id} {name} limit: {simulated} against {limit:?}"))
+    })
+    .collect()
+}
 
 /// The JSON rows of a JSON-lines file under `tests/reference/` (blank lines skipped).
 pub fn read_lines(name: &str) -> Vec<Json> {
