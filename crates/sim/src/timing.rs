@@ -36,9 +36,9 @@
 //!    (Little's law: a block waits once per dependent round trip, not once per load) at the
 //!    unloaded latency of the level they reach, or, if longer, its warps' instructions at the
 //!    dependent-issue latency (a warp alone cannot issue faster; its loads are in flight while it
-//!    issues, so the two overlap). The block dispatcher is one more station, which
-//!    each block visits once to be started and retired (probe group A). Few blocks with long round trips leave the
-//!    pipes idle; many blocks hide the latency and a unit saturates.
+//!    issues, so the two overlap). The block dispatcher is one more station, which each block
+//!    visits once to be started and retired (probe group A). Few blocks with long round trips
+//!    leave the pipes idle; many blocks hide the latency and a unit saturates.
 //! 4. **Barriers.** The resident blocks of an SM start together on the same work and reach their
 //!    barriers together, so at each `__syncthreads` the SM's pipes drain and no other block fills
 //!    the gap: each barrier adds its wait to every round of resident blocks on the SM's own time
