@@ -703,6 +703,15 @@ pub struct LoadReuse {
     /// Per warp: the fences it had passed when the kept values were loaded, and their keys.
     warps: std::collections::HashMap<u32, (u32, Vec<u64>)>,
     reused: u64,
+    /// The active lanes of the reused loads, which issue no thread instructions either.
+    reused_lanes: u64,
+}
+
+/// The loads `LoadReuse` dropped: warp instructions, and their active lanes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReusedLoads {
+    pub instructions: u64,
+    pub lanes: u64,
 }
 
 impl LoadReuse {
@@ -739,6 +748,7 @@ impl LoadReuse {
         let key = reuse_key(record, class);
         if !data_dependent && kept.contains(&key) {
             self.reused += 1;
+            self.reused_lanes += u64::from(access.n_active());
             return;
         }
         if kept.len() >= KEPT_LOADS {
@@ -749,9 +759,12 @@ impl LoadReuse {
     }
 
     /// Loads not issued again since the last `take_reused`.
-    pub fn take_reused(&mut self) -> u64 {
+    pub fn take_reused(&mut self) -> ReusedLoads {
         self.warps.clear();
-        std::mem::take(&mut self.reused)
+        ReusedLoads {
+            instructions: std::mem::take(&mut self.reused),
+            lanes: std::mem::take(&mut self.reused_lanes),
+        }
     }
 }
 

@@ -64,6 +64,11 @@ pub struct Counters {
     /// Warp-level instructions of if-converted bodies that warps issued with every lane
     /// predicated off (counted in `inst_executed` and in the memory instruction counts too).
     pub predicated_off_warp_instructions: f64,
+    /// Thread-level SASS instructions: each warp instruction of `inst_executed` counted once per
+    /// lane active in it, predicated on or off (Nsight Compute's `smsp__thread_inst_executed`).
+    /// Over `inst_executed` it is the mean of active lanes per instruction, which a branch that
+    /// splits warps lowers (seed 001, "Control-Flow Divergence").
+    pub thread_inst_executed: f64,
 }
 
 /// What one warp-level memory instruction added to the counters, for the per-line view: the
@@ -78,7 +83,7 @@ pub struct AccessCost {
 }
 
 /// How many values a `Counters` holds.
-const N_COUNTERS: usize = 28;
+const N_COUNTERS: usize = 29;
 
 impl Counters {
     /// The name of each value, in the order of `values`. Names with two underscores are Nsight
@@ -113,6 +118,7 @@ impl Counters {
         "barrier_warp_instructions",
         "smsp__inst_executed.sum",
         "predicated_off_warp_instructions",
+        "smsp__thread_inst_executed.sum",
     ];
 
     /// Adds one warp-level memory instruction.
@@ -253,6 +259,7 @@ impl Counters {
             self.barrier_warp_instructions,
             self.inst_executed,
             self.predicated_off_warp_instructions,
+            self.thread_inst_executed,
         ]
     }
 
@@ -286,6 +293,7 @@ impl Counters {
             &mut self.barrier_warp_instructions,
             &mut self.inst_executed,
             &mut self.predicated_off_warp_instructions,
+            &mut self.thread_inst_executed,
         ]
     }
 

@@ -32,7 +32,7 @@
 //! each say in their own words how to change a launch.
 
 use crate::compile_effects::{
-    fusible_loads, CompileEffects, FusibleLoad, FusionSite, LoadFuser, LoadReuse,
+    fusible_loads, CompileEffects, FusibleLoad, FusionSite, LoadFuser, LoadReuse, ReusedLoads,
 };
 use crate::counters::Counters;
 use crate::device::{Device, LaunchError};
@@ -422,8 +422,8 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         } = sink;
         // The instructions the fused loads replaced, and the loads not issued again, are no
         // longer executed.
-        let reused = block_reuse.map_or(0, LoadReuse::take_reused);
-        let mut removed = reused;
+        let reused = block_reuse.map_or_else(ReusedLoads::default, LoadReuse::take_reused);
+        let mut removed = reused.instructions;
         if let Some(block_fuser) = block_fuser {
             block_fuser.finish(&mut |r| counting.count(r));
             let scale = class.n_blocks as f64;
@@ -456,15 +456,17 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         counters.warp_instructions = stats.warp_instructions.saturating_sub(removed) as f64;
         counters.fp32_issued_flops = stats.fp32_issued_flops as f64;
         counters.barrier_warp_instructions = stats.barrier_warp_instructions as f64;
-        counters.inst_executed = (stats.issued_instructions as f64
-            / f64::from(kernel::issue::ISSUE_SCALE)
-            - reused as f64)
-            .max(0.0);
+        let scale = f64::from(kernel::issue::ISSUE_SCALE);
+        counters.inst_executed =
+            (stats.issued_instructions as f64 / scale - reused.instructions as f64).max(0.0);
+        counters.thread_inst_executed =
+            (stats.thread_issued_instructions as f64 / scale - reused.lanes as f64).max(0.0);
         if input.compile.if_conversion {
             let off = stats.predicated_off;
             let issued = f64::from(off.issue) / f64::from(kernel::issue::ISSUE_SCALE);
             counters.inst_executed += issued;
             counters.predicated_off_warp_instructions = issued;
+            counters.thread_inst_executed += stats.predicated_off_threads as f64 / scale;
             counters.shared_ld_instructions += f64::from(off.shared_loads);
             counters.shared_st_instructions += f64::from(off.shared_stores);
         }

@@ -224,6 +224,42 @@ pub struct Prediction {
     pub waves: f64,
     /// A block's time waiting for memory, in nanoseconds.
     pub block_latency_ns: f64,
+    /// Whether an SM holds enough warps to keep its busiest unit working through that wait.
+    pub latency_hiding: LatencyHiding,
+}
+
+/// Latency hiding as the lectures count it (seed 003: "a minimal of 13 warps are needed to
+/// fully tolerate 200-cycle memory latency"), read off the timing model's queueing network.
+///
+/// A block alternates between its wait (`Prediction::block_latency_ns`: round trips to memory,
+/// or its dependent instructions) and its work at each unit. While it waits, the other resident
+/// blocks keep the units busy; the busiest unit never idles once the SM holds as many blocks as
+/// a block's whole cycle (wait plus work everywhere) is longer than its work at that unit. That
+/// count is the network's saturation point (Lazowska et al., "Quantitative System Performance",
+/// 1984, section 5.3: `N* = (D + Z) / D_max`); seed 003's 13 warps are the same count, with a
+/// warp's 4 instructions of 4 clocks as its work and 200 clocks as its wait.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyHiding {
+    /// Warps resident on one SM: the occupancy's blocks, or the grid's share if that is fewer.
+    pub resident_warps: u32,
+    /// Warps one SM must hold for its busiest unit to be busy all the time.
+    pub warps_to_cover: f64,
+    /// One block's work at the busiest unit per pass, in nanoseconds.
+    pub busiest_work_ns: f64,
+    /// The busiest unit: the one the waiting blocks must keep fed.
+    pub busiest: Unit,
+}
+
+impl LatencyHiding {
+    /// The share of the wait the resident warps cover, at most 1: 1 when a unit, not the
+    /// latency, sets the pace.
+    pub fn covered(&self) -> f64 {
+        if self.warps_to_cover <= 0.0 {
+            1.0
+        } else {
+            (f64::from(self.resident_warps) / self.warps_to_cover).min(1.0)
+        }
+    }
 }
 
 /// Throughput (customers per second) of a closed network with `customers` customers, queueing
@@ -468,6 +504,37 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         .max(1)
         .min(blocks_per_sm.ceil().max(1.0) as u32);
     let average = sm_time(blocks_per_sm, resident, &demands, delay);
+    // The SM's station is its busiest pipe; the others are one unit each, in `demands`' order.
+    let sm_unit = if sm_clocks == issue_clocks {
+        Unit::Issue
+    } else if sm_clocks == fp32_clocks {
+        Unit::Fp32
+    } else if l1_clocks >= shared_clocks {
+        Unit::L1
+    } else {
+        Unit::Shared
+    };
+    let station_units = [sm_unit, Unit::Dispatch, Unit::L2, Unit::Dram, Unit::Atomics];
+    let (busiest_unit, busiest_demand) = station_units.into_iter().zip(demands).fold(
+        (Unit::Latency, 0.0f64),
+        |best, (unit, demand)| {
+            if demand > best.1 {
+                (unit, demand)
+            } else {
+                best
+            }
+        },
+    );
+    let latency_hiding = LatencyHiding {
+        resident_warps: resident * report.occupancy.warps_per_block.max(1),
+        warps_to_cover: if busiest_demand > 0.0 {
+            (delay + demands.iter().sum::<f64>()) / busiest_demand * warps_per_block
+        } else {
+            0.0
+        },
+        busiest_work_ns: busiest_demand * 1e9,
+        busiest: busiest_unit,
+    };
     // The SM with the most blocks finishes last; the GPU-wide units are free by then.
     let last_sm = sm_time((grid / sms).ceil(), resident, &demands[..2], delay);
     let launch_seconds = f64::from(t.launch_overhead_cycles) / clock;
@@ -562,6 +629,7 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         attainable_gflops,
         waves: blocks_per_sm / f64::from(report.occupancy.active_blocks_per_sm.max(1)),
         block_latency_ns: delay * 1e9,
+        latency_hiding,
     }
 }
 
@@ -603,6 +671,28 @@ mod tests {
         input.args = vec![("n".to_string(), Value::Int(n as i64))];
         input.buffers = vec![("result".to_string(), 4 * n), ("input".to_string(), 4 * n)];
         input
+    }
+
+    #[test]
+    fn sixty_four_warps_hide_drams_wait_for_the_adjacent_difference_and_sixteen_do_not() {
+        // Seed 003's count on the H100: a block of the adjacent difference over 256 MB arrays
+        // waits some 690 clocks for DRAM and works about 90 ns at DRAM, so an SM needs about
+        // 50 warps for DRAM never to idle. The count is the kernel's, not the occupancy's; the
+        // registers decide whether the SM holds that many.
+        let at = |regs: u32| {
+            let mut input = adj_diff("adj_diff_naive", h100(), 1 << 26);
+            input.regs = regs;
+            predict(&simulate(&input).expect("runs"))
+        };
+        let (many, few) = (at(32), at(128));
+        let (hidden, exposed) = (many.latency_hiding, few.latency_hiding);
+        assert_eq!((hidden.resident_warps, exposed.resident_warps), (64, 16));
+        assert_eq!(hidden.warps_to_cover, exposed.warps_to_cover);
+        assert!((40.0..60.0).contains(&hidden.warps_to_cover), "{hidden:?}");
+        assert_eq!(hidden.busiest, Unit::Dram);
+        assert_eq!((hidden.covered(), many.bottleneck), (1.0, Unit::Dram));
+        assert!(exposed.covered() < 0.4 && few.bottleneck == Unit::Latency);
+        assert!(few.time_ms > 2.0 * many.time_ms);
     }
 
     /// Seed 000's sums of `n` integers with atomics, on H100.

@@ -16,8 +16,10 @@ use crate::bridge::use_simulations;
 use crate::components::bank_map::BankMap;
 use crate::components::compare_view::CompareView;
 use crate::components::controls::Controls;
+use crate::components::divergence_view::DivergenceView;
 use crate::components::embed_bar::{EmbedBar, EmbedCodePanel};
 use crate::components::kernel_view::{launch_text, KernelView};
+use crate::components::latency_view::LatencyView;
 use crate::components::lesson_guide::LessonGuide;
 use crate::components::line_view::LineView;
 use crate::components::memory_spaces::MemorySpaces;
@@ -361,6 +363,12 @@ pub fn app() -> Html {
                             pad={state.pad}
                             stride={state.stride}
                         />
+                    }
+                    if views.contains(&View::LatencyHiding) {
+                        <LatencyView run={shown.run.clone()} />
+                    }
+                    if views.contains(&View::Divergence) {
+                        <DivergenceView run={shown.run.clone()} />
                     }
                     if views.contains(&View::Occupancy) {
                         <OccupancyView

@@ -79,10 +79,16 @@ pub enum Metric {
     SharedBytesPerBlock,
     /// The row pitch cudaMallocPitch gives rows of 100 floats (400 bytes) on the launch's device.
     PitchOf100Floats,
+    /// The share of a block's memory wait that the SM's resident warps cover, in percent
+    /// (`timing::LatencyHiding::covered`): 100 when a unit, not the latency, sets the pace.
+    LatencyCoveredPercent,
+    /// Lanes active in the average warp instruction (`smsp__thread_inst_executed` over
+    /// `smsp__inst_executed`).
+    ActiveLanesPerInstruction,
 }
 
 impl Metric {
-    const ALL: [Metric; 10] = [
+    const ALL: [Metric; 12] = [
         Metric::GlobalLoadsPerThread,
         Metric::GlobalLoadRequestsPerWarp,
         Metric::WavefrontsPerSharedLoad,
@@ -93,6 +99,8 @@ impl Metric {
         Metric::FlopsPerGlobalByte,
         Metric::SharedBytesPerBlock,
         Metric::PitchOf100Floats,
+        Metric::LatencyCoveredPercent,
+        Metric::ActiveLanesPerInstruction,
     ];
 
     pub fn key(self) -> &'static str {
@@ -107,6 +115,8 @@ impl Metric {
             Metric::FlopsPerGlobalByte => "flops-per-global-byte",
             Metric::SharedBytesPerBlock => "shared-bytes-per-block",
             Metric::PitchOf100Floats => "pitch-of-100-floats",
+            Metric::LatencyCoveredPercent => "latency-covered-percent",
+            Metric::ActiveLanesPerInstruction => "active-lanes-per-instruction",
         }
     }
 
@@ -123,6 +133,8 @@ impl Metric {
             Metric::FlopsPerGlobalByte => "FLOP per byte asked of global memory",
             Metric::SharedBytesPerBlock => "bytes of shared memory per block",
             Metric::PitchOf100Floats => "bytes of pitch for rows of 100 floats",
+            Metric::LatencyCoveredPercent => "% of the memory wait covered by resident warps",
+            Metric::ActiveLanesPerInstruction => "lanes active per warp instruction",
         }
     }
 
@@ -164,6 +176,16 @@ impl Metric {
             Metric::PitchOf100Floats => {
                 Some(memplay_sim::pitch::pitch_bytes(&input.device, 400) as f64)
             }
+            Metric::LatencyCoveredPercent => Some(
+                100.0
+                    * memplay_sim::timing::predict(report)
+                        .latency_hiding
+                        .covered(),
+            ),
+            Metric::ActiveLanesPerInstruction => ratio(
+                counter("smsp__thread_inst_executed.sum"),
+                counter("smsp__inst_executed.sum"),
+            ),
         }
     }
 }
@@ -425,5 +447,34 @@ mod tests {
                 lesson.title
             );
         }
+    }
+
+    #[test]
+    fn the_latency_lessons_answer_falls_when_registers_cut_the_resident_warps() {
+        // Seed 003's count on the H100: 64 warps cover DRAM's wait for the adjacent difference
+        // (it needs about 50); at 128 registers per thread the SM holds 2 blocks, 16 warps,
+        // which cover about a third of it, and the page's revealed answer moves to 25%.
+        let lesson = parse(Lesson::LatencyHiding.text()).expect("parses");
+        let question = &lesson.question;
+        let answer = |regs: u32| {
+            let state = State {
+                variant: question.variant,
+                regs,
+                ..State::default()
+            };
+            let input = state.launch();
+            let report = simulate(&input).expect("the launch runs");
+            let value = question.metric.value(&input, &report).expect("a share");
+            (value, question.nearest_choice(value))
+        };
+        let (at_32, choice_at_32) = answer(32);
+        let (at_128, choice_at_128) = answer(128);
+        assert_eq!(at_32, 100.0);
+        assert_eq!(choice_at_32, question.correct());
+        assert!((25.0..40.0).contains(&at_128), "{at_128}");
+        assert_eq!(
+            question.choices[choice_at_128.expect("a choice")].text,
+            "25"
+        );
     }
 }

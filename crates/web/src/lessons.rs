@@ -17,7 +17,7 @@ use memplay_sim::simulate::SimulationInput;
 use memplay_sim::DeviceId;
 
 use memplay_sim::lesson_kernels::{
-    ADJ_DIFF, ATOMICS, BANKS, BOUNDARY, COALESCING, MATMUL, TRANSPOSE,
+    ADJ_DIFF, ATOMICS, BANKS, BOUNDARY, COALESCING, DIVERGENCE, MATMUL, TRANSPOSE,
 };
 
 /// A setting of the page's controls that a lesson turns (the device is always shown).
@@ -44,6 +44,10 @@ pub enum View {
     Pitched,
     /// The kernel's memory accesses line by line, with one warp's bank or coalescing map.
     Lines,
+    /// Warps resident on an SM against the warps its memory latency needs (seed 003).
+    LatencyHiding,
+    /// Active lanes per warp instruction, and the FP32 work the split warps waste (seed 001).
+    Divergence,
 }
 
 /// The lessons, in the order of the lectures.
@@ -73,6 +77,13 @@ pub enum Variant {
     MemorySpacesTiled,
     /// The naive transpose, the 2-D indexing the pitched-allocation lesson pads.
     PitchedTranspose,
+    /// The naive adjacent difference over arrays larger than the L2, whose registers the
+    /// latency-hiding lesson turns.
+    LatencyAdjDiff,
+    /// The divergence lesson's loop with odd and even lanes on different paths.
+    DivergenceSplit,
+    /// The same loop with whole warps on one path.
+    DivergenceUniform,
 }
 
 /// The lessons, in the order of the lectures.
@@ -85,13 +96,15 @@ pub enum Lesson {
     BankConflicts,
     Coalescing,
     PitchedAllocation,
+    WarpDivergence,
     Atomics,
     Occupancy,
+    LatencyHiding,
     Roofline,
 }
 
 impl Lesson {
-    pub const ALL: [Lesson; 10] = [
+    pub const ALL: [Lesson; 12] = [
         Lesson::MemorySpaces,
         Lesson::AdjacentDifference,
         Lesson::TiledMatmul,
@@ -99,8 +112,10 @@ impl Lesson {
         Lesson::BankConflicts,
         Lesson::Coalescing,
         Lesson::PitchedAllocation,
+        Lesson::WarpDivergence,
         Lesson::Atomics,
         Lesson::Occupancy,
+        Lesson::LatencyHiding,
         Lesson::Roofline,
     ];
 
@@ -117,6 +132,8 @@ impl Lesson {
             Lesson::Atomics => "atomics",
             Lesson::Occupancy => "occupancy",
             Lesson::Roofline => "roofline",
+            Lesson::WarpDivergence => "warp-divergence",
+            Lesson::LatencyHiding => "latency-hiding",
         }
     }
 
@@ -141,6 +158,8 @@ impl Lesson {
             Lesson::Atomics => "Atomics: global and hierarchical",
             Lesson::Occupancy => "Occupancy",
             Lesson::Roofline => "The roofline",
+            Lesson::WarpDivergence => "Warp divergence",
+            Lesson::LatencyHiding => "Latency hiding",
         }
     }
 
@@ -161,13 +180,18 @@ impl Lesson {
             Lesson::Roofline => &[Variant::RooflineNaive, Variant::RooflineTiled],
             Lesson::MemorySpaces => &[Variant::MemorySpacesTiled],
             Lesson::PitchedAllocation => &[Variant::PitchedTranspose],
+            Lesson::WarpDivergence => &[Variant::DivergenceSplit, Variant::DivergenceUniform],
+            Lesson::LatencyHiding => &[Variant::LatencyAdjDiff],
         }
     }
 
     /// The settings the lesson's kernels depend on, in the order the page shows them.
     pub fn controls(self) -> &'static [Control] {
         match self {
-            Lesson::AdjacentDifference | Lesson::Atomics => &[Control::Block, Control::Regs],
+            Lesson::AdjacentDifference | Lesson::Atomics | Lesson::LatencyHiding => {
+                &[Control::Block, Control::Regs]
+            }
+            Lesson::WarpDivergence => &[Control::Block],
             Lesson::TiledMatmul | Lesson::Occupancy => {
                 &[Control::Tile, Control::Pad, Control::Regs]
             }
@@ -192,6 +216,8 @@ impl Lesson {
             Lesson::Roofline => &[View::Roofline],
             Lesson::MemorySpaces => &[View::MemorySpaces],
             Lesson::PitchedAllocation => &[View::Pitched],
+            Lesson::LatencyHiding => &[View::LatencyHiding, View::Occupancy],
+            Lesson::WarpDivergence => &[View::Divergence],
             Lesson::AdjacentDifference
             | Lesson::BoundaryChecks
             | Lesson::Coalescing
@@ -224,6 +250,8 @@ impl Lesson {
             Lesson::PitchedAllocation => {
                 include_str!("../../../www/lessons/pitched-allocation.txt")
             }
+            Lesson::WarpDivergence => include_str!("../../../www/lessons/warp-divergence.txt"),
+            Lesson::LatencyHiding => include_str!("../../../www/lessons/latency-hiding.txt"),
         }
     }
 }
@@ -257,6 +285,7 @@ pub enum SweepSetting {
     Block,
     Pad,
     Stride,
+    Regs,
 }
 
 impl SweepSetting {
@@ -266,6 +295,7 @@ impl SweepSetting {
             SweepSetting::Block => "threads per block",
             SweepSetting::Pad => "padding",
             SweepSetting::Stride => "stride",
+            SweepSetting::Regs => "registers per thread",
         }
     }
 
@@ -276,6 +306,8 @@ impl SweepSetting {
             SweepSetting::Block => &[64, 128, 256, 512, 1024],
             SweepSetting::Pad => &[0, 1, 2, 4],
             SweepSetting::Stride => &[1, 2, 4, 8, 16, 32],
+            // Where the H100's 65,536 registers hold 64, 48, 32, 24, 16 and 8 warps.
+            SweepSetting::Regs => &[32, 40, 64, 80, 128, 255],
         }
     }
 
@@ -286,6 +318,7 @@ impl SweepSetting {
             SweepSetting::Block => settings.block,
             SweepSetting::Pad => settings.pad,
             SweepSetting::Stride => settings.stride,
+            SweepSetting::Regs => settings.regs,
         }
     }
 
@@ -296,6 +329,7 @@ impl SweepSetting {
             SweepSetting::Block => settings.block = value,
             SweepSetting::Pad => settings.pad = value,
             SweepSetting::Stride => settings.stride = value,
+            SweepSetting::Regs => settings.regs = value,
         }
         settings
     }
@@ -311,9 +345,16 @@ pub const ADJ_DIFF_N: u32 = 1 << 22;
 pub const TRANSPOSE_N: u32 = 2048;
 /// Elements copied by the strided copy, and summed by the atomics lessons.
 pub const COPY_N: u32 = 1 << 20;
+/// Elements of the latency-hiding lesson's arrays: 256 MB each, well beyond the H100's 50 MB
+/// L2, so every launch streams them from DRAM and DRAM's latency is what the warps must cover.
+pub const LATENCY_N: u32 = 1 << 26;
+/// The divergence lesson's launch, as probe group I measured it on the H100: 1,056 blocks of
+/// 256 threads (eight per SM), each thread a chain of 4,096 multiply-adds.
+pub const DIVERGENCE_BLOCKS: u32 = 1056;
+pub const DIVERGENCE_ITERS: u32 = 4096;
 
 impl Variant {
-    pub const ALL: [Variant; 18] = [
+    pub const ALL: [Variant; 21] = [
         Variant::MatmulNaive,
         Variant::MatmulTiled,
         Variant::AdjDiffNaive,
@@ -332,6 +373,9 @@ impl Variant {
         Variant::RooflineTiled,
         Variant::MemorySpacesTiled,
         Variant::PitchedTranspose,
+        Variant::LatencyAdjDiff,
+        Variant::DivergenceSplit,
+        Variant::DivergenceUniform,
     ];
 
     /// The kernel's key in the page's first links (`lesson=matmul-tiled`), which still open its
@@ -356,6 +400,9 @@ impl Variant {
             Variant::RooflineTiled => "roofline-tiled",
             Variant::MemorySpacesTiled => "memory-spaces-tiled",
             Variant::PitchedTranspose => "pitched-transpose",
+            Variant::LatencyAdjDiff => "latency-adj-diff",
+            Variant::DivergenceSplit => "divergence-split",
+            Variant::DivergenceUniform => "divergence-uniform",
         }
     }
 
@@ -381,6 +428,8 @@ impl Variant {
             Variant::RooflineNaive | Variant::RooflineTiled => Lesson::Roofline,
             Variant::MemorySpacesTiled => Lesson::MemorySpaces,
             Variant::PitchedTranspose => Lesson::PitchedAllocation,
+            Variant::LatencyAdjDiff => Lesson::LatencyHiding,
+            Variant::DivergenceSplit | Variant::DivergenceUniform => Lesson::WarpDivergence,
         }
     }
 
@@ -403,6 +452,9 @@ impl Variant {
             }
             Variant::PitchedTranspose => "transpose",
             Variant::RooflineNaive => "naive",
+            Variant::LatencyAdjDiff => "adjacent-difference",
+            Variant::DivergenceSplit => "divergent",
+            Variant::DivergenceUniform => "uniform",
         }
     }
 
@@ -426,6 +478,11 @@ impl Variant {
             }
             Variant::PitchedTranspose => "Transpose, naive: 2-D indexing (seed 001)",
             Variant::RooflineNaive => "Matrix multiply, naive (seed 000)",
+            Variant::LatencyAdjDiff => "Adjacent difference over 64 M elements (seeds 000, 003)",
+            Variant::DivergenceSplit => {
+                "Branch on odd and even lanes: every warp splits (seed 001)"
+            }
+            Variant::DivergenceUniform => "Branch on whole warps: no warp splits (seed 001)",
         }
     }
 
@@ -445,6 +502,8 @@ impl Variant {
             | Variant::MemorySpacesTiled => MATMUL,
             Variant::PitchedTranspose => TRANSPOSE,
             Variant::BoundaryGuarded => BOUNDARY,
+            Variant::LatencyAdjDiff => ADJ_DIFF,
+            Variant::DivergenceSplit | Variant::DivergenceUniform => DIVERGENCE,
         }
     }
 
@@ -469,6 +528,8 @@ impl Variant {
             Variant::PitchedTranspose => "tr_naive",
             Variant::RooflineNaive => "mm_naive",
             Variant::BoundaryGuarded => "mm_tiled_guarded",
+            Variant::LatencyAdjDiff => "adj_diff_naive",
+            Variant::DivergenceSplit | Variant::DivergenceUniform => "branch",
         }
     }
 
@@ -489,6 +550,8 @@ impl Variant {
             Variant::RooflineNaive | Variant::RooflineTiled => "tile width, device",
             Variant::MemorySpacesTiled => "tile width (the tiles' size)",
             Variant::PitchedTranspose => "none (32x8 blocks over 32x32 tiles)",
+            Variant::LatencyAdjDiff => "registers per thread, threads per block",
+            Variant::DivergenceSplit | Variant::DivergenceUniform => "threads per block",
         }
     }
 
@@ -508,6 +571,7 @@ impl Variant {
             | Variant::TransposeNaive
             | Variant::PitchedTranspose => SweepSetting::Pad,
             Variant::SmemStride | Variant::StridedCopy => SweepSetting::Stride,
+            Variant::LatencyAdjDiff => SweepSetting::Regs,
             _ => SweepSetting::Block,
         }
     }
@@ -565,8 +629,11 @@ impl Variant {
                     bytes("c", elements),
                 ];
             }
-            Variant::AdjDiffNaive | Variant::AdjDiffShared => {
-                let n = ADJ_DIFF_N;
+            Variant::AdjDiffNaive | Variant::AdjDiffShared | Variant::LatencyAdjDiff => {
+                let n = match self {
+                    Variant::LatencyAdjDiff => LATENCY_N,
+                    _ => ADJ_DIFF_N,
+                };
                 input.grid = Dim3::new(blocks_for(n), 1, 1);
                 input.block = Dim3::new(block, 1, 1);
                 if self == Variant::AdjDiffShared {
@@ -612,6 +679,19 @@ impl Variant {
                 input.args = vec![int("n", n)];
                 let elements = u64::from(n) * u64::from(n);
                 input.buffers = vec![bytes("out", elements), bytes("in", elements)];
+            }
+            Variant::DivergenceSplit | Variant::DivergenceUniform => {
+                // The branch takes `threadIdx.x & split`: bit 0 splits every warp's lanes,
+                // bit 5 whole warps.
+                let split = match self {
+                    Variant::DivergenceSplit => 1,
+                    _ => 32,
+                };
+                let blocks = DIVERGENCE_BLOCKS;
+                input.grid = Dim3::new(blocks, 1, 1);
+                input.block = Dim3::new(block, 1, 1);
+                input.args = vec![int("iters", DIVERGENCE_ITERS), int("split", split)];
+                input.buffers = vec![bytes("out", u64::from(blocks) * u64::from(block))];
             }
             Variant::AtomicsGlobal | Variant::AtomicsHierarchical => {
                 let n = COPY_N;
@@ -732,5 +812,30 @@ mod tests {
             "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
             2.0 * n * n * n / 16.0 / 32.0,
         );
+    }
+
+    #[test]
+    fn the_divergent_variant_issues_both_paths_with_half_its_lanes() {
+        // Seed 001: a warp whose lanes disagree runs both loops, 16 lanes each. The uniform
+        // variant does the same thread work in half the warp instructions.
+        let run = |variant: Variant| {
+            let input = variant.launch(State::default().settings(), variant.source());
+            simulate(&input)
+                .expect("the divergence lesson runs")
+                .counters
+        };
+        let divergent = run(Variant::DivergenceSplit);
+        let uniform = run(Variant::DivergenceUniform);
+        let paths = divergent.inst_executed / uniform.inst_executed;
+        assert!((1.9..2.0).contains(&paths), "{paths}");
+        let lanes = |c: &memplay_sim::counters::Counters| c.thread_inst_executed / c.inst_executed;
+        assert!(
+            (lanes(&divergent) - 16.0).abs() < 0.5,
+            "{}",
+            lanes(&divergent)
+        );
+        assert_eq!(lanes(&uniform), 32.0);
+        let threads = divergent.thread_inst_executed / uniform.thread_inst_executed;
+        assert!((threads - 1.0).abs() < 0.01, "{threads}");
     }
 }

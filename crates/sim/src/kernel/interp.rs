@@ -161,6 +161,11 @@ pub struct BlockStats {
     pub issued_instructions: u64,
     /// The if-converted bodies warps issued with every lane predicated off (not in the above).
     pub predicated_off: PredicatedBody,
+    /// `issued_instructions` counted once per active lane, in `issue::ISSUE_SCALE`-ths.
+    pub thread_issued_instructions: u64,
+    /// The lanes of if-converted bodies that were active but predicated off, times the bodies'
+    /// instructions, in `issue::ISSUE_SCALE`-ths (not in the above).
+    pub predicated_off_threads: u64,
     /// Statements and expression nodes evaluated, summed over warps (at most the budget the
     /// block was given).
     pub steps: u64,
@@ -619,7 +624,9 @@ impl<'p> Simulation<'p> {
             fp32_issued_flops: 0,
             barriers: 0,
             issued: 0,
+            thread_issued: 0,
             predicated_off: PredicatedBody::default(),
+            predicated_off_threads: 0,
             tbase: 0,
             call_depth: 0,
             record: MemRecord {
@@ -717,6 +724,8 @@ impl<'p> Simulation<'p> {
             barrier_warp_instructions: machine.barriers,
             issued_instructions: machine.issued,
             predicated_off: machine.predicated_off,
+            thread_issued_instructions: machine.thread_issued,
+            predicated_off_threads: machine.predicated_off_threads,
             steps: machine.steps,
         })
     }
@@ -979,7 +988,10 @@ struct Machine<'s, 'p> {
     barriers: u64,
     /// SASS instructions issued (`BlockStats::issued_instructions`).
     issued: u64,
+    /// `issued` once per active lane (`BlockStats::thread_issued_instructions`).
+    thread_issued: u64,
     predicated_off: PredicatedBody,
+    predicated_off_threads: u64,
     tbase: Reg,
     /// How many `__device__` calls are open.
     call_depth: u32,
@@ -1561,7 +1573,9 @@ impl Machine<'_, '_> {
             self.depends_on = 0;
             self.in_flight = func.loads_in_flight.get(pc).copied().unwrap_or(0);
             if mask != 0 {
-                self.issued += u64::from(func.issue.get(pc).copied().unwrap_or(0));
+                let issue = u64::from(func.issue.get(pc).copied().unwrap_or(0));
+                self.issued += issue;
+                self.thread_issued += issue * u64::from(mask.count_ones());
             }
             flow.pc = pc + 1;
             match op {
@@ -1584,6 +1598,22 @@ impl Machine<'_, '_> {
                     } else {
                         0
                     };
+                    // Lanes that do not take an if-converted body still run its instructions,
+                    // predicated off, and Nsight Compute counts them as thread instructions.
+                    // A warp none of whose lanes take the body issues it as `issue` estimates
+                    // it whole; one that runs it for some lanes issues its instructions as
+                    // they come.
+                    if let Some(body) = predicated {
+                        let per_warp = if taken == 0 {
+                            u64::from(body.issue)
+                        } else {
+                            func.issue
+                                .get(pc + 1..*else_at)
+                                .map_or(0, |costs| costs.iter().map(|&c| u64::from(c)).sum())
+                        };
+                        self.predicated_off_threads +=
+                            per_warp * u64::from((mask & !taken).count_ones());
+                    }
                     flow.stack.push(Frame::If { saved: mask, taken });
                     flow.mask = taken;
                     if taken == 0 {
