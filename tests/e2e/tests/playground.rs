@@ -2687,7 +2687,9 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
         ("bank-conflicts", &["bank-map", "line-view"][..], "roofline"),
         ("coalescing", &["line-view"][..], "bank-map"),
         ("atomics", &["line-view"][..], "memory-spaces"),
+        ("warp-divergence", &["divergence"][..], "occupancy"),
         ("occupancy", &["occupancy"][..], "line-view"),
+        ("latency-hiding", &["latency-hiding", "occupancy"][..], "roofline"),
         ("roofline", &["roofline"][..], "occupancy"),
     ] {
         page.open(&format!("?lesson={lesson}")).await;
@@ -3028,3 +3030,63 @@ async fn the_per_line_bank_map_of_tr_shared_shows_the_column_reads_32_way_confli
     }
     page.finish().await;
 }
+
+#[tokio::test]
+async fn registers_that_cut_the_resident_warps_leave_drams_wait_uncovered() {
+    let page = Harness::start().await;
+    // Seed 003's count on the H100: at 32 registers 64 warps cover the adjacent difference's
+    // wait for DRAM, which needs about 50.
+    page.open("?lesson=latency-hiding").await;
+    page.wait_for_text("latency-resident", "64 of 64").await;
+    page.wait_for_text("latency-covered", "100%").await;
+    let needed = page
+        .wait_for_text_where("latency-needed", "count the warps needed", |text| {
+            text.parse::<f64>().is_ok_and(|n| (40.0..60.0).contains(&n))
+        })
+        .await;
+    // 128 registers per thread leave room for 2 blocks, 16 warps.
+    page.open("?lesson=latency-hiding&regs=128").await;
+    page.wait_for_text("latency-resident", "16 of 64").await;
+    page.wait_for_text_where("latency-covered", "fall below a half", |text| {
+        text.trim_end_matches('%')
+            .parse::<f64>()
+            .is_ok_and(|pct| pct < 50.0)
+    })
+    .await;
+    // The count is the kernel's: the registers do not change it.
+    page.wait_for_text("latency-needed", &needed).await;
+    page.wait_for_text_where("latency-explanation", "say DRAM idles", |text| {
+        text.contains("idles while they all wait")
+    })
+    .await;
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn a_divergent_warp_issues_both_paths_with_half_its_lanes_and_a_uniform_one_does_not() {
+    let page = Harness::start().await;
+    page.open("?lesson=warp-divergence&variant=divergent").await;
+    page.wait_for_text("divergence-lanes", "16.0 of 32").await;
+    page.wait_for_text("divergence-fp32-useful", "50%").await;
+    let count = |text: &str| text.replace(',', "").parse::<f64>().unwrap_or(0.0);
+    let divergent = page
+        .wait_for_text_where("divergence-instructions", "count instructions", |text| {
+            count(text) > 0.0
+        })
+        .await;
+    page.open("?lesson=warp-divergence&variant=uniform").await;
+    page.wait_for_text("divergence-lanes", "32.0 of 32").await;
+    page.wait_for_text("divergence-fp32-useful", "100%").await;
+    let uniform = page
+        .wait_for_text_where("divergence-instructions", "count instructions", |text| {
+            count(text) > 0.0 && text != divergent
+        })
+        .await;
+    let paths = count(&divergent) / count(&uniform);
+    assert!(
+        (1.9..2.0).contains(&paths),
+        "both paths issued: {divergent} against {uniform} warp instructions"
+    );
+    page.finish().await;
+}
+
