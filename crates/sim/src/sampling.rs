@@ -8,6 +8,18 @@
 //! each class is simulated (the interior one taken from the middle of the grid), and its counters
 //! count for every block of its class. Where the blocks of a class are alike, as they are in the
 //! lecture kernels, the extrapolated totals are exact.
+//!
+//! Some kernels break that premise: a Mandelbrot row's iterations, a triangular loop's trip count
+//! or a branch on `blockIdx` give each block of the interior its own work, and the middle block
+//! then speaks for none of the others (the middle row of the Mandelbrot set is its deepest). Such
+//! kernels show it against the first and the last block of the same row or column: the middle
+//! block issues another number of instructions than both, where a lecture kernel's differs from
+//! one end at most (a bounds check cuts the last block short, `i > 0` idles a lane of the first).
+//! When the representative of a class with an interior position shows it (`simulate` compares
+//! them; `classes` lists both ends before the interior), the class is split into `strata` along its interior dimensions
+//! (at most `MAX_STRATA` of them, each a run of consecutive blocks) and one block of each is
+//! simulated for the blocks of its stratum: stratified sampling (Cochran, "Sampling
+//! Techniques", 1977, chapter 5), which follows work that changes smoothly across the grid.
 
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +42,75 @@ pub struct BlockClass {
     pub representative: [u32; 3],
     /// How many blocks of the grid belong to the class.
     pub n_blocks: u64,
+}
+
+/// The most strata one class is split into; its blocks' counters then cost that many blocks' runs.
+pub const MAX_STRATA: u32 = 16;
+
+/// Splits `class`'s interior dimensions of `grid` into consecutive runs of blocks, at most
+/// `MAX_STRATA` strata in all, shared out so that a short dimension keeps each of its blocks and
+/// the rest go to the longer ones. A stratum is represented by its middle block, except the one
+/// holding `class.representative`, which keeps it (it has run already). A class with no interior
+/// dimension comes back alone.
+pub fn strata(class: &BlockClass, grid: [u32; 3]) -> Vec<BlockClass> {
+    // Per dimension: the runs of block indices (start, end) and which one holds the representative.
+    let mut dims: Vec<(usize, u32)> = (0..3)
+        .filter(|&d| class.position[d] == EdgePosition::Interior)
+        .map(|d| (d, grid[d].max(1).saturating_sub(2)))
+        .collect();
+    if dims.is_empty() {
+        return vec![class.clone()];
+    }
+    dims.sort_by_key(|&(_, interior)| interior);
+    let mut runs: [Vec<(u32, u32)>; 3] = Default::default();
+    for d in 0..3 {
+        let index = class.representative[d];
+        runs[d] = vec![(index, index + 1)];
+    }
+    let mut budget = MAX_STRATA;
+    let mut left = dims.len() as u32;
+    for &(d, interior) in &dims {
+        // An even share of what is left of the budget: the integer root of it.
+        let share = (1..=budget)
+            .rev()
+            .find(|k| k.pow(left) <= budget)
+            .unwrap_or(1);
+        let count = share.min(interior).max(1);
+        budget /= count;
+        left -= 1;
+        runs[d] = (0..count)
+            .map(|j| {
+                let start = 1 + (u64::from(j) * u64::from(interior) / u64::from(count)) as u32;
+                let end = 1 + (u64::from(j + 1) * u64::from(interior) / u64::from(count)) as u32;
+                (start, end)
+            })
+            .collect();
+    }
+    let mut out = Vec::new();
+    for &(x0, x1) in &runs[0] {
+        for &(y0, y1) in &runs[1] {
+            for &(z0, z1) in &runs[2] {
+                let ranges = [(x0, x1), (y0, y1), (z0, z1)];
+                let holds_representative =
+                    (0..3).all(|d| (ranges[d].0..ranges[d].1).contains(&class.representative[d]));
+                let representative = if holds_representative {
+                    class.representative
+                } else {
+                    [0, 1, 2].map(|d| ranges[d].0 + (ranges[d].1 - ranges[d].0) / 2)
+                };
+                let n_blocks = ranges
+                    .iter()
+                    .map(|&(start, end)| u64::from(end - start))
+                    .fold(1u64, u64::saturating_mul);
+                out.push(BlockClass {
+                    position: class.position,
+                    representative,
+                    n_blocks,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Splits `grid` into its edge classes. Dimensions of 0 are treated as 1. A class's block count
@@ -58,10 +139,11 @@ fn positions(extent: u32) -> Vec<(EdgePosition, u32, u64)> {
     match extent {
         0 | 1 => vec![(EdgePosition::Only, 0, 1)],
         2 => vec![(EdgePosition::First, 0, 1), (EdgePosition::Last, 1, 1)],
+        // The interior comes last, so that `simulate` can compare its block with both ends.
         n => vec![
             (EdgePosition::First, 0, 1),
-            (EdgePosition::Interior, n / 2, u64::from(n - 2)),
             (EdgePosition::Last, n - 1, 1),
+            (EdgePosition::Interior, n / 2, u64::from(n - 2)),
         ],
     }
 }
@@ -122,6 +204,54 @@ mod tests {
             .find(|class| class.position == [EdgePosition::Interior; 3])
             .map(|class| class.n_blocks);
         assert_eq!(interior, Some(u64::MAX));
+    }
+
+    /// The strata of the class at `position` of `grid`: their count, their blocks in all, and the
+    /// representatives expected among them.
+    fn check_strata(
+        grid: [u32; 3],
+        position: [EdgePosition; 3],
+        expected_strata: usize,
+        expected_representatives: &[[u32; 3]],
+    ) {
+        let class = classes(grid)
+            .into_iter()
+            .find(|class| class.position == position)
+            .expect("the class exists");
+        let found = strata(&class, grid);
+        assert_eq!(found.len(), expected_strata);
+        assert_eq!(
+            found.iter().map(|s| s.n_blocks).sum::<u64>(),
+            class.n_blocks,
+            "the strata cover the class exactly once"
+        );
+        for representative in expected_representatives {
+            assert!(
+                found.iter().any(|s| &s.representative == representative),
+                "{representative:?} is simulated"
+            );
+        }
+    }
+
+    #[test]
+    fn mandelbrot_rows_split_into_sixteen_runs_of_rows_and_keep_the_middle_one() {
+        use EdgePosition::*;
+        // 1,022 interior rows in 16 runs of 63 or 64; the middle row 512 keeps speaking for its own.
+        check_strata(
+            [4, 1024, 1],
+            [First, Interior, Only],
+            16,
+            &[[0, 512, 0], [0, 32, 0]],
+        );
+        // Two interior columns keep one stratum each; the rows share the other 8.
+        check_strata([4, 1024, 1], [Interior, Interior, Only], 16, &[[2, 512, 0]]);
+    }
+
+    #[test]
+    fn a_class_without_an_interior_dimension_is_its_own_stratum() {
+        use EdgePosition::*;
+        check_strata([64, 64, 1], [First, Last, Only], 1, &[[0, 63, 0]]);
+        check_strata([3, 1, 1], [Interior, Only, Only], 1, &[[1, 0, 0]]);
     }
 
     #[test]

@@ -358,7 +358,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
 
     // Every block is its own class under `All`; they are made one at a time, as the budget
     // allows, never all at once.
-    let classes: Box<dyn Iterator<Item = BlockClass>> = match input.sampling {
+    let mut classes: Box<dyn Iterator<Item = BlockClass>> = match input.sampling {
         BlockSampling::EdgeClasses => Box::new(sampling::classes(grid).into_iter()),
         BlockSampling::All => Box::new(every_block(grid)),
     };
@@ -380,7 +380,14 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     let mut traced_block_ran = false;
     let mut sampled_blocks = Vec::new();
     let mut steps = 0u64;
-    for class in classes {
+    // The strata of a class whose blocks do not work alike (`sampling::strata`), run after it.
+    let mut strata: Vec<BlockClass> = Vec::new();
+    let mut issued_by_block: Vec<([u32; 3], u64)> = Vec::new();
+    while let Some((class, from_strata)) = strata
+        .pop()
+        .map(|stratum| (stratum, true))
+        .or_else(|| classes.next().map(|class| (class, false)))
+    {
         traced_block_ran |= input
             .trace
             .is_some_and(|request| request.block == class.representative);
@@ -414,6 +421,34 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                     SimulationError::Kernel(diagnostic)
                 }
             })?;
+        // An interior block that issues other instructions than both the first and the last
+        // block of its row (along a dimension it is interior in) shows work that changes across
+        // the grid: it speaks only for the blocks near it, its class is split into strata, and
+        // it counts for its own. Both ends have run already (`sampling::classes` lists them
+        // first); a kernel whose ends alone differ (a bounds check, `i > 0`) is left as it is.
+        let mut weight = class.n_blocks;
+        issued_by_block.push((class.representative, stats.issued_instructions));
+        let differs_from = |d: usize, index: u32| {
+            let mut end = class.representative;
+            end[d] = index;
+            issued_by_block
+                .iter()
+                .any(|&(block, issued)| block == end && issued != stats.issued_instructions)
+        };
+        let varies = (0..3).any(|d| {
+            class.position[d] == EdgePosition::Interior
+                && differs_from(d, 0)
+                && differs_from(d, grid[d].max(1) - 1)
+        });
+        if !from_strata && varies && input.sampling == BlockSampling::EdgeClasses {
+            for stratum in sampling::strata(&class, grid) {
+                if stratum.representative == class.representative {
+                    weight = stratum.n_blocks;
+                } else {
+                    strata.push(stratum);
+                }
+            }
+        }
         let BlockSink {
             mut counting,
             fuser: block_fuser,
@@ -426,7 +461,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         let mut removed = reused.instructions;
         if let Some(block_fuser) = block_fuser {
             block_fuser.finish(&mut |r| counting.count(r));
-            let scale = class.n_blocks as f64;
+            let scale = weight as f64;
             for (site, loads, instructions, widest) in block_fuser.tally() {
                 removed += loads.saturating_sub(instructions);
                 if loads == 0 {
@@ -450,8 +485,8 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             block_fuser.reset_tally();
         }
         let mut counters = counting.counters;
-        profile.add_block(&mut profiler, class.n_blocks as f64);
-        lines.finish_block(class.n_blocks as f64);
+        profile.add_block(&mut profiler, weight as f64);
+        lines.finish_block(weight as f64);
         counters.fp32_flops = stats.flops as f64;
         counters.warp_instructions = stats.warp_instructions.saturating_sub(removed) as f64;
         counters.fp32_issued_flops = stats.fp32_issued_flops as f64;
@@ -470,7 +505,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             counters.shared_ld_instructions += f64::from(off.shared_loads);
             counters.shared_st_instructions += f64::from(off.shared_stores);
         }
-        totals.add_scaled(&counters, class.n_blocks as f64);
+        totals.add_scaled(&counters, weight as f64);
         steps = steps.saturating_add(stats.steps.max(1));
         if steps > input.step_budget {
             let span = program
@@ -486,7 +521,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         sampled_blocks.push(SampledBlock {
             block: class.representative,
             position: class.position,
-            scale: class.n_blocks,
+            scale: weight,
             counters,
             steps: stats.steps,
         });
@@ -732,8 +767,19 @@ mod tests {
         let sampled = simulate(&input).expect("the launch simulates");
         input.sampling = BlockSampling::All;
         let full = simulate(&input).expect("the launch simulates");
-        assert_eq!(sampled.sampled_blocks.len(), 3);
+        // Both ends issue other instructions than the interior (lane 0 of the first block skips
+        // its load, the last block is short), so the sampling cannot tell the interior alike:
+        // it splits it into strata, here one block each, and the totals stay the full grid's.
+        assert_eq!(sampled.sampled_blocks.len(), 9);
         assert_eq!(full.sampled_blocks.len(), 9);
+        assert_eq!(sampled.counters, full.counters);
+        // With a whole last block only the first differs, and three blocks speak for nine.
+        input.sampling = BlockSampling::EdgeClasses;
+        input.args = vec![("n".to_string(), Value::Int(9 * 64))];
+        let sampled = simulate(&input).expect("the launch simulates");
+        input.sampling = BlockSampling::All;
+        let full = simulate(&input).expect("the launch simulates");
+        assert_eq!(sampled.sampled_blocks.len(), 3);
         assert_eq!(sampled.counters, full.counters);
 
         let matmul_sampled = simulate(&matmul("mm_tiled", 96, 16, 0, CompileEffects::AS_COMPILED))
@@ -744,6 +790,30 @@ mod tests {
         assert_eq!(matmul_sampled.sampled_blocks.len(), 9);
         assert_eq!(matmul_sampled.counters, matmul_full.counters);
         assert_eq!(matmul_sampled.fused_loads, matmul_full.fused_loads);
+    }
+
+    #[test]
+    fn work_that_grows_with_the_block_index_is_sampled_in_strata_close_to_the_full_grid() {
+        // A triangular loop: block b runs b iterations, so the middle block speaks for none of
+        // the others; the strata's 16 runs of blocks follow the growth (within 1%).
+        const TRIANGLE: &str = "__global__ void tri(float* out) {\n\
+            float a = 0.0f;\n\
+            for (int k = 0; k < blockIdx.x; ++k) a = a * 0.5f + 1.0f;\n\
+            out[blockIdx.x * blockDim.x + threadIdx.x] = a;\n}\n";
+        let mut input = SimulationInput::new(TRIANGLE, "tri", h100());
+        input.grid = Dim3::new(1000, 1, 1);
+        input.block = Dim3::new(64, 1, 1);
+        input.buffers = vec![("out".to_string(), 4 * 64_000)];
+        let sampled = simulate(&input).expect("the launch simulates");
+        input.sampling = BlockSampling::All;
+        let full = simulate(&input).expect("the launch simulates");
+        assert_eq!(
+            sampled.sampled_blocks.len(),
+            2 + sampling::MAX_STRATA as usize
+        );
+        let flops = |report: &SimulationReport| report.counters.fp32_flops;
+        let off = flops(&sampled) / flops(&full) - 1.0;
+        assert!(off.abs() < 0.01, "{off}");
     }
 
     #[test]

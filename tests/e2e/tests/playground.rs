@@ -2689,7 +2689,11 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
         ("atomics", &["line-view"][..], "memory-spaces"),
         ("warp-divergence", &["divergence"][..], "occupancy"),
         ("occupancy", &["occupancy"][..], "line-view"),
-        ("latency-hiding", &["latency-hiding", "occupancy"][..], "roofline"),
+        (
+            "latency-hiding",
+            &["latency-hiding", "occupancy"][..],
+            "roofline",
+        ),
         ("roofline", &["roofline"][..], "occupancy"),
     ] {
         page.open(&format!("?lesson={lesson}")).await;
@@ -3089,4 +3093,3 @@ async fn a_divergent_warp_issues_both_paths_with_half_its_lanes_and_a_uniform_on
     );
     page.finish().await;
 }
-
