@@ -62,11 +62,7 @@ pub fn strata(class: &BlockClass, grid: [u32; 3]) -> Vec<BlockClass> {
         return vec![class.clone()];
     }
     dims.sort_by_key(|&(_, interior)| interior);
-    let mut runs: [Vec<(u32, u32)>; 3] = Default::default();
-    for d in 0..3 {
-        let index = class.representative[d];
-        runs[d] = vec![(index, index + 1)];
-    }
+    let mut runs: [Vec<(u32, u32)>; 3] = class.representative.map(|index| vec![(index, index + 1)]);
     let mut budget = MAX_STRATA;
     let mut left = dims.len() as u32;
     for &(d, interior) in &dims {
