@@ -48,6 +48,7 @@ use crate::kernel::ast::{
 };
 use crate::kernel::ir::Unroll;
 use crate::kernel::{MemRecord, Program, Span};
+use crate::profile::IntegerHashMap;
 use serde::{Deserialize, Serialize};
 
 /// Which compiler effects the counters include.
@@ -699,9 +700,9 @@ pub struct LoadReuse {
     /// one class can reuse each other's values, as the compiler sees the expressions, not the
     /// addresses they come to (`s[256 + t]` and `s[256 + (3 * t & 255)]` are different loads
     /// even where lane 0 reads the same word with both).
-    classes: std::collections::HashMap<(u32, u32), u32>,
+    classes: IntegerHashMap<(u32, u32), u32>,
     /// Per warp: the fences it had passed when the kept values were loaded, and their keys.
-    warps: std::collections::HashMap<u32, (u32, Vec<u64>)>,
+    warps: IntegerHashMap<u32, (u32, Vec<u64>)>,
     reused: u64,
     /// The active lanes of the reused loads, which issue no thread instructions either.
     reused_lanes: u64,
@@ -718,7 +719,7 @@ impl LoadReuse {
     /// Reuse among the load sites of each class of `classes`.
     pub fn new(classes: std::collections::HashMap<(u32, u32), u32>) -> LoadReuse {
         LoadReuse {
-            classes,
+            classes: classes.into_iter().collect(),
             ..LoadReuse::default()
         }
     }

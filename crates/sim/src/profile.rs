@@ -89,7 +89,9 @@ impl Hasher for IntegerHasher {
     }
 }
 
-type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<IntegerHasher>>;
+/// A map with integer keys hashed by `IntegerHasher`, for the simulator's per-record look-ups.
+pub type IntegerHashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<IntegerHasher>>;
+type HashMap<K, V> = IntegerHashMap<K, V>;
 type HashSet<K> = StdHashSet<K, BuildHasherDefault<IntegerHasher>>;
 
 /// The unit in which HBM on A100 and H100 moves data: two sectors. Source: `h100.json`, ncu record
