@@ -104,7 +104,8 @@ fn every_reference_launch_simulates_exactly_as_the_snapshot_says() {
     );
     let mut differ = Vec::new();
     for (kept, now) in kept.iter().zip(&answers) {
-        if *kept != now.to_string() {
+        let text = now.to_string();
+        if *kept != text {
             let kept: Json = serde_json::from_str(kept).expect("a JSON line");
             let keys: Vec<&str> = now
                 .as_object()

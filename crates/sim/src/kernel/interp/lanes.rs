@@ -1,0 +1,478 @@
+//! Arithmetic on the 32 lanes of a register: conversions, operators, math functions and atomics, and the exact sum of byte offsets.
+
+use super::*;
+
+/// Registers `a` and `b` to read and `dst` to write, when `dst` is neither of them.
+pub(super) fn regs3(
+    regs: &mut [Lanes],
+    a: usize,
+    b: usize,
+    dst: usize,
+) -> Option<(&Lanes, &Lanes, &mut Lanes)> {
+    if a == dst || b == dst {
+        return None;
+    }
+    let (below, rest) = regs.split_at_mut(dst);
+    let (out, above) = rest.split_first_mut()?;
+    let (below, above): (&[Lanes], &[Lanes]) = (below, above);
+    let pick = |i: usize| {
+        if i < dst {
+            below.get(i)
+        } else {
+            above.get(i - dst - 1)
+        }
+    };
+    Some((pick(a)?, pick(b)?, out))
+}
+
+/// Register `a` to read and register `dst` to write, when they differ (and both exist).
+pub(super) fn pair(regs: &mut [Lanes], a: usize, dst: usize) -> Option<(&Lanes, &mut Lanes)> {
+    if a < dst {
+        let (below, above) = regs.split_at_mut(dst);
+        Some((below.get(a)?, above.first_mut()?))
+    } else if a > dst {
+        let (below, above) = regs.split_at_mut(a);
+        Some((above.first()?, below.get_mut(dst)?))
+    } else {
+        None
+    }
+}
+
+/// `to[l] = from[l]` for the lanes in `mask`.
+pub(super) fn copy_lanes_masked(from: &Lanes, to: &mut Lanes, mask: u32) {
+    if mask == FULL {
+        *to = *from;
+        return;
+    }
+    for l in 0..WARP_LANES {
+        if mask >> l & 1 != 0 {
+            to[l] = from[l];
+        }
+    }
+}
+
+/// The step of `++`/`--` on a value: `delta` elements for a pointer, `delta` for a number.
+#[derive(Clone, Copy)]
+pub(super) struct Step {
+    pub(super) delta: i64,
+    pub(super) is_pointer: bool,
+    pub(super) scalar: Scalar,
+}
+
+impl Step {
+    /// (A pointer that cannot move, `inc_dec` has reported before any lane is stepped.)
+    pub(super) fn one(self, v: u64) -> u64 {
+        if self.is_pointer {
+            return pointer_add(v, self.delta).unwrap_or(v);
+        }
+        match self.scalar {
+            Scalar::F32 => bits_f32(f32_of(v) + self.delta as f32),
+            Scalar::F64 => (f64::from_bits(v) + self.delta as f64).to_bits(),
+            s => canon(v.wrapping_add(self.delta as u64), s),
+        }
+    }
+
+    /// `out[l] = step(from[l])` for every lane. The 32-bit integer, the loop counters' type, has
+    /// its own loop, so that the per-lane work is one add.
+    pub(super) fn apply(self, from: &Lanes, out: &mut Lanes) {
+        if !self.is_pointer && self.scalar == Scalar::I32 {
+            let delta = self.delta as i32;
+            for l in 0..WARP_LANES {
+                out[l] = (from[l] as i32).wrapping_add(delta) as i64 as u64;
+            }
+        } else {
+            for l in 0..WARP_LANES {
+                out[l] = self.one(from[l]);
+            }
+        }
+    }
+
+    /// `out[l] = step(from[l])` for the lanes in `mask`.
+    pub(super) fn apply_masked(self, from: &Lanes, out: &mut Lanes, mask: u32) {
+        for l in 0..WARP_LANES {
+            if mask >> l & 1 != 0 {
+                out[l] = self.one(from[l]);
+            }
+        }
+    }
+}
+
+/// Byte offsets of the 32 lanes, summed exactly: in `by` while they fit an `i64`; the lanes in
+/// `overflow`, whose sum did not, in `wide` (made only then: an overflow is an error).
+pub(super) struct Offsets {
+    pub(super) by: [i64; WARP_LANES],
+    pub(super) overflow: u32,
+    pub(super) wide: Option<Box<[i128; WARP_LANES]>>,
+}
+
+impl Offsets {
+    pub(super) fn new() -> Offsets {
+        Offsets {
+            by: [0; WARP_LANES],
+            overflow: 0,
+            wide: None,
+        }
+    }
+
+    /// Adds `index * stride` to every lane (`index` read as a 64-bit integer).
+    #[inline]
+    pub(super) fn add(&mut self, index: &Lanes, stride: i64) {
+        if self.overflow == 0 {
+            // The common case, without a branch per lane: nothing has overflowed, nor does now.
+            let mut next = [0i64; WARP_LANES];
+            let mut flagged = 0u32;
+            for l in 0..WARP_LANES {
+                let (d, o1) = (index[l] as i64).overflowing_mul(stride);
+                let (sum, o2) = self.by[l].overflowing_add(d);
+                next[l] = sum;
+                flagged |= u32::from(o1 | o2) << l;
+            }
+            if flagged == 0 {
+                self.by = next;
+                return;
+            }
+        }
+        self.add_wide(index, stride);
+    }
+
+    #[cold]
+    pub(super) fn add_wide(&mut self, index: &Lanes, stride: i64) {
+        let wide = self.wide.get_or_insert_with(|| Box::new([0; WARP_LANES]));
+        for l in 0..WARP_LANES {
+            let term = i128::from(index[l] as i64) * i128::from(stride);
+            if self.overflow >> l & 1 != 0 {
+                wide[l] = wide[l].saturating_add(term);
+                continue;
+            }
+            match i64::try_from(i128::from(self.by[l]) + term) {
+                Ok(sum) => self.by[l] = sum,
+                Err(_) => {
+                    self.overflow |= 1 << l;
+                    wide[l] = i128::from(self.by[l]) + term;
+                }
+            }
+        }
+    }
+
+    /// Lane `l`'s offset, exactly.
+    pub(super) fn exact(&self, l: usize) -> i128 {
+        match &self.wide {
+            Some(wide) if self.overflow >> l & 1 != 0 => wide[l],
+            _ => i128::from(self.by[l]),
+        }
+    }
+}
+
+/// A little-endian value of 1, 2, 4 or 8 bytes.
+#[inline]
+pub(super) fn read_le(bytes: &[u8]) -> u64 {
+    match bytes.len() {
+        4 => u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])),
+        8 => u64::from_le_bytes([
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+        ]),
+        2 => u64::from(u16::from_le_bytes([bytes[0], bytes[1]])),
+        1 => u64::from(bytes[0]),
+        _ => 0,
+    }
+}
+
+/// Writes the low `bytes.len()` (1, 2, 4 or 8) bytes of `v`, little-endian.
+#[inline]
+pub(super) fn write_le(bytes: &mut [u8], v: u64) {
+    match bytes.len() {
+        4 => bytes.copy_from_slice(&(v as u32).to_le_bytes()),
+        8 => bytes.copy_from_slice(&v.to_le_bytes()),
+        2 => bytes.copy_from_slice(&(v as u16).to_le_bytes()),
+        1 => bytes[0] = v as u8,
+        _ => {}
+    }
+}
+
+pub(super) fn lane_mask(lanes: &Lanes) -> u32 {
+    let mut m = 0u32;
+    for (l, v) in lanes.iter().enumerate() {
+        m |= u32::from(*v != 0) << l;
+    }
+    m
+}
+
+/// Canonical bits of an integer result of type `ty`.
+#[inline(always)]
+pub(super) fn canon(v: u64, ty: Scalar) -> u64 {
+    match ty {
+        Scalar::Bool => u64::from(v != 0),
+        Scalar::I8 => v as i8 as i64 as u64,
+        Scalar::U8 => v as u8 as u64,
+        Scalar::I16 => v as i16 as i64 as u64,
+        Scalar::U16 => v as u16 as u64,
+        Scalar::I32 => v as i32 as i64 as u64,
+        Scalar::U32 => v as u32 as u64,
+        _ => v,
+    }
+}
+
+pub(super) fn f32_of(v: u64) -> f32 {
+    f32::from_bits(v as u32)
+}
+
+pub(super) fn bits_f32(f: f32) -> u64 {
+    u64::from(f.to_bits())
+}
+
+/// Converts one value between scalar types (C's conversions; float to integer saturates, which is
+/// also what the GPU's conversion instructions do).
+pub(super) fn convert_value(v: u64, from: Scalar, to: Scalar) -> u64 {
+    if to == Scalar::Bool {
+        return match from {
+            Scalar::F32 => u64::from(f32_of(v) != 0.0),
+            Scalar::F64 => u64::from(f64::from_bits(v) != 0.0),
+            _ => u64::from(v != 0),
+        };
+    }
+    match (from.is_float(), to.is_float()) {
+        (false, false) => canon(v, to),
+        (false, true) => {
+            let x = if from.is_signed() {
+                v as i64 as f64
+            } else {
+                v as f64
+            };
+            if to == Scalar::F32 {
+                let f = if from.is_signed() {
+                    v as i64 as f32
+                } else {
+                    v as f32
+                };
+                bits_f32(f)
+            } else {
+                x.to_bits()
+            }
+        }
+        (true, _) => {
+            let x = if from == Scalar::F32 {
+                f64::from(f32_of(v))
+            } else {
+                f64::from_bits(v)
+            };
+            match to {
+                Scalar::F32 => bits_f32(x as f32),
+                Scalar::F64 => x.to_bits(),
+                Scalar::I8 => x as i8 as i64 as u64,
+                Scalar::U8 => x as u8 as u64,
+                Scalar::I16 => x as i16 as i64 as u64,
+                Scalar::U16 => x as u16 as u64,
+                Scalar::I32 => x as i32 as i64 as u64,
+                Scalar::U32 => x as u32 as u64,
+                Scalar::I64 => x as i64 as u64,
+                _ => x as u64,
+            }
+        }
+    }
+}
+
+macro_rules! lanes2 {
+    ($out:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
+        let (aa, bb, oo): (&Lanes, &Lanes, &mut Lanes) = ($a, $b, $out);
+        for l in 0..WARP_LANES {
+            let $x = aa[l];
+            let $y = bb[l];
+            oo[l] = $body;
+        }
+    }};
+}
+
+/// A binary operation over all 32 lanes. Division by zero must have been excluded for active
+/// lanes; inactive lanes divide by one instead.
+pub(super) fn binary_lanes(op: BinOp, ty: Scalar, a: &Lanes, b: &Lanes, out: &mut Lanes) {
+    use BinOp::*;
+    match ty {
+        Scalar::F32 => {
+            let f = |x: u64| f32_of(x);
+            match op {
+                Add => lanes2!(out, a, b, |x, y| bits_f32(f(x) + f(y))),
+                Sub => lanes2!(out, a, b, |x, y| bits_f32(f(x) - f(y))),
+                Mul => lanes2!(out, a, b, |x, y| bits_f32(f(x) * f(y))),
+                Div => lanes2!(out, a, b, |x, y| bits_f32(f(x) / f(y))),
+                Rem => lanes2!(out, a, b, |x, y| bits_f32(f(x) % f(y))),
+                Lt => lanes2!(out, a, b, |x, y| u64::from(f(x) < f(y))),
+                Le => lanes2!(out, a, b, |x, y| u64::from(f(x) <= f(y))),
+                Gt => lanes2!(out, a, b, |x, y| u64::from(f(x) > f(y))),
+                Ge => lanes2!(out, a, b, |x, y| u64::from(f(x) >= f(y))),
+                Eq => lanes2!(out, a, b, |x, y| u64::from(f(x) == f(y))),
+                Ne => lanes2!(out, a, b, |x, y| u64::from(f(x) != f(y))),
+                Min => lanes2!(out, a, b, |x, y| bits_f32(f(x).min(f(y)))),
+                Max => lanes2!(out, a, b, |x, y| bits_f32(f(x).max(f(y)))),
+                _ => *out = *a,
+            }
+        }
+        Scalar::F64 => {
+            let f = f64::from_bits;
+            match op {
+                Add => lanes2!(out, a, b, |x, y| (f(x) + f(y)).to_bits()),
+                Sub => lanes2!(out, a, b, |x, y| (f(x) - f(y)).to_bits()),
+                Mul => lanes2!(out, a, b, |x, y| (f(x) * f(y)).to_bits()),
+                Div => lanes2!(out, a, b, |x, y| (f(x) / f(y)).to_bits()),
+                Rem => lanes2!(out, a, b, |x, y| (f(x) % f(y)).to_bits()),
+                Lt => lanes2!(out, a, b, |x, y| u64::from(f(x) < f(y))),
+                Le => lanes2!(out, a, b, |x, y| u64::from(f(x) <= f(y))),
+                Gt => lanes2!(out, a, b, |x, y| u64::from(f(x) > f(y))),
+                Ge => lanes2!(out, a, b, |x, y| u64::from(f(x) >= f(y))),
+                Eq => lanes2!(out, a, b, |x, y| u64::from(f(x) == f(y))),
+                Ne => lanes2!(out, a, b, |x, y| u64::from(f(x) != f(y))),
+                Min => lanes2!(out, a, b, |x, y| f(x).min(f(y)).to_bits()),
+                Max => lanes2!(out, a, b, |x, y| f(x).max(f(y)).to_bits()),
+                _ => *out = *a,
+            }
+        }
+        Scalar::I32 => match op {
+            // The hot path of index arithmetic: 32-bit signed.
+            Add => lanes2!(out, a, b, |x, y| (x as i32).wrapping_add(y as i32) as i64
+                as u64),
+            Sub => lanes2!(out, a, b, |x, y| (x as i32).wrapping_sub(y as i32) as i64
+                as u64),
+            Mul => lanes2!(out, a, b, |x, y| (x as i32).wrapping_mul(y as i32) as i64
+                as u64),
+            Lt => lanes2!(out, a, b, |x, y| u64::from((x as i64) < (y as i64))),
+            _ => integer_lanes(op, ty, a, b, out),
+        },
+        _ => integer_lanes(op, ty, a, b, out),
+    }
+}
+
+pub(super) fn integer_lanes(op: BinOp, ty: Scalar, a: &Lanes, b: &Lanes, out: &mut Lanes) {
+    use BinOp::*;
+    let bits = ty.size().max(4) * 8;
+    let sh = |y: u64| (y as u32) & (bits - 1);
+    if ty.is_signed() {
+        let s = |x: u64| x as i64;
+        match op {
+            Add => lanes2!(out, a, b, |x, y| canon(x.wrapping_add(y), ty)),
+            Sub => lanes2!(out, a, b, |x, y| canon(x.wrapping_sub(y), ty)),
+            Mul => lanes2!(out, a, b, |x, y| canon(x.wrapping_mul(y), ty)),
+            Div => lanes2!(out, a, b, |x, y| canon(
+                s(x).wrapping_div(if y == 0 { 1 } else { s(y) }) as u64,
+                ty
+            )),
+            Rem => lanes2!(out, a, b, |x, y| canon(
+                s(x).wrapping_rem(if y == 0 { 1 } else { s(y) }) as u64,
+                ty
+            )),
+            Shl => lanes2!(out, a, b, |x, y| canon(x.wrapping_shl(sh(y)), ty)),
+            Shr => lanes2!(out, a, b, |x, y| canon(s(x).wrapping_shr(sh(y)) as u64, ty)),
+            BitAnd => lanes2!(out, a, b, |x, y| x & y),
+            BitOr => lanes2!(out, a, b, |x, y| x | y),
+            BitXor => lanes2!(out, a, b, |x, y| canon(x ^ y, ty)),
+            Lt => lanes2!(out, a, b, |x, y| u64::from(s(x) < s(y))),
+            Le => lanes2!(out, a, b, |x, y| u64::from(s(x) <= s(y))),
+            Gt => lanes2!(out, a, b, |x, y| u64::from(s(x) > s(y))),
+            Ge => lanes2!(out, a, b, |x, y| u64::from(s(x) >= s(y))),
+            Eq => lanes2!(out, a, b, |x, y| u64::from(x == y)),
+            Ne => lanes2!(out, a, b, |x, y| u64::from(x != y)),
+            Min => lanes2!(out, a, b, |x, y| if s(x) <= s(y) { x } else { y }),
+            Max => lanes2!(out, a, b, |x, y| if s(x) >= s(y) { x } else { y }),
+        }
+    } else {
+        match op {
+            Add => lanes2!(out, a, b, |x, y| canon(x.wrapping_add(y), ty)),
+            Sub => lanes2!(out, a, b, |x, y| canon(x.wrapping_sub(y), ty)),
+            Mul => lanes2!(out, a, b, |x, y| canon(x.wrapping_mul(y), ty)),
+            Div => lanes2!(out, a, b, |x, y| canon(x / if y == 0 { 1 } else { y }, ty)),
+            Rem => lanes2!(out, a, b, |x, y| canon(x % if y == 0 { 1 } else { y }, ty)),
+            Shl => lanes2!(out, a, b, |x, y| canon(x.wrapping_shl(sh(y)), ty)),
+            Shr => lanes2!(out, a, b, |x, y| canon(x.wrapping_shr(sh(y)), ty)),
+            BitAnd => lanes2!(out, a, b, |x, y| x & y),
+            BitOr => lanes2!(out, a, b, |x, y| x | y),
+            BitXor => lanes2!(out, a, b, |x, y| canon(x ^ y, ty)),
+            Lt => lanes2!(out, a, b, |x, y| u64::from(x < y)),
+            Le => lanes2!(out, a, b, |x, y| u64::from(x <= y)),
+            Gt => lanes2!(out, a, b, |x, y| u64::from(x > y)),
+            Ge => lanes2!(out, a, b, |x, y| u64::from(x >= y)),
+            Eq => lanes2!(out, a, b, |x, y| u64::from(x == y)),
+            Ne => lanes2!(out, a, b, |x, y| u64::from(x != y)),
+            Min => lanes2!(out, a, b, |x, y| x.min(y)),
+            Max => lanes2!(out, a, b, |x, y| x.max(y)),
+        }
+    }
+}
+
+pub(super) fn math_value(f: MathFn, ty: Scalar, x: u64, y: u64) -> u64 {
+    if f == MathFn::Abs {
+        return match ty {
+            Scalar::F32 => bits_f32(f32_of(x).abs()),
+            Scalar::F64 => f64::from_bits(x).abs().to_bits(),
+            _ => canon((x as i64).wrapping_abs() as u64, ty),
+        };
+    }
+    let (a, b) = if ty == Scalar::F32 {
+        (f64::from(f32_of(x)), f64::from(f32_of(y)))
+    } else {
+        (f64::from_bits(x), f64::from_bits(y))
+    };
+    let r = match f {
+        MathFn::Sqrt => a.sqrt(),
+        MathFn::Rsqrt => 1.0 / a.sqrt(),
+        MathFn::Exp => a.exp(),
+        MathFn::Log => a.ln(),
+        MathFn::Sin => a.sin(),
+        MathFn::Cos => a.cos(),
+        MathFn::Tan => a.tan(),
+        MathFn::Fabs | MathFn::Abs => a.abs(),
+        MathFn::Floor => a.floor(),
+        MathFn::Ceil => a.ceil(),
+        MathFn::Round => a.round(),
+        MathFn::Trunc => a.trunc(),
+        MathFn::Pow => a.powf(b),
+        MathFn::Fmin => a.min(b),
+        MathFn::Fmax => a.max(b),
+    };
+    if ty == Scalar::F32 {
+        bits_f32(r as f32)
+    } else {
+        r.to_bits()
+    }
+}
+
+pub(super) fn atomic_value(op: AtomicOp, ty: Scalar, old: u64, v: u64, v2: u64) -> u64 {
+    match op {
+        AtomicOp::Add => match ty {
+            Scalar::F32 => bits_f32(f32_of(old) + f32_of(v)),
+            Scalar::F64 => (f64::from_bits(old) + f64::from_bits(v)).to_bits(),
+            _ => canon(old.wrapping_add(v), ty),
+        },
+        AtomicOp::Sub => canon(old.wrapping_sub(v), ty),
+        AtomicOp::Exch => v,
+        AtomicOp::Min => {
+            if ty.is_signed() {
+                if (v as i64) < (old as i64) {
+                    v
+                } else {
+                    old
+                }
+            } else {
+                old.min(v)
+            }
+        }
+        AtomicOp::Max => {
+            if ty.is_signed() {
+                if (v as i64) > (old as i64) {
+                    v
+                } else {
+                    old
+                }
+            } else {
+                old.max(v)
+            }
+        }
+        AtomicOp::And => old & v,
+        AtomicOp::Or => old | v,
+        AtomicOp::Xor => canon(old ^ v, ty),
+        AtomicOp::Cas => {
+            if old == v {
+                v2
+            } else {
+                old
+            }
+        }
+    }
+}

@@ -1,0 +1,1062 @@
+//! A warp's control flow (branches, loops, barriers, calls) and the evaluation of its expressions.
+
+use super::*;
+
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Frame {
+    If { saved: u32, taken: u32 },
+    Loop { entry: u32, brk: u32, cont: u32 },
+}
+
+#[derive(Debug)]
+pub(super) struct Flow {
+    pub(super) pc: usize,
+    pub(super) mask: u32,
+    /// Lanes that have returned from this function.
+    pub(super) returned: u32,
+    pub(super) stack: Vec<Frame>,
+}
+
+impl Flow {
+    /// Lanes that may be re-activated when a branch or loop ends: not returned, not waiting at
+    /// the innermost loop's continue point or exit.
+    pub(super) fn alive(&self) -> u32 {
+        let mut m = !self.returned;
+        if let Some(Frame::Loop { brk, cont, .. }) = self
+            .stack
+            .iter()
+            .rev()
+            .find(|f| matches!(f, Frame::Loop { .. }))
+        {
+            m &= !(brk | cont);
+        }
+        m
+    }
+
+    pub(super) fn innermost_loop(&mut self) -> Option<&mut Frame> {
+        self.stack
+            .iter_mut()
+            .rev()
+            .find(|f| matches!(f, Frame::Loop { .. }))
+    }
+}
+
+pub(super) struct WarpState {
+    pub(super) regs: Vec<Lanes>,
+    /// Per register: the latest global or local load its value was computed from (`LoadOrder`).
+    pub(super) tags: Vec<u32>,
+    pub(super) dependence: Dependence,
+    pub(super) flow: Flow,
+    pub(super) valid: u32,
+    pub(super) done: bool,
+}
+
+/// The order a record carries: a global or local load is the warp's next one, with what it
+/// waits for and the loads in flight its op allows; any other record has none.
+pub(super) fn stamp(
+    dependence: &mut Dependence,
+    waits_for: u32,
+    in_flight: u32,
+    space: Space,
+    kind: AccessKind,
+) -> LoadOrder {
+    if kind != AccessKind::Load || !matches!(space, Space::Global | Space::Local) {
+        return LoadOrder::default();
+    }
+    dependence.loads += 1;
+    LoadOrder {
+        sequence: dependence.loads,
+        waits_for,
+        in_flight,
+    }
+}
+
+/// A warp's loads so far and what its control flow waited for (`LoadOrder`).
+#[derive(Clone, Copy, Default)]
+pub(super) struct Dependence {
+    pub(super) loads: u32,
+    pub(super) control: u32,
+    pub(super) fences: u32,
+}
+
+pub(super) enum Stop {
+    Done,
+    Barrier,
+}
+
+pub(super) struct Machine<'s, 'p> {
+    pub(super) program: &'p Program,
+    pub(super) objects: &'s [RtObject],
+    pub(super) memory: &'s mut [PagedBuffer],
+    pub(super) shared: Vec<u8>,
+    /// The block's local memory, in the hardware's interleaved layout; created as it is touched.
+    pub(super) local: PagedBuffer,
+    pub(super) threads: u32,
+    pub(super) block: [u32; 3],
+    pub(super) sink: &'s mut dyn RecordSink,
+    /// The steps the block may take, all warps together, and the steps taken so far.
+    pub(super) budget: u64,
+    pub(super) regs: Vec<Lanes>,
+    /// The current warp's register tags and loads (`WarpState`).
+    pub(super) tags: Vec<u32>,
+    pub(super) dependence: Dependence,
+    /// The latest load the expression being evaluated was computed from so far.
+    pub(super) depends_on: u32,
+    /// The unrolling's loads in flight at the op being run (`FunctionIr::loads_in_flight`).
+    pub(super) in_flight: u32,
+    /// What the global or local load being made waits for (`LoadOrder::waits_for`).
+    pub(super) load_waits_for: u32,
+    pub(super) warp: u32,
+    pub(super) lane_tid: [u32; WARP_LANES],
+    pub(super) steps: u64,
+    pub(super) instructions: u64,
+    pub(super) flops: u64,
+    pub(super) fp32_issued_flops: u64,
+    pub(super) barriers: u64,
+    /// SASS instructions issued (`BlockStats::issued_instructions`).
+    pub(super) issued: u64,
+    /// `issued` once per active lane (`BlockStats::thread_issued_instructions`).
+    pub(super) thread_issued: u64,
+    pub(super) predicated_off: PredicatedBody,
+    pub(super) predicated_off_threads: u64,
+    pub(super) tbase: Reg,
+    /// How many `__device__` calls are open.
+    pub(super) call_depth: u32,
+    /// The record `emit_uniform` fills and hands to the sink.
+    pub(super) record: MemRecord,
+    /// Vectors of finished `__device__` calls, for the next calls to reuse.
+    pub(super) spare_args: Vec<Vec<usize>>,
+    pub(super) spare_stacks: Vec<Vec<Frame>>,
+}
+
+impl Machine<'_, '_> {
+    #[cold]
+    pub(super) fn budget_error(&self, span: Span) -> Diagnostic {
+        Diagnostic::new(span, step_budget_message(self.budget))
+    }
+
+    /// Counts one step of the block, and stops it when the budget is used up.
+    #[inline(always)]
+    pub(super) fn step(&mut self, span: Span) -> Result<(), Diagnostic> {
+        self.steps += 1;
+        if self.steps > self.budget {
+            return Err(self.budget_error(span));
+        }
+        Ok(())
+    }
+
+    /// Counts a warp's memory access as one step per active lane, on top of the steps of its
+    /// expression. Arithmetic works on all 32 lanes at once, but an access checks, reads or
+    /// writes and records each lane's address one by one, and every record is then analysed
+    /// (banks or sectors, the timing profile). Counted as one step, a loop of global
+    /// read-modify-writes ran at some 11 million steps a second natively against 80 million for
+    /// a loop of arithmetic, so the budget bounded the one's time seven times more loosely than
+    /// the other's.
+    #[inline(always)]
+    pub(super) fn step_access(&mut self, mask: u32, span: Span) -> Result<(), Diagnostic> {
+        self.steps += u64::from(mask.count_ones());
+        if self.steps > self.budget {
+            return Err(self.budget_error(span));
+        }
+        Ok(())
+    }
+
+    pub(super) fn run_flow(
+        &mut self,
+        function: usize,
+        flow: &mut Flow,
+        valid: u32,
+    ) -> Result<Stop, Diagnostic> {
+        let program = self.program;
+        let func = &program.functions[function];
+        let code = &func.code;
+        loop {
+            let pc = flow.pc;
+            let Some(op) = code.get(pc) else {
+                return Ok(Stop::Done);
+            };
+            self.step(func.spans[pc])?;
+            let mask = flow.mask;
+            self.depends_on = 0;
+            self.in_flight = func.loads_in_flight.get(pc).copied().unwrap_or(0);
+            if mask != 0 {
+                let issue = u64::from(func.issue.get(pc).copied().unwrap_or(0));
+                self.issued += issue;
+                self.thread_issued += issue * u64::from(mask.count_ones());
+            }
+            flow.pc = pc + 1;
+            match op {
+                Op::Eval(e) => {
+                    if mask != 0 {
+                        self.eval(e, mask)?;
+                    }
+                }
+                Op::If {
+                    cond,
+                    else_at,
+                    predicated,
+                } => {
+                    let taken = if mask != 0 {
+                        let r = self.eval(cond, mask)?;
+                        self.instructions += 1;
+                        // The warp cannot branch before the data its condition reads is back.
+                        self.dependence.control = self.dependence.control.max(self.depends_on);
+                        lane_mask(&self.regs[r]) & mask
+                    } else {
+                        0
+                    };
+                    // Lanes that do not take an if-converted body still run its instructions,
+                    // predicated off, and Nsight Compute counts them as thread instructions.
+                    // A warp none of whose lanes take the body issues it as `issue` estimates
+                    // it whole; one that runs it for some lanes issues its instructions as
+                    // they come.
+                    if let Some(body) = predicated {
+                        let per_warp = if taken == 0 {
+                            u64::from(body.issue)
+                        } else {
+                            func.issue
+                                .get(pc + 1..*else_at)
+                                .map_or(0, |costs| costs.iter().map(|&c| u64::from(c)).sum())
+                        };
+                        self.predicated_off_threads +=
+                            per_warp * u64::from((mask & !taken).count_ones());
+                    }
+                    flow.stack.push(Frame::If { saved: mask, taken });
+                    flow.mask = taken;
+                    if taken == 0 {
+                        // An if-converted body is issued by every warp that reaches it, its lanes
+                        // predicated off; one none of whose lanes takes it skips nothing.
+                        if let (true, Some(body)) = (mask != 0, predicated) {
+                            self.predicated_off.add(body);
+                        }
+                        flow.pc = *else_at;
+                    }
+                }
+                Op::Else { end_at } => {
+                    if let Some(&Frame::If { saved, taken }) = flow.stack.last() {
+                        flow.mask = saved & !taken & flow.alive();
+                    }
+                    if flow.mask == 0 {
+                        flow.pc = *end_at;
+                    }
+                }
+                Op::EndIf => {
+                    if let Some(Frame::If { saved, .. }) = flow.stack.pop() {
+                        flow.mask = saved & flow.alive();
+                    }
+                }
+                Op::LoopBegin { end_at, .. } => {
+                    flow.stack.push(Frame::Loop {
+                        entry: mask,
+                        brk: 0,
+                        cont: 0,
+                    });
+                    if mask == 0 {
+                        flow.pc = *end_at;
+                    }
+                }
+                Op::LoopCond { cond, end_at } => {
+                    if mask != 0 {
+                        let r = self.eval(cond, mask)?;
+                        self.instructions += 1;
+                        self.dependence.control = self.dependence.control.max(self.depends_on);
+                        flow.mask = lane_mask(&self.regs[r]) & mask;
+                    }
+                    if flow.mask == 0 {
+                        flow.pc = *end_at;
+                    }
+                }
+                Op::ContinuePoint => {
+                    let mut rejoined = mask;
+                    if let Some(Frame::Loop { cont, .. }) = flow.innermost_loop() {
+                        rejoined |= *cont;
+                        *cont = 0;
+                    }
+                    flow.mask = rejoined;
+                }
+                Op::Jump(target) => flow.pc = *target,
+                Op::LoopEnd => {
+                    if let Some(Frame::Loop { entry, .. }) = flow.stack.pop() {
+                        flow.mask = entry & flow.alive();
+                    }
+                }
+                Op::Break | Op::Continue => {
+                    let is_break = matches!(op, Op::Break);
+                    if let Some(Frame::Loop { brk, cont, .. }) = flow.innermost_loop() {
+                        if is_break {
+                            *brk |= mask;
+                        } else {
+                            *cont |= mask;
+                        }
+                    }
+                    flow.mask = 0;
+                }
+                Op::Return(value) => {
+                    if mask != 0 {
+                        if let Some(v) = value {
+                            self.eval(v, mask)?;
+                        }
+                    }
+                    flow.returned |= mask;
+                    flow.mask = 0;
+                }
+                Op::SyncThreads => {
+                    if mask != 0 {
+                        self.instructions += 1;
+                        self.barriers += 1;
+                        self.dependence.fences += 1;
+                        let expected = valid & !flow.returned;
+                        if mask != expected {
+                            return Err(Diagnostic::new(
+                                func.spans[pc],
+                                format!(
+                                    "__syncthreads() is reached by only some threads of the block (in warp {}, {} of {} lanes)",
+                                    self.warp,
+                                    mask.count_ones(),
+                                    expected.count_ones()
+                                ),
+                            ));
+                        }
+                        return Ok(Stop::Barrier);
+                    }
+                }
+                Op::SyncWarp => {
+                    if mask != 0 {
+                        self.instructions += 1;
+                        self.dependence.fences += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Copies the lanes in `mask` of register `from` to register `to`.
+    pub(super) fn copy_masked(&mut self, from: usize, to: usize, mask: u32) {
+        if let Some((from, to)) = pair(&mut self.regs, from, to) {
+            copy_lanes_masked(from, to, mask);
+        }
+    }
+
+    pub(super) fn write_masked(&mut self, reg: usize, values: &Lanes, mask: u32) {
+        if mask == FULL {
+            self.regs[reg] = *values;
+            return;
+        }
+        let target = &mut self.regs[reg];
+        for l in 0..WARP_LANES {
+            if mask >> l & 1 != 0 {
+                target[l] = values[l];
+            }
+        }
+    }
+
+    /// Evaluates an expression for the active lanes in `mask` and returns the register holding
+    /// its value. Each kind of node has its own method, marked `#[inline(never)]`, which keeps
+    /// this recursive dispatcher's stack frame small: the deepest expressions at the bottom of the
+    /// deepest `__device__` calls run on a 1 MB stack, a browser's.
+    pub(super) fn eval(&mut self, e: &Ex, mask: u32) -> Result<usize, Diagnostic> {
+        self.step(e.span)?;
+        let dst = (self.tbase + e.tmp) as usize;
+        match &e.kind {
+            ExKind::Const(bits) => Ok(self.splat(*bits, dst)),
+            ExKind::Reg(r) => {
+                let r = *r as usize;
+                self.depends_on = self.depends_on.max(self.tags.get(r).copied().unwrap_or(0));
+                Ok(r)
+            }
+            ExKind::Component(v, c) => Ok(self.eval(v, mask)? + usize::from(*c)),
+            ExKind::AddrOf(id) => Ok(self.splat(pointer(*id, self.objects[*id].base), dst)),
+            ExKind::Convert { from, to, value } => {
+                let r = self.eval(value, mask)?;
+                self.convert(*from, *to, r, dst);
+                Ok(dst)
+            }
+            ExKind::Unary { op, ty, value } => {
+                let r = self.eval(value, mask)?;
+                self.unary(*op, *ty, r, dst);
+                Ok(dst)
+            }
+            ExKind::Binary { op, ty, lhs, rhs } => {
+                let a = self.eval(lhs, mask)?;
+                let b = self.eval(rhs, mask)?;
+                self.arith(*op, *ty, a, b, dst, mask, e.span)?;
+                Ok(dst)
+            }
+            ExKind::Logical { and, lhs, rhs } => self.logical(*and, lhs, rhs, mask, dst),
+            ExKind::Select { cond, a, b, n } => self.select(cond, a, b, *n, mask, dst),
+            ExKind::Fma { ty, a, b, c } => {
+                let ra = self.eval(a, mask)?;
+                let rb = self.eval(b, mask)?;
+                let rc = self.eval(c, mask)?;
+                self.fma(*ty, [ra, rb, rc], mask, dst);
+                Ok(dst)
+            }
+            ExKind::Math { f, ty, args } => {
+                let mut rs = [0usize; 2];
+                for (k, a) in args.iter().enumerate().take(2) {
+                    rs[k] = self.eval(a, mask)?;
+                }
+                self.math(*f, *ty, rs, args.len(), dst);
+                Ok(dst)
+            }
+            ExKind::MakeVector { parts, .. } => self.make_vector(parts, mask, dst),
+            ExKind::Offset {
+                base,
+                terms,
+                elem_size,
+            } => self.offset(base, terms, *elem_size, mask, dst, e.span),
+            ExKind::PtrDiff {
+                lhs,
+                rhs,
+                elem_size,
+            } => {
+                let a = self.eval(lhs, mask)?;
+                let b = self.eval(rhs, mask)?;
+                self.pointer_difference(a, b, *elem_size, dst);
+                Ok(dst)
+            }
+            ExKind::Load { addr, elem } => self.eval_load(addr, *elem, mask, dst, e.span),
+            ExKind::Assign { place, value } => self.assign(place, value, mask, e.span),
+            ExKind::Compound {
+                place,
+                op,
+                ty,
+                value,
+            } => self.compound(place, *op, *ty, value, mask, dst, e.span),
+            ExKind::IncDec {
+                place,
+                delta,
+                post,
+                pointer,
+            } => self.inc_dec(place, *delta, *post, *pointer, mask, dst, e.span),
+            ExKind::Atomic {
+                op,
+                ty,
+                addr,
+                value,
+                value2,
+            } => self.eval_atomic(*op, *ty, addr, value, value2.as_deref(), mask, dst, e.span),
+            ExKind::Call { function, args } => self.call(*function, args, mask, dst),
+            ExKind::Comma(a, b) => {
+                self.eval(a, mask)?;
+                self.eval(b, mask)
+            }
+            ExKind::Fence => {
+                // No register: a fence has no value (and its node no temporary).
+                if mask != 0 {
+                    self.instructions += 1;
+                    self.dependence.fences += 1;
+                }
+                Ok(dst)
+            }
+        }
+    }
+
+    /// The same bits in every lane of `dst`.
+    #[inline(never)]
+    pub(super) fn splat(&mut self, bits: u64, dst: usize) -> usize {
+        self.regs[dst] = [bits; WARP_LANES];
+        dst
+    }
+
+    #[inline(never)]
+    pub(super) fn make_vector(
+        &mut self,
+        parts: &[Ex],
+        mask: u32,
+        dst: usize,
+    ) -> Result<usize, Diagnostic> {
+        for (k, p) in parts.iter().enumerate() {
+            let r = self.eval(p, mask)?;
+            self.copy_masked(r, dst + k, FULL);
+        }
+        self.instructions += 1;
+        Ok(dst)
+    }
+
+    #[inline(never)]
+    pub(super) fn convert(&mut self, from: Scalar, to: Scalar, r: usize, dst: usize) {
+        self.instructions += 1;
+        let src = self.regs[r];
+        let out = &mut self.regs[dst];
+        if from == Scalar::I32 && to == Scalar::I64 {
+            *out = src;
+        } else if from == Scalar::I32 && to == Scalar::F32 {
+            for l in 0..WARP_LANES {
+                out[l] = bits_f32(src[l] as i64 as f32);
+            }
+        } else {
+            for l in 0..WARP_LANES {
+                out[l] = convert_value(src[l], from, to);
+            }
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn unary(&mut self, op: UnOp, ty: Scalar, r: usize, dst: usize) {
+        self.instructions += 1;
+        let src = self.regs[r];
+        let out = &mut self.regs[dst];
+        for l in 0..WARP_LANES {
+            out[l] = match (op, ty) {
+                (UnOp::Neg, Scalar::F32) => bits_f32(-f32_of(src[l])),
+                (UnOp::Neg, Scalar::F64) => (-f64::from_bits(src[l])).to_bits(),
+                (UnOp::Neg, t) => canon((src[l] as i64).wrapping_neg() as u64, t),
+                (UnOp::BitNot, t) => canon(!src[l], t),
+            };
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn logical(
+        &mut self,
+        and: bool,
+        lhs: &Ex,
+        rhs: &Ex,
+        mask: u32,
+        dst: usize,
+    ) -> Result<usize, Diagnostic> {
+        let a = self.eval(lhs, mask)?;
+        self.instructions += 1;
+        let left = lane_mask(&self.regs[a]) & mask;
+        let need = if and { left } else { mask & !left };
+        let right = if need != 0 {
+            let b = self.eval(rhs, need)?;
+            lane_mask(&self.regs[b]) & need
+        } else {
+            0
+        };
+        let result = if and { left & right } else { left | right };
+        for (l, slot) in self.regs[dst].iter_mut().enumerate() {
+            *slot = u64::from(result >> l & 1);
+        }
+        Ok(dst)
+    }
+
+    #[inline(never)]
+    pub(super) fn select(
+        &mut self,
+        cond: &Ex,
+        a: &Ex,
+        b: &Ex,
+        n: u8,
+        mask: u32,
+        dst: usize,
+    ) -> Result<usize, Diagnostic> {
+        let c = self.eval(cond, mask)?;
+        self.instructions += 1;
+        let yes = lane_mask(&self.regs[c]) & mask;
+        let no = mask & !yes;
+        let ra = if yes != 0 {
+            Some(self.eval(a, yes)?)
+        } else {
+            None
+        };
+        let rb = if no != 0 {
+            Some(self.eval(b, no)?)
+        } else {
+            None
+        };
+        for k in 0..usize::from(n) {
+            for l in 0..WARP_LANES {
+                let from = if yes >> l & 1 != 0 { ra } else { rb };
+                if let Some(r) = from {
+                    self.regs[dst + k][l] = self.regs[r + k][l];
+                }
+            }
+        }
+        Ok(dst)
+    }
+
+    #[inline(never)]
+    pub(super) fn fma(&mut self, ty: Scalar, r: [usize; 3], mask: u32, dst: usize) {
+        self.instructions += 1;
+        for l in 0..WARP_LANES {
+            let (x, y, z) = (self.regs[r[0]][l], self.regs[r[1]][l], self.regs[r[2]][l]);
+            self.regs[dst][l] = if ty == Scalar::F32 {
+                bits_f32(f32_of(x).mul_add(f32_of(y), f32_of(z)))
+            } else {
+                f64::from_bits(x)
+                    .mul_add(f64::from_bits(y), f64::from_bits(z))
+                    .to_bits()
+            };
+        }
+        if ty == Scalar::F32 {
+            self.flops += 2 * u64::from(mask.count_ones());
+            self.fp32_issued_flops += 2 * WARP_LANES as u64;
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn math(&mut self, f: MathFn, ty: Scalar, r: [usize; 2], n_args: usize, dst: usize) {
+        self.instructions += 1;
+        for l in 0..WARP_LANES {
+            let x = self.regs[r[0]][l];
+            let y = if n_args > 1 { self.regs[r[1]][l] } else { 0 };
+            self.regs[dst][l] = math_value(f, ty, x, y);
+        }
+    }
+
+    /// A pointer moved by byte offsets, computed exactly: an active lane whose pointer would
+    /// leave the address range is out of bounds of its object (`elem_size` is the unit of the
+    /// index the error names).
+    #[inline(never)]
+    pub(super) fn offset(
+        &mut self,
+        base: &Ex,
+        terms: &[Term],
+        elem_size: u32,
+        mask: u32,
+        dst: usize,
+        span: Span,
+    ) -> Result<usize, Diagnostic> {
+        let b = self.eval(base, mask)?;
+        // The base is copied before the terms are evaluated (its register may be a variable).
+        let start = self.regs[b];
+        let mut offsets = Offsets::new();
+        for t in terms {
+            let r = self.eval(&t.index, mask)?;
+            self.instructions += 1;
+            offsets.add(&self.regs[r], t.stride);
+        }
+        let mut bad = offsets.overflow;
+        let out = &mut self.regs[dst];
+        for l in 0..WARP_LANES {
+            match pointer_add(start[l], offsets.by[l]) {
+                Some(p) => out[l] = p,
+                None => {
+                    out[l] = start[l];
+                    bad |= 1 << l;
+                }
+            }
+        }
+        bad &= mask;
+        if bad != 0 {
+            let l = bad.trailing_zeros() as usize;
+            return Err(self.out_of_bounds(start[l], offsets.exact(l), elem_size, span));
+        }
+        Ok(dst)
+    }
+
+    /// The error of a lane whose pointer `p`, moved by `moved_by` bytes, is outside its object
+    /// (or is no pointer into memory): the index it names counts elements of `unit` bytes from
+    /// the object's start.
+    #[cold]
+    pub(super) fn out_of_bounds(
+        &self,
+        p: u64,
+        moved_by: i128,
+        unit: u32,
+        span: Span,
+    ) -> Diagnostic {
+        let Some(object) = pointer_object(p) else {
+            return Diagnostic::new(span, "the pointer is null");
+        };
+        let Some(obj) = self.objects.get(object) else {
+            return Diagnostic::new(span, "the pointer does not point into any memory");
+        };
+        let offset = i128::from(pointer_address(p)) - i128::from(obj.base) + moved_by;
+        let index = offset.div_euclid(i128::from(unit.max(1)));
+        Diagnostic::new(
+            span,
+            format!(
+                "index {index} is outside {} '{}' ({} bytes)",
+                obj.what, obj.name, obj.size
+            ),
+        )
+    }
+
+    #[inline(never)]
+    pub(super) fn pointer_difference(&mut self, a: usize, b: usize, elem_size: u32, dst: usize) {
+        self.instructions += 1;
+        for l in 0..WARP_LANES {
+            // Both addresses lie within +-2^47, so their difference fits.
+            let d = pointer_address(self.regs[a][l]) - pointer_address(self.regs[b][l]);
+            self.regs[dst][l] = (d / i64::from(elem_size.max(1))) as u64;
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn eval_load(
+        &mut self,
+        addr: &Ex,
+        elem: Elem,
+        mask: u32,
+        dst: usize,
+        span: Span,
+    ) -> Result<usize, Diagnostic> {
+        let outer = std::mem::take(&mut self.depends_on);
+        let mut target = Target::EMPTY;
+        self.resolve(addr, mask, &mut target)?;
+        self.instructions += 1;
+        // The load waits for what its address was computed from and for what the warp's
+        // branches so far waited for; its value depends on the load itself if it went to global
+        // or local memory (a round trip), otherwise on what its address did.
+        let waits_for = self.depends_on.max(self.dependence.control);
+        self.load_waits_for = waits_for;
+        let loads_before = self.dependence.loads;
+        let loaded = self.load(&target, mask, elem, dst, addr.span, span);
+        self.load_waits_for = 0;
+        loaded?;
+        let value = if self.dependence.loads > loads_before {
+            self.dependence.loads
+        } else {
+            waits_for
+        };
+        self.depends_on = outer.max(value);
+        Ok(dst)
+    }
+
+    #[inline(never)]
+    pub(super) fn assign(
+        &mut self,
+        place: &Place,
+        value: &Ex,
+        mask: u32,
+        span: Span,
+    ) -> Result<usize, Diagnostic> {
+        match place {
+            Place::Reg { reg, elem } => {
+                let outer = std::mem::take(&mut self.depends_on);
+                let v = self.eval(value, mask)?;
+                self.instructions += 1;
+                let value_depends_on = self.depends_on;
+                for k in 0..usize::from(elem.n) {
+                    let vals = self.regs[v + k];
+                    self.write_masked(*reg as usize + k, &vals, mask);
+                    if let Some(tag) = self.tags.get_mut(*reg as usize + k) {
+                        // Lanes left out keep their value, and what it depended on.
+                        *tag = if mask == FULL {
+                            value_depends_on
+                        } else {
+                            (*tag).max(value_depends_on)
+                        };
+                    }
+                }
+                self.depends_on = outer.max(value_depends_on);
+                Ok(*reg as usize)
+            }
+            Place::Mem { addr, elem } => {
+                let mut target = Target::EMPTY;
+                self.resolve(addr, mask, &mut target)?;
+                let v = self.eval(value, mask)?;
+                self.instructions += 1;
+                self.store(&target, mask, *elem, v, addr.span, span)?;
+                Ok(v)
+            }
+        }
+    }
+
+    /// Reads a place for a read-modify-write: its value goes to `dst` (memory) or stays in its
+    /// register; returns that register and, for memory, the span of the address whose lanes
+    /// `target` now holds, to write back to. The target is only made for memory: a register
+    /// place (`r += ...`, `++k`), the common case, needs none.
+    pub(super) fn read_place(
+        &mut self,
+        place: &Place,
+        mask: u32,
+        dst: usize,
+        span: Span,
+        target: &mut Option<Target>,
+    ) -> Result<(usize, Option<Span>), Diagnostic> {
+        match place {
+            Place::Reg { reg, .. } => Ok((*reg as usize, None)),
+            Place::Mem { addr, elem } => {
+                let target = target.insert(Target::EMPTY);
+                self.resolve(addr, mask, target)?;
+                self.instructions += 1;
+                self.load(target, mask, *elem, dst, addr.span, span)?;
+                Ok((dst, Some(addr.span)))
+            }
+        }
+    }
+
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn compound(
+        &mut self,
+        place: &Place,
+        op: BinOp,
+        ty: Scalar,
+        value: &Ex,
+        mask: u32,
+        dst: usize,
+        span: Span,
+    ) -> Result<usize, Diagnostic> {
+        let mut target = None;
+        let (current, addr_span) = self.read_place(place, mask, dst, span, &mut target)?;
+        let v = self.eval(value, mask)?;
+        if let Place::Reg { reg, .. } = place {
+            if let Some(tag) = self.tags.get_mut(*reg as usize) {
+                *tag = (*tag).max(self.depends_on);
+                self.depends_on = *tag;
+            }
+        }
+        let pscalar = place.elem().scalar;
+        if pscalar == ty && current != dst && v != dst {
+            // The common `r += x` on a register of the operation's type: combine straight into
+            // `dst` and copy the active lanes back, without staging the operand in `dst`.
+            self.arith(op, ty, current, v, dst, mask, span)?;
+            if let Place::Reg { reg, .. } = place {
+                self.copy_masked(dst, *reg as usize, mask);
+                return Ok(dst);
+            }
+        } else {
+            self.combine_in_dst(current, op, ty, pscalar, v, mask, dst, span)?;
+        }
+        match (place, addr_span, &target) {
+            (Place::Reg { reg, .. }, ..) => self.copy_masked(dst, *reg as usize, mask),
+            (Place::Mem { elem, .. }, Some(addr_span), Some(target)) => {
+                self.instructions += 1;
+                self.store(target, mask, *elem, dst, addr_span, span)?;
+            }
+            _ => {}
+        }
+        Ok(dst)
+    }
+
+    /// `compound`'s general case: the place's value converted to the operation type in `dst`,
+    /// combined with `v`, converted back.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn combine_in_dst(
+        &mut self,
+        current: usize,
+        op: BinOp,
+        ty: Scalar,
+        pscalar: Scalar,
+        v: usize,
+        mask: u32,
+        dst: usize,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let mut cur = self.regs[current];
+        if pscalar != ty {
+            for x in cur.iter_mut() {
+                *x = convert_value(*x, pscalar, ty);
+            }
+        }
+        self.regs[dst] = cur;
+        self.arith(op, ty, dst, v, dst, mask, span)?;
+        if pscalar != ty {
+            for x in self.regs[dst].iter_mut() {
+                *x = convert_value(*x, ty, pscalar);
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn inc_dec(
+        &mut self,
+        place: &Place,
+        delta: i64,
+        post: bool,
+        is_pointer: bool,
+        mask: u32,
+        dst: usize,
+        span: Span,
+    ) -> Result<usize, Diagnostic> {
+        let mut target = None;
+        let (current, addr_span) = self.read_place(place, mask, dst, span, &mut target)?;
+        self.instructions += 1;
+        if is_pointer {
+            let mut m = mask;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let p = self.regs[current][l];
+                if pointer_add(p, delta).is_none() {
+                    let unit = delta.unsigned_abs() as u32;
+                    return Err(self.out_of_bounds(p, i128::from(delta), unit, span));
+                }
+            }
+        }
+        let step = Step {
+            delta,
+            is_pointer,
+            scalar: place.elem().scalar,
+        };
+        if let Place::Reg { reg, .. } = place {
+            // A register variable (`++k`): step it in place, without staging copies. `dst` gets
+            // the old or the new value of every lane, as below.
+            let reg = *reg as usize;
+            if let Some((from, to)) = pair(&mut self.regs, reg, dst) {
+                if post {
+                    *to = *from;
+                } else {
+                    step.apply(from, to);
+                }
+                if let Some((from, to)) = pair(&mut self.regs, dst, reg) {
+                    if post {
+                        step.apply_masked(from, to, mask);
+                    } else {
+                        copy_lanes_masked(from, to, mask);
+                    }
+                }
+                return Ok(dst);
+            }
+        }
+        let old = self.regs[current];
+        let mut new = [0u64; WARP_LANES];
+        step.apply(&old, &mut new);
+        match (place, addr_span, &target) {
+            (Place::Reg { reg, .. }, ..) => self.write_masked(*reg as usize, &new, mask),
+            (Place::Mem { elem, .. }, Some(addr_span), Some(target)) => {
+                self.regs[dst] = new;
+                self.store(target, mask, *elem, dst, addr_span, span)?;
+            }
+            _ => {}
+        }
+        self.regs[dst] = if post { old } else { new };
+        Ok(dst)
+    }
+
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn eval_atomic(
+        &mut self,
+        op: AtomicOp,
+        ty: Scalar,
+        addr: &Ex,
+        value: &Ex,
+        value2: Option<&Ex>,
+        mask: u32,
+        dst: usize,
+        span: Span,
+    ) -> Result<usize, Diagnostic> {
+        let mut target = Target::EMPTY;
+        self.resolve(addr, mask, &mut target)?;
+        let v = self.eval(value, mask)?;
+        let v2 = match value2 {
+            Some(x) => Some(self.eval(x, mask)?),
+            None => None,
+        };
+        self.instructions += 1;
+        self.atomic(
+            &target.pointers(),
+            mask,
+            op,
+            ty,
+            v,
+            v2,
+            dst,
+            addr.span,
+            span,
+        )?;
+        Ok(dst)
+    }
+
+    #[inline(never)]
+    pub(super) fn call(
+        &mut self,
+        function: usize,
+        args: &[Ex],
+        mask: u32,
+        dst: usize,
+    ) -> Result<usize, Diagnostic> {
+        let program = self.program;
+        let callee = &program.functions[function];
+        // The argument registers and the callee's frame stack come from the machine's spares,
+        // so that a call in a loop does not allocate each time. (All arguments are evaluated
+        // before any is copied: an argument may itself call the function.)
+        let mut arg_regs = self.spare_args.pop().unwrap_or_default();
+        arg_regs.clear();
+        for a in args {
+            arg_regs.push(self.eval(a, mask)?);
+        }
+        self.instructions += 1;
+        // The parameters depend on what the arguments together were computed from; the callee's
+        // statements start their own accounting, so the caller's is kept aside.
+        let args_depend_on = self.depends_on;
+        let in_flight = self.in_flight;
+        for (p, &r) in callee.params.iter().zip(&arg_regs) {
+            for k in 0..usize::from(crate::kernel::sema::width_of(&p.ty)) {
+                self.regs[p.reg as usize + k] = self.regs[r + k];
+                if let Some(tag) = self.tags.get_mut(p.reg as usize + k) {
+                    *tag = args_depend_on;
+                }
+            }
+        }
+        self.spare_args.push(arg_regs);
+        if self.call_depth >= MAX_CALL_DEPTH {
+            return Err(Diagnostic::new(
+                callee.span,
+                format!("__device__ functions nest more than {MAX_CALL_DEPTH} calls deep"),
+            ));
+        }
+        let saved = self.tbase;
+        self.tbase = callee.temp_base;
+        self.call_depth += 1;
+        let mut stack = self.spare_stacks.pop().unwrap_or_default();
+        stack.clear();
+        let mut flow = Flow {
+            pc: 0,
+            mask,
+            returned: 0,
+            stack,
+        };
+        let result = self.run_flow(function, &mut flow, mask);
+        self.spare_stacks.push(flow.stack);
+        self.call_depth -= 1;
+        self.tbase = saved;
+        self.in_flight = in_flight;
+        self.depends_on = args_depend_on;
+        result?;
+        if let Some((elem, reg)) = callee.ret {
+            let returned = self.tags.get(reg as usize).copied().unwrap_or(0);
+            self.depends_on = self.depends_on.max(returned);
+            for k in 0..usize::from(elem.n) {
+                self.regs[dst + k] = self.regs[reg as usize + k];
+            }
+        }
+        Ok(dst)
+    }
+
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn arith(
+        &mut self,
+        op: BinOp,
+        ty: Scalar,
+        a: usize,
+        b: usize,
+        dst: usize,
+        mask: u32,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        self.instructions += 1;
+        if ty == Scalar::F32 && matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) {
+            self.flops += u64::from(mask.count_ones());
+            self.fp32_issued_flops += WARP_LANES as u64;
+        }
+        if ty.is_integer() && matches!(op, BinOp::Div | BinOp::Rem) {
+            let divisors = &self.regs[b];
+            for (l, divisor) in divisors.iter().enumerate() {
+                if mask >> l & 1 != 0 && *divisor == 0 {
+                    return Err(Diagnostic::new(
+                        span,
+                        format!(
+                            "integer division by zero (in lane {l} of warp {})",
+                            self.warp
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some((x, y, out)) = regs3(&mut self.regs, a, b, dst) {
+            binary_lanes(op, ty, x, y, out);
+        } else if a == dst && b != dst {
+            // `x op= y` into the left operand's register: only that operand needs a copy.
+            let x = self.regs[a];
+            if let Some((y, out)) = pair(&mut self.regs, b, dst) {
+                binary_lanes(op, ty, &x, y, out);
+            }
+        } else {
+            let (x, y) = (self.regs[a], self.regs[b]);
+            binary_lanes(op, ty, &x, &y, &mut self.regs[dst]);
+        }
+        Ok(())
+    }
+}
