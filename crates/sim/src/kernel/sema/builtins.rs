@@ -1,0 +1,387 @@
+//! Calls: `__device__` functions and the CUDA and math builtins (`__syncthreads`, atomics, `fmaf`, `sqrtf`, ...).
+
+use super::*;
+
+impl Sema<'_> {
+    #[inline(never)]
+    pub(super) fn call(
+        &mut self,
+        name: &str,
+        name_span: Span,
+        args: &[Expr],
+        span: Span,
+    ) -> Result<(Ex, Type), Diagnostic> {
+        if let Some(&index) = self.function_index.get(name) {
+            let callee = &self.functions[index];
+            if callee.kind == FunctionKind::Kernel {
+                return err(name_span, format!("'{name}' is a __global__ kernel; kernels cannot be called from device code"));
+            }
+            if args.len() != callee.params.len() {
+                return err(
+                    name_span,
+                    format!(
+                        "'{name}' takes {} arguments, not {}",
+                        callee.params.len(),
+                        args.len()
+                    ),
+                );
+            }
+            let param_types: Vec<Type> = callee.params.iter().map(|p| p.ty.clone()).collect();
+            let ret_ty = self.unit_return_type(name);
+            let mut lowered = Vec::new();
+            for (a, pty) in args.iter().zip(&param_types) {
+                let (ex, ty) = self.rvalue(a)?;
+                lowered.push(self.convert(ex, &ty, pty, a.span)?);
+            }
+            if !self.callees.contains(&index) {
+                self.callees.push(index);
+            }
+            let width = width_of(&ret_ty);
+            return Ok((
+                Ex::new(
+                    ExKind::Call {
+                        function: index,
+                        args: lowered,
+                    },
+                    width,
+                    span,
+                ),
+                ret_ty,
+            ));
+        }
+        self.builtin(name, name_span, args, span)
+    }
+
+    pub(super) fn expect_args(
+        &self,
+        name: &str,
+        name_span: Span,
+        args: &[Expr],
+        n: usize,
+    ) -> Result<(), Diagnostic> {
+        if args.len() != n {
+            let plural = if n == 1 { "argument" } else { "arguments" };
+            return err(
+                name_span,
+                format!("'{name}' takes {n} {plural}, not {}", args.len()),
+            );
+        }
+        Ok(())
+    }
+
+    pub(super) fn scalar_arg(&mut self, a: &Expr, name: &str) -> Result<(Ex, Scalar), Diagnostic> {
+        let (ex, ty) = self.rvalue(a)?;
+        match ty {
+            Type::Scalar(s) => Ok((ex, s)),
+            other => err(
+                a.span,
+                format!("'{name}' needs a number here, not '{other}'"),
+            ),
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn builtin(
+        &mut self,
+        name: &str,
+        name_span: Span,
+        args: &[Expr],
+        span: Span,
+    ) -> Result<(Ex, Type), Diagnostic> {
+        let math1 = |f: &str| -> Option<(MathFn, Option<Scalar>)> {
+            let (base, ty) = match f.strip_suffix('f') {
+                Some(b) if !matches!(f, "erf" | "fmaf") => (b, Some(Scalar::F32)),
+                _ => (f, None),
+            };
+            let base = base.strip_prefix("__").unwrap_or(base);
+            let m = match base {
+                "sqrt" => MathFn::Sqrt,
+                "rsqrt" => MathFn::Rsqrt,
+                "exp" => MathFn::Exp,
+                "log" => MathFn::Log,
+                "sin" => MathFn::Sin,
+                "cos" => MathFn::Cos,
+                "tan" => MathFn::Tan,
+                "fabs" => MathFn::Fabs,
+                "floor" => MathFn::Floor,
+                "ceil" => MathFn::Ceil,
+                "round" => MathFn::Round,
+                "trunc" => MathFn::Trunc,
+                _ => return None,
+            };
+            Some((m, ty))
+        };
+        match name {
+            "__syncthreads" | "__syncwarp" => err(
+                name_span,
+                format!("{name}() must be a statement of its own"),
+            ),
+            "__threadfence" | "__threadfence_block" => {
+                self.expect_args(name, name_span, args, 0)?;
+                Ok((Ex::new(ExKind::Fence, 0, span), Type::Void))
+            }
+            "fmaf" | "fma" | "__fmaf_rn" => {
+                self.expect_args(name, name_span, args, 3)?;
+                let ty = if name == "fma" {
+                    Scalar::F64
+                } else {
+                    Scalar::F32
+                };
+                let mut parts = Vec::new();
+                for a in args {
+                    let (ex, s) = self.scalar_arg(a, name)?;
+                    parts.push(self.convert_scalar(ex, s, ty));
+                }
+                let c = parts.pop();
+                let b = parts.pop();
+                let a = parts.pop();
+                let (Some(a), Some(b), Some(c)) = (a, b, c) else {
+                    return err(name_span, "internal: fma arguments");
+                };
+                Ok((
+                    Ex::new(
+                        ExKind::Fma {
+                            ty,
+                            a: Box::new(a),
+                            b: Box::new(b),
+                            c: Box::new(c),
+                        },
+                        1,
+                        span,
+                    ),
+                    Type::Scalar(ty),
+                ))
+            }
+            "min" | "max" | "umin" | "umax" | "fminf" | "fmaxf" | "fmin" | "fmax" => {
+                self.expect_args(name, name_span, args, 2)?;
+                let (ea, sa) = self.scalar_arg(&args[0], name)?;
+                let (eb, sb) = self.scalar_arg(&args[1], name)?;
+                let ty = match name {
+                    "fminf" | "fmaxf" => Scalar::F32,
+                    "fmin" | "fmax" => Scalar::F64,
+                    _ => common(sa, sb),
+                };
+                let ea = self.convert_scalar(ea, sa, ty);
+                let eb = self.convert_scalar(eb, sb, ty);
+                let op = if name.contains("min") {
+                    BinOp::Min
+                } else {
+                    BinOp::Max
+                };
+                Ok((
+                    Ex::new(
+                        ExKind::Binary {
+                            op,
+                            ty,
+                            lhs: Box::new(ea),
+                            rhs: Box::new(eb),
+                        },
+                        1,
+                        span,
+                    ),
+                    Type::Scalar(ty),
+                ))
+            }
+            "abs" | "labs" | "llabs" => {
+                self.expect_args(name, name_span, args, 1)?;
+                let (ex, s) = self.scalar_arg(&args[0], name)?;
+                let ty = promote(s);
+                let ex = self.convert_scalar(ex, s, ty);
+                Ok((
+                    Ex::new(
+                        ExKind::Math {
+                            f: MathFn::Abs,
+                            ty,
+                            args: vec![ex],
+                        },
+                        1,
+                        span,
+                    ),
+                    Type::Scalar(ty),
+                ))
+            }
+            "powf" | "pow" | "__powf" => {
+                self.expect_args(name, name_span, args, 2)?;
+                let ty = if name == "pow" {
+                    Scalar::F64
+                } else {
+                    Scalar::F32
+                };
+                let mut parts = Vec::new();
+                for a in args {
+                    let (ex, s) = self.scalar_arg(a, name)?;
+                    parts.push(self.convert_scalar(ex, s, ty));
+                }
+                Ok((
+                    Ex::new(
+                        ExKind::Math {
+                            f: MathFn::Pow,
+                            ty,
+                            args: parts,
+                        },
+                        1,
+                        span,
+                    ),
+                    Type::Scalar(ty),
+                ))
+            }
+            "__fdividef" | "fdividef" => {
+                self.expect_args(name, name_span, args, 2)?;
+                let (ea, sa) = self.scalar_arg(&args[0], name)?;
+                let (eb, sb) = self.scalar_arg(&args[1], name)?;
+                let ea = self.convert_scalar(ea, sa, Scalar::F32);
+                let eb = self.convert_scalar(eb, sb, Scalar::F32);
+                let ex = Ex::new(
+                    ExKind::Binary {
+                        op: BinOp::Div,
+                        ty: Scalar::F32,
+                        lhs: Box::new(ea),
+                        rhs: Box::new(eb),
+                    },
+                    1,
+                    span,
+                );
+                Ok((ex, Type::Scalar(Scalar::F32)))
+            }
+            "make_float2" | "make_float4" | "make_int2" | "make_int4" | "make_uint2"
+            | "make_uint4" | "make_double2" => {
+                let (scalar, n) = match name {
+                    "make_float2" => (Scalar::F32, 2),
+                    "make_float4" => (Scalar::F32, 4),
+                    "make_int2" => (Scalar::I32, 2),
+                    "make_int4" => (Scalar::I32, 4),
+                    "make_uint2" => (Scalar::U32, 2),
+                    "make_uint4" => (Scalar::U32, 4),
+                    _ => (Scalar::F64, 2),
+                };
+                self.expect_args(name, name_span, args, usize::from(n))?;
+                let mut parts = Vec::new();
+                for a in args {
+                    let (ex, s) = self.scalar_arg(a, name)?;
+                    parts.push(self.convert_scalar(ex, s, scalar));
+                }
+                Ok((
+                    Ex::new(ExKind::MakeVector { scalar, parts }, n, span),
+                    Type::Vector(scalar, n),
+                ))
+            }
+            "atomicAdd" | "atomicSub" | "atomicExch" | "atomicMin" | "atomicMax" | "atomicAnd"
+            | "atomicOr" | "atomicXor" | "atomicCAS" => {
+                let op = match name {
+                    "atomicAdd" => AtomicOp::Add,
+                    "atomicSub" => AtomicOp::Sub,
+                    "atomicExch" => AtomicOp::Exch,
+                    "atomicMin" => AtomicOp::Min,
+                    "atomicMax" => AtomicOp::Max,
+                    "atomicAnd" => AtomicOp::And,
+                    "atomicOr" => AtomicOp::Or,
+                    "atomicXor" => AtomicOp::Xor,
+                    _ => AtomicOp::Cas,
+                };
+                self.expect_args(
+                    name,
+                    name_span,
+                    args,
+                    if op == AtomicOp::Cas { 3 } else { 2 },
+                )?;
+                let (pex, pty) = self.rvalue(&args[0])?;
+                let Type::Pointer {
+                    pointee,
+                    pointee_const,
+                } = pty
+                else {
+                    return err(args[0].span, format!("the first argument of '{name}' must be a pointer (write '&x'), not '{pty}'"));
+                };
+                // The types of the function's overloads (CUDA C++ Programming Guide, "Atomic
+                // Functions"), named as there.
+                let allowed: &[Scalar] = match op {
+                    AtomicOp::Add | AtomicOp::Exch => &[
+                        Scalar::I32,
+                        Scalar::U32,
+                        Scalar::U64,
+                        Scalar::F32,
+                        Scalar::F64,
+                    ],
+                    _ => &[Scalar::I32, Scalar::U32, Scalar::I64, Scalar::U64],
+                };
+                let works_on = || {
+                    let names: Vec<&str> = allowed.iter().map(|&a| a.name()).collect();
+                    match names.split_last() {
+                        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                        None => String::new(),
+                    }
+                };
+                let Type::Scalar(s) = *pointee else {
+                    return err(
+                        args[0].span,
+                        format!("'{name}' works on {}, not '{pointee}'", works_on()),
+                    );
+                };
+                if !allowed.contains(&s) {
+                    return err(
+                        args[0].span,
+                        format!(
+                            "'{name}' does not work on '{}': it works on {}",
+                            s.name(),
+                            works_on()
+                        ),
+                    );
+                }
+                if pointee_const {
+                    return err(
+                        args[0].span,
+                        format!("'{name}' cannot change a const location"),
+                    );
+                }
+                let (vex, vs) = self.scalar_arg(&args[1], name)?;
+                let value = self.convert_scalar(vex, vs, s);
+                let value2 = if op == AtomicOp::Cas {
+                    let (ex2, s2) = self.scalar_arg(&args[2], name)?;
+                    Some(Box::new(self.convert_scalar(ex2, s2, s)))
+                } else {
+                    None
+                };
+                let ex = Ex::new(
+                    ExKind::Atomic {
+                        op,
+                        ty: s,
+                        addr: Box::new(pex),
+                        value: Box::new(value),
+                        value2,
+                    },
+                    1,
+                    span,
+                );
+                Ok((ex, Type::Scalar(s)))
+            }
+            other => {
+                let Some((f, single)) = math1(other) else {
+                    return err(
+                        name_span,
+                        format!("'{other}' is not declared (no such function or builtin)"),
+                    );
+                };
+                self.expect_args(name, name_span, args, 1)?;
+                let (ex, s) = self.scalar_arg(&args[0], name)?;
+                let ty = single.unwrap_or(if s == Scalar::F32 {
+                    Scalar::F32
+                } else {
+                    Scalar::F64
+                });
+                let ex = self.convert_scalar(ex, s, ty);
+                Ok((
+                    Ex::new(
+                        ExKind::Math {
+                            f,
+                            ty,
+                            args: vec![ex],
+                        },
+                        1,
+                        span,
+                    ),
+                    Type::Scalar(ty),
+                ))
+            }
+        }
+    }
+}

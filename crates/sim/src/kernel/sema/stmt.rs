@@ -1,0 +1,515 @@
+//! Statements: blocks, `if`, loops and their unrolling, declarations of locals and arrays with their initialisers.
+
+use super::*;
+
+impl Sema<'_> {
+    pub(super) fn scoped(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
+        self.scopes.push(HashMap::new());
+        let r = self.statement(s);
+        self.scopes.pop();
+        r
+    }
+
+    pub(super) fn statement(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
+        match &s.kind {
+            StmtKind::Empty => Ok(()),
+            StmtKind::Unsupported(diagnostic) => Err(diagnostic.clone()),
+            StmtKind::Block(stmts) => {
+                self.scopes.push(HashMap::new());
+                for s in stmts {
+                    if let Err(e) = self.statement(s) {
+                        self.scopes.pop();
+                        return Err(e);
+                    }
+                }
+                self.scopes.pop();
+                Ok(())
+            }
+            StmtKind::Declaration(d) => self.local_declaration(d),
+            StmtKind::Expr(e) => self.expression_statement(e, s.span),
+            StmtKind::If(c, then, otherwise) => {
+                let cond = self.condition(c)?;
+                let if_at = self.emit(
+                    Op::If {
+                        cond,
+                        else_at: 0,
+                        predicated: None,
+                    },
+                    c.span,
+                );
+                self.scoped(then)?;
+                let else_at = match otherwise {
+                    Some(otherwise) => {
+                        let else_at = self.emit(Op::Else { end_at: 0 }, otherwise.span);
+                        self.scoped(otherwise)?;
+                        Some(else_at)
+                    }
+                    None => None,
+                };
+                let end = self.emit(Op::EndIf, s.span);
+                let body = if else_at.is_none() {
+                    issue::predicated_body(&self.code[if_at + 1..end], &self.objects)
+                } else {
+                    None
+                };
+                if let Op::If {
+                    else_at: target,
+                    predicated,
+                    ..
+                } = &mut self.code[if_at]
+                {
+                    *target = else_at.unwrap_or(end);
+                    *predicated = body;
+                }
+                if let Some(at) = else_at {
+                    if let Op::Else { end_at } = &mut self.code[at] {
+                        *end_at = end;
+                    }
+                }
+                Ok(())
+            }
+            StmtKind::While(c, body) => {
+                let begin = self.emit(
+                    Op::LoopBegin {
+                        end_at: 0,
+                        unroll: Unroll::Times(1),
+                        counter: None,
+                    },
+                    s.span,
+                );
+                let cond = self.condition(c)?;
+                let top = self.emit(Op::LoopCond { cond, end_at: 0 }, c.span);
+                self.loop_body(body)?;
+                self.emit(Op::ContinuePoint, s.span);
+                self.emit(Op::Jump(top), s.span);
+                self.finish_loop(begin, s.span, None, None);
+                Ok(())
+            }
+            StmtKind::DoWhile(body, c) => {
+                let begin = self.emit(
+                    Op::LoopBegin {
+                        end_at: 0,
+                        unroll: Unroll::Times(1),
+                        counter: None,
+                    },
+                    s.span,
+                );
+                let top = self.code.len();
+                self.loop_body(body)?;
+                self.emit(Op::ContinuePoint, s.span);
+                let cond = self.condition(c)?;
+                self.emit(Op::LoopCond { cond, end_at: 0 }, c.span);
+                self.emit(Op::Jump(top), s.span);
+                self.finish_loop(begin, s.span, None, None);
+                Ok(())
+            }
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+                pragma_unroll,
+            } => {
+                self.scopes.push(HashMap::new());
+                let r = self.for_loop(
+                    s.span,
+                    init.as_deref(),
+                    cond.as_ref(),
+                    step.as_ref(),
+                    body,
+                    *pragma_unroll,
+                );
+                self.scopes.pop();
+                r
+            }
+            StmtKind::Return(value) => {
+                let func = &self.functions[self.current];
+                let ret = func.ret;
+                let name = func.name.clone();
+                let value = match (value, ret) {
+                    (None, None) => None,
+                    (Some(v), None) => {
+                        return err(
+                            v.span,
+                            format!("'{name}' returns void, so 'return' takes no value"),
+                        )
+                    }
+                    (None, Some(_)) => return err(s.span, format!("'{name}' must return a value")),
+                    (Some(v), Some((elem, reg))) => {
+                        let (ex, ty) = self.rvalue(v)?;
+                        let ret_ty = self.unit_return_type(&name);
+                        let ex = self.convert(ex, &ty, &ret_ty, v.span)?;
+                        Some(Ex::new(
+                            ExKind::Assign {
+                                place: Place::Reg { reg, elem },
+                                value: Box::new(ex),
+                            },
+                            elem.n,
+                            v.span,
+                        ))
+                    }
+                };
+                self.emit(Op::Return(value), s.span);
+                Ok(())
+            }
+            StmtKind::Break => {
+                if self.loop_depth == 0 {
+                    return err(s.span, "'break' outside a loop");
+                }
+                self.emit(Op::Break, s.span);
+                Ok(())
+            }
+            StmtKind::Continue => {
+                if self.loop_depth == 0 {
+                    return err(s.span, "'continue' outside a loop");
+                }
+                self.emit(Op::Continue, s.span);
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn unit_return_type(&self, name: &str) -> Type {
+        for item in &self.unit.items {
+            if let Item::Function(f) = item {
+                if f.name == name {
+                    return f.ret.clone();
+                }
+            }
+        }
+        Type::Void
+    }
+
+    pub(super) fn loop_body(&mut self, body: &Stmt) -> Result<(), Diagnostic> {
+        self.loop_depth += 1;
+        let r = self.scoped(body);
+        self.loop_depth -= 1;
+        r
+    }
+
+    /// Emits the `LoopEnd`, points the loop's `LoopBegin` and `LoopCond`s at it and decides how
+    /// nvcc unrolls the loop: as `decided` says (a pragma, a constant trip count), or by the form
+    /// and size of its body (`issue::runtime_unroll`).
+    pub(super) fn finish_loop(
+        &mut self,
+        begin: usize,
+        span: Span,
+        decided: Option<Unroll>,
+        counter: Option<Reg>,
+    ) {
+        let end = self.emit(Op::LoopEnd, span);
+        let unroll = decided.unwrap_or_else(|| issue::runtime_unroll(&self.code, begin, end));
+        if let Op::LoopBegin {
+            unroll: slot,
+            counter: counter_slot,
+            ..
+        } = &mut self.code[begin]
+        {
+            *slot = unroll;
+            *counter_slot = counter.filter(|_| unroll == Unroll::Full);
+        }
+        let mut depth = 0;
+        for op in &mut self.code[begin..end] {
+            match op {
+                Op::LoopBegin { end_at, .. } => {
+                    if depth == 0 {
+                        *end_at = end;
+                    }
+                    depth += 1;
+                }
+                Op::LoopEnd => depth -= 1,
+                Op::LoopCond { end_at, .. } if depth == 1 => *end_at = end,
+                _ => {}
+            }
+        }
+    }
+
+    pub(super) fn for_loop(
+        &mut self,
+        span: Span,
+        init: Option<&Stmt>,
+        cond: Option<&Expr>,
+        step: Option<&Expr>,
+        body: &Stmt,
+        pragma_unroll: Option<Option<u64>>,
+    ) -> Result<(), Diagnostic> {
+        let unroll_name = self.constant_trip_variable(init, cond, step, body);
+        let constant_trip = unroll_name.is_some();
+        if let Some(init) = init {
+            self.statement(init)?;
+        }
+        let begin = self.emit(
+            Op::LoopBegin {
+                end_at: 0,
+                unroll: Unroll::Times(1),
+                counter: None,
+            },
+            span,
+        );
+        // "An omitted expression-2 is replaced by a nonzero constant" (C11 6.8.5.3): the loop
+        // still has its `LoopCond`, where lanes that broke out or returned leave it.
+        let top = match cond {
+            Some(c) => {
+                let cond = self.condition(c)?;
+                self.emit(Op::LoopCond { cond, end_at: 0 }, c.span)
+            }
+            None => {
+                let always = konst(1, Scalar::Bool, span);
+                self.emit(
+                    Op::LoopCond {
+                        cond: always,
+                        end_at: 0,
+                    },
+                    span,
+                )
+            }
+        };
+        let unroll_reg = unroll_name.and_then(|n| match self.lookup(&n) {
+            Some(Symbol::Var { reg, .. }) => Some(*reg),
+            _ => None,
+        });
+        if let Some(reg) = unroll_reg {
+            self.unroll_regs.push(reg);
+        }
+        let r = self.loop_body(body);
+        if unroll_reg.is_some() {
+            self.unroll_regs.pop();
+        }
+        r?;
+        self.emit(Op::ContinuePoint, span);
+        if let Some(step) = step {
+            let ex = self.expression(step)?;
+            self.emit(Op::Eval(ex), step.span);
+        }
+        self.emit(Op::Jump(top), span);
+        let decided = match (pragma_unroll, constant_trip) {
+            (Some(Some(count)), _) => Some(Unroll::Times(
+                u32::try_from(count.max(1)).unwrap_or(u32::MAX),
+            )),
+            (_, true) => Some(Unroll::Full),
+            _ => None,
+        };
+        self.finish_loop(begin, span, decided, unroll_reg);
+        Ok(())
+    }
+
+    pub(super) fn expression_statement(&mut self, e: &Expr, span: Span) -> Result<(), Diagnostic> {
+        if let ExprKind::Call {
+            name,
+            name_span,
+            args,
+        } = &e.kind
+        {
+            if name == "__syncthreads" || name == "__syncwarp" {
+                let max_args = usize::from(name == "__syncwarp");
+                if args.len() > max_args {
+                    return err(
+                        *name_span,
+                        format!("'{name}' takes {max_args} arguments, not {}", args.len()),
+                    );
+                }
+                if name == "__syncthreads" {
+                    if self.functions[self.current].kind == FunctionKind::Device {
+                        return err(*name_span, "__syncthreads() inside a __device__ function is not supported by the simulator; call it in the kernel");
+                    }
+                    self.emit(Op::SyncThreads, e.span);
+                } else {
+                    for a in args {
+                        let ex = self.expression(a)?;
+                        self.emit(Op::Eval(ex), a.span);
+                    }
+                    self.emit(Op::SyncWarp, e.span);
+                }
+                return Ok(());
+            }
+        }
+        let ex = self.expression(e)?;
+        self.emit(Op::Eval(ex), span);
+        Ok(())
+    }
+
+    pub(super) fn local_declaration(&mut self, decl: &Declaration) -> Result<(), Diagnostic> {
+        for d in &decl.declarators {
+            let ty = self.full_type(d, decl.storage)?;
+            match decl.storage {
+                Storage::Shared | Storage::ExternShared => {
+                    if let Some(init) = &d.init {
+                        let span = match init {
+                            Initializer::Expr(e) => e.span,
+                            Initializer::List(_, s) => *s,
+                        };
+                        return err(span, "__shared__ variables cannot have an initialiser; assign them in the kernel");
+                    }
+                    let space = if decl.storage == Storage::ExternShared {
+                        ObjectSpace::DynamicShared
+                    } else {
+                        ObjectSpace::Shared
+                    };
+                    let id = self.new_object(d, ty, space, const_elements(decl, d));
+                    self.declare(&d.name, d.span, Symbol::Object { id })?;
+                }
+                Storage::Automatic if matches!(ty, Type::Array(..)) => {
+                    let align = ty.align().max(4);
+                    self.local_bytes = self.local_bytes.div_ceil(align) * align;
+                    let offset = self.local_bytes;
+                    self.local_bytes += ty.size();
+                    let id =
+                        self.new_object(d, ty.clone(), ObjectSpace::Local, const_elements(decl, d));
+                    self.objects[id].local_offset = offset;
+                    self.declare(&d.name, d.span, Symbol::Object { id })?;
+                    if let Some(init) = &d.init {
+                        let base = Ex::new(ExKind::AddrOf(id), 1, d.span);
+                        self.array_initializer(init, &ty, base, 0)?;
+                    }
+                }
+                Storage::Automatic => {
+                    let width = width_of(&ty);
+                    let mut const_value = None;
+                    let init = match &d.init {
+                        None => None,
+                        Some(Initializer::Expr(e)) => {
+                            if decl.is_const && matches!(ty, Type::Scalar(s) if s.is_integer()) {
+                                if let Some(ConstValue::Int(v)) = self.const_value(e) {
+                                    const_value = Some(v);
+                                }
+                            }
+                            let (ex, from) = self.rvalue(e)?;
+                            Some(self.convert(ex, &from, &ty, e.span)?)
+                        }
+                        Some(Initializer::List(items, span)) => {
+                            let Type::Vector(s, n) = ty else {
+                                return err(
+                                    *span,
+                                    format!("a braced list cannot initialise '{ty}'"),
+                                );
+                            };
+                            if items.len() != usize::from(n) {
+                                return err(*span, format!("'{ty}' needs {n} values"));
+                            }
+                            let mut parts = Vec::new();
+                            for item in items {
+                                let Initializer::Expr(e) = item else {
+                                    return err(*span, "nested braces");
+                                };
+                                let (ex, from) = self.rvalue(e)?;
+                                parts.push(self.convert(ex, &from, &Type::Scalar(s), e.span)?);
+                            }
+                            Some(Ex::new(ExKind::MakeVector { scalar: s, parts }, n, *span))
+                        }
+                    };
+                    let reg = self.alloc(width);
+                    if let (Some(value), Some(elem)) = (init, elem_of(&ty)) {
+                        let assign = Ex::new(
+                            ExKind::Assign {
+                                place: Place::Reg { reg, elem },
+                                value: Box::new(value),
+                            },
+                            width,
+                            d.span,
+                        );
+                        self.emit(Op::Eval(assign), d.span);
+                    }
+                    self.declare(
+                        &d.name,
+                        d.span,
+                        Symbol::Var {
+                            reg,
+                            ty,
+                            is_const: const_elements(decl, d),
+                            const_value,
+                        },
+                    )?;
+                }
+                Storage::Constant | Storage::Device => {
+                    return err(
+                        d.span,
+                        "__device__ and __constant__ variables belong at file scope",
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn new_object(
+        &mut self,
+        d: &Declarator,
+        ty: Type,
+        space: ObjectSpace,
+        is_const: bool,
+    ) -> usize {
+        let id = self.objects.len();
+        self.objects.push(MemObject {
+            name: d.name.clone(),
+            space,
+            size: ty.size(),
+            align: match ty.innermost() {
+                Type::Vector(..) => 16,
+                other => other.align(),
+            },
+            ty,
+            init: ObjectInit::Zero,
+            span: d.span,
+            function: Some(self.current),
+            in_registers: space == ObjectSpace::Local,
+            local_offset: 0,
+            is_const,
+        });
+        id
+    }
+
+    /// Stores of a per-thread array's initialiser, element by element.
+    pub(super) fn array_initializer(
+        &mut self,
+        init: &Initializer,
+        ty: &Type,
+        base: Ex,
+        offset: i64,
+    ) -> Result<(), Diagnostic> {
+        match (init, ty) {
+            (Initializer::List(items, span), Type::Array(elem, n)) => {
+                if items.len() as u64 > u64::from(n.unwrap_or(0)) {
+                    return err(*span, "too many values in the initialiser");
+                }
+                let size = elem.size() as i64;
+                for (i, item) in items.iter().enumerate() {
+                    self.array_initializer(item, elem, base.clone(), offset + i as i64 * size)?;
+                }
+                Ok(())
+            }
+            (Initializer::Expr(e), _) if elem_of(ty).is_some() => {
+                let (ex, from) = self.rvalue(e)?;
+                let value = self.convert(ex, &from, ty, e.span)?;
+                let addr = self.offset(
+                    base,
+                    Ex::new(ExKind::Const(offset as u64), 1, e.span),
+                    (Scalar::I64, 1),
+                    ty.size() as u32,
+                    e.span,
+                );
+                let elem = elem_of(ty).unwrap_or(Elem::scalar(Scalar::I32));
+                let store = Ex::new(
+                    ExKind::Assign {
+                        place: Place::Mem {
+                            addr: Box::new(addr),
+                            elem,
+                        },
+                        value: Box::new(value),
+                    },
+                    elem.n,
+                    e.span,
+                );
+                self.emit(Op::Eval(store), e.span);
+                Ok(())
+            }
+            (Initializer::List(_, span), _) => {
+                err(*span, format!("a braced list cannot initialise '{ty}'"))
+            }
+            (Initializer::Expr(e), _) => {
+                err(e.span, format!("an array '{ty}' needs a braced list"))
+            }
+        }
+    }
+
+    // ----- expressions -----
+}
