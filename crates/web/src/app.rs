@@ -26,6 +26,7 @@ use crate::components::memory_spaces::MemorySpaces;
 use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
 use crate::components::pitched::PitchedAllocation;
+use crate::components::roofline_levels::RooflineLevels;
 use crate::components::roofline_view::RooflineView;
 use crate::components::time_sweep::TimeSweep;
 use crate::deflate;
@@ -239,6 +240,18 @@ pub fn app() -> Html {
             }
             _ => None,
         });
+    // The hierarchical roofline of the run on the page: its FLOPs against each level's bytes.
+    let levels = shown
+        .run
+        .as_ref()
+        .and_then(|run| match (&run.result, &run.prediction) {
+            (Ok(report), Some(prediction)) => Some(roofline::hierarchical(report, prediction)),
+            _ => None,
+        });
+    let levels_kernel = shown
+        .run
+        .as_ref()
+        .map_or(input.kernel.clone(), |run| run.input.kernel.clone());
     let sweeps = model::occupancy_sweeps(&occupancy_device, resources);
     // The memory spaces of the kernel that ran, with its launch's threads; before the first
     // answer, the kernel asked for and nothing listed yet.
@@ -380,8 +393,10 @@ pub fn app() -> Html {
                         />
                     }
                     if views.contains(&View::Roofline) {
-                        <RooflineView device={device} ceilings={ceilings} tile={state.tile}
+                        <RooflineView device={device.clone()} ceilings={ceilings} tile={state.tile}
                                       simulated={simulated_point} />
+                        <RooflineLevels kernel={levels_kernel} device_name={device.name.to_string()}
+                                        levels={levels} />
                     }
                 </div>
                 if views.contains(&View::MemorySpaces) || views.contains(&View::Pitched) {

@@ -3093,3 +3093,43 @@ async fn a_divergent_warp_issues_both_paths_with_half_its_lanes_and_a_uniform_on
     );
     page.finish().await;
 }
+
+#[tokio::test]
+async fn the_hierarchical_roofline_meets_the_tiled_matmul_at_the_l2_at_four_flop_per_byte() {
+    let page = Harness::start().await;
+    // Seed 003's count, TILE / 4 = 4 FLOP/B, is the tiled kernel's intensity at the L2 on the
+    // H100: every tile a block loads passes through it once. DRAM sees far fewer bytes.
+    page.open("?lesson=roofline&variant=tiled&device=h100&tile=16")
+        .await;
+    // The row reads: level, GB/s, bytes moved, FLOP/B, GFLOP/s allowed.
+    let flop_per_byte = |text: &str| {
+        text.split_whitespace()
+            .nth(3)
+            .and_then(|word| word.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    let l2 = page
+        .wait_for_text_where("roofline-level-l2", "show 4 FLOP/B at the L2", |text| {
+            (flop_per_byte(text) - 4.0).abs() < 0.1
+        })
+        .await;
+    assert!(l2.starts_with("L2"), "{l2}");
+    page.wait_for("[data-testid='roofline-level-l1-shared']")
+        .await;
+    page.wait_for("[data-testid='roofline-level-dram']").await;
+    page.wait_for_text_where("roofline-binding", "name the level that binds", |text| {
+        text.starts_with("L1 / shared binds")
+    })
+    .await;
+    // The GT200 has no L2: its tiles go to DRAM at the same 4 FLOP/B.
+    page.open("?lesson=roofline&variant=tiled&device=gt200&tile=16")
+        .await;
+    page.wait_for_text_where(
+        "roofline-level-dram",
+        "show DRAM at about 4 FLOP/B",
+        |text| (flop_per_byte(text) - 4.0).abs() < 0.5,
+    )
+    .await;
+    assert!(!page.is_present("roofline-level-l2").await);
+    page.finish().await;
+}

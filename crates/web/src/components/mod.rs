@@ -20,6 +20,7 @@ pub mod memory_spaces;
 pub mod notes;
 pub mod occupancy_view;
 pub mod pitched;
+pub mod roofline_levels;
 pub mod roofline_view;
 pub mod time_sweep;
 
