@@ -4,7 +4,7 @@
 //! `BOUNDARY` is the one exception to "measured": seed 004's tiled matmul with boundary checks,
 //! written for the boundary-checks lesson, and `DIVERGENCE`, the divergence lesson's loop, the
 //! loop of probe group I (`tests/reference/probes/probe.cu`, `p_branch`) with its split as an
-//! argument.
+//! argument, and `SWIZZLE`, the shared-tile transpose with an XOR swizzle in place of padding.
 
 pub const ADJ_DIFF: &str = include_str!("../../../www/kernels/adj_diff.cu");
 pub const ATOMICS: &str = include_str!("../../../www/kernels/atomics.cu");
@@ -13,4 +13,5 @@ pub const BANKS: &str = include_str!("../../../www/kernels/banks.cu");
 pub const DIVERGENCE: &str = include_str!("../../../www/kernels/divergence.cu");
 pub const COALESCING: &str = include_str!("../../../www/kernels/coalescing.cu");
 pub const MATMUL: &str = include_str!("../../../www/kernels/matmul.cu");
+pub const SWIZZLE: &str = include_str!("../../../www/kernels/swizzle.cu");
 pub const TRANSPOSE: &str = include_str!("../../../www/kernels/transpose.cu");

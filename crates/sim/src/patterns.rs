@@ -14,14 +14,59 @@
 //!   floats of padding per row ("Avoiding Bank Conflict"), so lane t reads word `t*(32+PAD)`.
 //! - `Broadcast`: every lane reads `a[32]` ("Broadcast Cases").
 //! - `Multicast`: lane l reads `a[l/2]` ("Multicast Cases").
+//!
+//! The array's element is a float unless `PatternParams::element` says otherwise: the same
+//! indices over 2-byte `half`s, 8-byte `double`s or 16-byte `float4`s (CUDA C++ Programming
+//! Guide, "Shared Memory" of compute capability 5.x and later: a 64-bit access is served in
+//! half-warp phases, and lanes reading the two halves of one 32-bit word share it). The padding
+//! and the strides count elements.
 
 use crate::access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
 
-/// Bytes of one float, the element of every pattern's array.
-const FLOAT_BYTES: u64 = 4;
+/// The element type of a pattern's array, which decides how many 32-bit bank words one lane
+/// touches: half a word, one, two or four.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub enum Element {
+    /// A 2-byte `half` (or `short`).
+    Half,
+    #[default]
+    Float,
+    /// An 8-byte `double` (or `float2`).
+    Double,
+    /// A 16-byte `float4`.
+    Float4,
+}
+
+impl Element {
+    pub const ALL: [Element; 4] = [
+        Element::Half,
+        Element::Float,
+        Element::Double,
+        Element::Float4,
+    ];
+
+    pub fn bytes(self) -> u32 {
+        match self {
+            Element::Half => 2,
+            Element::Float => 4,
+            Element::Double => 8,
+            Element::Float4 => 16,
+        }
+    }
+
+    /// The C type, also the id in URLs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Element::Half => "half",
+            Element::Float => "float",
+            Element::Double => "double",
+            Element::Float4 => "float4",
+        }
+    }
+}
 
 /// The patterns of the bank-map explorer, with their URL ids.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -115,6 +160,7 @@ pub struct PatternParams {
     pub tile: u32,
     pub pad: u32,
     pub stride: u32,
+    pub element: Element,
 }
 
 /// A built pattern: the access, and the source line it stands for.
@@ -168,9 +214,10 @@ pub fn build(id: PatternId, params: PatternParams) -> Pattern {
         PatternId::Multicast => ("a[tid/2]".to_string(), Box::new(|lane| Some(lane / 2))),
     };
 
+    let bytes = params.element.bytes();
     let mut lanes = [None; WARP_LANES];
     for (lane, slot) in lanes.iter_mut().enumerate() {
-        *slot = word(lane as u64).map(|word| word.saturating_mul(FLOAT_BYTES));
+        *slot = word(lane as u64).map(|index| index.saturating_mul(u64::from(bytes)));
     }
     Pattern {
         id,
@@ -178,7 +225,7 @@ pub fn build(id: PatternId, params: PatternParams) -> Pattern {
         access: WarpAccess {
             space: Space::Shared,
             kind: AccessKind::Load,
-            width: AccessWidth::FOUR,
+            width: AccessWidth::try_from(bytes).unwrap_or(AccessWidth::FOUR),
             lanes,
         },
     }
@@ -191,7 +238,12 @@ mod tests {
     use crate::device::{g80, h100};
 
     fn params(tile: u32, pad: u32, stride: u32) -> PatternParams {
-        PatternParams { tile, pad, stride }
+        PatternParams {
+            tile,
+            pad,
+            stride,
+            element: Element::Float,
+        }
     }
 
     /// What a test expects of a built pattern: the words some lanes read (None: inactive), and
@@ -430,5 +482,52 @@ mod tests {
         let error = "diagonal".parse::<PatternId>().unwrap_err();
         assert_eq!(error, UnknownPattern("diagonal".into()));
         assert!(error.to_string().contains("'diagonal'"));
+    }
+
+    /// Wavefronts and conflict degree of lane t reading element `stride * t` of an array of
+    /// `element`s, on the H100.
+    fn check_element(element: Element, stride: u32, wavefronts: u32, degree: u32) {
+        let pattern = build(
+            PatternId::Stride,
+            PatternParams {
+                element,
+                ..params(16, 0, stride)
+            },
+        );
+        assert_eq!(pattern.access.width.bytes(), element.bytes());
+        let report = banks::analyze(&pattern.access, &h100());
+        assert_eq!(
+            (report.wavefronts, report.conflict_degree),
+            (wavefronts, degree),
+            "{element:?} at stride {stride}"
+        );
+    }
+
+    #[test]
+    fn two_byte_elements_of_neighbouring_lanes_share_a_word_without_conflict() {
+        // 32 halves fill 16 words: lanes 2i and 2i+1 read the two halves of word i, which the
+        // bank delivers to both (multicast), so one wavefront serves the warp.
+        check_element(Element::Half, 1, 1, 1);
+        // At stride 2 each lane has a word of its own, still 32 banks: one wavefront.
+        check_element(Element::Half, 2, 1, 1);
+        // At stride 64 every lane's half is in bank 0, in 32 different words.
+        check_element(Element::Half, 64, 32, 32);
+    }
+
+    #[test]
+    fn doubles_at_stride_one_take_two_wavefronts_without_conflict() {
+        // 32 doubles are 256 bytes: two half-warp phases of 128 bytes, each over all 32 banks.
+        check_element(Element::Double, 1, 2, 1);
+        // At stride 16 every lane's two words are in banks 0 and 1: a half-warp phase needs 16
+        // wavefronts, the warp 32, a 16-way conflict.
+        check_element(Element::Double, 16, 32, 16);
+    }
+
+    #[test]
+    fn float4_reads_of_consecutive_lanes_take_four_wavefronts_without_conflict() {
+        // 512 bytes: four wavefronts of 128 bytes, the fewest the bytes allow.
+        check_element(Element::Float4, 1, 4, 1);
+        // At stride 2 only every other 16 bytes is read: twice the wavefronts, a 2-way conflict.
+        check_element(Element::Float4, 2, 8, 2);
     }
 }

@@ -325,6 +325,7 @@ pub fn app() -> Html {
                 <Controls
                     device={state.device}
                     pattern={state.pattern}
+                    element={state.element}
                     tile={state.tile}
                     block={state.block}
                     pad={state.pad}

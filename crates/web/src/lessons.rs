@@ -17,7 +17,7 @@ use memplay_sim::simulate::SimulationInput;
 use memplay_sim::DeviceId;
 
 use memplay_sim::lesson_kernels::{
-    ADJ_DIFF, ATOMICS, BANKS, BOUNDARY, COALESCING, DIVERGENCE, MATMUL, TRANSPOSE,
+    ADJ_DIFF, ATOMICS, BANKS, BOUNDARY, COALESCING, DIVERGENCE, MATMUL, SWIZZLE, TRANSPOSE,
 };
 
 /// A setting of the page's controls that a lesson turns (the device is always shown).
@@ -80,6 +80,8 @@ pub enum Variant {
     /// The naive adjacent difference over arrays larger than the L2, whose registers the
     /// latency-hiding lesson turns.
     LatencyAdjDiff,
+    /// The shared-tile transpose with an XOR swizzle instead of padding.
+    TransposeSwizzle,
     /// The divergence lesson's loop with odd and even lanes on different paths.
     DivergenceSplit,
     /// The same loop with whole warps on one path.
@@ -172,6 +174,7 @@ impl Lesson {
                 Variant::RowPerThread,
                 Variant::SmemStride,
                 Variant::TransposeShared,
+                Variant::TransposeSwizzle,
             ],
             Lesson::Coalescing => &[Variant::StridedCopy, Variant::TransposeNaive],
             Lesson::Atomics => &[Variant::AtomicsGlobal, Variant::AtomicsHierarchical],
@@ -354,7 +357,7 @@ pub const DIVERGENCE_BLOCKS: u32 = 1056;
 pub const DIVERGENCE_ITERS: u32 = 4096;
 
 impl Variant {
-    pub const ALL: [Variant; 21] = [
+    pub const ALL: [Variant; 22] = [
         Variant::MatmulNaive,
         Variant::MatmulTiled,
         Variant::AdjDiffNaive,
@@ -376,6 +379,7 @@ impl Variant {
         Variant::LatencyAdjDiff,
         Variant::DivergenceSplit,
         Variant::DivergenceUniform,
+        Variant::TransposeSwizzle,
     ];
 
     /// The kernel's key in the page's first links (`lesson=matmul-tiled`), which still open its
@@ -403,6 +407,7 @@ impl Variant {
             Variant::LatencyAdjDiff => "latency-adj-diff",
             Variant::DivergenceSplit => "divergence-split",
             Variant::DivergenceUniform => "divergence-uniform",
+            Variant::TransposeSwizzle => "transpose-swizzle",
         }
     }
 
@@ -418,9 +423,10 @@ impl Variant {
         match self {
             Variant::MatmulNaive | Variant::MatmulTiled => Lesson::TiledMatmul,
             Variant::AdjDiffNaive | Variant::AdjDiffShared => Lesson::AdjacentDifference,
-            Variant::SmemStride | Variant::RowPerThread | Variant::TransposeShared => {
-                Lesson::BankConflicts
-            }
+            Variant::SmemStride
+            | Variant::RowPerThread
+            | Variant::TransposeShared
+            | Variant::TransposeSwizzle => Lesson::BankConflicts,
             Variant::StridedCopy | Variant::TransposeNaive => Lesson::Coalescing,
             Variant::AtomicsGlobal | Variant::AtomicsHierarchical => Lesson::Atomics,
             Variant::BoundaryUnguarded | Variant::BoundaryGuarded => Lesson::BoundaryChecks,
@@ -455,6 +461,7 @@ impl Variant {
             Variant::LatencyAdjDiff => "adjacent-difference",
             Variant::DivergenceSplit => "divergent",
             Variant::DivergenceUniform => "uniform",
+            Variant::TransposeSwizzle => "swizzle",
         }
     }
 
@@ -483,6 +490,9 @@ impl Variant {
                 "Branch on odd and even lanes: every warp splits (seed 001)"
             }
             Variant::DivergenceUniform => "Branch on whole warps: no warp splits (seed 001)",
+            Variant::TransposeSwizzle => {
+                "Transpose through a swizzled tile: XOR instead of padding"
+            }
         }
     }
 
@@ -504,6 +514,7 @@ impl Variant {
             Variant::BoundaryGuarded => BOUNDARY,
             Variant::LatencyAdjDiff => ADJ_DIFF,
             Variant::DivergenceSplit | Variant::DivergenceUniform => DIVERGENCE,
+            Variant::TransposeSwizzle => SWIZZLE,
         }
     }
 
@@ -530,6 +541,7 @@ impl Variant {
             Variant::BoundaryGuarded => "mm_tiled_guarded",
             Variant::LatencyAdjDiff => "adj_diff_naive",
             Variant::DivergenceSplit | Variant::DivergenceUniform => "branch",
+            Variant::TransposeSwizzle => "tr_swizzle",
         }
     }
 
@@ -552,6 +564,7 @@ impl Variant {
             Variant::PitchedTranspose => "none (32x8 blocks over 32x32 tiles)",
             Variant::LatencyAdjDiff => "registers per thread, threads per block",
             Variant::DivergenceSplit | Variant::DivergenceUniform => "threads per block",
+            Variant::TransposeSwizzle => "none (the swizzle replaces the padding)",
         }
     }
 
@@ -569,7 +582,8 @@ impl Variant {
             Variant::RowPerThread
             | Variant::TransposeShared
             | Variant::TransposeNaive
-            | Variant::PitchedTranspose => SweepSetting::Pad,
+            | Variant::PitchedTranspose
+            | Variant::TransposeSwizzle => SweepSetting::Pad,
             Variant::SmemStride | Variant::StridedCopy => SweepSetting::Stride,
             Variant::LatencyAdjDiff => SweepSetting::Regs,
             _ => SweepSetting::Block,
@@ -671,7 +685,10 @@ impl Variant {
                     bytes("in", u64::from(n_out) * u64::from(stride)),
                 ];
             }
-            Variant::TransposeNaive | Variant::TransposeShared | Variant::PitchedTranspose => {
+            Variant::TransposeNaive
+            | Variant::TransposeShared
+            | Variant::PitchedTranspose
+            | Variant::TransposeSwizzle => {
                 let n = TRANSPOSE_N;
                 input.grid = Dim3::new(n / 32, n / 32, 1);
                 input.block = Dim3::new(32, 8, 1);
@@ -837,5 +854,34 @@ mod tests {
         assert_eq!(lanes(&uniform), 32.0);
         let threads = divergent.thread_inst_executed / uniform.thread_inst_executed;
         assert!((threads - 1.0).abs() < 0.01, "{threads}");
+    }
+
+    #[test]
+    fn an_xor_swizzle_removes_the_transposes_32_way_conflict_without_a_wasted_column() {
+        // tr_shared's column read tile[threadIdx.x][threadIdx.y + j] is a 32-way conflict at
+        // PAD = 0 and none at PAD = 1, for one more column (128 bytes) per tile; the swizzled
+        // tile reads and writes in one wavefront each at 4,096 bytes.
+        let run = |variant: Variant, pad: u32| {
+            let state = State {
+                pad,
+                ..State::default()
+            };
+            simulate(&variant.launch(state.settings(), variant.source())).expect("runs")
+        };
+        let per_load = |report: &memplay_sim::simulate::SimulationReport, op: &str| {
+            let counter = |name: String| report.counters.get(&name).unwrap_or(0.0);
+            counter(format!(
+                "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"
+            )) / counter(format!("smsp__inst_executed_op_shared_{op}.sum"))
+        };
+        let unpadded = run(Variant::TransposeShared, 0);
+        let padded = run(Variant::TransposeShared, 1);
+        let swizzled = run(Variant::TransposeSwizzle, 0);
+        assert_eq!(per_load(&unpadded, "ld"), 32.0);
+        assert_eq!(per_load(&padded, "ld"), 1.0);
+        assert_eq!(per_load(&swizzled, "ld"), 1.0);
+        assert_eq!(per_load(&swizzled, "st"), 1.0);
+        assert_eq!(swizzled.shared_bytes_per_block, 32 * 32 * 4);
+        assert_eq!(padded.shared_bytes_per_block, 32 * 33 * 4);
     }
 }

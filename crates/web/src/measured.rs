@@ -33,7 +33,9 @@
 
 use memplay_sim::device::h100;
 use memplay_sim::kernel::Value;
-use memplay_sim::lesson_kernels::{ADJ_DIFF, ATOMICS, BANKS, COALESCING, MATMUL, TRANSPOSE};
+use memplay_sim::lesson_kernels::{
+    ADJ_DIFF, ATOMICS, BANKS, BOUNDARY, COALESCING, DIVERGENCE, MATMUL, SWIZZLE, TRANSPOSE,
+};
 use memplay_sim::occupancy::{self, BlockResources};
 use memplay_sim::simulate::{SimulationInput, SimulationReport};
 
@@ -100,6 +102,9 @@ pub enum Unmeasured {
     OtherDevice,
     /// The source is not a lesson file as measured.
     EditedKernel,
+    /// A lesson's own kernel that was written after the measurements (the boundary checks, the
+    /// divergence loop, the swizzled transpose).
+    LessonKernel,
     /// The lesson's kernel on the H100, but not at these settings.
     OtherSettings,
 }
@@ -115,6 +120,10 @@ impl Unmeasured {
             Unmeasured::EditedKernel => {
                 "No H100 measurement of this exact launch: the kernel is edited, and only the \
                  lesson's own kernels were measured."
+            }
+            Unmeasured::LessonKernel => {
+                "No H100 measurement of this launch: this lesson's kernel was written for memplay \
+                 after the lecture kernels were measured."
             }
             Unmeasured::OtherSettings => {
                 "No H100 measurement of this exact launch: the lecture kernels were measured at \
@@ -143,6 +152,9 @@ pub fn compare(input: &SimulationInput, report: &SimulationReport) -> Comparison
         return Comparison::Unmeasured(Unmeasured::OtherDevice);
     }
     let sources = [ADJ_DIFF, ATOMICS, BANKS, COALESCING, MATMUL, TRANSPOSE];
+    if [BOUNDARY, DIVERGENCE, SWIZZLE].contains(&input.source.as_str()) {
+        return Comparison::Unmeasured(Unmeasured::LessonKernel);
+    }
     if !sources.contains(&input.source.as_str()) {
         return Comparison::Unmeasured(Unmeasured::EditedKernel);
     }

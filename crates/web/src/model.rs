@@ -23,6 +23,7 @@ pub fn pattern_params(state: &State) -> PatternParams {
         tile: state.tile,
         pad: state.pad,
         stride: state.stride,
+        element: state.element,
     }
 }
 

@@ -9,7 +9,7 @@ use crate::compare::CompareWith;
 use crate::lessons::{Lesson, Settings, Variant};
 use crate::source_link::{opened_source, Compressed, Inflated, SourceLink};
 use memplay_sim::compile_effects::CompileEffects;
-use memplay_sim::patterns::PatternId;
+use memplay_sim::patterns::{Element, PatternId};
 use memplay_sim::simulate::SimulationInput;
 use memplay_sim::trace::AccessSite;
 use memplay_sim::DeviceId;
@@ -115,6 +115,8 @@ pub struct State {
     pub stride: u32,
     pub regs: u32,
     pub pattern: PatternId,
+    /// The element type of the bank map's array (`element=`).
+    pub element: Element,
     /// The kernel the simulation runs, a variant of its lesson (`Variant::lesson`).
     pub variant: Variant,
     /// The kernel as written, or as nvcc compiles it (shared-load fusion).
@@ -191,6 +193,7 @@ impl Default for State {
             stride: STRIDE.default,
             regs: REGS.default,
             pattern: DEFAULT_PATTERN,
+            element: Element::Float,
             variant: DEFAULT_VARIANT,
             compile: CompileEffects::AS_COMPILED,
             embed: false,
@@ -234,6 +237,9 @@ pub enum Action {
     },
     SetPattern {
         pattern: PatternId,
+    },
+    SetElement {
+        element: Element,
     },
     /// Choosing a lesson opens its first variant, from its file.
     SetLesson {
@@ -415,6 +421,10 @@ impl State {
             Action::SetPattern { pattern } => {
                 self.pattern = pattern;
                 "pattern"
+            }
+            Action::SetElement { element } => {
+                self.element = element;
+                "element"
             }
             Action::SetLesson { lesson } => {
                 self.set_variant(lesson.variants()[0]);

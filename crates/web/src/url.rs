@@ -14,7 +14,7 @@ use crate::state::{
     STRIDE, TILE,
 };
 use memplay_sim::compile_effects::CompileEffects;
-use memplay_sim::patterns::PatternId;
+use memplay_sim::patterns::{Element, PatternId};
 use memplay_sim::DeviceId;
 
 /// The patterns in the order the page lists them.
@@ -41,9 +41,9 @@ pub fn pattern_key(pattern: PatternId) -> &'static str {
 
 /// The keys of the query, in the order `to_query` writes them. `embed` comes last and is written
 /// only when it is on, so a link copied from the full page never turns into an embed.
-const KEYS: [&str; 12] = [
+const KEYS: [&str; 13] = [
     "device", "pattern", "tile", "block", "pad", "stride", "regs", "lesson", "variant", "compile",
-    "compare", "embed",
+    "compare", "element", "embed",
 ];
 
 /// The URL values of the page's two layouts: `1` is the compact embed of one lesson (README,
@@ -128,6 +128,16 @@ impl State {
                         &PATTERNS,
                         pattern_key,
                         DEFAULT_PATTERN,
+                        &mut state.notes,
+                    )
+                }
+                "element" => {
+                    state.element = read_choice(
+                        &key,
+                        &value,
+                        &Element::ALL,
+                        Element::as_str,
+                        Element::Float,
                         &mut state.notes,
                     )
                 }
@@ -228,13 +238,19 @@ impl State {
             self.variant.lesson().key(),
             self.variant.name(),
             compile_key(self.compile),
-            // A comparison is written only when there is one, so the first links stay as short.
+            // A comparison, and an element other than float, are written only when there is
+            // one, so the first links stay as short.
             if self.compare == CompareWith::Nothing {
                 String::new()
             } else {
                 format!("&compare={}", self.compare.key())
             }
         );
+        let settings = if self.element == Element::Float {
+            settings
+        } else {
+            format!("{settings}&element={}", self.element.as_str())
+        };
         if self.embed {
             format!("{settings}&embed={}", embed_key(true))
         } else {
@@ -396,6 +412,7 @@ mod tests {
         let written_keys = KEYS.iter().filter(|&&key| {
             (key != "embed" || state.embed)
                 && (key != "compare" || state.compare != CompareWith::Nothing)
+                && (key != "element" || state.element != Element::Float)
         });
         for key in written_keys {
             assert!(
@@ -473,10 +490,11 @@ mod tests {
     fn every_key_is_read() {
         check(
             "device=g80&pattern=tile-column&tile=8&block=64&pad=1&stride=2&regs=10\
-             &lesson=transpose-shared&compile=as-written&embed=1",
+             &lesson=transpose-shared&compile=as-written&element=float4&embed=1",
             State {
                 device: DeviceId::G80,
                 pattern: PatternId::TileColumn,
+                element: Element::Float4,
                 tile: 8,
                 block: 64,
                 pad: 1,
@@ -569,7 +587,8 @@ mod tests {
                 pad: 2,
                 notes: vec![
                     "colour is not a memplay setting (they are device, pattern, tile, block, \
-                     pad, stride, regs, lesson, variant, compile, compare, embed); ignored."
+                     pad, stride, regs, lesson, variant, compile, compare, element, embed); \
+                     ignored."
                         .to_string(),
                 ],
                 ..State::default()
@@ -746,9 +765,26 @@ mod tests {
         assert_eq!(
             other.notes,
             vec![
-                "variant=shared is not one of row-per-thread, stride, transpose (the variants of \
-                  bank-conflicts); using row-per-thread."
+                "variant=shared is not one of row-per-thread, stride, transpose, swizzle (the \
+                  variants of bank-conflicts); using row-per-thread."
                     .to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn the_bank_maps_element_is_in_the_link_only_when_it_is_not_a_float() {
+        let doubles = State::from_query("lesson=bank-conflicts&element=double");
+        assert_eq!(doubles.element, Element::Double);
+        assert!(doubles.to_query().ends_with("&element=double"));
+        assert_eq!(State::from_query(&doubles.to_query()), doubles);
+        assert!(!State::default().to_query().contains("element="));
+        let bad = State::from_query("element=quad");
+        assert_eq!(bad.element, Element::Float);
+        assert_eq!(
+            bad.notes,
+            vec![
+                "element=quad is not one of half, float, double, float4; using float.".to_string()
             ]
         );
     }

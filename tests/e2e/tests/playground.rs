@@ -3133,3 +3133,39 @@ async fn the_hierarchical_roofline_meets_the_tiled_matmul_at_the_l2_at_four_flop
     assert!(!page.is_present("roofline-level-l2").await);
     page.finish().await;
 }
+
+#[tokio::test]
+async fn a_swizzled_tile_reads_its_column_without_conflict_and_wider_elements_take_more_wavefronts()
+{
+    let page = Harness::start().await;
+    // swizzle.cu line 18 reads the tile's column as tile[threadIdx.x][c ^ threadIdx.x]: the XOR
+    // gives every lane its own bank, with no padding column.
+    page.open("?lesson=bank-conflicts&variant=swizzle&pad=0")
+        .await;
+    page.pick_line(18, "shared", "load").await;
+    page.wait_for_text("line-conflict-degree", "no conflict")
+        .await;
+    // The bank map of lane t reading element t: 32 float4s are 512 bytes, four wavefronts.
+    page.open("?lesson=bank-conflicts&pattern=stride&stride=1&element=float4")
+        .await;
+    page.wait_for_text_where("bank-wavefronts", "take four wavefronts", |text| {
+        text.starts_with("4 wavefronts (ideal 4)")
+    })
+    .await;
+    page.wait_for_text("conflict-degree", "no conflict").await;
+    // Choosing halves from the menu: two lanes share each word, one wavefront.
+    page.driver
+        .execute(
+            "const element = document.querySelector(\"[data-testid='control-element']\"); \
+             element.value = 'half'; element.dispatchEvent(new Event('change', { bubbles: true }));",
+            vec![],
+        )
+        .await
+        .expect("the element menu takes a choice");
+    page.wait_for_text_where("bank-wavefronts", "take one wavefront", |text| {
+        text.starts_with("1 wavefront (ideal 1)")
+    })
+    .await;
+    page.wait_for_url_containing("element=half").await;
+    page.finish().await;
+}

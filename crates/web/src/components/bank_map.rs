@@ -12,7 +12,7 @@
 use crate::model::{bank_grid, explain, lane_list, phase_name, BankCell, PhaseGrid};
 use memplay_sim::banks::BankReport;
 use memplay_sim::device::{SharedPhase, SharedWordDelivery};
-use memplay_sim::patterns::{Pattern, PatternId};
+use memplay_sim::patterns::{Element, Pattern, PatternId};
 use memplay_sim::Device;
 use yew::prelude::*;
 
@@ -26,15 +26,26 @@ pub struct BankMapProps {
     pub stride: u32,
 }
 
-/// The settings the pattern's source line depends on, with their values.
+/// The settings the pattern's source line depends on, with their values, and the array's element
+/// where it is not a float.
 fn parameters(props: &BankMapProps) -> String {
-    match props.pattern.id {
+    let settings = match props.pattern.id {
         PatternId::Stride => format!("s = {}", props.stride),
         PatternId::TileRow | PatternId::TileColumn => {
             format!("TILE = {}, PAD = {}", props.tile, props.pad)
         }
         PatternId::RowPerThread => format!("PAD = {}", props.pad),
         PatternId::Broadcast | PatternId::Multicast => String::new(),
+    };
+    let bytes = props.pattern.access.width.bytes();
+    let element = Element::ALL
+        .into_iter()
+        .find(|e| e.bytes() == bytes)
+        .unwrap_or_default();
+    match (element, settings.is_empty()) {
+        (Element::Float, _) => settings,
+        (_, true) => format!("{} elements of {bytes} bytes", element.as_str()),
+        (_, false) => format!("{settings}, {} elements of {bytes} bytes", element.as_str()),
     }
 }
 
@@ -198,7 +209,7 @@ pub fn bank_map(props: &BankMapProps) -> Html {
                     <span class="degree-label">{ "Bank conflict: " }</span>
                     <strong data-testid="conflict-degree">{ report.degree_label() }</strong>
                 </p>
-                <p class="wavefronts">
+                <p class="wavefronts" data-testid="bank-wavefronts">
                     { format!(
                         "{} wavefront{} (ideal {}), {} extra",
                         report.wavefronts,

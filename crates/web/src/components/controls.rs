@@ -7,7 +7,7 @@
 use crate::lessons::Control;
 use crate::state::{Action, NumberSetting, BLOCK, PAD, REGS, STRIDE, TILE};
 use crate::url::{pattern_key, PATTERNS};
-use memplay_sim::patterns::PatternId;
+use memplay_sim::patterns::{Element, PatternId};
 use memplay_sim::DeviceId;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -16,6 +16,7 @@ use yew::prelude::*;
 pub struct ControlsProps {
     pub device: DeviceId,
     pub pattern: PatternId,
+    pub element: Element,
     pub tile: u32,
     pub block: u32,
     pub pad: u32,
@@ -130,6 +131,17 @@ pub fn controls(props: &ControlsProps) -> Html {
             }
         })
     };
+    let on_element = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |event: Event| {
+            let select: Option<HtmlSelectElement> = event.target_dyn_into();
+            let element =
+                select.and_then(|s| Element::ALL.into_iter().find(|e| e.as_str() == s.value()));
+            if let Some(element) = element {
+                on_action.emit(Action::SetElement { element });
+            }
+        })
+    };
     let tile = number_handlers(TILE, props.tile, &props.on_action, |tile| Action::SetTile {
         tile,
     });
@@ -175,6 +187,20 @@ pub fn controls(props: &ControlsProps) -> Html {
                         }) }
                     </select>
                     <p class="hint" id="pattern-hint">{ pattern_hint(props.pattern) }</p>
+                </div>
+                <div class="control">
+                    <label for="element">{ "Element of the array" }</label>
+                    <select id="element" data-testid="control-element" onchange={on_element}
+                            aria-describedby="element-hint">
+                        { for Element::ALL.into_iter().map(|element| html! {
+                            <option value={element.as_str()} selected={element == props.element}>
+                                { format!("{} ({} bytes)", element.as_str(), element.bytes()) }
+                            </option>
+                        }) }
+                    </select>
+                    <p class="hint" id="element-hint">
+                        { "Each lane reads one element: half a bank word, one, two or four." }
+                    </p>
                 </div>
             }
 
