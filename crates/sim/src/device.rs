@@ -14,6 +14,7 @@
 //! (`n_banks`, `shared_phase`, `shared_word_delivery`, `global_coalescing`, ...), so a new preset
 //! only needs new numbers.
 
+use crate::transfer::HostLink;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
@@ -235,6 +236,8 @@ pub struct Device {
     /// granularity a texture binding asks of a pitch: that is 32 bytes on the H100 (h100.json
     /// "device" row) while the pitches measured there are multiples of 512.
     pub pitch_alignment_bytes: u32,
+    /// The bus to the host and what a copy over it costs (`transfer`).
+    pub host_link: HostLink,
     /// Latencies, cache and DRAM constants for the timing model (`timing`).
     pub timing: DeviceTiming,
 }
@@ -540,6 +543,15 @@ pub fn g80() -> Device {
         // cudaMallocPitch rounds rows to it here is the rule of the later devices (see H100), not
         // a measurement on a cc 1.x device.
         pitch_alignment_bytes: 256,
+        // GeForce 8800 GTX: PCI Express 1.0a x16, 2.5 GT/s x 16 lanes with 8b/10b coding, 4 GB/s
+        // per direction (PCI-SIG). Its hosts (2006-2007) had DDR2-800 memory, about 3 GB/s for a
+        // memcpy of one thread.
+        host_link: HostLink {
+            name: Cow::Borrowed("PCIe 1.0 x16"),
+            raw_gbps: 4.0,
+            host_copy_gbps: 3.0,
+            call_us: 10.0,
+        },
         timing: DeviceTiming {
             // No L1 or L2 for global memory on cc 1.x: every load goes to DRAM. CUDA C Programming
             // Guide 2.3, 5.1.2.1: "400 to 600 clock cycles of memory latency".
@@ -652,6 +664,14 @@ pub fn gt200() -> Device {
         global_coalescing: GlobalCoalescing::SegmentHalfWarp,
         // As G80: textureAlignment is 256 bytes on cc 1.x (deviceQuery, Tesla C1060, cc 1.3).
         pitch_alignment_bytes: 256,
+        // GeForce GTX 260/280: PCI Express 2.0 x16, 5 GT/s with 8b/10b coding, 8 GB/s per
+        // direction (PCI-SIG). Hosts of 2008-2009: DDR2/DDR3, about 5 GB/s for one memcpy.
+        host_link: HostLink {
+            name: Cow::Borrowed("PCIe 2.0 x16"),
+            raw_gbps: 8.0,
+            host_copy_gbps: 5.0,
+            call_us: 10.0,
+        },
         timing: DeviceTiming {
             // No L1 or L2 for global memory on cc 1.x. Programming Guide 2.3, 5.1.2.1: "400 to 600
             // clock cycles of memory latency".
@@ -757,6 +777,14 @@ pub fn fermi() -> Device {
         // (NVIDIA developer forum, "Understanding Memory Pitch Alignment", GTX 780 and GTX 750)
         // and on the H100 (measured). Not measured on a Fermi.
         pitch_alignment_bytes: 512,
+        // Tesla C2050 / GeForce GTX 480: PCI Express 2.0 x16, 8 GB/s per direction. Hosts of
+        // 2010: DDR3, about 6 GB/s for one memcpy.
+        host_link: HostLink {
+            name: Cow::Borrowed("PCIe 2.0 x16"),
+            raw_gbps: 8.0,
+            host_copy_gbps: 6.0,
+            call_us: 8.0,
+        },
         timing: DeviceTiming {
             // Not measured here for Fermi: L1 and L2 latencies carried over from V100 (see there);
             // Programming Guide 3.2, 5.2.3: "400 to 800 clock cycles" for device memory.
@@ -849,6 +877,15 @@ pub fn v100() -> Device {
         // every device from Fermi on; rows padded to multiples of 512 (see Fermi and H100). The
         // pitch itself is not measured on a V100.
         pitch_alignment_bytes: 512,
+        // Tesla V100: PCI Express 3.0 x16 to the host (the SXM2 board's NVLink joins GPUs, not
+        // the x86 host), 8 GT/s with 128b/130b coding, 15.75 GB/s per direction. Hosts of 2017:
+        // DDR4, about 10 GB/s for one memcpy.
+        host_link: HostLink {
+            name: Cow::Borrowed("PCIe 3.0 x16"),
+            raw_gbps: 15.75,
+            host_copy_gbps: 10.0,
+            call_us: 5.0,
+        },
         timing: DeviceTiming {
             // Pointer-chase latencies, V100 row of markdewing/AI_kernels latency/README.md.
             l1_hit_latency_cycles: 36,
@@ -938,6 +975,15 @@ pub fn a100() -> Device {
         // As every device from Fermi on: textureAlignment of 512 bytes, rows padded to multiples
         // of 512 (see Fermi and H100). Not measured on an A100.
         pitch_alignment_bytes: 512,
+        // A100: PCI Express 4.0 x16, 16 GT/s with 128b/130b coding, 31.5 GB/s per direction
+        // (A100 datasheet: "PCIe Gen4: 64 GB/s", both directions). Hosts of 2020: DDR4-3200,
+        // about 12 GB/s for one memcpy.
+        host_link: HostLink {
+            name: Cow::Borrowed("PCIe 4.0 x16"),
+            raw_gbps: 31.5,
+            host_copy_gbps: 12.0,
+            call_us: 5.0,
+        },
         timing: DeviceTiming {
             // Pointer-chase latencies, A100 SXM row of markdewing/AI_kernels latency/README.md.
             l1_hit_latency_cycles: 39,
@@ -1032,6 +1078,15 @@ pub fn h100() -> Device {
         // while the same file's texture_pitch_alignment is 32: the pitch follows the texture
         // alignment of a base address (512 from Fermi on), not texturePitchAlignment.
         pitch_alignment_bytes: 512,
+        // H100 SXM5: PCI Express 5.0 x16 to the host, 32 GT/s with 128b/130b coding, 63 GB/s
+        // per direction (H100 datasheet: "PCIe Gen5: 128 GB/s", both directions). Hosts of 2022:
+        // DDR5, about 20 GB/s for one memcpy.
+        host_link: HostLink {
+            name: Cow::Borrowed("PCIe 5.0 x16"),
+            raw_gbps: 63.0,
+            host_copy_gbps: 20.0,
+            call_us: 5.0,
+        },
         timing: DeviceTiming {
             // Pointer-chase latencies, H100 SXM row of markdewing/AI_kernels latency/README.md.
             l1_hit_latency_cycles: 40,

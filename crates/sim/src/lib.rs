@@ -26,6 +26,7 @@ pub mod sampling;
 pub mod simulate;
 pub mod timing;
 pub mod trace;
+pub mod transfer;
 
 pub use access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
 pub use device::{Device, DeviceId};

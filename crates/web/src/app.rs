@@ -29,6 +29,7 @@ use crate::components::pitched::PitchedAllocation;
 use crate::components::roofline_levels::RooflineLevels;
 use crate::components::roofline_view::RooflineView;
 use crate::components::time_sweep::TimeSweep;
+use crate::components::transfer_view::TransferView;
 use crate::deflate;
 use crate::lessons::View;
 use crate::line_model;
@@ -326,6 +327,7 @@ pub fn app() -> Html {
                     device={state.device}
                     pattern={state.pattern}
                     element={state.element}
+                    host_memory={state.host_memory}
                     tile={state.tile}
                     block={state.block}
                     pad={state.pad}
@@ -383,6 +385,10 @@ pub fn app() -> Html {
                     }
                     if views.contains(&View::Divergence) {
                         <DivergenceView run={shown.run.clone()} />
+                    }
+                    if views.contains(&View::Transfers) {
+                        <TransferView run={shown.run.clone()} host_memory={state.host_memory}
+                                      layout={state.variant.transfer_layout()} />
                     }
                     if views.contains(&View::Occupancy) {
                         <OccupancyView

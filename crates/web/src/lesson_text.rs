@@ -85,10 +85,13 @@ pub enum Metric {
     /// Lanes active in the average warp instruction (`smsp__thread_inst_executed` over
     /// `smsp__inst_executed`).
     ActiveLanesPerInstruction,
+    /// The time of the launch's copies to and from pinned host memory over the kernel's time
+    /// (`transfer::launch_transfers`).
+    CopiesOverKernel,
 }
 
 impl Metric {
-    const ALL: [Metric; 12] = [
+    const ALL: [Metric; 13] = [
         Metric::GlobalLoadsPerThread,
         Metric::GlobalLoadRequestsPerWarp,
         Metric::WavefrontsPerSharedLoad,
@@ -101,6 +104,7 @@ impl Metric {
         Metric::PitchOf100Floats,
         Metric::LatencyCoveredPercent,
         Metric::ActiveLanesPerInstruction,
+        Metric::CopiesOverKernel,
     ];
 
     pub fn key(self) -> &'static str {
@@ -117,6 +121,7 @@ impl Metric {
             Metric::PitchOf100Floats => "pitch-of-100-floats",
             Metric::LatencyCoveredPercent => "latency-covered-percent",
             Metric::ActiveLanesPerInstruction => "active-lanes-per-instruction",
+            Metric::CopiesOverKernel => "copies-over-kernel",
         }
     }
 
@@ -135,6 +140,7 @@ impl Metric {
             Metric::PitchOf100Floats => "bytes of pitch for rows of 100 floats",
             Metric::LatencyCoveredPercent => "% of the memory wait covered by resident warps",
             Metric::ActiveLanesPerInstruction => "lanes active per warp instruction",
+            Metric::CopiesOverKernel => "times the kernel's time spent on its copies (pinned)",
         }
     }
 
@@ -181,6 +187,15 @@ impl Metric {
                     * memplay_sim::timing::predict(report)
                         .latency_hiding
                         .covered(),
+            ),
+            Metric::CopiesOverKernel => Some(
+                memplay_sim::transfer::launch_transfers(
+                    report,
+                    &memplay_sim::timing::predict(report),
+                    memplay_sim::transfer::HostMemory::Pinned,
+                    memplay_sim::transfer::Layout::Linear,
+                )
+                .ratio(),
             ),
             Metric::ActiveLanesPerInstruction => ratio(
                 counter("smsp__thread_inst_executed.sum"),

@@ -14,6 +14,7 @@
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::simulate::SimulationInput;
+use memplay_sim::transfer::Layout;
 use memplay_sim::DeviceId;
 
 use memplay_sim::lesson_kernels::{
@@ -29,6 +30,8 @@ pub enum Control {
     Stride,
     Block,
     Regs,
+    /// Pinned or pageable host memory for the copies (`host=`).
+    HostMemory,
 }
 
 /// A view of the page beside the lesson's words and kernel card, shown where it matters.
@@ -48,6 +51,8 @@ pub enum View {
     LatencyHiding,
     /// Active lanes per warp instruction, and the FP32 work the split warps waste (seed 001).
     Divergence,
+    /// The copies to and from the host beside the kernel (seeds 000, 001).
+    Transfers,
 }
 
 /// The lessons, in the order of the lectures.
@@ -82,6 +87,10 @@ pub enum Variant {
     LatencyAdjDiff,
     /// The shared-tile transpose with an XOR swizzle instead of padding.
     TransposeSwizzle,
+    /// The adjacent difference with its input copied in and its result copied out.
+    TransfersAdjDiff,
+    /// The guarded tiled matmul at n = 1000 with its matrices copied in and out.
+    TransfersMatmul,
     /// The divergence lesson's loop with odd and even lanes on different paths.
     DivergenceSplit,
     /// The same loop with whole warps on one path.
@@ -103,10 +112,11 @@ pub enum Lesson {
     Occupancy,
     LatencyHiding,
     Roofline,
+    HostTransfers,
 }
 
 impl Lesson {
-    pub const ALL: [Lesson; 12] = [
+    pub const ALL: [Lesson; 13] = [
         Lesson::MemorySpaces,
         Lesson::AdjacentDifference,
         Lesson::TiledMatmul,
@@ -119,6 +129,7 @@ impl Lesson {
         Lesson::Occupancy,
         Lesson::LatencyHiding,
         Lesson::Roofline,
+        Lesson::HostTransfers,
     ];
 
     /// The id in the URL (`lesson=tiled-matmul`), also the name of its file in `www/lessons/`.
@@ -136,6 +147,7 @@ impl Lesson {
             Lesson::Roofline => "roofline",
             Lesson::WarpDivergence => "warp-divergence",
             Lesson::LatencyHiding => "latency-hiding",
+            Lesson::HostTransfers => "host-transfers",
         }
     }
 
@@ -162,6 +174,7 @@ impl Lesson {
             Lesson::Roofline => "The roofline",
             Lesson::WarpDivergence => "Warp divergence",
             Lesson::LatencyHiding => "Latency hiding",
+            Lesson::HostTransfers => "Copies to and from the host",
         }
     }
 
@@ -185,6 +198,7 @@ impl Lesson {
             Lesson::PitchedAllocation => &[Variant::PitchedTranspose],
             Lesson::WarpDivergence => &[Variant::DivergenceSplit, Variant::DivergenceUniform],
             Lesson::LatencyHiding => &[Variant::LatencyAdjDiff],
+            Lesson::HostTransfers => &[Variant::TransfersAdjDiff, Variant::TransfersMatmul],
         }
     }
 
@@ -195,6 +209,7 @@ impl Lesson {
                 &[Control::Block, Control::Regs]
             }
             Lesson::WarpDivergence => &[Control::Block],
+            Lesson::HostTransfers => &[Control::HostMemory],
             Lesson::TiledMatmul | Lesson::Occupancy => {
                 &[Control::Tile, Control::Pad, Control::Regs]
             }
@@ -221,6 +236,7 @@ impl Lesson {
             Lesson::PitchedAllocation => &[View::Pitched],
             Lesson::LatencyHiding => &[View::LatencyHiding, View::Occupancy],
             Lesson::WarpDivergence => &[View::Divergence],
+            Lesson::HostTransfers => &[View::Transfers],
             Lesson::AdjacentDifference
             | Lesson::BoundaryChecks
             | Lesson::Coalescing
@@ -255,6 +271,7 @@ impl Lesson {
             }
             Lesson::WarpDivergence => include_str!("../../../www/lessons/warp-divergence.txt"),
             Lesson::LatencyHiding => include_str!("../../../www/lessons/latency-hiding.txt"),
+            Lesson::HostTransfers => include_str!("../../../www/lessons/host-transfers.txt"),
         }
     }
 }
@@ -357,7 +374,7 @@ pub const DIVERGENCE_BLOCKS: u32 = 1056;
 pub const DIVERGENCE_ITERS: u32 = 4096;
 
 impl Variant {
-    pub const ALL: [Variant; 22] = [
+    pub const ALL: [Variant; 24] = [
         Variant::MatmulNaive,
         Variant::MatmulTiled,
         Variant::AdjDiffNaive,
@@ -380,6 +397,8 @@ impl Variant {
         Variant::DivergenceSplit,
         Variant::DivergenceUniform,
         Variant::TransposeSwizzle,
+        Variant::TransfersAdjDiff,
+        Variant::TransfersMatmul,
     ];
 
     /// The kernel's key in the page's first links (`lesson=matmul-tiled`), which still open its
@@ -408,6 +427,8 @@ impl Variant {
             Variant::DivergenceSplit => "divergence-split",
             Variant::DivergenceUniform => "divergence-uniform",
             Variant::TransposeSwizzle => "transpose-swizzle",
+            Variant::TransfersAdjDiff => "transfers-adj-diff",
+            Variant::TransfersMatmul => "transfers-matmul",
         }
     }
 
@@ -427,6 +448,7 @@ impl Variant {
             | Variant::RowPerThread
             | Variant::TransposeShared
             | Variant::TransposeSwizzle => Lesson::BankConflicts,
+            Variant::TransfersAdjDiff | Variant::TransfersMatmul => Lesson::HostTransfers,
             Variant::StridedCopy | Variant::TransposeNaive => Lesson::Coalescing,
             Variant::AtomicsGlobal | Variant::AtomicsHierarchical => Lesson::Atomics,
             Variant::BoundaryUnguarded | Variant::BoundaryGuarded => Lesson::BoundaryChecks,
@@ -462,6 +484,8 @@ impl Variant {
             Variant::DivergenceSplit => "divergent",
             Variant::DivergenceUniform => "uniform",
             Variant::TransposeSwizzle => "swizzle",
+            Variant::TransfersAdjDiff => "adjacent-difference",
+            Variant::TransfersMatmul => "matmul",
         }
     }
 
@@ -493,6 +517,10 @@ impl Variant {
             Variant::TransposeSwizzle => {
                 "Transpose through a swizzled tile: XOR instead of padding"
             }
+            Variant::TransfersAdjDiff => "Adjacent difference, with its copies (seed 000)",
+            Variant::TransfersMatmul => {
+                "Tiled matmul at n = 1000, with its copies (seeds 000, 004)"
+            }
         }
     }
 
@@ -515,6 +543,8 @@ impl Variant {
             Variant::LatencyAdjDiff => ADJ_DIFF,
             Variant::DivergenceSplit | Variant::DivergenceUniform => DIVERGENCE,
             Variant::TransposeSwizzle => SWIZZLE,
+            Variant::TransfersAdjDiff => ADJ_DIFF,
+            Variant::TransfersMatmul => BOUNDARY,
         }
     }
 
@@ -542,6 +572,8 @@ impl Variant {
             Variant::LatencyAdjDiff => "adj_diff_naive",
             Variant::DivergenceSplit | Variant::DivergenceUniform => "branch",
             Variant::TransposeSwizzle => "tr_swizzle",
+            Variant::TransfersAdjDiff => "adj_diff_naive",
+            Variant::TransfersMatmul => "mm_tiled_guarded",
         }
     }
 
@@ -565,6 +597,21 @@ impl Variant {
             Variant::LatencyAdjDiff => "registers per thread, threads per block",
             Variant::DivergenceSplit | Variant::DivergenceUniform => "threads per block",
             Variant::TransposeSwizzle => "none (the swizzle replaces the padding)",
+            Variant::TransfersAdjDiff | Variant::TransfersMatmul => {
+                "host memory (pinned or pageable), device"
+            }
+        }
+    }
+
+    /// How the launch's buffers are laid out for the host-transfers lesson: the matmul's
+    /// matrices in pitched rows of n floats (`cudaMallocPitch`, `cudaMemcpy2D`), the rest in one
+    /// block each.
+    pub fn transfer_layout(self) -> Layout {
+        match self {
+            Variant::TransfersMatmul => Layout::Pitched {
+                row_bytes: u64::from(BOUNDARY_N) * 4,
+            },
+            _ => Layout::Linear,
         }
     }
 
@@ -578,7 +625,8 @@ impl Variant {
             | Variant::OccupancyTiled
             | Variant::RooflineNaive
             | Variant::RooflineTiled
-            | Variant::MemorySpacesTiled => SweepSetting::Tile,
+            | Variant::MemorySpacesTiled
+            | Variant::TransfersMatmul => SweepSetting::Tile,
             Variant::RowPerThread
             | Variant::TransposeShared
             | Variant::TransposeNaive
@@ -626,9 +674,12 @@ impl Variant {
             | Variant::OccupancyTiled
             | Variant::RooflineNaive
             | Variant::RooflineTiled
-            | Variant::MemorySpacesTiled => {
+            | Variant::MemorySpacesTiled
+            | Variant::TransfersMatmul => {
                 let n = match self {
-                    Variant::BoundaryUnguarded | Variant::BoundaryGuarded => BOUNDARY_N,
+                    Variant::BoundaryUnguarded
+                    | Variant::BoundaryGuarded
+                    | Variant::TransfersMatmul => BOUNDARY_N,
                     _ => MATMUL_N,
                 };
                 let tile = state.tile;
@@ -643,7 +694,10 @@ impl Variant {
                     bytes("c", elements),
                 ];
             }
-            Variant::AdjDiffNaive | Variant::AdjDiffShared | Variant::LatencyAdjDiff => {
+            Variant::AdjDiffNaive
+            | Variant::AdjDiffShared
+            | Variant::LatencyAdjDiff
+            | Variant::TransfersAdjDiff => {
                 let n = match self {
                     Variant::LatencyAdjDiff => LATENCY_N,
                     _ => ADJ_DIFF_N,

@@ -12,6 +12,7 @@ use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::{Element, PatternId};
 use memplay_sim::simulate::SimulationInput;
 use memplay_sim::trace::AccessSite;
+use memplay_sim::transfer::HostMemory;
 use memplay_sim::DeviceId;
 use std::rc::Rc;
 use yew::Reducible;
@@ -117,6 +118,8 @@ pub struct State {
     pub pattern: PatternId,
     /// The element type of the bank map's array (`element=`).
     pub element: Element,
+    /// Where the host side of the copies lives (`host=`).
+    pub host_memory: HostMemory,
     /// The kernel the simulation runs, a variant of its lesson (`Variant::lesson`).
     pub variant: Variant,
     /// The kernel as written, or as nvcc compiles it (shared-load fusion).
@@ -194,6 +197,7 @@ impl Default for State {
             regs: REGS.default,
             pattern: DEFAULT_PATTERN,
             element: Element::Float,
+            host_memory: HostMemory::Pinned,
             variant: DEFAULT_VARIANT,
             compile: CompileEffects::AS_COMPILED,
             embed: false,
@@ -240,6 +244,9 @@ pub enum Action {
     },
     SetElement {
         element: Element,
+    },
+    SetHostMemory {
+        host_memory: HostMemory,
     },
     /// Choosing a lesson opens its first variant, from its file.
     SetLesson {
@@ -425,6 +432,10 @@ impl State {
             Action::SetElement { element } => {
                 self.element = element;
                 "element"
+            }
+            Action::SetHostMemory { host_memory } => {
+                self.host_memory = host_memory;
+                "host"
             }
             Action::SetLesson { lesson } => {
                 self.set_variant(lesson.variants()[0]);

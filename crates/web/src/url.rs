@@ -15,6 +15,7 @@ use crate::state::{
 };
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::{Element, PatternId};
+use memplay_sim::transfer::HostMemory;
 use memplay_sim::DeviceId;
 
 /// The patterns in the order the page lists them.
@@ -41,9 +42,9 @@ pub fn pattern_key(pattern: PatternId) -> &'static str {
 
 /// The keys of the query, in the order `to_query` writes them. `embed` comes last and is written
 /// only when it is on, so a link copied from the full page never turns into an embed.
-const KEYS: [&str; 13] = [
+const KEYS: [&str; 14] = [
     "device", "pattern", "tile", "block", "pad", "stride", "regs", "lesson", "variant", "compile",
-    "compare", "element", "embed",
+    "compare", "element", "host", "embed",
 ];
 
 /// The URL values of the page's two layouts: `1` is the compact embed of one lesson (README,
@@ -138,6 +139,16 @@ impl State {
                         &Element::ALL,
                         Element::as_str,
                         Element::Float,
+                        &mut state.notes,
+                    )
+                }
+                "host" => {
+                    state.host_memory = read_choice(
+                        &key,
+                        &value,
+                        &HostMemory::ALL,
+                        HostMemory::as_str,
+                        HostMemory::Pinned,
                         &mut state.notes,
                     )
                 }
@@ -250,6 +261,11 @@ impl State {
             settings
         } else {
             format!("{settings}&element={}", self.element.as_str())
+        };
+        let settings = if self.host_memory == HostMemory::Pinned {
+            settings
+        } else {
+            format!("{settings}&host={}", self.host_memory.as_str())
         };
         if self.embed {
             format!("{settings}&embed={}", embed_key(true))
@@ -413,6 +429,7 @@ mod tests {
             (key != "embed" || state.embed)
                 && (key != "compare" || state.compare != CompareWith::Nothing)
                 && (key != "element" || state.element != Element::Float)
+                && (key != "host" || state.host_memory != HostMemory::Pinned)
         });
         for key in written_keys {
             assert!(
@@ -490,11 +507,12 @@ mod tests {
     fn every_key_is_read() {
         check(
             "device=g80&pattern=tile-column&tile=8&block=64&pad=1&stride=2&regs=10\
-             &lesson=transpose-shared&compile=as-written&element=float4&embed=1",
+             &lesson=transpose-shared&compile=as-written&element=float4&host=pageable&embed=1",
             State {
                 device: DeviceId::G80,
                 pattern: PatternId::TileColumn,
                 element: Element::Float4,
+                host_memory: HostMemory::Pageable,
                 tile: 8,
                 block: 64,
                 pad: 1,
@@ -587,8 +605,8 @@ mod tests {
                 pad: 2,
                 notes: vec![
                     "colour is not a memplay setting (they are device, pattern, tile, block, \
-                     pad, stride, regs, lesson, variant, compile, compare, element, embed); \
-                     ignored."
+                     pad, stride, regs, lesson, variant, compile, compare, element, host, \
+                     embed); ignored."
                         .to_string(),
                 ],
                 ..State::default()

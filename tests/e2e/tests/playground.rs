@@ -2695,6 +2695,7 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
             "roofline",
         ),
         ("roofline", &["roofline"][..], "occupancy"),
+        ("host-transfers", &["transfers"][..], "bank-map"),
     ] {
         page.open(&format!("?lesson={lesson}")).await;
         for view in views {
@@ -3167,5 +3168,61 @@ async fn a_swizzled_tile_reads_its_column_without_conflict_and_wider_elements_ta
     })
     .await;
     page.wait_for_url_containing("element=half").await;
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn the_adjacent_differences_copies_cost_more_than_its_kernel_and_pageable_memory_more_still()
+{
+    let page = Harness::start().await;
+    let times = |text: &str| {
+        let (number, unit) = text.split_once(' ').unwrap_or((text, "ms"));
+        let value = number.replace(',', "").parse::<f64>().unwrap_or(0.0);
+        if unit == "us" {
+            value / 1e3
+        } else {
+            value
+        }
+    };
+    page.open("?lesson=host-transfers&variant=adjacent-difference&device=h100")
+        .await;
+    // 32 MB over PCIe 5.0 against a 16 us kernel: the copies cost some 38 kernels.
+    let ratio = page
+        .wait_for_text_where(
+            "transfer-ratio",
+            "show the copies over the kernel",
+            |text| {
+                text.trim_end_matches('x')
+                    .parse::<f64>()
+                    .is_ok_and(|r| (30.0..45.0).contains(&r))
+            },
+        )
+        .await;
+    let pinned = page
+        .wait_for_text_where("transfer-copies", "time the copies", |text| {
+            times(text) > 0.0
+        })
+        .await;
+    page.wait_for_text_where("transfer-verdict", "say the bus sets the pace", |text| {
+        text.contains("the bus, not the GPU, sets the pace")
+    })
+    .await;
+    page.open("?lesson=host-transfers&variant=adjacent-difference&device=h100&host=pageable")
+        .await;
+    let pageable = page
+        .wait_for_text_where("transfer-copies", "time the pageable copies", |text| {
+            times(text) > 1.2 * times(&pinned)
+        })
+        .await;
+    println!("pinned {pinned} ({ratio}), pageable {pageable}");
+    // The matmul's work pays for its copies.
+    page.open("?lesson=host-transfers&variant=matmul&device=h100")
+        .await;
+    page.wait_for_text_where(
+        "transfer-verdict",
+        "say the kernel pays for its copies",
+        |text| text.contains("the kernel's work pays for them"),
+    )
+    .await;
     page.finish().await;
 }

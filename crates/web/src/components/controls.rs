@@ -8,6 +8,7 @@ use crate::lessons::Control;
 use crate::state::{Action, NumberSetting, BLOCK, PAD, REGS, STRIDE, TILE};
 use crate::url::{pattern_key, PATTERNS};
 use memplay_sim::patterns::{Element, PatternId};
+use memplay_sim::transfer::HostMemory;
 use memplay_sim::DeviceId;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -17,6 +18,7 @@ pub struct ControlsProps {
     pub device: DeviceId,
     pub pattern: PatternId,
     pub element: Element,
+    pub host_memory: HostMemory,
     pub tile: u32,
     pub block: u32,
     pub pad: u32,
@@ -142,6 +144,20 @@ pub fn controls(props: &ControlsProps) -> Html {
             }
         })
     };
+    let on_host_memory = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |event: Event| {
+            let select: Option<HtmlSelectElement> = event.target_dyn_into();
+            let host_memory = select.and_then(|s| {
+                HostMemory::ALL
+                    .into_iter()
+                    .find(|m| m.as_str() == s.value())
+            });
+            if let Some(host_memory) = host_memory {
+                on_action.emit(Action::SetHostMemory { host_memory });
+            }
+        })
+    };
     let tile = number_handlers(TILE, props.tile, &props.on_action, |tile| Action::SetTile {
         tile,
     });
@@ -200,6 +216,24 @@ pub fn controls(props: &ControlsProps) -> Html {
                     </select>
                     <p class="hint" id="element-hint">
                         { "Each lane reads one element: half a bank word, one, two or four." }
+                    </p>
+                </div>
+            }
+
+            if props.shown.contains(&Control::HostMemory) {
+                <div class="control">
+                    <label for="host-memory">{ "Host memory" }</label>
+                    <select id="host-memory" data-testid="control-host-memory"
+                            onchange={on_host_memory} aria-describedby="host-memory-hint">
+                        <option value="pinned" selected={props.host_memory == HostMemory::Pinned}>
+                            { "pinned (cudaMallocHost)" }
+                        </option>
+                        <option value="pageable" selected={props.host_memory == HostMemory::Pageable}>
+                            { "pageable (malloc)" }
+                        </option>
+                    </select>
+                    <p class="hint" id="host-memory-hint">
+                        { "Pageable memory is staged through a pinned buffer by the driver." }
                     </p>
                 </div>
             }

@@ -23,6 +23,7 @@ pub mod pitched;
 pub mod roofline_levels;
 pub mod roofline_view;
 pub mod time_sweep;
+pub mod transfer_view;
 
 #[cfg(test)]
 mod tests {
