@@ -20,6 +20,7 @@ use crate::components::divergence_view::DivergenceView;
 use crate::components::embed_bar::{EmbedBar, EmbedCodePanel};
 use crate::components::kernel_view::{launch_text, KernelView};
 use crate::components::latency_view::LatencyView;
+use crate::components::launch_form::LaunchForm;
 use crate::components::lesson_guide::LessonGuide;
 use crate::components::line_view::LineView;
 use crate::components::memory_spaces::MemorySpaces;
@@ -202,9 +203,7 @@ pub fn app() -> Html {
         &input,
     ));
     let launch = launch_text(&input);
-    let sweep_launches = state
-        .variant
-        .sweep_launches(state.settings(), state.source());
+    let sweep_launches = state.sweep_launches();
     let kernel = input.kernel.clone();
     let compared = state.compare_launch();
     let shown = use_simulations(
@@ -366,6 +365,10 @@ pub fn app() -> Html {
                     other={shown.compare.clone()}
                     on_action={on_action.clone()}
                 />
+                if views.contains(&View::LaunchForm) {
+                    <LaunchForm source={state.source().to_string()} launch={state.my_launch.clone()}
+                                settings={state.settings()} on_action={on_action.clone()} />
+                }
                 if views.contains(&View::Lines) {
                     <LineView view={line_view} on_action={on_action.clone()} />
                 }

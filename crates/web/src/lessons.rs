@@ -53,6 +53,8 @@ pub enum View {
     Divergence,
     /// The copies to and from the host beside the kernel (seeds 000, 001).
     Transfers,
+    /// The launch form of the my-kernel lesson.
+    LaunchForm,
 }
 
 /// The lessons, in the order of the lectures.
@@ -91,6 +93,8 @@ pub enum Variant {
     TransfersAdjDiff,
     /// The guarded tiled matmul at n = 1000 with its matrices copied in and out.
     TransfersMatmul,
+    /// Any kernel of the student's source, launched as the student writes it (`my_kernel`).
+    MyKernel,
     /// The divergence lesson's loop with odd and even lanes on different paths.
     DivergenceSplit,
     /// The same loop with whole warps on one path.
@@ -113,10 +117,11 @@ pub enum Lesson {
     LatencyHiding,
     Roofline,
     HostTransfers,
+    MyKernel,
 }
 
 impl Lesson {
-    pub const ALL: [Lesson; 13] = [
+    pub const ALL: [Lesson; 14] = [
         Lesson::MemorySpaces,
         Lesson::AdjacentDifference,
         Lesson::TiledMatmul,
@@ -130,6 +135,7 @@ impl Lesson {
         Lesson::LatencyHiding,
         Lesson::Roofline,
         Lesson::HostTransfers,
+        Lesson::MyKernel,
     ];
 
     /// The id in the URL (`lesson=tiled-matmul`), also the name of its file in `www/lessons/`.
@@ -148,6 +154,7 @@ impl Lesson {
             Lesson::WarpDivergence => "warp-divergence",
             Lesson::LatencyHiding => "latency-hiding",
             Lesson::HostTransfers => "host-transfers",
+            Lesson::MyKernel => "my-kernel",
         }
     }
 
@@ -175,6 +182,7 @@ impl Lesson {
             Lesson::WarpDivergence => "Warp divergence",
             Lesson::LatencyHiding => "Latency hiding",
             Lesson::HostTransfers => "Copies to and from the host",
+            Lesson::MyKernel => "My kernel",
         }
     }
 
@@ -199,6 +207,7 @@ impl Lesson {
             Lesson::WarpDivergence => &[Variant::DivergenceSplit, Variant::DivergenceUniform],
             Lesson::LatencyHiding => &[Variant::LatencyAdjDiff],
             Lesson::HostTransfers => &[Variant::TransfersAdjDiff, Variant::TransfersMatmul],
+            Lesson::MyKernel => &[Variant::MyKernel],
         }
     }
 
@@ -210,6 +219,7 @@ impl Lesson {
             }
             Lesson::WarpDivergence => &[Control::Block],
             Lesson::HostTransfers => &[Control::HostMemory],
+            Lesson::MyKernel => &[Control::Regs, Control::HostMemory],
             Lesson::TiledMatmul | Lesson::Occupancy => {
                 &[Control::Tile, Control::Pad, Control::Regs]
             }
@@ -237,6 +247,15 @@ impl Lesson {
             Lesson::LatencyHiding => &[View::LatencyHiding, View::Occupancy],
             Lesson::WarpDivergence => &[View::Divergence],
             Lesson::HostTransfers => &[View::Transfers],
+            Lesson::MyKernel => &[
+                View::LaunchForm,
+                View::Lines,
+                View::Occupancy,
+                View::LatencyHiding,
+                View::Divergence,
+                View::Roofline,
+                View::Transfers,
+            ],
             Lesson::AdjacentDifference
             | Lesson::BoundaryChecks
             | Lesson::Coalescing
@@ -272,6 +291,7 @@ impl Lesson {
             Lesson::WarpDivergence => include_str!("../../../www/lessons/warp-divergence.txt"),
             Lesson::LatencyHiding => include_str!("../../../www/lessons/latency-hiding.txt"),
             Lesson::HostTransfers => include_str!("../../../www/lessons/host-transfers.txt"),
+            Lesson::MyKernel => include_str!("../../../www/lessons/my-kernel.txt"),
         }
     }
 }
@@ -374,7 +394,7 @@ pub const DIVERGENCE_BLOCKS: u32 = 1056;
 pub const DIVERGENCE_ITERS: u32 = 4096;
 
 impl Variant {
-    pub const ALL: [Variant; 24] = [
+    pub const ALL: [Variant; 25] = [
         Variant::MatmulNaive,
         Variant::MatmulTiled,
         Variant::AdjDiffNaive,
@@ -399,6 +419,7 @@ impl Variant {
         Variant::TransposeSwizzle,
         Variant::TransfersAdjDiff,
         Variant::TransfersMatmul,
+        Variant::MyKernel,
     ];
 
     /// The kernel's key in the page's first links (`lesson=matmul-tiled`), which still open its
@@ -429,6 +450,7 @@ impl Variant {
             Variant::TransposeSwizzle => "transpose-swizzle",
             Variant::TransfersAdjDiff => "transfers-adj-diff",
             Variant::TransfersMatmul => "transfers-matmul",
+            Variant::MyKernel => "my-kernel-saxpy",
         }
     }
 
@@ -449,6 +471,7 @@ impl Variant {
             | Variant::TransposeShared
             | Variant::TransposeSwizzle => Lesson::BankConflicts,
             Variant::TransfersAdjDiff | Variant::TransfersMatmul => Lesson::HostTransfers,
+            Variant::MyKernel => Lesson::MyKernel,
             Variant::StridedCopy | Variant::TransposeNaive => Lesson::Coalescing,
             Variant::AtomicsGlobal | Variant::AtomicsHierarchical => Lesson::Atomics,
             Variant::BoundaryUnguarded | Variant::BoundaryGuarded => Lesson::BoundaryChecks,
@@ -486,6 +509,7 @@ impl Variant {
             Variant::TransposeSwizzle => "swizzle",
             Variant::TransfersAdjDiff => "adjacent-difference",
             Variant::TransfersMatmul => "matmul",
+            Variant::MyKernel => "my-kernel",
         }
     }
 
@@ -521,6 +545,7 @@ impl Variant {
             Variant::TransfersMatmul => {
                 "Tiled matmul at n = 1000, with its copies (seeds 000, 004)"
             }
+            Variant::MyKernel => "Your kernel, launched as you write it",
         }
     }
 
@@ -545,6 +570,7 @@ impl Variant {
             Variant::TransposeSwizzle => SWIZZLE,
             Variant::TransfersAdjDiff => ADJ_DIFF,
             Variant::TransfersMatmul => BOUNDARY,
+            Variant::MyKernel => crate::my_kernel::STARTER,
         }
     }
 
@@ -574,6 +600,7 @@ impl Variant {
             Variant::TransposeSwizzle => "tr_swizzle",
             Variant::TransfersAdjDiff => "adj_diff_naive",
             Variant::TransfersMatmul => "mm_tiled_guarded",
+            Variant::MyKernel => "saxpy",
         }
     }
 
@@ -600,6 +627,7 @@ impl Variant {
             Variant::TransfersAdjDiff | Variant::TransfersMatmul => {
                 "host memory (pinned or pageable), device"
             }
+            Variant::MyKernel => "the kernel, its launch below the editor, registers, device",
         }
     }
 
@@ -633,7 +661,7 @@ impl Variant {
             | Variant::PitchedTranspose
             | Variant::TransposeSwizzle => SweepSetting::Pad,
             Variant::SmemStride | Variant::StridedCopy => SweepSetting::Stride,
-            Variant::LatencyAdjDiff => SweepSetting::Regs,
+            Variant::LatencyAdjDiff | Variant::MyKernel => SweepSetting::Regs,
             _ => SweepSetting::Block,
         }
     }
@@ -763,6 +791,17 @@ impl Variant {
                 input.block = Dim3::new(block, 1, 1);
                 input.args = vec![int("iters", DIVERGENCE_ITERS), int("split", split)];
                 input.buffers = vec![bytes("out", u64::from(blocks) * u64::from(block))];
+            }
+            Variant::MyKernel => {
+                // The lesson's own launch comes from the page's `MyLaunch` (`State::launch`);
+                // without one, the starter's.
+                if let Ok(built) = crate::my_kernel::build(
+                    &crate::my_kernel::MyLaunch::default(),
+                    source,
+                    settings,
+                ) {
+                    input = built;
+                }
             }
             Variant::AtomicsGlobal | Variant::AtomicsHierarchical => {
                 let n = COPY_N;

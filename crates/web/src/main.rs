@@ -18,6 +18,7 @@ mod lessons;
 mod line_model;
 mod measured;
 mod model;
+mod my_kernel;
 mod source_link;
 mod state;
 mod url;

@@ -6,7 +6,8 @@
 //! edited kernel goes into the URL's fragment (see `source_link`).
 
 use crate::compare::CompareWith;
-use crate::lessons::{Lesson, Settings, Variant};
+use crate::lessons::{Lesson, Settings, SweepLaunches, SweepSetting, Variant};
+use crate::my_kernel::{self, MyLaunch};
 use crate::source_link::{opened_source, Compressed, Inflated, SourceLink};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::{Element, PatternId};
@@ -120,6 +121,8 @@ pub struct State {
     pub element: Element,
     /// Where the host side of the copies lives (`host=`).
     pub host_memory: HostMemory,
+    /// The launch the student wrote in the my-kernel lesson (`launch=`).
+    pub my_launch: MyLaunch,
     /// The kernel the simulation runs, a variant of its lesson (`Variant::lesson`).
     pub variant: Variant,
     /// The kernel as written, or as nvcc compiles it (shared-load fusion).
@@ -172,9 +175,70 @@ impl State {
         }
     }
 
-    /// The page's launch: its kernel at its settings, running the edit if there is one.
+    /// The page's launch: its kernel at its settings, running the edit if there is one. The
+    /// my-kernel lesson's is the student's; while one of its values is wrong, the launch runs
+    /// with 1 in its place and the form says what is wrong.
     pub fn launch(&self) -> SimulationInput {
-        self.variant.launch(self.settings(), self.source())
+        self.launch_at(self.settings())
+    }
+
+    fn launch_at(&self, settings: Settings) -> SimulationInput {
+        match self.variant {
+            Variant::MyKernel => my_kernel::build(&self.my_launch, self.source(), settings)
+                .unwrap_or_else(|_| {
+                    let mut launch = self.my_launch.clone();
+                    for text in launch.grid.iter_mut().chain(launch.block.iter_mut()) {
+                        if memplay_sim::kernel::constant_expression(self.source(), &[], text)
+                            .map_or(true, |v| v < 1)
+                        {
+                            *text = "1".to_string();
+                        }
+                    }
+                    for (_, text) in launch.args.iter_mut() {
+                        if memplay_sim::kernel::constant_expression(self.source(), &[], text)
+                            .is_err()
+                        {
+                            *text = "1".to_string();
+                        }
+                    }
+                    for (_, text, _) in launch.buffers.iter_mut() {
+                        if memplay_sim::kernel::constant_expression(self.source(), &[], text)
+                            .map_or(true, |v| v < 1)
+                        {
+                            *text = "1".to_string();
+                        }
+                    }
+                    launch.dyn_smem = "0".to_string();
+                    my_kernel::build(&launch, self.source(), settings).unwrap_or_else(|_| {
+                        SimulationInput::new(
+                            self.source(),
+                            &launch.kernel,
+                            settings.device.device(),
+                        )
+                    })
+                }),
+            _ => self.variant.launch(settings, self.source()),
+        }
+    }
+
+    /// The launches of the sweep chart; the my-kernel lesson sweeps its registers.
+    pub fn sweep_launches(&self) -> SweepLaunches {
+        match self.variant {
+            Variant::MyKernel => {
+                let sweep = SweepSetting::Regs;
+                let settings = self.settings();
+                SweepLaunches {
+                    setting: sweep.label(),
+                    current: sweep.current(settings),
+                    launches: sweep
+                        .values()
+                        .iter()
+                        .map(|&value| (value, self.launch_at(sweep.with(settings, value))))
+                        .collect(),
+                }
+            }
+            _ => self.variant.sweep_launches(self.settings(), self.source()),
+        }
     }
 
     /// The edit the browser is to compress for the link, while that is due.
@@ -198,6 +262,7 @@ impl Default for State {
             pattern: DEFAULT_PATTERN,
             element: Element::Float,
             host_memory: HostMemory::Pinned,
+            my_launch: MyLaunch::default(),
             variant: DEFAULT_VARIANT,
             compile: CompileEffects::AS_COMPILED,
             embed: false,
@@ -247,6 +312,10 @@ pub enum Action {
     },
     SetHostMemory {
         host_memory: HostMemory,
+    },
+    /// The my-kernel lesson's launch form changed.
+    SetMyLaunch {
+        launch: MyLaunch,
     },
     /// Choosing a lesson opens its first variant, from its file.
     SetLesson {
@@ -436,6 +505,10 @@ impl State {
             Action::SetHostMemory { host_memory } => {
                 self.host_memory = host_memory;
                 "host"
+            }
+            Action::SetMyLaunch { launch } => {
+                self.my_launch = launch;
+                "launch"
             }
             Action::SetLesson { lesson } => {
                 self.set_variant(lesson.variants()[0]);

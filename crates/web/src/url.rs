@@ -7,7 +7,8 @@
 //! it); `State::from_link` reads both. Pure string handling only, so the tests run on the host.
 
 use crate::compare::CompareWith;
-use crate::lessons::Lesson;
+use crate::lessons::{Lesson, Variant};
+use crate::my_kernel;
 use crate::source_link::{read_fragment, Fragment, SourceLink};
 use crate::state::{
     NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_PATTERN, DEFAULT_VARIANT, PAD, REGS,
@@ -42,9 +43,9 @@ pub fn pattern_key(pattern: PatternId) -> &'static str {
 
 /// The keys of the query, in the order `to_query` writes them. `embed` comes last and is written
 /// only when it is on, so a link copied from the full page never turns into an embed.
-const KEYS: [&str; 14] = [
+const KEYS: [&str; 15] = [
     "device", "pattern", "tile", "block", "pad", "stride", "regs", "lesson", "variant", "compile",
-    "compare", "element", "host", "embed",
+    "compare", "element", "host", "launch", "embed",
 ];
 
 /// The URL values of the page's two layouts: `1` is the compact embed of one lesson (README,
@@ -152,6 +153,13 @@ impl State {
                         &mut state.notes,
                     )
                 }
+                "launch" => match my_kernel::decode(&value) {
+                    Ok(launch) => state.my_launch = launch,
+                    Err(problem) => state.notes.push(format!(
+                        "launch={} is not a launch ({problem}); using the starter's.",
+                        quote(&value)
+                    )),
+                },
                 "tile" => state.tile = read_number(TILE, &value, &mut state.notes),
                 "block" => state.block = read_number(BLOCK, &value, &mut state.notes),
                 "pad" => state.pad = read_number(PAD, &value, &mut state.notes),
@@ -267,6 +275,15 @@ impl State {
         } else {
             format!("{settings}&host={}", self.host_memory.as_str())
         };
+        // The my-kernel lesson's launch goes into the link, percent-encoded.
+        let settings = if self.variant == Variant::MyKernel {
+            format!(
+                "{settings}&launch={}",
+                percent_encode(&my_kernel::encode(&self.my_launch))
+            )
+        } else {
+            settings
+        };
         if self.embed {
             format!("{settings}&embed={}", embed_key(true))
         } else {
@@ -367,6 +384,20 @@ pub(crate) fn quote(value: &str) -> String {
     }
 }
 
+/// Escapes every byte but the unreserved ones of RFC 3986 (letters, digits, `-._~`) as `%XX`,
+/// so an expression's `+`, `&`, `=`, `/` and spaces survive the query.
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
 /// Decodes `%XX` escapes and `+` (a space in form encoding). Malformed escapes stay as typed and
 /// bytes that are not UTF-8 become U+FFFD, so any link yields some readable text.
 fn percent_decode(text: &str) -> String {
@@ -430,6 +461,7 @@ mod tests {
                 && (key != "compare" || state.compare != CompareWith::Nothing)
                 && (key != "element" || state.element != Element::Float)
                 && (key != "host" || state.host_memory != HostMemory::Pinned)
+                && (key != "launch" || state.variant == Variant::MyKernel)
         });
         for key in written_keys {
             assert!(
@@ -513,6 +545,7 @@ mod tests {
                 pattern: PatternId::TileColumn,
                 element: Element::Float4,
                 host_memory: HostMemory::Pageable,
+                my_launch: crate::my_kernel::MyLaunch::default(),
                 tile: 8,
                 block: 64,
                 pad: 1,
@@ -606,7 +639,7 @@ mod tests {
                 notes: vec![
                     "colour is not a memplay setting (they are device, pattern, tile, block, \
                      pad, stride, regs, lesson, variant, compile, compare, element, host, \
-                     embed); ignored."
+                     launch, embed); ignored."
                         .to_string(),
                 ],
                 ..State::default()
@@ -803,6 +836,30 @@ mod tests {
             bad.notes,
             vec![
                 "element=quad is not one of half, float, double, float4; using float.".to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn a_written_launch_opens_from_the_link_alone() {
+        let mut state = State::from_query("lesson=my-kernel");
+        state.my_launch.grid[0] = "(N + 127) / 128".to_string();
+        state.my_launch.block[0] = "128".to_string();
+        let query = state.to_query();
+        assert!(
+            query.contains("&launch=k%3Dsaxpy~g%3D%28N%20%2B%20127%29%20%2F%20128"),
+            "{query}"
+        );
+        let again = State::from_query(&query);
+        assert_eq!(again.my_launch, state.my_launch);
+        assert!(again.notes.is_empty(), "{:?}", again.notes);
+        let broken = State::from_query("lesson=my-kernel&launch=g%3D1");
+        assert_eq!(broken.my_launch, crate::my_kernel::MyLaunch::default());
+        assert_eq!(
+            broken.notes,
+            vec![
+                "launch=g=1 is not a launch (the launch names no kernel); using the starter's."
+                    .to_string()
             ]
         );
     }

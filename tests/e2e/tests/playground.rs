@@ -2696,6 +2696,11 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
         ),
         ("roofline", &["roofline"][..], "occupancy"),
         ("host-transfers", &["transfers"][..], "bank-map"),
+        (
+            "my-kernel",
+            &["launch-form", "line-view", "occupancy", "roofline"][..],
+            "bank-map",
+        ),
     ] {
         page.open(&format!("?lesson={lesson}")).await;
         for view in views {
@@ -3223,6 +3228,84 @@ async fn the_adjacent_differences_copies_cost_more_than_its_kernel_and_pageable_
         "say the kernel pays for its copies",
         |text| text.contains("the kernel's work pays for them"),
     )
+    .await;
+    page.finish().await;
+}
+
+/// Sets a field of the page as a student would type it and leave it (a `change` event).
+async fn set_field(page: &Harness, test_id: &str, value: &str) {
+    let element = page.wait_for(&format!("[data-testid='{test_id}']")).await;
+    page.driver
+        .execute(
+            "arguments[0].value = arguments[1]; \
+             arguments[0].dispatchEvent(new Event('change', { bubbles: true }));",
+            vec![
+                element.to_json().expect("an element is an argument"),
+                serde_json::Value::from(value),
+            ],
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{test_id} takes {value:?}: {e}"));
+}
+
+#[tokio::test]
+async fn my_kernel_runs_an_edited_kernel_with_a_new_name_and_launch_from_a_link_alone() {
+    let page = Harness::start().await;
+    page.open("?lesson=my-kernel").await;
+    // The starter: saxpy over 2^20 floats, two load requests per warp.
+    page.wait_for_simulated("report the starter").await;
+    page.wait_until_updated().await;
+    assert_eq!(page.counter_value("global load requests").await, "65536");
+
+    // A kernel of the student's own, with a name the lectures never use: each thread sums a
+    // row of 64 floats, so a warp's 32 lanes read 32 rows 256 bytes apart, one request each.
+    let source = "#define M 4096\n\
+                  __global__ void rowsum(float* out, const float* a, int cols) {\n\
+                  \x20 int r = blockIdx.x * blockDim.x + threadIdx.x;\n\
+                  \x20 float s = 0.0f;\n\
+                  \x20 for (int c = 0; c < cols; ++c) s += a[r * cols + c];\n\
+                  \x20 out[r] = s;\n\
+                  }\n";
+    page.run_kernel(source).await;
+    page.wait_for("[data-testid='launch-kernel'] option[value='rowsum']")
+        .await;
+    set_field(&page, "launch-kernel", "rowsum").await;
+    page.wait_for("[data-testid='launch-arg-cols']").await;
+    set_field(&page, "launch-grid-x", "M / 128").await;
+    set_field(&page, "launch-block-x", "128").await;
+    set_field(&page, "launch-arg-cols", "64").await;
+    set_field(&page, "launch-buffer-a", "M * 64").await;
+    set_field(&page, "launch-buffer-out", "M").await;
+    // 128 warps x 64 loads, each a request of its own.
+    page.wait_for_text_where("counters", "count rowsum's loads", |text| {
+        text.contains("8,192")
+    })
+    .await;
+    assert_eq!(page.counter_value("global load requests").await, "8192");
+    let link = page
+        .wait_for_url_where("carry the kernel and its launch", |url| {
+            url.contains("&launch=k%3Drowsum") && url.contains("#src=1.")
+        })
+        .await;
+
+    // The link alone, in a fresh page: the same kernel, launch and counts.
+    page.load_afresh(&link).await;
+    page.wait_for_text_where("counters", "count rowsum's loads from the link", |text| {
+        text.contains("8,192")
+    })
+    .await;
+    assert_eq!(page.counter_value("global load requests").await, "8192");
+    let kernel = page.wait_for("[data-testid='launch-kernel']").await;
+    assert_eq!(
+        kernel.value().await.ok().flatten().as_deref(),
+        Some("rowsum")
+    );
+
+    // A value that is no constant names its field and column.
+    set_field(&page, "launch-grid-x", "M / BLOCK").await;
+    page.wait_for_text_where("launch-errors", "name the grid's error", |text| {
+        text.starts_with("grid x: column 1")
+    })
     .await;
     page.finish().await;
 }

@@ -66,5 +66,74 @@ pub fn compile(source: &str, defines: &[(String, String)]) -> Result<Program, Di
     sema::check(&parse(source, defines)?)
 }
 
+/// The name of the variable `constant_expression` evaluates its expression into.
+const LAUNCH_VALUE: &str = "__memplay_launch_value";
+
+/// A place in a one-line expression: line 1, column `col`.
+fn expression_span(col: u32) -> Span {
+    Span {
+        line: 1,
+        col,
+        ..Span::default()
+    }
+}
+
+/// The value of an integer constant expression written against `source`'s `#define`s (with the
+/// `defines` overrides), as a student writes a launch's grid, block, arguments and buffer sizes
+/// (`(N + 255) / 256`): the preprocessor expands the macros and the front end folds the result
+/// as it folds an array size, with C's integer rules. The error names the expression's own
+/// column (line 1) when the expression is at fault.
+pub fn constant_expression(
+    source: &str,
+    defines: &[(String, String)],
+    expression: &str,
+) -> Result<i64, Diagnostic> {
+    if expression.trim().is_empty() {
+        return Err(Diagnostic::new(expression_span(1), "the value is empty"));
+    }
+    if expression.contains(['\n', ';', '{', '}']) {
+        return Err(Diagnostic::new(
+            expression_span(1),
+            "a value is one expression on one line, without ';' or braces",
+        ));
+    }
+    let prefix = format!("__constant__ long long {LAUNCH_VALUE} = (");
+    let head = format!("{source}\n\n");
+    let line = head.matches('\n').count() as u32 + 1;
+    let text = format!("{head}{prefix}{expression});\n");
+    let at_expression = |diagnostic: Diagnostic| {
+        if diagnostic.span.line != line {
+            return diagnostic;
+        }
+        let col = diagnostic
+            .span
+            .col
+            .saturating_sub(prefix.len() as u32)
+            .max(1);
+        let message = if diagnostic.message.contains("must be a constant") {
+            "the value is not a constant integer expression (a name that is no #define, a \
+             division by zero, or a call)"
+                .to_string()
+        } else {
+            diagnostic.message
+        };
+        Diagnostic::new(expression_span(col), message)
+    };
+    let program = compile(&text, defines).map_err(at_expression)?;
+    program
+        .objects
+        .iter()
+        .find(|object| object.name == LAUNCH_VALUE)
+        .and_then(|object| match &object.init {
+            ir::ObjectInit::Bytes(bytes) => {
+                let mut le = [0u8; 8];
+                le.copy_from_slice(bytes.get(..8)?);
+                Some(i64::from_le_bytes(le))
+            }
+            _ => None,
+        })
+        .ok_or_else(|| Diagnostic::new(expression_span(1), "the value is not a constant"))
+}
+
 #[cfg(test)]
 mod tests;

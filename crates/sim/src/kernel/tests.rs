@@ -1872,3 +1872,32 @@ mod properties {
         }
     }
 }
+
+/// The value of `expression` against `source`, or the error's column and a word of its message.
+fn check_constant(source: &str, expression: &str, expected: Result<i64, (u32, &str)>) {
+    match (
+        super::constant_expression(source, &[], expression),
+        expected,
+    ) {
+        (Ok(value), Ok(want)) => assert_eq!(value, want, "{expression}"),
+        (Err(error), Err((col, word))) => {
+            assert_eq!(error.span.col, col, "{expression}: {error}");
+            assert!(error.message.contains(word), "{expression}: {error}");
+        }
+        (found, want) => panic!("{expression}: found {found:?}, expected {want:?}"),
+    }
+}
+
+#[test]
+fn a_launch_is_written_with_the_sources_defines() {
+    let source = "#define N (1 << 20)\n#define BLOCK 256\n__global__ void k(float* x) {}\n";
+    check_constant(source, "(N + BLOCK - 1) / BLOCK", Ok(4096));
+    check_constant(source, "N * 4", Ok(4 << 20));
+    check_constant(source, "-3", Ok(-3));
+    check_constant(source, "1024 * 1024 * 1024 * 4LL", Ok(4 << 30));
+    check_constant(source, "N / 0", Err((1, "division by zero")));
+    check_constant(source, "N + M", Err((1, "no #define")));
+    check_constant(source, "N +", Err((4, "expected")));
+    check_constant(source, "N; int y", Err((1, "one expression")));
+    check_constant(source, "", Err((1, "empty")));
+}

@@ -13,6 +13,7 @@ pub mod embed_bar;
 pub mod export;
 pub mod kernel_view;
 pub mod latency_view;
+pub mod launch_form;
 pub mod lesson_guide;
 pub mod line_view;
 pub mod measured_view;

@@ -1,0 +1,199 @@
+//! The my-kernel lesson's launch form: the kernel to launch (any `__global__` of the source),
+//! its grid and block, a value for each scalar parameter, a size and a fill for each pointer,
+//! and the dynamic shared memory, each as an expression of the source's `#define`s. Every field
+//! is a labelled native input that reports on `change`; what is wrong with a value is listed
+//! under the form with its field (`my_kernel::build`).
+
+use crate::lessons::Settings;
+use crate::my_kernel::{build, kernels, MyLaunch};
+use crate::state::Action;
+use memplay_sim::fill::Fill;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq, Debug)]
+pub struct LaunchFormProps {
+    pub source: String,
+    pub launch: MyLaunch,
+    pub settings: Settings,
+    pub on_action: Callback<Action>,
+}
+
+const FILLS: [Fill; 4] = [Fill::Small, Fill::Random, Fill::Iota, Fill::Zeros];
+
+/// One labelled text field whose committed value changes the launch through `edit`.
+fn field(
+    id: String,
+    label: String,
+    value: &str,
+    launch: &MyLaunch,
+    on_action: &Callback<Action>,
+    edit: impl Fn(&mut MyLaunch, String) + 'static,
+) -> Html {
+    let launch = launch.clone();
+    let on_action = on_action.clone();
+    let onchange = Callback::from(move |event: Event| {
+        if let Some(input) = event.target_dyn_into::<HtmlInputElement>() {
+            let mut next = launch.clone();
+            edit(&mut next, input.value());
+            on_action.emit(Action::SetMyLaunch { launch: next });
+        }
+    });
+    html! {
+        <div class="control">
+            <label for={id.clone()}>{ label }</label>
+            <input type="text" id={id.clone()} data-testid={id} class="expression"
+                   spellcheck="false" autocomplete="off" value={value.to_string()} {onchange} />
+        </div>
+    }
+}
+
+#[function_component(LaunchForm)]
+pub fn launch_form(props: &LaunchFormProps) -> Html {
+    let found = use_memo(props.source.clone(), |source| kernels(source));
+    let launch = &props.launch;
+    let on_action = &props.on_action;
+    let kernel_menu = match found.as_ref() {
+        Ok(list) if !list.is_empty() => {
+            let list = list.clone();
+            let current = launch.clone();
+            let on_action = on_action.clone();
+            let names: Vec<String> = list.iter().map(|(name, _)| name.clone()).collect();
+            let onchange = Callback::from(move |event: Event| {
+                if let Some(select) = event.target_dyn_into::<HtmlSelectElement>() {
+                    if let Some((name, params)) = list.iter().find(|(n, _)| *n == select.value()) {
+                        on_action.emit(Action::SetMyLaunch {
+                            launch: current.fitted(name, params),
+                        });
+                    }
+                }
+            });
+            html! {
+                <div class="control">
+                    <label for="launch-kernel">{ "Kernel to launch" }</label>
+                    <select id="launch-kernel" data-testid="launch-kernel" {onchange}>
+                        { for names.iter().map(|name| html! {
+                            <option value={name.clone()} selected={*name == launch.kernel}>{ name }</option>
+                        }) }
+                    </select>
+                </div>
+            }
+        }
+        Ok(_) => {
+            html! { <p class="error">{ "The source has no __global__ kernel to launch." }</p> }
+        }
+        Err(error) => html! {
+            <p class="error">{ format!("The source does not compile: {error}") }</p>
+        },
+    };
+    let axis = ["x", "y", "z"];
+    let dims = |what: &'static str, values: &[String; 3], grid: bool| -> Html {
+        html! {
+            <fieldset class="launch-dims">
+                <legend>{ if grid { "Grid (blocks)" } else { "Block (threads)" } }</legend>
+                { for (0..3).map(|d| field(
+                    format!("launch-{what}-{}", axis[d]),
+                    format!("{what} {}", axis[d]),
+                    &values[d],
+                    launch,
+                    on_action,
+                    move |l, v| if grid { l.grid[d] = v } else { l.block[d] = v },
+                )) }
+            </fieldset>
+        }
+    };
+    let args = launch.args.iter().enumerate().map(|(i, (name, value))| {
+        field(
+            format!("launch-arg-{name}"),
+            format!("{name} ="),
+            value,
+            launch,
+            on_action,
+            move |l, v| {
+                if let Some(slot) = l.args.get_mut(i) {
+                    slot.1 = v;
+                }
+            },
+        )
+    });
+    let buffers = launch.buffers.iter().enumerate().map(|(i, (name, elements, fill))| {
+        let current = launch.clone();
+        let on_fill = {
+            let on_action = on_action.clone();
+            Callback::from(move |event: Event| {
+                if let Some(select) = event.target_dyn_into::<HtmlSelectElement>() {
+                    if let Some(fill) = FILLS.into_iter().find(|f| f.as_str() == select.value()) {
+                        let mut next = current.clone();
+                        if let Some(slot) = next.buffers.get_mut(i) {
+                            slot.2 = fill;
+                        }
+                        on_action.emit(Action::SetMyLaunch { launch: next });
+                    }
+                }
+            })
+        };
+        let fill_id = format!("launch-fill-{name}");
+        html! {
+            <div class="launch-buffer">
+                { field(
+                    format!("launch-buffer-{name}"),
+                    format!("{name}: elements"),
+                    elements,
+                    launch,
+                    on_action,
+                    move |l, v| if let Some(slot) = l.buffers.get_mut(i) { slot.1 = v },
+                ) }
+                <div class="control">
+                    <label for={fill_id.clone()}>{ format!("{name}: contents") }</label>
+                    <select id={fill_id.clone()} data-testid={fill_id} onchange={on_fill}>
+                        { for FILLS.into_iter().map(|f| html! {
+                            <option value={f.as_str()} selected={f == *fill}>{ f.as_str() }</option>
+                        }) }
+                    </select>
+                </div>
+            </div>
+        }
+    });
+    let errors = build(launch, &props.source, props.settings)
+        .err()
+        .unwrap_or_default();
+    html! {
+        <section class="card" data-testid="launch-form" aria-labelledby="launch-form-title">
+            <h2 id="launch-form-title">{ "Your launch" }</h2>
+            <p class="hint">
+                { "Every number is a C expression of the source's #defines, such as (N + 255) / 256. \
+                   A change takes effect when you leave the field." }
+            </p>
+            { kernel_menu }
+            <div class="launch-grid">
+                { dims("grid", &launch.grid, true) }
+                { dims("block", &launch.block, false) }
+            </div>
+            if !launch.args.is_empty() {
+                <fieldset class="launch-args">
+                    <legend>{ "Scalar arguments" }</legend>
+                    { for args }
+                </fieldset>
+            }
+            if !launch.buffers.is_empty() {
+                <fieldset class="launch-buffers">
+                    <legend>{ "Buffers (one per pointer)" }</legend>
+                    { for buffers }
+                </fieldset>
+            }
+            { field(
+                "launch-dyn-smem".to_string(),
+                "Dynamic shared memory, bytes".to_string(),
+                &launch.dyn_smem,
+                launch,
+                on_action,
+                |l, v| l.dyn_smem = v,
+            ) }
+            if !errors.is_empty() {
+                <ul class="error" role="alert" data-testid="launch-errors">
+                    { for errors.iter().map(|e| html! { <li>{ e.to_string() }</li> }) }
+                </ul>
+            }
+        </section>
+    }
+}

@@ -1,0 +1,370 @@
+//! "My kernel": the launch a student writes for any `__global__` of the edited source: the
+//! kernel's name, grid and block as expressions of the source's `#define`s, a value for every
+//! scalar parameter, a size in elements and a fill for every pointer, and the dynamic shared
+//! memory. The expressions are folded by the simulator's own front end
+//! (`memplay_sim::kernel::constant_expression`), so `(N + 255) / 256` means what nvcc would
+//! make of it. Everything here is pure: the page's state holds a `MyLaunch`, the link carries
+//! its `encode`d text, and `build` turns it into the `SimulationInput` the worker runs.
+
+use crate::lessons::Settings;
+use memplay_sim::fill::Fill;
+use memplay_sim::kernel::ast::Type;
+use memplay_sim::kernel::{self, Dim3, Value};
+use memplay_sim::simulate::SimulationInput;
+
+/// The starting source of the lesson.
+pub const STARTER: &str = include_str!("../../../www/kernels/my-kernel.cu");
+
+/// A launch as the student wrote it: every number is an expression's text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MyLaunch {
+    pub kernel: String,
+    pub grid: [String; 3],
+    pub block: [String; 3],
+    /// Each scalar parameter's value.
+    pub args: Vec<(String, String)>,
+    /// Each pointer parameter's size in elements, and its contents.
+    pub buffers: Vec<(String, String, Fill)>,
+    /// Bytes of dynamic shared memory per block.
+    pub dyn_smem: String,
+}
+
+impl Default for MyLaunch {
+    /// The starter's launch: saxpy over N floats in blocks of 256.
+    fn default() -> MyLaunch {
+        let text = |s: &str| s.to_string();
+        MyLaunch {
+            kernel: text("saxpy"),
+            grid: [text("(N + 255) / 256"), text("1"), text("1")],
+            block: [text("256"), text("1"), text("1")],
+            args: vec![(text("a"), text("2")), (text("n"), text("N"))],
+            buffers: vec![
+                (text("y"), text("N"), Fill::Random),
+                (text("x"), text("N"), Fill::Random),
+            ],
+            dyn_smem: text("0"),
+        }
+    }
+}
+
+/// One parameter of a kernel, as the launch form asks for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    /// The size of the element a pointer points to; `None` for a scalar.
+    pub element_bytes: Option<u64>,
+}
+
+/// The kernels of `source` with their parameters, in source order; the compile error if it does
+/// not compile.
+pub fn kernels(source: &str) -> Result<Vec<(String, Vec<Param>)>, String> {
+    let program = kernel::compile(source, &[]).map_err(|e| e.to_string())?;
+    Ok(program
+        .kernel_names()
+        .into_iter()
+        .filter_map(|name| {
+            let function = program.kernel(name).ok()?;
+            let params = function
+                .params
+                .iter()
+                .map(|p| Param {
+                    name: p.name.clone(),
+                    element_bytes: match &p.ty {
+                        Type::Pointer { pointee, .. } => Some(pointee.size().max(1)),
+                        _ => None,
+                    },
+                })
+                .collect();
+            Some((name.to_string(), params))
+        })
+        .collect())
+}
+
+impl MyLaunch {
+    /// The launch with one row per parameter of `params`: the rows it had are kept, missing ones
+    /// get `1` (a scalar) or `N` elements of small values (a pointer), others are dropped.
+    pub fn fitted(&self, kernel: &str, params: &[Param]) -> MyLaunch {
+        let mut launch = self.clone();
+        launch.kernel = kernel.to_string();
+        launch.args = params
+            .iter()
+            .filter(|p| p.element_bytes.is_none())
+            .map(|p| {
+                let kept = self.args.iter().find(|(name, _)| *name == p.name);
+                (
+                    p.name.clone(),
+                    kept.map_or("1".to_string(), |(_, v)| v.clone()),
+                )
+            })
+            .collect();
+        launch.buffers = params
+            .iter()
+            .filter(|p| p.element_bytes.is_some())
+            .map(|p| {
+                let kept = self.buffers.iter().find(|(name, ..)| *name == p.name);
+                kept.cloned()
+                    .unwrap_or((p.name.clone(), "1024".to_string(), Fill::Small))
+            })
+            .collect();
+        launch
+    }
+}
+
+/// An expression of the launch that does not give a usable value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    /// The field, as the form labels it ("grid x", "n", "x elements").
+    pub field: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+/// The simulation input of `launch` over `source`, or what is wrong with its values. An
+/// unknown kernel or a missing parameter is left for the simulation to name.
+pub fn build(
+    launch: &MyLaunch,
+    source: &str,
+    settings: Settings,
+) -> Result<SimulationInput, Vec<FieldError>> {
+    let mut errors = Vec::new();
+    let mut value = |field: &str, text: &str, low: i64, high: i64| -> i64 {
+        match kernel::constant_expression(source, &[], text) {
+            Ok(v) if (low..=high).contains(&v) => v,
+            Ok(v) => {
+                errors.push(FieldError {
+                    field: field.to_string(),
+                    message: format!("{v} is outside {low} to {high}"),
+                });
+                low.max(1).min(high)
+            }
+            Err(error) => {
+                errors.push(FieldError {
+                    field: field.to_string(),
+                    message: format!("column {}: {}", error.span.col, error.message),
+                });
+                low.max(1).min(high)
+            }
+        }
+    };
+    let params = kernels(source)
+        .ok()
+        .and_then(|all| all.into_iter().find(|(name, _)| *name == launch.kernel))
+        .map(|(_, params)| params)
+        .unwrap_or_default();
+    let axis = ["x", "y", "z"];
+    let mut dim = |what: &str, texts: &[String; 3]| {
+        let v: Vec<u32> = texts
+            .iter()
+            .zip(axis)
+            .map(|(text, a)| value(&format!("{what} {a}"), text, 1, i64::from(u32::MAX)) as u32)
+            .collect();
+        Dim3::new(v[0], v[1], v[2])
+    };
+    let grid = dim("grid", &launch.grid);
+    let block = dim("block", &launch.block);
+    let mut input = SimulationInput::new(source, &launch.kernel, settings.device.device());
+    input.grid = grid;
+    input.block = block;
+    input.regs = settings.regs;
+    input.compile = settings.compile;
+    input.dyn_smem = value("dynamic shared memory", &launch.dyn_smem, 0, 1 << 20) as u32;
+    input.args = launch
+        .args
+        .iter()
+        .map(|(name, text)| {
+            let v = value(name, text, i64::from(i32::MIN), i64::MAX);
+            (name.clone(), Value::Int(v))
+        })
+        .collect();
+    input.buffers = launch
+        .buffers
+        .iter()
+        .map(|(name, text, _)| {
+            let elements = value(&format!("{name} elements"), text, 1, 1 << 30) as u64;
+            let bytes = params
+                .iter()
+                .find(|p| p.name == *name)
+                .and_then(|p| p.element_bytes)
+                .unwrap_or(4);
+            (name.clone(), elements.saturating_mul(bytes))
+        })
+        .collect();
+    input.fills = launch
+        .buffers
+        .iter()
+        .map(|(name, _, fill)| (name.clone(), *fill))
+        .collect();
+    if errors.is_empty() {
+        Ok(input)
+    } else {
+        Err(errors)
+    }
+}
+
+/// The launch as one line of the link: `k=`, `g=`, `b=`, `a=`, `m=` and `s=` parts joined by
+/// `~` (which no launch expression needs: it is C's bitwise not), lists by `,`, pairs by `:`.
+pub fn encode(launch: &MyLaunch) -> String {
+    let args: Vec<String> = launch
+        .args
+        .iter()
+        .map(|(n, v)| format!("{n}:{v}"))
+        .collect();
+    let buffers: Vec<String> = launch
+        .buffers
+        .iter()
+        .map(|(n, e, f)| format!("{n}:{e}:{}", f.as_str()))
+        .collect();
+    format!(
+        "k={}~g={}~b={}~a={}~m={}~s={}",
+        launch.kernel,
+        launch.grid.join(","),
+        launch.block.join(","),
+        args.join(","),
+        buffers.join(","),
+        launch.dyn_smem
+    )
+}
+
+/// Reads `encode`'s text; the error says what is wrong, for the page's note.
+pub fn decode(text: &str) -> Result<MyLaunch, String> {
+    let mut launch = MyLaunch {
+        kernel: String::new(),
+        args: Vec::new(),
+        buffers: Vec::new(),
+        ..MyLaunch::default()
+    };
+    let three = |value: &str| -> Result<[String; 3], String> {
+        let parts: Vec<&str> = value.split(',').collect();
+        if parts.is_empty() || parts.len() > 3 {
+            return Err(format!("'{value}' is not one to three extents"));
+        }
+        let mut out = [String::from("1"), String::from("1"), String::from("1")];
+        for (slot, part) in out.iter_mut().zip(parts) {
+            *slot = part.trim().to_string();
+        }
+        Ok(out)
+    };
+    for part in text.split('~').filter(|p| !p.is_empty()) {
+        let (key, value) = part.split_once('=').ok_or(format!("'{part}' has no '='"))?;
+        let list = || value.split(',').filter(|item| !item.is_empty());
+        match key {
+            "k" => launch.kernel = value.to_string(),
+            "g" => launch.grid = three(value)?,
+            "b" => launch.block = three(value)?,
+            "a" => {
+                for item in list() {
+                    let (name, v) = item
+                        .split_once(':')
+                        .ok_or(format!("the argument '{item}' has no ':'"))?;
+                    launch.args.push((name.to_string(), v.to_string()));
+                }
+            }
+            "m" => {
+                for item in list() {
+                    let mut fields = item.splitn(3, ':');
+                    let (Some(name), Some(elements)) = (fields.next(), fields.next()) else {
+                        return Err(format!("the buffer '{item}' is not name:elements:fill"));
+                    };
+                    let fill = match fields.next() {
+                        Some(fill) => fill.parse::<Fill>().map_err(|e| e.to_string())?,
+                        None => Fill::Small,
+                    };
+                    launch
+                        .buffers
+                        .push((name.to_string(), elements.to_string(), fill));
+                }
+            }
+            "s" => launch.dyn_smem = value.to_string(),
+            other => return Err(format!("'{other}' is not a part of a launch")),
+        }
+    }
+    if launch.kernel.is_empty() {
+        return Err("the launch names no kernel".to_string());
+    }
+    Ok(launch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::State;
+    use memplay_sim::simulate::simulate;
+
+    fn check(launch: &MyLaunch, source: &str, expected: Result<(u32, u32, u64), &str>) {
+        match (build(launch, source, State::default().settings()), expected) {
+            (Ok(input), Ok((grid_x, block_x, first_buffer_bytes))) => {
+                assert_eq!((input.grid.x, input.block.x), (grid_x, block_x));
+                assert_eq!(input.buffers[0].1, first_buffer_bytes);
+            }
+            (Err(errors), Err(word)) => assert!(
+                errors.iter().any(|e| e.to_string().contains(word)),
+                "{errors:?}"
+            ),
+            (found, expected) => panic!("found {found:?}, expected {expected:?}"),
+        }
+    }
+
+    #[test]
+    fn the_starter_launches_saxpy_over_a_million_floats_and_loads_twice_per_warp() {
+        check(&MyLaunch::default(), STARTER, Ok((4096, 256, 4 << 20)));
+        let input = build(&MyLaunch::default(), STARTER, State::default().settings())
+            .expect("the starter builds");
+        let report = simulate(&input).expect("saxpy runs");
+        let requests = report
+            .counters
+            .get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
+            .expect("a counter");
+        assert_eq!(requests, 2.0 * f64::from(1 << 20) / 32.0);
+    }
+
+    #[test]
+    fn a_bad_expression_names_its_field_and_column() {
+        let mut launch = MyLaunch::default();
+        launch.grid[0] = "(N + 255) / BLOCK".to_string();
+        check(&launch, STARTER, Err("grid x: column 1"));
+        launch.grid[0] = "0".to_string();
+        check(&launch, STARTER, Err("grid x: 0 is outside 1"));
+    }
+
+    #[test]
+    fn a_new_kernel_gets_a_row_per_parameter() {
+        let source = "__global__ void scale(double* v, int n, double s) { v[0] *= s; }\n";
+        let params = kernels(source).expect("compiles")[0].1.clone();
+        let empty = MyLaunch {
+            grid: ["4096".to_string(), "1".to_string(), "1".to_string()],
+            args: Vec::new(),
+            buffers: Vec::new(),
+            ..MyLaunch::default()
+        };
+        let fitted = empty.fitted("scale", &params);
+        assert_eq!(
+            fitted.args,
+            [
+                ("n".to_string(), "1".to_string()),
+                ("s".to_string(), "1".to_string())
+            ]
+        );
+        assert_eq!(
+            fitted.buffers,
+            [("v".to_string(), "1024".to_string(), Fill::Small)]
+        );
+        // Doubles are 8 bytes: 1,024 of them are 8 KiB.
+        check(&fitted, source, Ok((4096, 256, 8192)));
+    }
+
+    #[test]
+    fn a_launch_survives_the_link_and_a_broken_one_is_refused() {
+        let launch = MyLaunch::default();
+        assert_eq!(decode(&encode(&launch)), Ok(launch));
+        assert!(decode("k=saxpy~m=x")
+            .unwrap_err()
+            .contains("name:elements:fill"));
+        assert!(decode("k=saxpy~m=x:N:lots").is_err());
+        assert!(decode("g=1").unwrap_err().contains("no kernel"));
+    }
+}
