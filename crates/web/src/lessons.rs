@@ -795,13 +795,12 @@ impl Variant {
             Variant::MyKernel => {
                 // The lesson's own launch comes from the page's `MyLaunch` (`State::launch`);
                 // without one, the starter's.
-                if let Ok(built) = crate::my_kernel::build(
+                input = crate::my_kernel::build(
                     &crate::my_kernel::MyLaunch::default(),
                     source,
                     settings,
-                ) {
-                    input = built;
-                }
+                )
+                .0;
             }
             Variant::AtomicsGlobal | Variant::AtomicsHierarchical => {
                 let n = COPY_N;

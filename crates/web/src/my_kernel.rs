@@ -124,74 +124,93 @@ impl std::fmt::Display for FieldError {
     }
 }
 
-/// The simulation input of `launch` over `source`, or what is wrong with its values. An
-/// unknown kernel or a missing parameter is left for the simulation to name.
+/// The simulation input of `launch` over `source`, and what is wrong with its values: a value
+/// that is not a constant, or is out of its range, is listed and replaced by the nearest value in
+/// range (1 for the extents and sizes), so the page still has a launch to show. An unknown
+/// kernel or a missing parameter is left for the simulation to name. All the values are folded
+/// in one pass of the front end (`kernel::constant_expressions`).
 pub fn build(
     launch: &MyLaunch,
     source: &str,
     settings: Settings,
-) -> Result<SimulationInput, Vec<FieldError>> {
-    let mut errors = Vec::new();
-    let mut value = |field: &str, text: &str, low: i64, high: i64| -> i64 {
-        match kernel::constant_expression(source, &[], text) {
-            Ok(v) if (low..=high).contains(&v) => v,
-            Ok(v) => {
-                errors.push(FieldError {
-                    field: field.to_string(),
-                    message: format!("{v} is outside {low} to {high}"),
-                });
-                low.max(1).min(high)
-            }
-            Err(error) => {
-                errors.push(FieldError {
-                    field: field.to_string(),
-                    message: format!("column {}: {}", error.span.col, error.message),
-                });
-                low.max(1).min(high)
-            }
+) -> (SimulationInput, Vec<FieldError>) {
+    const EXTENT: (i64, i64) = (1, u32::MAX as i64);
+    let axis = ["x", "y", "z"];
+    // Every value with its field's name and range, in one list for one pass.
+    let mut fields: Vec<(String, &str, (i64, i64))> = Vec::new();
+    for (what, texts) in [("grid", &launch.grid), ("block", &launch.block)] {
+        for (text, a) in texts.iter().zip(axis) {
+            fields.push((format!("{what} {a}"), text, EXTENT));
         }
-    };
+    }
+    fields.push((
+        "dynamic shared memory".to_string(),
+        &launch.dyn_smem,
+        (0, 1 << 20),
+    ));
+    for (name, text) in &launch.args {
+        fields.push((name.clone(), text, (i64::from(i32::MIN), i64::MAX)));
+    }
+    for (name, text, _) in &launch.buffers {
+        fields.push((format!("{name} elements"), text, (1, 1 << 30)));
+    }
+    let texts: Vec<&str> = fields.iter().map(|(_, text, _)| *text).collect();
+    let mut errors = Vec::new();
+    let values: Vec<i64> = kernel::constant_expressions(source, &[], &texts)
+        .into_iter()
+        .zip(&fields)
+        .map(|(result, (field, _, (low, high)))| {
+            let fallback = (*low).max(1).min(*high);
+            match result {
+                Ok(v) if (*low..=*high).contains(&v) => v,
+                Ok(v) => {
+                    errors.push(FieldError {
+                        field: field.clone(),
+                        message: format!("{v} is outside {low} to {high}"),
+                    });
+                    fallback
+                }
+                Err(error) => {
+                    errors.push(FieldError {
+                        field: field.clone(),
+                        message: format!("column {}: {}", error.span.col, error.message),
+                    });
+                    fallback
+                }
+            }
+        })
+        .collect();
     let params = kernels(source)
         .ok()
         .and_then(|all| all.into_iter().find(|(name, _)| *name == launch.kernel))
         .map(|(_, params)| params)
         .unwrap_or_default();
-    let axis = ["x", "y", "z"];
-    let mut dim = |what: &str, texts: &[String; 3]| {
-        let v: Vec<u32> = texts
-            .iter()
-            .zip(axis)
-            .map(|(text, a)| value(&format!("{what} {a}"), text, 1, i64::from(u32::MAX)) as u32)
-            .collect();
-        Dim3::new(v[0], v[1], v[2])
-    };
-    let grid = dim("grid", &launch.grid);
-    let block = dim("block", &launch.block);
+    let extent = |index: usize| u32::try_from(values[index]).unwrap_or(1);
     let mut input = SimulationInput::new(source, &launch.kernel, settings.device.device());
-    input.grid = grid;
-    input.block = block;
+    input.grid = Dim3::new(extent(0), extent(1), extent(2));
+    input.block = Dim3::new(extent(3), extent(4), extent(5));
+    input.dyn_smem = u32::try_from(values[6]).unwrap_or(0);
     input.regs = settings.regs;
     input.compile = settings.compile;
-    input.dyn_smem = value("dynamic shared memory", &launch.dyn_smem, 0, 1 << 20) as u32;
+    let args_at = 7;
     input.args = launch
         .args
         .iter()
-        .map(|(name, text)| {
-            let v = value(name, text, i64::from(i32::MIN), i64::MAX);
-            (name.clone(), Value::Int(v))
-        })
+        .zip(&values[args_at..])
+        .map(|((name, _), &v)| (name.clone(), Value::Int(v)))
         .collect();
+    let buffers_at = args_at + launch.args.len();
     input.buffers = launch
         .buffers
         .iter()
-        .map(|(name, text, _)| {
-            let elements = value(&format!("{name} elements"), text, 1, 1 << 30) as u64;
+        .zip(&values[buffers_at..])
+        .map(|((name, _, _), &elements)| {
             let bytes = params
                 .iter()
                 .find(|p| p.name == *name)
                 .and_then(|p| p.element_bytes)
                 .unwrap_or(4);
-            (name.clone(), elements.saturating_mul(bytes))
+            (name.clone(), (elements as u64).saturating_mul(bytes))
         })
         .collect();
     input.fills = launch
@@ -199,11 +218,7 @@ pub fn build(
         .iter()
         .map(|(name, _, fill)| (name.clone(), *fill))
         .collect();
-    if errors.is_empty() {
-        Ok(input)
-    } else {
-        Err(errors)
-    }
+    (input, errors)
 }
 
 /// The launch as one line of the link: `k=`, `g=`, `b=`, `a=`, `m=` and `s=` parts joined by
@@ -296,7 +311,13 @@ mod tests {
     use memplay_sim::simulate::simulate;
 
     fn check(launch: &MyLaunch, source: &str, expected: Result<(u32, u32, u64), &str>) {
-        match (build(launch, source, State::default().settings()), expected) {
+        let (input, errors) = build(launch, source, State::default().settings());
+        let built = if errors.is_empty() {
+            Ok(input)
+        } else {
+            Err(errors)
+        };
+        match (built, expected) {
             (Ok(input), Ok((grid_x, block_x, first_buffer_bytes))) => {
                 assert_eq!((input.grid.x, input.block.x), (grid_x, block_x));
                 assert_eq!(input.buffers[0].1, first_buffer_bytes);
@@ -312,8 +333,8 @@ mod tests {
     #[test]
     fn the_starter_launches_saxpy_over_a_million_floats_and_loads_twice_per_warp() {
         check(&MyLaunch::default(), STARTER, Ok((4096, 256, 4 << 20)));
-        let input = build(&MyLaunch::default(), STARTER, State::default().settings())
-            .expect("the starter builds");
+        let (input, errors) = build(&MyLaunch::default(), STARTER, State::default().settings());
+        assert!(errors.is_empty(), "{errors:?}");
         let report = simulate(&input).expect("saxpy runs");
         let requests = report
             .counters

@@ -177,46 +177,14 @@ impl State {
 
     /// The page's launch: its kernel at its settings, running the edit if there is one. The
     /// my-kernel lesson's is the student's; while one of its values is wrong, the launch runs
-    /// with 1 in its place and the form says what is wrong.
+    /// with the nearest value in range in its place and the form says what is wrong.
     pub fn launch(&self) -> SimulationInput {
         self.launch_at(self.settings())
     }
 
     fn launch_at(&self, settings: Settings) -> SimulationInput {
         match self.variant {
-            Variant::MyKernel => my_kernel::build(&self.my_launch, self.source(), settings)
-                .unwrap_or_else(|_| {
-                    let mut launch = self.my_launch.clone();
-                    for text in launch.grid.iter_mut().chain(launch.block.iter_mut()) {
-                        if memplay_sim::kernel::constant_expression(self.source(), &[], text)
-                            .map_or(true, |v| v < 1)
-                        {
-                            *text = "1".to_string();
-                        }
-                    }
-                    for (_, text) in launch.args.iter_mut() {
-                        if memplay_sim::kernel::constant_expression(self.source(), &[], text)
-                            .is_err()
-                        {
-                            *text = "1".to_string();
-                        }
-                    }
-                    for (_, text, _) in launch.buffers.iter_mut() {
-                        if memplay_sim::kernel::constant_expression(self.source(), &[], text)
-                            .map_or(true, |v| v < 1)
-                        {
-                            *text = "1".to_string();
-                        }
-                    }
-                    launch.dyn_smem = "0".to_string();
-                    my_kernel::build(&launch, self.source(), settings).unwrap_or_else(|_| {
-                        SimulationInput::new(
-                            self.source(),
-                            &launch.kernel,
-                            settings.device.device(),
-                        )
-                    })
-                }),
+            Variant::MyKernel => my_kernel::build(&self.my_launch, self.source(), settings).0,
             _ => self.variant.launch(settings, self.source()),
         }
     }
@@ -225,15 +193,21 @@ impl State {
     pub fn sweep_launches(&self) -> SweepLaunches {
         match self.variant {
             Variant::MyKernel => {
+                // The registers change no value of the launch: it is built once.
                 let sweep = SweepSetting::Regs;
                 let settings = self.settings();
+                let launch = self.launch();
                 SweepLaunches {
                     setting: sweep.label(),
                     current: sweep.current(settings),
                     launches: sweep
                         .values()
                         .iter()
-                        .map(|&value| (value, self.launch_at(sweep.with(settings, value))))
+                        .map(|&value| {
+                            let mut input = launch.clone();
+                            input.regs = value;
+                            (value, input)
+                        })
                         .collect(),
                 }
             }

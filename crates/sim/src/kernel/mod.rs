@@ -88,6 +88,46 @@ pub fn constant_expression(
     defines: &[(String, String)],
     expression: &str,
 ) -> Result<i64, Diagnostic> {
+    constant_expressions(source, defines, &[expression])
+        .pop()
+        .unwrap_or_else(|| Err(Diagnostic::new(expression_span(1), "the value is empty")))
+}
+
+/// `constant_expression` for each of `expressions`, with one pass of the front end over the source
+/// when all of them are well formed (a launch has a dozen values; each pass parses the whole
+/// source), and one pass each to place the errors when some are not.
+pub fn constant_expressions(
+    source: &str,
+    defines: &[(String, String)],
+    expressions: &[&str],
+) -> Vec<Result<i64, Diagnostic>> {
+    let shape: Vec<Result<(), Diagnostic>> = expressions.iter().map(|e| well_formed(e)).collect();
+    if shape.iter().all(Result::is_ok) {
+        let head = format!("{source}\n\n");
+        let mut text = head;
+        for (index, expression) in expressions.iter().enumerate() {
+            text.push_str(&format!(
+                "__constant__ long long {LAUNCH_VALUE}{index} = ({expression});\n"
+            ));
+        }
+        if let Ok(program) = compile(&text, defines) {
+            let values: Vec<Option<i64>> = (0..expressions.len())
+                .map(|index| launch_value(&program, &format!("{LAUNCH_VALUE}{index}")))
+                .collect();
+            if values.iter().all(Option::is_some) {
+                return values.into_iter().map(|v| Ok(v.unwrap_or(0))).collect();
+            }
+        }
+    }
+    expressions
+        .iter()
+        .zip(shape)
+        .map(|(expression, shape)| shape.and_then(|()| one_expression(source, defines, expression)))
+        .collect()
+}
+
+/// What a value must be before the front end sees it: one expression on one line.
+fn well_formed(expression: &str) -> Result<(), Diagnostic> {
     if expression.trim().is_empty() {
         return Err(Diagnostic::new(expression_span(1), "the value is empty"));
     }
@@ -97,6 +137,31 @@ pub fn constant_expression(
             "a value is one expression on one line, without ';' or braces",
         ));
     }
+    Ok(())
+}
+
+/// The 64-bit value the front end folded into the `__constant__` variable `name`.
+fn launch_value(program: &Program, name: &str) -> Option<i64> {
+    program
+        .objects
+        .iter()
+        .find(|object| object.name == name)
+        .and_then(|object| match &object.init {
+            ir::ObjectInit::Bytes(bytes) => {
+                let mut le = [0u8; 8];
+                le.copy_from_slice(bytes.get(..8)?);
+                Some(i64::from_le_bytes(le))
+            }
+            _ => None,
+        })
+}
+
+/// One expression in a pass of its own, its errors placed in the expression.
+fn one_expression(
+    source: &str,
+    defines: &[(String, String)],
+    expression: &str,
+) -> Result<i64, Diagnostic> {
     let prefix = format!("__constant__ long long {LAUNCH_VALUE} = (");
     let head = format!("{source}\n\n");
     let line = head.matches('\n').count() as u32 + 1;
@@ -120,18 +185,7 @@ pub fn constant_expression(
         Diagnostic::new(expression_span(col), message)
     };
     let program = compile(&text, defines).map_err(at_expression)?;
-    program
-        .objects
-        .iter()
-        .find(|object| object.name == LAUNCH_VALUE)
-        .and_then(|object| match &object.init {
-            ir::ObjectInit::Bytes(bytes) => {
-                let mut le = [0u8; 8];
-                le.copy_from_slice(bytes.get(..8)?);
-                Some(i64::from_le_bytes(le))
-            }
-            _ => None,
-        })
+    launch_value(&program, LAUNCH_VALUE)
         .ok_or_else(|| Diagnostic::new(expression_span(1), "the value is not a constant"))
 }
 

@@ -1901,3 +1901,15 @@ fn a_launch_is_written_with_the_sources_defines() {
     check_constant(source, "N; int y", Err((1, "one expression")));
     check_constant(source, "", Err((1, "empty")));
 }
+
+#[test]
+fn a_launchs_values_are_folded_together_and_a_bad_one_is_placed_alone() {
+    let source = "#define N 1000\n__global__ void k(float* x) {}\n";
+    let values = super::constant_expressions(source, &[], &["N / 8", "(N + 255) / 256", "7"]);
+    let values: Vec<i64> = values.into_iter().map(|v| v.expect("a value")).collect();
+    assert_eq!(values, [125, 4, 7]);
+    let mixed = super::constant_expressions(source, &[], &["N", "N +", "2"]);
+    assert_eq!(mixed[0].as_ref().ok(), Some(&1000));
+    assert_eq!(mixed[1].as_ref().map_err(|e| e.span.col).err(), Some(4));
+    assert_eq!(mixed[2].as_ref().ok(), Some(&2));
+}

@@ -154,9 +154,7 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
             </div>
         }
     });
-    let errors = build(launch, &props.source, props.settings)
-        .err()
-        .unwrap_or_default();
+    let errors = build(launch, &props.source, props.settings).1;
     html! {
         <section class="card" data-testid="launch-form" aria-labelledby="launch-form-title">
             <h2 id="launch-form-title">{ "Your launch" }</h2>
