@@ -362,6 +362,24 @@ impl SweepSetting {
         }
     }
 
+    /// The sweep over this setting's values, the others as in `settings`, with the launch that
+    /// `launch_at` makes of each.
+    pub fn launches(
+        self,
+        settings: Settings,
+        launch_at: impl Fn(Settings) -> SimulationInput,
+    ) -> SweepLaunches {
+        SweepLaunches {
+            setting: self.label(),
+            current: self.current(settings),
+            launches: self
+                .values()
+                .iter()
+                .map(|&value| (value, launch_at(self.with(settings, value))))
+                .collect(),
+        }
+    }
+
     /// The settings with this one at `value`.
     pub fn with(self, mut settings: Settings, value: u32) -> Settings {
         match self {
@@ -669,16 +687,8 @@ impl Variant {
     /// The launches of the sweep chart: this kernel at each value of its swept setting, the
     /// other settings as they are.
     pub fn sweep_launches(self, settings: Settings, source: &str) -> SweepLaunches {
-        let sweep = self.sweep();
-        SweepLaunches {
-            setting: sweep.label(),
-            current: sweep.current(settings),
-            launches: sweep
-                .values()
-                .iter()
-                .map(|&value| (value, self.launch(sweep.with(settings, value), source)))
-                .collect(),
-        }
+        self.sweep()
+            .launches(settings, |settings| self.launch(settings, source))
     }
 
     /// The launch of this lesson's kernel for the page's settings, running `source` (the lesson's

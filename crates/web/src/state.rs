@@ -194,22 +194,11 @@ impl State {
         match self.variant {
             Variant::MyKernel => {
                 // The registers change no value of the launch: it is built once.
-                let sweep = SweepSetting::Regs;
-                let settings = self.settings();
                 let launch = self.launch();
-                SweepLaunches {
-                    setting: sweep.label(),
-                    current: sweep.current(settings),
-                    launches: sweep
-                        .values()
-                        .iter()
-                        .map(|&value| {
-                            let mut input = launch.clone();
-                            input.regs = value;
-                            (value, input)
-                        })
-                        .collect(),
-                }
+                SweepSetting::Regs.launches(self.settings(), |settings| SimulationInput {
+                    regs: settings.regs,
+                    ..launch.clone()
+                })
             }
             _ => self.variant.sweep_launches(self.settings(), self.source()),
         }

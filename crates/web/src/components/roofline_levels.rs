@@ -18,12 +18,11 @@ pub struct RooflineLevelsProps {
     pub levels: Option<Hierarchical>,
 }
 
-const WIDTH: f64 = 560.0;
+use crate::components::roofline_view::{BOTTOM, LEFT, RIGHT, WIDTH};
+
+/// A little lower than the roofline's canvas: the levels' chart has no ridge labels above.
 const HEIGHT: f64 = 360.0;
-const LEFT: f64 = 90.0;
-const RIGHT: f64 = 26.0;
 const TOP: f64 = 30.0;
-const BOTTOM: f64 = 58.0;
 
 /// The level's key in CSS classes and test ids.
 fn key(level: Level) -> &'static str {

@@ -26,12 +26,13 @@ pub struct RooflineViewProps {
     pub simulated: Option<SimulatedPoint>,
 }
 
-const WIDTH: f64 = 560.0;
+/// The chart's canvas and margins, shared with the hierarchical roofline (`roofline_levels`).
+pub(crate) const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 380.0;
-const LEFT: f64 = 90.0;
-const RIGHT: f64 = 26.0;
+pub(crate) const LEFT: f64 = 90.0;
+pub(crate) const RIGHT: f64 = 26.0;
 const TOP: f64 = 36.0;
-const BOTTOM: f64 = 58.0;
+pub(crate) const BOTTOM: f64 = 58.0;
 /// The intensity axis runs from 1/16 to 1024 FLOP/B, in powers of two.
 const X_MIN_EXPONENT: i32 = -4;
 const X_MAX_EXPONENT: i32 = 10;
