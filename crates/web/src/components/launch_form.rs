@@ -19,8 +19,6 @@ pub struct LaunchFormProps {
     pub on_action: Callback<Action>,
 }
 
-const FILLS: [Fill; 4] = [Fill::Small, Fill::Random, Fill::Iota, Fill::Zeros];
-
 /// One labelled text field whose committed value changes the launch through `edit`.
 fn field(
     id: String,
@@ -122,7 +120,7 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
             let on_action = on_action.clone();
             Callback::from(move |event: Event| {
                 if let Some(select) = event.target_dyn_into::<HtmlSelectElement>() {
-                    if let Some(fill) = FILLS.into_iter().find(|f| f.as_str() == select.value()) {
+                    if let Some(fill) = Fill::ALL.into_iter().find(|f| f.as_str() == select.value()) {
                         let mut next = current.clone();
                         if let Some(slot) = next.buffers.get_mut(i) {
                             slot.2 = fill;
@@ -146,7 +144,7 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
                 <div class="control">
                     <label for={fill_id.clone()}>{ format!("{name}: contents") }</label>
                     <select id={fill_id.clone()} data-testid={fill_id} onchange={on_fill}>
-                        { for FILLS.into_iter().map(|f| html! {
+                        { for Fill::ALL.into_iter().map(|f| html! {
                             <option value={f.as_str()} selected={f == *fill}>{ f.as_str() }</option>
                         }) }
                     </select>
