@@ -737,7 +737,12 @@ impl Variant {
             | Variant::LatencyAdjDiff
             | Variant::TransfersAdjDiff => {
                 let n = match self {
-                    Variant::LatencyAdjDiff => LATENCY_N,
+                    // Devices before Kepler launch at most 65,535 blocks along x; the 1-D kernel
+                    // then covers as many elements as that many blocks do.
+                    Variant::LatencyAdjDiff => {
+                        let most_blocks = input.device.max_grid_dim[0];
+                        LATENCY_N.min(most_blocks.saturating_mul(block.max(1)))
+                    }
                     _ => ADJ_DIFF_N,
                 };
                 input.grid = Dim3::new(blocks_for(n), 1, 1);
@@ -985,5 +990,30 @@ mod tests {
         assert_eq!(per_load(&swizzled, "st"), 1.0);
         assert_eq!(swizzled.shared_bytes_per_block, 32 * 32 * 4);
         assert_eq!(padded.shared_bytes_per_block, 32 * 33 * 4);
+    }
+
+    #[test]
+    fn the_new_lessons_run_on_every_device_at_their_first_settings() {
+        // The timing lessons invite a change of device: none of their launches may fail on one.
+        for variant in [
+            Variant::LatencyAdjDiff,
+            Variant::DivergenceSplit,
+            Variant::DivergenceUniform,
+            Variant::TransposeSwizzle,
+            Variant::TransfersAdjDiff,
+            Variant::TransfersMatmul,
+            Variant::MyKernel,
+        ] {
+            for device in memplay_sim::DeviceId::ALL {
+                let state = State {
+                    device,
+                    ..State::default()
+                };
+                let input = variant.launch(state.settings(), variant.source());
+                if let Err(error) = simulate(&input) {
+                    panic!("{variant:?} on {device}: {error}");
+                }
+            }
+        }
     }
 }
