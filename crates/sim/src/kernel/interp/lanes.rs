@@ -220,6 +220,36 @@ pub(super) fn bits_f32(f: f32) -> u64 {
     u64::from(f.to_bits())
 }
 
+/// `x * y + z` rounded once to the nearest f32, as `fmaf` and the hardware's FFMA compute it,
+/// without a call into a software `fmaf` (WebAssembly has no fused multiply-add, and there each
+/// call cost some 15 ns: most of a loop of FMAs). The product of two f32s is exact in f64; the
+/// sum is made exact as f64 sum plus error (Knuth's TwoSum) and rounded to odd from it, so the
+/// final rounding to f32 is the one correct rounding (Boldo and Melquiond, "Emulation of FMA and
+/// correctly rounded sums: proved algorithms using rounding to odd", IEEE Transactions on
+/// Computers, 2008: round-to-odd at 53 bits, then to nearest at 24, is round-to-nearest).
+pub(super) fn fma_f32(x: f32, y: f32, z: f32) -> f32 {
+    let product = f64::from(x) * f64::from(y);
+    let addend = f64::from(z);
+    let sum = product + addend;
+    if !sum.is_finite() {
+        return sum as f32;
+    }
+    let product_part = sum - addend;
+    let error = (product - product_part) + (addend - (sum - product_part));
+    let odd = if error != 0.0 && sum.to_bits() & 1 == 0 {
+        // One step away from zero if the error points that way, else towards it: the
+        // neighbour on the error's side, whose last bit is 1.
+        if (error > 0.0) == (sum > 0.0) {
+            f64::from_bits(sum.to_bits() + 1)
+        } else {
+            f64::from_bits(sum.to_bits() - 1)
+        }
+    } else {
+        sum
+    };
+    odd as f32
+}
+
 /// Converts one value between scalar types (C's conversions; float to integer saturates, which is
 /// also what the GPU's conversion instructions do).
 pub(super) fn convert_value(v: u64, from: Scalar, to: Scalar) -> u64 {
@@ -472,6 +502,70 @@ pub(super) fn atomic_value(op: AtomicOp, ty: Scalar, old: u64, v: u64, v2: u64) 
                 v2
             } else {
                 old
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fma_f32;
+
+    /// `fma_f32` against the library's correctly rounded `mul_add`, bit for bit.
+    fn check(x: f32, y: f32, z: f32) {
+        let (found, expected) = (fma_f32(x, y, z), x.mul_add(y, z));
+        assert!(
+            found.to_bits() == expected.to_bits() || (found.is_nan() && expected.is_nan()),
+            "fma({x:e}, {y:e}, {z:e}) = {found:e}, expected {expected:e}"
+        );
+    }
+
+    #[test]
+    fn the_emulated_fma_rounds_once_like_fmaf() {
+        // Cases where rounding the product first would differ, and the edges of the range.
+        let special = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            1.0 + f32::EPSILON,
+            1.0 - f32::EPSILON / 2.0,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            f32::MIN_POSITIVE / 3.0,
+            1e-45,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            0.1,
+            3.0,
+            16_777_217.0,
+        ];
+        for &x in &special {
+            for &y in &special {
+                for &z in &special {
+                    check(x, y, z);
+                }
+            }
+        }
+        // A million random triples over all bit patterns and around 1, from a fixed seed.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 32) as u32
+        };
+        for round in 0..1_000_000 {
+            let (a, b, c) = (next(), next(), next());
+            if round % 2 == 0 {
+                check(f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
+            } else {
+                // Near 1 and near each other, where cancellation exposes double rounding.
+                let near = |bits: u32| f32::from_bits(0x3f80_0000 ^ (bits & 0x00ff_ffff));
+                let x = near(a);
+                let y = near(b);
+                check(x, y, -(x * y) + f32::from_bits(c & 0x807f_ffff));
             }
         }
     }

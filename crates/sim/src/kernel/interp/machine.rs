@@ -571,15 +571,18 @@ impl Machine<'_, '_> {
     #[inline(never)]
     pub(super) fn fma(&mut self, ty: Scalar, r: [usize; 3], mask: u32, dst: usize) {
         self.instructions += 1;
-        for l in 0..WARP_LANES {
-            let (x, y, z) = (self.regs[r[0]][l], self.regs[r[1]][l], self.regs[r[2]][l]);
-            self.regs[dst][l] = if ty == Scalar::F32 {
-                bits_f32(f32_of(x).mul_add(f32_of(y), f32_of(z)))
-            } else {
-                f64::from_bits(x)
-                    .mul_add(f64::from_bits(y), f64::from_bits(z))
-                    .to_bits()
-            };
+        let (a, b, c) = (self.regs[r[0]], self.regs[r[1]], self.regs[r[2]]);
+        let out = &mut self.regs[dst];
+        if ty == Scalar::F32 {
+            for l in 0..WARP_LANES {
+                out[l] = bits_f32(fma_f32(f32_of(a[l]), f32_of(b[l]), f32_of(c[l])));
+            }
+        } else {
+            for l in 0..WARP_LANES {
+                out[l] = f64::from_bits(a[l])
+                    .mul_add(f64::from_bits(b[l]), f64::from_bits(c[l]))
+                    .to_bits();
+            }
         }
         if ty == Scalar::F32 {
             self.flops += 2 * u64::from(mask.count_ones());
