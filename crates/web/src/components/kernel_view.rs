@@ -64,6 +64,24 @@ impl Progress {
 }
 
 /// The headline of a prediction: time, the rate that matters for the kernel, and the bottleneck.
+/// The launch's copies to and from pinned host memory against its kernel time, in one line: every
+/// lesson's launch beside what getting its data there and back costs (`transfer`).
+pub fn copies_text(report: &SimulationReport, prediction: &Prediction) -> String {
+    use memplay_sim::transfer::{launch_transfers, HostMemory, Layout};
+    let transfers = launch_transfers(report, prediction, HostMemory::Pinned, Layout::Linear);
+    if transfers.copies.is_empty() {
+        return "No buffer to copy to or from the host.".to_string();
+    }
+    let bytes: u64 = transfers.copies.iter().map(|c| c.time.bytes).sum();
+    format!(
+        "Copying its {} MB to and from pinned host memory over {} would take {}, {}x the kernel.",
+        crate::model::format_number(bytes as f64 / 1e6),
+        report.device.host_link.name,
+        crate::components::transfer_view::time_text(transfers.copy_seconds()),
+        crate::model::format_number((transfers.ratio() * 10.0).round() / 10.0)
+    )
+}
+
 pub fn throughput_text(prediction: &Prediction) -> String {
     // Whole numbers from 100 up, one decimal below, as the lectures write 36.8 GB/s and 183.9 GFLOP/s.
     let rate_text = |rate: f64| {
@@ -549,6 +567,9 @@ fn run_outcome(run: &Rc<SimulationRun>, sweep: Html, source: &str, variant: Vari
                             <strong data-testid="throughput">{ throughput_text(prediction) }</strong>
                         </p>
                         { measured }
+                        <p class="copies-line" data-testid="copies-line">
+                            { copies_text(report, prediction) }
+                        </p>
                         <div class="throughput-layout">
                             { unit_bars(prediction) }
                             { sweep }
@@ -855,6 +876,22 @@ mod tests {
         assert_eq!(
             error_excerpt(source, &error).as_deref(),
             Some(" c[0] = m;\n        ^")
+        );
+    }
+
+    #[test]
+    fn every_launch_says_what_its_copies_to_the_host_would_cost() {
+        // The adjacent difference's 32 MB over the H100's PCIe 5.0: some 0.6 ms, 38 kernels.
+        let state = State {
+            variant: Variant::AdjDiffNaive,
+            ..State::default()
+        };
+        let report = simulate(&state.launch()).expect("runs");
+        let prediction = memplay_sim::timing::predict(&report);
+        assert_eq!(
+            copies_text(&report, &prediction),
+            "Copying its 33.6 MB to and from pinned host memory over PCIe 5.0 x16 would take \
+             592.5 us, 38.1x the kernel."
         );
     }
 
