@@ -103,7 +103,15 @@ pub(super) struct Offsets {
     pub(super) by: [i64; WARP_LANES],
     pub(super) overflow: u32,
     pub(super) wide: Option<Box<[i128; WARP_LANES]>>,
+    /// A bound on every lane's `|by|` while nothing has overflowed: below `SMALL_SUM` the next
+    /// small term cannot overflow, and the sum needs no check per lane.
+    bound: u64,
 }
+
+/// Indices and strides below this in magnitude multiply to below 2^62.
+const SMALL_FACTOR: u64 = 1 << 31;
+/// Sums below this in magnitude take another term below 2^62 without leaving `i64`.
+const SMALL_SUM: u64 = 1 << 62;
 
 impl Offsets {
     pub(super) fn new() -> Offsets {
@@ -111,12 +119,31 @@ impl Offsets {
             by: [0; WARP_LANES],
             overflow: 0,
             wide: None,
+            bound: 0,
         }
     }
 
     /// Adds `index * stride` to every lane (`index` read as a 64-bit integer).
     #[inline]
     pub(super) fn add(&mut self, index: &Lanes, stride: i64) {
+        // The common case of array indexing: indices and strides far below 2^31, so no product
+        // nor sum can overflow and the lanes need no checks (a loop the compiler vectorises).
+        let largest = index
+            .iter()
+            .map(|&v| (v as i64).unsigned_abs())
+            .fold(0, u64::max);
+        let step = stride.unsigned_abs();
+        if self.overflow == 0
+            && largest < SMALL_FACTOR
+            && step < SMALL_FACTOR
+            && self.bound < SMALL_SUM
+        {
+            for (by, &v) in self.by.iter_mut().zip(index) {
+                *by += (v as i64) * stride;
+            }
+            self.bound += largest * step;
+            return;
+        }
         if self.overflow == 0 {
             // The common case, without a branch per lane: nothing has overflowed, nor does now.
             let mut next = [0i64; WARP_LANES];
@@ -129,6 +156,7 @@ impl Offsets {
             }
             if flagged == 0 {
                 self.by = next;
+                self.bound = next.iter().map(|v| v.unsigned_abs()).fold(0, u64::max);
                 return;
             }
         }
