@@ -87,12 +87,13 @@ fn kernels_the_model_was_not_built_from_are_predicted_within_a_quarter() {
         100.0 * mean
     );
     println!("{table}");
-    // Measured: 26 of 30 within 25%, mean 18.2%. Outside: the Mandelbrot rows (3x slow: the
-    // sampled interior row is the set's widest, and it stands for every row), the column-major
-    // matrix-vector product (16 blocks on 132 SMs, 40% fast), a softmax (29% fast) and a bitonic
-    // step (28% slow). The bounds leave room for one more launch to move out.
-    assert!(within >= 25, "only {within} of 30 within 25%");
-    assert!(mean <= 0.20, "mean |error| {:.1}%", 100.0 * mean);
+    // Measured: 27 of 30 within 25%, mean 11.6% (26 and 18.2% before the sampling in strata, when
+    // the Mandelbrot rows were 3x slow: the sampled interior row is the set's deepest, and it
+    // stood for every row; now +4.6%). Outside: the column-major matrix-vector product (16 blocks
+    // on 132 SMs, 41% fast), a softmax (29% fast) and a bitonic step (28% slow). The bounds leave
+    // room for one more launch to move out.
+    assert!(within >= 26, "only {within} of 30 within 25%");
+    assert!(mean <= 0.14, "mean |error| {:.1}%", 100.0 * mean);
 }
 
 #[test]
