@@ -111,6 +111,30 @@ fn number_handlers(
     }
 }
 
+/// One labelled number field of a setting, with its hint: the block, stride and registers
+/// controls differ only in these words.
+fn number_field(
+    setting: NumberSetting,
+    label: &'static str,
+    hint: &'static str,
+    value: u32,
+    handlers: NumberHandlers,
+) -> Html {
+    let id = setting.key;
+    let hint_id = format!("{id}-hint");
+    html! {
+        <div class="control">
+            <label for={id}>{ label }</label>
+            <input type="number" id={id} data-testid={format!("control-{id}")} class="narrow"
+                   inputmode="numeric" aria-describedby={hint_id.clone()}
+                   min={setting.min.to_string()} max={setting.max.to_string()} step="1"
+                   value={value.to_string()}
+                   oninput={handlers.on_input} onchange={handlers.on_change} />
+            <p class="hint" id={hint_id}>{ hint }</p>
+        </div>
+    }
+}
+
 #[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
     let on_device = {
@@ -273,39 +297,33 @@ pub fn controls(props: &ControlsProps) -> Html {
             }
 
             if props.shown.contains(&Control::Stride) {
-                <div class="control">
-                    <label for="stride">{ "Stride s" }</label>
-                    <input type="number" id="stride" data-testid="control-stride" class="narrow"
-                           inputmode="numeric" aria-describedby="stride-hint"
-                           min={STRIDE.min.to_string()} max={STRIDE.max.to_string()} step="1"
-                           value={props.stride.to_string()}
-                           oninput={stride.on_input} onchange={stride.on_change} />
-                    <p class="hint" id="stride-hint">{ "Words between lanes in shared[base + s*tid]; the stride of the strided lessons." }</p>
-                </div>
+                { number_field(
+                    STRIDE,
+                    "Stride s",
+                    "Words between lanes in shared[base + s*tid]; the stride of the strided lessons.",
+                    props.stride,
+                    stride,
+                ) }
             }
 
             if props.shown.contains(&Control::Block) {
-                <div class="control">
-                    <label for="block">{ "Threads per block" }</label>
-                    <input type="number" id="block" data-testid="control-block" class="narrow"
-                           inputmode="numeric" aria-describedby="block-hint"
-                           min={BLOCK.min.to_string()} max={BLOCK.max.to_string()} step="1"
-                           value={props.block.to_string()}
-                           oninput={block.on_input} onchange={block.on_change} />
-                    <p class="hint" id="block-hint">{ "The block of the 1-D lessons; 1 to 1024, old devices take at most 512." }</p>
-                </div>
+                { number_field(
+                    BLOCK,
+                    "Threads per block",
+                    "The block of the 1-D lessons; 1 to 1024, old devices take at most 512.",
+                    props.block,
+                    block,
+                ) }
             }
 
             if props.shown.contains(&Control::Regs) {
-                <div class="control">
-                    <label for="regs">{ "Registers per thread" }</label>
-                    <input type="number" id="regs" data-testid="control-regs" class="narrow"
-                           inputmode="numeric" aria-describedby="regs-hint"
-                           min={REGS.min.to_string()} max={REGS.max.to_string()} step="1"
-                           value={props.regs.to_string()}
-                           oninput={regs.on_input} onchange={regs.on_change} />
-                    <p class="hint" id="regs-hint">{ "As nvcc --resource-usage reports them." }</p>
-                </div>
+                { number_field(
+                    REGS,
+                    "Registers per thread",
+                    "As nvcc --resource-usage reports them.",
+                    props.regs,
+                    regs,
+                ) }
             }
         </section>
     }
