@@ -245,8 +245,8 @@ impl State {
     /// meaning even if a default changes later; `embed=1` is appended when the page is embedded,
     /// so the embed keeps its layout when it rewrites its own address.
     pub fn to_query(&self) -> String {
-        let settings = format!(
-            "device={}&pattern={}&tile={}&block={}&pad={}&stride={}&regs={}&lesson={}&variant={}&compile={}{}",
+        let mut query = format!(
+            "device={}&pattern={}&tile={}&block={}&pad={}&stride={}&regs={}&lesson={}&variant={}&compile={}",
             self.device.as_str(),
             pattern_key(self.pattern),
             self.tile,
@@ -257,38 +257,37 @@ impl State {
             self.variant.lesson().key(),
             self.variant.name(),
             compile_key(self.compile),
-            // A comparison, and an element other than float, are written only when there is
-            // one, so the first links stay as short.
-            if self.compare == CompareWith::Nothing {
-                String::new()
-            } else {
-                format!("&compare={}", self.compare.key())
-            }
         );
-        let settings = if self.element == Element::Float {
-            settings
-        } else {
-            format!("{settings}&element={}", self.element.as_str())
-        };
-        let settings = if self.host_memory == HostMemory::Pinned {
-            settings
-        } else {
-            format!("{settings}&host={}", self.host_memory.as_str())
-        };
-        // The my-kernel lesson's launch goes into the link, percent-encoded.
-        let settings = if self.variant == Variant::MyKernel {
-            format!(
-                "{settings}&launch={}",
-                percent_encode(&my_kernel::encode(&self.my_launch))
-            )
-        } else {
-            settings
-        };
-        if self.embed {
-            format!("{settings}&embed={}", embed_key(true))
-        } else {
-            settings
+        // The keys written only when they say something, so the first links stay as short: a
+        // comparison, an element other than float, pageable host memory, the my-kernel lesson's
+        // launch (percent-encoded), and the embed, last.
+        let optional = [
+            (
+                "compare",
+                (self.compare != CompareWith::Nothing).then(|| self.compare.key().to_string()),
+            ),
+            (
+                "element",
+                (self.element != Element::Float).then(|| self.element.as_str().to_string()),
+            ),
+            (
+                "host",
+                (self.host_memory != HostMemory::Pinned)
+                    .then(|| self.host_memory.as_str().to_string()),
+            ),
+            (
+                "launch",
+                (self.variant == Variant::MyKernel)
+                    .then(|| percent_encode(&my_kernel::encode(&self.my_launch))),
+            ),
+            ("embed", self.embed.then(|| embed_key(true).to_string())),
+        ];
+        for (key, value) in optional {
+            if let Some(value) = value {
+                query.push_str(&format!("&{key}={value}"));
+            }
         }
+        query
     }
 
     /// The query of the same view on the full page, for the embed's "Open in memplay" link.
