@@ -195,7 +195,8 @@ pub fn app() -> Html {
     let bank_report = banks::analyze(&pattern.access, &device);
     let ceilings = roofline::ceilings(&device);
     // The launch and its sweep go to the worker; only a change of them makes a new request.
-    let mut input = state.launch();
+    let (mut input, launch_errors) = state.launch_and_errors();
+    let sweep_launches = state.sweep_launches(&input);
     // The launch the page shows traces one warp for the per-line view; its sweep traces none.
     input.trace = Some(line_model::trace_request(
         state.trace_block,
@@ -203,7 +204,6 @@ pub fn app() -> Html {
         &input,
     ));
     let launch = launch_text(&input);
-    let sweep_launches = state.sweep_launches();
     let kernel = input.kernel.clone();
     let compared = state.compare_launch();
     let shown = use_simulations(
@@ -367,7 +367,7 @@ pub fn app() -> Html {
                 />
                 if views.contains(&View::LaunchForm) {
                     <LaunchForm source={state.source().to_string()} launch={state.my_launch.clone()}
-                                settings={state.settings()} on_action={on_action.clone()} />
+                                errors={launch_errors} on_action={on_action.clone()} />
                 }
                 if views.contains(&View::Lines) {
                     <LineView view={line_view} on_action={on_action.clone()} />

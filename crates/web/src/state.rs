@@ -7,7 +7,7 @@
 
 use crate::compare::CompareWith;
 use crate::lessons::{Lesson, Settings, SweepLaunches, SweepSetting, Variant};
-use crate::my_kernel::{self, MyLaunch};
+use crate::my_kernel::{self, FieldError, MyLaunch};
 use crate::source_link::{opened_source, Compressed, Inflated, SourceLink};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::{Element, PatternId};
@@ -179,22 +179,26 @@ impl State {
     /// my-kernel lesson's is the student's; while one of its values is wrong, the launch runs
     /// with the nearest value in range in its place and the form says what is wrong.
     pub fn launch(&self) -> SimulationInput {
-        self.launch_at(self.settings())
+        self.launch_and_errors().0
     }
 
-    fn launch_at(&self, settings: Settings) -> SimulationInput {
+    /// The page's launch with what is wrong in the my-kernel lesson's values (none elsewhere),
+    /// built once for a render: the launch form shows the errors, the worker runs the launch.
+    pub fn launch_and_errors(&self) -> (SimulationInput, Vec<FieldError>) {
         match self.variant {
-            Variant::MyKernel => my_kernel::build(&self.my_launch, self.source(), settings).0,
-            _ => self.variant.launch(settings, self.source()),
+            Variant::MyKernel => my_kernel::build(&self.my_launch, self.source(), self.settings()),
+            _ => (
+                self.variant.launch(self.settings(), self.source()),
+                Vec::new(),
+            ),
         }
     }
 
-    /// The launches of the sweep chart; the my-kernel lesson sweeps its registers.
-    pub fn sweep_launches(&self) -> SweepLaunches {
+    /// The launches of the sweep chart around `launch`, the page's launch; the my-kernel lesson
+    /// sweeps its registers, which change no value of the launch, so it is not built again.
+    pub fn sweep_launches(&self, launch: &SimulationInput) -> SweepLaunches {
         match self.variant {
             Variant::MyKernel => {
-                // The registers change no value of the launch: it is built once.
-                let launch = self.launch();
                 SweepSetting::Regs.launches(self.settings(), |settings| SimulationInput {
                     regs: settings.regs,
                     ..launch.clone()

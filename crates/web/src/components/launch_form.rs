@@ -2,10 +2,9 @@
 //! its grid and block, a value for each scalar parameter, a size and a fill for each pointer,
 //! and the dynamic shared memory, each as an expression of the source's `#define`s. Every field
 //! is a labelled native input that reports on `change`; what is wrong with a value is listed
-//! under the form with its field (`my_kernel::build`).
+//! under the form with its field (`my_kernel::build`, run once per render by the page).
 
-use crate::lessons::Settings;
-use crate::my_kernel::{build, kernels, MyLaunch};
+use crate::my_kernel::{kernels, FieldError, MyLaunch};
 use crate::state::Action;
 use memplay_sim::fill::Fill;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -15,7 +14,8 @@ use yew::prelude::*;
 pub struct LaunchFormProps {
     pub source: String,
     pub launch: MyLaunch,
-    pub settings: Settings,
+    /// What is wrong with the launch's values, from the build that made the page's launch.
+    pub errors: Vec<FieldError>,
     pub on_action: Callback<Action>,
 }
 
@@ -152,7 +152,6 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
             </div>
         }
     });
-    let errors = build(launch, &props.source, props.settings).1;
     html! {
         <section class="card" data-testid="launch-form" aria-labelledby="launch-form-title">
             <h2 id="launch-form-title">{ "Your launch" }</h2>
@@ -185,9 +184,9 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
                 on_action,
                 |l, v| l.dyn_smem = v,
             ) }
-            if !errors.is_empty() {
+            if !props.errors.is_empty() {
                 <ul class="error" role="alert" data-testid="launch-errors">
-                    { for errors.iter().map(|e| html! { <li>{ e.to_string() }</li> }) }
+                    { for props.errors.iter().map(|e| html! { <li>{ e.to_string() }</li> }) }
                 </ul>
             }
         </section>
