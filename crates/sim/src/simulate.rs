@@ -498,7 +498,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             (stats.thread_issued_instructions as f64 / scale - reused.lanes as f64).max(0.0);
         if input.compile.if_conversion {
             let off = stats.predicated_off;
-            let issued = f64::from(off.issue) / f64::from(kernel::issue::ISSUE_SCALE);
+            let issued = f64::from(off.issue) / scale;
             counters.inst_executed += issued;
             counters.predicated_off_warp_instructions = issued;
             counters.thread_inst_executed += stats.predicated_off_threads as f64 / scale;
