@@ -162,15 +162,20 @@ fn chart(levels: &Hierarchical, kernel: &str) -> Html {
             { for levels.levels.iter().map(|point| html! {
                 <polyline class={classes!("level-roof", key(point.level))} points={slope(point)} />
             }) }
-            // Each slope is named at its left end, where the slopes lie furthest apart.
-            { for levels.levels.iter().map(|point| {
-                let at = x_min * 2.0;
-                let label_y = y.map((point.bandwidth_gbps * at).min(levels.peak_gflops)) - 8.0;
+            // The slopes' legend sits in the top left corner, above every slope at low intensity,
+            // where no point can be: a point lies under its own level's slope.
+            { for levels.levels.iter().enumerate().map(|(row, point)| {
+                let line_y = TOP + 14.0 + 18.0 * row as f64;
                 html! {
-                    <text class={classes!("level-label", key(point.level))} x={px(x.map(at))}
-                          y={px(label_y.max(TOP + 12.0))}>
-                        { format!("{} {} GB/s", point.level.label(), format_number(point.bandwidth_gbps.round())) }
-                    </text>
+                    <g class="level-legend">
+                        <line class={classes!("level-roof", key(point.level))}
+                              x1={px(LEFT + 10.0)} x2={px(LEFT + 40.0)}
+                              y1={px(line_y)} y2={px(line_y)} />
+                        <text class={classes!("level-label", key(point.level))}
+                              x={px(LEFT + 46.0)} y={px(line_y + 4.0)}>
+                            { format!("{} {} GB/s", point.level.label(), format_number(point.bandwidth_gbps.round())) }
+                        </text>
+                    </g>
                 }
             }) }
             { for levels.levels.iter().filter_map(|point| {
@@ -241,9 +246,10 @@ pub fn roofline_levels(props: &RooflineLevelsProps) -> Html {
                                    runs one after another find it there." }
                             </p>
                         }
-                        { table(levels) }
                     </div>
                 </div>
+                // Under the chart, full width: five columns do not fit beside it in a frame.
+                { table(levels) }
                 <p class="caption">
                     { "The lectures count a kernel's intensity at its load instructions: 0.25 \
                        FLOP per byte for the naive matmul, TILE / 4 for the tiled one. Those are \
