@@ -201,6 +201,12 @@ pub struct MemoryProfile {
     pub shared_atomic_passes: f64,
     /// Blocks the profile stands for (the grid).
     pub blocks: f64,
+    /// The share of the sectors that the next repetition of the launch touches and this one did
+    /// not: 0 unless the launch's addresses follow data it loaded and one of its blocks, run
+    /// again on the memory the launch left, goes elsewhere (`simulate`; probe group C's
+    /// `p_mlp*`, whose `state` moves every warp on to new lines).
+    #[serde(default)]
+    pub repeat_moves_on: f64,
 }
 
 impl MemoryProfile {
@@ -281,6 +287,9 @@ pub struct BlockProfiler {
     site_rows: HashMap<(u32, u32), SiteRows>,
     /// Row activations of later executions of an instruction by a half-warp.
     activations: u64,
+    /// A global load's address (or a branch before it) needed data the launch loaded: its
+    /// repetitions may go elsewhere. Kept across blocks.
+    data_steered: bool,
 }
 
 /// No row is open in a partition.
@@ -349,7 +358,23 @@ impl BlockProfiler {
             stream_rows: HashMap::default(),
             site_rows: HashMap::default(),
             activations: 0,
+            data_steered: false,
         }
+    }
+
+    /// Whether a global load of the blocks so far had an address (or a branch before it) that
+    /// needed data loaded from global or local memory.
+    pub fn data_steered(&self) -> bool {
+        self.data_steered
+    }
+
+    /// The global sectors the current block has read or written, per buffer.
+    pub fn touched_sectors(&self) -> StdHashSet<(usize, u64)> {
+        let mut sectors = StdHashSet::new();
+        for (buffer, (reads, writes)) in self.reads.iter().zip(&self.writes).enumerate() {
+            sectors.extend(reads.keys().chain(writes.keys()).map(|&s| (buffer, s)));
+        }
+        sectors
     }
 
     /// Names the atomics (by source line and column) whose address every lane of a warp provably
@@ -443,6 +468,7 @@ impl BlockProfiler {
         let trace = &mut self.warps[warp];
         match access.kind {
             AccessKind::Load => {
+                self.data_steered |= record.order.waits_for != 0;
                 let site = (record.span.line, record.span.col);
                 let repeats = trace.in_flight.get(&site).copied().unwrap_or(0);
                 let order = record.order;

@@ -46,6 +46,7 @@ use crate::sampling::{self, BlockClass, EdgePosition};
 use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTrace};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::collections::HashSet;
 use std::fmt;
 
 /// The default step budget, for the whole simulation, the same in the page and the CLI (a step
@@ -383,6 +384,9 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     // The strata of a class whose blocks do not work alike (`sampling::strata`), run after it.
     let mut strata: Vec<BlockClass> = Vec::new();
     let mut issued_by_block: Vec<([u32; 3], u64)> = Vec::new();
+    // The first block run and the global sectors it touched: the launch's repetition is checked
+    // against them (`repeat_moves_on`).
+    let mut first_block: Option<([u32; 3], HashSet<(usize, u64)>)> = None;
     while let Some((class, from_strata)) = strata
         .pop()
         .map(|stratum| (stratum, true))
@@ -485,6 +489,9 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             block_fuser.reset_tally();
         }
         let mut counters = counting.counters;
+        if first_block.is_none() {
+            first_block = Some((class.representative, profiler.touched_sectors()));
+        }
         profile.add_block(&mut profiler, weight as f64);
         lines.finish_block(weight as f64);
         counters.fp32_flops = stats.flops as f64;
@@ -543,8 +550,14 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                 })
                 .flatten()
         });
-        recorder.finish(layout, problem)
+        recorder.finish(layout.clone(), problem)
     });
+
+    let mut memory = profile.finish();
+    if let Some((block, first_sectors)) = first_block.filter(|_| profiler.data_steered()) {
+        memory.repeat_moves_on =
+            repeat_moves_on(&mut sim, input, &layout, block, &first_sectors, &mut steps);
+    }
 
     Ok(SimulationReport {
         kernel: input.kernel.clone(),
@@ -557,7 +570,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         fused_loads: fused,
         compile: input.compile,
         steps,
-        memory: profile.finish(),
+        memory,
         lines: lines.into_lines(),
         trace,
         device: input.device.clone(),
@@ -565,6 +578,53 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
 }
 
 /// Why `request` names no warp of the launch, if it does not.
+/// Feeds a block's records to a profiler alone, to see which sectors it touches.
+struct ProfileOnly<'a> {
+    profiler: &'a mut BlockProfiler,
+}
+
+impl RecordSink for ProfileOnly<'_> {
+    fn record(&mut self, record: &MemRecord) {
+        self.profiler.record(record);
+    }
+}
+
+/// The share of the sectors that a repetition of the launch touches and the first run did not,
+/// seen from `block`: it runs again on the memory the launch left, as the next timed launch
+/// would find it. The hardware's L2 still holds what the previous launch touched (`timing`), so a
+/// kernel that walks the same lines every time finds them there; one whose addresses follow data
+/// it wrote (probe group C's `p_mlp*`, which keeps each warp's position in `state`) moves on to
+/// lines the L2 does not hold. Only launches whose load addresses follow loaded data can move
+/// on, and only they pay for the extra block. A block the budget cannot run again is taken to
+/// stay where it was.
+fn repeat_moves_on(
+    sim: &mut Simulation<'_>,
+    input: &SimulationInput,
+    layout: &[(String, u64, u64)],
+    block: [u32; 3],
+    first_sectors: &HashSet<(usize, u64)>,
+    steps: &mut u64,
+) -> f64 {
+    let mut profiler = BlockProfiler::new(&input.device, layout.to_vec());
+    let remaining = input.step_budget.saturating_sub(*steps);
+    let Ok(stats) = sim.run_block_into(
+        block,
+        remaining,
+        &mut ProfileOnly {
+            profiler: &mut profiler,
+        },
+    ) else {
+        return 0.0;
+    };
+    *steps = steps.saturating_add(stats.steps.max(1));
+    let again = profiler.touched_sectors();
+    if again.is_empty() {
+        return 0.0;
+    }
+    let new = again.iter().filter(|s| !first_sectors.contains(s)).count();
+    new as f64 / again.len() as f64
+}
+
 fn outside_the_launch(request: TraceRequest, input: &SimulationInput) -> Option<String> {
     let TraceRequest { block, warp } = request;
     let [x, y, z] = block;
@@ -790,6 +850,34 @@ mod tests {
         assert_eq!(matmul_sampled.sampled_blocks.len(), 9);
         assert_eq!(matmul_sampled.counters, matmul_full.counters);
         assert_eq!(matmul_sampled.fused_loads, matmul_full.fused_loads);
+    }
+
+    /// A warp that keeps its position in `state`: each lane reads `buf` at its position and
+    /// moves it on by `step` rows of 32 words.
+    fn walk(step: u32) -> SimulationInput {
+        let source = format!(
+            "__global__ void walk(const int* buf, int* state) {{\n\
+             int t = threadIdx.x;\n\
+             int j = state[t];\n\
+             int v = buf[j * 32 + t];\n\
+             state[t] = j + {step} + (v & 0);\n}}\n"
+        );
+        let mut input = SimulationInput::new(&source, "walk", h100());
+        input.grid = Dim3::new(1, 1, 1);
+        input.block = Dim3::new(32, 1, 1);
+        input.buffers = vec![("buf".to_string(), 4096 * 4), ("state".to_string(), 128)];
+        input.fills = vec![("state".to_string(), Fill::Zeros)];
+        input
+    }
+
+    #[test]
+    fn a_kernel_that_moves_its_own_position_finds_new_lines_in_the_next_launch() {
+        // Probe group C: the repetition reads four sectors of `buf` the first run did not, and the
+        // four sectors of `state` again.
+        let moved = simulate(&walk(8)).expect("the launch simulates");
+        assert_eq!(moved.memory.repeat_moves_on, 0.5);
+        let stays = simulate(&walk(0)).expect("the launch simulates");
+        assert_eq!(stays.memory.repeat_moves_on, 0.0);
     }
 
     #[test]

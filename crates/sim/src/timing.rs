@@ -22,7 +22,10 @@
 //!    each partition), the launch finds it there and DRAM sees nothing; if it exceeds the whole
 //!    L2, an LRU cache keeps nothing of a cyclic sweep; between the two, the part the copies
 //!    leave room for stays (linearly, from all at the lower size to none at the whole L2:
-//!    `tr_copy` at n = 2048, 32 MB, takes 13 us where DRAM alone would need 16). cc 1.x has no cache for global memory: every
+//!    `tr_copy` at n = 2048, 32 MB, takes 13 us where DRAM alone would need 16). A launch whose
+//!    addresses follow data it wrote goes elsewhere the next time (probe group C's `p_mlp*` keep
+//!    each warp's position in `state`): it finds only the share of its lines that the previous
+//!    launch touched too (`simulate` runs one block again to see it). cc 1.x has no cache for global memory: every
 //!    coalesced transaction goes to DRAM, and what it costs there depends on the DRAM rows
 //!    (`profile`, "DRAM rows"). A transaction takes its burst (its bytes over the bus's
 //!    bandwidth), a column command (`tCCD`) on its partition, and, if it opens a row, an
@@ -99,8 +102,9 @@
 //! the integer multiplies of `%` and `/`, which run at half rate, make group J's division loops
 //! 11-22% slower on the H100 than that rate gives. Round trips follow the data (a load waits for a
 //! load in flight only if its address or a branch needs that load's data) and the unrolling of
-//! the load's loop; a kernel that walks the same lines in every timed launch is taken to find
-//! them in a warm L2, which `p_mlp*` (whose state moves it to new lines each launch) does not. A
+//! the load's loop. Whether a repetition revisits the lines is seen from one block run again on
+//! the memory the launch left (`MemoryProfile::repeat_moves_on`), so only what that block does is
+//! known: blocks that move on differently from it are taken to move like it. A
 //! barrier's wait is one constant however many blocks wait: 32 resident blocks of 64 threads wait
 //! longer per barrier (100 clocks) than 8 of 256 (71), and `p_barrier` with 64-thread blocks is
 //! 19% fast. Reuse between blocks in one SM's L1 is not counted, nor L1 capacity misses.
@@ -344,6 +348,8 @@ pub fn predict(report: &SimulationReport) -> Prediction {
     let footprint = read_bytes + written_bytes;
     let copied_capacity = device.l2_bytes as f64 / f64::from(t.l2_partitions.max(1));
     let whole_capacity = device.l2_bytes as f64;
+    // A launch whose repetition moves on to other lines (`MemoryProfile::repeat_moves_on`) finds
+    // only the lines it shares with the previous one.
     let l2_carried = if !cached {
         0.0
     } else if footprint <= copied_capacity {
@@ -352,7 +358,7 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         0.0
     } else {
         (whole_capacity - footprint) / (whole_capacity - copied_capacity)
-    };
+    } * (1.0 - m.repeat_moves_on);
     let l2_warm = l2_carried >= 1.0;
     let (dram_bytes, dram_read_bytes, dram_seconds) = if !cached {
         // Every transaction goes to DRAM: its burst at the bus's bandwidth, then on its partition
