@@ -305,6 +305,12 @@ pub struct DeviceTiming {
     /// slice takes before the next (global atomics on one slice serialize, `profile`).
     pub l2_slices: u32,
     pub l2_slice_interleave_bytes: u32,
+    /// L2 line slots a store request's line takes when the request writes only part of a sector
+    /// there (a full line takes one): the slice reads the sector and merges the bytes in.
+    pub l2_partial_store_slots: f64,
+    /// DRAM time, in bytes at the device's bandwidth, that a sector written only in part costs
+    /// beyond its own write when it leaves the L2: DRAM reads it to merge the write.
+    pub dram_partial_sector_bytes: f64,
 }
 
 /// The GDDR3 behind a cc 1.x memory system, as the timing model counts its row activations
@@ -609,6 +615,10 @@ pub fn g80() -> Device {
             // No L2 for global memory: atomics serialize per address (`hottest_address_lanes`).
             l2_slices: 1,
             l2_slice_interleave_bytes: 256,
+            // No L2: every transaction goes to DRAM on its own (`DramRows`), so no line or
+            // sector is merged.
+            l2_partial_store_slots: 1.0,
+            dram_partial_sector_bytes: 0.0,
         },
     }
 }
@@ -718,6 +728,10 @@ pub fn gt200() -> Device {
             // No L2 for global memory: atomics serialize per address (`hottest_address_lanes`).
             l2_slices: 1,
             l2_slice_interleave_bytes: 256,
+            // No L2: every transaction goes to DRAM on its own (`DramRows`), so no line or
+            // sector is merged.
+            l2_partial_store_slots: 1.0,
+            dram_partial_sector_bytes: 0.0,
         },
     }
 }
@@ -819,6 +833,10 @@ pub fn fermi() -> Device {
             dependent_issue_cycles: 22.0,
             l2_slices: 64,
             l2_slice_interleave_bytes: 512,
+            // Carried over from the H100 (probe group M): this device's ECC also covers whole
+            // sectors; no measurement of its partial writes was found.
+            l2_partial_store_slots: 4.0 / 3.0,
+            dram_partial_sector_bytes: 192.0,
         },
     }
 }
@@ -919,6 +937,10 @@ pub fn v100() -> Device {
             dependent_issue_cycles: 4.0,
             l2_slices: 64,
             l2_slice_interleave_bytes: 512,
+            // Carried over from the H100 (probe group M): this device's ECC also covers whole
+            // sectors; no measurement of its partial writes was found.
+            l2_partial_store_slots: 4.0 / 3.0,
+            dram_partial_sector_bytes: 192.0,
         },
     }
 }
@@ -1016,6 +1038,10 @@ pub fn a100() -> Device {
             dependent_issue_cycles: 4.0,
             l2_slices: 64,
             l2_slice_interleave_bytes: 512,
+            // Carried over from the H100 (probe group M): this device's ECC also covers whole
+            // sectors; no measurement of its partial writes was found.
+            l2_partial_store_slots: 4.0 / 3.0,
+            dram_partial_sector_bytes: 192.0,
         },
     }
 }
@@ -1137,6 +1163,19 @@ pub fn h100() -> Device {
             // bandwidth for any count above about 48; 64 is taken.
             l2_slices: 64,
             l2_slice_interleave_bytes: 512,
+            // tr_naive n=2048 (h100-timing.json): 4,194,304 column stores, one word in each of
+            // the 32 lines of a request, take 70.8 us beyond the launch, 29.9 lines a clock;
+            // probe group M's p_scatter_st cstride=1 (the same pattern, 4 MB and 512 KB rows)
+            // 28.1 and 31.8. A full line's store takes a 128-byte slot of the L2's 5,120 bytes a
+            // clock, 40 lines a clock: a partial one takes 4/3 of that. Writing part of a sector
+            // makes the slice read and merge it, as ECC covers whole sectors.
+            l2_partial_store_slots: 4.0 / 3.0,
+            // Probe group M, p_scatter_st cstride=8 and 32: 8,388,608 sectors, each written by one
+            // 4-byte lane and never completed, take 0.55 ms, and Nsight Compute counts 32 bytes
+            // of DRAM read for each beside the 32 written: a read-modify-write. At the copy
+            // bandwidth 0.55 ms is 197 bytes a sector; beyond the write's 64-byte atom, the read
+            // and the bus's turnarounds between reading and writing take about 192.
+            dram_partial_sector_bytes: 192.0,
         },
     }
 }

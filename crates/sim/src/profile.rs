@@ -153,6 +153,12 @@ pub struct BufferFootprint {
     pub size_bytes: u64,
     pub read: Footprint,
     pub written: Footprint,
+    /// Sectors the launch writes only in part and never reads: to write one back, DRAM must
+    /// read it and merge (probe group M). For the grid, the fewer of the blocks' own such
+    /// sectors and the sectors that the grid's written bytes cannot fill, since other blocks may
+    /// complete a sector in the L2 before it is written back.
+    #[serde(default)]
+    pub partial_sectors: f64,
 }
 
 /// The memory profile of a launch, extrapolated to the grid like the counters. Plain data.
@@ -168,6 +174,10 @@ pub struct MemoryProfile {
     pub global_ld_lines: f64,
     /// Distinct 128-byte lines per global store request, summed over requests.
     pub global_st_lines: f64,
+    /// Of those, the lines in which the request writes part of a sector (`tr_naive`'s column
+    /// writes): the L2 merges them into the sector (probe group M).
+    #[serde(default)]
+    pub global_partial_st_lines: f64,
     /// Distinct 128-byte lines per global atomic request, summed over requests.
     pub global_atomic_lines: f64,
     /// Global and local memory transactions (cc 1.x segments; one per sector on cc >= 2.0).
@@ -267,6 +277,7 @@ pub struct BlockProfiler {
     load_sectors: HashSet<u64>,
     ld_lines: u64,
     st_lines: u64,
+    partial_st_lines: u64,
     atomic_lines: u64,
     transactions: u64,
     local_sectors: u64,
@@ -346,6 +357,7 @@ impl BlockProfiler {
             load_sectors: HashSet::default(),
             ld_lines: 0,
             st_lines: 0,
+            partial_st_lines: 0,
             atomic_lines: 0,
             transactions: 0,
             local_sectors: 0,
@@ -524,6 +536,21 @@ impl BlockProfiler {
                 }
             }
         }
+        if access.kind == AccessKind::Store {
+            let mut partial_lines = [0u64; 64];
+            let mut n_partial = 0usize;
+            for &(_, sector, mask) in &touched {
+                let line = sector * SECTOR_BYTES / LINE_BYTES;
+                if mask != u32::MAX
+                    && !partial_lines[..n_partial].contains(&line)
+                    && n_partial < partial_lines.len()
+                {
+                    partial_lines[n_partial] = line;
+                    n_partial += 1;
+                }
+            }
+            self.partial_st_lines += n_partial as u64;
+        }
         for (buffer, sector, mask) in touched {
             if access.kind != AccessKind::Store {
                 *self.reads[buffer].entry(sector).or_insert(0) |= mask;
@@ -630,6 +657,7 @@ impl BlockProfiler {
         self.load_sectors.clear();
         self.ld_lines = 0;
         self.st_lines = 0;
+        self.partial_st_lines = 0;
         self.atomic_lines = 0;
         self.transactions = 0;
         self.local_sectors = 0;
@@ -745,6 +773,7 @@ impl ProfileBuilder {
                         size_bytes: *size,
                         read: Footprint::default(),
                         written: Footprint::default(),
+                        partial_sectors: 0.0,
                     })
                     .collect(),
                 ..MemoryProfile::default()
@@ -769,6 +798,14 @@ impl ProfileBuilder {
             }
             if let Some(writes) = block.writes.get(i) {
                 buffer.written.add_scaled(&Footprint::of(writes), times);
+                let reads = block.reads.get(i);
+                let partial = writes
+                    .iter()
+                    .filter(|&(sector, &mask)| {
+                        mask != u32::MAX && reads.is_none_or(|r| !r.contains_key(sector))
+                    })
+                    .count();
+                buffer.partial_sectors += partial as f64 * times;
             }
         }
         p.l1_fill_sectors += block.load_sectors.len() as f64 * times;
@@ -780,6 +817,7 @@ impl ProfileBuilder {
         p.l1_fill_lines += lines.len() as f64 * times;
         p.global_ld_lines += block.ld_lines as f64 * times;
         p.global_st_lines += block.st_lines as f64 * times;
+        p.global_partial_st_lines += block.partial_st_lines as f64 * times;
         p.global_atomic_lines += block.atomic_lines as f64 * times;
         p.global_transactions += block.transactions as f64 * times;
         let row_bytes = block
@@ -838,6 +876,8 @@ impl ProfileBuilder {
         for (buffer, &size) in self.profile.buffers.iter_mut().zip(&self.sizes) {
             buffer.read = buffer.read.capped(size);
             buffer.written = buffer.written.capped(size);
+            let unfilled = buffer.written.sectors - buffer.written.bytes / SECTOR_BYTES as f64;
+            buffer.partial_sectors = buffer.partial_sectors.min(unfilled).max(0.0);
         }
         for a in self.atomics.values() {
             let (r, l) = if a.sampled >= 2 {

@@ -373,11 +373,17 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         (bytes, bytes, bursts + commands)
     } else {
         let missed = 1.0 - l2_carried;
-        let bytes = footprint * missed;
+        // A sector written in part and never read goes back to DRAM only after DRAM has read
+        // it to merge the write (probe group M): its read, and the time the bus takes to turn
+        // from writing to reading and back, `dram_partial_sector_bytes` in all.
+        let partial_sectors: f64 =
+            m.buffers.iter().map(|b| b.partial_sectors).sum::<f64>() * missed;
+        let bytes = footprint * missed + partial_sectors * SECTOR_BYTES as f64;
+        let busy_bytes = footprint * missed + partial_sectors * t.dram_partial_sector_bytes;
         (
             bytes,
             read_bytes * missed,
-            bytes / (device.best_dram_gbps().max(1e-9) * 1e9),
+            busy_bytes / (device.best_dram_gbps().max(1e-9) * 1e9),
         )
     };
 
@@ -427,10 +433,11 @@ pub fn predict(report: &SimulationReport) -> Prediction {
 
     // GPU-wide units, in seconds over the whole grid.
     let l2_seconds = if cached && t.l2_bytes_per_clock > 0 {
-        (m.l1_fill_lines
-            + m.global_st_lines
-            + m.global_atomic_lines
-            + m.local_sectors / sectors_per_line)
+        // A store that writes part of a sector takes the slice longer: it merges the bytes
+        // into the sector (`tr_naive`, probe group M).
+        let store_slots =
+            m.global_st_lines + m.global_partial_st_lines * (t.l2_partial_store_slots - 1.0);
+        (m.l1_fill_lines + store_slots + m.global_atomic_lines + m.local_sectors / sectors_per_line)
             * LINE_BYTES as f64
             / (f64::from(t.l2_bytes_per_clock) * clock)
     } else {
