@@ -10,7 +10,9 @@
 //!    one sector of a line costs as much L2 time as a full line: this is what makes `tr_naive`'s
 //!    column writes slow), DRAM (bytes over the measured copy bandwidth; on cc 1.x also a column
 //!    command per transaction and an activation per row opened, see below), and the serialized
-//!    updates of the most-updated address by global atomics. Shared atomics on one word
+//!    updates of the most-updated address by global atomics. A store that writes part of a
+//!    sector takes the L2 longer than a full line's (it merges the bytes into the sector), and a
+//!    sector left partly written must be read from DRAM before it is written back (probe M). Shared atomics on one word
 //!    serialize in the SM's own shared-memory pipe, which is why they are "much faster than
 //!    atomics to global variables" (seed 000).
 //! 2. **The cache model** decides how many bytes reach DRAM. L1: the first load of each sector by
@@ -78,6 +80,8 @@
 //! | dependent issue | 4 clocks between an instruction and one that needs its result | Jia et al. 2018, Volta microbenchmarks (cc 1.x, 2.x: 22, Programming Guide 3.2) |
 //! | L1 data pipe | 1 line or wavefront/clock, fills 128 B/clock | Nsight Compute Kernel Profiling Guide (one tag per wavefront) |
 //! | loads in flight | the unroll factor of the load's loop (16 for a small run-time loop) | `kernel::issue`, from the SASS of probes C, D and L |
+//! | partial-sector store | 4/3 of an L2 line slot per line | `tr_naive` and probe group M's `p_scatter_st cstride=1` (28-32 lines a clock against 40) |
+//! | partly written sector | 192 bytes of DRAM time beyond its write | probe group M, `p_scatter_st cstride=8` and `32` (Nsight: 32 bytes read per sector written) |
 //!
 //! The other presets carry their own values, each sourced at the preset (`device.rs`). cc 1.x
 //! issues one warp instruction per 4 clocks (seed 003), counting FP32 and memory instructions
@@ -120,8 +124,9 @@
 //! GT200 was. G80's naive matmul (12.3 GFLOPS against the lecture's "about 15") relies on one
 //! reading of the lecture's measurement, not of the guide: lanes of a half-warp that read one
 //! word share one transaction (`coalescing`), where the guide's cc 1.0 rule would issue 16 and
-//! cap the kernel at 4.8 GFLOPS. Likewise, that a store touching one sector takes a whole line
-//! slot of the L2 is what the H100 measurements show (`tr_naive`), not a documented mechanism.
+//! cap the kernel at 4.8 GFLOPS. Likewise, that a store touching part of a sector
+//! takes 4/3 of a line slot of the L2 is what the H100 measurements show (`tr_naive`, probe group
+//! M), not a documented mechanism; merging into ECC-protected sectors is the likely reason.
 //! The network's stations serve exponentially, a rough fit for pipes that are closer to
 //! deterministic; the unloaded latencies make up for the queueing in the memory system that the
 //! network leaves out.

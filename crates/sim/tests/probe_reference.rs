@@ -163,7 +163,9 @@ fn probe_times_are_predicted_by_mechanism() {
     // short launches (H, N), divergent branches on the FP32 pipe (I), integer and shared work
     // against issue (J, L), barriers (K), loads across atomics (O), launches that move on to new
     // lines each time (C), partial-sector stores in the L2 and DRAM (M).
-    for group in ['A', 'C', 'D', 'F', 'G', 'H', 'I', 'J', 'K', 'L', 'M', 'N', 'O'] {
+    for group in [
+        'A', 'C', 'D', 'F', 'G', 'H', 'I', 'J', 'K', 'L', 'M', 'N', 'O',
+    ] {
         let errors = groups.get(&group).cloned().unwrap_or_default();
         assert!(!errors.is_empty(), "group {group} has no launches");
         let m = median(errors);
