@@ -301,6 +301,9 @@ pub struct BlockProfiler {
     /// A global load's address (or a branch before it) needed data the launch loaded: its
     /// repetitions may go elsewhere. Kept across blocks.
     data_steered: bool,
+    /// The sectors of the access being recorded, with the bytes touched in each, per buffer:
+    /// kept between records so that none allocates.
+    touched: Vec<(usize, u64, u32)>,
 }
 
 /// No row is open in a partition.
@@ -371,6 +374,7 @@ impl BlockProfiler {
             site_rows: HashMap::default(),
             activations: 0,
             data_steered: false,
+            touched: Vec::new(),
         }
     }
 
@@ -516,22 +520,37 @@ impl BlockProfiler {
         }
         // The sectors of the access with the bytes touched in each, per buffer (a lane's bytes
         // may straddle two sectors).
-        let mut touched: Vec<(usize, u64, u32)> = Vec::new();
+        // This runs for every global access: the list is the profiler's own, reused, and
+        // neighbouring lanes mostly share the last sector.
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.clear();
+        // Lanes mostly fall in the buffer the lane before them did: it is tried first.
+        let mut last_buffer: Option<(usize, u64, u64)> = None;
         for (_, address) in access.active_lanes() {
-            let Some(buffer) = self.buffer_of(address) else {
-                self.local_sectors += 1;
-                continue;
+            let buffer = match last_buffer {
+                Some((index, base, end)) if (base..end).contains(&address) => index,
+                _ => {
+                    let Some(index) = self.buffer_of(address) else {
+                        self.local_sectors += 1;
+                        continue;
+                    };
+                    let (_, base, size) = &self.layout[index];
+                    last_buffer = Some((index, *base, base.saturating_add(*size)));
+                    index
+                }
             };
             let last = address.saturating_add(width.max(1) - 1);
             for sector in (address / SECTOR_BYTES)..=(last / SECTOR_BYTES) {
                 let from = address.max(sector * SECTOR_BYTES) % SECTOR_BYTES;
                 let to = last.min(sector * SECTOR_BYTES + SECTOR_BYTES - 1) % SECTOR_BYTES;
                 let mask = (u32::MAX >> (31 - (to - from))) << from;
-                match touched
-                    .iter_mut()
-                    .find(|(b, s, _)| *b == buffer && *s == sector)
-                {
-                    Some(entry) => entry.2 |= mask,
+                let same = |&(b, s, _): &(usize, u64, u32)| b == buffer && s == sector;
+                let found = match touched.last() {
+                    Some(entry) if same(entry) => Some(touched.len() - 1),
+                    _ => touched.iter().position(same),
+                };
+                match found {
+                    Some(k) => touched[k].2 |= mask,
                     None => touched.push((buffer, sector, mask)),
                 }
             }
@@ -551,7 +570,7 @@ impl BlockProfiler {
             }
             self.partial_st_lines += n_partial as u64;
         }
-        for (buffer, sector, mask) in touched {
+        for &(buffer, sector, mask) in &touched {
             if access.kind != AccessKind::Store {
                 *self.reads[buffer].entry(sector).or_insert(0) |= mask;
             }
@@ -562,6 +581,7 @@ impl BlockProfiler {
                 self.warps[warp].missing = true;
             }
         }
+        self.touched = touched;
         if access.kind == AccessKind::Atomic {
             let uniform = self
                 .uniform_atomic_sites
