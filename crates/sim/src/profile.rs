@@ -103,6 +103,9 @@ pub const DRAM_ATOM_BYTES: u64 = 64;
 /// does not say (`LoadOrder::in_flight`, which the interpreter sets from nvcc's unrolling).
 pub const LOADS_IN_FLIGHT_PER_SITE: u32 = 4;
 
+/// Global sectors a block touched, as (buffer index, sector) pairs (`BlockProfiler::touched_sectors`).
+pub type TouchedSectors = StdHashSet<(usize, u64)>;
+
 /// Distinct bytes touched, in the units the memory levels move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Footprint {
@@ -385,7 +388,7 @@ impl BlockProfiler {
     }
 
     /// The global sectors the current block has read or written, per buffer.
-    pub fn touched_sectors(&self) -> StdHashSet<(usize, u64)> {
+    pub fn touched_sectors(&self) -> TouchedSectors {
         let mut sectors = StdHashSet::new();
         for (buffer, (reads, writes)) in self.reads.iter().zip(&self.writes).enumerate() {
             sectors.extend(reads.keys().chain(writes.keys()).map(|&s| (buffer, s)));

@@ -41,12 +41,11 @@ use crate::kernel::{
     self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, RecordSink, Simulation, Span, Value,
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
-use crate::profile::{BlockProfiler, MemoryProfile, ProfileBuilder};
+use crate::profile::{BlockProfiler, MemoryProfile, ProfileBuilder, TouchedSectors};
 use crate::sampling::{self, BlockClass, EdgePosition};
 use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTrace};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::collections::HashSet;
 use std::fmt;
 
 /// The default step budget, for the whole simulation, the same in the page and the CLI (a step
@@ -386,7 +385,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     let mut issued_by_block: Vec<([u32; 3], u64)> = Vec::new();
     // The first block run and the global sectors it touched: the launch's repetition is checked
     // against them (`repeat_moves_on`).
-    let mut first_block: Option<([u32; 3], HashSet<(usize, u64)>)> = None;
+    let mut first_block: Option<([u32; 3], TouchedSectors)> = None;
     while let Some((class, from_strata)) = strata
         .pop()
         .map(|stratum| (stratum, true))
@@ -602,7 +601,7 @@ fn repeat_moves_on(
     input: &SimulationInput,
     layout: &[(String, u64, u64)],
     block: [u32; 3],
-    first_sectors: &HashSet<(usize, u64)>,
+    first_sectors: &TouchedSectors,
     steps: &mut u64,
 ) -> f64 {
     let mut profiler = BlockProfiler::new(&input.device, layout.to_vec());
