@@ -175,6 +175,10 @@ pub struct MemoryProfile {
     pub l1_fill_lines: f64,
     /// Distinct 128-byte lines per global load request, summed over requests.
     pub global_ld_lines: f64,
+    /// Passes of the global loads through the L1's data pipe (`load_wavefronts`, and a pass per
+    /// line that brings a sector new to the block), summed over requests.
+    #[serde(default)]
+    pub global_ld_wavefronts: f64,
     /// Distinct 128-byte lines per global store request, summed over requests.
     pub global_st_lines: f64,
     /// Of those, the lines in which the request writes part of a sector (`tr_naive`'s column
@@ -279,6 +283,7 @@ pub struct BlockProfiler {
     writes: Vec<HashMap<u64, u32>>,
     load_sectors: HashSet<u64>,
     ld_lines: u64,
+    ld_wavefronts: u64,
     st_lines: u64,
     partial_st_lines: u64,
     atomic_lines: u64,
@@ -362,6 +367,7 @@ impl BlockProfiler {
             writes: vec![HashMap::default(); n],
             load_sectors: HashSet::default(),
             ld_lines: 0,
+            ld_wavefronts: 0,
             st_lines: 0,
             partial_st_lines: 0,
             atomic_lines: 0,
@@ -475,6 +481,13 @@ impl BlockProfiler {
         if let Some(rows) = self.device.timing.dram_rows {
             self.record_rows(record, rows);
         }
+        // A load's passes through the L1 data pipe when it hits (`load_wavefronts`); a miss adds
+        // its lines below, once the sectors new to the block are known.
+        let hit_wavefronts = if access.kind == AccessKind::Load {
+            load_wavefronts(access, &lines[..n_lines]) + extra_lines
+        } else {
+            0
+        };
         let lines = n_lines as u64 + extra_lines;
         match access.kind {
             AccessKind::Load => self.ld_lines += lines,
@@ -573,6 +586,10 @@ impl BlockProfiler {
             }
             self.partial_st_lines += n_partial as u64;
         }
+        // The lines of the load that bring sectors new to the block: each comes back from L2 on
+        // its own, and the data pipe hands each to the warp in a pass of its own.
+        let mut missed_lines = [0u64; 64];
+        let mut n_missed = 0usize;
         for &(buffer, sector, mask) in &touched {
             if access.kind != AccessKind::Store {
                 *self.reads[buffer].entry(sector).or_insert(0) |= mask;
@@ -582,9 +599,17 @@ impl BlockProfiler {
             }
             if access.kind == AccessKind::Load && self.load_sectors.insert(sector) {
                 self.warps[warp].missing = true;
+                let line = sector * SECTOR_BYTES / LINE_BYTES;
+                if !missed_lines[..n_missed].contains(&line) && n_missed < missed_lines.len() {
+                    missed_lines[n_missed] = line;
+                    n_missed += 1;
+                }
             }
         }
         self.touched = touched;
+        if access.kind == AccessKind::Load {
+            self.ld_wavefronts += hit_wavefronts.max(n_missed as u64);
+        }
         if access.kind == AccessKind::Atomic {
             let uniform = self
                 .uniform_atomic_sites
@@ -679,6 +704,7 @@ impl BlockProfiler {
         }
         self.load_sectors.clear();
         self.ld_lines = 0;
+        self.ld_wavefronts = 0;
         self.st_lines = 0;
         self.partial_st_lines = 0;
         self.atomic_lines = 0;
@@ -693,6 +719,44 @@ impl BlockProfiler {
         self.site_rows.clear();
         self.activations = 0;
     }
+}
+
+/// The passes a global load request that hits takes through the L1: the larger of its tag
+/// stage's, four lines a pass, and its data stage's, where the L1 holds a line across the 32
+/// banks of the data array as shared memory holds a row of words, so that words of different
+/// lines in one bank take a pass each, as a bank conflict does. Measured on the H100 with Nsight
+/// Compute (`l1tex__data_pipe_lsu_wavefronts` and `l1tex__t_output_wavefronts`, loads that hit):
+/// 32 one-word lines 4 KB apart (one bank) take 32 passes, 2,080 bytes apart (four banks) 8,
+/// 132 bytes apart (32 banks) 8 for the tags and 1 for the data; two lines whose words share a
+/// bank take 2 (`mm_naive`'s rows of `a`), two that do not 1. Each pass is a clock.
+fn load_wavefronts(access: &WarpAccess, lines: &[u64]) -> u64 {
+    if lines.len() <= 1 {
+        return lines.len() as u64;
+    }
+    let tag_passes = lines.len().div_ceil(4) as u64;
+    // Per line, the banks its words of the request fall in.
+    let mut banks = [0u32; 64];
+    let width = u64::from(access.width.bytes()).max(1);
+    for (_, address) in access.active_lanes() {
+        let mut index = None;
+        for word in (address / 4)..=((address + width - 1) / 4) {
+            let line = word * 4 / LINE_BYTES;
+            let found = match index {
+                Some(i) if lines[i] == line => Some(i),
+                _ => lines.iter().position(|&l| l == line),
+            };
+            if let Some(i) = found {
+                banks[i] |= 1 << (word % 32);
+                index = Some(i);
+            }
+        }
+    }
+    let used = &banks[..lines.len()];
+    let data_passes = (0..32)
+        .map(|bank| used.iter().filter(|&&mask| mask >> bank & 1 == 1).count())
+        .max()
+        .unwrap_or(0) as u64;
+    tag_passes.max(data_passes)
 }
 
 /// How many lanes of a shared atomic update the busiest 4-byte word.
@@ -840,6 +904,7 @@ impl ProfileBuilder {
         p.l1_fill_lines += lines.len() as f64 * times;
         p.global_ld_lines += block.ld_lines as f64 * times;
         p.global_st_lines += block.st_lines as f64 * times;
+        p.global_ld_wavefronts += block.ld_wavefronts as f64 * times;
         p.global_partial_st_lines += block.partial_st_lines as f64 * times;
         p.global_atomic_lines += block.atomic_lines as f64 * times;
         p.global_transactions += block.transactions as f64 * times;
@@ -1027,6 +1092,58 @@ mod tests {
             ("in".to_string(), 4 * 128 * 128),
         ];
         input
+    }
+
+    /// The L1 passes of a 4-byte load that hits, lane l reading the byte address `address(l)`.
+    fn passes(address: impl Fn(u64) -> u64) -> u64 {
+        let width = crate::access::AccessWidth::new(4).expect("4 bytes is a width");
+        let access = WarpAccess::from_fn(Space::Global, AccessKind::Load, width, |lane| {
+            Some(address(u64::from(lane)))
+        });
+        let mut lines: Vec<u64> = access.active_lanes().map(|(_, a)| a / LINE_BYTES).collect();
+        lines.sort_unstable();
+        lines.dedup();
+        load_wavefronts(&access, &lines)
+    }
+
+    #[test]
+    fn lines_whose_words_share_a_bank_take_a_pass_each_and_the_tags_four_lines_a_pass() {
+        // The H100's Nsight Compute counts, all hits (`load_wavefronts`).
+        assert_eq!(passes(|lane| 4 * lane), 1, "a coalesced row");
+        assert_eq!(passes(|lane| (lane / 16) * 4096), 2, "mm_naive's rows of a");
+        assert_eq!(
+            passes(|lane| (lane / 16) * 160),
+            1,
+            "two lines, other banks"
+        );
+        assert_eq!(passes(|lane| 8 * lane), 2, "a stride of two words");
+        assert_eq!(passes(|lane| 4096 * lane), 32, "a column, one bank");
+        assert_eq!(passes(|lane| 2080 * lane), 8, "p_lane_rows, four banks");
+        assert_eq!(passes(|lane| 132 * lane), 8, "32 banks: the tags' 8 passes");
+    }
+
+    #[test]
+    fn every_request_shape_measured_on_the_h100_takes_its_passes() {
+        // `tests/reference/l1_shapes`: 18 shapes of a load that hits, lane l at
+        // (l / lanes_per_line) * line_stride + (l % lanes_per_line) * word_step bytes. The larger
+        // of Nsight Compute's data-pipe and tag-stage wavefronts per request, to the nearest
+        // whole pass, is what `load_wavefronts` must give; the clocks per request follow it.
+        let shapes = include_str!("../../../tests/reference/l1_shapes/shapes.jsonl");
+        let mut checked = 0;
+        for line in shapes.lines() {
+            let shape: serde_json::Value = serde_json::from_str(line).expect("a shape");
+            let number = |key: &str| shape[key].as_f64().expect(key);
+            let group = number("lanes_per_line") as u64;
+            let line_stride = number("line_stride_bytes") as u64;
+            let word_step = number("word_step_bytes") as u64;
+            let measured = number("data_pipe_wavefronts_per_request")
+                .max(number("tag_output_wavefronts_per_request"))
+                .round() as u64;
+            let modelled = passes(|lane| (lane / group) * line_stride + (lane % group) * word_step);
+            assert_eq!(modelled, measured, "{}", shape["shape"]);
+            checked += 1;
+        }
+        assert_eq!(checked, 18);
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //! model is a small queueing network, solved per SM:
 //!
 //! 1. **Units and their busy times.** Every unit the launch uses is busy for the work it gets
-//!    divided by its rate: the SM's L1/shared data pipe (one 128-byte line or one shared-memory
-//!    wavefront per clock, plus L2 fills into the L1 at 128 bytes per clock), its FP32 lanes, its
+//!    divided by its rate: the SM's L1/shared data pipe (one pass of a global load or one
+//!    shared-memory wavefront per clock, plus L2 fills into the L1 at 128 bytes per clock; a load
+//!    takes a pass per line whose words share a bank with another line's, four lines a pass for
+//!    its tags, and a pass per line that misses), its FP32 lanes, its
 //!    instruction issue, the L2 (every request takes a 128-byte line slot, so a store that touches
 //!    one sector of a line costs as much L2 time as a full line: this is what makes `tr_naive`'s
 //!    column writes slow), DRAM (bytes over the measured copy bandwidth; on cc 1.x also a column
@@ -78,7 +80,7 @@
 //! | L2 slices | 64, 512 bytes each before the next | probe group F (granule); count assumed (see `device.rs`) |
 //! | barrier | 71 clocks per `__syncthreads`, per round of resident blocks | probe group K, `p_barrier` against `p_nobarrier` |
 //! | dependent issue | 4 clocks between an instruction and one that needs its result | Jia et al. 2018, Volta microbenchmarks (cc 1.x, 2.x: 22, Programming Guide 3.2) |
-//! | L1 data pipe | 1 line or wavefront/clock, fills 128 B/clock | Nsight Compute Kernel Profiling Guide (one tag per wavefront) |
+//! | L1 data pipe | 1 pass or shared wavefront/clock, fills 128 B/clock; a load takes the larger of its lines over 4 (tags) and the most lines whose words share a bank (data), or its lines that miss | Nsight Compute on the H100: `l1tex__data_pipe_lsu_wavefronts`, `l1tex__t_output_wavefronts` of 18 request shapes (`profile::load_wavefronts`), probe group E |
 //! | loads in flight | the unroll factor of the load's loop (16 for a small run-time loop) | `kernel::issue`, from the SASS of probes C, D and L |
 //! | partial-sector store | 4/3 of an L2 line slot per line | `tr_naive` and probe group M's `p_scatter_st cstride=1` (28-32 lines a clock against 40) |
 //! | partly written sector | 192 bytes of DRAM time beyond its write | probe group M, `p_scatter_st cstride=8` and `32` (Nsight: 32 bytes read per sector written) |
@@ -395,7 +397,7 @@ pub fn predict(report: &SimulationReport) -> Prediction {
     // Per-SM units, in clocks over the whole grid.
     let sectors_per_line = (LINE_BYTES / SECTOR_BYTES) as f64;
     let l1_clocks = if cached {
-        m.global_ld_lines
+        m.global_ld_wavefronts
             + m.global_st_lines
             + m.global_atomic_lines
             + (m.l1_fill_sectors + m.local_sectors) / sectors_per_line
