@@ -201,18 +201,29 @@ pub fn calculate(
     // for this launch (see `driver_carveout`). The carveout always holds the resident blocks, so
     // it never lowers the occupancy; it only changes the shared-memory limit that is shown. A block
     // that asks for no shared memory is not limited by it.
+    let other_limits = limit_warps.min(limit_blocks).min(limit_registers);
     let shared_carveout_bytes = driver_carveout(
         device,
-        u64::from(active_blocks_per_sm) * smem_per_block_allocated,
+        smem_per_block_allocated,
+        other_limits,
+        block.threads_per_block,
+        smem_requested > 0,
     );
-    let limit_shared_mem = if smem_requested == 0 {
-        limit_blocks
-    } else {
-        u64::from(shared_carveout_bytes)
-            .checked_div(smem_per_block_allocated)
-            .map_or(limit_blocks, |blocks| saturate(blocks).min(limit_blocks))
-            .max(active_blocks_per_sm)
-    };
+    // Nsight Compute reports the blocks the carveout holds, even beyond the SM's block limit
+    // (`p_carveout` with 64 threads and 0.5 KB: 42); the occupancy calculator of the devices
+    // without a carveout to configure (cc 1.x, seed 003) caps it at the block limit.
+    let configurable = device.smem_carveouts_kb.len() > 1;
+    let limit_shared_mem = u64::from(shared_carveout_bytes)
+        .checked_div(smem_per_block_allocated)
+        .map_or(limit_blocks, |blocks| {
+            let blocks = saturate(blocks);
+            if configurable {
+                blocks
+            } else {
+                blocks.min(limit_blocks)
+            }
+        })
+        .max(active_blocks_per_sm);
 
     // The first limiter in this order wins a tie: a warp limit of 8 and a register limit of 8 are
     // reported as "warps", and the block limit comes before the limits that are capped at it.
@@ -244,27 +255,68 @@ pub fn calculate(
     })
 }
 
-/// The share of the carveout the resident blocks may fill before the driver picks a larger one.
+/// How many times the resident blocks' shared memory the driver gives a kernel that asks for
+/// none (its blocks hold only the system's reservation) and one that asks for some (blocks of at
+/// most a quarter of the SM's threads; larger blocks get room for the resident ones alone).
+const ROOM_WITHOUT_SHARED: u64 = 4;
+const ROOM_WITH_SHARED: u64 = 2;
+
+/// The shared memory per SM the driver configures for a launch whose blocks take `block_bytes`
+/// each (with the system's reservation; `asks_shared`: beyond it) and could be `resident` at a
+/// time by every other limit.
 ///
 /// NVIDIA does not document how the driver picks the carveout when a kernel states no preference.
-/// This share is read off the measurements: in the seven `ncu` records of
-/// `tests/reference/h100.json` whose kernels use shared memory, Nsight Compute's
-/// `launch__occupancy_limit_shared_mem` is the configured carveout over the block's shared memory,
-/// and in every one the carveout is the smallest size that the resident blocks fill to at most
-/// 60% (for example 24 KB of resident tiles got 64 KB, not 32 KB; 18 KB got 32 KB). It is one rule
-/// for every kernel and device, not a per-kernel fit, and only the reported limit depends on it.
-const CARVEOUT_FILL: f64 = 0.6;
-
-/// The shared memory per SM the driver configures for a launch whose resident blocks need `needed`
-/// bytes: the smallest of the device's carveout sizes they fill to at most `CARVEOUT_FILL`, or the
-/// largest size if none is that roomy.
-fn driver_carveout(device: &Device, needed: u64) -> u32 {
-    let sizes = device.smem_carveouts_kb.iter().map(|kb| kb * 1024);
-    let largest = sizes.clone().max().unwrap_or(device.smem_per_sm);
-    sizes
-        .filter(|&size| needed as f64 <= CARVEOUT_FILL * f64::from(size))
-        .min()
-        .unwrap_or(largest)
+/// This is the rule the H100 shows, exact on all 84 launches of a kernel alone in its process
+/// (blocks of 32 to 1,024 threads, 0 to 48 KB of dynamic shared memory; Nsight Compute's
+/// `launch__shared_mem_config_size`, 2026-11-25) and on all 162 probe launches, which ran one
+/// after another (so the choice does not depend on the launches before it): the smallest size
+/// that holds room for `ROOM_WITHOUT_SHARED` or `ROOM_WITH_SHARED` times the resident blocks (at
+/// most the SM's block limit), or the smallest that holds as many blocks as any size does. Room
+/// beyond the resident blocks is given up to `Device::carveout_room_limit_kb`; a kernel whose
+/// resident blocks alone need more gets the smallest size that holds them. Only the reported
+/// shared-memory limit depends on it: the carveout always holds the resident blocks.
+fn driver_carveout(
+    device: &Device,
+    block_bytes: u64,
+    resident: u32,
+    threads_per_block: u32,
+    asks_shared: bool,
+) -> u32 {
+    let mut sizes: Vec<u64> = device
+        .smem_carveouts_kb
+        .iter()
+        .map(|&kb| u64::from(kb) * 1024)
+        .collect();
+    sizes.sort_unstable();
+    let holds = |size: u64| size.checked_div(block_bytes).unwrap_or(u64::MAX);
+    // The smallest size that holds `blocks`, or else the smallest that holds the most.
+    let size_for = |blocks: u64| {
+        sizes
+            .iter()
+            .copied()
+            .find(|&size| holds(size) >= blocks)
+            .or_else(|| {
+                let most = sizes.iter().map(|&size| holds(size)).max()?;
+                sizes.iter().copied().find(|&size| holds(size) == most)
+            })
+            .unwrap_or(u64::from(device.smem_per_sm))
+    };
+    let resident = u64::from(resident.max(1));
+    let block_limit = u64::from(device.max_blocks_per_sm);
+    let size = if !asks_shared {
+        size_for((ROOM_WITHOUT_SHARED * resident).min(block_limit))
+    } else if threads_per_block <= device.max_threads_per_sm / 4 {
+        let roomy = size_for((ROOM_WITH_SHARED * resident).min(block_limit));
+        let room_limit = u64::from(device.carveout_room_limit_kb) * 1024;
+        if roomy <= room_limit {
+            roomy
+        } else {
+            size_for(resident).max(room_limit)
+        }
+    } else {
+        size_for(resident)
+    };
+    saturate(size)
 }
 
 fn round_up(value: u64, unit: u64) -> u64 {
@@ -387,12 +439,13 @@ mod tests {
             (8, Limiter::Warps, [10, 14, 8, 32]),
         );
         // 255 registers: 8160 rounds up to 8192 per warp, 2 per partition, 8 warps: one block.
+        // The driver gives its reserved kilobyte room for four blocks: an 8 KB carveout.
         check(
             DeviceId::H100,
             256,
             255,
             0,
-            (1, Limiter::Registers, [1, 32, 8, 32]),
+            (1, Limiter::Registers, [1, 8, 8, 32]),
         );
     }
 
@@ -409,17 +462,35 @@ mod tests {
     }
 
     #[test]
-    fn the_driver_carveout_leaves_room_above_the_resident_blocks() {
+    fn the_driver_carveout_holds_twice_the_resident_blocks_up_to_132_kb() {
+        // The H100 alone-per-process measurements (`driver_carveout`), in KB for blocks of 256
+        // threads (8 resident) with 0.5 to 16 KB of dynamic shared memory and 1 KB reserved.
         let h100 = DeviceId::H100.device();
-        // 16 KB of resident blocks would fill a 16 KB carveout entirely, and half of 32 KB.
-        assert_eq!(driver_carveout(&h100, 16 * 1024), 32 * 1024);
-        assert_eq!(driver_carveout(&h100, 18 * 1024), 32 * 1024);
-        assert_eq!(driver_carveout(&h100, 24 * 1024), 64 * 1024);
-        assert_eq!(driver_carveout(&h100, 72 * 1024), 132 * 1024);
-        // Nothing holds 300 KB with room: the largest size is configured.
-        assert_eq!(driver_carveout(&h100, 300 * 1024), 228 * 1024);
+        let carveout = |dynamic_kb: f64, threads: u32, resident: u32| {
+            let block = (dynamic_kb * 1024.0) as u64 + 1024;
+            driver_carveout(&h100, block, resident, threads, true) / 1024
+        };
+        assert_eq!(carveout(0.5, 256, 8), 32);
+        assert_eq!(carveout(2.0, 256, 8), 64);
+        assert_eq!(carveout(4.0, 256, 8), 100);
+        // Room for 16 blocks would take 164 KB: 132 it is.
+        assert_eq!(carveout(8.0, 256, 8), 132);
+        assert_eq!(carveout(12.0, 256, 8), 132);
+        // The 8 resident blocks alone need more than 132 KB.
+        assert_eq!(carveout(16.0, 256, 8), 164);
+        // 1,024 threads: room for the resident blocks only.
+        assert_eq!(carveout(2.0, 1024, 2), 8);
+        assert_eq!(carveout(4.0, 1024, 2), 16);
+        // 48 KB: four fit in 196 KB as in 228.
+        assert_eq!(carveout(48.0, 256, 8), 196);
+        // No shared memory: room for four times the resident blocks' reserved kilobyte.
+        assert_eq!(driver_carveout(&h100, 1024, 8, 256, false) / 1024, 32);
+        assert_eq!(driver_carveout(&h100, 1024, 4, 512, false) / 1024, 16);
         // G80's 16 KB are not configurable.
-        assert_eq!(driver_carveout(&DeviceId::G80.device(), 2048), 16 * 1024);
+        assert_eq!(
+            driver_carveout(&DeviceId::G80.device(), 2048, 3, 256, true),
+            16 * 1024
+        );
     }
 
     #[test]

@@ -357,23 +357,25 @@ fn without_if_conversion_only_warps_with_a_lane_in_the_body_issue_it() {
 
 #[test]
 fn occupancy_limits_of_registers_warps_and_blocks_match_nsight() {
-    // Nsight Compute's `launch__occupancy_limit_*` for every probe launch: the register, warp and
-    // block limits exactly (the H100 gives a thread at least 16 registers: `p_row_st`, compiled
-    // to 8, is launched with 16). The shared-memory limit follows the carveout the driver picks,
-    // which the model does not know yet (the smallest that fits the blocks the other limits
-    // allow, where Nsight shows the driver often picking a larger one); it must not drift further.
+    // Nsight Compute's `launch__occupancy_limit_*` for every probe launch, exactly: the register,
+    // warp and block limits (the H100 gives a thread at least 16 registers: `p_row_st`, compiled
+    // to 8, is launched with 16), and the shared-memory limit, which follows the carveout the
+    // driver picks (`occupancy::driver_carveout`: room for two or four times the resident blocks).
     let mut off = Vec::new();
-    let mut shared_off = 0;
     for probe in probes() {
         off.extend(occupancy_limits_off(&probe.id, &probe.report, &probe.ncu));
         let shared_limit = probe.ncu["launch__occupancy_limit_shared_mem"]
             .as_f64()
             .unwrap_or_else(|| panic!("{} has no shared-memory limit", probe.id));
-        shared_off +=
-            usize::from(f64::from(probe.report.occupancy.limit_shared_mem) != shared_limit);
+        let modelled = f64::from(probe.report.occupancy.limit_shared_mem);
+        if modelled != shared_limit {
+            off.push(format!(
+                "{}: shared-memory limit {modelled}, Nsight {shared_limit}",
+                probe.id
+            ));
+        }
     }
     assert!(off.is_empty(), "{}", off.join("\n"));
-    assert!(shared_off <= 32, "{shared_off} shared-memory limits differ");
 }
 
 #[test]
