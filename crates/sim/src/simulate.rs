@@ -488,7 +488,9 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             block_fuser.reset_tally();
         }
         let mut counters = counting.counters;
-        if first_block.is_none() {
+        // Only a launch whose first block's addresses followed loaded data is run again: the
+        // sectors are kept for it alone, as a large block touches millions.
+        if sampled_blocks.is_empty() && profiler.data_steered() {
             first_block = Some((class.representative, profiler.touched_sectors()));
         }
         profile.add_block(&mut profiler, weight as f64);
@@ -553,7 +555,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     });
 
     let mut memory = profile.finish();
-    if let Some((block, first_sectors)) = first_block.filter(|_| profiler.data_steered()) {
+    if let Some((block, first_sectors)) = first_block {
         memory.repeat_moves_on =
             repeat_moves_on(&mut sim, input, &layout, block, &first_sectors, &mut steps);
     }
