@@ -739,7 +739,7 @@ fn load_wavefronts(access: &WarpAccess, lines: &[u64]) -> u64 {
     let width = u64::from(access.width.bytes()).max(1);
     for (_, address) in access.active_lanes() {
         let mut index = None;
-        for word in (address / 4)..=((address + width - 1) / 4) {
+        for word in (address / 4)..=(address.saturating_add(width - 1) / 4) {
             let line = word * 4 / LINE_BYTES;
             let found = match index {
                 Some(i) if lines[i] == line => Some(i),
