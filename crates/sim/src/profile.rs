@@ -532,6 +532,8 @@ impl BlockProfiler {
                 n_transactions,
                 bytes_moved,
             ));
+            // Local memory is the thread's own: its misses are counted as fills, not per line.
+            self.ld_wavefronts += hit_wavefronts;
             return;
         }
         // The sectors of the access with the bytes touched in each, per buffer (a lane's bytes

@@ -578,7 +578,6 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     })
 }
 
-/// Why `request` names no warp of the launch, if it does not.
 /// Feeds a block's records to a profiler alone, to see which sectors it touches.
 struct ProfileOnly<'a> {
     profiler: &'a mut BlockProfiler,
@@ -626,6 +625,7 @@ fn repeat_moves_on(
     new as f64 / again.len() as f64
 }
 
+/// Why `request` names no warp of the launch, if it does not.
 fn outside_the_launch(request: TraceRequest, input: &SimulationInput) -> Option<String> {
     let TraceRequest { block, warp } = request;
     let [x, y, z] = block;
