@@ -1066,6 +1066,8 @@ mod tests {
             "hottest slice updates" => profile.hottest_slice_updates,
             "shared atomic passes" => profile.shared_atomic_passes,
             "store lines" => profile.global_st_lines,
+            "partial store lines" => profile.global_partial_st_lines,
+            "out partial sectors" => buffer("out").partial_sectors,
             "row activations" => profile.dram_row_activations,
             other => panic!("unknown quantity {other}"),
         }
@@ -1161,6 +1163,40 @@ mod tests {
         check(
             &transpose("tr_naive"),
             &[("store lines", 16.0 * 8.0 * 4.0 * 32.0)],
+        );
+    }
+
+    #[test]
+    fn a_column_store_writes_part_of_a_sector_in_each_of_its_lines_and_a_scatter_leaves_them_partial(
+    ) {
+        // Probe group M and `tr_naive`: each of a warp's column stores writes one word in each of
+        // 32 lines, a part of a sector the L2 merges; the block's 32 rows fill the sectors, so
+        // none is left partly written for DRAM.
+        check(
+            &transpose("tr_naive"),
+            &[
+                ("partial store lines", 16.0 * 8.0 * 4.0 * 32.0),
+                ("out partial sectors", 0.0),
+            ],
+        );
+        check(
+            &transpose("tr_copy"),
+            &[("partial store lines", 0.0), ("out partial sectors", 0.0)],
+        );
+        // One word in every eighth word: a warp's request writes part of 8 lines' sectors, and
+        // no thread ever completes one (p_scatter_st cstride=8). The grid's estimate is the
+        // fewer of the blocks' own 64 and the 56 that its 256 written bytes cannot fill, as it
+        // cannot tell which blocks would complete which sectors.
+        const SCATTER: &str =
+            "__global__ void scatter(int* out) { out[8 * threadIdx.x] = threadIdx.x; }\n";
+        let mut input = launch(SCATTER, "scatter", Dim3::new(1, 1, 1), Dim3::new(64, 1, 1));
+        input.buffers = vec![("out".to_string(), 4 * 8 * 64)];
+        check(
+            &input,
+            &[
+                ("partial store lines", 2.0 * 8.0),
+                ("out partial sectors", 64.0),
+            ],
         );
     }
 
