@@ -1195,7 +1195,7 @@ mod tests {
             &input,
             &[
                 ("partial store lines", 2.0 * 8.0),
-                ("out partial sectors", 64.0),
+                ("out partial sectors", 56.0),
             ],
         );
     }
