@@ -458,22 +458,16 @@ impl BlockProfiler {
         // of `coalescing::analyze`: this runs for every global access of a simulation.
         let mut n_transactions = 0u64;
         let mut bytes_moved = 0u64;
-        let mut lines = [0u64; 64];
-        let mut n_lines = 0usize;
+        let mut lines = LineSet::default();
         let mut extra_lines = 0u64;
         coalescing::each_transaction(access, &self.device, |t| {
             n_transactions += 1;
             bytes_moved += u64::from(t.bytes);
             let last = t.address.saturating_add(u64::from(t.bytes).max(1) - 1);
             for line in (t.address / LINE_BYTES)..=(last / LINE_BYTES) {
-                if !lines[..n_lines].contains(&line) {
-                    if n_lines < lines.len() {
-                        lines[n_lines] = line;
-                        n_lines += 1;
-                    } else {
-                        // More distinct lines than a warp of 16-byte lanes can touch: count on.
-                        extra_lines += 1;
-                    }
+                if !lines.insert(line) {
+                    // More distinct lines than a warp of 16-byte lanes can touch: count on.
+                    extra_lines += 1;
                 }
             }
         });
@@ -484,11 +478,11 @@ impl BlockProfiler {
         // A load's passes through the L1 data pipe when it hits (`load_wavefronts`); a miss adds
         // its lines below, once the sectors new to the block are known.
         let hit_wavefronts = if access.kind == AccessKind::Load {
-            load_wavefronts(access, &lines[..n_lines]) + extra_lines
+            load_wavefronts(access, lines.as_slice()) + extra_lines
         } else {
             0
         };
-        let lines = n_lines as u64 + extra_lines;
+        let lines = lines.len() as u64 + extra_lines;
         match access.kind {
             AccessKind::Load => self.ld_lines += lines,
             AccessKind::Store => self.st_lines += lines,
@@ -574,24 +568,17 @@ impl BlockProfiler {
             }
         }
         if access.kind == AccessKind::Store {
-            let mut partial_lines = [0u64; 64];
-            let mut n_partial = 0usize;
+            let mut partial_lines = LineSet::default();
             for &(_, sector, mask) in &touched {
-                let line = sector * SECTOR_BYTES / LINE_BYTES;
-                if mask != u32::MAX
-                    && !partial_lines[..n_partial].contains(&line)
-                    && n_partial < partial_lines.len()
-                {
-                    partial_lines[n_partial] = line;
-                    n_partial += 1;
+                if mask != u32::MAX {
+                    partial_lines.insert(sector * SECTOR_BYTES / LINE_BYTES);
                 }
             }
-            self.partial_st_lines += n_partial as u64;
+            self.partial_st_lines += partial_lines.len() as u64;
         }
         // The lines of the load that bring sectors new to the block: each comes back from L2 on
         // its own, and the data pipe hands each to the warp in a pass of its own.
-        let mut missed_lines = [0u64; 64];
-        let mut n_missed = 0usize;
+        let mut missed_lines = LineSet::default();
         for &(buffer, sector, mask) in &touched {
             if access.kind != AccessKind::Store {
                 *self.reads[buffer].entry(sector).or_insert(0) |= mask;
@@ -601,16 +588,12 @@ impl BlockProfiler {
             }
             if access.kind == AccessKind::Load && self.load_sectors.insert(sector) {
                 self.warps[warp].missing = true;
-                let line = sector * SECTOR_BYTES / LINE_BYTES;
-                if !missed_lines[..n_missed].contains(&line) && n_missed < missed_lines.len() {
-                    missed_lines[n_missed] = line;
-                    n_missed += 1;
-                }
+                missed_lines.insert(sector * SECTOR_BYTES / LINE_BYTES);
             }
         }
         self.touched = touched;
         if access.kind == AccessKind::Load {
-            self.ld_wavefronts += hit_wavefronts.max(n_missed as u64);
+            self.ld_wavefronts += hit_wavefronts.max(missed_lines.len() as u64);
         }
         if access.kind == AccessKind::Atomic {
             let uniform = self
@@ -720,6 +703,45 @@ impl BlockProfiler {
         self.stream_rows.clear();
         self.site_rows.clear();
         self.activations = 0;
+    }
+}
+
+/// The distinct 128-byte lines of one warp request, kept in place (a request of 16-byte lanes
+/// touches at most 64): this runs for every global access.
+struct LineSet {
+    lines: [u64; 64],
+    len: usize,
+}
+
+impl Default for LineSet {
+    fn default() -> LineSet {
+        LineSet {
+            lines: [0; 64],
+            len: 0,
+        }
+    }
+}
+
+impl LineSet {
+    /// Adds `line`; false only if it is new and there is no room left for it.
+    fn insert(&mut self, line: u64) -> bool {
+        if self.as_slice().contains(&line) {
+            return true;
+        }
+        if self.len == self.lines.len() {
+            return false;
+        }
+        self.lines[self.len] = line;
+        self.len += 1;
+        true
+    }
+
+    fn as_slice(&self) -> &[u64] {
+        &self.lines[..self.len]
+    }
+
+    fn len(&self) -> usize {
+        self.len
     }
 }
 
