@@ -699,6 +699,7 @@ fn sampled_block_json(block: &SampledBlock) -> serde_json::Value {
         "block": block.block,
         "position": block.position,
         "scale": block.scale,
+        "reused_for": block.reused_for,
         "steps": block.steps,
     })
 }

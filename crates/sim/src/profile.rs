@@ -355,6 +355,15 @@ impl SiteRows {
     }
 }
 
+/// Where one block read or wrote a buffer: the buffer's base and size in bytes, and the first
+/// and last sector touched (absolute, in 32-byte units), if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TouchedRange {
+    pub base: u64,
+    pub size: u64,
+    pub sectors: Option<(u64, u64)>,
+}
+
 impl BlockProfiler {
     /// A profiler for blocks of a launch whose global objects are `layout` (from
     /// `Simulation::global_objects`).
@@ -391,6 +400,26 @@ impl BlockProfiler {
     /// needed data loaded from global or local memory.
     pub fn data_steered(&self) -> bool {
         self.data_steered
+    }
+
+    /// Per buffer of the layout: where it lies, and the first and last sector the current block
+    /// has read or written, if any.
+    pub fn touched_sector_ranges(&self) -> Vec<TouchedRange> {
+        self.layout
+            .iter()
+            .enumerate()
+            .map(|(i, &(_, base, size))| {
+                let sectors = self.reads[i].keys().chain(self.writes[i].keys());
+                let range = sectors.fold(None, |range: Option<(u64, u64)>, &s| {
+                    Some(range.map_or((s, s), |(lo, hi)| (lo.min(s), hi.max(s))))
+                });
+                TouchedRange {
+                    base,
+                    size,
+                    sectors: range,
+                }
+            })
+            .collect()
     }
 
     /// The global sectors the current block has read or written, per buffer.

@@ -31,17 +31,19 @@
 //! (`kernel::span::one_line`) and neutral about the front end: the page and the command line
 //! each say in their own words how to change a launch.
 
+use crate::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use crate::compile_effects::{
     fusible_loads, CompileEffects, FusibleLoad, FusionSite, LoadFuser, LoadReuse, ReusedLoads,
 };
 use crate::counters::Counters;
-use crate::device::{Device, LaunchError};
+use crate::device::{Device, GlobalCoalescing, LaunchError};
 use crate::fill::Fill;
+use crate::kernel::block_shift::ShiftedBuffer;
 use crate::kernel::{
     self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, RecordSink, Simulation, Span, Value,
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
-use crate::profile::{BlockProfiler, MemoryProfile, ProfileBuilder, TouchedSectors};
+use crate::profile::{BlockProfiler, MemoryProfile, ProfileBuilder, TouchedRange, TouchedSectors};
 use crate::sampling::{self, BlockClass, EdgePosition};
 use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTrace};
 use serde::{Deserialize, Serialize};
@@ -62,9 +64,14 @@ pub const DEFAULT_STEP_BUDGET: u64 = 40_000_000;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BlockSampling {
-    /// One block per edge class, scaled to the grid (`sampling::classes`).
+    /// One block per edge class, scaled to the grid (`sampling::classes`); the classes whose
+    /// blocks `kernel::block_shift` shows to do the interior block's work at shifted addresses
+    /// reuse its run instead of running their own.
     #[default]
     EdgeClasses,
+    /// One block per edge class, each run, even where a run could be reused: what
+    /// `EdgeClasses` must equal to the last digit.
+    EdgeClassesEachRun,
     /// Every block; exact for any kernel, slow for large grids.
     All,
 }
@@ -140,6 +147,9 @@ pub struct SampledBlock {
     pub position: [EdgePosition; 3],
     /// The blocks of the grid it stands for: its counters are multiplied by this.
     pub scale: u64,
+    /// The representatives of the other edge classes whose blocks were shown to do this block's
+    /// work at shifted addresses (`kernel::block_shift`), so that this run counts for them too.
+    pub reused_for: Vec<[u32; 3]>,
     /// The counters of this one block.
     pub counters: Counters,
     pub steps: u64,
@@ -314,6 +324,46 @@ impl RecordSink for TraceSink<'_> {
     }
 }
 
+/// Whether block `other` does block `run`'s work with every buffer's addresses moved by whole
+/// 128-byte lines, given that the kernel shifts them (`buffers`, from `kernel::block_shift`) and
+/// the sectors `run` touched in each buffer of the profiler's layout (`ranges`): the moved
+/// sectors must stay in their buffer, as the interpreter would otherwise have stopped `other` at
+/// an out-of-bounds access.
+fn runs_alike(
+    buffers: &[ShiftedBuffer],
+    ranges: &[TouchedRange],
+    run: [u32; 3],
+    other: [u32; 3],
+) -> bool {
+    buffers.iter().all(|buffer| {
+        let shift: i128 = (0..3)
+            .map(|d| {
+                i128::from(buffer.bytes_per_block[d]) * (i128::from(other[d]) - i128::from(run[d]))
+            })
+            .sum();
+        if shift == 0 {
+            return true;
+        }
+        if shift % i128::from(LINE_BYTES) != 0 {
+            return false;
+        }
+        let Some(touched) = ranges
+            .iter()
+            .find(|r| r.base == buffer.base)
+            .map(|r| r.sectors)
+        else {
+            return false;
+        };
+        // A buffer the run block never touched is touched by no block: they all branch alike.
+        let Some((first, last)) = touched else {
+            return true;
+        };
+        let start = i128::from(first) * i128::from(SECTOR_BYTES) + shift;
+        let end = (i128::from(last) + 1) * i128::from(SECTOR_BYTES) + shift;
+        start >= i128::from(buffer.base) && end <= i128::from(buffer.base) + i128::from(buffer.size)
+    })
+}
+
 /// Simulates one launch: see the module documentation.
 pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationError> {
     let grid = [input.grid.x, input.grid.y, input.grid.z];
@@ -356,10 +406,26 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     )
     .map_err(SimulationError::DoesNotLaunch)?;
 
+    // Blocks that provably do the same work at addresses shifted by whole lines (sectors,
+    // lines, banks and DRAM atoms then fall alike) make the same counters and profile: such a
+    // class reuses the interior block's run. Not on cc 1.x, whose DRAM rows and partitions see
+    // absolute addresses.
+    let shifted = (input.sampling == BlockSampling::EdgeClasses
+        && input.device.global_coalescing == GlobalCoalescing::Sectors
+        && input.device.timing.dram_rows.is_none())
+    .then(|| sim.shifted_buffers())
+    .flatten();
     // Every block is its own class under `All`; they are made one at a time, as the budget
     // allows, never all at once.
     let mut classes: Box<dyn Iterator<Item = BlockClass>> = match input.sampling {
-        BlockSampling::EdgeClasses => Box::new(sampling::classes(grid).into_iter()),
+        BlockSampling::EdgeClasses | BlockSampling::EdgeClassesEachRun => {
+            let mut list = sampling::classes(grid);
+            // The interior class (the last) runs first, so that the others can reuse its run.
+            if shifted.is_some() {
+                list.rotate_right(1);
+            }
+            Box::new(list.into_iter())
+        }
         BlockSampling::All => Box::new(every_block(grid)),
     };
     let fusible = fusible_loads(&unit, &program);
@@ -409,21 +475,28 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         // blocks' sum is checked after each block, so the whole run is bounded by the budget. A
         // block counts at least one step, so that even empty blocks cannot run without end.
         let remaining = input.step_budget.saturating_sub(steps);
-        let stats = sim
-            .run_block_into(class.representative, remaining, &mut sink)
-            .map_err(|diagnostic| {
-                // The interpreter only knows what was left of the budget; the user set the whole
-                // of it, so the error names that, with the place the block had reached.
-                if diagnostic.message == kernel::interp::step_budget_message(remaining) {
-                    SimulationError::StepBudget {
-                        steps: input.step_budget,
-                        budget: input.step_budget,
-                        span: diagnostic.span,
-                    }
-                } else {
-                    SimulationError::Kernel(diagnostic)
-                }
-            })?;
+        let stats = match sim.run_block_into(class.representative, remaining, &mut sink) {
+            Ok(stats) => stats,
+            // The interpreter only knows what was left of the budget; the user set the whole of
+            // it, so the error names that, with the place the block had reached.
+            Err(diagnostic)
+                if diagnostic.message == kernel::interp::step_budget_message(remaining) =>
+            {
+                return Err(SimulationError::StepBudget {
+                    steps: input.step_budget,
+                    budget: input.step_budget,
+                    span: diagnostic.span,
+                });
+            }
+            // The blocks ran in another order to reuse the interior one's run: the error must be
+            // the one of the first failing block in the classes' own order, so they run again so.
+            Err(_) if shifted.is_some() => {
+                let mut each = input.clone();
+                each.sampling = BlockSampling::EdgeClassesEachRun;
+                return simulate(&each);
+            }
+            Err(diagnostic) => return Err(SimulationError::Kernel(diagnostic)),
+        };
         // An interior block that issues other instructions than both the first and the last
         // block of its row (along a dimension it is interior in) shows work that changes across
         // the grid: it speaks only for the blocks near it, its class is split into strata, and
@@ -443,7 +516,13 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                 && differs_from(d, 0)
                 && differs_from(d, grid[d].max(1) - 1)
         });
-        if !from_strata && varies && input.sampling == BlockSampling::EdgeClasses {
+        if !from_strata
+            && varies
+            && matches!(
+                input.sampling,
+                BlockSampling::EdgeClasses | BlockSampling::EdgeClassesEachRun
+            )
+        {
             for stratum in sampling::strata(&class, grid) {
                 if stratum.representative == class.representative {
                     weight = stratum.n_blocks;
@@ -452,12 +531,28 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                 }
             }
         }
+        // The first block run (the interior one) may stand for others: where it touched each
+        // buffer decides which.
+        let ranges = (shifted.is_some() && sampled_blocks.is_empty())
+            .then(|| sink.profiler.touched_sector_ranges());
         let BlockSink {
             mut counting,
             fuser: block_fuser,
             reuse: block_reuse,
             ..
         } = sink;
+        // The classes whose blocks do this one's work at shifted addresses count with it.
+        let mut reused_for = Vec::new();
+        if let (Some(buffers), Some(ranges)) = (&shifted, ranges) {
+            let (alike, differ): (Vec<BlockClass>, Vec<BlockClass>) = classes.partition(|other| {
+                runs_alike(buffers, &ranges, class.representative, other.representative)
+            });
+            classes = Box::new(differ.into_iter());
+            for other in alike {
+                weight += other.n_blocks;
+                reused_for.push(other.representative);
+            }
+        }
         // The instructions the fused loads replaced, and the loads not issued again, are no
         // longer executed.
         let reused = block_reuse.map_or_else(ReusedLoads::default, LoadReuse::take_reused);
@@ -530,6 +625,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             block: class.representative,
             position: class.position,
             scale: weight,
+            reused_for,
             counters,
             steps: stats.steps,
         });
@@ -848,7 +944,32 @@ mod tests {
         let mut all = matmul("mm_tiled", 96, 16, 0, CompileEffects::AS_COMPILED);
         all.sampling = BlockSampling::All;
         let matmul_full = simulate(&all).expect("the launch simulates");
-        assert_eq!(matmul_sampled.sampled_blocks.len(), 9);
+        // The tiled matmul's blocks are alike at shifted addresses (`kernel::block_shift`): of
+        // its nine classes on a 6 x 6 grid, those whose `b` and `c` lie a whole number of lines
+        // from the interior block's reuse its run. The first column is 3 x 64 bytes away and runs.
+        let classes_run = |report: &SimulationReport| {
+            report
+                .sampled_blocks
+                .iter()
+                .map(|b| (b.position, 1 + b.reused_for.len()))
+                .collect::<Vec<_>>()
+        };
+        use EdgePosition::{First, Interior, Last, Only};
+        assert_eq!(
+            classes_run(&matmul_sampled),
+            [
+                ([Interior, Interior, Only], 6),
+                ([First, First, Only], 1),
+                ([First, Last, Only], 1),
+                ([First, Interior, Only], 1),
+            ]
+        );
+        let mut each = matmul("mm_tiled", 96, 16, 0, CompileEffects::AS_COMPILED);
+        each.sampling = BlockSampling::EdgeClassesEachRun;
+        let matmul_each = simulate(&each).expect("the launch simulates");
+        assert_eq!(matmul_each.sampled_blocks.len(), 9);
+        assert_eq!(matmul_sampled.counters, matmul_each.counters);
+        assert_eq!(matmul_sampled.memory, matmul_each.memory);
         assert_eq!(matmul_sampled.counters, matmul_full.counters);
         assert_eq!(matmul_sampled.fused_loads, matmul_full.fused_loads);
     }
@@ -958,7 +1079,9 @@ mod tests {
             .expect("the launch simulates");
         let json = serde_json::to_value(&report).expect("the report serializes");
         assert!(json["counters"]["smsp__inst_executed_op_shared_ld.sum"].is_number());
-        assert_eq!(json["sampled_blocks"][0]["position"][0], "first");
+        // The interior block runs first and stands for the classes shown alike with it.
+        assert_eq!(json["sampled_blocks"][0]["position"][0], "interior");
+        assert!(json["sampled_blocks"][0]["reused_for"].is_array());
         assert_eq!(json["occupancy"]["limit_warps"], 8);
     }
 
@@ -1019,7 +1142,9 @@ mod tests {
         let report = simulate(&input).expect("the largest grid launches");
         let blocks: u64 = 2_147_483_647 * 65_535 * 65_535;
         assert_eq!(report.grid_blocks, blocks);
-        assert_eq!(report.sampled_blocks.len(), 27);
+        // Every block stores to the same word: one run stands for all 27 classes.
+        assert_eq!(report.sampled_blocks.len(), 1);
+        assert_eq!(report.sampled_blocks[0].reused_for.len(), 26);
         // One store request per block, summed in floating point over the whole grid.
         assert_eq!(
             report

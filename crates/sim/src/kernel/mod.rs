@@ -32,6 +32,7 @@
 //! ```
 
 pub mod ast;
+pub mod block_shift;
 pub mod interp;
 pub mod ir;
 pub mod issue;

@@ -214,19 +214,32 @@ fn value_text(value: &memplay_sim::kernel::Value) -> String {
     }
 }
 
-/// "simulated 9 blocks, 5,120 warp instructions in 1.8 ms".
+/// "simulated 9 blocks of 4,096, 5,120 warp instructions in 1.8 ms", or, where edge classes
+/// were shown to do the interior block's work at shifted addresses and reused its run,
+/// "simulated 9 blocks of 4,096 (4 run, 5 shown alike), ...".
 pub fn cost_text(report: &SimulationReport, elapsed_ms: f64) -> String {
-    let blocks = report.sampled_blocks.len();
+    let run = report.sampled_blocks.len();
+    let alike: usize = report
+        .sampled_blocks
+        .iter()
+        .map(|block| block.reused_for.len())
+        .sum();
+    let blocks = run + alike;
     let warp_instructions: f64 = report
         .sampled_blocks
         .iter()
         .map(|block| block.counters.warp_instructions)
         .sum();
     format!(
-        "simulated {} block{} of {}, {} warp instructions in {} ms",
+        "simulated {} block{} of {}{}, {} warp instructions in {} ms",
         blocks,
         if blocks == 1 { "" } else { "s" },
         format_number(report.grid_blocks as f64),
+        if alike > 0 {
+            format!(" ({run} run, {alike} shown alike)")
+        } else {
+            String::new()
+        },
         format_number(warp_instructions),
         if elapsed_ms < 10.0 {
             format!("{elapsed_ms:.1}")
@@ -1026,5 +1039,21 @@ mod tests {
         let text = cost_text(&report, 1.84);
         assert!(text.starts_with("simulated 3 blocks of 16,384, "), "{text}");
         assert!(text.ends_with(" warp instructions in 1.8 ms"), "{text}");
+    }
+
+    #[test]
+    fn the_cost_says_which_blocks_ran_and_which_were_shown_alike() {
+        let state = State {
+            variant: Variant::MatmulTiled,
+            tile: 32,
+            ..State::default()
+        };
+        let report = simulate(&state.launch()).expect("runs");
+        let text = cost_text(&report, 12.0);
+        assert!(
+            text.starts_with("simulated 9 blocks of ")
+                && text.contains(" (1 run, 8 shown alike), "),
+            "{text}"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! A launch: its grid and arguments, the memory layout of its objects, and the block loop that runs each block warp by warp.
 
 use super::*;
+use crate::kernel::block_shift::{self, LaunchConstants, ShiftedBuffer};
 
 /// Three extents or indices, as CUDA's `dim3`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -472,6 +473,49 @@ impl<'p> Simulation<'p> {
     /// The objects in global memory (parameter buffers and `__device__` variables) as
     /// (name, first byte address, size in bytes), in ascending address order. Global records carry
     /// these addresses, so a record's address tells which buffer it touches.
+    /// The launch's global buffers and how each block's accesses of them shift, when
+    /// `block_shift` proves that every block runs the same instructions at shifted addresses;
+    /// `None` otherwise.
+    pub fn shifted_buffers(&self) -> Option<Vec<ShiftedBuffer>> {
+        let func = &self.program.functions[self.kernel];
+        let mut constants = LaunchConstants::default();
+        for (p, &v) in func.params.iter().zip(&self.param_values) {
+            match pointer_object(v) {
+                Some(object) if matches!(p.ty, Type::Pointer { .. }) => {
+                    constants.pointers.insert(p.reg, object);
+                }
+                _ => {
+                    constants.values.insert(p.reg, v as i64);
+                }
+            }
+        }
+        let (b, g) = (self.launch.block, self.launch.grid);
+        for (k, v) in [b.x, b.y, b.z, g.x, g.y, g.z].into_iter().enumerate() {
+            constants
+                .values
+                .insert(REG_BLOCK_DIM + k as Reg, i64::from(v));
+        }
+        constants.global_objects = (0..self.objects.len())
+            .filter(|&i| {
+                self.objects[i].space == Space::Global
+                    && matches!(self.objects[i].storage, Storage::Global(_))
+            })
+            .collect();
+        let shift = block_shift::analyze(func, &constants)?;
+        Some(
+            shift
+                .bytes_per_block
+                .iter()
+                .filter(|(object, _)| constants.global_objects.contains(object))
+                .map(|&(object, bytes_per_block)| ShiftedBuffer {
+                    base: self.objects[object].base,
+                    size: self.objects[object].size,
+                    bytes_per_block,
+                })
+                .collect(),
+        )
+    }
+
     pub fn global_objects(&self) -> Vec<(String, u64, u64)> {
         let mut objects: Vec<(String, u64, u64)> = self
             .objects

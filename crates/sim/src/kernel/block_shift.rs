@@ -1,0 +1,781 @@
+//! Which blocks of a launch provably do the same work at shifted addresses, so that one block's
+//! run can stand for theirs (issue 13: "run less", without changing a result).
+//!
+//! Block sampling (`sampling`) runs one block per edge class because bounds checks can make the
+//! blocks at the grid's edges differ. Many kernels have no such check: the tiled matmul's blocks
+//! all take the same branches with the same lanes, and each of its buffers is read at the
+//! addresses of any other block moved by a fixed number of bytes (`a` by `TILE_WIDTH * n * 4` per
+//! row of blocks, `b` by `TILE_WIDTH * 4` per column). Such blocks make the same counters and the
+//! same memory profile whenever every buffer's shift is a whole number of 128-byte lines (sectors,
+//! lines, the L1's banks and the DRAM atoms then line up alike), and the shifted addresses stay in
+//! their buffers.
+//!
+//! The analysis proves the first two properties from the kernel's code, with the launch's
+//! arguments and dimensions as constants, as an abstract interpretation over its registers
+//! (flow-insensitive, one value per register, to a fixpoint). A value is *shifted* if it is some
+//! block-free value plus `shift . blockIdx`, with `shift` the same in every thread (`blockIdx.y *
+//! TILE_WIDTH + threadIdx.y`, then times `n`); anything else that depends on `blockIdx`, and
+//! everything loaded from memory, is *other*. The proof holds when:
+//! - every branch, loop and selection condition, and every operand of `&&` and `||`, is
+//!   block-free (its shift is zero) and depends on no loaded data, so every block runs the same
+//!   instructions with the same lanes;
+//! - every memory address is shifted, with the same shift at every access of one object, and
+//!   none for shared, local and constant memory;
+//! - the kernel has no atomics (their contention depends on which blocks share an address) and
+//!   calls no function.
+//!
+//! `simulate` then checks the rest per pair of blocks: each buffer's shift in bytes is a whole
+//! number of lines, and the addresses the run block touched stay in the buffer once shifted.
+//!
+//! Index arithmetic is taken not to wrap at 32 bits (`blockIdx.x * blockDim.x` is unsigned). A
+//! block whose index wrapped where the run block's did not would address its buffer 2^32 elements
+//! away from the shifted address, outside any buffer (each holds at most 2^32 bytes): on the GPU
+//! an error, which a block shown alike does not report. Every other block gets exactly the run
+//! block's counters.
+
+use super::ast::Scalar;
+use super::ir::{
+    BinOp, Ex, ExKind, FunctionIr, Op, Place, Reg, UnOp, REG_BLOCK_IDX, REG_THREAD_IDX,
+};
+use std::collections::HashMap;
+
+/// What the analysis proves of a kernel's launch: every block runs the same instructions with
+/// the same lanes, and each memory object is accessed at the addresses of any other block moved
+/// by `shift . (other - this)` bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockShift {
+    /// Per memory object (its index in the launch's objects) that the kernel accesses: bytes
+    /// per unit of `blockIdx.x`, `.y` and `.z`.
+    pub bytes_per_block: Vec<(usize, [i64; 3])>,
+}
+
+/// A global buffer (or `__device__` variable) of a launch whose blocks are shown alike: where it
+/// lies, and how far each block's accesses of it are from those of block (0, 0, 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShiftedBuffer {
+    pub base: u64,
+    pub size: u64,
+    /// Bytes per unit of `blockIdx.x`, `.y` and `.z`.
+    pub bytes_per_block: [i64; 3],
+}
+
+/// What the analysis knows of the launch: the registers that hold the same value in every
+/// thread and block (kernel parameters, `blockDim`, `gridDim`), and the objects pointer
+/// parameters point to.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchConstants {
+    pub values: HashMap<Reg, i64>,
+    pub pointers: HashMap<Reg, usize>,
+    /// The launch's memory objects that may differ between blocks' accesses (global buffers and
+    /// `__device__` variables); accesses to any other object must not be shifted.
+    pub global_objects: Vec<usize>,
+}
+
+/// The abstract value of a register or expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Value {
+    /// Not assigned anywhere seen yet.
+    Unset,
+    /// A block-free value plus `shift . blockIdx`. `known`: the value itself, where it is the
+    /// same in every thread and block. `object`: the memory object a pointer points into.
+    Shifted {
+        shift: [i64; 3],
+        known: Option<i64>,
+        object: Option<usize>,
+    },
+    /// Depends on loaded data, or on `blockIdx` other than by a shift.
+    Other,
+}
+
+const FREE: Value = Value::Shifted {
+    shift: [0; 3],
+    known: None,
+    object: None,
+};
+
+fn known(v: i64) -> Value {
+    Value::Shifted {
+        shift: [0; 3],
+        known: Some(v),
+        object: None,
+    }
+}
+
+impl Value {
+    fn join(self, other: Value) -> Value {
+        match (self, other) {
+            (Value::Unset, v) | (v, Value::Unset) => v,
+            (
+                Value::Shifted {
+                    shift: a,
+                    known: ka,
+                    object: oa,
+                },
+                Value::Shifted {
+                    shift: b,
+                    known: kb,
+                    object: ob,
+                },
+            ) if a == b && oa == ob => Value::Shifted {
+                shift: a,
+                known: if ka == kb { ka } else { None },
+                object: oa,
+            },
+            _ => Value::Other,
+        }
+    }
+
+    /// Block-free: the same in every block (its shift is zero), whatever each thread holds.
+    fn block_free(self) -> bool {
+        matches!(
+            self,
+            Value::Shifted {
+                shift: [0, 0, 0],
+                ..
+            }
+        )
+    }
+}
+
+/// Proves what it can of `function` (the kernel) for a launch with `constants`; `None` when the
+/// blocks cannot be shown alike.
+pub fn analyze(function: &FunctionIr, constants: &LaunchConstants) -> Option<BlockShift> {
+    let mut analysis = Analysis {
+        regs: HashMap::new(),
+        constants,
+        changed: false,
+        failed: false,
+        sites: HashMap::new(),
+        checking: false,
+    };
+    // Registers only climb the lattice (unset, shifted with a known value, shifted, other), so
+    // the passes settle; a cap keeps a bug from looping.
+    for _ in 0..64 {
+        analysis.changed = false;
+        analysis.pass(&function.code);
+        if analysis.failed {
+            return None;
+        }
+        if !analysis.changed {
+            analysis.checking = true;
+            analysis.pass(&function.code);
+            if analysis.failed {
+                return None;
+            }
+            let mut bytes_per_block: Vec<(usize, [i64; 3])> = analysis.sites.into_iter().collect();
+            bytes_per_block.sort_unstable();
+            return Some(BlockShift { bytes_per_block });
+        }
+    }
+    None
+}
+
+struct Analysis<'a> {
+    regs: HashMap<Reg, Value>,
+    constants: &'a LaunchConstants,
+    changed: bool,
+    /// A condition or an address breaks the proof, or the kernel does what it does not cover.
+    failed: bool,
+    /// The shift of every object accessed so far (checking pass only).
+    sites: HashMap<usize, [i64; 3]>,
+    /// The last pass, after the fixpoint: conditions and addresses are checked.
+    checking: bool,
+}
+
+impl Analysis<'_> {
+    fn pass(&mut self, code: &[Op]) {
+        for op in code {
+            match op {
+                Op::Eval(e) | Op::Return(Some(e)) => {
+                    self.expression(e);
+                }
+                Op::If { cond, .. } | Op::LoopCond { cond, .. } => {
+                    let c = self.expression(cond);
+                    self.require(c.block_free());
+                }
+                Op::Else { .. }
+                | Op::EndIf
+                | Op::LoopBegin { .. }
+                | Op::LoopEnd
+                | Op::ContinuePoint
+                | Op::Jump(_)
+                | Op::Break
+                | Op::Continue
+                | Op::Return(None)
+                | Op::SyncThreads
+                | Op::SyncWarp => {}
+            }
+        }
+    }
+
+    /// In the checking pass, fails the proof unless `holds`.
+    fn require(&mut self, holds: bool) {
+        if self.checking && !holds {
+            self.failed = true;
+        }
+    }
+
+    fn read(&self, reg: Reg) -> Value {
+        if (REG_THREAD_IDX..REG_THREAD_IDX + 3).contains(&reg) {
+            return FREE;
+        }
+        if (REG_BLOCK_IDX..REG_BLOCK_IDX + 3).contains(&reg) {
+            let mut shift = [0; 3];
+            shift[(reg - REG_BLOCK_IDX) as usize] = 1;
+            return Value::Shifted {
+                shift,
+                known: None,
+                object: None,
+            };
+        }
+        if let Some(&object) = self.constants.pointers.get(&reg) {
+            return Value::Shifted {
+                shift: [0; 3],
+                known: None,
+                object: Some(object),
+            };
+        }
+        if let Some(&v) = self.constants.values.get(&reg) {
+            return known(v);
+        }
+        // A register nothing assigned holds zero in every block; one assigned somewhere not yet
+        // seen in this pass is taken as other until the fixpoint says what it is.
+        match self.regs.get(&reg) {
+            Some(&v) if v != Value::Unset => v,
+            _ if self.checking => FREE,
+            _ => Value::Unset,
+        }
+    }
+
+    fn write(&mut self, reg: Reg, width: u8, value: Value) {
+        for k in 0..Reg::from(width.max(1)) {
+            let old = self.regs.get(&(reg + k)).copied().unwrap_or(Value::Unset);
+            let new = old.join(value);
+            if new != old {
+                self.regs.insert(reg + k, new);
+                self.changed = true;
+            }
+        }
+    }
+
+    /// An access of memory at `addr`: its object's shift must be the same at every access, and
+    /// none outside global memory.
+    fn access(&mut self, addr: Value) {
+        if !self.checking {
+            return;
+        }
+        match addr {
+            Value::Shifted {
+                shift,
+                object: Some(object),
+                ..
+            } => {
+                let global = self.constants.global_objects.contains(&object);
+                if !global && shift != [0; 3] {
+                    self.failed = true;
+                }
+                match self.sites.get(&object) {
+                    Some(&seen) if seen != shift => self.failed = true,
+                    _ => {
+                        self.sites.insert(object, shift);
+                    }
+                }
+            }
+            _ => self.failed = true,
+        }
+    }
+
+    fn place_address(&mut self, place: &Place) {
+        if let Place::Mem { addr, .. } = place {
+            let a = self.expression(addr);
+            self.access(a);
+        }
+    }
+
+    fn expression(&mut self, e: &Ex) -> Value {
+        match &e.kind {
+            ExKind::Const(bits) => known(*bits as i64),
+            ExKind::Fence => FREE,
+            ExKind::Reg(r) => self.read(*r),
+            ExKind::AddrOf(id) => Value::Shifted {
+                shift: [0; 3],
+                known: None,
+                object: Some(*id),
+            },
+            ExKind::Component(value, _) => {
+                let v = self.expression(value);
+                all_free(&[v])
+            }
+            ExKind::Convert { from, to, value } => {
+                let v = self.expression(value);
+                convert(v, *from, *to)
+            }
+            ExKind::Unary { op, ty, value } => {
+                let v = self.expression(value);
+                match (op, v) {
+                    (
+                        UnOp::Neg,
+                        Value::Shifted {
+                            shift,
+                            known: k,
+                            object: None,
+                        },
+                    ) if ty.is_integer() => {
+                        shifted(negate(shift), k.and_then(i64::checked_neg), *ty)
+                    }
+                    _ => all_free(&[v]),
+                }
+            }
+            ExKind::Binary { op, ty, lhs, rhs } => {
+                let a = self.expression(lhs);
+                let b = self.expression(rhs);
+                binary(*op, *ty, a, b)
+            }
+            ExKind::Logical { lhs, rhs, .. } => {
+                // The right operand runs only where the left one says: a branch.
+                let a = self.expression(lhs);
+                let b = self.expression(rhs);
+                self.require(a.block_free() && b.block_free());
+                all_free(&[a, b])
+            }
+            ExKind::Select { cond, a, b, .. } => {
+                let c = self.expression(cond);
+                self.require(c.block_free());
+                let a = self.expression(a);
+                let b = self.expression(b);
+                match all_free(&[c]) {
+                    Value::Unset => Value::Unset,
+                    Value::Other => Value::Other,
+                    _ => a.join(b),
+                }
+            }
+            ExKind::Fma { a, b, c, .. } => {
+                let values = [self.expression(a), self.expression(b), self.expression(c)];
+                all_free(&values)
+            }
+            ExKind::Math { args, .. } | ExKind::MakeVector { parts: args, .. } => {
+                let values: Vec<Value> = args.iter().map(|arg| self.expression(arg)).collect();
+                all_free(&values)
+            }
+            ExKind::Offset { base, terms, .. } => {
+                let mut value = self.expression(base);
+                for term in terms {
+                    let index = self.expression(&term.index);
+                    value = match (value, index) {
+                        (
+                            Value::Shifted {
+                                shift,
+                                object: Some(object),
+                                ..
+                            },
+                            Value::Shifted {
+                                shift: by,
+                                object: None,
+                                ..
+                            },
+                        ) => match add_scaled(shift, by, term.stride) {
+                            Some(shift) => Value::Shifted {
+                                shift,
+                                known: None,
+                                object: Some(object),
+                            },
+                            None => Value::Other,
+                        },
+                        (Value::Unset, _) | (_, Value::Unset) => Value::Unset,
+                        _ => Value::Other,
+                    };
+                }
+                value
+            }
+            ExKind::PtrDiff { lhs, rhs, .. } => {
+                let a = self.expression(lhs);
+                let b = self.expression(rhs);
+                match (a, b) {
+                    (Value::Shifted { shift: sa, .. }, Value::Shifted { shift: sb, .. })
+                        if sa == sb =>
+                    {
+                        FREE
+                    }
+                    (Value::Unset, _) | (_, Value::Unset) => Value::Unset,
+                    _ => Value::Other,
+                }
+            }
+            ExKind::Load { addr, .. } => {
+                let a = self.expression(addr);
+                self.access(a);
+                Value::Other
+            }
+            ExKind::Assign { place, value } => {
+                let v = self.expression(value);
+                self.place_address(place);
+                if let Place::Reg { reg, elem } = place {
+                    self.write(*reg, elem.n, v);
+                }
+                v
+            }
+            ExKind::Compound {
+                place,
+                op,
+                ty,
+                value,
+            } => {
+                let v = self.expression(value);
+                self.place_address(place);
+                match place {
+                    Place::Reg { reg, elem } => {
+                        let current = self.read(*reg);
+                        let result = binary(*op, *ty, current, v);
+                        self.write(*reg, elem.n, result);
+                        result
+                    }
+                    Place::Mem { .. } => Value::Other,
+                }
+            }
+            ExKind::IncDec { place, .. } => {
+                self.place_address(place);
+                match place {
+                    Place::Reg { reg, elem } => {
+                        // A step of a constant keeps the shift; the value changes.
+                        let current = self.read(*reg);
+                        let result = match current {
+                            Value::Shifted { shift, object, .. } => Value::Shifted {
+                                shift,
+                                known: None,
+                                object,
+                            },
+                            other => other,
+                        };
+                        self.write(*reg, elem.n, result);
+                        result
+                    }
+                    Place::Mem { .. } => Value::Other,
+                }
+            }
+            ExKind::Atomic { .. } | ExKind::Call { .. } => {
+                self.failed = true;
+                Value::Other
+            }
+            ExKind::Comma(a, b) => {
+                self.expression(a);
+                self.expression(b)
+            }
+        }
+    }
+}
+
+fn all_free(values: &[Value]) -> Value {
+    if values.contains(&Value::Unset) {
+        Value::Unset
+    } else if values.iter().all(|v| v.block_free()) {
+        FREE
+    } else {
+        Value::Other
+    }
+}
+
+fn negate(shift: [i64; 3]) -> [i64; 3] {
+    shift.map(|s| s.wrapping_neg())
+}
+
+/// `shift + by * stride`, if it fits.
+fn add_scaled(shift: [i64; 3], by: [i64; 3], stride: i64) -> Option<[i64; 3]> {
+    let mut out = [0; 3];
+    for d in 0..3 {
+        out[d] = shift[d].checked_add(by[d].checked_mul(stride)?)?;
+    }
+    Some(out)
+}
+
+/// A shifted integer of type `ty` (see the module documentation on wrapping).
+fn shifted(shift: [i64; 3], known: Option<i64>, _ty: Scalar) -> Value {
+    Value::Shifted {
+        shift,
+        known,
+        object: None,
+    }
+}
+
+fn convert(v: Value, from: Scalar, to: Scalar) -> Value {
+    match v {
+        Value::Shifted {
+            shift,
+            known: k,
+            object: None,
+        } if from.is_integer() && to.is_integer() => {
+            let narrows = to.size() < from.size();
+            if narrows && shift != [0; 3] {
+                return Value::Other;
+            }
+            let k = k.map(|k| match (to.size(), to.is_signed()) {
+                (1, true) => i64::from(k as i8),
+                (1, false) => i64::from(k as u8),
+                (2, true) => i64::from(k as i16),
+                (2, false) => i64::from(k as u16),
+                (4, true) => i64::from(k as i32),
+                (4, false) => i64::from(k as u32),
+                _ => k,
+            });
+            shifted(shift, k, to)
+        }
+        _ => all_free(&[v]),
+    }
+}
+
+fn binary(op: BinOp, ty: Scalar, a: Value, b: Value) -> Value {
+    let (
+        Value::Shifted {
+            shift: sa,
+            known: ka,
+            object: None,
+        },
+        Value::Shifted {
+            shift: sb,
+            known: kb,
+            object: None,
+        },
+    ) = (a, b)
+    else {
+        return match (a, b) {
+            (Value::Unset, _) | (_, Value::Unset) => Value::Unset,
+            _ => Value::Other,
+        };
+    };
+    let free_a = sa == [0; 3];
+    let free_b = sb == [0; 3];
+    if !ty.is_integer() {
+        return if free_a && free_b { FREE } else { Value::Other };
+    }
+    let both = ka.zip(kb);
+    match op {
+        BinOp::Add => match add_scaled(sa, sb, 1) {
+            Some(shift) => shifted(shift, both.and_then(|(x, y)| x.checked_add(y)), ty),
+            None => Value::Other,
+        },
+        BinOp::Sub => match add_scaled(sa, sb, -1) {
+            Some(shift) => shifted(shift, both.and_then(|(x, y)| x.checked_sub(y)), ty),
+            None => Value::Other,
+        },
+        BinOp::Mul => {
+            let product = both.and_then(|(x, y)| x.checked_mul(y));
+            if free_a && free_b {
+                shifted([0; 3], product, ty)
+            } else if let (true, Some(k)) = (free_a, ka) {
+                add_scaled([0; 3], sb, k).map_or(Value::Other, |s| shifted(s, product, ty))
+            } else if let (true, Some(k)) = (free_b, kb) {
+                add_scaled([0; 3], sa, k).map_or(Value::Other, |s| shifted(s, product, ty))
+            } else {
+                Value::Other
+            }
+        }
+        BinOp::Shl => match kb {
+            Some(k) if free_b && (0..32).contains(&k) => {
+                let factor = 1i64 << k;
+                add_scaled([0; 3], sa, factor).map_or(Value::Other, |s| {
+                    shifted(s, ka.and_then(|x| x.checked_mul(factor)), ty)
+                })
+            }
+            _ if free_a && free_b => FREE,
+            _ => Value::Other,
+        },
+        _ if free_a && free_b => {
+            let value = both.and_then(|(x, y)| match op {
+                BinOp::Div => x.checked_div(y),
+                BinOp::Rem => x.checked_rem(y),
+                BinOp::BitAnd => Some(x & y),
+                BinOp::BitOr => Some(x | y),
+                BinOp::BitXor => Some(x ^ y),
+                BinOp::Min => Some(x.min(y)),
+                BinOp::Max => Some(x.max(y)),
+                _ => None,
+            });
+            shifted([0; 3], value, ty)
+        }
+        _ => Value::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::compile;
+    use crate::kernel::ir::REG_BLOCK_DIM;
+
+    /// The shifts proved for kernel `k` in `source`, launched with `n` = 1024 and blocks of 16 x
+    /// 16, by object name; `None` when the blocks are not shown alike.
+    fn check(source: &str, expected: Option<&[(&str, [i64; 3])]>) {
+        let program = compile(source, &[]).expect("the kernel compiles");
+        let kernel = program.kernel_index("k").expect("kernel k exists");
+        let function = &program.functions[kernel];
+        let mut constants = LaunchConstants::default();
+        let mut names: HashMap<usize, String> = HashMap::new();
+        for (i, param) in function.params.iter().enumerate() {
+            if matches!(param.ty, crate::kernel::ast::Type::Pointer { .. }) {
+                let object = 1000 + i;
+                constants.pointers.insert(param.reg, object);
+                constants.global_objects.push(object);
+                names.insert(object, param.name.clone());
+            } else {
+                constants.values.insert(param.reg, 1024);
+            }
+        }
+        for (k, v) in [16, 16, 1, 64, 64, 1].into_iter().enumerate() {
+            constants.values.insert(REG_BLOCK_DIM + k as Reg, v);
+        }
+        for (id, object) in program.objects.iter().enumerate() {
+            names.insert(id, object.name.clone());
+        }
+        let found = analyze(function, &constants).map(|shift| {
+            shift
+                .bytes_per_block
+                .iter()
+                .map(|(object, bytes)| (names[object].clone(), *bytes))
+                .collect::<Vec<_>>()
+        });
+        let expected = expected.map(|list| {
+            let mut list: Vec<(String, [i64; 3])> =
+                list.iter().map(|(n, s)| (n.to_string(), *s)).collect();
+            list.sort_by_key(|(n, _)| names.iter().find(|(_, m)| *m == n).map(|(id, _)| *id));
+            list
+        });
+        assert_eq!(found, expected, "{source}");
+    }
+
+    const TILED: &str = "#define T 16
+        __global__ void k(const float* a, const float* b, float* c, int n) {
+          __shared__ float sa[T][T];
+          __shared__ float sb[T][T];
+          int tx = threadIdx.x, ty = threadIdx.y;
+          int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+          float r = 0;
+          for (int p = 0; p < n / T; ++p) {
+            sa[ty][tx] = a[row * n + p * T + tx];
+            sb[ty][tx] = b[(p * T + ty) * n + col];
+            __syncthreads();
+            for (int k = 0; k < T; ++k) r += sa[ty][k] * sb[k][tx];
+            __syncthreads();
+          }
+          c[row * n + col] = r;
+        }";
+
+    #[test]
+    fn tiled_matmul_blocks_read_a_a_tile_row_apart_and_b_a_tile_column_apart() {
+        check(
+            TILED,
+            Some(&[
+                ("sa", [0, 0, 0]),
+                ("sb", [0, 0, 0]),
+                ("a", [0, 16 * 1024 * 4, 0]),
+                ("b", [16 * 4, 0, 0]),
+                ("c", [16 * 4, 16 * 1024 * 4, 0]),
+            ]),
+        );
+    }
+
+    #[test]
+    fn a_bounds_check_on_the_block_index_breaks_the_proof() {
+        check(
+            "__global__ void k(float* c, int n) {
+               int i = blockIdx.x * blockDim.x + threadIdx.x;
+               if (i < n) c[i] = 1.0f;
+             }",
+            None,
+        );
+    }
+
+    #[test]
+    fn a_check_on_the_thread_index_alone_keeps_it() {
+        check(
+            "__global__ void k(float* c, int n) {
+               int i = blockIdx.x * blockDim.x + threadIdx.x;
+               if (threadIdx.x < 8) c[i] = 1.0f;
+             }",
+            Some(&[("c", [16 * 4, 0, 0])]),
+        );
+    }
+
+    #[test]
+    fn a_branch_on_loaded_data_breaks_the_proof() {
+        check(
+            "__global__ void k(float* c, int n) {
+               int i = blockIdx.x * blockDim.x + threadIdx.x;
+               if (c[threadIdx.x] > 0.5f) c[i] = 1.0f;
+             }",
+            None,
+        );
+    }
+
+    #[test]
+    fn an_address_from_loaded_data_breaks_the_proof() {
+        check(
+            "__global__ void k(float* c, const int* idx, int n) {
+               int i = blockIdx.x * blockDim.x + threadIdx.x;
+               c[idx[i]] = 1.0f;
+             }",
+            None,
+        );
+    }
+
+    #[test]
+    fn a_block_index_taken_modulo_is_not_a_shift() {
+        check(
+            "__global__ void k(float* c, int n) {
+               c[(blockIdx.x % 4) * 16 + threadIdx.x] = 1.0f;
+             }",
+            None,
+        );
+    }
+
+    #[test]
+    fn two_shifts_into_one_buffer_break_the_proof() {
+        check(
+            "__global__ void k(float* c, int n) {
+               c[blockIdx.x * 16 + threadIdx.x] = c[blockIdx.x * 32 + threadIdx.x];
+             }",
+            None,
+        );
+    }
+
+    #[test]
+    fn a_shared_address_that_moves_with_the_block_breaks_the_proof() {
+        check(
+            "__global__ void k(float* c, int n) {
+               __shared__ float s[256];
+               s[blockIdx.x] = 1.0f;
+               __syncthreads();
+               c[threadIdx.x] = s[threadIdx.x];
+             }",
+            None,
+        );
+    }
+
+    #[test]
+    fn a_loop_walking_a_pointer_keeps_its_shift() {
+        check(
+            "__global__ void k(const float* a, float* c, int n) {
+               const float* p = a + blockIdx.x * n;
+               float s = 0;
+               for (int j = 0; j < n; ++j) { s += *p; p += 1; }
+               c[blockIdx.x] = s;
+             }",
+            Some(&[("a", [1024 * 4, 0, 0]), ("c", [4, 0, 0])]),
+        );
+    }
+
+    #[test]
+    fn atomics_break_the_proof() {
+        check(
+            "__global__ void k(int* c, int n) { atomicAdd(&c[blockIdx.x], 1); }",
+            None,
+        );
+    }
+
+    #[test]
+    fn a_loop_bounded_by_the_block_index_breaks_the_proof() {
+        check(
+            "__global__ void k(float* c, int n) {
+               for (int j = 0; j < blockIdx.x; ++j) c[threadIdx.x] += 1.0f;
+             }",
+            None,
+        );
+    }
+}

@@ -1,0 +1,211 @@
+//! Reusing one block's run for the edge classes shown alike (`kernel::block_shift`) changes no
+//! result: for generated kernels of the shapes students write (blocks that walk rows and columns
+//! of a matrix at shifted addresses, tiles in shared memory, barriers, loops with a launch-wide
+//! trip count, branches on the thread index, and now and then a bounds check, a branch on loaded
+//! data or a buffer too small), `BlockSampling::EdgeClasses` gives exactly what running every
+//! class's block gives (`EdgeClassesEachRun`): the counters, the memory profile, the per-line
+//! counters, the fused loads and the prediction, or the same error.
+
+use memplay_sim::device::{a100, fermi, h100};
+use memplay_sim::kernel::{Dim3, Value};
+use memplay_sim::simulate::{simulate, BlockSampling, SimulationError, SimulationInput};
+use memplay_sim::timing::predict;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use std::cell::Cell;
+
+/// One generated launch: the kernel's parts and the launch's shape.
+#[derive(Clone, Debug)]
+struct Shape {
+    grid: [u32; 2],
+    block: [u32; 2],
+    /// Elements between the columns (`x`) and rows (`y`) of blocks.
+    step: [u32; 2],
+    /// The row length of the matrix the blocks walk.
+    width: u32,
+    loop_rows: u32,
+    guard: Guard,
+    tile: bool,
+    lanes_below: u32,
+    /// The buffers hold this share of what the launch reads, in eighths (8: all of it).
+    eighths: u64,
+    device: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Guard {
+    None,
+    /// `if (gx < n)`: a bounds check on the block index.
+    Bounds,
+    /// `if (a[threadIdx.x] > 0.5f)`: a branch on loaded data.
+    Data,
+}
+
+fn shape() -> impl Strategy<Value = Shape> {
+    (
+        (1u32..=6, 1u32..=4),
+        (prop::sample::select(vec![8u32, 16, 32, 64]), 1u32..=4),
+        (
+            prop::sample::select(vec![8u32, 16, 24, 32, 64, 96]),
+            prop::sample::select(vec![1u32, 2, 4, 8]),
+        ),
+        prop::sample::select(vec![256u32, 384, 1000, 1024]),
+        0u32..=3,
+        prop::sample::select(vec![Guard::None, Guard::None, Guard::Bounds, Guard::Data]),
+        any::<bool>(),
+        prop::sample::select(vec![0u32, 8, 20, 64]),
+        prop::sample::select(vec![8u64, 8, 8, 6]),
+        0usize..3,
+    )
+        .prop_map(
+            |(grid, block, step, width, loop_rows, guard, tile, lanes_below, eighths, device)| {
+                Shape {
+                    grid: [grid.0, grid.1],
+                    block: [block.0, block.1],
+                    step: [step.0, step.1],
+                    width,
+                    loop_rows,
+                    guard,
+                    tile,
+                    lanes_below,
+                    eighths,
+                    device,
+                }
+            },
+        )
+}
+
+impl Shape {
+    fn source(&self) -> String {
+        let [sx, sy] = self.step;
+        let w = self.width;
+        let threads = self.block[0] * self.block[1];
+        let mut body = format!(
+            "  int gx = blockIdx.x * {sx} + threadIdx.x;\n  int gy = blockIdx.y * {sy} + threadIdx.y;\n  float acc = 0.0f;\n"
+        );
+        body += &format!(
+            "  for (int j = 0; j < {}; ++j) acc += a[(gy + j) * {w} + gx];\n",
+            self.loop_rows
+        );
+        if self.tile {
+            body += &format!(
+                "  __shared__ float s[{threads}];\n  int t = threadIdx.y * blockDim.x + threadIdx.x;\n  s[t] = a[gy * {w} + gx];\n  __syncthreads();\n  acc += s[(t + 1) % {threads}];\n  __syncthreads();\n"
+            );
+        }
+        let store = format!("out[gy * {w} + gx] = acc;");
+        let store = if self.lanes_below > 0 {
+            format!("if (threadIdx.x < {}) {store}", self.lanes_below)
+        } else {
+            store
+        };
+        body += &match self.guard {
+            Guard::None => format!("  {store}\n"),
+            Guard::Bounds => format!("  if (gx < n) {{ {store} }}\n"),
+            Guard::Data => format!("  if (a[threadIdx.x] > 0.5f) {{ {store} }}\n"),
+        };
+        format!("__global__ void k(const float* a, float* out, int n) {{\n{body}}}\n")
+    }
+
+    fn input(&self, sampling: BlockSampling) -> SimulationInput {
+        let device = [h100(), a100(), fermi()][self.device].clone();
+        let mut input = SimulationInput::new(&self.source(), "k", device);
+        input.grid = Dim3::new(self.grid[0], self.grid[1], 1);
+        input.block = Dim3::new(self.block[0], self.block[1], 1);
+        input.args = vec![("n".to_string(), Value::Int(i64::from(self.width) / 2))];
+        let rows = u64::from((self.grid[1] - 1) * self.step[1] + self.block[1] + self.loop_rows);
+        let bytes = rows * u64::from(self.width) * 4 * self.eighths / 8;
+        input.buffers = vec![("a".to_string(), bytes), ("out".to_string(), bytes)];
+        input.regs = 16;
+        input.sampling = sampling;
+        input
+    }
+}
+
+/// Whether `shape` gives the same answer both ways; the error says how it differs. Also says
+/// whether a run was reused.
+fn same_answer(shape: &Shape) -> Result<bool, String> {
+    let reused = simulate(&shape.input(BlockSampling::EdgeClasses));
+    let each = simulate(&shape.input(BlockSampling::EdgeClassesEachRun));
+    match (reused, each) {
+        (Ok(r), Ok(e)) => {
+            let differs = [
+                ("counters", r.counters != e.counters),
+                ("memory profile", r.memory != e.memory),
+                ("per-line counters", r.lines != e.lines),
+                ("fused loads", r.fused_loads != e.fused_loads),
+                ("prediction", predict(&r) != predict(&e)),
+            ];
+            if let Some((what, _)) = differs.iter().find(|(_, d)| *d) {
+                return Err(format!("the {what} differ"));
+            }
+            let blocks: u64 = r.sampled_blocks.iter().map(|b| b.scale).sum();
+            if blocks != r.grid_blocks {
+                return Err(format!(
+                    "the runs stand for {blocks} of {} blocks",
+                    r.grid_blocks
+                ));
+            }
+            Ok(r.sampled_blocks.iter().any(|b| !b.reused_for.is_empty()))
+        }
+        (Err(r), Err(e)) => {
+            let budget = matches!(e, SimulationError::StepBudget { .. });
+            if budget || r.to_string() == e.to_string() {
+                Ok(false)
+            } else {
+                Err(format!("the errors differ: {r} / {e}"))
+            }
+        }
+        (Ok(_), Err(e)) => Err(format!("only the run of every class fails: {e}")),
+        (Err(r), Ok(_)) => Err(format!("only the reusing run fails: {r}")),
+    }
+}
+
+#[test]
+fn reusing_a_run_for_classes_shown_alike_changes_no_result() {
+    let config = Config {
+        cases: 160,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]));
+    let reused_cases = Cell::new(0u32);
+    let result = runner.run(&shape(), |shape| {
+        let reused = same_answer(&shape)
+            .map_err(|why| TestCaseError::fail(format!("{why}\n{}", shape.source())))?;
+        if reused {
+            reused_cases.set(reused_cases.get() + 1);
+        }
+        Ok(())
+    });
+    if let Err(error) = result {
+        panic!("{error}");
+    }
+    // The generator is for the fast path: a good share of its cases must take it.
+    assert!(
+        reused_cases.get() >= 40,
+        "only {} of 160 cases reused a run",
+        reused_cases.get()
+    );
+}
+
+#[test]
+fn a_tiled_matmul_on_a_grid_of_32_by_32_runs_one_block() {
+    let source = include_str!("../../../www/kernels/matmul.cu");
+    let mut input = SimulationInput::new(source, "mm_tiled", h100());
+    input.defines = vec![
+        ("TILE_WIDTH".to_string(), "32".to_string()),
+        ("PAD".to_string(), "0".to_string()),
+    ];
+    input.grid = Dim3::new(32, 32, 1);
+    input.block = Dim3::new(32, 32, 1);
+    input.args = vec![("n".to_string(), Value::Int(1024))];
+    input.buffers = ["a", "b", "c"]
+        .iter()
+        .map(|b| (b.to_string(), 4 << 20))
+        .collect();
+    let report = simulate(&input).expect("the launch simulates");
+    assert_eq!(report.sampled_blocks.len(), 1);
+    assert_eq!(report.sampled_blocks[0].reused_for.len(), 8);
+    assert_eq!(report.sampled_blocks[0].scale, 1024);
+}
