@@ -38,7 +38,7 @@ use crate::compile_effects::{
 use crate::counters::Counters;
 use crate::device::{Device, GlobalCoalescing, LaunchError};
 use crate::fill::Fill;
-use crate::kernel::block_shift::ShiftedBuffer;
+use crate::kernel::block_shift::{Guard, GuardRange, ShiftedBuffer};
 use crate::kernel::{
     self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, RecordSink, Simulation, Span, Value,
 };
@@ -325,43 +325,52 @@ impl RecordSink for TraceSink<'_> {
 }
 
 /// Whether block `other` does block `run`'s work with every buffer's addresses moved by whole
-/// 128-byte lines, given that the kernel shifts them (`buffers`, from `kernel::block_shift`) and
-/// the sectors `run` touched in each buffer of the profiler's layout (`ranges`): the moved
-/// sectors must stay in their buffer, as the interpreter would otherwise have stopped `other` at
-/// an out-of-bounds access.
+/// 128-byte lines, given that the kernel shifts them and depends on `guards` (from
+/// `kernel::block_shift`), the sectors `run` touched in each buffer of the profiler's layout
+/// (`ranges`) and the differences its guards compared (`guard_ranges`): the moved sectors must
+/// stay in their buffer, as the interpreter would otherwise have stopped `other` at an
+/// out-of-bounds access, and every guard must come out alike.
 fn runs_alike(
-    buffers: &[ShiftedBuffer],
+    (buffers, guards): (&[ShiftedBuffer], &[Guard]),
     ranges: &[TouchedRange],
+    guard_ranges: &[GuardRange],
     run: [u32; 3],
     other: [u32; 3],
 ) -> bool {
-    buffers.iter().all(|buffer| {
-        let shift: i128 = (0..3)
-            .map(|d| {
-                i128::from(buffer.bytes_per_block[d]) * (i128::from(other[d]) - i128::from(run[d]))
-            })
-            .sum();
-        if shift == 0 {
-            return true;
-        }
-        if shift % i128::from(LINE_BYTES) != 0 {
-            return false;
-        }
-        let Some(touched) = ranges
-            .iter()
-            .find(|r| r.base == buffer.base)
-            .map(|r| r.sectors)
-        else {
-            return false;
-        };
-        // A buffer the run block never touched is touched by no block: they all branch alike.
-        let Some((first, last)) = touched else {
-            return true;
-        };
-        let start = i128::from(first) * i128::from(SECTOR_BYTES) + shift;
-        let end = (i128::from(last) + 1) * i128::from(SECTOR_BYTES) + shift;
-        start >= i128::from(buffer.base) && end <= i128::from(buffer.base) + i128::from(buffer.size)
-    })
+    let shift_of = |per_block: [i64; 3]| -> i128 {
+        (0..3)
+            .map(|d| i128::from(per_block[d]) * (i128::from(other[d]) - i128::from(run[d])))
+            .sum()
+    };
+    let guards_alike = guards
+        .iter()
+        .zip(guard_ranges)
+        .all(|(guard, &range)| guard.holds_alike(range, shift_of(guard.shift)));
+    guards_alike
+        && buffers.iter().all(|buffer| {
+            let shift = shift_of(buffer.bytes_per_block);
+            if shift == 0 {
+                return true;
+            }
+            if shift % i128::from(LINE_BYTES) != 0 {
+                return false;
+            }
+            let Some(touched) = ranges
+                .iter()
+                .find(|r| r.base == buffer.base)
+                .map(|r| r.sectors)
+            else {
+                return false;
+            };
+            // A buffer the run block never touched is touched by no block: they branch alike.
+            let Some((first, last)) = touched else {
+                return true;
+            };
+            let start = i128::from(first) * i128::from(SECTOR_BYTES) + shift;
+            let end = (i128::from(last) + 1) * i128::from(SECTOR_BYTES) + shift;
+            start >= i128::from(buffer.base)
+                && end <= i128::from(buffer.base) + i128::from(buffer.size)
+        })
 }
 
 /// Simulates one launch: see the module documentation.
@@ -545,14 +554,40 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         } = sink;
         // The classes whose blocks do this one's work at shifted addresses count with it.
         let mut reused_for = Vec::new();
-        if let (Some(buffers), Some(ranges)) = (&shifted, ranges) {
+        if let (Some((buffers, guards)), Some(ranges)) = (&shifted, ranges) {
             let (alike, differ): (Vec<BlockClass>, Vec<BlockClass>) = classes.partition(|other| {
-                runs_alike(buffers, &ranges, class.representative, other.representative)
+                runs_alike(
+                    (buffers, guards),
+                    &ranges,
+                    sim.guard_ranges(),
+                    class.representative,
+                    other.representative,
+                )
             });
             classes = Box::new(differ.into_iter());
             for other in alike {
                 weight += other.n_blocks;
                 reused_for.push(other.representative);
+                // Alike, so it issues as many instructions: the strata checks of the classes
+                // still to run find it as if it had run.
+                issued_by_block.push((other.representative, stats.issued_instructions));
+            }
+            // The interior class, run first here, would have been checked against both ends
+            // of its row (`varies` above): with guards the ends may issue other instructions,
+            // and unless one end is shown alike (so `varies` is false whatever the other does),
+            // only running the classes in their own order tells.
+            let settled = (0..3).all(|d| {
+                class.position[d] != EdgePosition::Interior
+                    || [0, grid[d].max(1) - 1].iter().any(|&index| {
+                        let mut end = class.representative;
+                        end[d] = index;
+                        reused_for.contains(&end)
+                    })
+            });
+            if !guards.is_empty() && sampled_blocks.is_empty() && !settled {
+                let mut each = input.clone();
+                each.sampling = BlockSampling::EdgeClassesEachRun;
+                return simulate(&each);
             }
         }
         // The instructions the fused loads replaced, and the loads not issued again, are no
@@ -957,7 +992,7 @@ mod tests {
                 .map(|b| (b.position, 1 + b.reused_for.len()))
                 .collect::<Vec<_>>()
         };
-        use EdgePosition::{First, Interior, Last, Only};
+        use EdgePosition::{First, Interior, Only};
         assert_eq!(
             classes_run(&matmul_sampled),
             [([Interior, Interior, Only], 6), ([First, First, Only], 3),]

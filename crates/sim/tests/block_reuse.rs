@@ -1,8 +1,8 @@
 //! Reusing one block's run for the edge classes shown alike (`kernel::block_shift`) changes no
 //! result: for generated kernels of the shapes students write (blocks that walk rows and columns
 //! of a matrix at shifted addresses, tiles in shared memory, barriers, loops with a launch-wide
-//! trip count, branches on the thread index, and now and then a bounds check, a branch on loaded
-//! data or a buffer too small), `BlockSampling::EdgeClasses` gives exactly what running every
+//! trip count, branches on the thread index, bounds checks at one end or both, a loop as long as
+//! the block index, and now and then a branch on loaded data or a buffer too small), `BlockSampling::EdgeClasses` gives exactly what running every
 //! class's block gives (`EdgeClassesEachRun`): the counters, the memory profile, the per-line
 //! counters, the fused loads and the prediction, or the same error.
 
@@ -37,6 +37,10 @@ enum Guard {
     None,
     /// `if (gx < n)`: a bounds check on the block index.
     Bounds,
+    /// `if (gx > 0 && gy <= n / 2)`: a check at both ends.
+    BothEnds,
+    /// `for (int j = 0; j < blockIdx.x; ++j)`: a loop as long as the block index.
+    BlockLoop,
     /// `if (a[threadIdx.x] > 0.5f)`: a branch on loaded data.
     Data,
 }
@@ -51,7 +55,14 @@ fn shape() -> impl Strategy<Value = Shape> {
         ),
         prop::sample::select(vec![256u32, 384, 1000, 1024]),
         0u32..=3,
-        prop::sample::select(vec![Guard::None, Guard::None, Guard::Bounds, Guard::Data]),
+        prop::sample::select(vec![
+            Guard::None,
+            Guard::Bounds,
+            Guard::Bounds,
+            Guard::BothEnds,
+            Guard::BlockLoop,
+            Guard::Data,
+        ]),
         any::<bool>(),
         prop::sample::select(vec![0u32, 8, 20, 64]),
         prop::sample::select(vec![8u64, 8, 8, 6]),
@@ -101,6 +112,10 @@ impl Shape {
         body += &match self.guard {
             Guard::None => format!("  {store}\n"),
             Guard::Bounds => format!("  if (gx < n) {{ {store} }}\n"),
+            Guard::BothEnds => format!("  if (gx > 0 && gy <= n / 2) {{ {store} }}\n"),
+            Guard::BlockLoop => {
+                format!("  for (int j = 0; j < blockIdx.x; ++j) acc += 1.0f;\n  {store}\n")
+            }
             Guard::Data => format!("  if (a[threadIdx.x] > 0.5f) {{ {store} }}\n"),
         };
         format!("__global__ void k(const float* a, float* out, int n) {{\n{body}}}\n")

@@ -18,14 +18,20 @@
 //! everything loaded from memory, is *other*. The proof holds when:
 //! - every branch, loop and selection condition, and every operand of `&&` and `||`, is
 //!   block-free (its shift is zero) and depends on no loaded data, so every block runs the same
-//!   instructions with the same lanes;
+//!   instructions with the same lanes; or it is a *guard*, a comparison of two shifted integers
+//!   (`row < n`, `i > 0`), whose outcome the run checks per pair of blocks (below);
 //! - every memory address is shifted, with the same shift at every access of one object, and
 //!   none for shared, local and constant memory;
 //! - the kernel has no atomics (their contention depends on which blocks share an address) and
 //!   calls no function.
 //!
 //! `simulate` then checks the rest per pair of blocks: each buffer's shift in bytes is a whole
-//! number of lines, and the addresses the run block touched stay in the buffer once shifted.
+//! number of lines, the addresses the run block touched stay in the buffer once shifted, and
+//! every guard comes out the same in every lane each time. The interpreter keeps, per guard, the
+//! least and the greatest `lhs - rhs` the run block's lanes compared (`GuardRange`); the other
+//! block compares those plus the guard's shift, so `row < n`, true in every lane of the interior
+//! block of a 1024-wide matmul with `n - row` at least 1 + 15 x 16, stays true 15 rows of blocks
+//! further down, and turns false in some lane of a block past the matrix's edge.
 //!
 //! Index arithmetic is taken not to wrap at 32 bits (`blockIdx.x * blockDim.x` is unsigned). A
 //! block whose index wrapped where the run block's did not would address its buffer 2^32 elements
@@ -47,6 +53,8 @@ pub struct BlockShift {
     /// Per memory object (its index in the launch's objects) that the kernel accesses: bytes
     /// per unit of `blockIdx.x`, `.y` and `.z`.
     pub bytes_per_block: Vec<(usize, [i64; 3])>,
+    /// The comparisons whose outcome must be checked per pair of blocks.
+    pub guards: Vec<Guard>,
 }
 
 /// A global buffer (or `__device__` variable) of a launch whose blocks are shown alike: where it
@@ -57,6 +65,60 @@ pub struct ShiftedBuffer {
     pub size: u64,
     /// Bytes per unit of `blockIdx.x`, `.y` and `.z`.
     pub bytes_per_block: [i64; 3],
+}
+
+/// A comparison of two shifted integers that a branch depends on (`row < n`): its outcome in
+/// another block is that of `lhs - rhs + shift . (other - this)` in this one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Guard {
+    /// The comparison's expression: its source place and temporary register, which tell it from
+    /// every other expression of the kernel.
+    pub site: GuardSite,
+    /// `Lt`, `Le`, `Gt`, `Ge`, `Eq` or `Ne`.
+    pub op: BinOp,
+    /// The shift of `lhs - rhs` per unit of `blockIdx.x`, `.y` and `.z`.
+    pub shift: [i64; 3],
+}
+
+/// Where a guard is: the line, column and temporary register of its comparison.
+pub type GuardSite = (u32, u32, Reg);
+
+/// The least and the greatest `lhs - rhs` a block's lanes compared at a guard.
+pub type GuardRange = Option<(i128, i128)>;
+
+impl Guard {
+    /// Whether the guard comes out the same in every lane, each time, in a block whose `lhs -
+    /// rhs` is `shift` more than in the block that compared `range`.
+    pub fn holds_alike(&self, range: GuardRange, shift: i128) -> bool {
+        let Some((least, greatest)) = range else {
+            // Never compared here, so never in the other block: they branch alike up to it.
+            return true;
+        };
+        if shift == 0 {
+            return true;
+        }
+        // Each comparison as `t < 0` for a `t` that moves with the block.
+        let (least, greatest, shift) = match self.op {
+            BinOp::Lt => (least, greatest, shift),
+            BinOp::Le => (least - 1, greatest - 1, shift),
+            BinOp::Gt => (-greatest, -least, -shift),
+            BinOp::Ge => (-greatest - 1, -least - 1, -shift),
+            // Equal or not: false in every lane of both blocks if no lane's difference is 0 in
+            // either.
+            BinOp::Eq | BinOp::Ne => {
+                let hits = |d: i128| (least..=greatest).contains(&d);
+                return !hits(0) && !hits(-shift);
+            }
+            _ => return false,
+        };
+        if greatest < 0 {
+            greatest + shift < 0
+        } else if least >= 0 {
+            least + shift >= 0
+        } else {
+            false
+        }
+    }
 }
 
 /// What the analysis knows of the launch: the registers that hold the same value in every
@@ -146,6 +208,7 @@ pub fn analyze(function: &FunctionIr, constants: &LaunchConstants) -> Option<Blo
         changed: false,
         failed: false,
         sites: HashMap::new(),
+        guards: Vec::new(),
         checking: false,
     };
     // Registers only climb the lattice (unset, shifted with a known value, shifted, other), so
@@ -164,7 +227,17 @@ pub fn analyze(function: &FunctionIr, constants: &LaunchConstants) -> Option<Blo
             }
             let mut bytes_per_block: Vec<(usize, [i64; 3])> = analysis.sites.into_iter().collect();
             bytes_per_block.sort_unstable();
-            return Some(BlockShift { bytes_per_block });
+            let guards = analysis.guards;
+            // Two guards at one place would mix their ranges.
+            let distinct: std::collections::HashSet<GuardSite> =
+                guards.iter().map(|g| g.site).collect();
+            if distinct.len() != guards.len() {
+                return None;
+            }
+            return Some(BlockShift {
+                bytes_per_block,
+                guards,
+            });
         }
     }
     None
@@ -178,6 +251,8 @@ struct Analysis<'a> {
     failed: bool,
     /// The shift of every object accessed so far (checking pass only).
     sites: HashMap<usize, [i64; 3]>,
+    /// The guards met (checking pass only).
+    guards: Vec<Guard>,
     /// The last pass, after the fixpoint: conditions and addresses are checked.
     checking: bool,
 }
@@ -329,6 +404,17 @@ impl Analysis<'_> {
             ExKind::Binary { op, ty, lhs, rhs } => {
                 let a = self.expression(lhs);
                 let b = self.expression(rhs);
+                if let Some(shift) = guard_shift(*op, *ty, a, b) {
+                    // Checked per pair of blocks: where it is run alike, its value is the same.
+                    if self.checking {
+                        self.guards.push(Guard {
+                            site: (e.span.line, e.span.col, e.tmp),
+                            op: *op,
+                            shift,
+                        });
+                    }
+                    return FREE;
+                }
                 binary(*op, *ty, a, b)
             }
             ExKind::Logical { lhs, rhs, .. } => {
@@ -460,6 +546,29 @@ impl Analysis<'_> {
                 self.expression(b)
             }
         }
+    }
+}
+
+/// The shift of `lhs - rhs` if `op` compares two shifted integers that differ by a shift: a
+/// guard. Not for unsigned 64-bit operands, which a signed difference does not order.
+fn guard_shift(op: BinOp, ty: Scalar, a: Value, b: Value) -> Option<[i64; 3]> {
+    if !op.is_comparison() || !ty.is_integer() || (ty.size() == 8 && !ty.is_signed()) {
+        return None;
+    }
+    match (a, b) {
+        (
+            Value::Shifted {
+                shift: sa,
+                object: None,
+                ..
+            },
+            Value::Shifted {
+                shift: sb,
+                object: None,
+                ..
+            },
+        ) => add_scaled(sa, sb, -1).filter(|shift| *shift != [0; 3]),
+        _ => None,
     }
 }
 
@@ -672,14 +781,76 @@ mod tests {
     }
 
     #[test]
-    fn a_bounds_check_on_the_block_index_breaks_the_proof() {
-        check(
-            "__global__ void k(float* c, int n) {
+    fn a_bounds_check_on_the_block_index_is_a_guard() {
+        let source = "__global__ void k(float* c, int n) {
                int i = blockIdx.x * blockDim.x + threadIdx.x;
                if (i < n) c[i] = 1.0f;
-             }",
-            None,
+             }";
+        check(source, Some(&[("c", [16 * 4, 0, 0])]));
+        check_guards(source, &[(BinOp::Lt, [16, 0, 0])]);
+    }
+
+    /// The guards proved for kernel `k` of `source` (launched as in `check`): comparison and
+    /// shift of `lhs - rhs`.
+    fn check_guards(source: &str, expected: &[(BinOp, [i64; 3])]) {
+        let program = compile(source, &[]).expect("the kernel compiles");
+        let function = &program.functions[program.kernel_index("k").expect("kernel k")];
+        let mut constants = LaunchConstants::default();
+        for (i, param) in function.params.iter().enumerate() {
+            if matches!(param.ty, crate::kernel::ast::Type::Pointer { .. }) {
+                constants.pointers.insert(param.reg, 1000 + i);
+                constants.global_objects.push(1000 + i);
+            } else {
+                constants.values.insert(param.reg, 1024);
+            }
+        }
+        for (k, v) in [16, 16, 1, 64, 64, 1].into_iter().enumerate() {
+            constants.values.insert(REG_BLOCK_DIM + k as Reg, v);
+        }
+        let shift = analyze(function, &constants).expect("the blocks are shown alike");
+        let found: Vec<(BinOp, [i64; 3])> = shift.guards.iter().map(|g| (g.op, g.shift)).collect();
+        assert_eq!(found, expected, "{source}");
+    }
+
+    /// Whether a guard `op` whose run block compared differences from `least` to `greatest`
+    /// comes out alike `shift` further on.
+    fn check_alike(op: BinOp, range: GuardRange, shift: i128, expected: bool) {
+        let guard = Guard {
+            site: (1, 1, 0),
+            op,
+            shift: [1, 0, 0],
+        };
+        assert_eq!(
+            guard.holds_alike(range, shift),
+            expected,
+            "{op:?} {range:?} {shift}"
         );
+    }
+
+    #[test]
+    fn row_below_n_stays_true_while_the_shift_keeps_every_lane_below() {
+        // The interior block of a 1024-row matmul in blocks of 16 rows: rows 512..527, so
+        // `row - n` runs from -512 to -497.
+        check_alike(BinOp::Lt, Some((-512, -497)), 31 * 16, true);
+        check_alike(BinOp::Lt, Some((-512, -497)), 32 * 16, false);
+        check_alike(BinOp::Lt, Some((-512, -497)), -32 * 16, true);
+        // `i > 0` false in lane 0 of the first block only: that block is not the others.
+        check_alike(BinOp::Gt, Some((0, 255)), 256, false);
+        check_alike(BinOp::Gt, Some((256, 511)), -256, false);
+        check_alike(BinOp::Gt, Some((256, 511)), 256, true);
+        check_alike(BinOp::Ge, Some((1, 10)), -1, true);
+        check_alike(BinOp::Ge, Some((1, 10)), -2, false);
+        check_alike(BinOp::Le, Some((-5, 0)), -3, true);
+        check_alike(BinOp::Le, Some((-5, 0)), 1, false);
+        // Mixed outcomes in the run block hold only where nothing moves.
+        check_alike(BinOp::Lt, Some((-3, 3)), 0, true);
+        check_alike(BinOp::Lt, Some((-3, 3)), 1, false);
+        // Equality: false throughout in both blocks, or not alike.
+        check_alike(BinOp::Eq, Some((1, 9)), 20, true);
+        check_alike(BinOp::Eq, Some((1, 9)), -5, false);
+        check_alike(BinOp::Ne, Some((0, 9)), 20, false);
+        // A guard the block never compared is never compared in the other either.
+        check_alike(BinOp::Lt, None, 7, true);
     }
 
     #[test]
@@ -770,12 +941,14 @@ mod tests {
     }
 
     #[test]
-    fn a_loop_bounded_by_the_block_index_breaks_the_proof() {
-        check(
+    fn a_loop_bounded_by_the_block_index_is_a_guard_that_its_exit_breaks() {
+        // `j - blockIdx.x` runs up to 0, where the loop ends: the block's guard range mixes
+        // outcomes, so no other block is shown alike at run time (`holds_alike`).
+        check_guards(
             "__global__ void k(float* c, int n) {
                for (int j = 0; j < blockIdx.x; ++j) c[threadIdx.x] += 1.0f;
              }",
-            None,
+            &[(BinOp::Lt, [-1, 0, 0])],
         );
     }
 }

@@ -1,7 +1,9 @@
 //! A launch: its grid and arguments, the memory layout of its objects, and the block loop that runs each block warp by warp.
 
 use super::*;
-use crate::kernel::block_shift::{self, LaunchConstants, ShiftedBuffer};
+use crate::kernel::block_shift::{
+    self, Guard, GuardRange, GuardSite, LaunchConstants, ShiftedBuffer,
+};
 
 /// Three extents or indices, as CUDA's `dim3`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -183,6 +185,10 @@ pub struct Simulation<'p> {
     pub(super) param_values: Vec<u64>,
     pub(super) shared_bytes: u64,
     pub(super) local_frame_bytes: u64,
+    /// The comparisons whose range each block run keeps (`shifted_buffers` sets them), and
+    /// their ranges in the last block run.
+    pub(super) guard_sites: Vec<GuardSite>,
+    pub(super) guard_ranges: Vec<GuardRange>,
 }
 
 /// The first global address of the first buffer (buffers follow, each 256-byte aligned).
@@ -457,7 +463,15 @@ impl<'p> Simulation<'p> {
             param_values,
             shared_bytes,
             local_frame_bytes,
+            guard_sites: Vec::new(),
+            guard_ranges: Vec::new(),
         })
+    }
+
+    /// Per guard of `shifted_buffers`, the least and the greatest `lhs - rhs` the last block run
+    /// compared.
+    pub fn guard_ranges(&self) -> &[GuardRange] {
+        &self.guard_ranges
     }
 
     /// Shared memory per block: the static arrays plus the dynamic part.
@@ -473,10 +487,11 @@ impl<'p> Simulation<'p> {
     /// The objects in global memory (parameter buffers and `__device__` variables) as
     /// (name, first byte address, size in bytes), in ascending address order. Global records carry
     /// these addresses, so a record's address tells which buffer it touches.
-    /// The launch's global buffers and how each block's accesses of them shift, when
-    /// `block_shift` proves that every block runs the same instructions at shifted addresses;
-    /// `None` otherwise.
-    pub fn shifted_buffers(&self) -> Option<Vec<ShiftedBuffer>> {
+    /// The launch's global buffers and how each block's accesses of them shift, and the guards
+    /// to check per pair of blocks, when `block_shift` proves that every block runs the same
+    /// instructions at shifted addresses (its guards alike); `None` otherwise. From then on each
+    /// block run keeps the range of its guards (`BlockStats::guard_ranges`).
+    pub fn shifted_buffers(&mut self) -> Option<(Vec<ShiftedBuffer>, Vec<Guard>)> {
         let func = &self.program.functions[self.kernel];
         let mut constants = LaunchConstants::default();
         for (p, &v) in func.params.iter().zip(&self.param_values) {
@@ -502,18 +517,18 @@ impl<'p> Simulation<'p> {
             })
             .collect();
         let shift = block_shift::analyze(func, &constants)?;
-        Some(
-            shift
-                .bytes_per_block
-                .iter()
-                .filter(|(object, _)| constants.global_objects.contains(object))
-                .map(|&(object, bytes_per_block)| ShiftedBuffer {
-                    base: self.objects[object].base,
-                    size: self.objects[object].size,
-                    bytes_per_block,
-                })
-                .collect(),
-        )
+        self.guard_sites = shift.guards.iter().map(|g| g.site).collect();
+        let buffers = shift
+            .bytes_per_block
+            .iter()
+            .filter(|(object, _)| constants.global_objects.contains(object))
+            .map(|&(object, bytes_per_block)| ShiftedBuffer {
+                base: self.objects[object].base,
+                size: self.objects[object].size,
+                bytes_per_block,
+            })
+            .collect();
+        Some((buffers, shift.guards))
     }
 
     pub fn global_objects(&self) -> Vec<(String, u64, u64)> {
@@ -654,6 +669,8 @@ impl<'p> Simulation<'p> {
             },
             spare_args: Vec::new(),
             spare_stacks: Vec::new(),
+            guards: &self.guard_sites,
+            guard_ranges: vec![None; self.guard_sites.len()],
         };
         let n_regs = self.program.n_regs as usize;
         let mut warps: Vec<WarpState> = (0..n_warps)
@@ -726,6 +743,7 @@ impl<'p> Simulation<'p> {
                 break;
             }
         }
+        self.guard_ranges = std::mem::take(&mut machine.guard_ranges);
         Ok(BlockStats {
             block,
             flops: machine.flops,

@@ -1,6 +1,7 @@
 //! A warp's control flow (branches, loops, barriers, calls) and the evaluation of its expressions.
 
 use super::*;
+use crate::kernel::block_shift::{GuardRange, GuardSite};
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Frame {
@@ -127,9 +128,31 @@ pub(super) struct Machine<'s, 'p> {
     /// Vectors of finished `__device__` calls, for the next calls to reuse.
     pub(super) spare_args: Vec<Vec<usize>>,
     pub(super) spare_stacks: Vec<Vec<Frame>>,
+    /// The comparisons `block_shift` found the blocks' branches to depend on, and the least and
+    /// greatest `lhs - rhs` the block's lanes compared at each (empty for other kernels).
+    pub(super) guards: &'s [GuardSite],
+    pub(super) guard_ranges: Vec<GuardRange>,
 }
 
 impl Machine<'_, '_> {
+    /// Widens the range of `lhs - rhs` (registers `a` and `b`, canonical integers) over the
+    /// active lanes, if `e` is one of the guards.
+    fn note_guard(&mut self, e: &Ex, a: usize, b: usize, mask: u32) {
+        let site = (e.span.line, e.span.col, e.tmp);
+        let Some(index) = self.guards.iter().position(|&g| g == site) else {
+            return;
+        };
+        let mut range = self.guard_ranges[index];
+        for lane in 0..WARP_LANES {
+            if mask >> lane & 1 == 0 {
+                continue;
+            }
+            let d = i128::from(self.regs[a][lane] as i64) - i128::from(self.regs[b][lane] as i64);
+            range = Some(range.map_or((d, d), |(lo, hi)| (lo.min(d), hi.max(d))));
+        }
+        self.guard_ranges[index] = range;
+    }
+
     #[cold]
     pub(super) fn budget_error(&self, span: Span) -> Diagnostic {
         Diagnostic::new(span, step_budget_message(self.budget))
@@ -379,6 +402,9 @@ impl Machine<'_, '_> {
             ExKind::Binary { op, ty, lhs, rhs } => {
                 let a = self.eval(lhs, mask)?;
                 let b = self.eval(rhs, mask)?;
+                if !self.guards.is_empty() && op.is_comparison() {
+                    self.note_guard(e, a, b, mask);
+                }
                 self.arith(*op, *ty, a, b, dst, mask, e.span)?;
                 Ok(dst)
             }
