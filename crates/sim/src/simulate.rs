@@ -461,6 +461,9 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     // The first block run and the global sectors it touched: the launch's repetition is checked
     // against them (`repeat_moves_on`).
     let mut first_block: Option<([u32; 3], TouchedSectors)> = None;
+    // The interior class when it ran first to be reused, and what it issued: whether it works
+    // like the ends of its rows is known only once they have run.
+    let mut deferred_check: Option<(BlockClass, u64)> = None;
     while let Some((class, from_strata)) = strata
         .pop()
         .map(|stratum| (stratum, true))
@@ -572,22 +575,10 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                 // still to run find it as if it had run.
                 issued_by_block.push((other.representative, stats.issued_instructions));
             }
-            // The interior class, run first here, would have been checked against both ends
-            // of its row (`varies` above): with guards the ends may issue other instructions,
-            // and unless one end is shown alike (so `varies` is false whatever the other does),
-            // only running the classes in their own order tells.
-            let settled = (0..3).all(|d| {
-                class.position[d] != EdgePosition::Interior
-                    || [0, grid[d].max(1) - 1].iter().any(|&index| {
-                        let mut end = class.representative;
-                        end[d] = index;
-                        reused_for.contains(&end)
-                    })
-            });
-            if !guards.is_empty() && sampled_blocks.is_empty() && !settled {
-                let mut each = input.clone();
-                each.sampling = BlockSampling::EdgeClassesEachRun;
-                return simulate(&each);
+            // The interior class, run first here, is checked against both ends of its rows once
+            // they have run (after the loop), as the classes' own order would have.
+            if sampled_blocks.is_empty() && !guards.is_empty() {
+                deferred_check = Some((class.clone(), stats.issued_instructions));
             }
         }
         // The instructions the fused loads replaced, and the loads not issued again, are no
@@ -666,6 +657,28 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             counters,
             steps: stats.steps,
         });
+    }
+
+    // Had the interior block issued other instructions than both ends of a row, the classes'
+    // own order would have split it into strata: run them so.
+    if let Some((class, issued)) = deferred_check {
+        let differs_from = |d: usize, index: u32| {
+            let mut end = class.representative;
+            end[d] = index;
+            issued_by_block
+                .iter()
+                .any(|&(block, other)| block == end && other != issued)
+        };
+        let varies = (0..3).any(|d| {
+            class.position[d] == EdgePosition::Interior
+                && differs_from(d, 0)
+                && differs_from(d, grid[d].max(1) - 1)
+        });
+        if varies {
+            let mut each = input.clone();
+            each.sampling = BlockSampling::EdgeClassesEachRun;
+            return simulate(&each);
+        }
     }
 
     let trace = trace.map(|mut recorder| {
