@@ -13,7 +13,11 @@
 //! 4. each class's counters are multiplied by the number of blocks in the class. Where the blocks
 //!    of a class make the same accesses up to an address offset, as in every lecture kernel, the
 //!    totals are exact; a kernel that branches on `blockIdx` in the interior of the grid is only
-//!    approximated (choose `BlockSampling::All` to run every block).
+//!    approximated (choose `BlockSampling::All` to run every block);
+//! 5. where `kernel::block_shift` proves the blocks alike up to address shifts, the interior class
+//!    runs first and a run stands for every class not yet run that `runs_alike` admits (shifts of
+//!    whole 128-byte lines, shifted addresses in bounds, guards alike): the totals are those of
+//!    running every class (`BlockSampling::EdgeClassesEachRun`) to the last digit, with fewer runs.
 //!
 //! The counters are named as Nsight Compute names them (Nsight Compute Kernel Profiling Guide,
 //! "Metrics Reference"), so that `tests/reference.rs` can compare them with the H100 measurements in
