@@ -567,7 +567,13 @@ impl BlockProfiler {
         touched.clear();
         // Lanes mostly fall in the buffer the lane before them did: it is tried first.
         let mut last_buffer: Option<(usize, u64, u64)> = None;
+        // A lane at the address of the lane before it (a broadcast) adds nothing to a buffer's
+        // sectors: it is skipped. (A local address counts per lane, so only buffer lanes are.)
+        let mut last_address: Option<u64> = None;
         for (_, address) in access.active_lanes() {
+            if last_address == Some(address) {
+                continue;
+            }
             let buffer = match last_buffer {
                 Some((index, base, end)) if (base..end).contains(&address) => index,
                 _ => {
@@ -580,6 +586,7 @@ impl BlockProfiler {
                     index
                 }
             };
+            last_address = Some(address);
             let last = address.saturating_add(width.max(1) - 1);
             for sector in (address / SECTOR_BYTES)..=(last / SECTOR_BYTES) {
                 let from = address.max(sector * SECTOR_BYTES) % SECTOR_BYTES;

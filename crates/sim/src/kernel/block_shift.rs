@@ -210,6 +210,7 @@ pub fn analyze(function: &FunctionIr, constants: &LaunchConstants) -> Option<Blo
         sites: HashMap::new(),
         guards: Vec::new(),
         checking: false,
+        depth: 0,
     };
     // Registers only climb the lattice (unset, shifted with a known value, shifted, other), so
     // the passes settle; a cap keeps a bug from looping.
@@ -255,7 +256,13 @@ struct Analysis<'a> {
     guards: Vec<Guard>,
     /// The last pass, after the fixpoint: conditions and addresses are checked.
     checking: bool,
+    /// How deep `expression` has recursed.
+    depth: u32,
 }
+
+/// The deepest expression the analysis follows; a deeper one (no kernel a student writes, but
+/// the parser lets trees far deeper through) ends the proof rather than the stack.
+const MAX_DEPTH: u32 = 64;
 
 impl Analysis<'_> {
     fn pass(&mut self, code: &[Op]) {
@@ -368,6 +375,17 @@ impl Analysis<'_> {
     }
 
     fn expression(&mut self, e: &Ex) -> Value {
+        if self.depth >= MAX_DEPTH {
+            self.failed = true;
+            return Value::Other;
+        }
+        self.depth += 1;
+        let value = self.node(e);
+        self.depth -= 1;
+        value
+    }
+
+    fn node(&mut self, e: &Ex) -> Value {
         match &e.kind {
             ExKind::Const(bits) => known(*bits as i64),
             ExKind::Fence => FREE,

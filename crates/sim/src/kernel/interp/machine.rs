@@ -136,7 +136,9 @@ pub(super) struct Machine<'s, 'p> {
 
 impl Machine<'_, '_> {
     /// Widens the range of `lhs - rhs` (registers `a` and `b`, canonical integers) over the
-    /// active lanes, if `e` is one of the guards.
+    /// active lanes, if `e` is one of the guards. Kept out of `eval`, whose frame every level of
+    /// an expression's recursion pays.
+    #[inline(never)]
     fn note_guard(&mut self, e: &Ex, a: usize, b: usize, mask: u32) {
         let site = (e.span.line, e.span.col, e.tmp);
         let Some(index) = self.guards.iter().position(|&g| g == site) else {
