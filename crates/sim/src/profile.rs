@@ -312,6 +312,11 @@ pub struct BlockProfiler {
     /// The sectors of the access being recorded, with the bytes touched in each, per buffer:
     /// kept between records so that none allocates.
     touched: Vec<(usize, u64, u32)>,
+    /// Whether to watch the halves of lines (`TouchedRange::half_line_shift_safe`), and, per
+    /// buffer, whether a request of the block touched both halves of a line, or the upper half
+    /// of one and the lower half of the next.
+    watch_half_lines: bool,
+    half_line_clash: Vec<bool>,
 }
 
 /// No row is open in a partition.
@@ -362,6 +367,12 @@ pub struct TouchedRange {
     pub base: u64,
     pub size: u64,
     pub sectors: Option<(u64, u64)>,
+    /// Whether moving every access of the block to this buffer by half a line (64 bytes, or
+    /// that plus whole lines) keeps each request's lines, and the block's, as many and as
+    /// filled, their banks turned by 16: no request, nor the block as a whole, touches both
+    /// halves of a line, or the upper half of one line and the lower half of the next (which
+    /// the move would put into one line). Known only while `watch_half_lines` is on.
+    pub half_line_shift_safe: bool,
 }
 
 impl BlockProfiler {
@@ -393,6 +404,8 @@ impl BlockProfiler {
             activations: 0,
             data_steered: false,
             touched: Vec::new(),
+            watch_half_lines: false,
+            half_line_clash: vec![false; n],
         }
     }
 
@@ -400,6 +413,12 @@ impl BlockProfiler {
     /// needed data loaded from global or local memory.
     pub fn data_steered(&self) -> bool {
         self.data_steered
+    }
+
+    /// Makes the profiler watch how the block's requests fill the halves of lines, for
+    /// `TouchedRange::half_line_shift_safe`.
+    pub fn watch_half_lines(&mut self) {
+        self.watch_half_lines = true;
     }
 
     /// Per buffer of the layout: where it lies, and the first and last sector the current block
@@ -413,10 +432,14 @@ impl BlockProfiler {
                 let range = sectors.fold(None, |range: Option<(u64, u64)>, &s| {
                     Some(range.map_or((s, s), |(lo, hi)| (lo.min(s), hi.max(s))))
                 });
+                let half_line_shift_safe = self.watch_half_lines
+                    && !self.half_line_clash[i]
+                    && !halves_clash(self.reads[i].keys().chain(self.writes[i].keys()).copied());
                 TouchedRange {
                     base,
                     size,
                     sectors: range,
+                    half_line_shift_safe,
                 }
             })
             .collect()
@@ -603,6 +626,20 @@ impl BlockProfiler {
                 }
             }
         }
+        if self.watch_half_lines {
+            for buffer in 0..self.half_line_clash.len() {
+                if !self.half_line_clash[buffer]
+                    && halves_clash(
+                        touched
+                            .iter()
+                            .filter(|&&(b, _, _)| b == buffer)
+                            .map(|&(_, sector, _)| sector),
+                    )
+                {
+                    self.half_line_clash[buffer] = true;
+                }
+            }
+        }
         if access.kind == AccessKind::Store {
             let mut partial_lines = LineSet::default();
             for &(_, sector, mask) in &touched {
@@ -739,7 +776,25 @@ impl BlockProfiler {
         self.stream_rows.clear();
         self.site_rows.clear();
         self.activations = 0;
+        self.half_line_clash
+            .iter_mut()
+            .for_each(|clash| *clash = false);
     }
+}
+
+/// Whether `sectors` touch both halves of a 128-byte line, or the upper half of one line and the
+/// lower half of the next: a move by half a line would then merge or split lines.
+fn halves_clash(sectors: impl Iterator<Item = u64>) -> bool {
+    let per_line = (LINE_BYTES / SECTOR_BYTES).max(2);
+    let mut halves: StdHashSet<(u64, bool)> = StdHashSet::new();
+    for sector in sectors {
+        let line = sector / per_line;
+        let upper = sector % per_line >= per_line / 2;
+        halves.insert((line, upper));
+    }
+    halves.iter().any(|&(line, upper)| {
+        halves.contains(&(line, !upper)) || (upper && halves.contains(&(line + 1, false)))
+    })
 }
 
 /// The distinct 128-byte lines of one warp request, kept in place (a request of 16-byte lanes
@@ -1431,5 +1486,24 @@ mod tests {
         let z = (2.0 * 64f64.ln()).sqrt();
         let expected = (8.0 - z * (1.0 / 3f64.sqrt())) * 16_384.0;
         assert!((busiest_slice(&random, 16_384.0) - expected).abs() < 1e-6);
+    }
+
+    #[test]
+    fn half_lines_clash_when_a_move_by_half_a_line_would_merge_or_split_lines() {
+        // Sectors 0..3 are line 0 (lower half 0, 1; upper half 2, 3), 4..7 line 1.
+        let check = |sectors: &[u64], expected: bool| {
+            assert_eq!(
+                halves_clash(sectors.iter().copied()),
+                expected,
+                "{sectors:?}"
+            );
+        };
+        check(&[0, 1], false);
+        check(&[2, 3, 6], false);
+        check(&[0, 1, 4, 5, 8], false);
+        check(&[1, 2], true);
+        check(&[3, 4], true);
+        check(&[2, 5], true);
+        check(&[2, 8], false);
     }
 }

@@ -356,16 +356,18 @@ fn runs_alike(
             if shift == 0 {
                 return true;
             }
-            if shift % i128::from(LINE_BYTES) != 0 {
-                return false;
-            }
-            let Some(touched) = ranges
-                .iter()
-                .find(|r| r.base == buffer.base)
-                .map(|r| r.sectors)
-            else {
+            let Some(range) = ranges.iter().find(|r| r.base == buffer.base) else {
                 return false;
             };
+            // Whole lines, or half a line more where no request nor the block fills a line's
+            // two halves or the halves about a line's end (`TouchedRange::half_line_shift_safe`).
+            let line = i128::from(LINE_BYTES);
+            let aligned = shift % line == 0
+                || (shift.rem_euclid(line) == line / 2 && range.half_line_shift_safe);
+            if !aligned {
+                return false;
+            }
+            let touched = range.sectors;
             // A buffer the run block never touched is touched by no block: they branch alike.
             let Some((first, last)) = touched else {
                 return true;
@@ -428,6 +430,9 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         && input.device.timing.dram_rows.is_none())
     .then(|| sim.shifted_buffers())
     .flatten();
+    if shifted.is_some() {
+        profiler.watch_half_lines();
+    }
     // Every block is its own class under `All`; they are made one at a time, as the budget
     // allows, never all at once.
     let mut classes: Box<dyn Iterator<Item = BlockClass>> = match input.sampling {
@@ -549,8 +554,8 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         }
         // A block run may stand for the classes not yet run (the interior one, run first, for
         // most): where it touched each buffer decides which. A class whose shift from it is not a
-        // whole number of lines may be a whole number from a later one (the last column of a
-        // 16-wide tiled matmul is 31 x 64 bytes from the interior, 0 from the last corner).
+        // whole number of lines (nor half a line more, where the block's requests allow it) may
+        // be from a later one.
         let ranges =
             (shifted.is_some() && !from_strata).then(|| sink.profiler.touched_sector_ranges());
         let BlockSink {
@@ -1001,10 +1006,10 @@ mod tests {
         let mut all = matmul("mm_tiled", 96, 16, 0, CompileEffects::AS_COMPILED);
         all.sampling = BlockSampling::All;
         let matmul_full = simulate(&all).expect("the launch simulates");
-        // The tiled matmul's blocks are alike at shifted addresses (`kernel::block_shift`): of
-        // its nine classes on a 6 x 6 grid, those whose `b` and `c` lie a whole number of lines
-        // from the interior block's reuse its run. The first column is 3 x 64 bytes away: its
-        // first class runs and stands for the other two.
+        // The tiled matmul's blocks are alike at shifted addresses (`kernel::block_shift`): on a
+        // 6 x 6 grid, `b` and `c` of the first column lie 3 x 64 bytes from the interior block's,
+        // whole lines and half a line, and each of its requests fills half-lines apart, so the
+        // interior block's run stands for all nine classes.
         let classes_run = |report: &SimulationReport| {
             report
                 .sampled_blocks
@@ -1012,10 +1017,10 @@ mod tests {
                 .map(|b| (b.position, 1 + b.reused_for.len()))
                 .collect::<Vec<_>>()
         };
-        use EdgePosition::{First, Interior, Only};
+        use EdgePosition::{Interior, Only};
         assert_eq!(
             classes_run(&matmul_sampled),
-            [([Interior, Interior, Only], 6), ([First, First, Only], 3),]
+            [([Interior, Interior, Only], 9)]
         );
         let mut each = matmul("mm_tiled", 96, 16, 0, CompileEffects::AS_COMPILED);
         each.sampling = BlockSampling::EdgeClassesEachRun;
