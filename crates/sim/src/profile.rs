@@ -783,18 +783,36 @@ impl BlockProfiler {
 }
 
 /// Whether `sectors` touch both halves of a 128-byte line, or the upper half of one line and the
-/// lower half of the next: a move by half a line would then merge or split lines.
+/// lower half of the next: a move by half a line would then merge or split lines. A request's
+/// sectors (at most 64) are sorted in place on the stack, as this runs for every global access
+/// of a launch whose blocks may be reused; more go to the heap.
 fn halves_clash(sectors: impl Iterator<Item = u64>) -> bool {
     let per_line = (LINE_BYTES / SECTOR_BYTES).max(2);
-    let mut halves: StdHashSet<(u64, bool)> = StdHashSet::new();
+    // Each half-line as `2 x line + upper`: the halves that clash are consecutive numbers
+    // `2L, 2L + 1` (both halves of L) or `2L + 1, 2L + 2` (the upper half of L, the lower of
+    // L + 1), that is, any two consecutive numbers.
+    let half = |sector: u64| 2 * (sector / per_line) + u64::from(sector % per_line >= per_line / 2);
+    let mut inline = [0u64; 64];
+    let mut heap: Vec<u64> = Vec::new();
+    let mut n = 0;
     for sector in sectors {
-        let line = sector / per_line;
-        let upper = sector % per_line >= per_line / 2;
-        halves.insert((line, upper));
+        if n < inline.len() {
+            inline[n] = half(sector);
+        } else {
+            if heap.is_empty() {
+                heap.extend_from_slice(&inline);
+            }
+            heap.push(half(sector));
+        }
+        n += 1;
     }
-    halves.iter().any(|&(line, upper)| {
-        halves.contains(&(line, !upper)) || (upper && halves.contains(&(line + 1, false)))
-    })
+    let halves: &mut [u64] = if heap.is_empty() {
+        &mut inline[..n]
+    } else {
+        &mut heap
+    };
+    halves.sort_unstable();
+    halves.windows(2).any(|pair| pair[1] == pair[0] + 1)
 }
 
 /// The distinct 128-byte lines of one warp request, kept in place (a request of 16-byte lanes
