@@ -43,6 +43,9 @@ enum Guard {
     BlockLoop,
     /// `if (a[threadIdx.x] > 0.5f)`: a branch on loaded data.
     Data,
+    /// `acc += 8 / (int)(a[...] * 300.0f)`: an integer division by loaded data, which stops the
+    /// blocks whose data holds a value below 1/300 there (about one block in five).
+    DataDivide,
 }
 
 fn shape() -> impl Strategy<Value = Shape> {
@@ -62,6 +65,7 @@ fn shape() -> impl Strategy<Value = Shape> {
             Guard::BothEnds,
             Guard::BlockLoop,
             Guard::Data,
+            Guard::DataDivide,
         ]),
         any::<bool>(),
         prop::sample::select(vec![0u32, 8, 20, 64]),
@@ -117,6 +121,9 @@ impl Shape {
                 format!("  for (int j = 0; j < blockIdx.x; ++j) acc += 1.0f;\n  {store}\n")
             }
             Guard::Data => format!("  if (a[threadIdx.x] > 0.5f) {{ {store} }}\n"),
+            Guard::DataDivide => {
+                format!("  acc += 8 / (int)(a[gy * {w} + gx] * 300.0f);\n  {store}\n")
+            }
         };
         format!("__global__ void k(const float* a, float* out, int n) {{\n{body}}}\n")
     }

@@ -22,6 +22,9 @@
 //!   (`row < n`, `i > 0`), whose outcome the run checks per pair of blocks (below);
 //! - every memory address is shifted, with the same shift at every access of one object, and
 //!   none for shared, local and constant memory;
+//! - every integer division or remainder divides by a block-free value that depends on no
+//!   loaded data: a zero divisor stops a block with an error, which must then stop every block
+//!   alike;
 //! - the kernel has no atomics (their contention depends on which blocks share an address) and
 //!   calls no function.
 //!
@@ -290,6 +293,15 @@ impl Analysis<'_> {
         }
     }
 
+    /// An integer division stops a block whose divisor is zero in some lane: its divisor must be
+    /// the same in every block, not loaded data nor moved with the block, so that no block the
+    /// run stands for could stop where the run did not.
+    fn require_safe_divisor(&mut self, op: BinOp, ty: Scalar, divisor: Value) {
+        if matches!(op, BinOp::Div | BinOp::Rem) && ty.is_integer() {
+            self.require(divisor.block_free());
+        }
+    }
+
     /// In the checking pass, fails the proof unless `holds`.
     fn require(&mut self, holds: bool) {
         if self.checking && !holds {
@@ -422,6 +434,7 @@ impl Analysis<'_> {
             ExKind::Binary { op, ty, lhs, rhs } => {
                 let a = self.expression(lhs);
                 let b = self.expression(rhs);
+                self.require_safe_divisor(*op, *ty, b);
                 if let Some(shift) = guard_shift(*op, *ty, a, b) {
                     // Checked per pair of blocks: where it is run alike, its value is the same.
                     if self.checking {
@@ -524,6 +537,7 @@ impl Analysis<'_> {
                 value,
             } => {
                 let v = self.expression(value);
+                self.require_safe_divisor(*op, *ty, v);
                 self.place_address(place);
                 match place {
                     Place::Reg { reg, elem } => {
@@ -947,6 +961,26 @@ mod tests {
                c[blockIdx.x] = s;
              }",
             Some(&[("a", [1024 * 4, 0, 0]), ("c", [4, 0, 0])]),
+        );
+    }
+
+    #[test]
+    fn an_integer_division_by_loaded_data_breaks_the_proof() {
+        // Another block's data could hold the zero that stops it with an error.
+        check(
+            "__global__ void k(const int* a, int* c, int n) {
+               int i = blockIdx.x * blockDim.x + threadIdx.x;
+               c[i] = 100 / a[i];
+             }",
+            None,
+        );
+        // A division by the thread index is the same in every block.
+        check(
+            "__global__ void k(const int* a, int* c, int n) {
+               int i = blockIdx.x * blockDim.x + threadIdx.x;
+               c[i] = a[i] / (threadIdx.x + 1) + a[i] % n;
+             }",
+            Some(&[("a", [64, 0, 0]), ("c", [64, 0, 0])]),
         );
     }
 
