@@ -33,14 +33,17 @@
 //! every guard comes out the same in every lane each time. The interpreter keeps, per guard, the
 //! least and the greatest `lhs - rhs` the run block's lanes compared (`GuardRange`); the other
 //! block compares those plus the guard's shift, so `row < n`, true in every lane of the interior
-//! block of a 1024-wide matmul with `n - row` at least 1 + 15 x 16, stays true 15 rows of blocks
-//! further down, and turns false in some lane of a block past the matrix's edge.
+//! block of a 1024-row matmul in 16-row blocks (rows 512 to 527), stays true down to the last
+//! row of blocks (rows 1008 to 1023) and turns false in some lane of a block past the edge.
 //!
-//! Index arithmetic is taken not to wrap at 32 bits (`blockIdx.x * blockDim.x` is unsigned). A
-//! block whose index wrapped where the run block's did not would address its buffer 2^32 elements
-//! away from the shifted address, outside any buffer (each holds at most 2^32 bytes): on the GPU
-//! an error, which a block shown alike does not report. Every other block gets exactly the run
-//! block's counters.
+//! Two assumptions remain, both about indices far outside any buffer. Index arithmetic is taken
+//! not to wrap at 32 bits (`blockIdx.x * blockDim.x` is unsigned): a block whose index wrapped
+//! where the run block's did not would address its buffer 2^32 elements away from the shifted
+//! address, outside any buffer (each holds at most 2^32 bytes), an error that a block shown alike
+//! does not report. And a pointer the kernel moves but never dereferences is taken to stay within
+//! the interpreter's 2^47-byte address range in every block (the interpreter stops a block whose
+//! pointer leaves it). Otherwise every block shown alike gets exactly the run block's counters,
+//! or the run its error.
 
 use super::ast::Scalar;
 use super::ir::{
