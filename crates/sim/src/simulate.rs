@@ -14,8 +14,9 @@
 //!    of a class make the same accesses up to an address offset, as in every lecture kernel, the
 //!    totals are exact; a kernel that branches on `blockIdx` in the interior of the grid is only
 //!    approximated (choose `BlockSampling::All` to run every block);
-//! 5. where `kernel::block_shift` proves the blocks alike up to address shifts, the interior class
-//!    runs first and a run stands for every class not yet run that `runs_alike` admits (shifts of
+//! 5. where `kernel::block_shift` proves the blocks alike up to address shifts, the traced block
+//!    (if any) and the interior class run first, and a run stands for every class not yet run
+//!    that `runs_alike` admits (shifts of
 //!    whole 128-byte lines, shifted addresses in bounds, guards alike): the totals are those of
 //!    running every class (`BlockSampling::EdgeClassesEachRun`) to the last digit, with fewer runs.
 //!
@@ -379,6 +380,16 @@ fn runs_alike(
         })
 }
 
+/// Where block index `index` lies along a grid dimension of `extent` blocks.
+fn position_of(index: u32, extent: u32) -> EdgePosition {
+    match extent {
+        0 | 1 => EdgePosition::Only,
+        _ if index == 0 => EdgePosition::First,
+        _ if index + 1 == extent => EdgePosition::Last,
+        _ => EdgePosition::Interior,
+    }
+}
+
 /// Simulates one launch: see the module documentation.
 pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationError> {
     let grid = [input.grid.x, input.grid.y, input.grid.z];
@@ -438,9 +449,26 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     let mut classes: Box<dyn Iterator<Item = BlockClass>> = match input.sampling {
         BlockSampling::EdgeClasses | BlockSampling::EdgeClassesEachRun => {
             let mut list = sampling::classes(grid);
-            // The interior class (the last) runs first, so that the others can reuse its run.
             if shifted.is_some() {
+                // The interior class (the last) runs first, so that the others can reuse its
+                // run; before it, the block the trace asks for (the page's per-line view), which
+                // must run anyway and may stand for classes too: a class of no blocks of its
+                // own, which the trace's block alone represents.
                 list.rotate_right(1);
+                if let Some(block) = input
+                    .trace
+                    .map(|request| request.block)
+                    .filter(|block| (0..3).all(|d| block[d] < grid[d].max(1)))
+                {
+                    list.insert(
+                        0,
+                        BlockClass {
+                            position: [0, 1, 2].map(|d| position_of(block[d], grid[d])),
+                            representative: block,
+                            n_blocks: 0,
+                        },
+                    );
+                }
             }
             Box::new(list.into_iter())
         }
@@ -470,9 +498,10 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     // The first block run and the global sectors it touched: the launch's repetition is checked
     // against them (`repeat_moves_on`).
     let mut first_block: Option<([u32; 3], TouchedSectors)> = None;
-    // The interior class when it ran first to be reused, and what it issued: whether it works
-    // like the ends of its rows is known only once they have run.
-    let mut deferred_check: Option<(BlockClass, u64)> = None;
+    // With runs reused, the classes run out of their own order: whether a class with an
+    // interior position works like the ends of its rows (the strata check below) is known only
+    // once every class has run or been shown alike. Each such class, with what it issued.
+    let mut deferred_checks: Vec<(BlockClass, u64)> = Vec::new();
     while let Some((class, from_strata)) = strata
         .pop()
         .map(|stratum| (stratum, true))
@@ -537,7 +566,11 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                 && differs_from(d, 0)
                 && differs_from(d, grid[d].max(1) - 1)
         });
-        if !from_strata
+        if shifted.is_some() {
+            if class.n_blocks > 0 {
+                deferred_checks.push((class.clone(), stats.issued_instructions));
+            }
+        } else if !from_strata
             && varies
             && matches!(
                 input.sampling,
@@ -580,14 +613,10 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             for other in alike {
                 weight += other.n_blocks;
                 reused_for.push(other.representative);
-                // Alike, so it issues as many instructions: the strata checks of the classes
-                // still to run find it as if it had run.
+                // Alike, so it issues as many instructions: the strata checks find it as if it
+                // had run.
                 issued_by_block.push((other.representative, stats.issued_instructions));
-            }
-            // The interior class, run first here, is checked against both ends of its rows once
-            // they have run (after the loop), as the classes' own order would have.
-            if sampled_blocks.is_empty() && !guards.is_empty() {
-                deferred_check = Some((class.clone(), stats.issued_instructions));
+                deferred_checks.push((other, stats.issued_instructions));
             }
         }
         // The instructions the fused loads replaced, and the loads not issued again, are no
@@ -597,7 +626,9 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         if let Some(block_fuser) = block_fuser {
             block_fuser.finish(&mut |r| counting.count(r));
             let scale = weight as f64;
-            for (site, loads, instructions, widest) in block_fuser.tally() {
+            // A run that stands for no block (the trace's, shown alike to no class) adds no
+            // fused site, so that the sites keep the order the first counted run finds them in.
+            for (site, loads, instructions, widest) in block_fuser.tally().filter(|_| weight > 0) {
                 removed += loads.saturating_sub(instructions);
                 if loads == 0 {
                     continue;
@@ -658,19 +689,21 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                 span,
             });
         }
-        sampled_blocks.push(SampledBlock {
-            block: class.representative,
-            position: class.position,
-            scale: weight,
-            reused_for,
-            counters,
-            steps: stats.steps,
-        });
+        if weight > 0 {
+            sampled_blocks.push(SampledBlock {
+                block: class.representative,
+                position: class.position,
+                scale: weight,
+                reused_for,
+                counters,
+                steps: stats.steps,
+            });
+        }
     }
 
-    // Had the interior block issued other instructions than both ends of a row, the classes'
-    // own order would have split it into strata: run them so.
-    if let Some((class, issued)) = deferred_check {
+    // Had a class's block issued other instructions than both ends of its row, the classes' own
+    // order would have split it into strata: run them so.
+    for (class, issued) in deferred_checks {
         let differs_from = |d: usize, index: u32| {
             let mut end = class.representative;
             end[d] = index;

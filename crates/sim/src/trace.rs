@@ -654,9 +654,13 @@ mod tests {
                 ..input.clone()
             })
             .expect("it simulates");
+            // Which blocks ran may change: a traced block shown alike to classes
+            // (`kernel::block_shift`) runs for them.
             assert_eq!(
                 SimulationReport {
                     trace: None,
+                    sampled_blocks: untraced.sampled_blocks.clone(),
+                    steps: untraced.steps,
                     ..traced.clone()
                 },
                 untraced,
@@ -744,15 +748,19 @@ mod tests {
 
     #[test]
     fn a_block_the_sampling_skips_is_traced_without_counting_it() {
-        // 16 blocks sample as first, interior (block 8) and last, all shown alike to the interior
-        // (`kernel::block_shift`), which runs for them; block 3 is run for the trace.
+        // 16 blocks sample as first, interior (block 8) and last, each run (the blocks are shown
+        // alike, `kernel::block_shift`, but this sampling runs every class all the same); block
+        // 3 is run for the trace.
         let request = TraceRequest {
             block: [3, 0, 0],
             warp: 0,
         };
-        let report = simulate(&strided_copy(2, Some(request))).expect("it simulates");
-        assert_eq!(report.sampled_blocks.len(), 1);
-        assert_eq!(report.sampled_blocks[0].reused_for.len(), 2);
+        let report = simulate(&SimulationInput {
+            sampling: BlockSampling::EdgeClassesEachRun,
+            ..strided_copy(2, Some(request))
+        })
+        .expect("it simulates");
+        assert_eq!(report.sampled_blocks.len(), 3);
         let trace = warp_trace(&report);
         let load = &trace.records[0];
         let in_base = trace
@@ -792,15 +800,41 @@ mod tests {
     }
 
     #[test]
+    fn a_traced_block_shown_alike_to_the_classes_runs_for_them() {
+        // The strided copy's blocks are alike up to shifts: block 3, asked for by the trace,
+        // runs first and stands for all three classes, so no other block runs.
+        let request = TraceRequest {
+            block: [3, 0, 0],
+            warp: 0,
+        };
+        let report = simulate(&strided_copy(2, Some(request))).expect("it simulates");
+        assert_eq!(report.sampled_blocks.len(), 1);
+        assert_eq!(report.sampled_blocks[0].block, [3, 0, 0]);
+        assert_eq!(report.sampled_blocks[0].scale, 16);
+        let each = simulate(&SimulationInput {
+            sampling: BlockSampling::EdgeClassesEachRun,
+            ..strided_copy(2, Some(request))
+        })
+        .expect("it simulates");
+        assert_eq!(report.counters, each.counters);
+        assert_eq!(report.trace, each.trace);
+    }
+
+    #[test]
     fn a_traced_block_that_runs_out_of_budget_says_so_and_the_launch_keeps_its_counters() {
         let request = TraceRequest {
             block: [3, 0, 0],
             warp: 0,
         };
-        let untraced = simulate(&strided_copy(2, None)).expect("it simulates");
+        // Every class runs, so the trace's block comes on top of them.
+        let each_run = |trace| SimulationInput {
+            sampling: BlockSampling::EdgeClassesEachRun,
+            ..strided_copy(2, trace)
+        };
+        let untraced = simulate(&each_run(None)).expect("it simulates");
         let report = simulate(&SimulationInput {
             step_budget: untraced.steps + 10,
-            ..strided_copy(2, Some(request))
+            ..each_run(Some(request))
         })
         .expect("the counted blocks fit the budget");
         assert_eq!(report.counters, untraced.counters);

@@ -4,12 +4,14 @@
 //! trip count, branches on the thread index, bounds checks at one end or both, a loop as long as
 //! the block index, and now and then a branch on loaded data or a buffer too small), `BlockSampling::EdgeClasses` gives exactly what running every
 //! class's block gives (`EdgeClassesEachRun`): the counters, the memory profile, the per-line
-//! counters, the fused loads and the prediction, or the same error.
+//! counters, the fused loads, the prediction and the trace the page's per-line view asks for, or
+//! the same error.
 
 use memplay_sim::device::{a100, fermi, h100};
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::simulate::{simulate, BlockSampling, SimulationError, SimulationInput};
 use memplay_sim::timing::predict;
+use memplay_sim::trace::TraceRequest;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use std::cell::Cell;
@@ -30,6 +32,9 @@ struct Shape {
     /// The buffers hold this share of what the launch reads, in eighths (8: all of it).
     eighths: u64,
     device: usize,
+    /// The block (x, y, as a share of the grid in eighths) and warp whose trace is asked for,
+    /// as the page's per-line view asks, if any.
+    trace: Option<([u32; 2], u32)>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -71,9 +76,22 @@ fn shape() -> impl Strategy<Value = Shape> {
         prop::sample::select(vec![0u32, 8, 20, 64]),
         prop::sample::select(vec![8u64, 8, 8, 6]),
         0usize..3,
+        prop::option::of(((0u32..8, 0u32..8), 0u32..2)),
     )
         .prop_map(
-            |(grid, block, step, width, loop_rows, guard, tile, lanes_below, eighths, device)| {
+            |(
+                grid,
+                block,
+                step,
+                width,
+                loop_rows,
+                guard,
+                tile,
+                lanes_below,
+                eighths,
+                device,
+                trace,
+            )| {
                 Shape {
                     grid: [grid.0, grid.1],
                     block: [block.0, block.1],
@@ -85,6 +103,7 @@ fn shape() -> impl Strategy<Value = Shape> {
                     lanes_below,
                     eighths,
                     device,
+                    trace: trace.map(|((x, y), warp)| ([x, y], warp)),
                 }
             },
         )
@@ -139,6 +158,10 @@ impl Shape {
         input.buffers = vec![("a".to_string(), bytes), ("out".to_string(), bytes)];
         input.regs = 16;
         input.sampling = sampling;
+        input.trace = self.trace.map(|([x, y], warp)| TraceRequest {
+            block: [x * self.grid[0] / 8, y * self.grid[1] / 8, 0],
+            warp,
+        });
         input
     }
 }
@@ -156,6 +179,7 @@ fn same_answer(shape: &Shape) -> Result<bool, String> {
                 ("per-line counters", r.lines != e.lines),
                 ("fused loads", r.fused_loads != e.fused_loads),
                 ("prediction", predict(&r) != predict(&e)),
+                ("trace", r.trace != e.trace),
             ];
             if let Some((what, _)) = differs.iter().find(|(_, d)| *d) {
                 return Err(format!("the {what} differ"));
