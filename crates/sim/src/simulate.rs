@@ -16,9 +16,9 @@
 //!    approximated (choose `BlockSampling::All` to run every block);
 //! 5. where `kernel::block_shift` proves the blocks alike up to address shifts, the traced block
 //!    (if any) and the interior class run first, and a run stands for every class not yet run
-//!    that `runs_alike` admits (shifts of
-//!    whole 128-byte lines, shifted addresses in bounds, guards alike): the totals are those of
-//!    running every class (`BlockSampling::EdgeClassesEachRun`) to the last digit, with fewer runs.
+//!    that `runs_alike` admits (shifts of whole 128-byte lines, shifted addresses in bounds,
+//!    guards alike): the totals are those of running every class
+//!    (`BlockSampling::EdgeClassesEachRun`) to the last digit, with fewer runs.
 //!
 //! The counters are named as Nsight Compute names them (Nsight Compute Kernel Profiling Guide,
 //! "Metrics Reference"), so that `tests/reference.rs` can compare them with the H100 measurements in
