@@ -744,12 +744,20 @@ mod tests {
     use crate::kernel::compile;
     use crate::kernel::ir::REG_BLOCK_DIM;
 
-    /// The shifts proved for kernel `k` in `source`, launched with `n` = 1024 and blocks of 16 x
-    /// 16, by object name; `None` when the blocks are not shown alike.
-    fn check(source: &str, expected: Option<&[(&str, [i64; 3])]>) {
-        let program = compile(source, &[]).expect("the kernel compiles");
-        let kernel = program.kernel_index("k").expect("kernel k exists");
-        let function = &program.functions[kernel];
+    /// What the analysis proves of kernel `kernel` in `source` with `defines`, launched with `n`
+    /// = 1024 (every other number too) and blocks of 16 x 16 in a grid of 64 x 64, and the names
+    /// of the objects it numbers (pointer parameters from 1000 on).
+    fn analyzed(
+        source: &str,
+        defines: &[(&str, &str)],
+        kernel: &str,
+    ) -> (Option<BlockShift>, HashMap<usize, String>) {
+        let defines: Vec<(String, String)> = defines
+            .iter()
+            .map(|(name, value)| (name.to_string(), value.to_string()))
+            .collect();
+        let program = compile(source, &defines).expect("the kernel compiles");
+        let function = &program.functions[program.kernel_index(kernel).expect("the kernel")];
         let mut constants = LaunchConstants::default();
         let mut names: HashMap<usize, String> = HashMap::new();
         for (i, param) in function.params.iter().enumerate() {
@@ -768,7 +776,23 @@ mod tests {
         for (id, object) in program.objects.iter().enumerate() {
             names.insert(id, object.name.clone());
         }
-        let found = analyze(function, &constants).map(|shift| {
+        (analyze(function, &constants), names)
+    }
+
+    /// The shifts proved for kernel `k` in `source` (launched as `analyzed` says), by object
+    /// name; `None` when the blocks are not shown alike.
+    fn check(source: &str, expected: Option<&[(&str, [i64; 3])]>) {
+        check_kernel(source, &[], "k", expected);
+    }
+
+    fn check_kernel(
+        source: &str,
+        defines: &[(&str, &str)],
+        kernel: &str,
+        expected: Option<&[(&str, [i64; 3])]>,
+    ) {
+        let (shift, names) = analyzed(source, defines, kernel);
+        let found = shift.map(|shift| {
             shift
                 .bytes_per_block
                 .iter()
@@ -784,27 +808,12 @@ mod tests {
         assert_eq!(found, expected, "{source}");
     }
 
-    const TILED: &str = "#define T 16
-        __global__ void k(const float* a, const float* b, float* c, int n) {
-          __shared__ float sa[T][T];
-          __shared__ float sb[T][T];
-          int tx = threadIdx.x, ty = threadIdx.y;
-          int row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
-          float r = 0;
-          for (int p = 0; p < n / T; ++p) {
-            sa[ty][tx] = a[row * n + p * T + tx];
-            sb[ty][tx] = b[(p * T + ty) * n + col];
-            __syncthreads();
-            for (int k = 0; k < T; ++k) r += sa[ty][k] * sb[k][tx];
-            __syncthreads();
-          }
-          c[row * n + col] = r;
-        }";
-
     #[test]
     fn tiled_matmul_blocks_read_a_a_tile_row_apart_and_b_a_tile_column_apart() {
-        check(
-            TILED,
+        check_kernel(
+            crate::lesson_kernels::MATMUL,
+            &[("TILE_WIDTH", "16"), ("PAD", "0")],
+            "mm_tiled",
             Some(&[
                 ("sa", [0, 0, 0]),
                 ("sb", [0, 0, 0]),
@@ -825,24 +834,11 @@ mod tests {
         check_guards(source, &[(BinOp::Lt, [16, 0, 0])]);
     }
 
-    /// The guards proved for kernel `k` of `source` (launched as in `check`): comparison and
+    /// The guards proved for kernel `k` of `source` (launched as `analyzed` says): comparison and
     /// shift of `lhs - rhs`.
     fn check_guards(source: &str, expected: &[(BinOp, [i64; 3])]) {
-        let program = compile(source, &[]).expect("the kernel compiles");
-        let function = &program.functions[program.kernel_index("k").expect("kernel k")];
-        let mut constants = LaunchConstants::default();
-        for (i, param) in function.params.iter().enumerate() {
-            if matches!(param.ty, crate::kernel::ast::Type::Pointer { .. }) {
-                constants.pointers.insert(param.reg, 1000 + i);
-                constants.global_objects.push(1000 + i);
-            } else {
-                constants.values.insert(param.reg, 1024);
-            }
-        }
-        for (k, v) in [16, 16, 1, 64, 64, 1].into_iter().enumerate() {
-            constants.values.insert(REG_BLOCK_DIM + k as Reg, v);
-        }
-        let shift = analyze(function, &constants).expect("the blocks are shown alike");
+        let (shift, _) = analyzed(source, &[], "k");
+        let shift = shift.expect("the blocks are shown alike");
         let found: Vec<(BinOp, [i64; 3])> = shift.guards.iter().map(|g| (g.op, g.shift)).collect();
         assert_eq!(found, expected, "{source}");
     }
