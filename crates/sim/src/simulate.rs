@@ -599,6 +599,9 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         } = sink;
         // The classes whose blocks do this one's work at shifted addresses count with it.
         let mut reused_for = Vec::new();
+        // The class the run is listed as: its own, or for the trace's block (a class of no blocks
+        // of its own), the class of that block if shown alike, else the first shown alike.
+        let mut listed_as = class.position;
         if let (Some((buffers, guards)), Some(ranges)) = (&shifted, ranges) {
             let (alike, differ): (Vec<BlockClass>, Vec<BlockClass>) = classes.partition(|other| {
                 runs_alike(
@@ -610,9 +613,21 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                 )
             });
             classes = Box::new(differ.into_iter());
-            for other in alike {
+            let own = if class.n_blocks > 0 {
+                None
+            } else {
+                alike
+                    .iter()
+                    .position(|other| other.position == class.position)
+                    .or((!alike.is_empty()).then_some(0))
+            };
+            for (k, other) in alike.into_iter().enumerate() {
                 weight += other.n_blocks;
-                reused_for.push(other.representative);
+                if Some(k) == own {
+                    listed_as = other.position;
+                } else {
+                    reused_for.push(other.representative);
+                }
                 // Alike, so it issues as many instructions: the strata checks find it as if it
                 // had run.
                 issued_by_block.push((other.representative, stats.issued_instructions));
@@ -692,7 +707,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         if weight > 0 {
             sampled_blocks.push(SampledBlock {
                 block: class.representative,
-                position: class.position,
+                position: listed_as,
                 scale: weight,
                 reused_for,
                 counters,

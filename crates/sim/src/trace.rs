@@ -508,6 +508,7 @@ mod tests {
     use crate::compile_effects::CompileEffects;
     use crate::kernel::{Dim3, Value};
     use crate::lesson_kernels::{COALESCING, MATMUL, TRANSPOSE};
+    use crate::sampling::EdgePosition;
     use crate::simulate::{simulate, BlockSampling, SimulationInput, SimulationReport};
 
     /// The strided copy of seeds 001/002 over 4,096 floats in blocks of 256, tracing `trace`.
@@ -809,8 +810,12 @@ mod tests {
         };
         let report = simulate(&strided_copy(2, Some(request))).expect("it simulates");
         assert_eq!(report.sampled_blocks.len(), 1);
-        assert_eq!(report.sampled_blocks[0].block, [3, 0, 0]);
-        assert_eq!(report.sampled_blocks[0].scale, 16);
+        let run = &report.sampled_blocks[0];
+        assert_eq!(run.block, [3, 0, 0]);
+        assert_eq!(run.scale, 16);
+        // Listed as its own class, the interior one, with the two ends shown alike.
+        assert_eq!(run.position[0], EdgePosition::Interior);
+        assert_eq!(run.reused_for, [[0, 0, 0], [15, 0, 0]]);
         let each = simulate(&SimulationInput {
             sampling: BlockSampling::EdgeClassesEachRun,
             ..strided_copy(2, Some(request))
