@@ -70,8 +70,8 @@ pub const DEFAULT_STEP_BUDGET: u64 = 40_000_000;
 #[serde(rename_all = "snake_case")]
 pub enum BlockSampling {
     /// One block per edge class, scaled to the grid (`sampling::classes`); the classes whose
-    /// blocks `kernel::block_shift` shows to do the interior block's work at shifted addresses
-    /// reuse its run instead of running their own.
+    /// blocks `kernel::block_shift` shows to do another run block's work at shifted addresses
+    /// reuse that run instead of running their own.
     #[default]
     EdgeClasses,
     /// One block per edge class, each run, even where a run could be reused: what
@@ -330,7 +330,7 @@ impl RecordSink for TraceSink<'_> {
 }
 
 /// Whether block `other` does block `run`'s work with every buffer's addresses moved by whole
-/// 128-byte lines, given that the kernel shifts them and depends on `guards` (from
+/// 128-byte lines (or half a line more, where the run's requests allow it), given that the kernel shifts them and depends on `guards` (from
 /// `kernel::block_shift`), the sectors `run` touched in each buffer of the profiler's layout
 /// (`ranges`) and the differences its guards compared (`guard_ranges`): the moved sectors must
 /// stay in their buffer, as the interpreter would otherwise have stopped `other` at an
@@ -434,7 +434,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
 
     // Blocks that provably do the same work at addresses shifted by whole lines (sectors,
     // lines, banks and DRAM atoms then fall alike) make the same counters and profile: such a
-    // class reuses the interior block's run. Not on cc 1.x, whose DRAM rows and partitions see
+    // class reuses another block's run. Not on cc 1.x, whose DRAM rows and partitions see
     // absolute addresses.
     let shifted = (input.sampling == BlockSampling::EdgeClasses
         && input.device.global_coalescing == GlobalCoalescing::Sectors
@@ -538,8 +538,8 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                     span: diagnostic.span,
                 });
             }
-            // The blocks ran in another order to reuse the interior one's run: the error must be
-            // the one of the first failing block in the classes' own order, so they run again so.
+            // The blocks ran in another order to reuse runs: the error must be the one of the
+            // first failing block in the classes' own order, so they run again so.
             Err(_) if shifted.is_some() => {
                 let mut each = input.clone();
                 each.sampling = BlockSampling::EdgeClassesEachRun;
