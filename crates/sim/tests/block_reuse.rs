@@ -51,6 +51,11 @@ enum Guard {
     /// `acc += 8 / (int)(a[...] * 300.0f)`: an integer division by loaded data, which stops the
     /// blocks whose data holds a value below 1/300 there (about one block in five).
     DataDivide,
+    /// `gx` assigned again in straight-line code (`gx = blockIdx.x * step + threadIdx.x + 1`)
+    /// before the store.
+    Reassign,
+    /// `gx` assigned again in some lanes only (`if (threadIdx.x < 4) gx = blockIdx.y;`).
+    ReassignSome,
 }
 
 fn shape() -> impl Strategy<Value = Shape> {
@@ -71,6 +76,8 @@ fn shape() -> impl Strategy<Value = Shape> {
             Guard::BlockLoop,
             Guard::Data,
             Guard::DataDivide,
+            Guard::Reassign,
+            Guard::ReassignSome,
         ]),
         any::<bool>(),
         prop::sample::select(vec![0u32, 8, 20, 64]),
@@ -140,6 +147,12 @@ impl Shape {
                 format!("  for (int j = 0; j < blockIdx.x; ++j) acc += 1.0f;\n  {store}\n")
             }
             Guard::Data => format!("  if (a[threadIdx.x] > 0.5f) {{ {store} }}\n"),
+            Guard::Reassign => {
+                format!("  gx = blockIdx.x * {sx} + threadIdx.x + 1;\n  {store}\n")
+            }
+            Guard::ReassignSome => {
+                format!("  if (threadIdx.x < 4) gx = blockIdx.y;\n  {store}\n")
+            }
             Guard::DataDivide => {
                 format!("  acc += 8 / (int)(a[gy * {w} + gx] * 300.0f);\n  {store}\n")
             }

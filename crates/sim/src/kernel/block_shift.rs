@@ -11,8 +11,10 @@
 //! their buffers.
 //!
 //! The analysis proves the first two properties from the kernel's code, with the launch's
-//! arguments and dimensions as constants, as an abstract interpretation over its registers
-//! (flow-insensitive, one value per register, to a fixpoint). A value is *shifted* if it is some
+//! arguments and dimensions as constants, as an abstract interpretation over its registers, to a
+//! fixpoint: one value per register, joined over its assignments, except for a register assigned
+//! only in straight-line code (outside every `if`, loop and conditional operand), whose
+//! assignment replaces its value (a transpose's `x` from `blockIdx.x`, then from `blockIdx.y`). A value is *shifted* if it is some
 //! block-free value plus `shift . blockIdx`, with `shift` the same in every thread (`blockIdx.y *
 //! TILE_WIDTH + threadIdx.y`, then times `n`); anything else that depends on `blockIdx`, and
 //! everything loaded from memory, is *other*. The proof holds when:
@@ -49,7 +51,7 @@ use super::ast::Scalar;
 use super::ir::{
     BinOp, Ex, ExKind, FunctionIr, Op, Place, Reg, UnOp, REG_BLOCK_IDX, REG_THREAD_IDX,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What the analysis proves of a kernel's launch: every block runs the same instructions with
 /// the same lanes, and each memory object is accessed at the addresses of any other block moved
@@ -217,6 +219,8 @@ pub fn analyze(function: &FunctionIr, constants: &LaunchConstants) -> Option<Blo
         guards: Vec::new(),
         checking: false,
         depth: 0,
+        straight: straight_line_registers(&function.code),
+        nesting: 0,
     };
     // Registers only climb the lattice (unset, shifted with a known value, shifted, other), so
     // the passes settle; a cap keeps a bug from looping.
@@ -264,6 +268,12 @@ struct Analysis<'a> {
     checking: bool,
     /// How deep `expression` has recursed.
     depth: u32,
+    /// Registers assigned only in straight-line code (outside every `if` and loop), and how
+    /// deep in `if`s and loops the op being visited is: an assignment there replaces the value
+    /// (`x = blockIdx.x * 32 + ...` and later `x = blockIdx.y * 32 + ...`, as a transpose does),
+    /// where any other is joined with what the register held.
+    straight: HashSet<Reg>,
+    nesting: u32,
 }
 
 /// The deepest expression the analysis follows; a deeper one (no kernel a student writes, but
@@ -272,6 +282,11 @@ const MAX_DEPTH: u32 = 64;
 
 impl Analysis<'_> {
     fn pass(&mut self, code: &[Op]) {
+        // Straight-line registers start each pass unassigned, as each run of the kernel does.
+        for reg in &self.straight {
+            self.regs.remove(reg);
+        }
+        self.nesting = 0;
         for op in code {
             match op {
                 Op::Eval(e) | Op::Return(Some(e)) => {
@@ -280,11 +295,13 @@ impl Analysis<'_> {
                 Op::If { cond, .. } | Op::LoopCond { cond, .. } => {
                     let c = self.expression(cond);
                     self.require(c.block_free());
+                    if matches!(op, Op::If { .. }) {
+                        self.nesting += 1;
+                    }
                 }
+                Op::LoopBegin { .. } => self.nesting += 1,
+                Op::EndIf | Op::LoopEnd => self.nesting = self.nesting.saturating_sub(1),
                 Op::Else { .. }
-                | Op::EndIf
-                | Op::LoopBegin { .. }
-                | Op::LoopEnd
                 | Op::ContinuePoint
                 | Op::Jump(_)
                 | Op::Break
@@ -345,6 +362,14 @@ impl Analysis<'_> {
     }
 
     fn write(&mut self, reg: Reg, width: u8, value: Value) {
+        if self.nesting == 0 && self.straight.contains(&reg) {
+            // Replaced, not joined: every later read sees this value until the next assignment.
+            // It settles with the registers it reads, which the fixpoint follows.
+            for k in 0..Reg::from(width.max(1)) {
+                self.regs.insert(reg + k, value);
+            }
+            return;
+        }
         for k in 0..Reg::from(width.max(1)) {
             let old = self.regs.get(&(reg + k)).copied().unwrap_or(Value::Unset);
             let new = old.join(value);
@@ -605,6 +630,56 @@ fn guard_shift(op: BinOp, ty: Scalar, a: Value, b: Value) -> Option<[i64; 3]> {
         ) => add_scaled(sa, sb, -1).filter(|shift| *shift != [0; 3]),
         _ => None,
     }
+}
+
+/// The registers `code` assigns only outside every `if` and loop (by `=`, `op=`, `++` or `--`).
+fn straight_line_registers(code: &[Op]) -> HashSet<Reg> {
+    let mut outside = HashSet::new();
+    let mut inside = HashSet::new();
+    let mut nesting = 0u32;
+    for op in code {
+        let expressions: Vec<&Ex> = match op {
+            Op::Eval(e) | Op::Return(Some(e)) => vec![e],
+            Op::If { cond, .. } | Op::LoopCond { cond, .. } => vec![cond],
+            _ => Vec::new(),
+        };
+        // Iteratively, so that no tree's depth reaches the stack. An assignment in an arm of
+        // `?:` or on the right of `&&` or `||` happens in some lanes only: as in an `if`.
+        let mut stack: Vec<(&Ex, bool)> = expressions.into_iter().map(|e| (e, false)).collect();
+        while let Some((e, conditional)) = stack.pop() {
+            if let ExKind::Assign { place, .. }
+            | ExKind::Compound { place, .. }
+            | ExKind::IncDec { place, .. } = &e.kind
+            {
+                if let Place::Reg { reg, elem } = place {
+                    let set = if nesting == 0 && !conditional {
+                        &mut outside
+                    } else {
+                        &mut inside
+                    };
+                    set.extend((0..Reg::from(elem.n.max(1))).map(|k| reg + k));
+                }
+            }
+            match &e.kind {
+                ExKind::Select { cond, a, b, .. } => {
+                    stack.push((cond, conditional));
+                    stack.push((a, true));
+                    stack.push((b, true));
+                }
+                ExKind::Logical { lhs, rhs, .. } => {
+                    stack.push((lhs, conditional));
+                    stack.push((rhs, true));
+                }
+                _ => stack.extend(e.children().into_iter().map(|c| (c, conditional))),
+            }
+        }
+        match op {
+            Op::If { .. } | Op::LoopBegin { .. } => nesting += 1,
+            Op::EndIf | Op::LoopEnd => nesting = nesting.saturating_sub(1),
+            _ => {}
+        }
+    }
+    outside.difference(&inside).copied().collect()
 }
 
 fn all_free(values: &[Value]) -> Value {
@@ -980,6 +1055,43 @@ mod tests {
                c[i] = a[i] / (threadIdx.x + 1) + a[i] % n;
              }",
             Some(&[("a", [64, 0, 0]), ("c", [64, 0, 0])]),
+        );
+    }
+
+    #[test]
+    fn a_variable_assigned_again_in_straight_line_code_takes_its_new_shift() {
+        // The transpose's x and y: from blockIdx.x and .y for the load, swapped for the store.
+        check(
+            "__global__ void k(const float* in, float* out, int n) {
+               int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+               out[0] = in[y * n + x];
+               x = blockIdx.y * 32 + threadIdx.x;
+               y = blockIdx.x * 32 + threadIdx.y;
+               out[y * n + x] = 1.0f;
+             }",
+            None,
+        );
+        check(
+            "__global__ void k(const float* in, float* out, int n) {
+               int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+               float v = in[y * n + x];
+               x = blockIdx.y * 32 + threadIdx.x;
+               y = blockIdx.x * 32 + threadIdx.y;
+               out[y * n + x] = v;
+             }",
+            Some(&[
+                ("in", [128, 32 * 1024 * 4, 0]),
+                ("out", [32 * 1024 * 4, 128, 0]),
+            ]),
+        );
+        // Assigned in one arm of `?:`, it keeps both values: not a shift.
+        check(
+            "__global__ void k(const float* in, float* out, int n) {
+               int x = blockIdx.x * 32 + threadIdx.x;
+               int z = threadIdx.x < 4 ? (x = blockIdx.y) : 0;
+               out[x] = in[z];
+             }",
+            None,
         );
     }
 
