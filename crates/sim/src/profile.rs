@@ -428,13 +428,14 @@ impl BlockProfiler {
             .iter()
             .enumerate()
             .map(|(i, &(_, base, size))| {
-                let sectors = self.reads[i].keys().chain(self.writes[i].keys());
-                let range = sectors.fold(None, |range: Option<(u64, u64)>, &s| {
-                    Some(range.map_or((s, s), |(lo, hi)| (lo.min(s), hi.max(s))))
-                });
+                let range = self
+                    .block_sectors(i)
+                    .fold(None, |range: Option<(u64, u64)>, s| {
+                        Some(range.map_or((s, s), |(lo, hi)| (lo.min(s), hi.max(s))))
+                    });
                 let half_line_shift_safe = self.watch_half_lines
                     && !self.half_line_clash[i]
-                    && !halves_clash(self.reads[i].keys().chain(self.writes[i].keys()).copied());
+                    && !halves_clash(self.block_sectors(i));
                 TouchedRange {
                     base,
                     size,
@@ -445,11 +446,20 @@ impl BlockProfiler {
             .collect()
     }
 
+    /// The sectors of buffer `buffer` the current block has read or written (a sector both read
+    /// and written comes twice).
+    fn block_sectors(&self, buffer: usize) -> impl Iterator<Item = u64> + '_ {
+        self.reads[buffer]
+            .keys()
+            .chain(self.writes[buffer].keys())
+            .copied()
+    }
+
     /// The global sectors the current block has read or written, per buffer.
     pub fn touched_sectors(&self) -> TouchedSectors {
         let mut sectors = StdHashSet::new();
-        for (buffer, (reads, writes)) in self.reads.iter().zip(&self.writes).enumerate() {
-            sectors.extend(reads.keys().chain(writes.keys()).map(|&s| (buffer, s)));
+        for buffer in 0..self.layout.len() {
+            sectors.extend(self.block_sectors(buffer).map(|s| (buffer, s)));
         }
         sectors
     }
@@ -627,17 +637,13 @@ impl BlockProfiler {
             }
         }
         if self.watch_half_lines {
-            for buffer in 0..self.half_line_clash.len() {
-                if !self.half_line_clash[buffer]
-                    && halves_clash(
-                        touched
-                            .iter()
-                            .filter(|&&(b, _, _)| b == buffer)
-                            .map(|&(_, sector, _)| sector),
-                    )
-                {
-                    self.half_line_clash[buffer] = true;
+            // Each buffer the request touched (nearly always one), checked once.
+            for (k, &(buffer, _, _)) in touched.iter().enumerate() {
+                if self.half_line_clash[buffer] || touched[..k].iter().any(|t| t.0 == buffer) {
+                    continue;
                 }
+                let sectors = touched[k..].iter().filter(|t| t.0 == buffer).map(|t| t.1);
+                self.half_line_clash[buffer] = halves_clash(sectors);
             }
         }
         if access.kind == AccessKind::Store {
