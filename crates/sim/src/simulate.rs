@@ -330,11 +330,12 @@ impl RecordSink for TraceSink<'_> {
 }
 
 /// Whether block `other` does block `run`'s work with every buffer's addresses moved by whole
-/// 128-byte lines (or half a line more, where the run's requests allow it), given that the kernel shifts them and depends on `guards` (from
-/// `kernel::block_shift`), the sectors `run` touched in each buffer of the profiler's layout
-/// (`ranges`) and the differences its guards compared (`guard_ranges`): the moved sectors must
-/// stay in their buffer, as the interpreter would otherwise have stopped `other` at an
-/// out-of-bounds access, and every guard must come out alike.
+/// 128-byte lines (or half a line more, where the run's requests allow it), given that the
+/// kernel shifts them and depends on `guards` (from `kernel::block_shift`), the sectors `run`
+/// touched in each buffer of the profiler's layout (`ranges`) and the differences its guards
+/// compared (`guard_ranges`): the moved sectors must stay in their buffer, as the interpreter
+/// would otherwise have stopped `other` at an out-of-bounds access, and every guard must come
+/// out alike.
 fn runs_alike(
     (buffers, guards): (&[ShiftedBuffer], &[Guard]),
     ranges: &[TouchedRange],
@@ -368,9 +369,8 @@ fn runs_alike(
             if !aligned {
                 return false;
             }
-            let touched = range.sectors;
             // A buffer the run block never touched is touched by no block: they branch alike.
-            let Some((first, last)) = touched else {
+            let Some((first, last)) = range.sectors else {
                 return true;
             };
             let start = i128::from(first) * i128::from(SECTOR_BYTES) + shift;
@@ -378,6 +378,39 @@ fn runs_alike(
             start >= i128::from(buffer.base)
                 && end <= i128::from(buffer.base) + i128::from(buffer.size)
         })
+}
+
+/// Whether `class`'s block, which issued `issued` instructions, issued another number than both
+/// ends of its row along a dimension it is interior in (`issued_by_block`: the blocks run or
+/// shown alike so far): its work changes across the grid, and its class is split into strata.
+fn varies_along_a_row(
+    class: &BlockClass,
+    issued: u64,
+    issued_by_block: &[([u32; 3], u64)],
+    grid: [u32; 3],
+) -> bool {
+    let differs_from = |d: usize, index: u32| {
+        let mut end = class.representative;
+        end[d] = index;
+        issued_by_block
+            .iter()
+            .any(|&(block, other)| block == end && other != issued)
+    };
+    (0..3).any(|d| {
+        class.position[d] == EdgePosition::Interior
+            && differs_from(d, 0)
+            && differs_from(d, grid[d].max(1) - 1)
+    })
+}
+
+/// The launch simulated with every class's block run in the classes' own order
+/// (`BlockSampling::EdgeClassesEachRun`): what a launch whose reused runs cannot settle an error
+/// or a strata check the same way falls back to.
+fn simulate_each_class_run(input: &SimulationInput) -> Result<SimulationReport, SimulationError> {
+    simulate(&SimulationInput {
+        sampling: BlockSampling::EdgeClassesEachRun,
+        ..input.clone()
+    })
 }
 
 /// Where block index `index` lies along a grid dimension of `extent` blocks.
@@ -540,11 +573,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             }
             // The blocks ran in another order to reuse runs: the error must be the one of the
             // first failing block in the classes' own order, so they run again so.
-            Err(_) if shifted.is_some() => {
-                let mut each = input.clone();
-                each.sampling = BlockSampling::EdgeClassesEachRun;
-                return simulate(&each);
-            }
+            Err(_) if shifted.is_some() => return simulate_each_class_run(input),
             Err(diagnostic) => return Err(SimulationError::Kernel(diagnostic)),
         };
         // An interior block that issues other instructions than both the first and the last
@@ -554,28 +583,16 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         // first); a kernel whose ends alone differ (a bounds check, `i > 0`) is left as it is.
         let mut weight = class.n_blocks;
         issued_by_block.push((class.representative, stats.issued_instructions));
-        let differs_from = |d: usize, index: u32| {
-            let mut end = class.representative;
-            end[d] = index;
-            issued_by_block
-                .iter()
-                .any(|&(block, issued)| block == end && issued != stats.issued_instructions)
-        };
-        let varies = (0..3).any(|d| {
-            class.position[d] == EdgePosition::Interior
-                && differs_from(d, 0)
-                && differs_from(d, grid[d].max(1) - 1)
-        });
         if shifted.is_some() {
             if class.n_blocks > 0 {
                 deferred_checks.push((class.clone(), stats.issued_instructions));
             }
         } else if !from_strata
-            && varies
             && matches!(
                 input.sampling,
                 BlockSampling::EdgeClasses | BlockSampling::EdgeClassesEachRun
             )
+            && varies_along_a_row(&class, stats.issued_instructions, &issued_by_block, grid)
         {
             for stratum in sampling::strata(&class, grid) {
                 if stratum.representative == class.representative {
@@ -718,24 +735,11 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
 
     // Had a class's block issued other instructions than both ends of its row, the classes' own
     // order would have split it into strata: run them so.
-    for (class, issued) in deferred_checks {
-        let differs_from = |d: usize, index: u32| {
-            let mut end = class.representative;
-            end[d] = index;
-            issued_by_block
-                .iter()
-                .any(|&(block, other)| block == end && other != issued)
-        };
-        let varies = (0..3).any(|d| {
-            class.position[d] == EdgePosition::Interior
-                && differs_from(d, 0)
-                && differs_from(d, grid[d].max(1) - 1)
-        });
-        if varies {
-            let mut each = input.clone();
-            each.sampling = BlockSampling::EdgeClassesEachRun;
-            return simulate(&each);
-        }
+    if deferred_checks
+        .iter()
+        .any(|(class, issued)| varies_along_a_row(class, *issued, &issued_by_block, grid))
+    {
+        return simulate_each_class_run(input);
     }
 
     let trace = trace.map(|mut recorder| {

@@ -240,8 +240,7 @@ pub fn analyze(function: &FunctionIr, constants: &LaunchConstants) -> Option<Blo
             bytes_per_block.sort_unstable();
             let guards = analysis.guards;
             // Two guards at one place would mix their ranges.
-            let distinct: std::collections::HashSet<GuardSite> =
-                guards.iter().map(|g| g.site).collect();
+            let distinct: HashSet<GuardSite> = guards.iter().map(|g| g.site).collect();
             if distinct.len() != guards.len() {
                 return None;
             }
@@ -353,7 +352,7 @@ impl Analysis<'_> {
             return known(v);
         }
         // A register nothing assigned holds zero in every block; one assigned somewhere not yet
-        // seen in this pass is taken as other until the fixpoint says what it is.
+        // seen in this pass is unset until the fixpoint says what it is.
         match self.regs.get(&reg) {
             Some(&v) if v != Value::Unset => v,
             _ if self.checking => FREE,
@@ -453,9 +452,7 @@ impl Analysis<'_> {
                             known: k,
                             object: None,
                         },
-                    ) if ty.is_integer() => {
-                        shifted(negate(shift), k.and_then(i64::checked_neg), *ty)
-                    }
+                    ) if ty.is_integer() => shifted(negate(shift), k.and_then(i64::checked_neg)),
                     _ => all_free(&[v]),
                 }
             }
@@ -705,8 +702,8 @@ fn add_scaled(shift: [i64; 3], by: [i64; 3], stride: i64) -> Option<[i64; 3]> {
     Some(out)
 }
 
-/// A shifted integer of type `ty` (see the module documentation on wrapping).
-fn shifted(shift: [i64; 3], known: Option<i64>, _ty: Scalar) -> Value {
+/// A shifted integer (see the module documentation on wrapping).
+fn shifted(shift: [i64; 3], known: Option<i64>) -> Value {
     Value::Shifted {
         shift,
         known,
@@ -734,7 +731,7 @@ fn convert(v: Value, from: Scalar, to: Scalar) -> Value {
                 (4, false) => i64::from(k as u32),
                 _ => k,
             });
-            shifted(shift, k, to)
+            shifted(shift, k)
         }
         _ => all_free(&[v]),
     }
@@ -767,21 +764,21 @@ fn binary(op: BinOp, ty: Scalar, a: Value, b: Value) -> Value {
     let both = ka.zip(kb);
     match op {
         BinOp::Add => match add_scaled(sa, sb, 1) {
-            Some(shift) => shifted(shift, both.and_then(|(x, y)| x.checked_add(y)), ty),
+            Some(shift) => shifted(shift, both.and_then(|(x, y)| x.checked_add(y))),
             None => Value::Other,
         },
         BinOp::Sub => match add_scaled(sa, sb, -1) {
-            Some(shift) => shifted(shift, both.and_then(|(x, y)| x.checked_sub(y)), ty),
+            Some(shift) => shifted(shift, both.and_then(|(x, y)| x.checked_sub(y))),
             None => Value::Other,
         },
         BinOp::Mul => {
             let product = both.and_then(|(x, y)| x.checked_mul(y));
             if free_a && free_b {
-                shifted([0; 3], product, ty)
+                shifted([0; 3], product)
             } else if let (true, Some(k)) = (free_a, ka) {
-                add_scaled([0; 3], sb, k).map_or(Value::Other, |s| shifted(s, product, ty))
+                add_scaled([0; 3], sb, k).map_or(Value::Other, |s| shifted(s, product))
             } else if let (true, Some(k)) = (free_b, kb) {
-                add_scaled([0; 3], sa, k).map_or(Value::Other, |s| shifted(s, product, ty))
+                add_scaled([0; 3], sa, k).map_or(Value::Other, |s| shifted(s, product))
             } else {
                 Value::Other
             }
@@ -790,7 +787,7 @@ fn binary(op: BinOp, ty: Scalar, a: Value, b: Value) -> Value {
             Some(k) if free_b && (0..32).contains(&k) => {
                 let factor = 1i64 << k;
                 add_scaled([0; 3], sa, factor).map_or(Value::Other, |s| {
-                    shifted(s, ka.and_then(|x| x.checked_mul(factor)), ty)
+                    shifted(s, ka.and_then(|x| x.checked_mul(factor)))
                 })
             }
             _ if free_a && free_b => FREE,
@@ -807,7 +804,7 @@ fn binary(op: BinOp, ty: Scalar, a: Value, b: Value) -> Value {
                 BinOp::Max => Some(x.max(y)),
                 _ => None,
             });
-            shifted([0; 3], value, ty)
+            shifted([0; 3], value)
         }
         _ => Value::Other,
     }

@@ -215,7 +215,7 @@ fn value_text(value: &memplay_sim::kernel::Value) -> String {
 }
 
 /// "simulated 9 blocks of 4,096, 5,120 warp instructions in 1.8 ms", or, where edge classes
-/// were shown to do the interior block's work at shifted addresses and reused its run,
+/// were shown to do another run block's work at shifted addresses and reused its run,
 /// "simulated 9 blocks of 4,096 (4 run, 5 shown alike), ...".
 pub fn cost_text(report: &SimulationReport, elapsed_ms: f64) -> String {
     let run = report.sampled_blocks.len();

@@ -173,6 +173,13 @@ pub(super) struct RtObject {
     pub(super) records: bool,
 }
 
+impl RtObject {
+    /// Whether it lies in global memory: a parameter buffer or a `__device__` variable.
+    pub(super) fn in_global_memory(&self) -> bool {
+        self.space == Space::Global && matches!(self.storage, Storage::Global(_))
+    }
+}
+
 /// A kernel ready to run: its launch, memory objects and the contents of global memory.
 #[derive(Debug)]
 pub struct Simulation<'p> {
@@ -484,13 +491,10 @@ impl<'p> Simulation<'p> {
         self.local_frame_bytes
     }
 
-    /// The objects in global memory (parameter buffers and `__device__` variables) as
-    /// (name, first byte address, size in bytes), in ascending address order. Global records carry
-    /// these addresses, so a record's address tells which buffer it touches.
     /// The launch's global buffers and how each block's accesses of them shift, and the guards
     /// to check per pair of blocks, when `block_shift` proves that every block runs the same
     /// instructions at shifted addresses (its guards alike); `None` otherwise. From then on each
-    /// block run keeps the range of its guards (`BlockStats::guard_ranges`).
+    /// block run keeps the range of its guards (`Simulation::guard_ranges`).
     pub fn shifted_buffers(&mut self) -> Option<(Vec<ShiftedBuffer>, Vec<Guard>)> {
         let func = &self.program.functions[self.kernel];
         let mut constants = LaunchConstants::default();
@@ -511,10 +515,7 @@ impl<'p> Simulation<'p> {
                 .insert(REG_BLOCK_DIM + k as Reg, i64::from(v));
         }
         constants.global_objects = (0..self.objects.len())
-            .filter(|&i| {
-                self.objects[i].space == Space::Global
-                    && matches!(self.objects[i].storage, Storage::Global(_))
-            })
+            .filter(|&i| self.objects[i].in_global_memory())
             .collect();
         let shift = block_shift::analyze(func, &constants)?;
         self.guard_sites = shift.guards.iter().map(|g| g.site).collect();
@@ -531,11 +532,14 @@ impl<'p> Simulation<'p> {
         Some((buffers, shift.guards))
     }
 
+    /// The objects in global memory (parameter buffers and `__device__` variables) as
+    /// (name, first byte address, size in bytes), in ascending address order. Global records carry
+    /// these addresses, so a record's address tells which buffer it touches.
     pub fn global_objects(&self) -> Vec<(String, u64, u64)> {
         let mut objects: Vec<(String, u64, u64)> = self
             .objects
             .iter()
-            .filter(|o| o.space == Space::Global && matches!(o.storage, Storage::Global(_)))
+            .filter(|o| o.in_global_memory())
             .map(|o| (o.name.clone(), o.base, o.size))
             .collect();
         objects.sort_by_key(|&(_, base, _)| base);
