@@ -14,9 +14,9 @@
 //!    command per transaction and an activation per row opened, see below), and the serialized
 //!    updates of the most-updated address by global atomics. A store that writes part of a
 //!    sector takes the L2 longer than a full line's (it merges the bytes into the sector), and a
-//!    sector left partly written must be read from DRAM before it is written back (probe M). Shared atomics on one word
-//!    serialize in the SM's own shared-memory pipe, which is why they are "much faster than
-//!    atomics to global variables" (seed 000).
+//!    sector left partly written must be read from DRAM before it is written back (probe M).
+//!    Shared atomics on one word serialize in the SM's own shared-memory pipe, which is why they
+//!    are "much faster than atomics to global variables" (seed 000).
 //! 2. **The cache model** decides how many bytes reach DRAM. L1: the first load of each sector by
 //!    a block misses and later ones hit (adjacent difference's `input[i - 1]`). L2: every distinct
 //!    byte the launch reads or writes passes DRAM once (64-byte atoms on H100), and nothing more,
@@ -126,9 +126,9 @@
 //! GT200 was. G80's naive matmul (12.3 GFLOPS against the lecture's "about 15") relies on one
 //! reading of the lecture's measurement, not of the guide: lanes of a half-warp that read one
 //! word share one transaction (`coalescing`), where the guide's cc 1.0 rule would issue 16 and
-//! cap the kernel at 4.8 GFLOPS. Likewise, that a store touching part of a sector
-//! takes 4/3 of a line slot of the L2 is what the H100 measurements show (`tr_naive`, probe group
-//! M), not a documented mechanism; merging into ECC-protected sectors is the likely reason.
+//! cap the kernel at 4.8 GFLOPS. Likewise, that a store touching part of a sector takes 4/3 of a
+//! line slot of the L2 is what the H100 measurements show (`tr_naive`, probe group M), not a
+//! documented mechanism; merging into ECC-protected sectors is the likely reason.
 //! The network's stations serve exponentially, a rough fit for pipes that are closer to
 //! deterministic; the unloaded latencies make up for the queueing in the memory system that the
 //! network leaves out.
