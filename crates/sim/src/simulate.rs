@@ -158,6 +158,11 @@ pub struct SampledBlock {
     /// The counters of this one block.
     pub counters: Counters,
     pub steps: u64,
+    /// How many of the block's warps did not run: each was shown to do the work of a warp of its
+    /// class at moved addresses, and its records are that warp's, moved (`kernel::interp`'s
+    /// `warps`). Reports written before this existed read as 0.
+    #[serde(default)]
+    pub warps_shown_alike: u32,
 }
 
 /// What a launch does, extrapolated to the whole grid.
@@ -477,6 +482,12 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     if shifted.is_some() {
         profiler.watch_half_lines();
     }
+    // Warps that provably do the same work at moved addresses: the first of each class runs and
+    // the others' records are its own, moved (`kernel::interp` `warps`). The records are those a
+    // full run makes, so this holds on every device.
+    if input.sampling == BlockSampling::EdgeClasses {
+        sim.show_warps_alike();
+    }
     // Every block is its own class under `All`; they are made one at a time, as the budget
     // allows, never all at once.
     let mut classes: Box<dyn Iterator<Item = BlockClass>> = match input.sampling {
@@ -729,6 +740,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                 reused_for,
                 counters,
                 steps: stats.steps,
+                warps_shown_alike: stats.warps_shown_alike,
             });
         }
     }

@@ -5,9 +5,12 @@
 //! the block index, and now and then a branch on loaded data or a buffer too small), `BlockSampling::EdgeClasses` gives exactly what running every
 //! class's block gives (`EdgeClassesEachRun`): the counters, the memory profile, the per-line
 //! counters, the fused loads, the prediction and the trace the page's per-line view asks for, or
-//! the same error.
+//! the same error. `EdgeClasses` also runs only two warps of each class of warps shown alike
+//! (`kernel::block_shift::analyze_warps`), which the generated blocks of 3 to 32 warps exercise:
+//! lanes that read their neighbour's tile entry within the warp or across warps, checks on the
+//! thread index, and the cc 1.x devices, whose DRAM rows see every moved record.
 
-use memplay_sim::device::{a100, fermi, h100};
+use memplay_sim::device::{a100, fermi, g80, gt200, h100};
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::simulate::{simulate, BlockSampling, SimulationError, SimulationInput};
 use memplay_sim::timing::predict;
@@ -27,7 +30,7 @@ struct Shape {
     width: u32,
     loop_rows: u32,
     guard: Guard,
-    tile: bool,
+    tile: Tile,
     lanes_below: u32,
     /// The buffers hold this share of what the launch reads, in eighths (8: all of it).
     eighths: u64,
@@ -35,6 +38,17 @@ struct Shape {
     /// The block (x, y, as a share of the grid in eighths) and warp whose trace is asked for,
     /// as the page's per-line view asks, if any.
     trace: Option<([u32; 2], u32)>,
+}
+
+/// Whether the block stages a tile of `a` in shared memory, and which neighbour each thread reads
+/// back from it after the barrier.
+#[derive(Clone, Copy, Debug)]
+enum Tile {
+    None,
+    /// `s[(t + 1) % threads]`: the next thread's, across warps (a signed remainder).
+    Next,
+    /// `s[t - (t & 31) + ((t + 1) & 31)]`: the next lane's within the warp.
+    NextLane,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -61,7 +75,10 @@ enum Guard {
 fn shape() -> impl Strategy<Value = Shape> {
     (
         (1u32..=6, 1u32..=4),
-        (prop::sample::select(vec![8u32, 16, 32, 64]), 1u32..=4),
+        (
+            prop::sample::select(vec![8u32, 16, 32, 64, 64, 128, 128, 256]),
+            1u32..=4,
+        ),
         (
             prop::sample::select(vec![8u32, 16, 24, 32, 64, 96]),
             prop::sample::select(vec![1u32, 2, 4, 8]),
@@ -79,10 +96,10 @@ fn shape() -> impl Strategy<Value = Shape> {
             Guard::Reassign,
             Guard::ReassignSome,
         ]),
-        any::<bool>(),
-        prop::sample::select(vec![0u32, 8, 20, 64]),
+        prop::sample::select(vec![Tile::None, Tile::Next, Tile::NextLane]),
+        prop::sample::select(vec![0u32, 8, 20, 64, 100]),
         prop::sample::select(vec![8u64, 8, 8, 6]),
-        0usize..3,
+        0usize..5,
         prop::option::of(((0u32..8, 0u32..8), 0u32..2)),
     )
         .prop_map(
@@ -128,9 +145,14 @@ impl Shape {
             "  for (int j = 0; j < {}; ++j) acc += a[(gy + j) * {w} + gx];\n",
             self.loop_rows
         );
-        if self.tile {
+        let neighbour = match self.tile {
+            Tile::None => None,
+            Tile::Next => Some(format!("(t + 1) % {threads}")),
+            Tile::NextLane => Some("t - (t & 31) + ((t + 1) & 31)".to_string()),
+        };
+        if let Some(neighbour) = neighbour {
             body += &format!(
-                "  __shared__ float s[{threads}];\n  int t = threadIdx.y * blockDim.x + threadIdx.x;\n  s[t] = a[gy * {w} + gx];\n  __syncthreads();\n  acc += s[(t + 1) % {threads}];\n  __syncthreads();\n"
+                "  __shared__ float s[{threads}];\n  int t = threadIdx.y * blockDim.x + threadIdx.x;\n  s[t] = a[gy * {w} + gx];\n  __syncthreads();\n  acc += s[{neighbour}];\n  __syncthreads();\n"
             );
         }
         let store = format!("out[gy * {w} + gx] = acc;");
@@ -161,7 +183,7 @@ impl Shape {
     }
 
     fn input(&self, sampling: BlockSampling) -> SimulationInput {
-        let device = [h100(), a100(), fermi()][self.device].clone();
+        let device = [h100(), a100(), fermi(), gt200(), g80()][self.device].clone();
         let mut input = SimulationInput::new(&self.source(), "k", device);
         input.grid = Dim3::new(self.grid[0], self.grid[1], 1);
         input.block = Dim3::new(self.block[0], self.block[1], 1);
@@ -180,8 +202,8 @@ impl Shape {
 }
 
 /// Whether `shape` gives the same answer both ways; the error says how it differs. Also says
-/// whether a run was reused.
-fn same_answer(shape: &Shape) -> Result<bool, String> {
+/// whether a run was reused for other classes, and whether warps were shown alike.
+fn same_answer(shape: &Shape) -> Result<(bool, bool), String> {
     let reused = simulate(&shape.input(BlockSampling::EdgeClasses));
     let each = simulate(&shape.input(BlockSampling::EdgeClassesEachRun));
     match (reused, each) {
@@ -204,12 +226,15 @@ fn same_answer(shape: &Shape) -> Result<bool, String> {
                     r.grid_blocks
                 ));
             }
-            Ok(r.sampled_blocks.iter().any(|b| !b.reused_for.is_empty()))
+            Ok((
+                r.sampled_blocks.iter().any(|b| !b.reused_for.is_empty()),
+                r.sampled_blocks.iter().any(|b| b.warps_shown_alike > 0),
+            ))
         }
         (Err(r), Err(e)) => {
             let budget = matches!(e, SimulationError::StepBudget { .. });
             if budget || r.to_string() == e.to_string() {
-                Ok(false)
+                Ok((false, false))
             } else {
                 Err(format!("the errors differ: {r} / {e}"))
             }
@@ -222,19 +247,19 @@ fn same_answer(shape: &Shape) -> Result<bool, String> {
 #[test]
 fn reusing_a_run_for_classes_shown_alike_changes_no_result() {
     let config = Config {
-        cases: 160,
+        cases: 320,
         failure_persistence: None,
         ..Config::default()
     };
     let mut runner =
         TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]));
     let reused_cases = Cell::new(0u32);
+    let warp_cases = Cell::new(0u32);
     let result = runner.run(&shape(), |shape| {
-        let reused = same_answer(&shape)
+        let (reused, warps) = same_answer(&shape)
             .map_err(|why| TestCaseError::fail(format!("{why}\n{}", shape.source())))?;
-        if reused {
-            reused_cases.set(reused_cases.get() + 1);
-        }
+        reused_cases.set(reused_cases.get() + u32::from(reused));
+        warp_cases.set(warp_cases.get() + u32::from(warps));
         Ok(())
     });
     if let Err(error) = result {
@@ -242,9 +267,14 @@ fn reusing_a_run_for_classes_shown_alike_changes_no_result() {
     }
     // The generator is for the fast path: a good share of its cases must take it.
     assert!(
-        reused_cases.get() >= 40,
-        "only {} of 160 cases reused a run",
+        reused_cases.get() >= 50,
+        "only {} of 320 cases reused a run",
         reused_cases.get()
+    );
+    assert!(
+        warp_cases.get() >= 32,
+        "only {} of 320 cases showed warps alike",
+        warp_cases.get()
     );
 }
 
@@ -267,4 +297,7 @@ fn a_tiled_matmul_on_a_grid_of_32_by_32_runs_one_block() {
     assert_eq!(report.sampled_blocks.len(), 1);
     assert_eq!(report.sampled_blocks[0].reused_for.len(), 8);
     assert_eq!(report.sampled_blocks[0].scale, 1024);
+    // Warp w of a block reads row w of each tile: two warps run, and the other 30 are theirs,
+    // moved a row at a time.
+    assert_eq!(report.sampled_blocks[0].warps_shown_alike, 30);
 }

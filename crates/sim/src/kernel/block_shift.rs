@@ -139,6 +139,23 @@ pub struct LaunchConstants {
     /// The launch's memory objects that may differ between blocks' accesses (global buffers and
     /// `__device__` variables); accesses to any other object must not be shifted.
     pub global_objects: Vec<usize>,
+    /// The shared arrays: each block has its own, so their accesses must not move between
+    /// blocks, but they may between the warps of one block.
+    pub shared_objects: Vec<usize>,
+    /// Arrays in local memory, whose records do not tell one thread's copy from another's: the
+    /// warps of a block are not shown alike through them.
+    pub local_objects: Vec<usize>,
+}
+
+/// What the analysis varies: the block (`analyze`) or the warp within a block
+/// (`analyze_warps`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Variable {
+    /// `blockIdx.x`, `.y` and `.z`, each its own component of a shift; `threadIdx` is free.
+    Blocks,
+    /// One step between warps of a class (`analyze_warps`), the first component of a shift:
+    /// `threadIdx` moves by `thread_shift` a step, `blockIdx` is free.
+    Warps { thread_shift: [i64; 3] },
 }
 
 /// The abstract value of a register or expression.
@@ -210,9 +227,40 @@ impl Value {
 /// Proves what it can of `function` (the kernel) for a launch with `constants`; `None` when the
 /// blocks cannot be shown alike.
 pub fn analyze(function: &FunctionIr, constants: &LaunchConstants) -> Option<BlockShift> {
+    prove(function, constants, Variable::Blocks)
+}
+
+/// Proves, for the warps of one block, what `analyze` proves for blocks: that warps `w` and `w +
+/// k` of a class (all the warps `w` of one remainder modulo `k`) run the same instructions with
+/// the same lanes, and access each memory object at addresses moved by a fixed number of bytes
+/// per step of `k` warps. The caller gives how far each component of `threadIdx` moves in one
+/// step, the same in every lane (`thread_shift`: with blocks of 256 x 1 threads and `k = 1`, `[32,
+/// 0, 0]`); `blockIdx` is the same for every warp. The result's shifts and guards have their
+/// step in the first component (`guards[..].shift[0]`); `bytes_per_block` is empty, since each
+/// access may move by its own number of bytes (`sa[ty][tx]` moves with the warp, `sb[k][tx]`
+/// does not). Unlike blocks, warps may access shared arrays at moved addresses; an access of
+/// local memory, whose records do not say which thread's copy they touch, ends the proof.
+///
+/// The data the warps load do not enter the proof: a warp that does not run stores nothing, so
+/// a warp that does run may load other values than in a full run, which no branch and no address
+/// can see.
+pub fn analyze_warps(
+    function: &FunctionIr,
+    constants: &LaunchConstants,
+    thread_shift: [i64; 3],
+) -> Option<BlockShift> {
+    prove(function, constants, Variable::Warps { thread_shift })
+}
+
+fn prove(
+    function: &FunctionIr,
+    constants: &LaunchConstants,
+    variable: Variable,
+) -> Option<BlockShift> {
     let mut analysis = Analysis {
         regs: HashMap::new(),
         constants,
+        variable,
         changed: false,
         failed: false,
         sites: HashMap::new(),
@@ -256,6 +304,7 @@ pub fn analyze(function: &FunctionIr, constants: &LaunchConstants) -> Option<Blo
 struct Analysis<'a> {
     regs: HashMap<Reg, Value>,
     constants: &'a LaunchConstants,
+    variable: Variable,
     changed: bool,
     /// A condition or an address breaks the proof, or the kernel does what it does not cover.
     failed: bool,
@@ -329,17 +378,25 @@ impl Analysis<'_> {
     }
 
     fn read(&self, reg: Reg) -> Value {
-        if (REG_THREAD_IDX..REG_THREAD_IDX + 3).contains(&reg) {
-            return FREE;
-        }
-        if (REG_BLOCK_IDX..REG_BLOCK_IDX + 3).contains(&reg) {
-            let mut shift = [0; 3];
-            shift[(reg - REG_BLOCK_IDX) as usize] = 1;
-            return Value::Shifted {
-                shift,
-                known: None,
-                object: None,
-            };
+        match self.variable {
+            Variable::Blocks => {
+                if (REG_THREAD_IDX..REG_THREAD_IDX + 3).contains(&reg) {
+                    return FREE;
+                }
+                if (REG_BLOCK_IDX..REG_BLOCK_IDX + 3).contains(&reg) {
+                    let mut shift = [0; 3];
+                    shift[(reg - REG_BLOCK_IDX) as usize] = 1;
+                    return shifted(shift, None);
+                }
+            }
+            Variable::Warps { thread_shift } => {
+                if (REG_THREAD_IDX..REG_THREAD_IDX + 3).contains(&reg) {
+                    return shifted([thread_shift[(reg - REG_THREAD_IDX) as usize], 0, 0], None);
+                }
+                if (REG_BLOCK_IDX..REG_BLOCK_IDX + 3).contains(&reg) {
+                    return FREE;
+                }
+            }
         }
         if let Some(&object) = self.constants.pointers.get(&reg) {
             return Value::Shifted {
@@ -380,7 +437,7 @@ impl Analysis<'_> {
     }
 
     /// An access of memory at `addr`: its object's shift must be the same at every access, and
-    /// none outside global memory.
+    /// none outside global memory (between warps: outside global and shared memory).
     fn access(&mut self, addr: Value) {
         if !self.checking {
             return;
@@ -391,9 +448,23 @@ impl Analysis<'_> {
                 object: Some(object),
                 ..
             } => {
-                let global = self.constants.global_objects.contains(&object);
-                if !global && shift != [0; 3] {
+                let c = self.constants;
+                let may_move = match self.variable {
+                    Variable::Blocks => c.global_objects.contains(&object),
+                    Variable::Warps { .. } => {
+                        if c.local_objects.contains(&object) {
+                            self.failed = true;
+                        }
+                        c.global_objects.contains(&object) || c.shared_objects.contains(&object)
+                    }
+                };
+                if !may_move && shift != [0; 3] {
                     self.failed = true;
+                }
+                if matches!(self.variable, Variable::Warps { .. }) {
+                    // Each access moves by its own shift, which the run of two warps of a class
+                    // measures record by record; an object need not move as one.
+                    return;
                 }
                 match self.sites.get(&object) {
                     Some(&seen) if seen != shift => self.failed = true,
@@ -737,6 +808,48 @@ fn convert(v: Value, from: Scalar, to: Scalar) -> Value {
     }
 }
 
+/// A shifted integer split at a power of two `2^m` that divides its shift: its low bits (`x &
+/// c` for a constant `c < 2^m`, `x % 2^m` unsigned) do not move, and its high bits (`x >> m`, `x /
+/// 2^m` unsigned) move by the shift over `2^m`. So `threadIdx.x & 1` is the same in every warp of
+/// 256-thread blocks and `threadIdx.x / 32` moves by one a warp. Adding a multiple of `2^m` keeps
+/// the low bits in two's complement whatever the signs; the high bits rely on the module's
+/// assumption that indices do not wrap. `None` where the rule does not apply.
+fn low_and_high_bits(
+    op: BinOp,
+    ty: Scalar,
+    (sa, ka): ([i64; 3], Option<i64>),
+    (sb, kb): ([i64; 3], Option<i64>),
+) -> Option<Value> {
+    let divides = |m: u32, shift: [i64; 3]| m < 62 && shift.iter().all(|s| s % (1i64 << m) == 0);
+    // The operand that moves, and the constant on the other side.
+    let (shift, constant) = match (sa == [0; 3], sb == [0; 3]) {
+        (false, true) => (sa, kb?),
+        (true, false) if op == BinOp::BitAnd => (sb, ka?),
+        _ => return None,
+    };
+    let power = |c: i64| (c > 0 && c.count_ones() == 1).then(|| c.trailing_zeros());
+    let unsigned = !ty.is_signed();
+    match op {
+        BinOp::BitAnd if constant >= 0 => {
+            let m = 64 - constant.leading_zeros();
+            divides(m, shift).then_some(FREE)
+        }
+        BinOp::Rem if unsigned => {
+            let m = power(constant)?;
+            divides(m, shift).then_some(FREE)
+        }
+        BinOp::Div | BinOp::Shr if unsigned || op == BinOp::Shr => {
+            let m = if op == BinOp::Div {
+                power(constant)?
+            } else {
+                u32::try_from(constant).ok().filter(|&m| m < 32)?
+            };
+            divides(m, shift).then(|| shifted(shift.map(|s| s >> m), None))
+        }
+        _ => None,
+    }
+}
+
 fn binary(op: BinOp, ty: Scalar, a: Value, b: Value) -> Value {
     let (
         Value::Shifted {
@@ -762,6 +875,9 @@ fn binary(op: BinOp, ty: Scalar, a: Value, b: Value) -> Value {
         return if free_a && free_b { FREE } else { Value::Other };
     }
     let both = ka.zip(kb);
+    if let Some(value) = low_and_high_bits(op, ty, (sa, ka), (sb, kb)) {
+        return value;
+    }
     match op {
         BinOp::Add => match add_scaled(sa, sb, 1) {
             Some(shift) => shifted(shift, both.and_then(|(x, y)| x.checked_add(y))),
@@ -814,11 +930,10 @@ fn binary(op: BinOp, ty: Scalar, a: Value, b: Value) -> Value {
 mod tests {
     use super::*;
     use crate::kernel::compile;
-    use crate::kernel::ir::REG_BLOCK_DIM;
+    use crate::kernel::ir::{ObjectSpace, REG_BLOCK_DIM};
 
-    /// What the analysis proves of kernel `kernel` in `source` with `defines`, launched with `n`
-    /// = 1024 (every other number too) and blocks of 16 x 16 in a grid of 64 x 64, and the names
-    /// of the objects it numbers (pointer parameters from 1000 on).
+    /// What the analysis proves of kernel `kernel` in `source` with `defines` (launched as
+    /// `launch_of` says), and the names of the objects it numbers.
     fn analyzed(
         source: &str,
         defines: &[(&str, &str)],
@@ -830,6 +945,17 @@ mod tests {
             .collect();
         let program = compile(source, &defines).expect("the kernel compiles");
         let function = &program.functions[program.kernel_index(kernel).expect("the kernel")];
+        let (names, constants) = launch_of(&program, function);
+        (analyze(function, &constants), names)
+    }
+
+    /// A launch of `function` with `n` = 1024 (every other number too) and blocks of 16 x 16 in
+    /// a grid of 64 x 64: the names of the objects it numbers (pointer parameters from 1000 on)
+    /// and what the analysis knows of it.
+    fn launch_of(
+        program: &crate::kernel::Program,
+        function: &FunctionIr,
+    ) -> (HashMap<usize, String>, LaunchConstants) {
         let mut constants = LaunchConstants::default();
         let mut names: HashMap<usize, String> = HashMap::new();
         for (i, param) in function.params.iter().enumerate() {
@@ -847,8 +973,26 @@ mod tests {
         }
         for (id, object) in program.objects.iter().enumerate() {
             names.insert(id, object.name.clone());
+            match object.space {
+                ObjectSpace::Shared | ObjectSpace::DynamicShared => {
+                    constants.shared_objects.push(id);
+                }
+                ObjectSpace::Local if !object.in_registers => constants.local_objects.push(id),
+                _ => {}
+            }
         }
-        (analyze(function, &constants), names)
+        (names, constants)
+    }
+
+    /// Whether the warps of kernel `k` in `source` (launched as `analyzed` says) are shown alike
+    /// when `threadIdx` moves by `thread_shift` from a warp to the next of its class, and if so
+    /// with how many guards.
+    fn check_warps(source: &str, thread_shift: [i64; 3], expected_guards: Option<usize>) {
+        let program = compile(source, &[]).expect("the kernel compiles");
+        let function = &program.functions[program.kernel_index("k").expect("the kernel")];
+        let (_, constants) = launch_of(&program, function);
+        let found = analyze_warps(function, &constants, thread_shift).map(|p| p.guards.len());
+        assert_eq!(found, expected_guards, "{source}");
     }
 
     /// The shifts proved for kernel `k` in `source` (launched as `analyzed` says), by object
@@ -1109,6 +1253,94 @@ mod tests {
                for (int j = 0; j < blockIdx.x; ++j) c[threadIdx.x] += 1.0f;
              }",
             &[(BinOp::Lt, [-1, 0, 0])],
+        );
+    }
+
+    #[test]
+    fn tiled_matmul_warps_of_16_by_16_blocks_are_two_tile_rows_apart() {
+        let program = compile(
+            crate::lesson_kernels::MATMUL,
+            &[
+                ("TILE_WIDTH".to_string(), "16".to_string()),
+                ("PAD".to_string(), "1".to_string()),
+            ],
+        )
+        .expect("the kernel compiles");
+        let function = &program.functions[program.kernel_index("mm_tiled").expect("the kernel")];
+        let (_, constants) = launch_of(&program, function);
+        let proof = analyze_warps(function, &constants, [0, 2, 0]).map(|p| p.guards.len());
+        assert_eq!(proof, Some(0));
+    }
+
+    #[test]
+    fn a_lane_parity_branch_is_the_same_in_every_warp() {
+        check_warps(
+            "__global__ void k(float* out) {
+               int t = threadIdx.x;
+               if ((t & 1) == 0) out[t] = 1.0f; else out[t] = 2.0f;
+             }",
+            [32, 0, 0],
+            Some(0),
+        );
+    }
+
+    #[test]
+    fn a_warp_parity_branch_needs_classes_of_every_other_warp() {
+        let source = "__global__ void k(float* out) {
+               int t = threadIdx.x;
+               if ((t & 32) == 0) out[t] = 1.0f;
+             }";
+        check_warps(source, [32, 0, 0], None);
+        check_warps(source, [64, 0, 0], Some(0));
+    }
+
+    #[test]
+    fn the_warp_index_moves_by_one_a_warp() {
+        check_warps(
+            "__global__ void k(float* out) {
+               out[threadIdx.x / 32] = 1.0f;
+               out[64 + (threadIdx.x >> 5)] = 1.0f;
+             }",
+            [32, 0, 0],
+            Some(0),
+        );
+    }
+
+    #[test]
+    fn a_check_on_the_thread_index_is_a_guard_between_warps() {
+        check_warps(
+            "__global__ void k(float* out) {
+               if (threadIdx.x < 100) out[threadIdx.x] = 1.0f;
+             }",
+            [32, 0, 0],
+            Some(1),
+        );
+    }
+
+    #[test]
+    fn a_shared_array_may_move_between_warps() {
+        check_warps(
+            "__global__ void k(float* out) {
+               __shared__ float s[256];
+               s[threadIdx.x] = 1.0f;
+               __syncthreads();
+               out[threadIdx.x] = s[255 - threadIdx.x];
+             }",
+            [32, 0, 0],
+            Some(0),
+        );
+    }
+
+    #[test]
+    fn local_memory_breaks_the_warp_proof() {
+        check_warps(
+            "__global__ void k(float* out, int n) {
+               float r[8];
+               for (int i = 0; i < n; ++i) r[i & 7] = (float)i;
+               out[threadIdx.x] = r[threadIdx.x & 7];
+             }",
+            [32, 0, 0],
+            None,
         );
     }
 }

@@ -407,6 +407,7 @@ impl Machine<'_, '_> {
             *slot = (mask >> l & 1 != 0).then_some(ptrs[l] & ADDRESS_MASK);
         }
         self.sink.record(&self.record);
+        self.emitted += 1;
     }
 
     pub(super) fn emit_records(
@@ -461,6 +462,7 @@ impl Machine<'_, '_> {
                 fences_passed: self.dependence.fences,
             };
             self.sink.record(&record);
+            self.emitted += 1;
         }
     }
 

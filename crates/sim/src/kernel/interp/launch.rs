@@ -135,9 +135,12 @@ pub struct BlockStats {
     /// The lanes of if-converted bodies that were active but predicated off, times the bodies'
     /// instructions, in `issue::ISSUE_SCALE`-ths (not in the above).
     pub predicated_off_threads: u64,
-    /// Statements and expression nodes evaluated, summed over warps (at most the budget the
-    /// block was given).
+    /// Statements and expression nodes evaluated, summed over the warps that ran (at most the
+    /// budget the block was given).
     pub steps: u64,
+    /// The warps that did not run, shown alike to a warp of their class that did (`warps`):
+    /// their records are its records, moved.
+    pub warps_shown_alike: u32,
 }
 
 /// One block's run with its records.
@@ -196,6 +199,8 @@ pub struct Simulation<'p> {
     /// their ranges in the last block run.
     pub(super) guard_sites: Vec<GuardSite>,
     pub(super) guard_ranges: Vec<GuardRange>,
+    /// The warps of a block shown alike (`show_warps_alike`), if they are.
+    pub(super) warp_classes: Option<WarpClasses>,
 }
 
 /// The first global address of the first buffer (buffers follow, each 256-byte aligned).
@@ -472,6 +477,7 @@ impl<'p> Simulation<'p> {
             local_frame_bytes,
             guard_sites: Vec::new(),
             guard_ranges: Vec::new(),
+            warp_classes: None,
         })
     }
 
@@ -496,6 +502,29 @@ impl<'p> Simulation<'p> {
     /// instructions at shifted addresses (its guards alike); `None` otherwise. From then on each
     /// block run keeps the range of its guards (`Simulation::guard_ranges`).
     pub fn shifted_buffers(&mut self) -> Option<(Vec<ShiftedBuffer>, Vec<Guard>)> {
+        // The guards start afresh; warps shown alike before would index them wrongly.
+        self.warp_classes = None;
+        self.guard_sites.clear();
+        let func = &self.program.functions[self.kernel];
+        let constants = self.launch_constants();
+        let shift = block_shift::analyze(func, &constants)?;
+        self.guard_sites = shift.guards.iter().map(|g| g.site).collect();
+        let buffers = shift
+            .bytes_per_block
+            .iter()
+            .filter(|(object, _)| constants.global_objects.contains(object))
+            .map(|&(object, bytes_per_block)| ShiftedBuffer {
+                base: self.objects[object].base,
+                size: self.objects[object].size,
+                bytes_per_block,
+            })
+            .collect();
+        Some((buffers, shift.guards))
+    }
+
+    /// What `block_shift` knows of the launch: its arguments and dimensions, the objects its
+    /// pointer parameters point to, and which objects lie in which memory.
+    pub(super) fn launch_constants(&self) -> LaunchConstants {
         let func = &self.program.functions[self.kernel];
         let mut constants = LaunchConstants::default();
         for (p, &v) in func.params.iter().zip(&self.param_values) {
@@ -514,22 +543,15 @@ impl<'p> Simulation<'p> {
                 .values
                 .insert(REG_BLOCK_DIM + k as Reg, i64::from(v));
         }
-        constants.global_objects = (0..self.objects.len())
-            .filter(|&i| self.objects[i].in_global_memory())
-            .collect();
-        let shift = block_shift::analyze(func, &constants)?;
-        self.guard_sites = shift.guards.iter().map(|g| g.site).collect();
-        let buffers = shift
-            .bytes_per_block
-            .iter()
-            .filter(|(object, _)| constants.global_objects.contains(object))
-            .map(|&(object, bytes_per_block)| ShiftedBuffer {
-                base: self.objects[object].base,
-                size: self.objects[object].size,
-                bytes_per_block,
-            })
-            .collect();
-        Some((buffers, shift.guards))
+        let objects = |keep: &dyn Fn(&RtObject) -> bool| -> Vec<usize> {
+            (0..self.objects.len())
+                .filter(|&i| keep(&self.objects[i]))
+                .collect()
+        };
+        constants.global_objects = objects(&|o| o.in_global_memory());
+        constants.shared_objects = objects(&|o| o.space == Space::Shared);
+        constants.local_objects = objects(&|o| o.space == Space::Local && o.records);
+        constants
     }
 
     /// The objects in global memory (parameter buffers and `__device__` variables) as
@@ -608,11 +630,34 @@ impl<'p> Simulation<'p> {
 
     /// Runs one block, handing each record to `sink` as it happens. All its warps together take
     /// at most `step_budget` steps; a block that needs more stops with the step budget's error.
+    ///
+    /// Where `show_warps_alike` proved the block's warps alike, only the first warp of each class
+    /// runs and the others' records are its own moved (`warps`); if the run does not bear the
+    /// proof out, the block runs again warp by warp. Either way `sink` sees the same records.
     pub fn run_block_into(
         &mut self,
         block: [u32; 3],
         step_budget: u64,
         sink: &mut dyn RecordSink,
+    ) -> Result<BlockStats, Diagnostic> {
+        if let Some(classes) = self.warp_classes.take() {
+            let replayed = self.run_block_replayed(block, step_budget, sink, &classes);
+            self.warp_classes = Some(classes);
+            if let Some(stats) = replayed {
+                return Ok(stats);
+            }
+        }
+        self.run_warps(block, step_budget, sink, None)
+    }
+
+    /// Runs the block's warps, every one, or with `log` only the first of each class, whose
+    /// records, work and guard ranges `log` then keeps per warp.
+    pub(super) fn run_warps(
+        &mut self,
+        block: [u32; 3],
+        step_budget: u64,
+        sink: &mut dyn RecordSink,
+        mut log: Option<&mut WarpLog>,
     ) -> Result<BlockStats, Diagnostic> {
         let g = self.launch.grid;
         let func = &self.program.functions[self.kernel];
@@ -638,6 +683,7 @@ impl<'p> Simulation<'p> {
             threads,
             block,
             sink,
+            emitted: 0,
             budget: step_budget,
             regs: Vec::new(),
             tags: Vec::new(),
@@ -720,6 +766,12 @@ impl<'p> Simulation<'p> {
 
         // One step counter for the whole block (`machine.steps`), checked as it counts: the
         // warps share the budget, however many there are.
+        if let Some(log) = log.as_deref() {
+            // Only the first two warps of each class run.
+            for warp in warps.iter_mut().skip(log.running()) {
+                warp.done = true;
+            }
+        }
         loop {
             let mut any_waiting = false;
             for (w, warp) in warps.iter_mut().enumerate() {
@@ -734,7 +786,11 @@ impl<'p> Simulation<'p> {
                 machine.tags = std::mem::take(&mut warp.tags);
                 machine.dependence = warp.dependence;
                 machine.tbase = func.temp_base;
+                let before = log.as_deref_mut().map(|log| log.begin(w, &mut machine));
                 let result = machine.run_flow(self.kernel, &mut warp.flow, warp.valid);
+                if let (Some(log), Some(before)) = (log.as_deref_mut(), before) {
+                    log.end(w, before, &mut machine);
+                }
                 warp.regs = std::mem::take(&mut machine.regs);
                 warp.tags = std::mem::take(&mut machine.tags);
                 warp.dependence = machine.dependence;
@@ -759,6 +815,7 @@ impl<'p> Simulation<'p> {
             thread_issued_instructions: machine.thread_issued,
             predicated_off_threads: machine.predicated_off_threads,
             steps: machine.steps,
+            warps_shown_alike: 0,
         })
     }
 }

@@ -95,6 +95,8 @@ pub(super) struct Machine<'s, 'p> {
     pub(super) threads: u32,
     pub(super) block: [u32; 3],
     pub(super) sink: &'s mut dyn RecordSink,
+    /// How many records the block has handed to `sink` (`warps` cuts a warp's out by it).
+    pub(super) emitted: usize,
     /// The steps the block may take, all warps together, and the steps taken so far.
     pub(super) budget: u64,
     pub(super) regs: Vec<Lanes>,

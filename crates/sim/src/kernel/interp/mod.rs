@@ -44,8 +44,10 @@ mod access;
 mod lanes;
 mod launch;
 mod machine;
+mod warps;
 
 use access::*;
 use lanes::*;
 pub use launch::*;
 use machine::*;
+use warps::*;

@@ -1,0 +1,404 @@
+//! The warps of a block that provably do the same work at moved addresses: the first warp of
+//! each class runs, and the records of the others are its records moved (issue 13, "run less",
+//! without changing a result).
+//!
+//! In a block of 256 x 1 threads that runs `out[i] = in[i]` with `i = blockIdx.x * 256 +
+//! threadIdx.x`, warp 5 does what warp 0 does at addresses 5 x 128 bytes further on: the same
+//! instructions, the same active lanes, the same accesses in the same order. `block_shift::
+//! analyze_warps` proves that from the kernel's code (the same abstract interpretation that shows
+//! blocks alike, with the warp as the variable) for warps `w` and `w + step` of a class; the tiled
+//! matmul's 16 x 16 blocks move `threadIdx.y` by 2 a warp, the divergence lesson's `threadIdx.x &
+//! 32` needs classes of every other warp (`step` 2). What the proof leaves to the run is checked
+//! against what the first warp of each class did: every guard (`row < n`) comes out alike in
+//! every lane of every warp of the class, and every moved access stays inside its object,
+//! aligned. Then the warps' records are handed to the sink in the order the interpreter would
+//! have made them (each warp until its next barrier, warp by warp, `Simulation::run_warps`), and
+//! the block's work is the first warps' work, each times the warps of its class.
+//!
+//! Only the records of a warp that does not run are made up; its data are not: it stores nothing,
+//! so the warps that run may load other values than they would in a full run, into shared memory
+//! above all. No branch and no address depends on a loaded value (the proof requires it), so the
+//! records, counters and profile are those of the full run to the last digit; the block's memory
+//! afterwards is not, and nothing reads it but later blocks, whose control and addresses cannot
+//! see it either. A run that does not bear the proof out, or ends in an error, hands nothing to
+//! the sink, and the block runs again warp by warp.
+
+use super::*;
+use crate::kernel::block_shift::{self, Guard, GuardRange};
+
+/// How the warps of every block of a launch are shown alike: warps `w` and `w + step` run the
+/// same instructions with the same lanes, and each of their accesses is the other's moved by a
+/// fixed number of bytes.
+#[derive(Clone, Debug)]
+pub(super) struct WarpClasses {
+    step: u32,
+    n_warps: u32,
+    /// The guards, each with its index among `Simulation::guard_sites`; a guard's shift per step
+    /// is the first component of its `shift`.
+    guards: Vec<(usize, Guard)>,
+}
+
+/// What the warps that run (the first two of each class) did (`Simulation::run_warps`).
+#[derive(Debug)]
+pub(super) struct WarpLog {
+    running: usize,
+    /// Per warp: each of its runs (until a barrier or its end) as a range of the records the
+    /// sink received.
+    pieces: Vec<Vec<(usize, usize)>>,
+    work: Vec<WarpWork>,
+    guard_ranges: Vec<Vec<GuardRange>>,
+}
+
+/// The counts of a warp's work that `BlockStats` sums over warps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct WarpWork {
+    instructions: u64,
+    flops: u64,
+    fp32_issued_flops: u64,
+    barriers: u64,
+    issued: u64,
+    thread_issued: u64,
+    predicated_off: PredicatedBody,
+    predicated_off_threads: u64,
+}
+
+impl WarpWork {
+    fn of(machine: &Machine<'_, '_>) -> WarpWork {
+        WarpWork {
+            instructions: machine.instructions,
+            flops: machine.flops,
+            fp32_issued_flops: machine.fp32_issued_flops,
+            barriers: machine.barriers,
+            issued: machine.issued,
+            thread_issued: machine.thread_issued,
+            predicated_off: machine.predicated_off,
+            predicated_off_threads: machine.predicated_off_threads,
+        }
+    }
+
+    /// Adds `after - before`, the work of one run of a warp.
+    fn add_difference(&mut self, after: &WarpWork, before: &WarpWork) {
+        self.instructions += after.instructions - before.instructions;
+        self.flops += after.flops - before.flops;
+        self.fp32_issued_flops += after.fp32_issued_flops - before.fp32_issued_flops;
+        self.barriers += after.barriers - before.barriers;
+        self.issued += after.issued - before.issued;
+        self.thread_issued += after.thread_issued - before.thread_issued;
+        self.predicated_off_threads += after.predicated_off_threads - before.predicated_off_threads;
+        let (a, b) = (&after.predicated_off, &before.predicated_off);
+        self.predicated_off.add(&PredicatedBody {
+            issue: a.issue - b.issue,
+            shared_loads: a.shared_loads - b.shared_loads,
+            shared_stores: a.shared_stores - b.shared_stores,
+            global_loads: a.global_loads - b.global_loads,
+            global_stores: a.global_stores - b.global_stores,
+        });
+    }
+
+    /// Adds `times` warps' worth of `work`.
+    fn add_times(&mut self, work: &WarpWork, times: u64) {
+        self.instructions += work.instructions * times;
+        self.flops += work.flops * times;
+        self.fp32_issued_flops += work.fp32_issued_flops * times;
+        self.barriers += work.barriers * times;
+        self.issued += work.issued * times;
+        self.thread_issued += work.thread_issued * times;
+        self.predicated_off_threads += work.predicated_off_threads * times;
+        for _ in 0..times {
+            self.predicated_off.add(&work.predicated_off);
+        }
+    }
+}
+
+impl WarpLog {
+    /// How many warps run: the first two of each class.
+    pub(super) fn running(&self) -> usize {
+        self.running
+    }
+
+    /// Before warp `w` runs: its own guard ranges go to the machine.
+    pub(super) fn begin(&mut self, w: usize, machine: &mut Machine<'_, '_>) -> (WarpWork, usize) {
+        std::mem::swap(&mut machine.guard_ranges, &mut self.guard_ranges[w]);
+        (WarpWork::of(machine), machine.emitted)
+    }
+
+    /// After warp `w` ran: what it did.
+    pub(super) fn end(
+        &mut self,
+        w: usize,
+        (before, first_record): (WarpWork, usize),
+        machine: &mut Machine<'_, '_>,
+    ) {
+        std::mem::swap(&mut machine.guard_ranges, &mut self.guard_ranges[w]);
+        self.pieces[w].push((first_record, machine.emitted));
+        self.work[w].add_difference(&WarpWork::of(machine), &before);
+    }
+}
+
+/// How far `threadIdx` moves from each warp of a block to the warp `step` later, if that is the
+/// same for every lane and warp (blocks of 256 x 1: 32 along x a warp; 16 x 16: 2 along y; 64 x 4:
+/// only with `step` 2, one along y).
+fn thread_shift(block: Dim3, n_warps: u32, step: u32) -> Option<[i64; 3]> {
+    let index = |tid: u32| {
+        [
+            tid % block.x,
+            (tid / block.x) % block.y,
+            tid / (block.x * block.y),
+        ]
+        .map(i64::from)
+    };
+    let (zero, next) = (index(0), index(step * 32));
+    let shift = [0, 1, 2].map(|d| next[d] - zero[d]);
+    for w in step..n_warps {
+        let q = i64::from(w / step);
+        let first = (w % step) * 32;
+        for lane in 0..32 {
+            let (from, to) = (index(first + lane), index(w * 32 + lane));
+            if (0..3).any(|d| to[d] - from[d] != q * shift[d]) {
+                return None;
+            }
+        }
+    }
+    Some(shift)
+}
+
+/// How far every active lane of `second` is from the same lane of `first`, if the two records are
+/// the same access of two warps of a class (the same place, kind, width, lanes and order) and
+/// every lane moved by as much.
+fn record_move(first: &MemRecord, second: &MemRecord) -> Option<i64> {
+    let alike = first.access.space == second.access.space
+        && first.access.kind == second.access.kind
+        && first.access.width == second.access.width
+        && first.span == second.span
+        && first.block == second.block
+        && first.order == second.order
+        && first.fences_passed == second.fences_passed;
+    if !alike {
+        return None;
+    }
+    let mut by: Option<i64> = None;
+    for (a, b) in first.access.lanes.iter().zip(&second.access.lanes) {
+        match (a, b) {
+            (None, None) => {}
+            (Some(a), Some(b)) => {
+                let d = i64::try_from(i128::from(*b) - i128::from(*a)).ok()?;
+                if by.is_some_and(|by| by != d) {
+                    return None;
+                }
+                by = Some(d);
+            }
+            _ => return None,
+        }
+    }
+    Some(by.unwrap_or(0))
+}
+
+impl Simulation<'_> {
+    /// Tries to prove the warps of every block alike (`block_shift::analyze_warps`), with
+    /// classes of every warp, every other warp, every fourth, ..., and keeps the first proof:
+    /// from then on `run_block_into` runs the first two warps of each class. Call it after
+    /// `shifted_buffers`, which starts the guards afresh. False where no proof holds, where no
+    /// class has a third warp, or where the block's last warp is not whole.
+    pub fn show_warps_alike(&mut self) -> bool {
+        self.warp_classes = None;
+        let block = self.launch.block;
+        let threads = block.count();
+        if !threads.is_multiple_of(32) {
+            return false;
+        }
+        let n_warps = (threads / 32) as u32;
+        let constants = self.launch_constants();
+        let func = &self.program.functions[self.kernel];
+        let mut step = 1;
+        while 2 * step < n_warps {
+            let proof = thread_shift(block, n_warps, step)
+                .and_then(|shift| block_shift::analyze_warps(func, &constants, shift));
+            if let Some(proof) = proof {
+                let guards = proof
+                    .guards
+                    .iter()
+                    .map(|guard| {
+                        let index = match self.guard_sites.iter().position(|&s| s == guard.site) {
+                            Some(index) => index,
+                            None => {
+                                self.guard_sites.push(guard.site);
+                                self.guard_sites.len() - 1
+                            }
+                        };
+                        (index, *guard)
+                    })
+                    .collect();
+                self.warp_classes = Some(WarpClasses {
+                    step,
+                    n_warps,
+                    guards,
+                });
+                return true;
+            }
+            step *= 2;
+        }
+        false
+    }
+
+    /// Runs the first two warps of each class and hands the sink every warp's records; `None`,
+    /// with nothing handed, where the run ends in an error or does not bear the proof out.
+    pub(super) fn run_block_replayed(
+        &mut self,
+        block: [u32; 3],
+        step_budget: u64,
+        sink: &mut dyn RecordSink,
+        classes: &WarpClasses,
+    ) -> Option<BlockStats> {
+        let step = classes.step as usize;
+        let n_warps = classes.n_warps as usize;
+        let running = 2 * step;
+        let n_sites = self.guard_sites.len();
+        let mut log = WarpLog {
+            running,
+            pieces: vec![Vec::new(); running],
+            work: vec![WarpWork::default(); running],
+            guard_ranges: vec![vec![None; n_sites]; running],
+        };
+        let mut records: Vec<MemRecord> = Vec::new();
+        let ran = self
+            .run_warps(block, step_budget, &mut records, Some(&mut log))
+            .ok()?;
+        // The steps from the first warp of class `j` to its last.
+        let last_step = |j: usize| ((n_warps - 1 - j) / step) as i64;
+
+        // Each class's second warp did its first warp's work, and every record of it is the
+        // first's moved: by how much, per record of the first warp.
+        let mut moves = vec![0i64; records.len()];
+        for j in 0..step {
+            let (first, second) = (&log.pieces[j], &log.pieces[j + step]);
+            if log.work[j] != log.work[j + step] || first.len() != second.len() {
+                return None;
+            }
+            for (&(a, a_end), &(b, b_end)) in first.iter().zip(second) {
+                if a_end - a != b_end - b {
+                    return None;
+                }
+                for (i, k) in (a..a_end).zip(b..b_end) {
+                    let by = record_move(&records[i], &records[k])?;
+                    if !self.moves_inside(&records[i], by, last_step(j)) {
+                        return None;
+                    }
+                    moves[i] = by;
+                }
+            }
+        }
+        for &(site, guard) in &classes.guards {
+            let per_step = i128::from(guard.shift[0]);
+            for (j, ranges) in log.guard_ranges.iter().take(step).enumerate() {
+                if !(1..=last_step(j))
+                    .all(|q| guard.holds_alike(ranges[site], per_step * i128::from(q)))
+                {
+                    return None;
+                }
+            }
+        }
+
+        // The block's guard ranges, as if every warp had run: each class's, moved to its last
+        // warp as far as the guard moves.
+        let mut guard_ranges: Vec<GuardRange> = vec![None; n_sites];
+        for (site, slot) in guard_ranges.iter_mut().enumerate() {
+            let per_step = classes
+                .guards
+                .iter()
+                .find(|(s, _)| *s == site)
+                .map_or(0, |(_, guard)| i128::from(guard.shift[0]));
+            for (j, ranges) in log.guard_ranges.iter().take(step).enumerate() {
+                let Some((least, greatest)) = ranges[site] else {
+                    continue;
+                };
+                let far = per_step * i128::from(last_step(j));
+                let (least, greatest) = (least + far.min(0), greatest + far.max(0));
+                *slot = Some(slot.map_or((least, greatest), |(lo, hi)| {
+                    (lo.min(least), hi.max(greatest))
+                }));
+            }
+        }
+        self.guard_ranges = guard_ranges;
+
+        // The records in the interpreter's order: each round, every warp that has not ended runs
+        // to its next barrier or its end, warp by warp. The warps that ran hand their own.
+        let mut moved = records.first().cloned();
+        for round in 0.. {
+            let mut any = false;
+            for w in 0..n_warps {
+                let (j, q) = (w % step, (w / step) as i64);
+                let ran = if w < running { w } else { j };
+                let Some(&(first, end)) = log.pieces[ran].get(round) else {
+                    continue;
+                };
+                any = true;
+                for (record, &per_step) in records[first..end].iter().zip(&moves[first..end]) {
+                    match moved.as_mut() {
+                        Some(moved) if w >= running => {
+                            moved.clone_from(record);
+                            moved.warp = w as u32;
+                            let by = per_step * q;
+                            for address in moved.access.lanes.iter_mut().flatten() {
+                                *address = address.wrapping_add_signed(by);
+                            }
+                            sink.record(moved);
+                        }
+                        _ => sink.record(record),
+                    }
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+
+        let mut work = WarpWork::default();
+        for (j, class_work) in log.work.iter().take(step).enumerate() {
+            work.add_times(class_work, last_step(j) as u64 + 1);
+        }
+        Some(BlockStats {
+            block,
+            flops: work.flops,
+            warp_instructions: work.instructions,
+            fp32_issued_flops: work.fp32_issued_flops,
+            barrier_warp_instructions: work.barriers,
+            issued_instructions: work.issued,
+            predicated_off: work.predicated_off,
+            thread_issued_instructions: work.thread_issued,
+            predicated_off_threads: work.predicated_off_threads,
+            steps: ran.steps,
+            warps_shown_alike: (n_warps - running) as u32,
+        })
+    }
+
+    /// Whether `record`, moved by `per_step` bytes up to `last_step` times, stays inside the
+    /// object it accesses and aligned, as the interpreter requires of every access.
+    fn moves_inside(&self, record: &MemRecord, per_step: i64, last_step: i64) -> bool {
+        let mut lanes = record.access.lanes.iter().flatten();
+        let Some(&first) = lanes.next() else {
+            return true;
+        };
+        if per_step == 0 || last_step <= 1 {
+            // The second warp of the class ran it.
+            return true;
+        }
+        let (least, greatest) = lanes.fold((first, first), |(lo, hi), &a| (lo.min(a), hi.max(a)));
+        let width = u64::from(record.access.width.bytes());
+        let Some(object) = self.objects.iter().find(|o| {
+            o.records
+                && o.space == record.access.space
+                && o.base <= least
+                && greatest + width <= o.base + o.size
+        }) else {
+            return false;
+        };
+        let align = i64::from(record.access.width.bytes().min(16));
+        if per_step % align != 0 {
+            return false;
+        }
+        let far = i128::from(per_step) * i128::from(last_step);
+        i128::from(least) + far.min(0) >= i128::from(object.base)
+            && i128::from(greatest) + far.max(0) + i128::from(width)
+                <= i128::from(object.base) + i128::from(object.size)
+    }
+}
