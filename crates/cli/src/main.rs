@@ -700,6 +700,7 @@ fn sampled_block_json(block: &SampledBlock) -> serde_json::Value {
         "position": block.position,
         "scale": block.scale,
         "reused_for": block.reused_for,
+        "warps_shown_alike": block.warps_shown_alike,
         "steps": block.steps,
     })
 }

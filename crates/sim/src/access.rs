@@ -77,7 +77,7 @@ impl AccessWidth {
 
 /// One warp-level memory instruction. `lanes[i]` is lane i's byte address, `None` if the lane is
 /// inactive (masked off by divergence or beyond the end of the block).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct WarpAccess {
     pub space: Space,
     pub kind: AccessKind,

@@ -848,7 +848,7 @@ impl LoadFuser {
             self.pending.push(Pending {
                 warp: record.warp,
                 site,
-                first: record.clone(),
+                first: *record,
                 last: access.lanes,
                 count: 1,
                 target: target as u32,
@@ -903,7 +903,7 @@ impl LoadFuser {
             while width / elem > count - done {
                 width /= 2;
             }
-            let mut record = run.first.clone();
+            let mut record = run.first;
             record.access.lanes = lanes;
             record.access.width = AccessWidth::new(width as u32).unwrap_or(record.access.width);
             let width = u64::from(record.access.width.bytes());

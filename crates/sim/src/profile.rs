@@ -722,7 +722,7 @@ impl BlockProfiler {
             }
             // The half-warp on its own: the cc 1.x rules coalesce each half-warp separately, so
             // its transactions are those the whole access makes for it.
-            let mut alone = access.clone();
+            let mut alone = *access;
             for (lane, slot) in alone.lanes.iter_mut().enumerate() {
                 if !range.contains(&lane) {
                     *slot = None;

@@ -425,7 +425,7 @@ mod tests {
         let strided = record(7, Space::Global, 0, |lane| Some(128 * u64::from(lane)));
         let coalesced = record(5, Space::Global, 1, |lane| Some(4 * u64::from(lane)));
         check(
-            &[strided.clone(), coalesced, strided],
+            &[strided, coalesced, strided],
             1.0,
             &[
                 (5, [1.0, 0.0, 0.0, 1.0, 4.0]),

@@ -216,7 +216,9 @@ fn value_text(value: &memplay_sim::kernel::Value) -> String {
 
 /// "simulated 9 blocks of 4,096, 5,120 warp instructions in 1.8 ms", or, where edge classes
 /// were shown to do another run block's work at shifted addresses and reused its run,
-/// "simulated 9 blocks of 4,096 (4 run, 5 shown alike), ...".
+/// "simulated 9 blocks of 4,096 (4 run, 5 shown alike), ...", and where the warps of a block were
+/// shown to do each other's work at moved addresses and only two of each class ran,
+/// "simulated 9 blocks of 1,024 (1 run, 8 shown alike; 2 of 32 warps run), ...".
 pub fn cost_text(report: &SimulationReport, elapsed_ms: f64) -> String {
     let run = report.sampled_blocks.len();
     let alike: usize = report
@@ -230,15 +232,32 @@ pub fn cost_text(report: &SimulationReport, elapsed_ms: f64) -> String {
         .iter()
         .map(|block| block.counters.warp_instructions)
         .sum();
+    let warps = run as u64 * u64::from(report.occupancy.warps_per_block);
+    let warps_alike: u64 = report
+        .sampled_blocks
+        .iter()
+        .map(|block| u64::from(block.warps_shown_alike))
+        .sum();
+    let mut shown_alike = Vec::new();
+    if alike > 0 {
+        shown_alike.push(format!("{run} run, {alike} shown alike"));
+    }
+    if warps_alike > 0 {
+        shown_alike.push(format!(
+            "{} of {} warps run",
+            format_number((warps - warps_alike.min(warps)) as f64),
+            format_number(warps as f64)
+        ));
+    }
     format!(
         "simulated {} block{} of {}{}, {} warp instructions in {} ms",
         blocks,
         if blocks == 1 { "" } else { "s" },
         format_number(report.grid_blocks as f64),
-        if alike > 0 {
-            format!(" ({run} run, {alike} shown alike)")
-        } else {
+        if shown_alike.is_empty() {
             String::new()
+        } else {
+            format!(" ({})", shown_alike.join("; "))
         },
         format_number(warp_instructions),
         if elapsed_ms < 10.0 {
@@ -1038,9 +1057,12 @@ mod tests {
         let report = simulate(&state.launch()).expect("runs");
         let text = cost_text(&report, 1.84);
         // Its first block differs (`i > 0` idles a lane); the last one is shown alike to the
-        // interior block and reuses its run.
+        // interior block and reuses its run. In the first block `i > 0` also sets warp 0 apart
+        // from the others, so all 8 warps run; in the interior block two do.
         assert!(
-            text.starts_with("simulated 3 blocks of 16,384 (2 run, 1 shown alike), "),
+            text.starts_with(
+                "simulated 3 blocks of 16,384 (2 run, 1 shown alike; 10 of 16 warps run), "
+            ),
             "{text}"
         );
         assert!(text.ends_with(" warp instructions in 1.8 ms"), "{text}");
@@ -1055,9 +1077,10 @@ mod tests {
         };
         let report = simulate(&state.launch()).expect("runs");
         let text = cost_text(&report, 12.0);
+        // Warp w of a 32 x 32 block reads row w of each tile: two warps run for the other 30.
         assert!(
             text.starts_with("simulated 9 blocks of ")
-                && text.contains(" (1 run, 8 shown alike), "),
+                && text.contains(" (1 run, 8 shown alike; 2 of 32 warps run), "),
             "{text}"
         );
     }

@@ -73,7 +73,7 @@ pub struct RunConfig {
 }
 
 /// One warp-level memory instruction as it executed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct MemRecord {
     pub access: WarpAccess,
     pub span: Span,
@@ -109,7 +109,7 @@ pub trait RecordSink {
 
 impl RecordSink for Vec<MemRecord> {
     fn record(&mut self, record: &MemRecord) {
-        self.push(record.clone());
+        self.push(*record);
     }
 }
 

@@ -322,7 +322,7 @@ impl Simulation<'_> {
 
         // The records in the interpreter's order: each round, every warp that has not ended runs
         // to its next barrier or its end, warp by warp. The warps that ran hand their own.
-        let mut moved = records.first().cloned();
+        let mut moved = records.first().copied();
         for round in 0.. {
             let mut any = false;
             for w in 0..n_warps {
@@ -335,7 +335,7 @@ impl Simulation<'_> {
                 for (record, &per_step) in records[first..end].iter().zip(&moves[first..end]) {
                     match moved.as_mut() {
                         Some(moved) if w >= running => {
-                            moved.clone_from(record);
+                            *moved = *record;
                             moved.warp = w as u32;
                             let by = per_step * q;
                             for address in moved.access.lanes.iter_mut().flatten() {
