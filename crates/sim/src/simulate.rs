@@ -18,7 +18,11 @@
 //!    (if any) and the interior class run first, and a run stands for every class not yet run
 //!    that `runs_alike` admits (shifts of whole 128-byte lines, shifted addresses in bounds,
 //!    guards alike): the totals are those of running every class
-//!    (`BlockSampling::EdgeClassesEachRun`) to the last digit, with fewer runs.
+//!    (`BlockSampling::EdgeClassesEachRun`) to the last digit, with fewer runs;
+//! 6. within each block run, where `kernel::block_shift::analyze_warps` proves the warps alike up
+//!    to moved addresses, two warps of each class run and the others' records are theirs moved
+//!    (`SampledBlock::warps_shown_alike`), on every device: the records are those of running
+//!    every warp, so everything after the interpreter sees the same stream.
 //!
 //! The counters are named as Nsight Compute names them (Nsight Compute Kernel Profiling Guide,
 //! "Metrics Reference"), so that `tests/reference.rs` can compare them with the H100 measurements in

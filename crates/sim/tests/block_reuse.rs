@@ -31,6 +31,9 @@ struct Shape {
     loop_rows: u32,
     guard: Guard,
     tile: Tile,
+    /// `for (int i = t; i < {strided_loop}; i += threads) acc += a[i];` (0: none): a loop whose
+    /// trip count differs between the lanes of a warp.
+    strided_loop: u32,
     lanes_below: u32,
     /// The buffers hold this share of what the launch reads, in eighths (8: all of it).
     eighths: u64,
@@ -96,7 +99,10 @@ fn shape() -> impl Strategy<Value = Shape> {
             Guard::Reassign,
             Guard::ReassignSome,
         ]),
-        prop::sample::select(vec![Tile::None, Tile::Next, Tile::NextLane]),
+        (
+            prop::sample::select(vec![Tile::None, Tile::Next, Tile::NextLane]),
+            prop::sample::select(vec![0u32, 0, 100, 180]),
+        ),
         prop::sample::select(vec![0u32, 8, 20, 64, 100]),
         prop::sample::select(vec![8u64, 8, 8, 6]),
         0usize..5,
@@ -110,7 +116,7 @@ fn shape() -> impl Strategy<Value = Shape> {
                 width,
                 loop_rows,
                 guard,
-                tile,
+                (tile, strided_loop),
                 lanes_below,
                 eighths,
                 device,
@@ -124,6 +130,7 @@ fn shape() -> impl Strategy<Value = Shape> {
                     loop_rows,
                     guard,
                     tile,
+                    strided_loop,
                     lanes_below,
                     eighths,
                     device,
@@ -153,6 +160,12 @@ impl Shape {
         if let Some(neighbour) = neighbour {
             body += &format!(
                 "  __shared__ float s[{threads}];\n  int t = threadIdx.y * blockDim.x + threadIdx.x;\n  s[t] = a[gy * {w} + gx];\n  __syncthreads();\n  acc += s[{neighbour}];\n  __syncthreads();\n"
+            );
+        }
+        if self.strided_loop > 0 {
+            body += &format!(
+                "  for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < {}; i += {threads}) acc += a[i];\n",
+                self.strided_loop
             );
         }
         let store = format!("out[gy * {w} + gx] = acc;");
@@ -267,12 +280,12 @@ fn reusing_a_run_for_classes_shown_alike_changes_no_result() {
     }
     // The generator is for the fast path: a good share of its cases must take it.
     assert!(
-        reused_cases.get() >= 50,
+        reused_cases.get() >= 20,
         "only {} of 320 cases reused a run",
         reused_cases.get()
     );
     assert!(
-        warp_cases.get() >= 32,
+        warp_cases.get() >= 16,
         "only {} of 320 cases showed warps alike",
         warp_cases.get()
     );

@@ -33,10 +33,16 @@
 //! `simulate` then checks the rest per pair of blocks: each buffer's shift in bytes is a whole
 //! number of lines, the addresses the run block touched stay in the buffer once shifted, and
 //! every guard comes out the same in every lane each time. The interpreter keeps, per guard, the
-//! least and the greatest `lhs - rhs` the run block's lanes compared (`GuardRange`); the other
-//! block compares those plus the guard's shift, so `row < n`, true in every lane of the interior
-//! block of a 1024-row matmul in 16-row blocks (rows 512 to 527), stays true down to the last
-//! row of blocks (rows 1008 to 1023) and turns false in some lane of a block past the edge.
+//! least and the greatest `lhs - rhs` the run block's lanes compared, apart for the lanes where
+//! it came out true and false (`GuardRange`); the other block compares those plus the guard's
+//! shift, so `row < n`, true in every lane of the interior block of a 1024-row matmul in 16-row
+//! blocks (rows 512 to 527), stays true down to the last row of blocks (rows 1008 to 1023) and
+//! turns false in some lane of a block past the edge.
+//!
+//! `analyze_warps` proves the same of the warps of one block (`kernel::interp`'s `warps` uses
+//! it): the warp is the variable, `threadIdx` moves by a fixed amount from a warp to the next of
+//! its class and `blockIdx` is free; shared arrays may move, each access by its own amount, which
+//! the run of two warps of a class measures.
 //!
 //! Two assumptions remain, both about indices far outside any buffer. Index arithmetic is taken
 //! not to wrap at 32 bits (`blockIdx.x * blockDim.x` is unsigned): a block whose index wrapped
@@ -91,41 +97,95 @@ pub struct Guard {
 /// Where a guard is: the line, column and temporary register of its comparison.
 pub type GuardSite = (u32, u32, Reg);
 
-/// The least and the greatest `lhs - rhs` a block's lanes compared at a guard.
-pub type GuardRange = Option<(i128, i128)>;
+/// The differences `lhs - rhs` a block's lanes compared at a guard: the least and the greatest
+/// of those where the comparison came out true, and of those where it came out false. A loop's
+/// `i < n` is true for every difference up to -1 and false at the lanes' last test.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GuardRange {
+    pub when_true: Option<(i128, i128)>,
+    pub when_false: Option<(i128, i128)>,
+}
+
+impl GuardRange {
+    /// Adds one lane's difference and what the comparison made of it.
+    pub fn note(&mut self, difference: i128, outcome: bool) {
+        let side = if outcome {
+            &mut self.when_true
+        } else {
+            &mut self.when_false
+        };
+        *side = Some(side.map_or((difference, difference), |(lo, hi)| {
+            (lo.min(difference), hi.max(difference))
+        }));
+    }
+
+    /// Both ranges, over these lanes and `other`'s.
+    pub fn join(self, other: GuardRange) -> GuardRange {
+        let join = |a: Option<(i128, i128)>, b: Option<(i128, i128)>| match (a, b) {
+            (Some((a_lo, a_hi)), Some((b_lo, b_hi))) => Some((a_lo.min(b_lo), a_hi.max(b_hi))),
+            (a, None) => a,
+            (None, b) => b,
+        };
+        GuardRange {
+            when_true: join(self.when_true, other.when_true),
+            when_false: join(self.when_false, other.when_false),
+        }
+    }
+
+    /// The ranges widened to hold every difference moved by anything from `least` to
+    /// `greatest` (what a class of warps compares, from its first warp's run).
+    pub fn spread(self, least: i128, greatest: i128) -> GuardRange {
+        let spread = |side: Option<(i128, i128)>| side.map(|(lo, hi)| (lo + least, hi + greatest));
+        GuardRange {
+            when_true: spread(self.when_true),
+            when_false: spread(self.when_false),
+        }
+    }
+}
 
 impl Guard {
+    /// What the comparison makes of a difference `lhs - rhs`.
+    pub fn outcome(op: BinOp, difference: i128) -> bool {
+        match op {
+            BinOp::Lt => difference < 0,
+            BinOp::Le => difference <= 0,
+            BinOp::Gt => difference > 0,
+            BinOp::Ge => difference >= 0,
+            BinOp::Eq => difference == 0,
+            _ => difference != 0,
+        }
+    }
+
     /// Whether the guard comes out the same in every lane, each time, in a block whose `lhs -
-    /// rhs` is `shift` more than in the block that compared `range`.
+    /// rhs` is `shift` more than in the block that compared `range`: every difference that came
+    /// out true stays on the true side once moved, and every one that came out false on the
+    /// false side. The lanes may disagree among themselves (a loop's last test, `threadIdx.x <
+    /// 100` in warp 3); each keeps its own outcome.
     pub fn holds_alike(&self, range: GuardRange, shift: i128) -> bool {
-        let Some((least, greatest)) = range else {
-            // Never compared here, so never in the other block: they branch alike up to it.
-            return true;
-        };
         if shift == 0 {
             return true;
         }
-        // Each comparison as `t < 0` for a `t` that moves with the block.
-        let (least, greatest, shift) = match self.op {
-            BinOp::Lt => (least, greatest, shift),
-            BinOp::Le => (least - 1, greatest - 1, shift),
-            BinOp::Gt => (-greatest, -least, -shift),
-            BinOp::Ge => (-greatest - 1, -least - 1, -shift),
-            // Equal or not: false in every lane of both blocks if no lane's difference is 0 in
-            // either.
-            BinOp::Eq | BinOp::Ne => {
-                let hits = |d: i128| (least..=greatest).contains(&d);
-                return !hits(0) && !hits(-shift);
+        // Not in a range of `t` for which the outcome is `outcome`, once moved: the condition
+        // per comparison, on the range's least and greatest difference.
+        let keeps = |side: Option<(i128, i128)>, outcome: bool| {
+            let Some((least, greatest)) = side else {
+                // Never compared so: never in the other block either.
+                return true;
+            };
+            let (least, greatest) = (least + shift, greatest + shift);
+            let excludes_zero = !(least..=greatest).contains(&0);
+            match (self.op, outcome) {
+                (BinOp::Lt, true) | (BinOp::Ge, false) => greatest < 0,
+                (BinOp::Lt, false) | (BinOp::Ge, true) => least >= 0,
+                (BinOp::Le, true) | (BinOp::Gt, false) => greatest <= 0,
+                (BinOp::Le, false) | (BinOp::Gt, true) => least > 0,
+                // An equality holds at one difference only, which a move leaves.
+                (BinOp::Eq, true) | (BinOp::Ne, false) => false,
+                (BinOp::Eq, false) | (BinOp::Ne, true) => excludes_zero,
+                _ => false,
             }
-            _ => return false,
         };
-        if greatest < 0 {
-            greatest + shift < 0
-        } else if least >= 0 {
-            least + shift >= 0
-        } else {
-            false
-        }
+        keeps(range.when_true, true) && keeps(range.when_false, false)
     }
 }
 
@@ -1059,18 +1119,24 @@ mod tests {
         assert_eq!(found, expected, "{source}");
     }
 
-    /// Whether a guard `op` whose run block compared differences from `least` to `greatest`
-    /// comes out alike `shift` further on.
-    fn check_alike(op: BinOp, range: GuardRange, shift: i128, expected: bool) {
+    /// Whether a guard `op` whose run block compared every difference from `least` to
+    /// `greatest` comes out alike `shift` further on.
+    fn check_alike(op: BinOp, compared: Option<(i128, i128)>, shift: i128, expected: bool) {
         let guard = Guard {
             site: (1, 1, 0),
             op,
             shift: [1, 0, 0],
         };
+        let mut range = GuardRange::default();
+        if let Some((least, greatest)) = compared {
+            for difference in least..=greatest {
+                range.note(difference, Guard::outcome(op, difference));
+            }
+        }
         assert_eq!(
             guard.holds_alike(range, shift),
             expected,
-            "{op:?} {range:?} {shift}"
+            "{op:?} {compared:?} {shift}"
         );
     }
 
@@ -1089,15 +1155,38 @@ mod tests {
         check_alike(BinOp::Ge, Some((1, 10)), -2, false);
         check_alike(BinOp::Le, Some((-5, 0)), -3, true);
         check_alike(BinOp::Le, Some((-5, 0)), 1, false);
-        // Mixed outcomes in the run block hold only where nothing moves.
+        // Mixed outcomes in the run block hold where no lane crosses to the other side: a
+        // difference of -1 (true) moved by 1 is 0 (false).
         check_alike(BinOp::Lt, Some((-3, 3)), 0, true);
         check_alike(BinOp::Lt, Some((-3, 3)), 1, false);
+        check_alike(BinOp::Lt, Some((-3, 3)), -1, false);
         // Equality: false throughout in both blocks, or not alike.
         check_alike(BinOp::Eq, Some((1, 9)), 20, true);
         check_alike(BinOp::Eq, Some((1, 9)), -5, false);
         check_alike(BinOp::Ne, Some((0, 9)), 20, false);
         // A guard the block never compared is never compared in the other either.
         check_alike(BinOp::Lt, None, 7, true);
+    }
+
+    #[test]
+    fn a_loop_test_keeps_each_lanes_trip_count_while_no_lane_crosses() {
+        // `for (i = threadIdx.x; i < 2048; i += 256)` in warp 0: the lanes test i - 2048 from
+        // -2048 to -225 true (8 times each) and 0 to 31 false (once). Warp 7, 224 further on,
+        // tests -1824 to -1 true and 224 to 255 false: every lane the same trip count.
+        let guard = Guard {
+            site: (1, 1, 0),
+            op: BinOp::Lt,
+            shift: [32, 0, 0],
+        };
+        let mut range = GuardRange::default();
+        for trip in 0..=8 {
+            for lane in 0..32 {
+                let difference = lane + 256 * trip - 2048;
+                range.note(difference, Guard::outcome(BinOp::Lt, difference));
+            }
+        }
+        assert!(guard.holds_alike(range, 7 * 32));
+        assert!(!guard.holds_alike(range, 8 * 32));
     }
 
     #[test]

@@ -720,7 +720,7 @@ impl<'p> Simulation<'p> {
             spare_args: Vec::new(),
             spare_stacks: Vec::new(),
             guards: &self.guard_sites,
-            guard_ranges: vec![None; self.guard_sites.len()],
+            guard_ranges: vec![GuardRange::default(); self.guard_sites.len()],
         };
         let n_regs = self.program.n_regs as usize;
         let mut warps: Vec<WarpState> = (0..n_warps)

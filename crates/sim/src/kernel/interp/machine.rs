@@ -1,7 +1,7 @@
 //! A warp's control flow (branches, loops, barriers, calls) and the evaluation of its expressions.
 
 use super::*;
-use crate::kernel::block_shift::{GuardRange, GuardSite};
+use crate::kernel::block_shift::{Guard, GuardRange, GuardSite};
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Frame {
@@ -146,13 +146,16 @@ impl Machine<'_, '_> {
         let Some(index) = self.guards.iter().position(|&g| g == site) else {
             return;
         };
+        let ExKind::Binary { op, .. } = e.kind else {
+            return;
+        };
         let mut range = self.guard_ranges[index];
         for lane in 0..WARP_LANES {
             if mask >> lane & 1 == 0 {
                 continue;
             }
             let d = i128::from(self.regs[a][lane] as i64) - i128::from(self.regs[b][lane] as i64);
-            range = Some(range.map_or((d, d), |(lo, hi)| (lo.min(d), hi.max(d))));
+            range.note(d, Guard::outcome(op, d));
         }
         self.guard_ranges[index] = range;
     }

@@ -257,7 +257,7 @@ impl Simulation<'_> {
             running,
             pieces: vec![Vec::new(); running],
             work: vec![WarpWork::default(); running],
-            guard_ranges: vec![vec![None; n_sites]; running],
+            guard_ranges: vec![vec![GuardRange::default(); n_sites]; running],
         };
         let mut records: Vec<MemRecord> = Vec::new();
         let ran = self
@@ -300,7 +300,7 @@ impl Simulation<'_> {
 
         // The block's guard ranges, as if every warp had run: each class's, moved to its last
         // warp as far as the guard moves.
-        let mut guard_ranges: Vec<GuardRange> = vec![None; n_sites];
+        let mut guard_ranges: Vec<GuardRange> = vec![GuardRange::default(); n_sites];
         for (site, slot) in guard_ranges.iter_mut().enumerate() {
             let per_step = classes
                 .guards
@@ -308,14 +308,8 @@ impl Simulation<'_> {
                 .find(|(s, _)| *s == site)
                 .map_or(0, |(_, guard)| i128::from(guard.shift[0]));
             for (j, ranges) in log.guard_ranges.iter().take(step).enumerate() {
-                let Some((least, greatest)) = ranges[site] else {
-                    continue;
-                };
                 let far = per_step * i128::from(last_step(j));
-                let (least, greatest) = (least + far.min(0), greatest + far.max(0));
-                *slot = Some(slot.map_or((least, greatest), |(lo, hi)| {
-                    (lo.min(least), hi.max(greatest))
-                }));
+                *slot = slot.join(ranges[site].spread(far.min(0), far.max(0)));
             }
         }
         self.guard_ranges = guard_ranges;
