@@ -44,7 +44,7 @@ fn reference_launches() -> Vec<(String, SimulationInput)> {
         let id = record["id"].as_str().unwrap_or("?");
         add("timed", id, input_from_spec(&record["spec"]));
     }
-    for folder in ["probes", "students"] {
+    for folder in ["probes", "students", "dram_mix"] {
         for row in read_lines(&format!("{folder}/time.jsonl")) {
             if row.get("spec").is_some() {
                 let id = row["id"].as_str().unwrap_or("?");
