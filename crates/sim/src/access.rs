@@ -113,16 +113,18 @@ impl WarpAccess {
     }
 
     pub fn n_active(&self) -> u32 {
-        self.lanes.iter().filter(|a| a.is_some()).count() as u32
+        self.active_mask().count_ones()
     }
 
     /// Bit i set when lane i is active: the warp's active mask, as `__activemask()` gives it.
     pub fn active_mask(&self) -> u32 {
-        self.lanes
-            .iter()
-            .enumerate()
-            .filter(|(_, address)| address.is_some())
-            .fold(0, |mask, (lane, _)| mask | 1 << lane)
+        // A plain loop: this runs for every record, and the size-optimised build does not
+        // inline iterator adapters.
+        let mut mask = 0u32;
+        for (lane, address) in self.lanes.iter().enumerate() {
+            mask |= u32::from(address.is_some()) << lane;
+        }
+        mask
     }
 }
 

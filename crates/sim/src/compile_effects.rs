@@ -724,9 +724,43 @@ impl LoadReuse {
         }
     }
 
+    /// The key a load of `record`'s site is compared under: its address class, or the site alone.
+    pub fn class_of(&self, record: &MemRecord) -> u64 {
+        self.class_of_site(record.span)
+    }
+
+    /// The key the loads at `span` are compared under (`class_of`).
+    pub fn class_of_site(&self, span: Span) -> u64 {
+        let site = (span.line, span.col);
+        self.classes
+            .get(&site)
+            .map_or(u64::from(site.0) << 32 | u64::from(site.1) | 1 << 63, |c| {
+                u64::from(*c)
+            })
+    }
+
+    /// The loads not issued again so far, and their active lanes (`take_reused` clears them).
+    pub fn reused_so_far(&self) -> ReusedLoads {
+        ReusedLoads {
+            instructions: self.reused,
+            lanes: self.reused_lanes,
+        }
+    }
+
+    /// Counts loads another warp's records showed to be reused (`simulate`'s warps shown alike).
+    pub fn add_reused(&mut self, reused: ReusedLoads) {
+        self.reused += reused.instructions;
+        self.reused_lanes += reused.lanes;
+    }
+
     /// Passes `record` on unless it reloads a value its warp still holds.
     pub fn push(&mut self, record: &MemRecord, emit: &mut dyn FnMut(&MemRecord)) {
         let access = &record.access;
+        let class = if access.kind == AccessKind::Load {
+            self.class_of(record)
+        } else {
+            0
+        };
         let (fences, kept) = self.warps.entry(record.warp).or_default();
         if *fences != record.fences_passed {
             *fences = record.fences_passed;
@@ -739,13 +773,6 @@ impl LoadReuse {
         }
         let data_dependent = access.space != Space::Shared && record.order.waits_for != 0;
         // A site without a class (a read-modify-write's read) is a class of its own.
-        let site = (record.span.line, record.span.col);
-        let class = self
-            .classes
-            .get(&site)
-            .map_or(u64::from(site.0) << 32 | u64::from(site.1) | 1 << 63, |c| {
-                u64::from(*c)
-            });
         let key = reuse_key(record, class);
         if !data_dependent && kept.contains(&key) {
             self.reused += 1;
@@ -873,6 +900,37 @@ impl LoadFuser {
             .iter()
             .zip(&self.tally)
             .map(|(site, &(loads, instructions, widest))| (site, loads, instructions, widest))
+    }
+
+    /// The tally so far, per site (loads in, instructions out, widest bytes), into `out`.
+    pub fn tally_into(&self, out: &mut Vec<(u64, u64, u32)>) {
+        out.clear();
+        out.extend_from_slice(&self.tally);
+    }
+
+    /// Adds to the tally what `after` has beyond `before` (two `tally_into`s), `times` times.
+    pub fn add_tally(&mut self, before: &[(u64, u64, u32)], after: &[(u64, u64, u32)], times: u64) {
+        for ((t, b), a) in self.tally.iter_mut().zip(before).zip(after) {
+            t.0 += (a.0 - b.0) * times;
+            t.1 += (a.1 - b.1) * times;
+            if times > 0 && a.2 > b.2 {
+                t.2 = t.2.max(a.2);
+            }
+        }
+    }
+
+    /// The widest load a read at `span` may be fused into, if it is a fusible site.
+    pub fn max_width_at(&self, span: Span) -> Option<u32> {
+        self.sites
+            .iter()
+            .filter(|site| site.span == span)
+            .map(|site| site.max_width)
+            .max()
+    }
+
+    /// Emits the pending runs of `warp` (its part of `finish`).
+    pub fn finish_warp(&mut self, warp: u32, emit: &mut dyn FnMut(&MemRecord)) {
+        self.flush_warp(warp, emit);
     }
 
     /// Clears the tally, keeping the sites.

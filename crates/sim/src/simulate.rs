@@ -40,6 +40,7 @@
 //! (`kernel::span::one_line`) and neutral about the front end: the page and the command line
 //! each say in their own words how to change a launch.
 
+use crate::access::AccessKind;
 use crate::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use crate::compile_effects::{
     fusible_loads, CompileEffects, FusibleLoad, FusionSite, LoadFuser, LoadReuse, ReusedLoads,
@@ -49,7 +50,8 @@ use crate::device::{Device, GlobalCoalescing, LaunchError};
 use crate::fill::Fill;
 use crate::kernel::block_shift::{Guard, GuardRange, ShiftedBuffer};
 use crate::kernel::{
-    self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, RecordSink, Simulation, Span, Value,
+    self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, RecordSink, Simulation, SiteMove,
+    Span, Value, WarpsAlike,
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::profile::{BlockProfiler, MemoryProfile, ProfileBuilder, TouchedRange, TouchedSectors};
@@ -287,26 +289,282 @@ struct BlockSink<'a> {
     fuser: Option<&'a mut LoadFuser>,
     /// Sees the records that are issued (the fuser only changes shared loads).
     profiler: &'a mut BlockProfiler,
+    /// The block's warps shown alike, if they are, and what the first warp of each class made
+    /// of its records.
+    moved: Option<MovedWarps>,
 }
 
-impl RecordSink for BlockSink<'_> {
-    fn record(&mut self, record: &MemRecord) {
+/// A block's warps shown alike (`RecordSink::warps_alike`) and what the compiler effects and
+/// the counting made of the records of the first warp of each class, so that the records of the
+/// other warps of the class, the same moved, need not pass through them again. The profiler,
+/// which keeps absolute addresses, still sees every record.
+struct MovedWarps {
+    block: [u32; 3],
+    step: u32,
+    running: u32,
+    n_warps: u32,
+    classes: Vec<MovedClass>,
+}
+
+#[derive(Default)]
+struct MovedClass {
+    /// Whether the class's other warps may reuse its first warp's work: every site moves by one
+    /// amount, the loads that load reuse compares with each other move alike (so the same loads
+    /// are reused), and every fusible read moves by a multiple of its widest fused load (so the
+    /// same runs are fused, from the same alignment).
+    reusable: bool,
+    site_moves: Vec<SiteMove>,
+    /// Per record of the first warp: whether it was issued (not reused), and where its outputs
+    /// (the records counted while it went through the fuser) end in `outputs`.
+    inputs: Vec<(bool, usize)>,
+    outputs: Vec<MemRecord>,
+    /// What the fuser emitted for the first warp at the end of the block.
+    finished: Vec<MemRecord>,
+    reused: ReusedLoads,
+    /// What the first warp added to the fuser's tally, per site.
+    tally: Vec<(u64, u64, u32)>,
+}
+
+impl MovedClass {
+    /// How far `record`'s site moves per step of the class.
+    fn move_of(&self, record: &MemRecord) -> i64 {
+        self.site_moves
+            .iter()
+            .find(|site| site.holds(record))
+            .map_or(0, |site| site.bytes_per_step)
+    }
+}
+
+impl BlockSink<'_> {
+    /// Passes `record` through load reuse, the profiler, the fuser and the counting; with `log`,
+    /// also keeps what the counting received. Whether the record was issued (not reused).
+    fn pass(&mut self, record: &MemRecord, mut log: Option<&mut Vec<MemRecord>>) -> bool {
         let BlockSink {
             counting,
             reuse,
             fuser,
             profiler,
+            ..
         } = self;
-        let mut issued = |record: &MemRecord| {
+        let mut issued = false;
+        let mut count = |r: &MemRecord| {
+            counting.count(r);
+            if let Some(log) = log.as_deref_mut() {
+                log.push(*r);
+            }
+        };
+        let mut issue = |record: &MemRecord| {
+            issued = true;
             profiler.record(record);
             match fuser {
-                Some(fuser) => fuser.push(record, &mut |r| counting.count(r)),
-                None => counting.count(record),
+                Some(fuser) => fuser.push(record, &mut count),
+                None => count(record),
             }
         };
         match reuse {
-            Some(reuse) => reuse.push(record, &mut issued),
-            None => issued(record),
+            Some(reuse) => reuse.push(record, &mut issue),
+            None => issue(record),
+        }
+        issued
+    }
+
+    /// Whether `warp` of `block` is the one the trace asks for, whose records must pass through
+    /// everything in order.
+    fn traced(&self, block: [u32; 3], warp: u32) -> bool {
+        self.counting.trace.as_deref().is_some_and(|trace| {
+            let request = trace.request();
+            request.block == block && request.warp == warp
+        })
+    }
+
+    /// At the end of the block: the first warps' pending fused loads, and for every warp that
+    /// reused a first warp's work, what that warp's end of block and reused loads and tally
+    /// were, moved.
+    fn finish_moved_warps(&mut self) {
+        let Some(mut moved) = self.moved.take() else {
+            return;
+        };
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        for j in 0..moved.step {
+            let class = &mut moved.classes[j as usize];
+            if !class.reusable {
+                continue;
+            }
+            if let Some(fuser) = self.fuser.as_deref_mut() {
+                fuser.tally_into(&mut before);
+                let counting = &mut self.counting;
+                let finished = &mut class.finished;
+                fuser.finish_warp(j, &mut |r| {
+                    counting.count(r);
+                    finished.push(*r);
+                });
+                fuser.tally_into(&mut after);
+                add_tally_difference(&mut class.tally, &before, &after);
+            }
+            // The warps that did not run (from `running` on) and reused this class's work; the
+            // traced one went through everything.
+            let others = (j..moved.n_warps)
+                .step_by(moved.step as usize)
+                .filter(|&w| w >= moved.running && !self.traced(moved.block, w));
+            let others: Vec<u32> = others.collect();
+            let class = &moved.classes[j as usize];
+            for w in others {
+                let q = i64::from(w / moved.step);
+                for record in &class.finished {
+                    let mut record = *record;
+                    record.warp = w;
+                    let by = class.move_of(&record) * q;
+                    kernel::move_lanes(&mut record.access, by);
+                    self.counting.count(&record);
+                }
+                if let Some(reuse) = self.reuse.as_deref_mut() {
+                    reuse.add_reused(class.reused);
+                }
+                if let Some(fuser) = self.fuser.as_deref_mut() {
+                    let zero = vec![(0, 0, 0); class.tally.len()];
+                    fuser.add_tally(&zero, &class.tally, 1);
+                }
+            }
+        }
+    }
+}
+
+/// Adds `after - before` (two fuser tallies) to `total`: loads and instructions summed, the
+/// widest load kept.
+fn add_tally_difference(
+    total: &mut Vec<(u64, u64, u32)>,
+    before: &[(u64, u64, u32)],
+    after: &[(u64, u64, u32)],
+) {
+    total.resize(after.len(), (0, 0, 0));
+    for ((t, b), a) in total.iter_mut().zip(before).zip(after) {
+        t.0 += a.0 - b.0;
+        t.1 += a.1 - b.1;
+        if a.2 > b.2 {
+            t.2 = t.2.max(a.2);
+        }
+    }
+}
+
+impl RecordSink for BlockSink<'_> {
+    fn record(&mut self, record: &MemRecord) {
+        let first_of_class = self.moved.as_ref().is_some_and(|moved| {
+            record.warp < moved.step && moved.classes[record.warp as usize].reusable
+        });
+        if !first_of_class {
+            self.pass(record, None);
+            return;
+        }
+        let j = record.warp as usize;
+        let reused_before = self
+            .reuse
+            .as_deref()
+            .map_or_else(ReusedLoads::default, LoadReuse::reused_so_far);
+        let mut before = Vec::new();
+        if let Some(fuser) = self.fuser.as_deref() {
+            fuser.tally_into(&mut before);
+        }
+        let mut outputs = self
+            .moved
+            .as_mut()
+            .map(|moved| std::mem::take(&mut moved.classes[j].outputs))
+            .unwrap_or_default();
+        let issued = self.pass(record, Some(&mut outputs));
+        let reused_after = self
+            .reuse
+            .as_deref()
+            .map_or_else(ReusedLoads::default, LoadReuse::reused_so_far);
+        let mut after = Vec::new();
+        if let Some(fuser) = self.fuser.as_deref() {
+            fuser.tally_into(&mut after);
+        }
+        if let Some(moved) = self.moved.as_mut() {
+            let class = &mut moved.classes[j];
+            class.outputs = outputs;
+            class.inputs.push((issued, class.outputs.len()));
+            class.reused.instructions += reused_after.instructions - reused_before.instructions;
+            class.reused.lanes += reused_after.lanes - reused_before.lanes;
+            add_tally_difference(&mut class.tally, &before, &after);
+        }
+    }
+
+    fn warps_alike(&mut self, warps: &WarpsAlike<'_>) {
+        let classes = warps
+            .site_moves
+            .iter()
+            .map(|sites| {
+                let Some(sites) = sites else {
+                    return MovedClass::default();
+                };
+                // Load reuse compares a warp's loads of one class of address forms: they must
+                // move alike for the same ones to coincide in every warp.
+                let loads = || sites.iter().filter(|site| site.kind == AccessKind::Load);
+                let reuse_alike = self.reuse.as_deref().is_none_or(|reuse| {
+                    loads().all(|a| {
+                        loads().all(|b| {
+                            a.space != b.space
+                                || a.bytes_per_step == b.bytes_per_step
+                                || reuse.class_of_site(a.span) != reuse.class_of_site(b.span)
+                        })
+                    })
+                });
+                let fusion_alike = self.fuser.as_deref().is_none_or(|fuser| {
+                    sites.iter().all(|site| {
+                        fuser
+                            .max_width_at(site.span)
+                            .is_none_or(|width| site.bytes_per_step % i64::from(width.max(1)) == 0)
+                    })
+                });
+                MovedClass {
+                    reusable: reuse_alike && fusion_alike,
+                    site_moves: sites.clone(),
+                    ..MovedClass::default()
+                }
+            })
+            .collect();
+        self.moved = Some(MovedWarps {
+            block: warps.block,
+            step: warps.step,
+            running: warps.running,
+            n_warps: warps.n_warps,
+            classes,
+        });
+    }
+
+    fn record_moved(&mut self, record: &MemRecord, from: u32, index: usize) {
+        let reusable = self.moved.as_ref().is_some_and(|moved| {
+            moved
+                .classes
+                .get(from as usize)
+                .is_some_and(|class| class.reusable && index < class.inputs.len())
+        });
+        if !reusable || self.traced(record.block, record.warp) {
+            self.pass(record, None);
+            return;
+        }
+        let BlockSink {
+            counting,
+            profiler,
+            moved,
+            ..
+        } = self;
+        let Some(moved) = moved.as_ref() else {
+            return;
+        };
+        let class = &moved.classes[from as usize];
+        let q = i64::from(record.warp / moved.step);
+        let (issued, end) = class.inputs[index];
+        let start = index.checked_sub(1).map_or(0, |i| class.inputs[i].1);
+        if issued {
+            profiler.record(record);
+        }
+        for output in &class.outputs[start..end] {
+            let mut output = *output;
+            output.warp = record.warp;
+            let by = class.move_of(&output) * q;
+            kernel::move_lanes(&mut output.access, by);
+            counting.count(&output);
         }
     }
 }
@@ -568,6 +826,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             reuse: reuse.as_mut(),
             fuser: fuser.as_mut(),
             profiler: &mut profiler,
+            moved: None,
         };
         // The interpreter stops a block that runs past what is left of the budget, and the
         // blocks' sum is checked after each block, so the whole run is bounded by the budget. A
@@ -591,6 +850,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             Err(_) if shifted.is_some() => return simulate_each_class_run(input),
             Err(diagnostic) => return Err(SimulationError::Kernel(diagnostic)),
         };
+        sink.finish_moved_warps();
         // An interior block that issues other instructions than both the first and the last
         // block of its row (along a dimension it is interior in) shows work that changes across
         // the grid: it speaks only for the blocks near it, its class is split into strata, and

@@ -314,3 +314,44 @@ fn a_tiled_matmul_on_a_grid_of_32_by_32_runs_one_block() {
     // moved a row at a time.
     assert_eq!(report.sampled_blocks[0].warps_shown_alike, 30);
 }
+
+#[test]
+fn tiled_matmuls_with_fused_and_reused_loads_count_the_same_with_warps_shown_alike() {
+    // The tiled matmul's reads of `sa` are fused four at a time (`compile_effects`), and the
+    // warps that did not run reuse what the fuser made of their class's first warp: the result
+    // must be that of running every warp, fused loads included.
+    let source = include_str!("../../../www/kernels/matmul.cu");
+    for (tile, pad) in [(8, 0), (16, 0), (16, 1), (32, 0), (32, 1)] {
+        let mut input = SimulationInput::new(source, "mm_tiled", h100());
+        input.defines = vec![
+            ("TILE_WIDTH".to_string(), tile.to_string()),
+            ("PAD".to_string(), pad.to_string()),
+        ];
+        input.grid = Dim3::new(256 / tile, 256 / tile, 1);
+        input.block = Dim3::new(tile, tile, 1);
+        input.args = vec![("n".to_string(), Value::Int(256))];
+        input.buffers = ["a", "b", "c"]
+            .iter()
+            .map(|b| (b.to_string(), 256 * 256 * 4))
+            .collect();
+        input.trace = Some(TraceRequest {
+            block: [1, 1, 0],
+            warp: 3,
+        });
+        let reused = simulate(&input).expect("the launch simulates");
+        input.sampling = BlockSampling::EdgeClassesEachRun;
+        let each = simulate(&input).expect("the launch simulates");
+        let label = format!("tile {tile}, pad {pad}");
+        // Blocks of 8 x 8 threads hold two warps: both run, and nothing is shown alike.
+        let shown_alike = reused
+            .sampled_blocks
+            .iter()
+            .any(|b| b.warps_shown_alike > 0);
+        assert_eq!(shown_alike, tile > 8, "{label}");
+        assert_eq!(reused.counters, each.counters, "{label}");
+        assert_eq!(reused.memory, each.memory, "{label}");
+        assert_eq!(reused.lines, each.lines, "{label}");
+        assert_eq!(reused.fused_loads, each.fused_loads, "{label}");
+        assert_eq!(reused.trace, each.trace, "{label}");
+    }
+}

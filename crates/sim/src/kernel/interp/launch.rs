@@ -105,6 +105,53 @@ pub struct LoadOrder {
 /// Receives the records of a block as they happen (so that counters need not keep them all).
 pub trait RecordSink {
     fn record(&mut self, record: &MemRecord);
+
+    /// Before the records of a block whose warps were shown alike (`Simulation::show_warps_alike`):
+    /// which warps ran and how each record of the first warp of a class moves from one warp of
+    /// the class to the next. A sink that does nothing with it loses nothing.
+    fn warps_alike(&mut self, _warps: &WarpsAlike<'_>) {}
+
+    /// A record of a warp that did not run: the `index`-th record of warp `from`, the first of its
+    /// class, moved as far as the warps between them move it. The same record as a full run
+    /// makes; a sink may reuse what it made of the first warp's (`warps_alike` says when it
+    /// may), or take it as any other record.
+    fn record_moved(&mut self, record: &MemRecord, _from: u32, _index: usize) {
+        self.record(record);
+    }
+}
+
+/// A block's warps shown alike, as a sink sees them (`RecordSink::warps_alike`): warps `w` and
+/// `w + step` of a class do the same work at moved addresses; warps below `running` ran, and
+/// the sink receives the others' records through `RecordSink::record_moved`.
+#[derive(Debug)]
+pub struct WarpsAlike<'a> {
+    pub block: [u32; 3],
+    pub step: u32,
+    pub running: u32,
+    pub n_warps: u32,
+    /// Per class (its first warp `j < step`), how far each of its access sites moves from a warp
+    /// of the class to the next; `None` where one site moves by different amounts at different
+    /// executions.
+    pub site_moves: &'a [Option<Vec<SiteMove>>],
+}
+
+/// How far an access site's addresses move from a warp of a class to the next
+/// (`WarpsAlike::site_moves`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SiteMove {
+    pub span: Span,
+    pub space: Space,
+    pub kind: AccessKind,
+    pub bytes_per_step: i64,
+}
+
+impl SiteMove {
+    /// Whether `record` was made at this site.
+    pub fn holds(&self, record: &MemRecord) -> bool {
+        self.span == record.span
+            && self.space == record.access.space
+            && self.kind == record.access.kind
+    }
 }
 
 impl RecordSink for Vec<MemRecord> {

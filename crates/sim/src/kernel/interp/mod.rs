@@ -50,4 +50,5 @@ use access::*;
 use lanes::*;
 pub use launch::*;
 use machine::*;
+pub use warps::move_lanes;
 use warps::*;

@@ -314,9 +314,41 @@ impl Simulation<'_> {
         }
         self.guard_ranges = guard_ranges;
 
+        // How each access site of a class's first warp moves, for the sink to reuse what it made
+        // of that warp's records.
+        let site_moves: Vec<Option<Vec<SiteMove>>> = (0..step)
+            .map(|j| {
+                let mut sites: Vec<SiteMove> = Vec::new();
+                for &(first, end) in &log.pieces[j] {
+                    for (record, &per_step) in records[first..end].iter().zip(&moves[first..end]) {
+                        match sites.iter().find(|site| site.holds(record)) {
+                            Some(site) if site.bytes_per_step != per_step => return None,
+                            Some(_) => {}
+                            None => sites.push(SiteMove {
+                                span: record.span,
+                                space: record.access.space,
+                                kind: record.access.kind,
+                                bytes_per_step: per_step,
+                            }),
+                        }
+                    }
+                }
+                Some(sites)
+            })
+            .collect();
+        sink.warps_alike(&WarpsAlike {
+            block,
+            step: step as u32,
+            running: running as u32,
+            n_warps: n_warps as u32,
+            site_moves: &site_moves,
+        });
+
         // The records in the interpreter's order: each round, every warp that has not ended runs
         // to its next barrier or its end, warp by warp. The warps that ran hand their own.
         let mut moved = records.first().copied();
+        // Per class, how many of its first warp's records the earlier rounds made.
+        let mut made_before = vec![0usize; step];
         for round in 0.. {
             let mut any = false;
             for w in 0..n_warps {
@@ -326,19 +358,22 @@ impl Simulation<'_> {
                     continue;
                 };
                 any = true;
-                for (record, &per_step) in records[first..end].iter().zip(&moves[first..end]) {
+                let records = records[first..end].iter().zip(&moves[first..end]);
+                for (index, (record, &per_step)) in records.enumerate() {
                     match moved.as_mut() {
                         Some(moved) if w >= running => {
                             *moved = *record;
                             moved.warp = w as u32;
-                            let by = per_step * q;
-                            for address in moved.access.lanes.iter_mut().flatten() {
-                                *address = address.wrapping_add_signed(by);
-                            }
-                            sink.record(moved);
+                            move_lanes(&mut moved.access, per_step * q);
+                            sink.record_moved(moved, j as u32, made_before[j] + index);
                         }
                         _ => sink.record(record),
                     }
+                }
+            }
+            for (j, made) in made_before.iter_mut().enumerate() {
+                if let Some(&(first, end)) = log.pieces[j].get(round) {
+                    *made += end - first;
                 }
             }
             if !any {
@@ -394,5 +429,13 @@ impl Simulation<'_> {
         i128::from(least) + far.min(0) >= i128::from(object.base)
             && i128::from(greatest) + far.max(0) + i128::from(width)
                 <= i128::from(object.base) + i128::from(object.size)
+    }
+}
+
+/// Moves every active lane's address by `by` bytes. A plain loop over the lanes, not `flatten`,
+/// which the size-optimised build does not inline: it runs for every lane of every moved record.
+pub fn move_lanes(access: &mut crate::access::WarpAccess, by: i64) {
+    for lane in &mut access.lanes {
+        *lane = lane.map(|address| address.wrapping_add_signed(by));
     }
 }
