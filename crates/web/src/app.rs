@@ -228,9 +228,9 @@ pub fn app() -> Html {
         .run
         .as_ref()
         .map_or(kernel, |run| run.input.kernel.clone());
-    // The kernel's point on the roofline: FLOP per simulated DRAM byte. When the whole footprint
-    // stays in L2 between timed runs no byte reaches DRAM; the point then counts each byte once,
-    // as a cold run would fetch it.
+    // The kernel's point on the roofline: FLOP per simulated DRAM byte. When a launch writes
+    // nothing and what it reads stays in L2 between timed runs, no byte reaches DRAM; the point
+    // then counts each byte once, as a cold run would fetch it.
     let simulated_point = shown
         .run
         .as_ref()

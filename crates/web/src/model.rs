@@ -496,7 +496,8 @@ pub struct SimulatedPoint {
     pub kernel: String,
     pub intensity: f64,
     pub gflops: f64,
-    /// The data stays in L2 between runs, so the intensity counts each byte once.
+    /// DRAM moves nothing (the data stays in L2 between runs), so the intensity counts each
+    /// useful byte once.
     pub from_l2: bool,
 }
 
@@ -515,7 +516,9 @@ pub fn simulated_point(
             kernel: kernel.to_string(),
             intensity,
             gflops: prediction.gflops,
-            from_l2: prediction.l2_warm,
+            // Counted per useful byte only where DRAM moves nothing (a launch that writes
+            // nothing and fits the L2); a write goes back to DRAM every time.
+            from_l2: prediction.arithmetic_intensity.is_none(),
         })
 }
 /// A GFLOP/s or byte count with thousands separators; below 1000 one decimal is kept where

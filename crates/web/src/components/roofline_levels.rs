@@ -242,8 +242,8 @@ pub fn roofline_levels(props: &RooflineLevelsProps) -> Html {
                         <p data-testid="roofline-binding">{ binding_sentence(levels) }</p>
                         if levels.levels.iter().any(|p| p.level == Level::Dram && p.bytes == 0.0) {
                             <p>
-                                { "DRAM moved no byte: the launch's data fits the L2, and timed \
-                                   runs one after another find it there." }
+                                { "DRAM moved no byte: the launch writes nothing, and what it \
+                                   reads fits the L2, where timed runs one after another find it." }
                             </p>
                         }
                     </div>
