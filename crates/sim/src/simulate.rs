@@ -368,6 +368,17 @@ impl BlockSink<'_> {
         issued
     }
 
+    /// What the compiler effects have counted so far: the loads reused, returned, and the
+    /// fuser's tally, into `tally`.
+    fn effects_so_far(&self, tally: &mut Vec<(u64, u64, u32)>) -> ReusedLoads {
+        if let Some(fuser) = self.fuser.as_deref() {
+            fuser.tally_into(tally);
+        }
+        self.reuse
+            .as_deref()
+            .map_or_else(ReusedLoads::default, LoadReuse::reused_so_far)
+    }
+
     /// Whether `warp` of `block` is the one the trace asks for, whose records must pass through
     /// everything in order.
     fn traced(&self, block: [u32; 3], warp: u32) -> bool {
@@ -457,28 +468,15 @@ impl RecordSink for BlockSink<'_> {
             return;
         }
         let j = record.warp as usize;
-        let reused_before = self
-            .reuse
-            .as_deref()
-            .map_or_else(ReusedLoads::default, LoadReuse::reused_so_far);
-        let mut before = Vec::new();
-        if let Some(fuser) = self.fuser.as_deref() {
-            fuser.tally_into(&mut before);
-        }
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        let reused_before = self.effects_so_far(&mut before);
         let mut outputs = self
             .moved
             .as_mut()
             .map(|moved| std::mem::take(&mut moved.classes[j].outputs))
             .unwrap_or_default();
         let issued = self.pass(record, Some(&mut outputs));
-        let reused_after = self
-            .reuse
-            .as_deref()
-            .map_or_else(ReusedLoads::default, LoadReuse::reused_so_far);
-        let mut after = Vec::new();
-        if let Some(fuser) = self.fuser.as_deref() {
-            fuser.tally_into(&mut after);
-        }
+        let reused_after = self.effects_so_far(&mut after);
         if let Some(moved) = self.moved.as_mut() {
             let class = &mut moved.classes[j];
             class.outputs = outputs;
