@@ -202,8 +202,9 @@ pub struct LaunchConstants {
     /// The shared arrays: each block has its own, so their accesses must not move between
     /// blocks, but they may between the warps of one block.
     pub shared_objects: Vec<usize>,
-    /// Arrays in local memory, whose records do not tell one thread's copy from another's: the
-    /// warps of a block are not shown alike through them.
+    /// Arrays in local memory (not kept in registers): each thread has its own copy, laid out by
+    /// thread index, which the analysis does not follow; the warps of a block are not shown
+    /// alike through them.
     pub local_objects: Vec<usize>,
 }
 
@@ -299,7 +300,7 @@ pub fn analyze(function: &FunctionIr, constants: &LaunchConstants) -> Option<Blo
 /// step in the first component (`guards[..].shift[0]`); `bytes_per_block` is empty, since each
 /// access may move by its own number of bytes (`sa[ty][tx]` moves with the warp, `sb[k][tx]`
 /// does not). Unlike blocks, warps may access shared arrays at moved addresses; an access of
-/// local memory, whose records do not say which thread's copy they touch, ends the proof.
+/// local memory, whose copies the interpreter lays out by thread index, ends the proof.
 ///
 /// The data the warps load do not enter the proof: a warp that does not run stores nothing, so
 /// a warp that does run may load other values than in a full run, which no branch and no address

@@ -1,6 +1,6 @@
-//! The warps of a block that provably do the same work at moved addresses: the first warp of
-//! each class runs, and the records of the others are its records moved (issue 13, "run less",
-//! without changing a result).
+//! The warps of a block that provably do the same work at moved addresses: the first two warps of
+//! each class run, and the records of the others are the first one's records moved (issue 13,
+//! "run less", without changing a result).
 //!
 //! In a block of 256 x 1 threads that runs `out[i] = in[i]` with `i = blockIdx.x * 256 +
 //! threadIdx.x`, warp 5 does what warp 0 does at addresses 5 x 128 bytes further on: the same
@@ -8,12 +8,17 @@
 //! analyze_warps` proves that from the kernel's code (the same abstract interpretation that shows
 //! blocks alike, with the warp as the variable) for warps `w` and `w + step` of a class; the tiled
 //! matmul's 16 x 16 blocks move `threadIdx.y` by 2 a warp, the divergence lesson's `threadIdx.x &
-//! 32` needs classes of every other warp (`step` 2). What the proof leaves to the run is checked
-//! against what the first warp of each class did: every guard (`row < n`) comes out alike in
-//! every lane of every warp of the class, and every moved access stays inside its object,
-//! aligned. Then the warps' records are handed to the sink in the order the interpreter would
-//! have made them (each warp until its next barrier, warp by warp, `Simulation::run_warps`), and
-//! the block's work is the first warps' work, each times the warps of its class.
+//! 32` needs classes of every other warp (`step` 2). The proof says that each access site moves
+//! by a fixed amount from a warp of a class to the next; the second warp of the class, run too,
+//! says by how much: its records, compared one by one with the first warp's (the same site, kind,
+//! width, lanes and load order), give each record's move, which must be the same in every lane.
+//! What the proof leaves to the run is checked against what the two warps did: every guard (`row
+//! < n`, a loop's test) keeps each lane's outcome in every warp of the class, and every moved
+//! access stays inside its object, aligned. Then the warps' records are handed to the sink in the
+//! order the interpreter would have made them (each warp until its next barrier, warp by warp,
+//! `Simulation::run_warps`), those of the warps that did not run through
+//! `RecordSink::record_moved`, and the block's work is the first warps' work, each times the
+//! warps of its class.
 //!
 //! Only the records of a warp that does not run are made up; its data are not: it stores nothing,
 //! so the warps that run may load other values than they would in a full run, into shared memory
@@ -21,7 +26,9 @@
 //! records, counters and profile are those of the full run to the last digit; the block's memory
 //! afterwards is not, and nothing reads it but later blocks, whose control and addresses cannot
 //! see it either. A run that does not bear the proof out, or ends in an error, hands nothing to
-//! the sink, and the block runs again warp by warp.
+//! the sink, and the block runs again warp by warp. Such a refused attempt costs the two warps of
+//! each class it ran (the adjacent difference's `threadIdx.x > 0` sets warp 0 apart in every
+//! block).
 
 use super::*;
 use crate::kernel::block_shift::{self, Guard, GuardRange};
