@@ -724,12 +724,7 @@ impl LoadReuse {
         }
     }
 
-    /// The key a load of `record`'s site is compared under: its address class, or the site alone.
-    pub fn class_of(&self, record: &MemRecord) -> u64 {
-        self.class_of_site(record.span)
-    }
-
-    /// The key the loads at `span` are compared under (`class_of`).
+    /// The key the loads at `span` are compared under: their address class, or the site alone.
     pub fn class_of_site(&self, span: Span) -> u64 {
         let site = (span.line, span.col);
         self.classes
@@ -757,7 +752,7 @@ impl LoadReuse {
     pub fn push(&mut self, record: &MemRecord, emit: &mut dyn FnMut(&MemRecord)) {
         let access = &record.access;
         let class = if access.kind == AccessKind::Load {
-            self.class_of(record)
+            self.class_of_site(record.span)
         } else {
             0
         };
@@ -807,6 +802,23 @@ fn reuse_key(record: &MemRecord, class: u64) -> u64 {
         mix(lane.map_or(u64::MAX, |a| a));
     }
     h
+}
+
+/// Adds `after - before` (two `LoadFuser::tally_into`s) to `total`: the loads and instructions in
+/// between summed, and the widest load, where one wider than before was made in between.
+pub fn add_tally_difference(
+    total: &mut Vec<(u64, u64, u32)>,
+    before: &[(u64, u64, u32)],
+    after: &[(u64, u64, u32)],
+) {
+    total.resize(after.len(), (0, 0, 0));
+    for ((t, b), a) in total.iter_mut().zip(before).zip(after) {
+        t.0 += a.0 - b.0;
+        t.1 += a.1 - b.1;
+        if a.2 > b.2 {
+            t.2 = t.2.max(a.2);
+        }
+    }
 }
 
 /// Merges the recorded loads of fusible sites into wide loads, one block at a time.
@@ -908,14 +920,13 @@ impl LoadFuser {
         out.extend_from_slice(&self.tally);
     }
 
-    /// Adds to the tally what `after` has beyond `before` (two `tally_into`s), `times` times.
-    pub fn add_tally(&mut self, before: &[(u64, u64, u32)], after: &[(u64, u64, u32)], times: u64) {
-        for ((t, b), a) in self.tally.iter_mut().zip(before).zip(after) {
-            t.0 += (a.0 - b.0) * times;
-            t.1 += (a.1 - b.1) * times;
-            if times > 0 && a.2 > b.2 {
-                t.2 = t.2.max(a.2);
-            }
+    /// Adds another warp's part of the tally (`add_tally_difference`): its loads and
+    /// instructions, and its widest load.
+    pub fn add_tally(&mut self, part: &[(u64, u64, u32)]) {
+        for (t, p) in self.tally.iter_mut().zip(part) {
+            t.0 += p.0;
+            t.1 += p.1;
+            t.2 = t.2.max(p.2);
         }
     }
 
@@ -928,17 +939,13 @@ impl LoadFuser {
             .max()
     }
 
-    /// Emits the pending runs of `warp` (its part of `finish`).
-    pub fn finish_warp(&mut self, warp: u32, emit: &mut dyn FnMut(&MemRecord)) {
-        self.flush_warp(warp, emit);
-    }
-
     /// Clears the tally, keeping the sites.
     pub fn reset_tally(&mut self) {
         self.tally.iter_mut().for_each(|t| *t = (0, 0, 0));
     }
 
-    fn flush_warp(&mut self, warp: u32, emit: &mut dyn FnMut(&MemRecord)) {
+    /// Emits the pending runs of `warp` (before its shared store, and its part of `finish`).
+    pub fn flush_warp(&mut self, warp: u32, emit: &mut dyn FnMut(&MemRecord)) {
         let mut index = 0;
         while index < self.pending.len() {
             if self.pending[index].warp == warp {

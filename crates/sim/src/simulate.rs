@@ -43,7 +43,8 @@
 use crate::access::AccessKind;
 use crate::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use crate::compile_effects::{
-    fusible_loads, CompileEffects, FusibleLoad, FusionSite, LoadFuser, LoadReuse, ReusedLoads,
+    add_tally_difference, fusible_loads, CompileEffects, FusibleLoad, FusionSite, LoadFuser,
+    LoadReuse, ReusedLoads,
 };
 use crate::counters::Counters;
 use crate::device::{Device, GlobalCoalescing, LaunchError};
@@ -406,7 +407,7 @@ impl BlockSink<'_> {
                 fuser.tally_into(&mut before);
                 let counting = &mut self.counting;
                 let finished = &mut class.finished;
-                fuser.finish_warp(j, &mut |r| {
+                fuser.flush_warp(j, &mut |r| {
                     counting.count(r);
                     finished.push(*r);
                 });
@@ -433,27 +434,9 @@ impl BlockSink<'_> {
                     reuse.add_reused(class.reused);
                 }
                 if let Some(fuser) = self.fuser.as_deref_mut() {
-                    let zero = vec![(0, 0, 0); class.tally.len()];
-                    fuser.add_tally(&zero, &class.tally, 1);
+                    fuser.add_tally(&class.tally);
                 }
             }
-        }
-    }
-}
-
-/// Adds `after - before` (two fuser tallies) to `total`: loads and instructions summed, the
-/// widest load kept.
-fn add_tally_difference(
-    total: &mut Vec<(u64, u64, u32)>,
-    before: &[(u64, u64, u32)],
-    after: &[(u64, u64, u32)],
-) {
-    total.resize(after.len(), (0, 0, 0));
-    for ((t, b), a) in total.iter_mut().zip(before).zip(after) {
-        t.0 += a.0 - b.0;
-        t.1 += a.1 - b.1;
-        if a.2 > b.2 {
-            t.2 = t.2.max(a.2);
         }
     }
 }
