@@ -305,7 +305,13 @@ struct MovedWarps {
     running: u32,
     n_warps: u32,
     classes: Vec<MovedClass>,
+    /// The fuser's tally before and after a first warp's record, kept between records so that
+    /// none allocates.
+    tallies: (Tally, Tally),
 }
+
+/// The fuser's tally per site: loads in, instructions out, widest bytes (`LoadFuser::tally_into`).
+type Tally = Vec<(u64, u64, u32)>;
 
 #[derive(Default)]
 struct MovedClass {
@@ -323,7 +329,7 @@ struct MovedClass {
     finished: Vec<MemRecord>,
     reused: ReusedLoads,
     /// What the first warp added to the fuser's tally, per site.
-    tally: Vec<(u64, u64, u32)>,
+    tally: Tally,
 }
 
 impl MovedClass {
@@ -371,7 +377,7 @@ impl BlockSink<'_> {
 
     /// What the compiler effects have counted so far: the loads reused, returned, and the
     /// fuser's tally, into `tally`.
-    fn effects_so_far(&self, tally: &mut Vec<(u64, u64, u32)>) -> ReusedLoads {
+    fn effects_so_far(&self, tally: &mut Tally) -> ReusedLoads {
         if let Some(fuser) = self.fuser.as_deref() {
             fuser.tally_into(tally);
         }
@@ -396,8 +402,7 @@ impl BlockSink<'_> {
         let Some(mut moved) = self.moved.take() else {
             return;
         };
-        let mut before = Vec::new();
-        let mut after = Vec::new();
+        let (mut before, mut after) = std::mem::take(&mut moved.tallies);
         for j in 0..moved.step {
             let class = &mut moved.classes[j as usize];
             if !class.reusable {
@@ -451,13 +456,15 @@ impl RecordSink for BlockSink<'_> {
             return;
         }
         let j = record.warp as usize;
-        let (mut before, mut after) = (Vec::new(), Vec::new());
-        let reused_before = self.effects_so_far(&mut before);
-        let mut outputs = self
+        let ((mut before, mut after), mut outputs) = self
             .moved
             .as_mut()
-            .map(|moved| std::mem::take(&mut moved.classes[j].outputs))
+            .map(|moved| {
+                let tallies = std::mem::take(&mut moved.tallies);
+                (tallies, std::mem::take(&mut moved.classes[j].outputs))
+            })
             .unwrap_or_default();
+        let reused_before = self.effects_so_far(&mut before);
         let issued = self.pass(record, Some(&mut outputs));
         let reused_after = self.effects_so_far(&mut after);
         if let Some(moved) = self.moved.as_mut() {
@@ -467,6 +474,7 @@ impl RecordSink for BlockSink<'_> {
             class.reused.instructions += reused_after.instructions - reused_before.instructions;
             class.reused.lanes += reused_after.lanes - reused_before.lanes;
             add_tally_difference(&mut class.tally, &before, &after);
+            moved.tallies = (before, after);
         }
     }
 
@@ -510,6 +518,7 @@ impl RecordSink for BlockSink<'_> {
             running: warps.running,
             n_warps: warps.n_warps,
             classes,
+            tallies: (Vec::new(), Vec::new()),
         });
     }
 
