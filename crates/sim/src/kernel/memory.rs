@@ -97,28 +97,89 @@ impl Fill {
     }
 }
 
-/// The pseudo-random words of page `index` of a buffer whose seed is `stream`: one SplitMix64
-/// seed per page, then xorshift64* (Vigna, "An experimental exploration of Marsaglia's xorshift
-/// generators, scrambled", 2016) per element, so the contents depend only on the seed and the
-/// page, not on the order in which pages are touched.
-fn page_words(stream: u64, index: usize) -> impl FnMut() -> u64 {
+/// The xorshift64 state update (without the output multiplication) as a linear map over GF(2):
+/// column `j` is where the step takes the state with only bit `j` set.
+type BitMatrix = [u64; 64];
+
+/// One xorshift64 step of the state (Marsaglia's shifts 12, 25, 27, as Vigna's xorshift64*).
+const fn xorshift_step(mut state: u64) -> u64 {
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    state
+}
+
+/// `matrix` applied to `state`: the XOR of the columns of its set bits.
+const fn apply(matrix: &BitMatrix, state: u64) -> u64 {
+    let mut out = 0;
+    let mut bit = 0;
+    while bit < 64 {
+        if state >> bit & 1 == 1 {
+            out ^= matrix[bit];
+        }
+        bit += 1;
+    }
+    out
+}
+
+/// `STEP_POWERS[i]` takes a state `2^i` steps on: a part of a page is filled from its first
+/// element without generating the elements before it, and holds what generating them would give.
+const STEP_POWERS: [BitMatrix; PAGE_BITS as usize] = {
+    let mut powers = [[0u64; 64]; PAGE_BITS as usize];
+    let mut bit = 0;
+    while bit < 64 {
+        powers[0][bit] = xorshift_step(1 << bit);
+        bit += 1;
+    }
+    let mut i = 1;
+    while i < PAGE_BITS as usize {
+        let mut column = 0;
+        while column < 64 {
+            powers[i][column] = apply(&powers[i - 1], powers[i - 1][column]);
+            column += 1;
+        }
+        i += 1;
+    }
+    powers
+};
+
+/// The pseudo-random words of page `index` of a buffer whose seed is `stream`, from its element
+/// `first` on: one SplitMix64 seed per page, then xorshift64* (Vigna, "An experimental
+/// exploration of Marsaglia's xorshift generators, scrambled", 2016) per element, so the
+/// contents depend only on the seed and the page, not on the order in which pages, or parts of
+/// them, are touched.
+fn page_words(stream: u64, index: usize, first: usize) -> impl FnMut() -> u64 {
     let mut state = splitmix64(stream ^ splitmix64(index as u64)) | 1;
+    for (i, power) in STEP_POWERS.iter().enumerate() {
+        if first >> i & 1 == 1 {
+            state = apply(power, state);
+        }
+    }
     move || {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
+        state = xorshift_step(state);
         state.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 }
 
+/// Pages of 16 KB seed the fill: each page's values are one generator's run.
 const PAGE_BITS: u32 = 14;
 const PAGE_BYTES: usize = 1 << PAGE_BITS;
+/// A page is filled in parts of 512 bytes, each when first touched: a matmul's column of `b`
+/// touches 64 bytes of each 4 KB row, and filling whole pages for it cost the naive matmul a
+/// quarter of its simulation.
+const PART_BITS: u32 = 9;
+const PART_BYTES: usize = 1 << PART_BITS;
+const PARTS_PER_PAGE: usize = PAGE_BYTES / PART_BYTES;
 
-/// A byte-addressed buffer whose pages are created when first touched.
+/// A page: its parts, each allocated and filled when first touched, so that a page whose every
+/// 4 KB holds one touched part costs its parts' bytes, not the page's.
+type Page = [Option<Box<[u8; PART_BYTES]>>; PARTS_PER_PAGE];
+
+/// A byte-addressed buffer whose pages are created, and filled part by part, when first touched.
 #[derive(Clone, Debug)]
 pub struct PagedBuffer {
     size: u64,
-    pages: Vec<Option<Box<[u8]>>>,
+    pages: Vec<Option<Box<Page>>>,
     fill: Fill,
     /// Mixed into the random values, so buffers of one launch differ.
     stream: u64,
@@ -139,104 +200,39 @@ impl PagedBuffer {
         self.size
     }
 
+    /// Bytes `within..within + n` of page `index`, filled; the range lies inside one part.
     #[inline]
-    fn page(&mut self, index: usize) -> &mut [u8] {
-        if self.pages[index].is_none() {
-            self.materialize(index);
+    fn bytes(&mut self, index: usize, within: usize, n: usize) -> &mut [u8] {
+        let (part, at) = (within >> PART_BITS, within & (PART_BYTES - 1));
+        let filled = self.pages[index]
+            .as_ref()
+            .is_some_and(|page| page[part].is_some());
+        if !filled {
+            self.fill_part(index, part);
         }
         match &mut self.pages[index] {
-            Some(page) => page,
+            Some(page) => match &mut page[part] {
+                Some(bytes) => &mut bytes[at..at + n],
+                None => &mut [],
+            },
             None => &mut [],
         }
     }
 
-    /// Creates page `index` with its initial contents.
+    /// Creates part `part` of page `index` with its initial contents.
     #[cold]
-    fn materialize(&mut self, index: usize) {
-        let mut page = vec![0u8; PAGE_BYTES].into_boxed_slice();
-        let start = index * PAGE_BYTES;
-        match &self.fill {
-            Fill::Zero => {}
-            Fill::Bytes(bytes) => {
-                let end = bytes.len().min(start + PAGE_BYTES);
-                if start < end {
-                    page[..end - start].copy_from_slice(&bytes[start..end]);
-                }
-            }
-            Fill::Random(scalar) => {
-                let mut next = page_words(self.stream, index);
-                match scalar {
-                    Scalar::F32 => {
-                        for chunk in page.chunks_exact_mut(4) {
-                            let v = (next() >> 40) as f32 / (1u64 << 24) as f32;
-                            chunk.copy_from_slice(&v.to_le_bytes());
-                        }
-                    }
-                    Scalar::F64 => {
-                        for chunk in page.chunks_exact_mut(8) {
-                            let v = (next() >> 11) as f64 / (1u64 << 53) as f64;
-                            chunk.copy_from_slice(&v.to_le_bytes());
-                        }
-                    }
-                    other => {
-                        let size = other.size() as usize;
-                        let modulus = if *other == Scalar::Bool { 2 } else { 16 };
-                        for chunk in page.chunks_exact_mut(size) {
-                            chunk[0] = (next() % modulus) as u8;
-                        }
-                    }
-                }
-            }
-            Fill::Uniform(scalar) => {
-                // The same words as `Random`, mapped onto the whole type: the top bits of an
-                // xorshift64* word are its best.
-                let mut next = page_words(self.stream, index);
-                match scalar {
-                    Scalar::F32 => {
-                        // k / 2^23 for k from -2^23 to 2^23 - 1: exact in an f32.
-                        for chunk in page.chunks_exact_mut(4) {
-                            let k = (next() >> 40) as i64 - (1 << 23);
-                            let v = k as f32 / (1u64 << 23) as f32;
-                            chunk.copy_from_slice(&v.to_le_bytes());
-                        }
-                    }
-                    Scalar::F64 => {
-                        for chunk in page.chunks_exact_mut(8) {
-                            let k = (next() >> 11) as i64 - (1 << 52);
-                            let v = k as f64 / (1u64 << 52) as f64;
-                            chunk.copy_from_slice(&v.to_le_bytes());
-                        }
-                    }
-                    Scalar::Bool => {
-                        for byte in page.iter_mut() {
-                            *byte = (next() >> 63) as u8;
-                        }
-                    }
-                    other => {
-                        let size = other.size() as usize;
-                        for chunk in page.chunks_exact_mut(size) {
-                            let word = next() >> (64 - 8 * size);
-                            chunk.copy_from_slice(&word.to_le_bytes()[..size]);
-                        }
-                    }
-                }
-            }
-            Fill::Iota(scalar) => {
-                let size = scalar.size() as usize;
-                let first = (start / size) as u64;
-                for (i, chunk) in (first..).zip(page.chunks_exact_mut(size)) {
-                    let bits = match scalar {
-                        Scalar::F32 => u64::from((i as f32).to_bits()),
-                        Scalar::F64 => (i as f64).to_bits(),
-                        Scalar::Bool => u64::from(i != 0),
-                        // C's conversion to a narrower integer keeps the low bytes.
-                        _ => i,
-                    };
-                    chunk.copy_from_slice(&bits.to_le_bytes()[..size]);
-                }
-            }
-        }
-        self.pages[index] = Some(page);
+    fn fill_part(&mut self, index: usize, part: usize) {
+        let page =
+            self.pages[index].get_or_insert_with(|| Box::new([const { None }; PARTS_PER_PAGE]));
+        let mut bytes = Box::new([0u8; PART_BYTES]);
+        fill_part(
+            &self.fill,
+            self.stream,
+            index,
+            part * PART_BYTES,
+            &mut bytes[..],
+        );
+        page[part] = Some(bytes);
     }
 
     /// Reads `out.len()` bytes at `offset` (the caller has checked the bounds).
@@ -245,29 +241,28 @@ impl PagedBuffer {
         while done < out.len() {
             let at = offset as usize + done;
             let (index, within) = (at >> PAGE_BITS, at & (PAGE_BYTES - 1));
-            let n = (PAGE_BYTES - within).min(out.len() - done);
+            let n = (PART_BYTES - (within & (PART_BYTES - 1))).min(out.len() - done);
             if index >= self.pages.len() {
                 return;
             }
-            let page = self.page(index);
-            out[done..done + n].copy_from_slice(&page[within..within + n]);
+            out[done..done + n].copy_from_slice(self.bytes(index, within, n));
             done += n;
         }
     }
 
-    /// Reads a little-endian value of `size` bytes (1 to 8) that does not cross a page, as an
+    /// Reads a little-endian value of `size` bytes (1 to 8) that does not cross a part, as an
     /// aligned access never does.
     #[inline]
     pub fn read_le(&mut self, offset: u64, size: usize) -> u64 {
         let at = offset as usize;
         let (index, within) = (at >> PAGE_BITS, at & (PAGE_BYTES - 1));
-        if index >= self.pages.len() || within + size > PAGE_BYTES || size > 8 {
+        if index >= self.pages.len() || (within & (PART_BYTES - 1)) + size > PART_BYTES || size > 8
+        {
             let mut out = [0u8; 8];
             self.read(offset, &mut out[..size.min(8)]);
             return u64::from_le_bytes(out);
         }
-        let page = self.page(index);
-        let b = &page[within..within + size];
+        let b = self.bytes(index, within, size);
         match size {
             4 => u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
             8 => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
@@ -281,21 +276,108 @@ impl PagedBuffer {
         while done < data.len() {
             let at = offset as usize + done;
             let (index, within) = (at >> PAGE_BITS, at & (PAGE_BYTES - 1));
-            let n = (PAGE_BYTES - within).min(data.len() - done);
+            let n = (PART_BYTES - (within & (PART_BYTES - 1))).min(data.len() - done);
             if index >= self.pages.len() {
                 return;
             }
-            let page = self.page(index);
-            page[within..within + n].copy_from_slice(&data[done..done + n]);
+            self.bytes(index, within, n)
+                .copy_from_slice(&data[done..done + n]);
             done += n;
         }
     }
 
-    /// The whole contents (materialising every page).
+    /// The whole contents (filling every page).
     pub fn to_vec(&mut self) -> Vec<u8> {
         let mut out = vec![0u8; self.size as usize];
         self.read(0, &mut out);
         out
+    }
+}
+
+/// Gives `part`, the bytes of page `index` from `start` on, their initial contents from `fill`.
+fn fill_part(fill: &Fill, stream: u64, index: usize, start: usize, part: &mut [u8]) {
+    // The part's first byte in the buffer.
+    let offset = index * PAGE_BYTES + start;
+    match fill {
+        Fill::Zero => {}
+        Fill::Bytes(bytes) => {
+            let end = bytes.len().min(offset + part.len());
+            if offset < end {
+                part[..end - offset].copy_from_slice(&bytes[offset..end]);
+            }
+        }
+        Fill::Random(scalar) => {
+            let size = scalar.size().max(1) as usize;
+            let mut next = page_words(stream, index, start / size);
+            match scalar {
+                Scalar::F32 => {
+                    for chunk in part.chunks_exact_mut(4) {
+                        let v = (next() >> 40) as f32 / (1u64 << 24) as f32;
+                        chunk.copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+                Scalar::F64 => {
+                    for chunk in part.chunks_exact_mut(8) {
+                        let v = (next() >> 11) as f64 / (1u64 << 53) as f64;
+                        chunk.copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+                other => {
+                    let modulus = if *other == Scalar::Bool { 2 } else { 16 };
+                    for chunk in part.chunks_exact_mut(size) {
+                        chunk[0] = (next() % modulus) as u8;
+                    }
+                }
+            }
+        }
+        Fill::Uniform(scalar) => {
+            // The same words as `Random`, mapped onto the whole type: the top bits of an
+            // xorshift64* word are its best.
+            let size = scalar.size().max(1) as usize;
+            let mut next = page_words(stream, index, start / size);
+            match scalar {
+                Scalar::F32 => {
+                    // k / 2^23 for k from -2^23 to 2^23 - 1: exact in an f32.
+                    for chunk in part.chunks_exact_mut(4) {
+                        let k = (next() >> 40) as i64 - (1 << 23);
+                        let v = k as f32 / (1u64 << 23) as f32;
+                        chunk.copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+                Scalar::F64 => {
+                    for chunk in part.chunks_exact_mut(8) {
+                        let k = (next() >> 11) as i64 - (1 << 52);
+                        let v = k as f64 / (1u64 << 52) as f64;
+                        chunk.copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+                Scalar::Bool => {
+                    for byte in part.iter_mut() {
+                        *byte = (next() >> 63) as u8;
+                    }
+                }
+                _ => {
+                    for chunk in part.chunks_exact_mut(size) {
+                        let word = next() >> (64 - 8 * size);
+                        chunk.copy_from_slice(&word.to_le_bytes()[..size]);
+                    }
+                }
+            }
+        }
+        Fill::Iota(scalar) => {
+            let size = scalar.size().max(1) as usize;
+            let first = (offset / size) as u64;
+            for (i, chunk) in (first..).zip(part.chunks_exact_mut(size)) {
+                let bits = match scalar {
+                    Scalar::F32 => u64::from((i as f32).to_bits()),
+                    Scalar::F64 => (i as f64).to_bits(),
+                    Scalar::Bool => u64::from(i != 0),
+                    // C's conversion to a narrower integer keeps the low bytes.
+                    _ => i,
+                };
+                chunk.copy_from_slice(&bits.to_le_bytes()[..size]);
+            }
+        }
     }
 }
 
@@ -350,6 +432,51 @@ mod tests {
         for chunk in a.chunks_exact(4) {
             let v = f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
             assert!((0.0..1.0).contains(&v), "{v}");
+        }
+    }
+
+    #[test]
+    fn parts_touched_in_any_order_hold_what_one_run_of_the_generator_gives() {
+        // The values of a page are one xorshift64* run from its seed, element after element;
+        // a part filled on its own jumps the generator to its first element.
+        let stream = 11;
+        let size = 3 * PAGE_BYTES as u64 + 100;
+        for scalar in [Scalar::F32, Scalar::U8, Scalar::F64, Scalar::I16] {
+            let mut expected = Vec::new();
+            for index in 0..size.div_ceil(PAGE_BYTES as u64) as usize {
+                let mut state = splitmix64(stream ^ splitmix64(index as u64)) | 1;
+                let element = scalar.size() as usize;
+                for _ in 0..PAGE_BYTES / element {
+                    state = xorshift_step(state);
+                    let word = state.wrapping_mul(0x2545_F491_4F6C_DD1D);
+                    let bits = match scalar {
+                        Scalar::F32 => {
+                            u64::from(((word >> 40) as f32 / (1u64 << 24) as f32).to_bits())
+                        }
+                        Scalar::F64 => ((word >> 11) as f64 / (1u64 << 53) as f64).to_bits(),
+                        _ => word % 16,
+                    };
+                    expected.extend_from_slice(&bits.to_le_bytes()[..element]);
+                }
+            }
+            expected.truncate(size as usize);
+            // Backwards, a part at a time, and reading a value across two parts at the end.
+            let mut buffer = PagedBuffer::new(size, Fill::Random(scalar), stream);
+            let mut read = vec![0u8; size as usize];
+            for at in (0..size as usize).step_by(PART_BYTES).rev() {
+                let n = PART_BYTES.min(size as usize - at);
+                buffer.read(at as u64, &mut read[at..at + n]);
+            }
+            assert_eq!(read, expected, "{scalar:?} read part by part, backwards");
+            let mut straddling = PagedBuffer::new(size, Fill::Random(scalar), stream);
+            let mut pair = [0u8; 8];
+            straddling.read(PART_BYTES as u64 * 5 - 4, &mut pair);
+            assert_eq!(pair[..], expected[PART_BYTES * 5 - 4..PART_BYTES * 5 + 4]);
+            assert_eq!(
+                straddling.to_vec(),
+                expected,
+                "{scalar:?} after a straddling read"
+            );
         }
     }
 
