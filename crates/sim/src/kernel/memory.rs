@@ -102,7 +102,8 @@ impl Fill {
 type BitMatrix = [u64; 64];
 
 /// One xorshift64 step of the state (Marsaglia's shifts 12, 25, 27, as Vigna's xorshift64*).
-const fn xorshift_step(mut state: u64) -> u64 {
+#[inline]
+fn xorshift_step(mut state: u64) -> u64 {
     state ^= state >> 12;
     state ^= state << 25;
     state ^= state >> 27;
@@ -110,38 +111,36 @@ const fn xorshift_step(mut state: u64) -> u64 {
 }
 
 /// `matrix` applied to `state`: the XOR of the columns of its set bits.
-const fn apply(matrix: &BitMatrix, state: u64) -> u64 {
-    let mut out = 0;
-    let mut bit = 0;
-    while bit < 64 {
-        if state >> bit & 1 == 1 {
-            out ^= matrix[bit];
-        }
-        bit += 1;
-    }
-    out
+fn apply(matrix: &BitMatrix, state: u64) -> u64 {
+    matrix
+        .iter()
+        .enumerate()
+        .filter(|(bit, _)| state >> bit & 1 == 1)
+        .fold(0, |out, (_, column)| out ^ column)
 }
 
-/// `STEP_POWERS[i]` takes a state `2^i` steps on: a part of a page is filled from its first
-/// element without generating the elements before it, and holds what generating them would give.
-const STEP_POWERS: [BitMatrix; PAGE_BITS as usize] = {
-    let mut powers = [[0u64; 64]; PAGE_BITS as usize];
-    let mut bit = 0;
-    while bit < 64 {
-        powers[0][bit] = xorshift_step(1 << bit);
-        bit += 1;
-    }
-    let mut i = 1;
-    while i < PAGE_BITS as usize {
-        let mut column = 0;
-        while column < 64 {
-            powers[i][column] = apply(&powers[i - 1], powers[i - 1][column]);
-            column += 1;
+/// The matrices that take a state `2^i` steps on, for `i` below `PAGE_BITS`: a part of a page is
+/// filled from its first element without generating the elements before it, and holds what
+/// generating them would give. Computed once, on first use: as a constant table they were 7 KB
+/// of the page's download that no compressor shrinks.
+fn step_powers() -> &'static [BitMatrix; PAGE_BITS as usize] {
+    static POWERS: std::sync::OnceLock<[BitMatrix; PAGE_BITS as usize]> =
+        std::sync::OnceLock::new();
+    POWERS.get_or_init(|| {
+        let mut powers = [[0u64; 64]; PAGE_BITS as usize];
+        for (bit, column) in powers[0].iter_mut().enumerate() {
+            *column = xorshift_step(1 << bit);
         }
-        i += 1;
-    }
-    powers
-};
+        for i in 1..PAGE_BITS as usize {
+            let (done, rest) = powers.split_at_mut(i);
+            let previous = &done[i - 1];
+            for (column, from) in rest[0].iter_mut().zip(previous) {
+                *column = apply(previous, *from);
+            }
+        }
+        powers
+    })
+}
 
 /// The pseudo-random words of page `index` of a buffer whose seed is `stream`, from its element
 /// `first` on: one SplitMix64 seed per page, then xorshift64* (Vigna, "An experimental
@@ -150,7 +149,7 @@ const STEP_POWERS: [BitMatrix; PAGE_BITS as usize] = {
 /// them, are touched.
 fn page_words(stream: u64, index: usize, first: usize) -> impl FnMut() -> u64 {
     let mut state = splitmix64(stream ^ splitmix64(index as u64)) | 1;
-    for (i, power) in STEP_POWERS.iter().enumerate() {
+    for (i, power) in step_powers().iter().enumerate() {
         if first >> i & 1 == 1 {
             state = apply(power, state);
         }
