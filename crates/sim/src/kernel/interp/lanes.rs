@@ -259,23 +259,19 @@ pub(super) fn fma_f32(x: f32, y: f32, z: f32) -> f32 {
     let product = f64::from(x) * f64::from(y);
     let addend = f64::from(z);
     let sum = product + addend;
-    if !sum.is_finite() {
-        return sum as f32;
-    }
     let product_part = sum - addend;
     let error = (product - product_part) + (addend - (sum - product_part));
-    let odd = if error != 0.0 && sum.to_bits() & 1 == 0 {
-        // One step away from zero if the error points that way, else towards it: the
-        // neighbour on the error's side, whose last bit is 1.
-        if (error > 0.0) == (sum > 0.0) {
-            f64::from_bits(sum.to_bits() + 1)
-        } else {
-            f64::from_bits(sum.to_bits() - 1)
-        }
-    } else {
-        sum
-    };
-    odd as f32
+    // Rounded to odd: where the sum is inexact and its last bit is 0, the neighbour on the
+    // error's side (one step away from zero if the error has the sum's sign, else towards it),
+    // whose last bit is 1. A sum that is not finite is kept. Without branches, so that the lane
+    // loops around it run straight through whatever the lanes' values (the error's sign is as
+    // good as random, and a mispredicted branch cost more than the rest of the function).
+    let bits = sum.to_bits();
+    let inexact = error != 0.0 && bits & 1 == 0 && sum.is_finite();
+    let away = (error > 0.0) == (sum > 0.0);
+    let step = if away { 1 } else { u64::MAX };
+    let odd = bits.wrapping_add(step & (inexact as u64).wrapping_neg());
+    f64::from_bits(odd) as f32
 }
 
 /// Converts one value between scalar types (C's conversions; float to integer saturates, which is
