@@ -12,6 +12,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use memplay_sim::device::h100;
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::simulate::{simulate, SimulationInput};
+use memplay_sim::trace::TraceRequest;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -21,6 +22,7 @@ const TRANSPOSE: &str = include_str!("../../../www/kernels/transpose.cu");
 const COALESCING: &str = include_str!("../../../www/kernels/coalescing.cu");
 const BANKS: &str = include_str!("../../../www/kernels/banks.cu");
 const ATOMICS: &str = include_str!("../../../www/kernels/atomics.cu");
+const DIVERGENCE: &str = include_str!("../../../www/kernels/divergence.cu");
 
 /// One launch on H100, as the page or the reference measurements describe it.
 struct Launch {
@@ -222,6 +224,26 @@ fn reference_launches() -> Vec<(String, Launch)> {
     ]
 }
 
+/// The launches of the page's heaviest lessons as the page sends them: with the trace of warp 0
+/// of block (0, 0) for the per-line view, a block the sampling does not run.
+fn page_launches() -> Vec<(String, Launch)> {
+    let mut launches = reference_launches();
+    launches.push((
+        "branch split=1 grid=1056 block=256 iters=4096".to_string(),
+        Launch {
+            source: DIVERGENCE,
+            kernel: "branch",
+            defines: &[],
+            grid: [1056, 1, 1],
+            block: [256, 1, 1],
+            dyn_smem: 0,
+            args: &[("iters", 4096), ("split", 1)],
+            buffers: vec![("out", 4 * 1056 * 256)],
+        },
+    ));
+    launches
+}
+
 fn bench(c: &mut Criterion, group_name: &str, launches: Vec<(String, Launch)>) {
     let mut group = c.benchmark_group(group_name);
     group
@@ -229,7 +251,13 @@ fn bench(c: &mut Criterion, group_name: &str, launches: Vec<(String, Launch)>) {
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1));
     for (name, launch) in launches {
-        let input = launch.input();
+        let mut input = launch.input();
+        if group_name == "page" {
+            input.trace = Some(TraceRequest {
+                block: [0, 0, 0],
+                warp: 0,
+            });
+        }
         // A launch that fails to simulate would measure the error path: refuse to.
         if let Err(error) = simulate(&input) {
             panic!("{name} does not simulate: {error}");
@@ -247,5 +275,9 @@ fn reference(c: &mut Criterion) {
     bench(c, "reference", reference_launches());
 }
 
-criterion_group!(benches, lessons, reference);
+fn page(c: &mut Criterion) {
+    bench(c, "page", page_launches());
+}
+
+criterion_group!(benches, lessons, reference, page);
 criterion_main!(benches);

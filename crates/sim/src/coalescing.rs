@@ -211,28 +211,29 @@ fn sector_transactions(access: &WarpAccess, emit: &mut impl FnMut(Transaction)) 
     // at or appended after the end: linear in the lanes.
     let mut sectors = [0u64; MAX_LANE_SECTORS];
     let mut n = 0;
-    let mut insert = |sector: u64| {
-        if n > 0 && sectors[n - 1] == sector {
-            return;
-        }
-        let mut at = n;
-        while at > 0 && sectors[at - 1] > sector {
-            at -= 1;
-        }
-        if (at > 0 && sectors[at - 1] == sector) || n == MAX_LANE_SECTORS {
-            return;
-        }
-        sectors.copy_within(at..n, at + 1);
-        sectors[at] = sector;
-        n += 1;
-    };
-    for &address in access.lanes.iter().flatten() {
+    // Plain loops: this runs for every global access of a simulation, and the page's
+    // size-optimised build leaves iterator adapters and closures as calls.
+    for slot in &access.lanes {
+        let Some(address) = *slot else {
+            continue;
+        };
         let (first, last) = byte_range(address, width);
         // At most 16 bytes: the first sector and perhaps the next.
         let (first, last) = (first / SECTOR_BYTES, last / SECTOR_BYTES);
-        insert(first);
-        if last > first {
-            insert(last);
+        for sector in first..=last {
+            if n > 0 && sectors[n - 1] == sector {
+                continue;
+            }
+            let mut at = n;
+            while at > 0 && sectors[at - 1] > sector {
+                at -= 1;
+            }
+            if (at > 0 && sectors[at - 1] == sector) || n == MAX_LANE_SECTORS {
+                continue;
+            }
+            sectors.copy_within(at..n, at + 1);
+            sectors[at] = sector;
+            n += 1;
         }
     }
     for &sector in &sectors[..n] {

@@ -603,7 +603,10 @@ impl BlockProfiler {
         // A lane at the address of the lane before it (a broadcast) adds nothing to a buffer's
         // sectors: it is skipped. (A local address counts per lane, so only buffer lanes are.)
         let mut last_address: Option<u64> = None;
-        for (_, address) in access.active_lanes() {
+        for slot in &access.lanes {
+            let Some(address) = *slot else {
+                continue;
+            };
             if last_address == Some(address) {
                 continue;
             }
@@ -876,7 +879,10 @@ fn load_wavefronts(access: &WarpAccess, lines: &[u64]) -> u64 {
     // Per line, the banks its words of the request fall in.
     let mut banks = [0u32; 64];
     let width = u64::from(access.width.bytes()).max(1);
-    for (_, address) in access.active_lanes() {
+    for slot in &access.lanes {
+        let Some(address) = *slot else {
+            continue;
+        };
         let mut index = None;
         for word in (address / 4)..=(address.saturating_add(width - 1) / 4) {
             let line = word * 4 / LINE_BYTES;
@@ -891,10 +897,15 @@ fn load_wavefronts(access: &WarpAccess, lines: &[u64]) -> u64 {
         }
     }
     let used = &banks[..lines.len()];
-    let data_passes = (0..32)
-        .map(|bank| used.iter().filter(|&&mask| mask >> bank & 1 == 1).count())
-        .max()
-        .unwrap_or(0) as u64;
+    // The most lines that need one bank (plain loops, as in the lane loop above).
+    let mut data_passes = 0;
+    for bank in 0..32 {
+        let mut lines_on_bank = 0;
+        for mask in used {
+            lines_on_bank += u64::from(mask >> bank & 1);
+        }
+        data_passes = data_passes.max(lines_on_bank);
+    }
     tag_passes.max(data_passes)
 }
 
