@@ -309,15 +309,39 @@ pub struct BlockProfiler {
     /// A global load's address (or a branch before it) needed data the launch loaded: its
     /// repetitions may go elsewhere. Kept across blocks.
     data_steered: bool,
-    /// The sectors of the access being recorded, with the bytes touched in each, per buffer:
-    /// kept between records so that none allocates.
-    touched: Vec<(usize, u64, u32)>,
+    /// The shape of the access being recorded, and the lines of one of its steps: kept between
+    /// records so that none allocates.
+    shape: RecordShape,
+    lines: LineSet,
     /// Whether to watch the halves of lines (`TouchedRange::half_line_shift_safe`), and, per
     /// buffer, whether a request of the block touched both halves of a line, or the upper half
     /// of one and the lower half of the next.
     watch_half_lines: bool,
     half_line_clash: Vec<bool>,
 }
+
+/// What of a global load or store holds wherever it lies, as long as it moves by a whole number
+/// of `SHAPE_MOVE_BYTES` (`BlockProfiler::record_shape`).
+#[derive(Clone, Debug, Default)]
+pub struct RecordShape {
+    transactions: u64,
+    bytes_moved: u64,
+    /// Distinct 128-byte lines of its transactions.
+    lines: u64,
+    /// Passes through the L1's data pipe when every line hits.
+    hit_wavefronts: u64,
+    /// Lines of a store that it writes part of a sector of.
+    partial_store_lines: u64,
+    /// Lanes outside every buffer, counted as local memory.
+    outside_buffers: u64,
+    /// The sectors it touches, per buffer, with the bytes touched in each (bit `k` for byte `k`).
+    touched: Vec<(usize, u64, u32)>,
+}
+
+/// The moves that keep a global access's shape: whole multiples of the widest alignment any
+/// coalescing rule looks at (cc 1.0 wants a half-warp of 16-byte words at a multiple of 256
+/// bytes; lines, halves of lines, sectors and cc 1.x segments are all smaller).
+pub const SHAPE_MOVE_BYTES: i64 = 256;
 
 /// No row is open in a partition.
 const NO_ROW: u64 = u64::MAX;
@@ -403,7 +427,8 @@ impl BlockProfiler {
             site_rows: HashMap::default(),
             activations: 0,
             data_steered: false,
-            touched: Vec::new(),
+            shape: RecordShape::default(),
+            lines: LineSet::default(),
             watch_half_lines: false,
             half_line_clash: vec![false; n],
         }
@@ -484,17 +509,7 @@ impl BlockProfiler {
         if access.n_active() == 0 {
             return;
         }
-        let warp = record.warp as usize;
-        if self.warps.len() <= warp {
-            self.warps.resize(warp + 1, WarpTrace::default());
-        }
-        // A warp runs until a barrier or its end; if it shows up again after another warp ran, it
-        // has passed a barrier.
-        if self.last_warp != Some(record.warp) && self.warps[warp].seen {
-            self.warps[warp].barrier = true;
-        }
-        self.warps[warp].seen = true;
-        self.last_warp = Some(record.warp);
+        let warp = self.enter(record);
 
         match access.space {
             Space::Shared => {
@@ -514,13 +529,97 @@ impl BlockProfiler {
         }
     }
 
+    /// Notes that `record`'s warp ran, and whether it passed a barrier since it last did: a warp
+    /// runs until a barrier or its end, so if it shows up again after another warp ran, it has
+    /// passed one. Its index among the block's warps.
+    fn enter(&mut self, record: &MemRecord) -> usize {
+        let warp = record.warp as usize;
+        if self.warps.len() <= warp {
+            self.warps.resize(warp + 1, WarpTrace::default());
+        }
+        if self.last_warp != Some(record.warp) && self.warps[warp].seen {
+            self.warps[warp].barrier = true;
+        }
+        self.warps[warp].seen = true;
+        self.last_warp = Some(record.warp);
+        warp
+    }
+
     fn record_global(&mut self, record: &MemRecord, warp: usize) {
         let access = &record.access;
+        let mut shape = std::mem::take(&mut self.shape);
+        self.measure_shape(access, &mut shape);
+        if let Some(rows) = self.device.timing.dram_rows {
+            self.record_rows(record, rows);
+        }
+        if access.space == Space::Local {
+            self.local_sectors += u64::from(coalescing::sectors_of(
+                &self.device,
+                shape.transactions,
+                shape.bytes_moved,
+            ));
+            self.round_trips(record, warp);
+            // Local memory is the thread's own: its misses are counted as fills, not per line.
+            self.ld_wavefronts += shape.hit_wavefronts;
+        } else {
+            if self.watch_half_lines {
+                let touched = &shape.touched;
+                // Each buffer the request touched (nearly always one), checked once.
+                for (k, &(buffer, _, _)) in touched.iter().enumerate() {
+                    if self.half_line_clash[buffer] || touched[..k].iter().any(|t| t.0 == buffer)
+                    {
+                        continue;
+                    }
+                    let sectors = touched[k..].iter().filter(|t| t.0 == buffer).map(|t| t.1);
+                    self.half_line_clash[buffer] = halves_clash(sectors);
+                }
+            }
+            self.place(record, warp, &shape, 0);
+            if access.kind == AccessKind::Atomic {
+                self.record_atomic(record);
+            }
+        }
+        self.shape = shape;
+    }
+
+    /// Adds a global load or store of a warp shown alike to one the profiler measured
+    /// (`record_shape`): `shape` is that record's, and `record` lies `by` bytes from it, a
+    /// whole number of `SHAPE_MOVE_BYTES`, so that it makes the same transactions, lines and
+    /// passes at moved sectors. What depends on where it lies (the sectors new to the block,
+    /// the round trips they end) is counted as for any record.
+    pub fn record_moved(&mut self, record: &MemRecord, shape: &RecordShape, by: i64) {
+        debug_assert_eq!(by % SHAPE_MOVE_BYTES, 0);
+        if record.access.n_active() == 0 {
+            return;
+        }
+        let warp = self.enter(record);
+        self.place(record, warp, shape, by / SECTOR_BYTES as i64);
+    }
+
+    /// Adds `record` as `record` does, and gives what of it holds wherever it lies, for the
+    /// warps shown alike to its warp (`record_moved`): `None` for what has no such shape (shared,
+    /// constant and local accesses, atomics, and any access on a device whose DRAM rows are
+    /// counted, as rows do depend on where the access lies).
+    pub fn record_shape(&mut self, record: &MemRecord) -> Option<RecordShape> {
+        self.record(record);
+        let access = &record.access;
+        let shaped = access.space == Space::Global
+            && access.kind != AccessKind::Atomic
+            && access.n_active() > 0
+            && self.device.timing.dram_rows.is_none();
+        shaped.then(|| self.shape.clone())
+    }
+
+    /// The part of a global or local access that does not depend on where it lies, into `shape`:
+    /// its transactions, lines and passes through the L1 when it hits, and the sectors it touches
+    /// with the bytes touched in each.
+    fn measure_shape(&mut self, access: &WarpAccess, shape: &mut RecordShape) {
         // The transactions and the distinct 128-byte lines they lie in, without the allocations
         // of `coalescing::analyze`: this runs for every global access of a simulation.
         let mut n_transactions = 0u64;
         let mut bytes_moved = 0u64;
-        let mut lines = LineSet::default();
+        let lines = &mut self.lines;
+        lines.clear();
         let mut extra_lines = 0u64;
         coalescing::each_transaction(access, &self.device, |t| {
             n_transactions += 1;
@@ -533,28 +632,120 @@ impl BlockProfiler {
                 }
             }
         });
-        self.transactions += n_transactions;
-        if let Some(rows) = self.device.timing.dram_rows {
-            self.record_rows(record, rows);
-        }
+        shape.transactions = n_transactions;
+        shape.bytes_moved = bytes_moved;
         // A load's passes through the L1 data pipe when it hits (`load_wavefronts`); a miss adds
-        // its lines below, once the sectors new to the block are known.
-        let hit_wavefronts = if access.kind == AccessKind::Load {
-            load_wavefronts(access, lines.as_slice()) + extra_lines
+        // its lines in `place`, once the sectors new to the block are known.
+        shape.hit_wavefronts = if access.kind == AccessKind::Load {
+            load_wavefronts(access, self.lines.as_slice()) + extra_lines
         } else {
             0
         };
-        let lines = lines.len() as u64 + extra_lines;
-        match access.kind {
-            AccessKind::Load => self.ld_lines += lines,
-            AccessKind::Store => self.st_lines += lines,
-            AccessKind::Atomic => self.atomic_lines += lines,
+        shape.lines = self.lines.len() as u64 + extra_lines;
+        shape.touched.clear();
+        shape.partial_store_lines = 0;
+        if access.space == Space::Local {
+            return;
         }
+        // The sectors of the access with the bytes touched in each, per buffer (a lane's bytes
+        // may straddle two sectors). Neighbouring lanes mostly share the last sector.
+        let touched = &mut shape.touched;
+        let width = u64::from(access.width.bytes());
+        // Lanes mostly fall in the buffer the lane before them did: it is tried first.
+        let mut last_buffer: Option<(usize, u64, u64)> = None;
+        // A lane at the address of the lane before it (a broadcast) adds nothing to a buffer's
+        // sectors: it is skipped. (A local address counts per lane, so only buffer lanes are.)
+        let mut last_address: Option<u64> = None;
+        for slot in &access.lanes {
+            let Some(address) = *slot else {
+                continue;
+            };
+            if last_address == Some(address) {
+                continue;
+            }
+            let buffer = match last_buffer {
+                Some((index, base, end)) if (base..end).contains(&address) => index,
+                _ => {
+                    let Some(index) = self.buffer_of(address) else {
+                        shape.outside_buffers += 1;
+                        continue;
+                    };
+                    let (_, base, size) = &self.layout[index];
+                    last_buffer = Some((index, *base, base.saturating_add(*size)));
+                    index
+                }
+            };
+            last_address = Some(address);
+            let last = address.saturating_add(width.max(1) - 1);
+            for sector in (address / SECTOR_BYTES)..=(last / SECTOR_BYTES) {
+                let from = address.max(sector * SECTOR_BYTES) % SECTOR_BYTES;
+                let to = last.min(sector * SECTOR_BYTES + SECTOR_BYTES - 1) % SECTOR_BYTES;
+                let mask = (u32::MAX >> (31 - (to - from))) << from;
+                let found = match touched.last() {
+                    Some(&(b, s, _)) if b == buffer && s == sector => Some(touched.len() - 1),
+                    _ => touched
+                        .iter()
+                        .position(|&(b, s, _)| b == buffer && s == sector),
+                };
+                match found {
+                    Some(k) => touched[k].2 |= mask,
+                    None => touched.push((buffer, sector, mask)),
+                }
+            }
+        }
+        if access.kind == AccessKind::Store {
+            self.lines.clear();
+            for &(_, sector, mask) in touched.iter() {
+                if mask != u32::MAX {
+                    self.lines.insert(sector * SECTOR_BYTES / LINE_BYTES);
+                }
+            }
+            shape.partial_store_lines = self.lines.len() as u64;
+        }
+    }
 
-        // Round trips: loads wait, stores and atomics (whose results the lecture kernels never
-        // use) are fire-and-forget but order the loads after them.
-        let trace = &mut self.warps[warp];
+    /// Counts a global (not local) access of `shape` at its sectors moved by `sector_shift`:
+    /// its transactions and lines, its round trips, the sectors it reads and writes, and the
+    /// lines of a load that bring sectors new to the block.
+    fn place(&mut self, record: &MemRecord, warp: usize, shape: &RecordShape, sector_shift: i64) {
+        let access = &record.access;
+        self.transactions += shape.transactions;
         match access.kind {
+            AccessKind::Load => self.ld_lines += shape.lines,
+            AccessKind::Store => self.st_lines += shape.lines,
+            AccessKind::Atomic => self.atomic_lines += shape.lines,
+        }
+        self.round_trips(record, warp);
+        // Lanes outside every buffer count as local memory, sector by sector.
+        self.local_sectors += shape.outside_buffers;
+        self.partial_st_lines += shape.partial_store_lines;
+        // The lines of the load that bring sectors new to the block: each comes back from L2 on
+        // its own, and the data pipe hands each to the warp in a pass of its own.
+        let missed_lines = &mut self.lines;
+        missed_lines.clear();
+        for &(buffer, sector, mask) in &shape.touched {
+            let sector = sector.wrapping_add_signed(sector_shift);
+            if access.kind != AccessKind::Store {
+                *self.reads[buffer].entry(sector).or_insert(0) |= mask;
+            }
+            if access.kind != AccessKind::Load {
+                *self.writes[buffer].entry(sector).or_insert(0) |= mask;
+            }
+            if access.kind == AccessKind::Load && self.load_sectors.insert(sector) {
+                self.warps[warp].missing = true;
+                missed_lines.insert(sector * SECTOR_BYTES / LINE_BYTES);
+            }
+        }
+        if access.kind == AccessKind::Load {
+            self.ld_wavefronts += shape.hit_wavefronts.max(self.lines.len() as u64);
+        }
+    }
+
+    /// Round trips: loads wait, stores and atomics (whose results the lecture kernels never
+    /// use) are fire-and-forget but order the loads after them.
+    fn round_trips(&mut self, record: &MemRecord, warp: usize) {
+        let trace = &mut self.warps[warp];
+        match record.access.kind {
             AccessKind::Load => {
                 self.data_steered |= record.order.waits_for != 0;
                 let site = (record.span.line, record.span.col);
@@ -580,104 +771,12 @@ impl BlockProfiler {
             }
             AccessKind::Store | AccessKind::Atomic => trace.stored = true,
         }
+    }
 
-        let width = u64::from(access.width.bytes());
-        if access.space == Space::Local {
-            self.local_sectors += u64::from(coalescing::sectors_of(
-                &self.device,
-                n_transactions,
-                bytes_moved,
-            ));
-            // Local memory is the thread's own: its misses are counted as fills, not per line.
-            self.ld_wavefronts += hit_wavefronts;
-            return;
-        }
-        // The sectors of the access with the bytes touched in each, per buffer (a lane's bytes
-        // may straddle two sectors).
-        // This runs for every global access: the list is the profiler's own, reused, and
-        // neighbouring lanes mostly share the last sector.
-        let mut touched = std::mem::take(&mut self.touched);
-        touched.clear();
-        // Lanes mostly fall in the buffer the lane before them did: it is tried first.
-        let mut last_buffer: Option<(usize, u64, u64)> = None;
-        // A lane at the address of the lane before it (a broadcast) adds nothing to a buffer's
-        // sectors: it is skipped. (A local address counts per lane, so only buffer lanes are.)
-        let mut last_address: Option<u64> = None;
-        for slot in &access.lanes {
-            let Some(address) = *slot else {
-                continue;
-            };
-            if last_address == Some(address) {
-                continue;
-            }
-            let buffer = match last_buffer {
-                Some((index, base, end)) if (base..end).contains(&address) => index,
-                _ => {
-                    let Some(index) = self.buffer_of(address) else {
-                        self.local_sectors += 1;
-                        continue;
-                    };
-                    let (_, base, size) = &self.layout[index];
-                    last_buffer = Some((index, *base, base.saturating_add(*size)));
-                    index
-                }
-            };
-            last_address = Some(address);
-            let last = address.saturating_add(width.max(1) - 1);
-            for sector in (address / SECTOR_BYTES)..=(last / SECTOR_BYTES) {
-                let from = address.max(sector * SECTOR_BYTES) % SECTOR_BYTES;
-                let to = last.min(sector * SECTOR_BYTES + SECTOR_BYTES - 1) % SECTOR_BYTES;
-                let mask = (u32::MAX >> (31 - (to - from))) << from;
-                let same = |&(b, s, _): &(usize, u64, u32)| b == buffer && s == sector;
-                let found = match touched.last() {
-                    Some(entry) if same(entry) => Some(touched.len() - 1),
-                    _ => touched.iter().position(same),
-                };
-                match found {
-                    Some(k) => touched[k].2 |= mask,
-                    None => touched.push((buffer, sector, mask)),
-                }
-            }
-        }
-        if self.watch_half_lines {
-            // Each buffer the request touched (nearly always one), checked once.
-            for (k, &(buffer, _, _)) in touched.iter().enumerate() {
-                if self.half_line_clash[buffer] || touched[..k].iter().any(|t| t.0 == buffer) {
-                    continue;
-                }
-                let sectors = touched[k..].iter().filter(|t| t.0 == buffer).map(|t| t.1);
-                self.half_line_clash[buffer] = halves_clash(sectors);
-            }
-        }
-        if access.kind == AccessKind::Store {
-            let mut partial_lines = LineSet::default();
-            for &(_, sector, mask) in &touched {
-                if mask != u32::MAX {
-                    partial_lines.insert(sector * SECTOR_BYTES / LINE_BYTES);
-                }
-            }
-            self.partial_st_lines += partial_lines.len() as u64;
-        }
-        // The lines of the load that bring sectors new to the block: each comes back from L2 on
-        // its own, and the data pipe hands each to the warp in a pass of its own.
-        let mut missed_lines = LineSet::default();
-        for &(buffer, sector, mask) in &touched {
-            if access.kind != AccessKind::Store {
-                *self.reads[buffer].entry(sector).or_insert(0) |= mask;
-            }
-            if access.kind != AccessKind::Load {
-                *self.writes[buffer].entry(sector).or_insert(0) |= mask;
-            }
-            if access.kind == AccessKind::Load && self.load_sectors.insert(sector) {
-                self.warps[warp].missing = true;
-                missed_lines.insert(sector * SECTOR_BYTES / LINE_BYTES);
-            }
-        }
-        self.touched = touched;
-        if access.kind == AccessKind::Load {
-            self.ld_wavefronts += hit_wavefronts.max(missed_lines.len() as u64);
-        }
-        if access.kind == AccessKind::Atomic {
+    /// The atomics' updates per address and per L2 slice granule.
+    fn record_atomic(&mut self, record: &MemRecord) {
+        let access = &record.access;
+        {
             let uniform = self
                 .uniform_atomic_sites
                 .contains(&(record.span.line, record.span.col));
@@ -826,9 +925,16 @@ fn halves_clash(sectors: impl Iterator<Item = u64>) -> bool {
 
 /// The distinct 128-byte lines of one warp request, kept in place (a request of 16-byte lanes
 /// touches at most 64): this runs for every global access.
+#[derive(Debug)]
 struct LineSet {
     lines: [u64; 64],
     len: usize,
+}
+
+impl LineSet {
+    fn clear(&mut self) {
+        self.len = 0;
+    }
 }
 
 impl Default for LineSet {
