@@ -82,6 +82,62 @@ pub struct AccessCost {
     pub sectors: u32,
 }
 
+/// What one warp-level access adds to the counters, measured once (`Counters::add_measure`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccessMeasure {
+    pub cost: AccessCost,
+    n_active: u32,
+    bytes_requested: u64,
+    bytes_moved: u64,
+    /// For a constant access: the distinct addresses, which the constant cache serializes.
+    distinct_addresses: u32,
+}
+
+impl AccessMeasure {
+    /// The measure of `access` on `device`; `None` for an access with no active lane.
+    pub fn of(access: &WarpAccess, device: &Device) -> Option<AccessMeasure> {
+        let n_active = access.n_active();
+        if n_active == 0 {
+            return None;
+        }
+        let mut measure = AccessMeasure {
+            n_active,
+            ..AccessMeasure::default()
+        };
+        let cost = &mut measure.cost;
+        match access.space {
+            Space::Shared => {
+                if access.kind != AccessKind::Atomic {
+                    let report = banks::wavefronts(access, device);
+                    cost.wavefronts = report.wavefronts;
+                    cost.bank_conflicts = report.bank_conflicts;
+                }
+            }
+            Space::Global | Space::Local => {
+                let report = coalescing::count(access, device);
+                measure.bytes_requested = report.bytes_requested;
+                measure.bytes_moved = report.bytes_moved;
+                cost.requests = report.requests;
+                cost.sectors = report.sectors;
+            }
+            Space::Constant => {
+                // Distinct addresses, counted without allocating: a lane's address counts if no
+                // lower lane has it (at most 32 lanes, so the pairwise check stays small).
+                let mut seen = [0u64; crate::access::WARP_LANES];
+                let mut distinct = 0;
+                for (_, address) in access.active_lanes() {
+                    if !seen[..distinct].contains(&address) {
+                        seen[distinct] = address;
+                        distinct += 1;
+                    }
+                }
+                measure.distinct_addresses = distinct as u32;
+            }
+        }
+        Some(measure)
+    }
+}
+
 /// How many values a `Counters` holds.
 const N_COUNTERS: usize = 29;
 
@@ -131,31 +187,31 @@ impl Counters {
     /// and its lines add up to these counters exactly. `None` for an access with no active lane,
     /// which counts nothing.
     pub fn record_cost(&mut self, access: &WarpAccess, device: &Device) -> Option<AccessCost> {
-        let n_active = access.n_active();
-        if n_active == 0 {
-            return None;
-        }
-        let mut cost = AccessCost::default();
+        let measure = AccessMeasure::of(access, device)?;
+        self.add_measure(access, &measure);
+        Some(measure.cost)
+    }
+
+    /// Adds an access that `measure` measured: `access` itself, or the same access moved by a
+    /// whole number of `profile::SHAPE_MOVE_BYTES` (its space, kind and width are what count).
+    pub fn add_measure(&mut self, access: &WarpAccess, measure: &AccessMeasure) {
+        let cost = &measure.cost;
+        let requests = f64::from(cost.requests);
+        let sectors = f64::from(cost.sectors);
         match access.space {
             Space::Shared => {
                 self.shared_bytes_requested +=
-                    f64::from(n_active) * f64::from(access.width.bytes());
+                    f64::from(measure.n_active) * f64::from(access.width.bytes());
                 match access.kind {
                     AccessKind::Load => {
-                        let report = banks::wavefronts(access, device);
                         self.shared_ld_instructions += 1.0;
-                        self.shared_ld_wavefronts += f64::from(report.wavefronts);
-                        self.shared_ld_bank_conflicts += f64::from(report.bank_conflicts);
-                        cost.wavefronts = report.wavefronts;
-                        cost.bank_conflicts = report.bank_conflicts;
+                        self.shared_ld_wavefronts += f64::from(cost.wavefronts);
+                        self.shared_ld_bank_conflicts += f64::from(cost.bank_conflicts);
                     }
                     AccessKind::Store => {
-                        let report = banks::wavefronts(access, device);
                         self.shared_st_instructions += 1.0;
-                        self.shared_st_wavefronts += f64::from(report.wavefronts);
-                        self.shared_st_bank_conflicts += f64::from(report.bank_conflicts);
-                        cost.wavefronts = report.wavefronts;
-                        cost.bank_conflicts = report.bank_conflicts;
+                        self.shared_st_wavefronts += f64::from(cost.wavefronts);
+                        self.shared_st_bank_conflicts += f64::from(cost.bank_conflicts);
                     }
                     // Shared atomics are counted apart, as Nsight Compute does; their wavefronts
                     // are not part of the load and store counters.
@@ -163,13 +219,8 @@ impl Counters {
                 }
             }
             Space::Global => {
-                let report = coalescing::count(access, device);
-                let requests = f64::from(report.requests);
-                let sectors = f64::from(report.sectors);
-                self.global_bytes_requested += report.bytes_requested as f64;
-                self.global_bytes_moved += report.bytes_moved as f64;
-                cost.requests = report.requests;
-                cost.sectors = report.sectors;
+                self.global_bytes_requested += measure.bytes_requested as f64;
+                self.global_bytes_moved += measure.bytes_moved as f64;
                 match access.kind {
                     AccessKind::Load => {
                         self.global_ld_requests += requests;
@@ -185,40 +236,22 @@ impl Counters {
                     }
                 }
             }
-            Space::Local => {
-                let report = coalescing::count(access, device);
-                let requests = f64::from(report.requests);
-                let sectors = f64::from(report.sectors);
-                cost.requests = report.requests;
-                cost.sectors = report.sectors;
-                match access.kind {
-                    AccessKind::Load => {
-                        self.local_ld_requests += requests;
-                        self.local_ld_sectors += sectors;
-                    }
-                    // Local memory is private to a thread, so an atomic on it is a store.
-                    AccessKind::Store | AccessKind::Atomic => {
-                        self.local_st_requests += requests;
-                        self.local_st_sectors += sectors;
-                    }
+            Space::Local => match access.kind {
+                AccessKind::Load => {
+                    self.local_ld_requests += requests;
+                    self.local_ld_sectors += sectors;
                 }
-            }
+                // Local memory is private to a thread, so an atomic on it is a store.
+                AccessKind::Store | AccessKind::Atomic => {
+                    self.local_st_requests += requests;
+                    self.local_st_sectors += sectors;
+                }
+            },
             Space::Constant => {
-                // Distinct addresses, counted without allocating: a lane's address counts if no
-                // lower lane has it (at most 32 lanes, so the pairwise check stays small).
-                let mut seen = [0u64; crate::access::WARP_LANES];
-                let mut distinct = 0;
-                for (_, address) in access.active_lanes() {
-                    if !seen[..distinct].contains(&address) {
-                        seen[distinct] = address;
-                        distinct += 1;
-                    }
-                }
                 self.constant_requests += 1.0;
-                self.constant_serialized_accesses += distinct as f64;
+                self.constant_serialized_accesses += f64::from(measure.distinct_addresses);
             }
         }
-        Some(cost)
     }
 
     /// `self + other * times`: adds `times` copies of a block's counters.

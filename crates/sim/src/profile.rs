@@ -566,8 +566,7 @@ impl BlockProfiler {
                 let touched = &shape.touched;
                 // Each buffer the request touched (nearly always one), checked once.
                 for (k, &(buffer, _, _)) in touched.iter().enumerate() {
-                    if self.half_line_clash[buffer] || touched[..k].iter().any(|t| t.0 == buffer)
-                    {
+                    if self.half_line_clash[buffer] || touched[..k].iter().any(|t| t.0 == buffer) {
                         continue;
                     }
                     let sectors = touched[k..].iter().filter(|t| t.0 == buffer).map(|t| t.1);

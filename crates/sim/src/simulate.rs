@@ -46,7 +46,7 @@ use crate::compile_effects::{
     add_tally_difference, fusible_loads, CompileEffects, FusibleLoad, FusionSite, LoadFuser,
     LoadReuse, ReusedLoads,
 };
-use crate::counters::Counters;
+use crate::counters::{AccessMeasure, Counters};
 use crate::device::{Device, GlobalCoalescing, LaunchError};
 use crate::fill::Fill;
 use crate::kernel::block_shift::{Guard, GuardRange, ShiftedBuffer};
@@ -55,7 +55,10 @@ use crate::kernel::{
     Span, Value, WarpsAlike,
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
-use crate::profile::{BlockProfiler, MemoryProfile, ProfileBuilder, TouchedRange, TouchedSectors};
+use crate::profile::{
+    BlockProfiler, MemoryProfile, ProfileBuilder, RecordShape, TouchedRange, TouchedSectors,
+    SHAPE_MOVE_BYTES,
+};
 use crate::sampling::{self, BlockClass, EdgePosition};
 use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTrace};
 use serde::{Deserialize, Serialize};
@@ -272,12 +275,20 @@ struct Counting<'a> {
 }
 
 impl Counting<'_> {
-    fn count(&mut self, record: &MemRecord) {
-        if let Some(cost) = self.counters.record_cost(&record.access, self.device) {
-            self.lines.add(record, &cost);
-            if let Some(trace) = self.trace.as_deref_mut() {
-                trace.record(record);
-            }
+    /// Counts `record`, and says what it added (`None` for a record with no active lane).
+    fn count(&mut self, record: &MemRecord) -> Option<AccessMeasure> {
+        let measure = AccessMeasure::of(&record.access, self.device)?;
+        self.count_measured(record, &measure);
+        Some(measure)
+    }
+
+    /// Counts `record`, which `measure` measured (it, or the same access moved by a whole
+    /// number of `SHAPE_MOVE_BYTES`).
+    fn count_measured(&mut self, record: &MemRecord, measure: &AccessMeasure) {
+        self.counters.add_measure(&record.access, measure);
+        self.lines.add(record, &measure.cost);
+        if let Some(trace) = self.trace.as_deref_mut() {
+            trace.record(record);
         }
     }
 }
@@ -321,15 +332,24 @@ struct MovedClass {
     /// same runs are fused, from the same alignment).
     reusable: bool,
     site_moves: Vec<SiteMove>,
-    /// Per record of the first warp: whether it was issued (not reused), and where its outputs
-    /// (the records counted while it went through the fuser) end in `outputs`.
-    inputs: Vec<(bool, usize)>,
-    outputs: Vec<MemRecord>,
+    inputs: Vec<FirstRecord>,
+    /// The records counted while the first warp's went through the fuser, with what each added.
+    outputs: Vec<(MemRecord, Option<AccessMeasure>)>,
     /// What the fuser emitted for the first warp at the end of the block.
     finished: Vec<MemRecord>,
     reused: ReusedLoads,
     /// What the first warp added to the fuser's tally, per site.
     tally: Tally,
+}
+
+/// What became of one record of a class's first warp.
+struct FirstRecord {
+    /// Whether it was issued (not reused).
+    issued: bool,
+    /// Where its outputs end in `MovedClass::outputs`.
+    outputs_end: usize,
+    /// What the profiler measured of it that holds wherever it lies (`RecordShape`).
+    shape: Option<RecordShape>,
 }
 
 impl MovedClass {
@@ -344,8 +364,15 @@ impl MovedClass {
 
 impl BlockSink<'_> {
     /// Passes `record` through load reuse, the profiler, the fuser and the counting; with `log`,
-    /// also keeps what the counting received. Whether the record was issued (not reused).
-    fn pass(&mut self, record: &MemRecord, mut log: Option<&mut Vec<MemRecord>>) -> bool {
+    /// also keeps what the counting received and what each added, and with `shape` what the
+    /// profiler measured of the record that holds wherever it lies. Whether the record was
+    /// issued (not reused).
+    fn pass(
+        &mut self,
+        record: &MemRecord,
+        mut log: Option<&mut Vec<(MemRecord, Option<AccessMeasure>)>>,
+        mut shape: Option<&mut Option<RecordShape>>,
+    ) -> bool {
         let BlockSink {
             counting,
             reuse,
@@ -355,14 +382,17 @@ impl BlockSink<'_> {
         } = self;
         let mut issued = false;
         let mut count = |r: &MemRecord| {
-            counting.count(r);
+            let measure = counting.count(r);
             if let Some(log) = log.as_deref_mut() {
-                log.push(*r);
+                log.push((*r, measure));
             }
         };
         let mut issue = |record: &MemRecord| {
             issued = true;
-            profiler.record(record);
+            match shape.as_deref_mut() {
+                Some(slot) => *slot = profiler.record_shape(record),
+                None => profiler.record(record),
+            }
             match fuser {
                 Some(fuser) => fuser.push(record, &mut count),
                 None => count(record),
@@ -452,7 +482,7 @@ impl RecordSink for BlockSink<'_> {
             record.warp < moved.step && moved.classes[record.warp as usize].reusable
         });
         if !first_of_class {
-            self.pass(record, None);
+            self.pass(record, None, None);
             return;
         }
         let j = record.warp as usize;
@@ -465,12 +495,17 @@ impl RecordSink for BlockSink<'_> {
             })
             .unwrap_or_default();
         let reused_before = self.effects_so_far(&mut before);
-        let issued = self.pass(record, Some(&mut outputs));
+        let mut shape = None;
+        let issued = self.pass(record, Some(&mut outputs), Some(&mut shape));
         let reused_after = self.effects_so_far(&mut after);
         if let Some(moved) = self.moved.as_mut() {
             let class = &mut moved.classes[j];
             class.outputs = outputs;
-            class.inputs.push((issued, class.outputs.len()));
+            class.inputs.push(FirstRecord {
+                issued,
+                outputs_end: class.outputs.len(),
+                shape,
+            });
             class.reused.instructions += reused_after.instructions - reused_before.instructions;
             class.reused.lanes += reused_after.lanes - reused_before.lanes;
             add_tally_difference(&mut class.tally, &before, &after);
@@ -530,7 +565,7 @@ impl RecordSink for BlockSink<'_> {
                 .is_some_and(|class| class.reusable && index < class.inputs.len())
         });
         if !reusable || self.traced(record.block, record.warp) {
-            self.pass(record, None);
+            self.pass(record, None, None);
             return;
         }
         let BlockSink {
@@ -544,17 +579,34 @@ impl RecordSink for BlockSink<'_> {
         };
         let class = &moved.classes[from as usize];
         let q = i64::from(record.warp / moved.step);
-        let (issued, end) = class.inputs[index];
-        let start = index.checked_sub(1).map_or(0, |i| class.inputs[i].1);
-        if issued {
-            profiler.record(record);
+        let first = &class.inputs[index];
+        let start = index
+            .checked_sub(1)
+            .map_or(0, |i| class.inputs[i].outputs_end);
+        if first.issued {
+            let by = class.move_of(record) * q;
+            match &first.shape {
+                // Moved by whole alignments of every rule, the access has the first warp's shape.
+                Some(shape) if by % SHAPE_MOVE_BYTES == 0 => {
+                    profiler.record_moved(record, shape, by)
+                }
+                _ => profiler.record(record),
+            }
         }
-        for output in &class.outputs[start..end] {
+        for (output, measure) in &class.outputs[start..first.outputs_end] {
             let mut output = *output;
             output.warp = record.warp;
             let by = class.move_of(&output) * q;
             kernel::move_lanes(&mut output.access, by);
-            counting.count(&output);
+            // Moved by whole alignments of every rule, the access counts as the first warp's.
+            match measure {
+                Some(measure) if by % SHAPE_MOVE_BYTES == 0 => {
+                    counting.count_measured(&output, measure)
+                }
+                _ => {
+                    counting.count(&output);
+                }
+            }
         }
     }
 }
@@ -921,7 +973,9 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         let reused = block_reuse.map_or_else(ReusedLoads::default, LoadReuse::take_reused);
         let mut removed = reused.instructions;
         if let Some(block_fuser) = block_fuser {
-            block_fuser.finish(&mut |r| counting.count(r));
+            block_fuser.finish(&mut |r| {
+                counting.count(r);
+            });
             let scale = weight as f64;
             // A run that stands for no block (the trace's, shown alike to no class) adds no
             // fused site, so that the sites keep the order the first counted run finds them in.
