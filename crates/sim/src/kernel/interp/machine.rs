@@ -607,8 +607,19 @@ impl Machine<'_, '_> {
         let (a, b, c) = (self.regs[r[0]], self.regs[r[1]], self.regs[r[2]]);
         let out = &mut self.regs[dst];
         if ty == Scalar::F32 {
-            for l in 0..WARP_LANES {
-                out[l] = bits_f32(fma_f32(f32_of(a[l]), f32_of(b[l]), f32_of(c[l])));
+            // The active lanes only where some are off: each emulated FMA is a dozen operations,
+            // and a divergent branch runs both of its paths with half the lanes. The others keep
+            // what they held, which nothing reads.
+            if mask == FULL {
+                for l in 0..WARP_LANES {
+                    out[l] = bits_f32(fma_f32(f32_of(a[l]), f32_of(b[l]), f32_of(c[l])));
+                }
+            } else {
+                for l in 0..WARP_LANES {
+                    if mask >> l & 1 != 0 {
+                        out[l] = bits_f32(fma_f32(f32_of(a[l]), f32_of(b[l]), f32_of(c[l])));
+                    }
+                }
             }
         } else {
             for l in 0..WARP_LANES {
