@@ -278,18 +278,19 @@ impl Counting<'_> {
     /// Counts `record`, and says what it added (`None` for a record with no active lane).
     fn count(&mut self, record: &MemRecord) -> Option<AccessMeasure> {
         let measure = AccessMeasure::of(&record.access, self.device)?;
-        self.count_measured(record, &measure);
-        Some(measure)
-    }
-
-    /// Counts `record`, which `measure` measured (it, or the same access moved by a whole
-    /// number of `SHAPE_MOVE_BYTES`).
-    fn count_measured(&mut self, record: &MemRecord, measure: &AccessMeasure) {
-        self.counters.add_measure(&record.access, measure);
-        self.lines.add(record, &measure.cost);
+        self.count_untraced(record, &measure);
         if let Some(trace) = self.trace.as_deref_mut() {
             trace.record(record);
         }
+        Some(measure)
+    }
+
+    /// Counts what `record` adds to the counters and the per-line counts, which its place does
+    /// not change: for a record of a warp other than the traced one (only its space, kind,
+    /// width and site are read).
+    fn count_untraced(&mut self, record: &MemRecord, measure: &AccessMeasure) {
+        self.counters.add_measure(&record.access, measure);
+        self.lines.add(record, &measure.cost);
     }
 }
 
@@ -594,16 +595,17 @@ impl RecordSink for BlockSink<'_> {
             }
         }
         for (output, measure) in &class.outputs[start..first.outputs_end] {
-            let mut output = *output;
-            output.warp = record.warp;
-            let by = class.move_of(&output) * q;
-            kernel::move_lanes(&mut output.access, by);
-            // Moved by whole alignments of every rule, the access counts as the first warp's.
+            let by = class.move_of(output) * q;
             match measure {
+                // Moved by whole alignments of every rule, the access counts as the first warp's,
+                // and as this warp is not the traced one, where it lies is not needed.
                 Some(measure) if by % SHAPE_MOVE_BYTES == 0 => {
-                    counting.count_measured(&output, measure)
+                    counting.count_untraced(output, measure)
                 }
                 _ => {
+                    let mut output = *output;
+                    output.warp = record.warp;
+                    kernel::move_lanes(&mut output.access, by);
                     counting.count(&output);
                 }
             }
