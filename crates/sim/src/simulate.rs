@@ -20,7 +20,8 @@
 //!    guards alike): the totals are those of running every class
 //!    (`BlockSampling::EdgeClassesEachRun`) to the last digit, with fewer runs;
 //! 6. within each block run, where `kernel::block_shift::analyze_warps` proves the warps alike up
-//!    to moved addresses, two warps of each class run and the others' records are theirs moved
+//!    to moved addresses, one warp of each class runs (two where the proof leaves a move open)
+//!    and the others' records are its records moved
 //!    (`SampledBlock::warps_shown_alike`), on every device: the records are those of running
 //!    every warp, so everything after the interpreter sees the same stream.
 //!

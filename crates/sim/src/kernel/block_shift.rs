@@ -57,6 +57,8 @@ use super::ast::Scalar;
 use super::ir::{
     BinOp, Ex, ExKind, FunctionIr, Op, Place, Reg, UnOp, REG_BLOCK_IDX, REG_THREAD_IDX,
 };
+use super::span::Span;
+use crate::access::AccessKind;
 use std::collections::{HashMap, HashSet};
 
 /// What the analysis proves of a kernel's launch: every block runs the same instructions with
@@ -69,6 +71,19 @@ pub struct BlockShift {
     pub bytes_per_block: Vec<(usize, [i64; 3])>,
     /// The comparisons whose outcome must be checked per pair of blocks.
     pub guards: Vec<Guard>,
+    /// Between warps (`analyze_warps`): how far each access moves per step, by its place in the
+    /// source (the span of the expression that loads or stores) and kind; `None` where a place
+    /// moves by more than one amount (an access in a loop whose address steps with the warp
+    /// differently from pass to pass), which only a run of two warps of a class measures.
+    pub site_shifts: Option<Vec<SiteShift>>,
+}
+
+/// How far the accesses of one place in the source, of one kind, move per step of the variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SiteShift {
+    pub span: Span,
+    pub kind: AccessKind,
+    pub bytes_per_step: i64,
 }
 
 /// A global buffer (or `__device__` variable) of a launch whose blocks are shown alike: where it
@@ -299,8 +314,9 @@ pub fn analyze(function: &FunctionIr, constants: &LaunchConstants) -> Option<Blo
 /// 0, 0]`); `blockIdx` is the same for every warp. The result's shifts and guards have their
 /// step in the first component (`guards[..].shift[0]`); `bytes_per_block` is empty, since each
 /// access may move by its own number of bytes (`sa[ty][tx]` moves with the warp, `sb[k][tx]`
-/// does not). Unlike blocks, warps may access shared arrays at moved addresses; an access of
-/// local memory, whose copies the interpreter lays out by thread index, ends the proof.
+/// does not): `site_shifts` has each access's. Unlike blocks, warps may access shared arrays at
+/// moved addresses; an access of local memory, whose copies the interpreter lays out by thread
+/// index, ends the proof.
 ///
 /// The data the warps load do not enter the proof: a warp that does not run stores nothing, so
 /// a warp that does run may load other values than in a full run, which no branch and no address
@@ -325,6 +341,7 @@ fn prove(
         changed: false,
         failed: false,
         sites: HashMap::new(),
+        site_shifts: HashMap::new(),
         guards: Vec::new(),
         checking: false,
         depth: 0,
@@ -353,9 +370,25 @@ fn prove(
             if distinct.len() != guards.len() {
                 return None;
             }
+            let site_shifts: Option<Vec<SiteShift>> = analysis
+                .site_shifts
+                .into_iter()
+                .map(|((span, kind), shift)| {
+                    shift.map(|bytes_per_step| SiteShift {
+                        span,
+                        kind,
+                        bytes_per_step,
+                    })
+                })
+                .collect();
+            let site_shifts = site_shifts.map(|mut sites| {
+                sites.sort_unstable_by_key(|site| (site.span, site.kind));
+                sites
+            });
             return Some(BlockShift {
                 bytes_per_block,
                 guards,
+                site_shifts,
             });
         }
     }
@@ -371,6 +404,9 @@ struct Analysis<'a> {
     failed: bool,
     /// The shift of every object accessed so far (checking pass only).
     sites: HashMap<usize, [i64; 3]>,
+    /// Between warps, the shift per step of every place and kind of access so far, `None`
+    /// where one place moves by more than one amount (checking pass only).
+    site_shifts: HashMap<(Span, AccessKind), Option<i64>>,
     /// The guards met (checking pass only).
     guards: Vec<Guard>,
     /// The last pass, after the fixpoint: conditions and addresses are checked.
@@ -499,7 +535,7 @@ impl Analysis<'_> {
 
     /// An access of memory at `addr`: its object's shift must be the same at every access, and
     /// none outside global memory (between warps: outside global and shared memory).
-    fn access(&mut self, addr: Value) {
+    fn access(&mut self, addr: Value, span: Span, kind: AccessKind) {
         if !self.checking {
             return;
         }
@@ -523,8 +559,16 @@ impl Analysis<'_> {
                     self.failed = true;
                 }
                 if matches!(self.variable, Variable::Warps { .. }) {
-                    // Each access moves by its own shift, which the run of two warps of a class
-                    // measures record by record; an object need not move as one.
+                    // Each access moves by its own shift; an object need not move as one.
+                    let per_step = Some(shift[0]);
+                    self.site_shifts
+                        .entry((span, kind))
+                        .and_modify(|seen| {
+                            if *seen != per_step {
+                                *seen = None;
+                            }
+                        })
+                        .or_insert(per_step);
                     return;
                 }
                 match self.sites.get(&object) {
@@ -538,10 +582,13 @@ impl Analysis<'_> {
         }
     }
 
-    fn place_address(&mut self, place: &Place) {
+    /// The address of `place`, if in memory, accessed as `kinds` at `span`.
+    fn place_address(&mut self, place: &Place, span: Span, kinds: &[AccessKind]) {
         if let Place::Mem { addr, .. } = place {
             let a = self.expression(addr);
-            self.access(a);
+            for &kind in kinds {
+                self.access(a, span, kind);
+            }
         }
     }
 
@@ -676,12 +723,12 @@ impl Analysis<'_> {
             }
             ExKind::Load { addr, .. } => {
                 let a = self.expression(addr);
-                self.access(a);
+                self.access(a, e.span, AccessKind::Load);
                 Value::Other
             }
             ExKind::Assign { place, value } => {
                 let v = self.expression(value);
-                self.place_address(place);
+                self.place_address(place, e.span, &[AccessKind::Store]);
                 if let Place::Reg { reg, elem } = place {
                     self.write(*reg, elem.n, v);
                 }
@@ -695,7 +742,7 @@ impl Analysis<'_> {
             } => {
                 let v = self.expression(value);
                 self.require_safe_divisor(*op, *ty, v);
-                self.place_address(place);
+                self.place_address(place, e.span, &[AccessKind::Load, AccessKind::Store]);
                 match place {
                     Place::Reg { reg, elem } => {
                         let current = self.read(*reg);
@@ -707,7 +754,7 @@ impl Analysis<'_> {
                 }
             }
             ExKind::IncDec { place, .. } => {
-                self.place_address(place);
+                self.place_address(place, e.span, &[AccessKind::Load, AccessKind::Store]);
                 match place {
                     Place::Reg { reg, elem } => {
                         // A step of a constant keeps the shift; the value changes.
@@ -1360,6 +1407,45 @@ mod tests {
         let (_, constants) = launch_of(&program, function);
         let proof = analyze_warps(function, &constants, [0, 2, 0]).map(|p| p.guards.len());
         assert_eq!(proof, Some(0));
+    }
+
+    #[test]
+    fn tiled_matmul_accesses_move_two_rows_of_their_array_a_warp_and_sb_k_tx_stays() {
+        // 16 x 16 blocks with padded rows of 17 floats: a warp is two rows of the tile.
+        let program = compile(
+            crate::lesson_kernels::MATMUL,
+            &[
+                ("TILE_WIDTH".to_string(), "16".to_string()),
+                ("PAD".to_string(), "1".to_string()),
+            ],
+        )
+        .expect("the kernel compiles");
+        let function = &program.functions[program.kernel_index("mm_tiled").expect("the kernel")];
+        let (_, constants) = launch_of(&program, function);
+        let proof = analyze_warps(function, &constants, [0, 2, 0]).expect("the warps are alike");
+        let moves: Vec<(u32, AccessKind, i64)> = proof
+            .site_shifts
+            .expect("every access moves by one amount")
+            .iter()
+            .map(|site| (site.span.line, site.kind, site.bytes_per_step))
+            .collect();
+        let (row, tile_row) = (2 * 1024 * 4, 2 * 17 * 4);
+        assert_eq!(
+            moves,
+            [
+                // sa[ty][tx] = a[row * n + p * TILE_WIDTH + tx], the store's span first
+                (26, AccessKind::Store, tile_row),
+                (26, AccessKind::Load, row),
+                // sb[ty][tx] = b[(p * TILE_WIDTH + ty) * n + col]
+                (27, AccessKind::Store, tile_row),
+                (27, AccessKind::Load, row),
+                // r += sa[ty][k] * sb[k][tx]
+                (29, AccessKind::Load, tile_row),
+                (29, AccessKind::Load, 0),
+                // c[row * n + col] = r
+                (32, AccessKind::Store, row),
+            ]
+        );
     }
 
     #[test]

@@ -225,8 +225,8 @@ fn value_text(value: &memplay_sim::kernel::Value) -> String {
 /// "simulated 9 blocks of 4,096, 5,120 warp instructions in 1.8 ms", or, where edge classes
 /// were shown to do another run block's work at shifted addresses and reused its run,
 /// "simulated 9 blocks of 4,096 (4 run, 5 shown alike), ...", and where the warps of a block were
-/// shown to do each other's work at moved addresses and only two of each class ran,
-/// "simulated 9 blocks of 1,024 (1 run, 8 shown alike; 2 of 32 warps run), ...".
+/// shown to do each other's work at moved addresses and only the first of each class ran,
+/// "simulated 9 blocks of 1,024 (1 run, 8 shown alike; 1 of 32 warps run), ...".
 pub fn cost_text(report: &SimulationReport, elapsed_ms: f64) -> String {
     let run = report.sampled_blocks.len();
     let alike: usize = report
@@ -1067,10 +1067,10 @@ mod tests {
         let text = cost_text(&report, 1.84);
         // Its first block differs (`i > 0` idles a lane); the last one is shown alike to the
         // interior block and reuses its run. In the first block `i > 0` also sets warp 0 apart
-        // from the others, so all 8 warps run; in the interior block two do.
+        // from the others, so all 8 warps run; in the interior block one does for all.
         assert!(
             text.starts_with(
-                "simulated 3 blocks of 16,384 (2 run, 1 shown alike; 10 of 16 warps run), "
+                "simulated 3 blocks of 16,384 (2 run, 1 shown alike; 9 of 16 warps run), "
             ),
             "{text}"
         );
@@ -1086,10 +1086,10 @@ mod tests {
         };
         let report = simulate(&state.launch()).expect("runs");
         let text = cost_text(&report, 12.0);
-        // Warp w of a 32 x 32 block reads row w of each tile: two warps run for the other 30.
+        // Warp w of a 32 x 32 block reads row w of each tile: one warp runs for the other 31.
         assert!(
             text.starts_with("simulated 9 blocks of ")
-                && text.contains(" (1 run, 8 shown alike; 2 of 32 warps run), "),
+                && text.contains(" (1 run, 8 shown alike; 1 of 32 warps run), "),
             "{text}"
         );
     }

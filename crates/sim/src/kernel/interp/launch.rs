@@ -814,7 +814,7 @@ impl<'p> Simulation<'p> {
         // One step counter for the whole block (`machine.steps`), checked as it counts: the
         // warps share the budget, however many there are.
         if let Some(log) = log.as_deref() {
-            // Only the first two warps of each class run.
+            // Only the first warp (or two) of each class runs.
             for warp in warps.iter_mut().skip(log.running()) {
                 warp.done = true;
             }

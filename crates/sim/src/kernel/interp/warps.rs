@@ -1,6 +1,6 @@
-//! The warps of a block that provably do the same work at moved addresses: the first two warps of
-//! each class run, and the records of the others are the first one's records moved (issue 13,
-//! "run less", without changing a result).
+//! The warps of a block that provably do the same work at moved addresses: the first warp of each
+//! class runs (the first two, where the proof leaves a move open), and the records of the others
+//! are the first one's records moved (issue 13, "run less", without changing a result).
 //!
 //! In a block of 256 x 1 threads that runs `out[i] = in[i]` with `i = blockIdx.x * 256 +
 //! threadIdx.x`, warp 5 does what warp 0 does at addresses 5 x 128 bytes further on: the same
@@ -9,12 +9,14 @@
 //! blocks alike, with the warp as the variable) for warps `w` and `w + step` of a class; the tiled
 //! matmul's 16 x 16 blocks move `threadIdx.y` by 2 a warp, the divergence lesson's `threadIdx.x &
 //! 32` needs classes of every other warp (`step` 2). The proof says that each access site moves
-//! by a fixed amount from a warp of a class to the next; the second warp of the class, run too,
-//! says by how much: its records, compared one by one with the first warp's (the same site, kind,
-//! width, lanes and load order), give each record's move, which must be the same in every lane.
-//! What the proof leaves to the run is checked against what the two warps did: every guard (`row
-//! < n`, a loop's test) keeps each lane's outcome in every warp of the class, and every moved
-//! access stays inside its object, aligned. Then the warps' records are handed to the sink in the
+//! by a fixed amount from a warp of a class to the next, and by how much
+//! (`BlockShift::site_shifts`, by the span of the loading or storing expression and its kind):
+//! then only the first warp of each class runs. Where one place moves by more than one amount,
+//! the second warp of the class runs too, and its records, compared one by one with the first
+//! warp's (the same site, kind, width, lanes and load order), give each record's move, which must
+//! be the same in every lane. What the proof leaves to the run is checked against what the first
+//! warp did: every guard (`row < n`, a loop's test) keeps each lane's outcome in every warp of
+//! the class, and every moved access stays inside its object, aligned. Then the warps' records are handed to the sink in the
 //! order the interpreter would have made them (each warp until its next barrier, warp by warp,
 //! `Simulation::run_warps`), those of the warps that did not run through
 //! `RecordSink::record_moved`, and the block's work is the first warps' work, each times the
@@ -26,12 +28,12 @@
 //! records, counters and profile are those of the full run to the last digit; the block's memory
 //! afterwards is not, and nothing reads it but later blocks, whose control and addresses cannot
 //! see it either. A run that does not bear the proof out, or ends in an error, hands nothing to
-//! the sink, and the block runs again warp by warp. Such a refused attempt costs the two warps of
-//! each class it ran (the adjacent difference's `threadIdx.x > 0` sets warp 0 apart in every
+//! the sink, and the block runs again warp by warp. Such a refused attempt costs the warps of each
+//! class it ran (the adjacent difference's `threadIdx.x > 0` sets warp 0 apart in its first
 //! block).
 
 use super::*;
-use crate::kernel::block_shift::{self, Guard, GuardRange};
+use crate::kernel::block_shift::{self, Guard, GuardRange, SiteShift};
 
 /// How the warps of every block of a launch are shown alike: warps `w` and `w + step` run the
 /// same instructions with the same lanes, and each of their accesses is the other's moved by a
@@ -43,9 +45,12 @@ pub(super) struct WarpClasses {
     /// The guards, each with its index among `Simulation::guard_sites`; a guard's shift per step
     /// is the first component of its `shift`.
     guards: Vec<(usize, Guard)>,
+    /// How far each access site moves per step, where the proof says it of every site
+    /// (`BlockShift::site_shifts`): then only the first warp of each class runs.
+    site_shifts: Option<Vec<SiteShift>>,
 }
 
-/// What the warps that run (the first two of each class) did (`Simulation::run_warps`).
+/// What the warps that run (the first one or two of each class) did (`Simulation::run_warps`).
 #[derive(Debug)]
 pub(super) struct WarpLog {
     running: usize,
@@ -118,7 +123,7 @@ impl WarpWork {
 }
 
 impl WarpLog {
-    /// How many warps run: the first two of each class.
+    /// How many warps run: the first one or two of each class.
     pub(super) fn running(&self) -> usize {
         self.running
     }
@@ -203,7 +208,7 @@ fn record_move(first: &MemRecord, second: &MemRecord) -> Option<i64> {
 impl Simulation<'_> {
     /// Tries to prove the warps of every block alike (`block_shift::analyze_warps`), with
     /// classes of every warp, every other warp, every fourth, ..., and keeps the first proof:
-    /// from then on `run_block_into` runs the first two warps of each class. Call it after
+    /// from then on `run_block_into` runs the first warp or two of each class. Call it after
     /// `shifted_buffers`, which starts the guards afresh. False where no proof holds, where no
     /// class has a third warp, or where the block's last warp is not whole.
     pub fn show_warps_alike(&mut self) -> bool {
@@ -239,6 +244,7 @@ impl Simulation<'_> {
                     step,
                     n_warps,
                     guards,
+                    site_shifts: proof.site_shifts,
                 });
                 return true;
             }
@@ -247,7 +253,7 @@ impl Simulation<'_> {
         false
     }
 
-    /// Runs the first two warps of each class and hands the sink every warp's records; `None`,
+    /// Runs the first warp (or two) of each class and hands the sink every warp's records; `None`,
     /// with nothing handed, where the run ends in an error or does not bear the proof out.
     pub(super) fn run_block_replayed(
         &mut self,
@@ -258,7 +264,14 @@ impl Simulation<'_> {
     ) -> Option<BlockStats> {
         let step = classes.step as usize;
         let n_warps = classes.n_warps as usize;
-        let running = 2 * step;
+        // With every site's move known, the first warp of each class is enough; otherwise the
+        // second one runs too, and the moves are measured from the two.
+        let site_shifts = classes.site_shifts.as_deref();
+        let running = if site_shifts.is_some() {
+            step
+        } else {
+            2 * step
+        };
         let n_sites = self.guard_sites.len();
         let mut log = WarpLog {
             running,
@@ -273,24 +286,45 @@ impl Simulation<'_> {
         // The steps from the first warp of class `j` to its last.
         let last_step = |j: usize| ((n_warps - 1 - j) / step) as i64;
 
-        // Each class's second warp did its first warp's work, and every record of it is the
-        // first's moved: by how much, per record of the first warp.
         let mut moves = vec![0i64; records.len()];
-        for j in 0..step {
-            let (first, second) = (&log.pieces[j], &log.pieces[j + step]);
-            if log.work[j] != log.work[j + step] || first.len() != second.len() {
-                return None;
-            }
-            for (&(a, a_end), &(b, b_end)) in first.iter().zip(second) {
-                if a_end - a != b_end - b {
-                    return None;
+        match site_shifts {
+            // Each record of a class's first warp moves as the proof says its site does.
+            Some(sites) => {
+                for j in 0..step {
+                    for &(a, a_end) in &log.pieces[j] {
+                        for (record, by) in records[a..a_end].iter().zip(&mut moves[a..a_end]) {
+                            let key = (record.span, record.access.kind);
+                            let site = sites
+                                .binary_search_by_key(&key, |site| (site.span, site.kind))
+                                .ok()?;
+                            *by = sites[site].bytes_per_step;
+                            if !self.moves_inside(record, *by, last_step(j), 0) {
+                                return None;
+                            }
+                        }
+                    }
                 }
-                for (i, k) in (a..a_end).zip(b..b_end) {
-                    let by = record_move(&records[i], &records[k])?;
-                    if !self.moves_inside(&records[i], by, last_step(j)) {
+            }
+            // Each class's second warp did its first warp's work, and every record of it is the
+            // first's moved: by how much, per record of the first warp.
+            None => {
+                for j in 0..step {
+                    let (first, second) = (&log.pieces[j], &log.pieces[j + step]);
+                    if log.work[j] != log.work[j + step] || first.len() != second.len() {
                         return None;
                     }
-                    moves[i] = by;
+                    for (&(a, a_end), &(b, b_end)) in first.iter().zip(second) {
+                        if a_end - a != b_end - b {
+                            return None;
+                        }
+                        for (i, k) in (a..a_end).zip(b..b_end) {
+                            let by = record_move(&records[i], &records[k])?;
+                            if !self.moves_inside(&records[i], by, last_step(j), 1) {
+                                return None;
+                            }
+                            moves[i] = by;
+                        }
+                    }
                 }
             }
         }
@@ -408,14 +442,14 @@ impl Simulation<'_> {
     }
 
     /// Whether `record`, moved by `per_step` bytes up to `last_step` times, stays inside the
-    /// object it accesses and aligned, as the interpreter requires of every access.
-    fn moves_inside(&self, record: &MemRecord, per_step: i64, last_step: i64) -> bool {
+    /// object it accesses and aligned, as the interpreter requires of every access; the first
+    /// `ran` steps are warps that ran, whose accesses the interpreter checked.
+    fn moves_inside(&self, record: &MemRecord, per_step: i64, last_step: i64, ran: i64) -> bool {
         let mut lanes = record.access.lanes.iter().flatten();
         let Some(&first) = lanes.next() else {
             return true;
         };
-        if per_step == 0 || last_step <= 1 {
-            // The second warp of the class ran it.
+        if per_step == 0 || last_step <= ran {
             return true;
         }
         let (least, greatest) = lanes.fold((first, first), |(lo, hi), &a| (lo.min(a), hi.max(a)));
