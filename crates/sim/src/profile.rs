@@ -50,6 +50,12 @@
 //! Barriers are seen from the order of the records: the interpreter runs a warp until it reaches
 //! `__syncthreads()` or ends, then the next warp, so a warp whose records resume after another
 //! warp's has passed a barrier. A barrier in a one-warp block is not seen (it orders nothing).
+//!
+//! A global access's record splits into its shape (`RecordShape`: its transactions, lines, passes
+//! when it hits and the sectors it touches with their bytes), which does not change when the
+//! access moves by a whole number of `SHAPE_MOVE_BYTES`, and its placing (the sectors new to the
+//! block, the round trips). A warp shown alike to its class's first warp (`kernel::interp`'s
+//! `warps`) reuses that warp's shapes, moved (`BlockProfiler::record_moved`).
 
 use crate::access::{AccessKind, Space, WarpAccess};
 use crate::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
