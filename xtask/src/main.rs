@@ -16,9 +16,14 @@
 //! process and writes each case to `current.cu` there before running it; when a case kills the
 //! child (a stack overflow aborts, it does not unwind), that file is kept under a content-hash name
 //! and fuzzing resumes for the time left. `cargo xtask test` gives the fuzz target 120 seconds.
+//!
+//! `cargo xtask wasm-timing` is a benchmark, not a test: it builds `tests/wasm-timing` for wasm32
+//! with the page's Cargo profile, serves it with its worker page from a local port, and prints the
+//! times that page's worker measured in headless Chromium (BENCHMARKS.md keeps the figures).
 
 use std::env;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -53,6 +58,7 @@ fn main() -> ExitCode {
             .and_then(|()| build_dist())
             .and_then(|()| report_bundle_size()),
         Some("service-worker") => write_service_worker(),
+        Some("wasm-timing") => wasm_timing(),
         Some("fuzz") => match fuzz_options(&args[1..]) {
             Ok((minutes, seed)) => fuzz(minutes, seed),
             Err(message) => {
@@ -69,6 +75,8 @@ fn main() -> ExitCode {
             eprintln!(
                 "         write sw.js into the site being built (Trunk's post-build hook runs it)"
             );
+            eprintln!("  wasm-timing");
+            eprintln!("         time the simulator in wasm (the page's build) in a worker of headless Chromium");
             eprintln!("  fuzz --minutes N [--seed S]");
             eprintln!("         fuzz the simulator for N minutes; findings are saved into");
             eprintln!("         crates/sim/tests/fuzz/regressions/ and make it exit non-zero");
@@ -725,4 +733,147 @@ fn run(command: &mut Command) -> Result {
     } else {
         Err(format!("{command:?} failed with {status}"))
     }
+}
+
+/// How long `wasm-timing` waits for the worker's figures: it simulates each launch fifteen times.
+const WASM_TIMING_LIMIT: Duration = Duration::from_secs(300);
+
+/// Builds `tests/wasm-timing` for wasm32 with the page's profile (`web`), serves it and its page
+/// (`tests/wasm-timing/www/`) on a local port, opens the page in headless Chromium and prints
+/// what the page's worker measured, which the page sends back as a POST to `/result`.
+fn wasm_timing() -> Result {
+    ensure_wasm_target()?;
+    ensure_browser()?;
+    run(cargo().args([
+        "build",
+        "-p",
+        "memplay-wasm-timing",
+        "--target",
+        WASM_TARGET,
+        "--profile",
+        "web",
+    ]))?;
+    let target_dir = env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|dir| {
+            if dir.is_relative() {
+                project_root().join(dir)
+            } else {
+                dir
+            }
+        })
+        .unwrap_or_else(|| project_root().join("target"));
+    let wasm = target_dir
+        .join(WASM_TARGET)
+        .join("web")
+        .join("memplay_wasm_timing.wasm");
+    let www = project_root().join("tests").join("wasm-timing").join("www");
+    let read = |path: &Path| {
+        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    };
+    let files: Vec<(&str, &str, Vec<u8>)> = vec![
+        ("/index.html", "text/html", read(&www.join("index.html"))?),
+        (
+            "/worker.js",
+            "text/javascript",
+            read(&www.join("worker.js"))?,
+        ),
+        (
+            "/memplay_wasm_timing.wasm",
+            "application/wasm",
+            read(&wasm)?,
+        ),
+    ];
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("cannot listen: {e}"))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| format!("no local address: {e}"))?
+        .port();
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("cannot poll the port: {e}"))?;
+    let profile = env::temp_dir().join(format!("memplay-wasm-timing-{}", std::process::id()));
+    let mut chromium = Command::new("/usr/bin/chromium")
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("http://127.0.0.1:{port}/index.html"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start chromium: {e}"))?;
+    println!("xtask: timing the simulator in Chromium (fifteen runs of each launch)");
+    let started = Instant::now();
+    let mut result = None;
+    while result.is_none() && started.elapsed() < WASM_TIMING_LIMIT {
+        match listener.accept() {
+            Ok((stream, _)) => result = answer(stream, &files),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(format!("cannot accept a connection: {e}")),
+        }
+    }
+    let _ = chromium.kill();
+    let _ = chromium.wait();
+    let _ = std::fs::remove_dir_all(&profile);
+    let table = result.ok_or("the page sent no figures within five minutes")?;
+    print!("{table}");
+    if table.contains("error") {
+        return Err("the timing page reported an error".to_string());
+    }
+    Ok(())
+}
+
+/// Serves one HTTP request of the timing page: a file of `files`, or the figures the page posts
+/// to `/result`, which it returns.
+fn answer(mut stream: TcpStream, files: &[(&str, &str, Vec<u8>)]) -> Option<String> {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line).ok()?;
+    let mut length = 0;
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).ok()? == 0 || header.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut parts = request_line.split_whitespace();
+    let (method, path) = (parts.next()?, parts.next()?);
+    if method == "POST" && path == "/result" {
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).ok()?;
+        let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+        return Some(String::from_utf8_lossy(&body).into_owned());
+    }
+    match files.iter().find(|(name, _, _)| *name == path) {
+        Some((_, kind, bytes)) => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                bytes.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(bytes);
+        }
+        None => {
+            let _ = stream.write_all(
+                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    }
+    None
 }
