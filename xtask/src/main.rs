@@ -735,7 +735,7 @@ fn run(command: &mut Command) -> Result {
     }
 }
 
-/// How long `wasm-timing` waits for the worker's figures: it simulates each launch fifteen times.
+/// How long `wasm-timing` waits for the worker's figures: it simulates each launch eighteen times.
 const WASM_TIMING_LIMIT: Duration = Duration::from_secs(300);
 
 /// Builds `tests/wasm-timing` for wasm32 with the page's profile (`web`), serves it and its page
@@ -809,7 +809,7 @@ fn wasm_timing() -> Result {
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start chromium: {e}"))?;
-    println!("xtask: timing the simulator in Chromium (fifteen runs of each launch)");
+    println!("xtask: timing the simulator in Chromium (eighteen runs of each launch)");
     let started = Instant::now();
     let mut result = None;
     while result.is_none() && started.elapsed() < WASM_TIMING_LIMIT {
