@@ -16,11 +16,11 @@
 //! warp's (the same site, kind, width, lanes and load order), give each record's move, which must
 //! be the same in every lane. What the proof leaves to the run is checked against what the first
 //! warp did: every guard (`row < n`, a loop's test) keeps each lane's outcome in every warp of
-//! the class, and every moved access stays inside its object, aligned. Then the warps' records are handed to the sink in the
-//! order the interpreter would have made them (each warp until its next barrier, warp by warp,
-//! `Simulation::run_warps`), those of the warps that did not run through
-//! `RecordSink::record_moved`, and the block's work is the first warps' work, each times the
-//! warps of its class.
+//! the class, and every moved access stays inside its object, aligned. Then the warps' records
+//! are handed to the sink in the order the interpreter would have made them (each warp until its
+//! next barrier, warp by warp, `Simulation::run_warps`), those of the warps that did not run
+//! through `RecordSink::record_moved`, and the block's work is the first warps' work, each times
+//! the warps of its class.
 //!
 //! Only the records of a warp that does not run are made up; its data are not: it stores nothing,
 //! so the warps that run may load other values than they would in a full run, into shared memory
