@@ -335,8 +335,10 @@ struct MovedClass {
     reusable: bool,
     site_moves: Vec<SiteMove>,
     inputs: Vec<FirstRecord>,
-    /// The records counted while the first warp's went through the fuser, with what each added.
+    /// The records counted while the first warp's went through the fuser, with what each added,
+    /// and `moves`, how far each moves per step (its site's move, looked up once).
     outputs: Vec<(MemRecord, Option<AccessMeasure>)>,
+    moves: Vec<i64>,
     /// What the fuser emitted for the first warp at the end of the block.
     finished: Vec<MemRecord>,
     reused: ReusedLoads,
@@ -350,6 +352,8 @@ struct FirstRecord {
     issued: bool,
     /// Where its outputs end in `MovedClass::outputs`.
     outputs_end: usize,
+    /// How far it moves per step of the class.
+    bytes_per_step: i64,
     /// What the profiler measured of it that holds wherever it lies (`RecordShape`).
     shape: Option<RecordShape>,
 }
@@ -502,10 +506,14 @@ impl RecordSink for BlockSink<'_> {
         let reused_after = self.effects_so_far(&mut after);
         if let Some(moved) = self.moved.as_mut() {
             let class = &mut moved.classes[j];
+            for output in &outputs[class.moves.len()..] {
+                class.moves.push(class.move_of(&output.0));
+            }
             class.outputs = outputs;
             class.inputs.push(FirstRecord {
                 issued,
                 outputs_end: class.outputs.len(),
+                bytes_per_step: class.move_of(record),
                 shape,
             });
             class.reused.instructions += reused_after.instructions - reused_before.instructions;
@@ -586,7 +594,7 @@ impl RecordSink for BlockSink<'_> {
             .checked_sub(1)
             .map_or(0, |i| class.inputs[i].outputs_end);
         if first.issued {
-            let by = class.move_of(record) * q;
+            let by = first.bytes_per_step * q;
             match &first.shape {
                 // Moved by whole alignments of every rule, the access has the first warp's shape.
                 Some(shape) if by % SHAPE_MOVE_BYTES == 0 => {
@@ -595,8 +603,9 @@ impl RecordSink for BlockSink<'_> {
                 _ => profiler.record(record),
             }
         }
-        for (output, measure) in &class.outputs[start..first.outputs_end] {
-            let by = class.move_of(output) * q;
+        let outputs = class.outputs[start..first.outputs_end].iter();
+        for ((output, measure), per_step) in outputs.zip(&class.moves[start..first.outputs_end]) {
+            let by = per_step * q;
             match measure {
                 // Moved by whole alignments of every rule, the access counts as the first warp's,
                 // and as this warp is not the traced one, where it lies is not needed.
