@@ -601,10 +601,10 @@ impl BlockProfiler {
         self.place(record, warp, shape, by / SECTOR_BYTES as i64);
     }
 
-    /// Adds `record` as `record` does, and gives what of it holds wherever it lies, for the
-    /// warps shown alike to its warp (`record_moved`): `None` for what has no such shape (shared,
-    /// constant and local accesses, atomics, and any access on a device whose DRAM rows are
-    /// counted, as rows do depend on where the access lies).
+    /// Adds `record` as `BlockProfiler::record` does, and gives what of it holds wherever it
+    /// lies, for the warps shown alike to its warp (`record_moved`): `None` for what has no such
+    /// shape (shared, constant and local accesses, atomics, and any access on a device whose
+    /// DRAM rows are counted, as rows do depend on where the access lies).
     pub fn record_shape(&mut self, record: &MemRecord) -> Option<RecordShape> {
         self.record(record);
         let access = &record.access;
@@ -781,35 +781,33 @@ impl BlockProfiler {
     /// The atomics' updates per address and per L2 slice granule.
     fn record_atomic(&mut self, record: &MemRecord) {
         let access = &record.access;
-        {
-            let uniform = self
-                .uniform_atomic_sites
-                .contains(&(record.span.line, record.span.col));
-            let mut per_address: HashMap<u64, u64> = HashMap::default();
-            for (_, address) in access.active_lanes() {
-                *per_address.entry(address).or_insert(0) += 1;
+        let uniform = self
+            .uniform_atomic_sites
+            .contains(&(record.span.line, record.span.col));
+        let mut per_address: HashMap<u64, u64> = HashMap::default();
+        for (_, address) in access.active_lanes() {
+            *per_address.entry(address).or_insert(0) += 1;
+        }
+        // The busiest word of each sector: the L2 serves a sector's words together and
+        // one word's lanes one after another.
+        let mut busiest: HashMap<u64, (u64, u64)> = HashMap::default();
+        for (&address, &lanes) in &per_address {
+            let entry = busiest
+                .entry(address / SECTOR_BYTES)
+                .or_insert((address, 0));
+            if lanes > entry.1 || (lanes == entry.1 && address < entry.0) {
+                *entry = (address, lanes);
             }
-            // The busiest word of each sector: the L2 serves a sector's words together and
-            // one word's lanes one after another.
-            let mut busiest: HashMap<u64, (u64, u64)> = HashMap::default();
-            for (&address, &lanes) in &per_address {
-                let entry = busiest
-                    .entry(address / SECTOR_BYTES)
-                    .or_insert((address, 0));
-                if lanes > entry.1 || (lanes == entry.1 && address < entry.0) {
-                    *entry = (address, lanes);
-                }
-            }
-            for (address, lanes) in per_address {
-                let entry = self.atomics.entry(address).or_default();
-                entry.requests += 1;
-                entry.lanes += lanes;
-            }
-            let granule = u64::from(self.device.timing.l2_slice_interleave_bytes.max(1));
-            for (address, lanes) in busiest.into_values() {
-                *self.slice_granules.entry(address / granule).or_insert(0) +=
-                    if uniform { 1 } else { lanes };
-            }
+        }
+        for (address, lanes) in per_address {
+            let entry = self.atomics.entry(address).or_default();
+            entry.requests += 1;
+            entry.lanes += lanes;
+        }
+        let granule = u64::from(self.device.timing.l2_slice_interleave_bytes.max(1));
+        for (address, lanes) in busiest.into_values() {
+            *self.slice_granules.entry(address / granule).or_insert(0) +=
+                if uniform { 1 } else { lanes };
         }
     }
 
@@ -936,12 +934,6 @@ struct LineSet {
     len: usize,
 }
 
-impl LineSet {
-    fn clear(&mut self) {
-        self.len = 0;
-    }
-}
-
 impl Default for LineSet {
     fn default() -> LineSet {
         LineSet {
@@ -952,6 +944,10 @@ impl Default for LineSet {
 }
 
 impl LineSet {
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// Adds `line`; false only if it is new and there is no room left for it.
     fn insert(&mut self, line: u64) -> bool {
         if self.as_slice().contains(&line) {

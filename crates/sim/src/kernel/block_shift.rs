@@ -42,7 +42,7 @@
 //! `analyze_warps` proves the same of the warps of one block (`kernel::interp`'s `warps` uses
 //! it): the warp is the variable, `threadIdx` moves by a fixed amount from a warp to the next of
 //! its class and `blockIdx` is free; shared arrays may move, each access by its own amount, which
-//! the run of two warps of a class measures.
+//! the proof gives per place in the source (`BlockShift::site_shifts`).
 //!
 //! Two assumptions remain, both about indices far outside any buffer. Index arithmetic is taken
 //! not to wrap at 32 bits (`blockIdx.x * blockDim.x` is unsigned): a block whose index wrapped

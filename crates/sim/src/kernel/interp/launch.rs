@@ -697,8 +697,9 @@ impl<'p> Simulation<'p> {
         self.run_warps(block, step_budget, sink, None)
     }
 
-    /// Runs the block's warps, every one, or with `log` only the first of each class, whose
-    /// records, work and guard ranges `log` then keeps per warp.
+    /// Runs the block's warps, every one, or with `log` only those below `log.running()` (the
+    /// first one or two of each class), whose records, work and guard ranges `log` then keeps
+    /// per warp.
     pub(super) fn run_warps(
         &mut self,
         block: [u32; 3],
