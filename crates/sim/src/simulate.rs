@@ -20,8 +20,9 @@
 //!    guards alike): the totals are those of running every class
 //!    (`BlockSampling::EdgeClassesEachRun`) to the last digit, with fewer runs;
 //! 6. within each block run, where `kernel::block_shift::analyze_warps` proves the warps alike up
-//!    to moved addresses, one warp of each class runs (two where the proof leaves a move open)
-//!    and the others' records are its records moved
+//!    to moved addresses, one warp of each class runs (two where the proof leaves a move open;
+//!    one more from each warp whose guards come out otherwise, `kernel::interp`'s `warps`) and
+//!    the others' records are its records moved
 //!    (`SampledBlock::warps_shown_alike`), on every device: the records are those of running
 //!    every warp, so everything after the interpreter sees the same stream.
 //!
@@ -309,16 +310,17 @@ struct BlockSink<'a> {
 }
 
 /// A block's warps shown alike (`RecordSink::warps_alike`) and what the compiler effects and
-/// the counting made of the records of the first warp of each class, so that the records of the
-/// other warps of the class, the same moved, need not pass through them again. The profiler,
-/// which keeps absolute addresses, still sees every record.
+/// the counting made of the records of each leader, so that the records of the warps it stands
+/// for, the same moved, need not pass through them again. The profiler, which keeps absolute
+/// addresses, still sees every record.
 struct MovedWarps {
     block: [u32; 3],
-    step: u32,
-    running: u32,
-    n_warps: u32,
+    leaders: Vec<u32>,
+    /// Per warp of the block: its leader (an index into `leaders`) and the steps from it.
+    lead: Vec<(usize, u32)>,
+    /// Per leader.
     classes: Vec<MovedClass>,
-    /// The fuser's tally before and after a first warp's record, kept between records so that
+    /// The fuser's tally before and after a leader's record, kept between records so that
     /// none allocates.
     tallies: (Tally, Tally),
 }
@@ -328,25 +330,25 @@ type Tally = Vec<(u64, u64, u32)>;
 
 #[derive(Default)]
 struct MovedClass {
-    /// Whether the class's other warps may reuse its first warp's work: every site moves by one
+    /// Whether the warps the leader stands for may reuse its work: every site moves by one
     /// amount, the loads that load reuse compares with each other move alike (so the same loads
     /// are reused), and every fusible read moves by a multiple of its widest fused load (so the
     /// same runs are fused, from the same alignment).
     reusable: bool,
     site_moves: Vec<SiteMove>,
     inputs: Vec<FirstRecord>,
-    /// The records counted while the first warp's went through the fuser, with what each added,
+    /// The records counted while the leader's went through the fuser, with what each added,
     /// and `moves`, how far each moves per step (its site's move, looked up once).
     outputs: Vec<(MemRecord, Option<AccessMeasure>)>,
     moves: Vec<i64>,
-    /// What the fuser emitted for the first warp at the end of the block.
+    /// What the fuser emitted for the leader at the end of the block.
     finished: Vec<MemRecord>,
     reused: ReusedLoads,
-    /// What the first warp added to the fuser's tally, per site.
+    /// What the leader added to the fuser's tally, per site.
     tally: Tally,
 }
 
-/// What became of one record of a class's first warp.
+/// What became of one record of a leader.
 struct FirstRecord {
     /// Whether it was issued (not reused).
     issued: bool,
@@ -431,16 +433,16 @@ impl BlockSink<'_> {
         })
     }
 
-    /// At the end of the block: the first warps' pending fused loads, and for every warp that
-    /// reused a first warp's work, what that warp's end of block and reused loads and tally
+    /// At the end of the block: the leaders' pending fused loads, and for every warp that
+    /// reused a leader's work, what that warp's end of block and reused loads and tally
     /// were, moved.
     fn finish_moved_warps(&mut self) {
         let Some(mut moved) = self.moved.take() else {
             return;
         };
         let (mut before, mut after) = std::mem::take(&mut moved.tallies);
-        for j in 0..moved.step {
-            let class = &mut moved.classes[j as usize];
+        for (k, &leader) in moved.leaders.iter().enumerate() {
+            let class = &mut moved.classes[k];
             if !class.reusable {
                 continue;
             }
@@ -448,22 +450,22 @@ impl BlockSink<'_> {
                 fuser.tally_into(&mut before);
                 let counting = &mut self.counting;
                 let finished = &mut class.finished;
-                fuser.flush_warp(j, &mut |r| {
+                fuser.flush_warp(leader, &mut |r| {
                     counting.count(r);
                     finished.push(*r);
                 });
                 fuser.tally_into(&mut after);
                 add_tally_difference(&mut class.tally, &before, &after);
             }
-            // The warps that did not run (from `running` on) and reused this class's work; the
-            // traced one went through everything.
-            let others = (j..moved.n_warps)
-                .step_by(moved.step as usize)
-                .filter(|&w| w >= moved.running && !self.traced(moved.block, w));
-            let others: Vec<u32> = others.collect();
-            let class = &moved.classes[j as usize];
-            for w in others {
-                let q = i64::from(w / moved.step);
+            // The warps that did not run and reused this leader's work; the traced one went
+            // through everything.
+            let class = &moved.classes[k];
+            for (w, &(_, q)) in moved.lead.iter().enumerate() {
+                let w = w as u32;
+                if moved.lead[w as usize].0 != k || q == 0 || self.traced(moved.block, w) {
+                    continue;
+                }
+                let q = i64::from(q);
                 for record in &class.finished {
                     let mut record = *record;
                     record.warp = w;
@@ -484,14 +486,15 @@ impl BlockSink<'_> {
 
 impl RecordSink for BlockSink<'_> {
     fn record(&mut self, record: &MemRecord) {
-        let first_of_class = self.moved.as_ref().is_some_and(|moved| {
-            record.warp < moved.step && moved.classes[record.warp as usize].reusable
+        // The index of the record's warp among the leaders, if it leads a class that others reuse.
+        let leader = self.moved.as_ref().and_then(|moved| {
+            let (k, q) = *moved.lead.get(record.warp as usize)?;
+            (q == 0 && moved.classes.get(k)?.reusable).then_some(k)
         });
-        if !first_of_class {
+        let Some(j) = leader else {
             self.pass(record, None, None);
             return;
-        }
-        let j = record.warp as usize;
+        };
         let ((mut before, mut after), mut outputs) = self
             .moved
             .as_mut()
@@ -557,11 +560,15 @@ impl RecordSink for BlockSink<'_> {
                 }
             })
             .collect();
+        let lead = (0..warps.n_warps)
+            // Every warp has a leader (each class's first warp leads); one without would reuse
+            // nothing (`usize::MAX` names no leader).
+            .map(|w| warps.leader_of(w).unwrap_or((usize::MAX, 0)))
+            .collect();
         self.moved = Some(MovedWarps {
             block: warps.block,
-            step: warps.step,
-            running: warps.running,
-            n_warps: warps.n_warps,
+            leaders: warps.leaders.to_vec(),
+            lead,
             classes,
             tallies: (Vec::new(), Vec::new()),
         });
@@ -588,7 +595,10 @@ impl RecordSink for BlockSink<'_> {
             return;
         };
         let class = &moved.classes[from as usize];
-        let q = i64::from(record.warp / moved.step);
+        let q = moved
+            .lead
+            .get(record.warp as usize)
+            .map_or(0, |&(_, q)| i64::from(q));
         let first = &class.inputs[index];
         let start = index
             .checked_sub(1)
@@ -596,7 +606,7 @@ impl RecordSink for BlockSink<'_> {
         if first.issued {
             let by = first.bytes_per_step * q;
             match &first.shape {
-                // Moved by whole alignments of every rule, the access has the first warp's shape.
+                // Moved by whole alignments of every rule, the access has the leader's shape.
                 Some(shape) if by % SHAPE_MOVE_BYTES == 0 => {
                     profiler.record_moved(record, shape, by)
                 }
@@ -607,7 +617,7 @@ impl RecordSink for BlockSink<'_> {
         for ((output, measure), per_step) in outputs.zip(&class.moves[start..first.outputs_end]) {
             let by = per_step * q;
             match measure {
-                // Moved by whole alignments of every rule, the access counts as the first warp's,
+                // Moved by whole alignments of every rule, the access counts as the leader's,
                 // and as this warp is not the traced one, where it lies is not needed.
                 Some(measure) if by % SHAPE_MOVE_BYTES == 0 => {
                     counting.count_untraced(output, measure)

@@ -355,3 +355,39 @@ fn tiled_matmuls_with_fused_and_reused_loads_count_the_same_with_warps_shown_ali
         assert_eq!(reused.trace, each.trace, "{label}");
     }
 }
+
+#[test]
+fn a_guarded_matmul_whose_last_tile_splits_the_warps_runs_two_leaders_a_block() {
+    // With n = 200 in tiles of 16 the last phase reads rows 192 to 207 of `b`: the first four
+    // warps of every block (rows 192 to 199) read them, the last four (rows 200 to 207) store
+    // zeros instead. Warp 0 leads warps 1 to 3 and warp 4 leads warps 5 to 7; the totals are
+    // those of running every warp.
+    let source = include_str!("../../../www/kernels/boundary.cu");
+    let mut input = SimulationInput::new(source, "mm_tiled_guarded", h100());
+    input.grid = Dim3::new(13, 13, 1);
+    input.block = Dim3::new(16, 16, 1);
+    input.args = vec![("n".to_string(), Value::Int(200))];
+    input.buffers = ["a", "b", "c"]
+        .iter()
+        .map(|b| (b.to_string(), 200 * 200 * 4))
+        .collect();
+    input.trace = Some(TraceRequest {
+        block: [12, 12, 0],
+        warp: 5,
+    });
+    let reused = simulate(&input).expect("the launch simulates");
+    input.sampling = BlockSampling::EdgeClassesEachRun;
+    let each = simulate(&input).expect("the launch simulates");
+    let shown_alike: Vec<u32> = reused
+        .sampled_blocks
+        .iter()
+        .map(|b| b.warps_shown_alike)
+        .collect();
+    assert!(shown_alike.iter().all(|&w| w == 6), "{shown_alike:?}");
+    assert_eq!(reused.counters, each.counters);
+    assert_eq!(reused.memory, each.memory);
+    assert_eq!(reused.lines, each.lines);
+    assert_eq!(reused.fused_loads, each.fused_loads);
+    assert_eq!(reused.trace, each.trace);
+    assert_eq!(predict(&reused), predict(&each));
+}

@@ -111,8 +111,8 @@ pub trait RecordSink {
     /// the class to the next. A sink that does nothing with it loses nothing.
     fn warps_alike(&mut self, _warps: &WarpsAlike<'_>) {}
 
-    /// A record of a warp that did not run: the `index`-th record of warp `from`, the first of its
-    /// class, moved as far as the warps between them move it. The same record as a full run
+    /// A record of a warp that did not run: the `index`-th record of leader `from` (an index into
+    /// `WarpsAlike::leaders`), moved as far as the warps between them move it. The same record as a full run
     /// makes; a sink may reuse what it made of the first warp's (`warps_alike` says when it
     /// may), or take it as any other record.
     fn record_moved(&mut self, record: &MemRecord, _from: u32, _index: usize) {
@@ -121,18 +121,40 @@ pub trait RecordSink {
 }
 
 /// A block's warps shown alike, as a sink sees them (`RecordSink::warps_alike`): warps `w` and
-/// `w + step` of a class do the same work at moved addresses; warps below `running` ran, and
-/// the sink receives the others' records through `RecordSink::record_moved`.
+/// `w + step` of a class do the same work at moved addresses. The `leaders` ran; each stands for
+/// the warps of its class after it up to the class's next leader (`WarpsAlike::leader_of`), and
+/// the sink receives their records through `RecordSink::record_moved`.
 #[derive(Debug)]
 pub struct WarpsAlike<'a> {
     pub block: [u32; 3],
     pub step: u32,
-    pub running: u32,
     pub n_warps: u32,
-    /// Per class (its first warp `j < step`), how far each of its access sites moves from a warp
-    /// of the class to the next; `None` where one site moves by different amounts at different
-    /// executions.
+    /// The warps that ran, in order: the first warp of each class (`j < step`), and any later
+    /// warp whose guards came out otherwise than its class's earlier leader's.
+    pub leaders: &'a [u32],
+    /// Per leader, how far each of its access sites moves from a warp of the class to the next;
+    /// `None` where one site moves by different amounts at different executions.
     pub site_moves: &'a [Option<Vec<SiteMove>>],
+}
+
+impl WarpsAlike<'_> {
+    /// The leader that stands for `warp` (its index in `leaders`), and the steps of its class
+    /// from that leader to `warp` (0 for a leader): the class's last leader at or before it.
+    pub fn leader_of(&self, warp: u32) -> Option<(usize, u32)> {
+        leader_of(self.leaders, self.step, warp)
+    }
+}
+
+/// The last of `leaders` (in order) at or before `warp` in its class of every `step`-th warp, as
+/// its index, and the steps from it to `warp`.
+pub(super) fn leader_of(leaders: &[u32], step: u32, warp: u32) -> Option<(usize, u32)> {
+    let step = step.max(1);
+    leaders
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|&(_, &leader)| leader <= warp && (warp - leader).is_multiple_of(step))
+        .map(|(index, &leader)| (index, (warp - leader) / step))
 }
 
 /// How far an access site's addresses move from a warp of a class to the next
@@ -687,8 +709,8 @@ impl<'p> Simulation<'p> {
         step_budget: u64,
         sink: &mut dyn RecordSink,
     ) -> Result<BlockStats, Diagnostic> {
-        if let Some(classes) = self.warp_classes.take() {
-            let replayed = self.run_block_replayed(block, step_budget, sink, &classes);
+        if let Some(mut classes) = self.warp_classes.take() {
+            let replayed = self.run_block_replayed(block, step_budget, sink, &mut classes);
             self.warp_classes = Some(classes);
             if let Some(stats) = replayed {
                 return Ok(stats);
@@ -697,9 +719,8 @@ impl<'p> Simulation<'p> {
         self.run_warps(block, step_budget, sink, None)
     }
 
-    /// Runs the block's warps, every one, or with `log` only those below `log.running()` (the
-    /// first one or two of each class), whose records, work and guard ranges `log` then keeps
-    /// per warp.
+    /// Runs the block's warps, every one, or with `log` only those it runs (`WarpLog::runs`: the
+    /// leaders of the classes), whose records, work and guard ranges `log` then keeps per warp.
     pub(super) fn run_warps(
         &mut self,
         block: [u32; 3],
@@ -815,9 +836,9 @@ impl<'p> Simulation<'p> {
         // One step counter for the whole block (`machine.steps`), checked as it counts: the
         // warps share the budget, however many there are.
         if let Some(log) = log.as_deref() {
-            // Only the first warp (or two) of each class runs.
-            for warp in warps.iter_mut().skip(log.running()) {
-                warp.done = true;
+            // Only the leaders of the classes run.
+            for (w, warp) in warps.iter_mut().enumerate() {
+                warp.done = !log.runs(w);
             }
         }
         loop {

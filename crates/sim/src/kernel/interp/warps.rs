@@ -14,13 +14,17 @@
 //! then only the first warp of each class runs. Where one place moves by more than one amount,
 //! the second warp of the class runs too, and its records, compared one by one with the first
 //! warp's (the same site, kind, width, lanes and load order), give each record's move, which must
-//! be the same in every lane. What the proof leaves to the run is checked against what the first
-//! warp did: every guard (`row < n`, a loop's test) keeps each lane's outcome in every warp of
-//! the class, and every moved access stays inside its object, aligned. Then the warps' records
-//! are handed to the sink in the order the interpreter would have made them (each warp until its
-//! next barrier, warp by warp, `Simulation::run_warps`), those of the warps that did not run
-//! through `RecordSink::record_moved`, and the block's work is the first warps' work, each times
-//! the warps of its class.
+//! be the same in every lane. The warps that run are the *leaders*; each stands for the warps of
+//! its class after it, up to the class's next leader. What the proof leaves to the run is checked
+//! against what a leader did: every guard (`row < n`, a loop's test) keeps each lane's outcome in
+//! every warp it stands for, and every moved access stays inside its object, aligned. A warp
+//! whose guards come out otherwise leads from there on, and the leaders run again: the guarded
+//! matmul's last tile of `b` (`p * TILE_WIDTH + ty < n` with n = 1000) holds rows for warps 0 to
+//! 3 and not for warps 4 to 7, so warps 0 and 4 run. The next block starts from the leaders the
+//! last one needed. Then the warps' records are handed to the sink in the order the interpreter
+//! would have made them (each warp until its next barrier, warp by warp, `Simulation::
+//! run_warps`), those of the warps that did not run through `RecordSink::record_moved`, and the
+//! block's work is each leader's work times the warps it stands for.
 //!
 //! Only the records of a warp that does not run are made up; its data are not: it stores nothing,
 //! so the warps that run may load other values than they would in a full run, into shared memory
@@ -28,9 +32,9 @@
 //! records, counters and profile are those of the full run to the last digit; the block's memory
 //! afterwards is not, and nothing reads it but later blocks, whose control and addresses cannot
 //! see it either. A run that does not bear the proof out, or ends in an error, hands nothing to
-//! the sink, and the block runs again warp by warp. Such a refused attempt costs the warps of each
-//! class it ran (the adjacent difference's `threadIdx.x > 0` sets warp 0 apart in its first
-//! block).
+//! the sink, and the block runs again warp by warp. So does a block whose attempts with more
+//! leaders would together run more warps than the block has, so that a block costs at most twice
+//! a plain run.
 
 use super::*;
 use crate::kernel::block_shift::{self, Guard, GuardRange, SiteShift};
@@ -46,19 +50,38 @@ pub(super) struct WarpClasses {
     /// is the first component of its `shift`.
     guards: Vec<(usize, Guard)>,
     /// How far each access site moves per step, where the proof says it of every site
-    /// (`BlockShift::site_shifts`): then only the first warp of each class runs.
+    /// (`BlockShift::site_shifts`): then only the first warp of each class runs, and the later
+    /// warps whose guards come out otherwise than their leader's.
     site_shifts: Option<Vec<SiteShift>>,
+    /// The leaders the last block replayed needed, for the next block to start from: the blocks
+    /// of a launch mostly split their warps alike (the guarded matmul's last tile of `b`, half
+    /// inside the matrix, sets warps 4 to 7 of every block apart).
+    leaders: Vec<u32>,
 }
 
-/// What the warps that run (the first one or two of each class) did (`Simulation::run_warps`).
+/// What the warps that run (the leaders of the classes) did (`Simulation::run_warps`), per warp
+/// of the block.
 #[derive(Debug)]
 pub(super) struct WarpLog {
-    running: usize,
+    runs: Vec<bool>,
     /// Per warp: each of its runs (until a barrier or its end) as a range of the records the
     /// sink received.
     pieces: Vec<Vec<(usize, usize)>>,
     work: Vec<WarpWork>,
     guard_ranges: Vec<Vec<GuardRange>>,
+}
+
+/// How an attempt to replay a block with a set of leaders ended.
+enum Attempt {
+    Replayed(BlockStats),
+    /// A warp's guards came out otherwise than its leader's: it must lead; the attempt took
+    /// `steps`.
+    Lead {
+        warp: u32,
+        steps: u64,
+    },
+    /// The run ended in an error or does not bear the proof out.
+    Refused,
 }
 
 /// The counts of a warp's work that `BlockStats` sums over warps.
@@ -123,9 +146,9 @@ impl WarpWork {
 }
 
 impl WarpLog {
-    /// How many warps run: the first one or two of each class.
-    pub(super) fn running(&self) -> usize {
-        self.running
+    /// Whether warp `w` runs: it leads its class or a part of it.
+    pub(super) fn runs(&self, w: usize) -> bool {
+        self.runs.get(w).copied().unwrap_or(false)
     }
 
     /// Before warp `w` runs: its own guard ranges go to the machine.
@@ -208,7 +231,7 @@ fn record_move(first: &MemRecord, second: &MemRecord) -> Option<i64> {
 impl Simulation<'_> {
     /// Tries to prove the warps of every block alike (`block_shift::analyze_warps`), with
     /// classes of every warp, every other warp, every fourth, ..., and keeps the first proof:
-    /// from then on `run_block_into` runs the first warp or two of each class. Call it after
+    /// from then on `run_block_into` runs the leaders of each class. Call it after
     /// `shifted_buffers`, which starts the guards afresh. False where no proof holds, where no
     /// class has a third warp, or where the block's last warp is not whole.
     pub fn show_warps_alike(&mut self) -> bool {
@@ -240,11 +263,19 @@ impl Simulation<'_> {
                         (index, *guard)
                     })
                     .collect();
+                // With every site's move known, the first warp of each class is enough;
+                // otherwise the second one runs too, and the moves are measured from the two.
+                let leaders = if proof.site_shifts.is_some() {
+                    (0..step).collect()
+                } else {
+                    (0..2 * step).collect()
+                };
                 self.warp_classes = Some(WarpClasses {
                     step,
                     n_warps,
                     guards,
                     site_shifts: proof.site_shifts,
+                    leaders,
                 });
                 return true;
             }
@@ -253,94 +284,107 @@ impl Simulation<'_> {
         false
     }
 
-    /// Runs the first warp (or two) of each class and hands the sink every warp's records; `None`,
-    /// with nothing handed, where the run ends in an error or does not bear the proof out.
+    /// Runs the leaders of each class and hands the sink every warp's records; `None`, with
+    /// nothing handed, where a run ends in an error or does not bear the proof out. It starts
+    /// from the leaders the last block needed; a warp whose guards come out otherwise than its
+    /// leader's joins them and the leaders run again. The attempts together run at most as many
+    /// warps as the block has (so that a block of many leaders costs at most twice a plain run)
+    /// and stay within the step budget.
     pub(super) fn run_block_replayed(
         &mut self,
         block: [u32; 3],
         step_budget: u64,
         sink: &mut dyn RecordSink,
-        classes: &WarpClasses,
+        classes: &mut WarpClasses,
     ) -> Option<BlockStats> {
-        let step = classes.step as usize;
-        let n_warps = classes.n_warps as usize;
-        // With every site's move known, the first warp of each class is enough; otherwise the
-        // second one runs too, and the moves are measured from the two.
-        let site_shifts = classes.site_shifts.as_deref();
-        let running = if site_shifts.is_some() {
-            step
-        } else {
-            2 * step
-        };
-        let n_sites = self.guard_sites.len();
-        let mut log = WarpLog {
-            running,
-            pieces: vec![Vec::new(); running],
-            work: vec![WarpWork::default(); running],
-            guard_ranges: vec![vec![GuardRange::default(); n_sites]; running],
-        };
-        let mut records: Vec<MemRecord> = Vec::new();
-        let ran = self
-            .run_warps(block, step_budget, &mut records, Some(&mut log))
-            .ok()?;
-        // The steps from the first warp of class `j` to its last.
-        let last_step = |j: usize| ((n_warps - 1 - j) / step) as i64;
-
-        let mut moves = vec![0i64; records.len()];
-        match site_shifts {
-            // Each record of a class's first warp moves as the proof says its site does.
-            Some(sites) => {
-                for j in 0..step {
-                    for &(a, a_end) in &log.pieces[j] {
-                        for (record, by) in records[a..a_end].iter().zip(&mut moves[a..a_end]) {
-                            let key = (record.span, record.access.kind);
-                            let site = sites
-                                .binary_search_by_key(&key, |site| (site.span, site.kind))
-                                .ok()?;
-                            *by = sites[site].bytes_per_step;
-                            if !self.moves_inside(record, *by, last_step(j), 0) {
-                                return None;
-                            }
-                        }
-                    }
+        let mut leaders = classes.leaders.clone();
+        let mut budget = step_budget;
+        let mut warps_run = 0;
+        loop {
+            warps_run += leaders.len();
+            match self.replay_with(block, budget, sink, classes, &leaders) {
+                Attempt::Replayed(stats) => {
+                    classes.leaders = leaders;
+                    return Some(stats);
                 }
-            }
-            // Each class's second warp did its first warp's work, and every record of it is the
-            // first's moved: by how much, per record of the first warp.
-            None => {
-                for j in 0..step {
-                    let (first, second) = (&log.pieces[j], &log.pieces[j + step]);
-                    if log.work[j] != log.work[j + step] || first.len() != second.len() {
+                Attempt::Lead { warp, steps } => {
+                    budget = budget.checked_sub(steps)?;
+                    // Only the proof's site moves give a new leader's records their moves.
+                    let affordable = warps_run + leaders.len() < classes.n_warps as usize;
+                    if !affordable || classes.site_shifts.is_none() {
                         return None;
                     }
-                    for (&(a, a_end), &(b, b_end)) in first.iter().zip(second) {
-                        if a_end - a != b_end - b {
-                            return None;
-                        }
-                        for (i, k) in (a..a_end).zip(b..b_end) {
-                            let by = record_move(&records[i], &records[k])?;
-                            if !self.moves_inside(&records[i], by, last_step(j), 1) {
-                                return None;
-                            }
-                            moves[i] = by;
-                        }
-                    }
+                    let at = leaders.partition_point(|&l| l < warp);
+                    leaders.insert(at, warp);
                 }
+                Attempt::Refused => return None,
             }
         }
-        for &(site, guard) in &classes.guards {
-            let per_step = i128::from(guard.shift[0]);
-            for (j, ranges) in log.guard_ranges.iter().take(step).enumerate() {
-                if !(1..=last_step(j))
-                    .all(|q| guard.holds_alike(ranges[site], per_step * i128::from(q)))
-                {
-                    return None;
-                }
+    }
+
+    /// One attempt of `run_block_replayed` with `leaders` (in order, each class's first warp
+    /// among them).
+    fn replay_with(
+        &mut self,
+        block: [u32; 3],
+        step_budget: u64,
+        sink: &mut dyn RecordSink,
+        classes: &WarpClasses,
+        leaders: &[u32],
+    ) -> Attempt {
+        let step = classes.step;
+        let n_warps = classes.n_warps as usize;
+        // Per warp: its leader (an index into `leaders`) and the steps from it.
+        let Some(lead) = (0..n_warps as u32)
+            .map(|w| super::launch::leader_of(leaders, step, w))
+            .collect::<Option<Vec<(usize, u32)>>>()
+        else {
+            return Attempt::Refused;
+        };
+        // Per leader: the steps from it to the last warp it stands for.
+        let mut last_step = vec![0u32; leaders.len()];
+        for &(k, q) in &lead {
+            last_step[k] = last_step[k].max(q);
+        }
+        let n_sites = self.guard_sites.len();
+        let mut log = WarpLog {
+            runs: lead.iter().map(|&(_, q)| q == 0).collect(),
+            pieces: vec![Vec::new(); n_warps],
+            work: vec![WarpWork::default(); n_warps],
+            guard_ranges: vec![vec![GuardRange::default(); n_sites]; n_warps],
+        };
+        let mut records: Vec<MemRecord> = Vec::new();
+        let Ok(ran) = self.run_warps(block, step_budget, &mut records, Some(&mut log)) else {
+            return Attempt::Refused;
+        };
+
+        // Every guard comes out in each warp as in its leader, lane by lane; the first warp
+        // where one does not must lead. (Before the moves are checked: a warp past the edge,
+        // whose guards keep it from reading, may lie where its leader's records, moved, would
+        // leave the buffer.)
+        for (w, &(k, q)) in lead.iter().enumerate() {
+            if q == 0 {
+                continue;
+            }
+            let ranges = &log.guard_ranges[leaders[k] as usize];
+            let alike = classes.guards.iter().all(|&(site, guard)| {
+                let per_step = i128::from(guard.shift[0]);
+                guard.holds_alike(ranges[site], per_step * i128::from(q))
+            });
+            if !alike {
+                return Attempt::Lead {
+                    warp: w as u32,
+                    steps: ran.steps,
+                };
             }
         }
 
-        // The block's guard ranges, as if every warp had run: each class's, moved to its last
-        // warp as far as the guard moves.
+        let Some(moves) = self.record_moves(classes, leaders, &log, &records, &last_step) else {
+            return Attempt::Refused;
+        };
+
+        // The block's guard ranges, as if every warp had run: each leader's, moved to the last
+        // warp it stands for as far as the guard moves.
         let mut guard_ranges: Vec<GuardRange> = vec![GuardRange::default(); n_sites];
         for (site, slot) in guard_ranges.iter_mut().enumerate() {
             let per_step = classes
@@ -348,19 +392,21 @@ impl Simulation<'_> {
                 .iter()
                 .find(|(s, _)| *s == site)
                 .map_or(0, |(_, guard)| i128::from(guard.shift[0]));
-            for (j, ranges) in log.guard_ranges.iter().take(step).enumerate() {
-                let far = per_step * i128::from(last_step(j));
-                *slot = slot.join(ranges[site].spread(far.min(0), far.max(0)));
+            for (k, &leader) in leaders.iter().enumerate() {
+                let far = per_step * i128::from(last_step[k]);
+                let range = log.guard_ranges[leader as usize][site];
+                *slot = slot.join(range.spread(far.min(0), far.max(0)));
             }
         }
         self.guard_ranges = guard_ranges;
 
-        // How each access site of a class's first warp moves, for the sink to reuse what it made
-        // of that warp's records.
-        let site_moves: Vec<Option<Vec<SiteMove>>> = (0..step)
-            .map(|j| {
+        // How each access site of a leader moves, for the sink to reuse what it made of that
+        // warp's records.
+        let site_moves: Vec<Option<Vec<SiteMove>>> = leaders
+            .iter()
+            .map(|&leader| {
                 let mut sites: Vec<SiteMove> = Vec::new();
-                for &(first, end) in &log.pieces[j] {
+                for &(first, end) in &log.pieces[leader as usize] {
                     for (record, &per_step) in records[first..end].iter().zip(&moves[first..end]) {
                         match sites.iter().find(|site| site.holds(record)) {
                             Some(site) if site.bytes_per_step != per_step => return None,
@@ -379,41 +425,39 @@ impl Simulation<'_> {
             .collect();
         sink.warps_alike(&WarpsAlike {
             block,
-            step: step as u32,
-            running: running as u32,
+            step,
             n_warps: n_warps as u32,
+            leaders,
             site_moves: &site_moves,
         });
 
         // The records in the interpreter's order: each round, every warp that has not ended runs
-        // to its next barrier or its end, warp by warp. The warps that ran hand their own.
+        // to its next barrier or its end, warp by warp. The leaders hand their own.
         let mut moved = records.first().copied();
-        // Per class, how many of its first warp's records the earlier rounds made.
-        let mut made_before = vec![0usize; step];
+        // Per leader, how many of its records the earlier rounds made.
+        let mut made_before = vec![0usize; leaders.len()];
         for round in 0.. {
             let mut any = false;
-            for w in 0..n_warps {
-                let (j, q) = (w % step, (w / step) as i64);
-                let ran = if w < running { w } else { j };
-                let Some(&(first, end)) = log.pieces[ran].get(round) else {
+            for (w, &(k, q)) in lead.iter().enumerate() {
+                let Some(&(first, end)) = log.pieces[leaders[k] as usize].get(round) else {
                     continue;
                 };
                 any = true;
                 let records = records[first..end].iter().zip(&moves[first..end]);
                 for (index, (record, &per_step)) in records.enumerate() {
                     match moved.as_mut() {
-                        Some(moved) if w >= running => {
+                        Some(moved) if q > 0 => {
                             *moved = *record;
                             moved.warp = w as u32;
-                            move_lanes(&mut moved.access, per_step * q);
-                            sink.record_moved(moved, j as u32, made_before[j] + index);
+                            move_lanes(&mut moved.access, per_step * i64::from(q));
+                            sink.record_moved(moved, k as u32, made_before[k] + index);
                         }
                         _ => sink.record(record),
                     }
                 }
             }
-            for (j, made) in made_before.iter_mut().enumerate() {
-                if let Some(&(first, end)) = log.pieces[j].get(round) {
+            for (k, made) in made_before.iter_mut().enumerate() {
+                if let Some(&(first, end)) = log.pieces[leaders[k] as usize].get(round) {
                     *made += end - first;
                 }
             }
@@ -423,10 +467,10 @@ impl Simulation<'_> {
         }
 
         let mut work = WarpWork::default();
-        for (j, class_work) in log.work.iter().take(step).enumerate() {
-            work.add_times(class_work, last_step(j) as u64 + 1);
+        for (k, &leader) in leaders.iter().enumerate() {
+            work.add_times(&log.work[leader as usize], u64::from(last_step[k]) + 1);
         }
-        Some(BlockStats {
+        Attempt::Replayed(BlockStats {
             block,
             flops: work.flops,
             warp_instructions: work.instructions,
@@ -437,19 +481,81 @@ impl Simulation<'_> {
             thread_issued_instructions: work.thread_issued,
             predicated_off_threads: work.predicated_off_threads,
             steps: ran.steps,
-            warps_shown_alike: (n_warps - running) as u32,
+            warps_shown_alike: (n_warps - leaders.len()) as u32,
         })
     }
 
+    /// How far each of `records` moves per step of its class: from the proof's site moves, or
+    /// measured between each class's first two warps; `None` where a record does not move as
+    /// the proof needs, or would leave its object in a warp its leader stands for.
+    fn record_moves(
+        &self,
+        classes: &WarpClasses,
+        leaders: &[u32],
+        log: &WarpLog,
+        records: &[MemRecord],
+        last_step: &[u32],
+    ) -> Option<Vec<i64>> {
+        let step = classes.step;
+        let mut moves = vec![0i64; records.len()];
+        match classes.site_shifts.as_deref() {
+            // Each record of a leader moves as the proof says its site does.
+            Some(sites) => {
+                for (k, &leader) in leaders.iter().enumerate() {
+                    for &(a, a_end) in &log.pieces[leader as usize] {
+                        for (record, by) in records[a..a_end].iter().zip(&mut moves[a..a_end]) {
+                            let key = (record.span, record.access.kind);
+                            let site = sites
+                                .binary_search_by_key(&key, |site| (site.span, site.kind))
+                                .ok()?;
+                            *by = sites[site].bytes_per_step;
+                            if !self.moves_inside(record, *by, i64::from(last_step[k])) {
+                                return None;
+                            }
+                        }
+                    }
+                }
+            }
+            // The leaders are each class's first two warps (`show_warps_alike`). The second did
+            // the first's work, and every record of it is the first's moved: by how much, per
+            // record of either. The second stands for the later warps of the class.
+            None => {
+                for j in 0..step as usize {
+                    let (first, second) = (&log.pieces[j], &log.pieces[j + step as usize]);
+                    if log.work[j] != log.work[j + step as usize] || first.len() != second.len() {
+                        return None;
+                    }
+                    let second_leader = leaders
+                        .iter()
+                        .position(|&l| l as usize == j + step as usize)?;
+                    for (&(a, a_end), &(b, b_end)) in first.iter().zip(second) {
+                        if a_end - a != b_end - b {
+                            return None;
+                        }
+                        for (i, k) in (a..a_end).zip(b..b_end) {
+                            let by = record_move(&records[i], &records[k])?;
+                            let far = i64::from(last_step[second_leader]);
+                            if !self.moves_inside(&records[k], by, far) {
+                                return None;
+                            }
+                            moves[i] = by;
+                            moves[k] = by;
+                        }
+                    }
+                }
+            }
+        }
+        Some(moves)
+    }
+
     /// Whether `record`, moved by `per_step` bytes up to `last_step` times, stays inside the
-    /// object it accesses and aligned, as the interpreter requires of every access; the first
-    /// `ran` steps are warps that ran, whose accesses the interpreter checked.
-    fn moves_inside(&self, record: &MemRecord, per_step: i64, last_step: i64, ran: i64) -> bool {
+    /// object it accesses and aligned, as the interpreter requires of every access.
+    fn moves_inside(&self, record: &MemRecord, per_step: i64, last_step: i64) -> bool {
         let mut lanes = record.access.lanes.iter().flatten();
         let Some(&first) = lanes.next() else {
             return true;
         };
-        if per_step == 0 || last_step <= ran {
+        if per_step == 0 || last_step == 0 {
             return true;
         }
         let (least, greatest) = lanes.fold((first, first), |(lo, hi), &a| (lo.min(a), hi.max(a)));
