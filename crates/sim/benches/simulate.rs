@@ -23,6 +23,7 @@ const COALESCING: &str = include_str!("../../../www/kernels/coalescing.cu");
 const BANKS: &str = include_str!("../../../www/kernels/banks.cu");
 const ATOMICS: &str = include_str!("../../../www/kernels/atomics.cu");
 const DIVERGENCE: &str = include_str!("../../../www/kernels/divergence.cu");
+const BOUNDARY: &str = include_str!("../../../www/kernels/boundary.cu");
 
 /// One launch on H100, as the page or the reference measurements describe it.
 struct Launch {
@@ -239,6 +240,22 @@ fn page_launches() -> Vec<(String, Launch)> {
             dyn_smem: 0,
             args: &[("iters", 4096), ("split", 1)],
             buffers: vec![("out", 4 * 1056 * 256)],
+        },
+    ));
+    // The boundary-checks lesson's second variant and the host-transfers lesson's matmul: n is
+    // no multiple of the tile, so the grid's last row and column of blocks hold partial tiles.
+    let bytes = 4 * 1000 * 1000;
+    launches.push((
+        "mm_tiled_guarded n=1000 T=16".to_string(),
+        Launch {
+            source: BOUNDARY,
+            kernel: "mm_tiled_guarded",
+            defines: &[("TILE_WIDTH", 16)],
+            grid: [63, 63, 1],
+            block: [16, 16, 1],
+            dyn_smem: 0,
+            args: &[("n", 1000)],
+            buffers: vec![("a", bytes), ("b", bytes), ("c", bytes)],
         },
     ));
     launches

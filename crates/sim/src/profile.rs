@@ -515,7 +515,7 @@ impl BlockProfiler {
         if access.n_active() == 0 {
             return;
         }
-        let warp = self.enter(record);
+        let warp = self.enter(record.warp);
 
         match access.space {
             Space::Shared => {
@@ -538,17 +538,17 @@ impl BlockProfiler {
     /// Notes that `record`'s warp ran, and whether it passed a barrier since it last did: a warp
     /// runs until a barrier or its end, so if it shows up again after another warp ran, it has
     /// passed one. Its index among the block's warps.
-    fn enter(&mut self, record: &MemRecord) -> usize {
-        let warp = record.warp as usize;
-        if self.warps.len() <= warp {
-            self.warps.resize(warp + 1, WarpTrace::default());
+    fn enter(&mut self, warp: u32) -> usize {
+        let index = warp as usize;
+        if self.warps.len() <= index {
+            self.warps.resize(index + 1, WarpTrace::default());
         }
-        if self.last_warp != Some(record.warp) && self.warps[warp].seen {
-            self.warps[warp].barrier = true;
+        if self.last_warp != Some(warp) && self.warps[index].seen {
+            self.warps[index].barrier = true;
         }
-        self.warps[warp].seen = true;
-        self.last_warp = Some(record.warp);
-        warp
+        self.warps[index].seen = true;
+        self.last_warp = Some(warp);
+        index
     }
 
     fn record_global(&mut self, record: &MemRecord, warp: usize) {
@@ -587,18 +587,31 @@ impl BlockProfiler {
         self.shape = shape;
     }
 
-    /// Adds a global load or store of a warp shown alike to one the profiler measured
-    /// (`record_shape`): `shape` is that record's, and `record` lies `by` bytes from it, a
-    /// whole number of `SHAPE_MOVE_BYTES`, so that it makes the same transactions, lines and
-    /// passes at moved sectors. What depends on where it lies (the sectors new to the block,
-    /// the round trips they end) is counted as for any record.
-    pub fn record_moved(&mut self, record: &MemRecord, shape: &RecordShape, by: i64) {
+    /// Adds a global load or store of `warp`, shown alike to the warp of `record`, which the
+    /// profiler measured (`record_shape`): `shape` is that record's, and `warp`'s access lies
+    /// `by` bytes from it, a whole number of `SHAPE_MOVE_BYTES`, so that it makes the same
+    /// transactions, lines and passes at moved sectors. What depends on where it lies (the
+    /// sectors new to the block, the round trips they end) is counted as for any record.
+    pub fn record_moved(&mut self, record: &MemRecord, warp: u32, shape: &RecordShape, by: i64) {
         debug_assert_eq!(by % SHAPE_MOVE_BYTES, 0);
         if record.access.n_active() == 0 {
             return;
         }
-        let warp = self.enter(record);
+        let warp = self.enter(warp);
         self.place(record, warp, shape, by / SECTOR_BYTES as i64);
+    }
+
+    /// Adds a shared or constant access other than an atomic, of `warp`, shown alike to the
+    /// warp of `record`: where it lies does not matter to the profile, only that its warp ran.
+    /// Whether `record` is such an access.
+    pub fn record_placeless(&mut self, record: &MemRecord, warp: u32) -> bool {
+        let access = &record.access;
+        let placeless = matches!(access.space, Space::Shared | Space::Constant)
+            && access.kind != AccessKind::Atomic;
+        if placeless && access.n_active() > 0 {
+            self.enter(warp);
+        }
+        placeless
     }
 
     /// Adds `record` as `BlockProfiler::record` does, and gives what of it holds wherever it

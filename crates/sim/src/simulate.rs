@@ -42,7 +42,7 @@
 //! (`kernel::span::one_line`) and neutral about the front end: the page and the command line
 //! each say in their own words how to change a launch.
 
-use crate::access::AccessKind;
+use crate::access::{AccessKind, Space, WarpAccess};
 use crate::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use crate::compile_effects::{
     add_tally_difference, fusible_loads, CompileEffects, FusibleLoad, FusionSite, LoadFuser,
@@ -53,8 +53,8 @@ use crate::device::{Device, GlobalCoalescing, LaunchError};
 use crate::fill::Fill;
 use crate::kernel::block_shift::{Guard, GuardRange, ShiftedBuffer};
 use crate::kernel::{
-    self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, RecordSink, Simulation, SiteMove,
-    Span, Value, WarpsAlike,
+    self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, MovedRecord, RecordSink, Simulation,
+    SiteMove, Span, Value, WarpsAlike,
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::profile::{
@@ -574,15 +574,18 @@ impl RecordSink for BlockSink<'_> {
         });
     }
 
-    fn record_moved(&mut self, record: &MemRecord, from: u32, index: usize) {
+    fn record_moved(&mut self, record: &MemRecord, moved_record: &MovedRecord) {
+        let MovedRecord {
+            warp, from, index, ..
+        } = *moved_record;
         let reusable = self.moved.as_ref().is_some_and(|moved| {
             moved
                 .classes
                 .get(from as usize)
                 .is_some_and(|class| class.reusable && index < class.inputs.len())
         });
-        if !reusable || self.traced(record.block, record.warp) {
-            self.pass(record, None, None);
+        if !reusable || self.traced(record.block, warp) {
+            self.pass(&moved_record.of(record), None, None);
             return;
         }
         let BlockSink {
@@ -595,10 +598,7 @@ impl RecordSink for BlockSink<'_> {
             return;
         };
         let class = &moved.classes[from as usize];
-        let q = moved
-            .lead
-            .get(record.warp as usize)
-            .map_or(0, |&(_, q)| i64::from(q));
+        let q = i64::from(moved_record.steps);
         let first = &class.inputs[index];
         let start = index
             .checked_sub(1)
@@ -608,29 +608,47 @@ impl RecordSink for BlockSink<'_> {
             match &first.shape {
                 // Moved by whole alignments of every rule, the access has the leader's shape.
                 Some(shape) if by % SHAPE_MOVE_BYTES == 0 => {
-                    profiler.record_moved(record, shape, by)
+                    profiler.record_moved(record, warp, shape, by)
                 }
-                _ => profiler.record(record),
+                _ => {
+                    if !profiler.record_placeless(record, warp) {
+                        profiler.record(&moved_record.of(record));
+                    }
+                }
             }
         }
         let outputs = class.outputs[start..first.outputs_end].iter();
         for ((output, measure), per_step) in outputs.zip(&class.moves[start..first.outputs_end]) {
             let by = per_step * q;
             match measure {
-                // Moved by whole alignments of every rule, the access counts as the leader's,
+                // Moved so that every rule sees it alike, the access counts as the leader's,
                 // and as this warp is not the traced one, where it lies is not needed.
-                Some(measure) if by % SHAPE_MOVE_BYTES == 0 => {
+                Some(measure) if keeps_measure(&output.access, by, counting.device) => {
                     counting.count_untraced(output, measure)
                 }
                 _ => {
                     let mut output = *output;
-                    output.warp = record.warp;
+                    output.warp = warp;
                     kernel::move_lanes(&mut output.access, by);
                     counting.count(&output);
                 }
             }
         }
     }
+}
+
+/// Whether `access`, moved by `by` bytes, adds what it did to the counters
+/// (`counters::AccessMeasure`): a global, local or constant access moved by whole
+/// `SHAPE_MOVE_BYTES` makes the same requests and sectors, and a shared one moved by whole rows
+/// of banks keeps every lane in its bank, so it makes the same wavefronts and conflicts.
+fn keeps_measure(access: &WarpAccess, by: i64, device: &Device) -> bool {
+    let unit = match access.space {
+        Space::Shared => {
+            i64::from(device.n_banks.max(1)) * i64::from(device.bank_width_bytes.max(1))
+        }
+        Space::Global | Space::Local | Space::Constant => SHAPE_MOVE_BYTES,
+    };
+    by % unit == 0
 }
 
 /// Traces a block that is not counted: the requested warp's block when the sampling does not

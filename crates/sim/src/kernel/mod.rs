@@ -46,8 +46,8 @@ pub mod span;
 pub mod uniformity;
 
 pub use interp::{
-    move_lanes, run, BlockRun, BlockSelection, BlockStats, Dim3, Launch, MemRecord, RecordSink,
-    RunConfig, Simulation, SiteMove, Value, WarpsAlike,
+    move_lanes, run, BlockRun, BlockSelection, BlockStats, Dim3, Launch, MemRecord, MovedRecord,
+    RecordSink, RunConfig, Simulation, SiteMove, Value, WarpsAlike,
 };
 pub use sema::Program;
 pub use span::{Diagnostic, Span};

@@ -111,12 +111,37 @@ pub trait RecordSink {
     /// the class to the next. A sink that does nothing with it loses nothing.
     fn warps_alike(&mut self, _warps: &WarpsAlike<'_>) {}
 
-    /// A record of a warp that did not run: the `index`-th record of leader `from` (an index into
-    /// `WarpsAlike::leaders`), moved as far as the warps between them move it. The same record as a full run
-    /// makes; a sink may reuse what it made of the first warp's (`warps_alike` says when it
-    /// may), or take it as any other record.
-    fn record_moved(&mut self, record: &MemRecord, _from: u32, _index: usize) {
-        self.record(record);
+    /// A record of a warp that did not run: `moved` says which record of which leader `record`
+    /// is, and how it moves to the warp's (`MovedRecord::of` makes the record a full run makes).
+    /// A sink may reuse what it made of the leader's (`warps_alike` says when it may), or take it
+    /// as any other record.
+    fn record_moved(&mut self, record: &MemRecord, moved: &MovedRecord) {
+        self.record(&moved.of(record));
+    }
+}
+
+/// A record of a warp that did not run, as its leader's (`RecordSink::record_moved`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MovedRecord {
+    /// The warp whose record it is.
+    pub warp: u32,
+    /// The steps of its class from its leader to it.
+    pub steps: u32,
+    /// How far every lane lies from the leader's record, in bytes.
+    pub by: i64,
+    /// Its leader, an index into `WarpsAlike::leaders`...
+    pub from: u32,
+    /// ... and which of the leader's records it is, counted from the start of the block.
+    pub index: usize,
+}
+
+impl MovedRecord {
+    /// The record of `warp`: its leader's `record`, moved.
+    pub fn of(&self, record: &MemRecord) -> MemRecord {
+        let mut moved = *record;
+        moved.warp = self.warp;
+        super::warps::move_lanes(&mut moved.access, self.by);
+        moved
     }
 }
 

@@ -433,7 +433,6 @@ impl Simulation<'_> {
 
         // The records in the interpreter's order: each round, every warp that has not ended runs
         // to its next barrier or its end, warp by warp. The leaders hand their own.
-        let mut moved = records.first().copied();
         // Per leader, how many of its records the earlier rounds made.
         let mut made_before = vec![0usize; leaders.len()];
         for round in 0.. {
@@ -445,15 +444,18 @@ impl Simulation<'_> {
                 any = true;
                 let records = records[first..end].iter().zip(&moves[first..end]);
                 for (index, (record, &per_step)) in records.enumerate() {
-                    match moved.as_mut() {
-                        Some(moved) if q > 0 => {
-                            *moved = *record;
-                            moved.warp = w as u32;
-                            move_lanes(&mut moved.access, per_step * i64::from(q));
-                            sink.record_moved(moved, k as u32, made_before[k] + index);
-                        }
-                        _ => sink.record(record),
+                    if q == 0 {
+                        sink.record(record);
+                        continue;
                     }
+                    let moved = MovedRecord {
+                        warp: w as u32,
+                        steps: q,
+                        by: per_step * i64::from(q),
+                        from: k as u32,
+                        index: made_before[k] + index,
+                    };
+                    sink.record_moved(record, &moved);
                 }
             }
             for (k, made) in made_before.iter_mut().enumerate() {
