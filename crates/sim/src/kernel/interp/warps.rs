@@ -57,6 +57,9 @@ pub(super) struct WarpClasses {
     /// of a launch mostly split their warps alike (the guarded matmul's last tile of `b`, half
     /// inside the matrix, sets warps 4 to 7 of every block apart).
     leaders: Vec<u32>,
+    /// The leaders' records, kept between blocks so that each block's do not allocate anew
+    /// (thousands of records of 560 bytes each for a matmul's block).
+    records: Vec<MemRecord>,
 }
 
 /// What the warps that run (the leaders of the classes) did (`Simulation::run_warps`), per warp
@@ -276,6 +279,7 @@ impl Simulation<'_> {
                     guards,
                     site_shifts: proof.site_shifts,
                     leaders,
+                    records: Vec::new(),
                 });
                 return true;
             }
@@ -300,26 +304,33 @@ impl Simulation<'_> {
         let mut leaders = classes.leaders.clone();
         let mut budget = step_budget;
         let mut warps_run = 0;
-        loop {
+        let mut records = std::mem::take(&mut classes.records);
+        let stats = loop {
             warps_run += leaders.len();
-            match self.replay_with(block, budget, sink, classes, &leaders) {
+            records.clear();
+            match self.replay_with(block, budget, sink, classes, &leaders, &mut records) {
                 Attempt::Replayed(stats) => {
                     classes.leaders = leaders;
-                    return Some(stats);
+                    break Some(stats);
                 }
                 Attempt::Lead { warp, steps } => {
-                    budget = budget.checked_sub(steps)?;
+                    let Some(left) = budget.checked_sub(steps) else {
+                        break None;
+                    };
+                    budget = left;
                     // Only the proof's site moves give a new leader's records their moves.
                     let affordable = warps_run + leaders.len() < classes.n_warps as usize;
                     if !affordable || classes.site_shifts.is_none() {
-                        return None;
+                        break None;
                     }
                     let at = leaders.partition_point(|&l| l < warp);
                     leaders.insert(at, warp);
                 }
-                Attempt::Refused => return None,
+                Attempt::Refused => break None,
             }
-        }
+        };
+        classes.records = records;
+        stats
     }
 
     /// One attempt of `run_block_replayed` with `leaders` (in order, each class's first warp
@@ -331,6 +342,7 @@ impl Simulation<'_> {
         sink: &mut dyn RecordSink,
         classes: &WarpClasses,
         leaders: &[u32],
+        records: &mut Vec<MemRecord>,
     ) -> Attempt {
         let step = classes.step;
         let n_warps = classes.n_warps as usize;
@@ -353,8 +365,7 @@ impl Simulation<'_> {
             work: vec![WarpWork::default(); n_warps],
             guard_ranges: vec![vec![GuardRange::default(); n_sites]; n_warps],
         };
-        let mut records: Vec<MemRecord> = Vec::new();
-        let Ok(ran) = self.run_warps(block, step_budget, &mut records, Some(&mut log)) else {
+        let Ok(ran) = self.run_warps(block, step_budget, records, Some(&mut log)) else {
             return Attempt::Refused;
         };
 
@@ -379,7 +390,7 @@ impl Simulation<'_> {
             }
         }
 
-        let Some(moves) = self.record_moves(classes, leaders, &log, &records, &last_step) else {
+        let Some(moves) = self.record_moves(classes, leaders, &log, records, &last_step) else {
             return Attempt::Refused;
         };
 
