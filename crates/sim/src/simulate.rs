@@ -307,6 +307,9 @@ struct BlockSink<'a> {
     /// The block's warps shown alike, if they are, and what the first warp of each class made
     /// of its records.
     moved: Option<MovedWarps>,
+    /// The classes of earlier blocks, whose vectors the next block's fill again instead of
+    /// allocating (a matmul's leader counts thousands of records of 560 bytes).
+    spare_classes: &'a mut Vec<MovedClass>,
 }
 
 /// A block's warps shown alike (`RecordSink::warps_alike`) and what the compiler effects and
@@ -361,6 +364,18 @@ struct FirstRecord {
 }
 
 impl MovedClass {
+    /// Empties the class, keeping its vectors' room.
+    fn clear(&mut self) {
+        self.reusable = false;
+        self.site_moves.clear();
+        self.inputs.clear();
+        self.outputs.clear();
+        self.moves.clear();
+        self.finished.clear();
+        self.reused = ReusedLoads::default();
+        self.tally.clear();
+    }
+
     /// How far `record`'s site moves per step of the class.
     fn move_of(&self, record: &MemRecord) -> i64 {
         self.site_moves
@@ -481,6 +496,7 @@ impl BlockSink<'_> {
                 }
             }
         }
+        self.spare_classes.append(&mut moved.classes);
     }
 }
 
@@ -527,12 +543,15 @@ impl RecordSink for BlockSink<'_> {
     }
 
     fn warps_alike(&mut self, warps: &WarpsAlike<'_>) {
+        let mut spare = std::mem::take(self.spare_classes);
         let classes = warps
             .site_moves
             .iter()
             .map(|sites| {
+                let mut class = spare.pop().unwrap_or_default();
+                class.clear();
                 let Some(sites) = sites else {
-                    return MovedClass::default();
+                    return class;
                 };
                 // Load reuse compares a warp's loads of one class of address forms: they must
                 // move alike for the same ones to coincide in every warp.
@@ -553,13 +572,12 @@ impl RecordSink for BlockSink<'_> {
                             .is_none_or(|width| site.bytes_per_step % i64::from(width.max(1)) == 0)
                     })
                 });
-                MovedClass {
-                    reusable: reuse_alike && fusion_alike,
-                    site_moves: sites.clone(),
-                    ..MovedClass::default()
-                }
+                class.reusable = reuse_alike && fusion_alike;
+                class.site_moves.extend_from_slice(sites);
+                class
             })
             .collect();
+        *self.spare_classes = spare;
         let lead = (0..warps.n_warps)
             // Every warp has a leader (each class's first warp leads); one without would reuse
             // nothing (`usize::MAX` names no leader).
@@ -876,6 +894,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
 
     let mut totals = Counters::default();
     let mut lines = LineTally::default();
+    let mut spare_classes = Vec::new();
     let mut trace = input.trace.map(TraceRecorder::new);
     let mut traced_block_ran = false;
     let mut sampled_blocks = Vec::new();
@@ -909,6 +928,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             fuser: fuser.as_mut(),
             profiler: &mut profiler,
             moved: None,
+            spare_classes: &mut spare_classes,
         };
         // The interpreter stops a block that runs past what is left of the budget, and the
         // blocks' sum is checked after each block, so the whole run is bounded by the budget. A
