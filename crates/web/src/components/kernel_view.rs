@@ -1067,10 +1067,11 @@ mod tests {
         let text = cost_text(&report, 1.84);
         // Its first block differs (`i > 0` idles a lane); the last one is shown alike to the
         // interior block and reuses its run. In the first block `i > 0` also sets warp 0 apart
-        // from the others, so all 8 warps run; in the interior block one does for all.
+        // from the others, so warp 0 runs for itself and warp 1 for warps 1 to 7; in the
+        // interior block one warp runs for all.
         assert!(
             text.starts_with(
-                "simulated 3 blocks of 16,384 (2 run, 1 shown alike; 9 of 16 warps run), "
+                "simulated 3 blocks of 16,384 (2 run, 1 shown alike; 3 of 16 warps run), "
             ),
             "{text}"
         );
