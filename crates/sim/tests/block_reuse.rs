@@ -12,7 +12,9 @@
 
 use memplay_sim::device::{a100, fermi, g80, gt200, h100};
 use memplay_sim::kernel::{Dim3, Value};
-use memplay_sim::simulate::{simulate, BlockSampling, SimulationError, SimulationInput};
+use memplay_sim::simulate::{
+    simulate, BlockSampling, SimulationError, SimulationInput, SimulationReport,
+};
 use memplay_sim::timing::predict;
 use memplay_sim::trace::TraceRequest;
 use proptest::prelude::*;
@@ -338,21 +340,14 @@ fn tiled_matmuls_with_fused_and_reused_loads_count_the_same_with_warps_shown_ali
             block: [1, 1, 0],
             warp: 3,
         });
-        let reused = simulate(&input).expect("the launch simulates");
-        input.sampling = BlockSampling::EdgeClassesEachRun;
-        let each = simulate(&input).expect("the launch simulates");
         let label = format!("tile {tile}, pad {pad}");
+        let reused = reused_and_checked(input, &label);
         // Blocks of 8 x 8 threads hold two warps: both run, and nothing is shown alike.
         let shown_alike = reused
             .sampled_blocks
             .iter()
             .any(|b| b.warps_shown_alike > 0);
         assert_eq!(shown_alike, tile > 8, "{label}");
-        assert_eq!(reused.counters, each.counters, "{label}");
-        assert_eq!(reused.memory, each.memory, "{label}");
-        assert_eq!(reused.lines, each.lines, "{label}");
-        assert_eq!(reused.fused_loads, each.fused_loads, "{label}");
-        assert_eq!(reused.trace, each.trace, "{label}");
     }
 }
 
@@ -375,19 +370,28 @@ fn a_guarded_matmul_whose_last_tile_splits_the_warps_runs_two_leaders_a_block() 
         block: [12, 12, 0],
         warp: 5,
     });
-    let reused = simulate(&input).expect("the launch simulates");
-    input.sampling = BlockSampling::EdgeClassesEachRun;
-    let each = simulate(&input).expect("the launch simulates");
+    let reused = reused_and_checked(input, "guarded matmul, n = 200");
     let shown_alike: Vec<u32> = reused
         .sampled_blocks
         .iter()
         .map(|b| b.warps_shown_alike)
         .collect();
     assert!(shown_alike.iter().all(|&w| w == 6), "{shown_alike:?}");
-    assert_eq!(reused.counters, each.counters);
-    assert_eq!(reused.memory, each.memory);
-    assert_eq!(reused.lines, each.lines);
-    assert_eq!(reused.fused_loads, each.fused_loads);
-    assert_eq!(reused.trace, each.trace);
-    assert_eq!(predict(&reused), predict(&each));
+}
+
+/// Simulates `input` with runs reused (`EdgeClasses`) and with every class run
+/// (`EdgeClassesEachRun`), asserts that both count the same (counters, memory profile, per-line
+/// counters, fused loads, trace and prediction), and returns the report that reused runs.
+fn reused_and_checked(mut input: SimulationInput, label: &str) -> SimulationReport {
+    input.sampling = BlockSampling::EdgeClasses;
+    let reused = simulate(&input).expect("the launch simulates");
+    input.sampling = BlockSampling::EdgeClassesEachRun;
+    let each = simulate(&input).expect("the launch simulates");
+    assert_eq!(reused.counters, each.counters, "{label}");
+    assert_eq!(reused.memory, each.memory, "{label}");
+    assert_eq!(reused.lines, each.lines, "{label}");
+    assert_eq!(reused.fused_loads, each.fused_loads, "{label}");
+    assert_eq!(reused.trace, each.trace, "{label}");
+    assert_eq!(predict(&reused), predict(&each), "{label}");
+    reused
 }
