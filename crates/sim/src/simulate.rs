@@ -657,14 +657,18 @@ impl RecordSink for BlockSink<'_> {
 
 /// Whether `access`, moved by `by` bytes, adds what it did to the counters
 /// (`counters::AccessMeasure`): a global, local or constant access moved by whole
-/// `SHAPE_MOVE_BYTES` makes the same requests and sectors, and a shared one moved by whole rows
-/// of banks keeps every lane in its bank, so it makes the same wavefronts and conflicts.
+/// `SHAPE_MOVE_BYTES` makes the same requests and sectors; on devices that count sectors
+/// (cc >= 2.0) a global or local access moved by whole sectors does too (a request, and as many
+/// distinct sectors, however they fall into lines); and a shared one moved by whole rows of
+/// banks keeps every lane in its bank, so it makes the same wavefronts and conflicts. (The n =
+/// 1000 guarded matmul's warps are 8,000 bytes apart: 250 sectors, 31.25 times 256 bytes.)
 fn keeps_measure(access: &WarpAccess, by: i64, device: &Device) -> bool {
-    let unit = match access.space {
-        Space::Shared => {
+    let unit = match (access.space, device.global_coalescing) {
+        (Space::Shared, _) => {
             i64::from(device.n_banks.max(1)) * i64::from(device.bank_width_bytes.max(1))
         }
-        Space::Global | Space::Local | Space::Constant => SHAPE_MOVE_BYTES,
+        (Space::Global | Space::Local, GlobalCoalescing::Sectors) => SECTOR_BYTES as i64,
+        (Space::Global | Space::Local | Space::Constant, _) => SHAPE_MOVE_BYTES,
     };
     by % unit == 0
 }
