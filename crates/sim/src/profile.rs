@@ -535,7 +535,7 @@ impl BlockProfiler {
         }
     }
 
-    /// Notes that `record`'s warp ran, and whether it passed a barrier since it last did: a warp
+    /// Notes that `warp` ran, and whether it passed a barrier since it last did: a warp
     /// runs until a barrier or its end, so if it shows up again after another warp ran, it has
     /// passed one. Its index among the block's warps.
     fn enter(&mut self, warp: u32) -> usize {

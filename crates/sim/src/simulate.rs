@@ -475,9 +475,9 @@ impl BlockSink<'_> {
             // The warps that did not run and reused this leader's work; the traced one went
             // through everything.
             let class = &moved.classes[k];
-            for (w, &(_, q)) in moved.lead.iter().enumerate() {
+            for (w, &(its_leader, q)) in moved.lead.iter().enumerate() {
                 let w = w as u32;
-                if moved.lead[w as usize].0 != k || q == 0 || self.traced(moved.block, w) {
+                if its_leader != k || q == 0 || self.traced(moved.block, w) {
                     continue;
                 }
                 let q = i64::from(q);
