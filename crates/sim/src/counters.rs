@@ -10,8 +10,9 @@
 
 use crate::access::{AccessKind, Space, WarpAccess};
 use crate::banks;
-use crate::coalescing;
-use crate::device::Device;
+use crate::coalescing::{self, SECTOR_BYTES};
+use crate::device::{Device, GlobalCoalescing};
+use crate::profile::SHAPE_MOVE_BYTES;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::fmt;
@@ -136,6 +137,24 @@ impl AccessMeasure {
         }
         Some(measure)
     }
+
+    /// Whether `access`, moved by `by` bytes, still adds the measure taken of it on `device`: a shared access moved by whole rows of banks keeps every lane in its bank, so
+    /// it makes the same wavefronts and conflicts; on devices that count sectors (cc >= 2.0) a
+    /// global or local access moved by whole sectors makes one request and as many distinct
+    /// sectors, however they fall into lines; and any access moved by whole
+    /// `profile::SHAPE_MOVE_BYTES` (the widest alignment a cc 1.x coalescing rule looks at)
+    /// makes the same requests and sectors. (The n = 1000 guarded matmul's warps are 8,000
+    /// bytes apart: 250 sectors, 31.25 times 256 bytes.)
+    pub fn holds_when_moved(access: &WarpAccess, by: i64, device: &Device) -> bool {
+        let unit = match (access.space, device.global_coalescing) {
+            (Space::Shared, _) => {
+                i64::from(device.n_banks.max(1)) * i64::from(device.bank_width_bytes.max(1))
+            }
+            (Space::Global | Space::Local, GlobalCoalescing::Sectors) => SECTOR_BYTES as i64,
+            (Space::Global | Space::Local | Space::Constant, _) => SHAPE_MOVE_BYTES,
+        };
+        by % unit == 0
+    }
 }
 
 /// How many values a `Counters` holds.
@@ -192,8 +211,8 @@ impl Counters {
         Some(measure.cost)
     }
 
-    /// Adds an access that `measure` measured: `access` itself, or the same access moved by a
-    /// whole number of `profile::SHAPE_MOVE_BYTES` (its space, kind and width are what count).
+    /// Adds an access that `measure` measured: `access` itself, or the same access moved as
+    /// `AccessMeasure::holds_when_moved` allows (its space, kind and width are what count).
     pub fn add_measure(&mut self, access: &WarpAccess, measure: &AccessMeasure) {
         let cost = &measure.cost;
         let requests = f64::from(cost.requests);

@@ -60,7 +60,7 @@
 use crate::access::{AccessKind, Space, WarpAccess};
 use crate::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
 use crate::device::{Device, DramRows};
-use crate::kernel::MemRecord;
+use crate::kernel::{MemRecord, MovedRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -587,31 +587,35 @@ impl BlockProfiler {
         self.shape = shape;
     }
 
-    /// Adds a global load or store of `warp`, shown alike to the warp of `record`, which the
-    /// profiler measured (`record_shape`): `shape` is that record's, and `warp`'s access lies
-    /// `by` bytes from it, a whole number of `SHAPE_MOVE_BYTES`, so that it makes the same
-    /// transactions, lines and passes at moved sectors. What depends on where it lies (the
-    /// sectors new to the block, the round trips they end) is counted as for any record.
-    pub fn record_moved(&mut self, record: &MemRecord, warp: u32, shape: &RecordShape, by: i64) {
-        debug_assert_eq!(by % SHAPE_MOVE_BYTES, 0);
-        if record.access.n_active() == 0 {
+    /// Adds the access of a warp shown alike to the warp of `record` (`kernel::interp`'s
+    /// `warps`), where `moved` says: `record` moved. Where `shape` (`record_shape`'s, of
+    /// `record`) holds for the move, a whole number of `SHAPE_MOVE_BYTES`, the access makes the
+    /// same transactions, lines and passes at moved sectors, and only what depends on where it
+    /// lies (the sectors new to the block, the round trips they end) is counted anew. A shared
+    /// or constant access other than an atomic counts only that its warp ran, since the profile
+    /// does not look at where it lies. Any other access is made and recorded as any record.
+    pub fn record_moved(
+        &mut self,
+        record: &MemRecord,
+        moved: &MovedRecord,
+        shape: Option<&RecordShape>,
+    ) {
+        let access = &record.access;
+        if access.n_active() == 0 {
             return;
         }
-        let warp = self.enter(warp);
-        self.place(record, warp, shape, by / SECTOR_BYTES as i64);
-    }
-
-    /// Adds a shared or constant access other than an atomic, of `warp`, shown alike to the
-    /// warp of `record`: where it lies does not matter to the profile, only that its warp ran.
-    /// Whether `record` is such an access.
-    pub fn record_placeless(&mut self, record: &MemRecord, warp: u32) -> bool {
-        let access = &record.access;
         let placeless = matches!(access.space, Space::Shared | Space::Constant)
             && access.kind != AccessKind::Atomic;
-        if placeless && access.n_active() > 0 {
-            self.enter(warp);
+        match shape {
+            Some(shape) if moved.by % SHAPE_MOVE_BYTES == 0 => {
+                let warp = self.enter(moved.warp);
+                self.place(record, warp, shape, moved.by / SECTOR_BYTES as i64);
+            }
+            _ if placeless => {
+                self.enter(moved.warp);
+            }
+            _ => self.record(&moved.of(record)),
         }
-        placeless
     }
 
     /// Adds `record` as `BlockProfiler::record` does, and gives what of it holds wherever it

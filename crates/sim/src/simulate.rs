@@ -42,7 +42,7 @@
 //! (`kernel::span::one_line`) and neutral about the front end: the page and the command line
 //! each say in their own words how to change a launch.
 
-use crate::access::{AccessKind, Space, WarpAccess};
+use crate::access::AccessKind;
 use crate::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use crate::compile_effects::{
     add_tally_difference, fusible_loads, CompileEffects, FusibleLoad, FusionSite, LoadFuser,
@@ -59,7 +59,6 @@ use crate::kernel::{
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::profile::{
     BlockProfiler, MemoryProfile, ProfileBuilder, RecordShape, TouchedRange, TouchedSectors,
-    SHAPE_MOVE_BYTES,
 };
 use crate::sampling::{self, BlockClass, EdgePosition};
 use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTrace};
@@ -357,8 +356,6 @@ struct FirstRecord {
     issued: bool,
     /// Where its outputs end in `MovedClass::outputs`.
     outputs_end: usize,
-    /// How far it moves per step of the class.
-    bytes_per_step: i64,
     /// What the profiler measured of it that holds wherever it lies (`RecordShape`).
     shape: Option<RecordShape>,
 }
@@ -532,7 +529,6 @@ impl RecordSink for BlockSink<'_> {
             class.inputs.push(FirstRecord {
                 issued,
                 outputs_end: class.outputs.len(),
-                bytes_per_step: class.move_of(record),
                 shape,
             });
             class.reused.instructions += reused_after.instructions - reused_before.instructions;
@@ -578,15 +574,10 @@ impl RecordSink for BlockSink<'_> {
             })
             .collect();
         *self.spare_classes = spare;
-        let lead = (0..warps.n_warps)
-            // Every warp has a leader (each class's first warp leads); one without would reuse
-            // nothing (`usize::MAX` names no leader).
-            .map(|w| warps.leader_of(w).unwrap_or((usize::MAX, 0)))
-            .collect();
         self.moved = Some(MovedWarps {
             block: warps.block,
             leaders: warps.leaders.to_vec(),
-            lead,
+            lead: warps.lead.to_vec(),
             classes,
             tallies: (Vec::new(), Vec::new()),
         });
@@ -622,18 +613,7 @@ impl RecordSink for BlockSink<'_> {
             .checked_sub(1)
             .map_or(0, |i| class.inputs[i].outputs_end);
         if first.issued {
-            let by = first.bytes_per_step * q;
-            match &first.shape {
-                // Moved by whole alignments of every rule, the access has the leader's shape.
-                Some(shape) if by % SHAPE_MOVE_BYTES == 0 => {
-                    profiler.record_moved(record, warp, shape, by)
-                }
-                _ => {
-                    if !profiler.record_placeless(record, warp) {
-                        profiler.record(&moved_record.of(record));
-                    }
-                }
-            }
+            profiler.record_moved(record, moved_record, first.shape.as_ref());
         }
         let outputs = class.outputs[start..first.outputs_end].iter();
         for ((output, measure), per_step) in outputs.zip(&class.moves[start..first.outputs_end]) {
@@ -641,7 +621,9 @@ impl RecordSink for BlockSink<'_> {
             match measure {
                 // Moved so that every rule sees it alike, the access counts as the leader's,
                 // and as this warp is not the traced one, where it lies is not needed.
-                Some(measure) if keeps_measure(&output.access, by, counting.device) => {
+                Some(measure)
+                    if AccessMeasure::holds_when_moved(&output.access, by, counting.device) =>
+                {
                     counting.count_untraced(output, measure)
                 }
                 _ => {
@@ -653,24 +635,6 @@ impl RecordSink for BlockSink<'_> {
             }
         }
     }
-}
-
-/// Whether `access`, moved by `by` bytes, adds what it did to the counters
-/// (`counters::AccessMeasure`): a global, local or constant access moved by whole
-/// `SHAPE_MOVE_BYTES` makes the same requests and sectors; on devices that count sectors
-/// (cc >= 2.0) a global or local access moved by whole sectors does too (a request, and as many
-/// distinct sectors, however they fall into lines); and a shared one moved by whole rows of
-/// banks keeps every lane in its bank, so it makes the same wavefronts and conflicts. (The n =
-/// 1000 guarded matmul's warps are 8,000 bytes apart: 250 sectors, 31.25 times 256 bytes.)
-fn keeps_measure(access: &WarpAccess, by: i64, device: &Device) -> bool {
-    let unit = match (access.space, device.global_coalescing) {
-        (Space::Shared, _) => {
-            i64::from(device.n_banks.max(1)) * i64::from(device.bank_width_bytes.max(1))
-        }
-        (Space::Global | Space::Local, GlobalCoalescing::Sectors) => SECTOR_BYTES as i64,
-        (Space::Global | Space::Local | Space::Constant, _) => SHAPE_MOVE_BYTES,
-    };
-    by % unit == 0
 }
 
 /// Traces a block that is not counted: the requested warp's block when the sampling does not

@@ -147,27 +147,20 @@ impl MovedRecord {
 
 /// A block's warps shown alike, as a sink sees them (`RecordSink::warps_alike`): warps `w` and
 /// `w + step` of a class do the same work at moved addresses. The `leaders` ran; each stands for
-/// the warps of its class after it up to the class's next leader (`WarpsAlike::leader_of`), and
-/// the sink receives their records through `RecordSink::record_moved`.
+/// the warps of its class after it up to the class's next leader (`lead`), and the sink receives
+/// their records through `RecordSink::record_moved`.
 #[derive(Debug)]
 pub struct WarpsAlike<'a> {
     pub block: [u32; 3],
-    pub step: u32,
-    pub n_warps: u32,
     /// The warps that ran, in order: the first warp of each class (`j < step`), and any later
     /// warp whose guards came out otherwise than its class's earlier leader's.
     pub leaders: &'a [u32],
+    /// Per warp of the block: the leader that stands for it (an index into `leaders`), and the
+    /// steps of its class from that leader to it (0 for a leader).
+    pub lead: &'a [(usize, u32)],
     /// Per leader, how far each of its access sites moves from a warp of the class to the next;
     /// `None` where one site moves by different amounts at different executions.
     pub site_moves: &'a [Option<Vec<SiteMove>>],
-}
-
-impl WarpsAlike<'_> {
-    /// The leader that stands for `warp` (its index in `leaders`), and the steps of its class
-    /// from that leader to `warp` (0 for a leader): the class's last leader at or before it.
-    pub fn leader_of(&self, warp: u32) -> Option<(usize, u32)> {
-        leader_of(self.leaders, self.step, warp)
-    }
 }
 
 /// The last of `leaders` (in order) at or before `warp` in its class of every `step`-th warp, as

@@ -436,9 +436,8 @@ impl Simulation<'_> {
             .collect();
         sink.warps_alike(&WarpsAlike {
             block,
-            step,
-            n_warps: n_warps as u32,
             leaders,
+            lead: &lead,
             site_moves: &site_moves,
         });
 
