@@ -309,23 +309,15 @@ fn fill_part(fill: &Fill, stream: u64, index: usize, start: usize, part: &mut [u
             let size = scalar.size().max(1) as usize;
             let mut next = page_words(stream, index, start / size);
             match scalar {
-                Scalar::F32 => {
-                    for chunk in part.chunks_exact_mut(4) {
-                        let v = (next() >> 40) as f32 / (1u64 << 24) as f32;
-                        chunk.copy_from_slice(&v.to_le_bytes());
-                    }
-                }
-                Scalar::F64 => {
-                    for chunk in part.chunks_exact_mut(8) {
-                        let v = (next() >> 11) as f64 / (1u64 << 53) as f64;
-                        chunk.copy_from_slice(&v.to_le_bytes());
-                    }
-                }
+                Scalar::F32 => put_elements(part, 4, || {
+                    u64::from(((next() >> 40) as f32 / (1u64 << 24) as f32).to_bits())
+                }),
+                Scalar::F64 => put_elements(part, 8, || {
+                    ((next() >> 11) as f64 / (1u64 << 53) as f64).to_bits()
+                }),
                 other => {
                     let modulus = if *other == Scalar::Bool { 2 } else { 16 };
-                    for chunk in part.chunks_exact_mut(size) {
-                        chunk[0] = (next() % modulus) as u8;
-                    }
+                    put_elements(part, size, || next() % modulus);
                 }
             }
         }
@@ -335,38 +327,23 @@ fn fill_part(fill: &Fill, stream: u64, index: usize, start: usize, part: &mut [u
             let size = scalar.size().max(1) as usize;
             let mut next = page_words(stream, index, start / size);
             match scalar {
-                Scalar::F32 => {
-                    // k / 2^23 for k from -2^23 to 2^23 - 1: exact in an f32.
-                    for chunk in part.chunks_exact_mut(4) {
-                        let k = (next() >> 40) as i64 - (1 << 23);
-                        let v = k as f32 / (1u64 << 23) as f32;
-                        chunk.copy_from_slice(&v.to_le_bytes());
-                    }
-                }
-                Scalar::F64 => {
-                    for chunk in part.chunks_exact_mut(8) {
-                        let k = (next() >> 11) as i64 - (1 << 52);
-                        let v = k as f64 / (1u64 << 52) as f64;
-                        chunk.copy_from_slice(&v.to_le_bytes());
-                    }
-                }
-                Scalar::Bool => {
-                    for byte in part.iter_mut() {
-                        *byte = (next() >> 63) as u8;
-                    }
-                }
-                _ => {
-                    for chunk in part.chunks_exact_mut(size) {
-                        let word = next() >> (64 - 8 * size);
-                        chunk.copy_from_slice(&word.to_le_bytes()[..size]);
-                    }
-                }
+                // k / 2^23 for k from -2^23 to 2^23 - 1: exact in an f32.
+                Scalar::F32 => put_elements(part, 4, || {
+                    let k = (next() >> 40) as i64 - (1 << 23);
+                    u64::from((k as f32 / (1u64 << 23) as f32).to_bits())
+                }),
+                Scalar::F64 => put_elements(part, 8, || {
+                    let k = (next() >> 11) as i64 - (1 << 52);
+                    (k as f64 / (1u64 << 52) as f64).to_bits()
+                }),
+                Scalar::Bool => put_elements(part, 1, || next() >> 63),
+                _ => put_elements(part, size, || next() >> (64 - 8 * size)),
             }
         }
         Fill::Iota(scalar) => {
             let size = scalar.size().max(1) as usize;
-            let first = (offset / size) as u64;
-            for (i, chunk) in (first..).zip(part.chunks_exact_mut(size)) {
+            let mut i = (offset / size) as u64;
+            put_elements(part, size, || {
                 let bits = match scalar {
                     Scalar::F32 => u64::from((i as f32).to_bits()),
                     Scalar::F64 => (i as f64).to_bits(),
@@ -374,9 +351,18 @@ fn fill_part(fill: &Fill, stream: u64, index: usize, start: usize, part: &mut [u
                     // C's conversion to a narrower integer keeps the low bytes.
                     _ => i,
                 };
-                chunk.copy_from_slice(&bits.to_le_bytes()[..size]);
-            }
+                i += 1;
+                bits
+            });
         }
+    }
+}
+
+/// Writes the low `size` bytes of `value()`, little-endian, into each element of `part`.
+#[inline]
+fn put_elements(part: &mut [u8], size: usize, mut value: impl FnMut() -> u64) {
+    for chunk in part.chunks_exact_mut(size) {
+        chunk.copy_from_slice(&value().to_le_bytes()[..size]);
     }
 }
 
