@@ -65,6 +65,12 @@ impl Launch {
 
 /// `mm_naive` or `mm_tiled` on n x n matrices with `tile` x `tile` blocks.
 fn matmul(kernel: &'static str, n: u32, tile: u32) -> Launch {
+    matmul_in(MATMUL, kernel, n, tile)
+}
+
+/// A matmul `kernel` of `source` on n x n matrices (n = 256, 1000 or 1024) with `tile` x `tile`
+/// blocks, as many as cover the matrix.
+fn matmul_in(source: &'static str, kernel: &'static str, n: u32, tile: u32) -> Launch {
     let bytes = u64::from(n) * u64::from(n) * 4;
     let defines: &'static [(&'static str, u32)] = match tile {
         8 => &[("TILE_WIDTH", 8)],
@@ -73,13 +79,15 @@ fn matmul(kernel: &'static str, n: u32, tile: u32) -> Launch {
     };
     let args: &'static [(&'static str, i64)] = match n {
         256 => &[("n", 256)],
+        1000 => &[("n", 1000)],
         _ => &[("n", 1024)],
     };
+    let blocks = n.div_ceil(tile);
     Launch {
-        source: MATMUL,
+        source,
         kernel,
         defines,
-        grid: [n / tile, n / tile, 1],
+        grid: [blocks, blocks, 1],
         block: [tile, tile, 1],
         dyn_smem: 0,
         args,
@@ -244,19 +252,9 @@ fn page_launches() -> Vec<(String, Launch)> {
     ));
     // The boundary-checks lesson's second variant and the host-transfers lesson's matmul: n is
     // no multiple of the tile, so the grid's last row and column of blocks hold partial tiles.
-    let bytes = 4 * 1000 * 1000;
     launches.push((
         "mm_tiled_guarded n=1000 T=16".to_string(),
-        Launch {
-            source: BOUNDARY,
-            kernel: "mm_tiled_guarded",
-            defines: &[("TILE_WIDTH", 16)],
-            grid: [63, 63, 1],
-            block: [16, 16, 1],
-            dyn_smem: 0,
-            args: &[("n", 1000)],
-            buffers: vec![("a", bytes), ("b", bytes), ("c", bytes)],
-        },
+        matmul_in(BOUNDARY, "mm_tiled_guarded", 1000, 16),
     ));
     launches
 }
