@@ -295,19 +295,7 @@ fn reusing_a_run_for_classes_shown_alike_changes_no_result() {
 
 #[test]
 fn a_tiled_matmul_on_a_grid_of_32_by_32_runs_one_block() {
-    let source = include_str!("../../../www/kernels/matmul.cu");
-    let mut input = SimulationInput::new(source, "mm_tiled", h100());
-    input.defines = vec![
-        ("TILE_WIDTH".to_string(), "32".to_string()),
-        ("PAD".to_string(), "0".to_string()),
-    ];
-    input.grid = Dim3::new(32, 32, 1);
-    input.block = Dim3::new(32, 32, 1);
-    input.args = vec![("n".to_string(), Value::Int(1024))];
-    input.buffers = ["a", "b", "c"]
-        .iter()
-        .map(|b| (b.to_string(), 4 << 20))
-        .collect();
+    let input = matmul(MATMUL, "mm_tiled", 1024, 32, 0);
     let report = simulate(&input).expect("the launch simulates");
     assert_eq!(report.sampled_blocks.len(), 1);
     assert_eq!(report.sampled_blocks[0].reused_for.len(), 8);
@@ -322,20 +310,8 @@ fn tiled_matmuls_with_fused_and_reused_loads_count_the_same_with_warps_shown_ali
     // The tiled matmul's reads of `sa` are fused four at a time (`compile_effects`), and the
     // warps that did not run reuse what the fuser made of their class's first warp: the result
     // must be that of running every warp, fused loads included.
-    let source = include_str!("../../../www/kernels/matmul.cu");
     for (tile, pad) in [(8, 0), (16, 0), (16, 1), (32, 0), (32, 1)] {
-        let mut input = SimulationInput::new(source, "mm_tiled", h100());
-        input.defines = vec![
-            ("TILE_WIDTH".to_string(), tile.to_string()),
-            ("PAD".to_string(), pad.to_string()),
-        ];
-        input.grid = Dim3::new(256 / tile, 256 / tile, 1);
-        input.block = Dim3::new(tile, tile, 1);
-        input.args = vec![("n".to_string(), Value::Int(256))];
-        input.buffers = ["a", "b", "c"]
-            .iter()
-            .map(|b| (b.to_string(), 256 * 256 * 4))
-            .collect();
+        let mut input = matmul(MATMUL, "mm_tiled", 256, tile, pad);
         input.trace = Some(TraceRequest {
             block: [1, 1, 0],
             warp: 3,
@@ -357,15 +333,7 @@ fn a_guarded_matmul_whose_last_tile_splits_the_warps_runs_two_leaders_a_block() 
     // warps of every block (rows 192 to 199) read them, the last four (rows 200 to 207) store
     // zeros instead. Warp 0 leads warps 1 to 3 and warp 4 leads warps 5 to 7; the totals are
     // those of running every warp.
-    let source = include_str!("../../../www/kernels/boundary.cu");
-    let mut input = SimulationInput::new(source, "mm_tiled_guarded", h100());
-    input.grid = Dim3::new(13, 13, 1);
-    input.block = Dim3::new(16, 16, 1);
-    input.args = vec![("n".to_string(), Value::Int(200))];
-    input.buffers = ["a", "b", "c"]
-        .iter()
-        .map(|b| (b.to_string(), 200 * 200 * 4))
-        .collect();
+    let mut input = matmul(BOUNDARY, "mm_tiled_guarded", 200, 16, 0);
     input.trace = Some(TraceRequest {
         block: [12, 12, 0],
         warp: 5,
@@ -377,6 +345,29 @@ fn a_guarded_matmul_whose_last_tile_splits_the_warps_runs_two_leaders_a_block() 
         .map(|b| b.warps_shown_alike)
         .collect();
     assert!(shown_alike.iter().all(|&w| w == 6), "{shown_alike:?}");
+}
+
+const MATMUL: &str = include_str!("../../../www/kernels/matmul.cu");
+const BOUNDARY: &str = include_str!("../../../www/kernels/boundary.cu");
+
+/// A matmul `kernel` of `source` on the H100: n x n matrices of floats in `tile` x `tile` blocks,
+/// as many as cover them, with `PAD` floats of padding per tile row where the kernel has it.
+fn matmul(source: &str, kernel: &str, n: u32, tile: u32, pad: u32) -> SimulationInput {
+    let mut input = SimulationInput::new(source, kernel, h100());
+    input.defines = vec![
+        ("TILE_WIDTH".to_string(), tile.to_string()),
+        ("PAD".to_string(), pad.to_string()),
+    ];
+    let blocks = n.div_ceil(tile);
+    input.grid = Dim3::new(blocks, blocks, 1);
+    input.block = Dim3::new(tile, tile, 1);
+    input.args = vec![("n".to_string(), Value::Int(i64::from(n)))];
+    let bytes = 4 * u64::from(n) * u64::from(n);
+    input.buffers = ["a", "b", "c"]
+        .iter()
+        .map(|b| (b.to_string(), bytes))
+        .collect();
+    input
 }
 
 /// Simulates `input` with runs reused (`EdgeClasses`) and with every class run
