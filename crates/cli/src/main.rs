@@ -701,6 +701,7 @@ fn sampled_block_json(block: &SampledBlock) -> serde_json::Value {
         "scale": block.scale,
         "reused_for": block.reused_for,
         "warps_shown_alike": block.warps_shown_alike,
+        "iterations_skipped": block.iterations_skipped,
         "steps": block.steps,
     })
 }

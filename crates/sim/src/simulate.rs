@@ -24,7 +24,11 @@
 //!    one more from each warp whose guards come out otherwise, `kernel::interp`'s `warps`) and
 //!    the others' records are its records moved
 //!    (`SampledBlock::warps_shown_alike`), on every device: the records are those of running
-//!    every warp, so everything after the interpreter sees the same stream.
+//!    every warp, so everything after the interpreter sees the same stream;
+//! 7. within each warp run, where `kernel::block_shift::analyze_loop` proves a loop's iterations
+//!    alike up to moved addresses, the warp runs an iteration and skips the ones after it whose
+//!    guards come out alike, their records its records moved (`kernel::interp`'s `loops`,
+//!    `SampledBlock::iterations_skipped`): again the records of a full run.
 //!
 //! The counters are named as Nsight Compute names them (Nsight Compute Kernel Profiling Guide,
 //! "Metrics Reference"), so that `tests/reference.rs` can compare them with the H100 measurements in
@@ -174,6 +178,11 @@ pub struct SampledBlock {
     /// `warps`). Reports written before this existed read as 0.
     #[serde(default)]
     pub warps_shown_alike: u32,
+    /// How many loop iterations the warps that ran skipped: each was shown to do the work of
+    /// an iteration the warp ran at moved addresses, and its records are that iteration's,
+    /// moved (`kernel::interp`'s `loops`). Reports written before this existed read as 0.
+    #[serde(default)]
+    pub iterations_skipped: u64,
 }
 
 /// What a launch does, extrapolated to the whole grid.
@@ -815,8 +824,12 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     // Warps that provably do the same work at moved addresses: the first of each class runs and
     // the others' records are its own, moved (`kernel::interp` `warps`). The records are those a
     // full run makes, so this holds on every device.
+    // Loops whose iterations provably do the same work at moved addresses: a warp runs an
+    // iteration and the records of the ones after it are its own, moved (`kernel::interp`
+    // `loops`). These too are the records a full run makes.
     if input.sampling == BlockSampling::EdgeClasses {
         sim.show_warps_alike();
+        sim.summarise_loops();
     }
     // Every block is its own class under `All`; they are made one at a time, as the budget
     // allows, never all at once.
@@ -1077,6 +1090,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                 counters,
                 steps: stats.steps,
                 warps_shown_alike: stats.warps_shown_alike,
+                iterations_skipped: stats.iterations_skipped,
             });
         }
     }

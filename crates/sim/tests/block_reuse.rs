@@ -36,6 +36,9 @@ struct Shape {
     /// `for (int i = t; i < {strided_loop}; i += threads) acc += a[i];` (0: none): a loop whose
     /// trip count differs between the lanes of a warp.
     strided_loop: u32,
+    /// A loop whose iterations may be shown alike (`kernel::interp`'s `loops`), or one that
+    /// must not be.
+    phases: Phases,
     lanes_below: u32,
     /// The buffers hold this share of what the launch reads, in eighths (8: all of it).
     eighths: u64,
@@ -54,6 +57,36 @@ enum Tile {
     Next,
     /// `s[t - (t & 31) + ((t + 1) & 31)]`: the next lane's within the warp.
     NextLane,
+}
+
+/// Loops for the iterations shown alike: a warp runs one and skips the ones after it that come
+/// out alike. The last three must not be skipped, or not past what they change.
+#[derive(Clone, Copy, Debug)]
+enum Phases {
+    None,
+    /// `for (int p = 0; p < count; ++p)`: a tile of `a` staged in shared memory per phase, `step`
+    /// elements further each phase, with a bounds check (`p * step + threadIdx.x < n`) that
+    /// turns false in some lanes of the later phases, and two barriers a phase; each thread
+    /// reads its pair's entry back.
+    Tiles {
+        count: u32,
+        step: u32,
+    },
+    /// `for (int j = count; j > 0; j -= 3)`: a step down, and an index computed anew each
+    /// iteration in a register of its own.
+    Down {
+        count: u32,
+    },
+    /// `for (int j = 1; j < count; j *= 2)`: not a constant step, so no iteration is like the
+    /// next.
+    Doubling {
+        count: u32,
+    },
+    /// `if (j < 3) last = j;` in the loop, `last` read after it for an address: the loop's
+    /// registers hold what its last iteration run left.
+    LastAfter {
+        count: u32,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -104,6 +137,22 @@ fn shape() -> impl Strategy<Value = Shape> {
         (
             prop::sample::select(vec![Tile::None, Tile::Next, Tile::NextLane]),
             prop::sample::select(vec![0u32, 0, 100, 180]),
+            prop::sample::select(vec![
+                Phases::None,
+                Phases::None,
+                Phases::Tiles { count: 5, step: 8 },
+                Phases::Tiles {
+                    count: 12,
+                    step: 32,
+                },
+                Phases::Tiles {
+                    count: 40,
+                    step: 16,
+                },
+                Phases::Down { count: 40 },
+                Phases::Doubling { count: 100 },
+                Phases::LastAfter { count: 9 },
+            ]),
         ),
         prop::sample::select(vec![0u32, 8, 20, 64, 100]),
         prop::sample::select(vec![8u64, 8, 8, 6]),
@@ -118,7 +167,7 @@ fn shape() -> impl Strategy<Value = Shape> {
                 width,
                 loop_rows,
                 guard,
-                (tile, strided_loop),
+                (tile, strided_loop, phases),
                 lanes_below,
                 eighths,
                 device,
@@ -133,6 +182,7 @@ fn shape() -> impl Strategy<Value = Shape> {
                     guard,
                     tile,
                     strided_loop,
+                    phases,
                     lanes_below,
                     eighths,
                     device,
@@ -170,6 +220,21 @@ impl Shape {
                 self.strided_loop
             );
         }
+        body += &match self.phases {
+            Phases::None => String::new(),
+            Phases::Tiles { count, step } => format!(
+                "  __shared__ float ph[{threads}];\n  int q = threadIdx.y * blockDim.x + threadIdx.x;\n  for (int p = 0; p < {count}; ++p) {{\n    if (p * {step} + threadIdx.x < n) ph[q] = a[gy * {w} + blockIdx.x * {sx} + p * {step} + threadIdx.x];\n    else ph[q] = 0.0f;\n    __syncthreads();\n    acc += ph[q - (q & 1) + 1 - (q & 1)];\n    __syncthreads();\n  }}\n"
+            ),
+            Phases::Down { count } => format!(
+                "  for (int j = {count}; j > 0; j -= 3) {{\n    int at = gy * {w} + gx + j;\n    acc += a[at];\n  }}\n"
+            ),
+            Phases::Doubling { count } => {
+                format!("  for (int j = 1; j < {count}; j *= 2) acc += a[gy * {w} + gx + j];\n")
+            }
+            Phases::LastAfter { count } => format!(
+                "  int last = 0;\n  for (int j = 0; j < {count}; ++j) {{\n    acc += a[gy * {w} + gx + j];\n    if (j < 3) last = j;\n  }}\n  acc += a[gy * {w} + gx + last * 8];\n"
+            ),
+        };
         let store = format!("out[gy * {w} + gx] = acc;");
         let store = if self.lanes_below > 0 {
             format!("if (threadIdx.x < {}) {store}", self.lanes_below)
@@ -216,9 +281,20 @@ impl Shape {
     }
 }
 
+/// What a reusing run took of the fast paths.
+#[derive(Clone, Copy, Default)]
+struct FastPaths {
+    /// A block's run was reused for other classes.
+    reused: bool,
+    /// Warps were shown alike.
+    warps: bool,
+    /// Loop iterations were skipped.
+    loops: bool,
+}
+
 /// Whether `shape` gives the same answer both ways; the error says how it differs. Also says
-/// whether a run was reused for other classes, and whether warps were shown alike.
-fn same_answer(shape: &Shape) -> Result<(bool, bool), String> {
+/// which fast paths the reusing run took.
+fn same_answer(shape: &Shape) -> Result<FastPaths, String> {
     let reused = simulate(&shape.input(BlockSampling::EdgeClasses));
     let each = simulate(&shape.input(BlockSampling::EdgeClassesEachRun));
     match (reused, each) {
@@ -241,15 +317,16 @@ fn same_answer(shape: &Shape) -> Result<(bool, bool), String> {
                     r.grid_blocks
                 ));
             }
-            Ok((
-                r.sampled_blocks.iter().any(|b| !b.reused_for.is_empty()),
-                r.sampled_blocks.iter().any(|b| b.warps_shown_alike > 0),
-            ))
+            Ok(FastPaths {
+                reused: r.sampled_blocks.iter().any(|b| !b.reused_for.is_empty()),
+                warps: r.sampled_blocks.iter().any(|b| b.warps_shown_alike > 0),
+                loops: r.sampled_blocks.iter().any(|b| b.iterations_skipped > 0),
+            })
         }
         (Err(r), Err(e)) => {
             let budget = matches!(e, SimulationError::StepBudget { .. });
             if budget || r.to_string() == e.to_string() {
-                Ok((false, false))
+                Ok(FastPaths::default())
             } else {
                 Err(format!("the errors differ: {r} / {e}"))
             }
@@ -270,11 +347,13 @@ fn reusing_a_run_for_classes_shown_alike_changes_no_result() {
         TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]));
     let reused_cases = Cell::new(0u32);
     let warp_cases = Cell::new(0u32);
+    let loop_cases = Cell::new(0u32);
     let result = runner.run(&shape(), |shape| {
-        let (reused, warps) = same_answer(&shape)
+        let paths = same_answer(&shape)
             .map_err(|why| TestCaseError::fail(format!("{why}\n{}", shape.source())))?;
-        reused_cases.set(reused_cases.get() + u32::from(reused));
-        warp_cases.set(warp_cases.get() + u32::from(warps));
+        reused_cases.set(reused_cases.get() + u32::from(paths.reused));
+        warp_cases.set(warp_cases.get() + u32::from(paths.warps));
+        loop_cases.set(loop_cases.get() + u32::from(paths.loops));
         Ok(())
     });
     if let Err(error) = result {
@@ -290,6 +369,11 @@ fn reusing_a_run_for_classes_shown_alike_changes_no_result() {
         warp_cases.get() >= 16,
         "only {} of 320 cases showed warps alike",
         warp_cases.get()
+    );
+    assert!(
+        loop_cases.get() >= 16,
+        "only {} of 320 cases skipped loop iterations",
+        loop_cases.get()
     );
 }
 

@@ -55,7 +55,7 @@
 
 use super::ast::Scalar;
 use super::ir::{
-    BinOp, Ex, ExKind, FunctionIr, Op, Place, Reg, UnOp, REG_BLOCK_IDX, REG_THREAD_IDX,
+    BinOp, Elem, Ex, ExKind, FunctionIr, Op, Place, Reg, UnOp, REG_BLOCK_IDX, REG_THREAD_IDX,
 };
 use super::span::Span;
 use crate::access::AccessKind;
@@ -177,23 +177,28 @@ impl Guard {
     /// false side. The lanes may disagree among themselves (a loop's last test, `threadIdx.x <
     /// 100` in warp 3); each keeps its own outcome.
     pub fn holds_alike(&self, range: GuardRange, shift: i128) -> bool {
-        if shift == 0 {
-            return true;
-        }
+        shift == 0 || self.holds_alike_over(range, shift, shift)
+    }
+
+    /// Whether the guard comes out the same in every lane for every shift from `least` to
+    /// `greatest` (the iterations of a loop a warp skips): every difference, moved by any of
+    /// them, stays on its side. Exact for the orderings, whose sides are half-lines; for `==` and
+    /// `!=` it asks that no moved range of differences reach zero, more than each shift needs.
+    pub fn holds_alike_over(&self, range: GuardRange, least: i128, greatest: i128) -> bool {
         // Not in a range of `t` for which the outcome is `outcome`, once moved: the condition
         // per comparison, on the range's least and greatest difference.
         let keeps = |side: Option<(i128, i128)>, outcome: bool| {
-            let Some((least, greatest)) = side else {
+            let Some((low, high)) = side else {
                 // Never compared so: never in the other block either.
                 return true;
             };
-            let (least, greatest) = (least + shift, greatest + shift);
-            let excludes_zero = !(least..=greatest).contains(&0);
+            let (low, high) = (low + least, high + greatest);
+            let excludes_zero = !(low..=high).contains(&0);
             match (self.op, outcome) {
-                (BinOp::Lt, true) | (BinOp::Ge, false) => greatest < 0,
-                (BinOp::Lt, false) | (BinOp::Ge, true) => least >= 0,
-                (BinOp::Le, true) | (BinOp::Gt, false) => greatest <= 0,
-                (BinOp::Le, false) | (BinOp::Gt, true) => least > 0,
+                (BinOp::Lt, true) | (BinOp::Ge, false) => high < 0,
+                (BinOp::Lt, false) | (BinOp::Ge, true) => low >= 0,
+                (BinOp::Le, true) | (BinOp::Gt, false) => high <= 0,
+                (BinOp::Le, false) | (BinOp::Gt, true) => low > 0,
                 // An equality holds at one difference only, which a move leaves.
                 (BinOp::Eq, true) | (BinOp::Ne, false) => false,
                 (BinOp::Eq, false) | (BinOp::Ne, true) => excludes_zero,
@@ -232,6 +237,10 @@ enum Variable {
     /// One step between warps of a class (`analyze_warps`), the first component of a shift:
     /// `threadIdx` moves by `thread_shift` a step, `blockIdx` is free.
     Warps { thread_shift: [i64; 3] },
+    /// One iteration of the loop whose ops are `begin..=end` (`analyze_loop`), the first
+    /// component of a shift: its induction registers move by their step an iteration, and
+    /// `threadIdx` and `blockIdx` are free.
+    Iterations { begin: usize, end: usize },
 }
 
 /// The abstract value of a register or expression.
@@ -329,15 +338,382 @@ pub fn analyze_warps(
     prove(function, constants, Variable::Warps { thread_shift })
 }
 
+/// What `analyze_loop` proves of one loop of a kernel: its iterations run the same instructions
+/// with the same lanes, and each access of an iteration is the same access of the iteration
+/// before, moved by a fixed number of bytes (`site_shifts`, per place in the source), as far as
+/// the loop's guards (its own test among them) come out alike.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopShift {
+    /// The loop's `LoopBegin`.
+    pub begin: usize,
+    /// Its `LoopCond`, where every iteration starts: the loop's head.
+    pub head: usize,
+    /// Its `LoopEnd`.
+    pub end: usize,
+    /// The registers the loop steps by a constant once an iteration (`++p`, `i += 256`).
+    pub induction: Vec<Induction>,
+    /// The comparisons whose outcome must be checked per pair of iterations; each one's shift
+    /// per iteration is the first component of its `shift`.
+    pub guards: Vec<Guard>,
+    /// How far each access site moves per iteration.
+    pub site_shifts: Vec<SiteShift>,
+}
+
+/// A register that a loop steps by `per_iteration` once an iteration, and nowhere else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Induction {
+    pub reg: Reg,
+    pub scalar: Scalar,
+    pub per_iteration: i64,
+}
+
+/// What a loop does with the registers it assigns (`loop_registers`).
+#[derive(Clone, Debug, Default)]
+struct LoopRegisters {
+    /// Each induction register and its step per iteration.
+    induction: HashMap<Reg, i64>,
+    /// The registers an iteration may read before it assigns them, so that they carry a value
+    /// from one iteration into the next (`r += ...`), other than the induction registers.
+    carried: HashSet<Reg>,
+    /// Every register the loop assigns.
+    assigned: HashSet<Reg>,
+}
+
+/// Proves, for the iterations of one loop of `function` (the kernel), what `analyze_warps`
+/// proves for warps: that iteration `i + 1` runs the same instructions with the same lanes as
+/// iteration `i` and accesses memory at its addresses, each place in the source moved by its
+/// own number of bytes. `begin` is the loop's `LoopBegin`; only a `for` or `while` loop that no
+/// other loop encloses, with no `break`, `continue` or `return` of its own, is analysed.
+///
+/// The variable is the iteration. An induction register (assigned in the loop only by adding a
+/// constant, once an iteration, outside every branch and inner loop) moves by its step; a
+/// register the loop assigns and may read before assigning it in the same iteration carries
+/// data from one iteration into the next and may hold anything there; one the loop assigns
+/// before every read is whatever its assignments make of the rest. After the loop every register
+/// it assigned may hold anything: a run that skips iterations leaves in them what its last
+/// iteration run left. So every branch and address after the loop must not depend on them, and
+/// the data the loop computes (`r` of a matmul) may differ from a full run's, which no branch and
+/// no address can see. Unlike `analyze` and `analyze_warps`, the proof holds only with the
+/// warps' own guard outcomes, checked per iteration by the interpreter (`kernel::interp`'s
+/// `loops`).
+pub fn analyze_loop(
+    function: &FunctionIr,
+    constants: &LaunchConstants,
+    begin: usize,
+) -> Option<LoopShift> {
+    let code = &function.code;
+    let Some(Op::LoopBegin { end_at: end, .. }) = code.get(begin) else {
+        return None;
+    };
+    let end = *end;
+    if !matches!(code.get(begin + 1), Some(Op::LoopCond { .. })) || end <= begin + 1 {
+        return None;
+    }
+    let mut depth = 0i32;
+    for op in &code[..begin] {
+        match op {
+            Op::LoopBegin { .. } => depth += 1,
+            Op::LoopEnd => depth -= 1,
+            _ => {}
+        }
+    }
+    if depth != 0 {
+        return None;
+    }
+    let registers = loop_registers(&code[begin + 1..end], constants)?;
+    let mut induction: Vec<Induction> = Vec::new();
+    for (&reg, &per_iteration) in &registers.induction {
+        let scalar = registers_scalar(&code[begin + 1..end], reg)?;
+        induction.push(Induction {
+            reg,
+            scalar,
+            per_iteration,
+        });
+    }
+    induction.sort_unstable_by_key(|i| i.reg);
+    let shift = prove_with(
+        function,
+        constants,
+        Variable::Iterations { begin, end },
+        registers,
+    )?;
+    Some(LoopShift {
+        begin,
+        head: begin + 1,
+        end,
+        induction,
+        guards: shift.guards,
+        site_shifts: shift.site_shifts?,
+    })
+}
+
+/// One use of a register in an iteration, in the order the interpreter makes them.
+enum RegisterUse {
+    Read(Reg),
+    /// `definite`: made in every iteration, outside every branch and inner loop. `step`: the
+    /// constant the assignment adds to the register, if it only adds one.
+    Write {
+        reg: Reg,
+        elem: Elem,
+        definite: bool,
+        step: Option<i64>,
+    },
+}
+
+/// What the ops of a loop's body (from its `LoopCond` to before its `LoopEnd`) do with the
+/// registers; `None` where the loop breaks, continues or returns on its own, which would change
+/// its lanes from one iteration to the next.
+fn loop_registers(body: &[Op], constants: &LaunchConstants) -> Option<LoopRegisters> {
+    let mut uses: Vec<RegisterUse> = Vec::new();
+    let (mut branches, mut loops) = (0u32, 0u32);
+    for op in body {
+        let definite = branches == 0 && loops == 0;
+        match op {
+            Op::Eval(e) => register_uses(e, definite, constants, &mut uses),
+            Op::If { cond, .. } | Op::LoopCond { cond, .. } => {
+                register_uses(cond, definite, constants, &mut uses)
+            }
+            Op::Return(_) => return None,
+            Op::Break | Op::Continue if loops == 0 => return None,
+            _ => {}
+        }
+        match op {
+            Op::If { .. } => branches += 1,
+            Op::EndIf => branches = branches.checked_sub(1)?,
+            Op::LoopBegin { .. } => loops += 1,
+            Op::LoopEnd => loops = loops.checked_sub(1)?,
+            _ => {}
+        }
+    }
+    let mut registers = LoopRegisters::default();
+    // Induction registers: every assignment adds a constant, in every iteration.
+    let mut steps: HashMap<Reg, Option<i64>> = HashMap::new();
+    for u in &uses {
+        if let RegisterUse::Write {
+            reg,
+            elem,
+            definite,
+            step,
+        } = *u
+        {
+            for k in 0..Reg::from(elem.n.max(1)) {
+                registers.assigned.insert(reg + k);
+            }
+            let adds = definite && elem.n == 1 && elem.scalar.is_integer();
+            let entry = steps.entry(reg).or_insert(Some(0));
+            *entry = match (*entry, step) {
+                (Some(sum), Some(step)) if adds => sum.checked_add(step),
+                _ => None,
+            };
+        }
+    }
+    registers.induction = steps
+        .into_iter()
+        .filter_map(|(reg, step)| Some((reg, step?)))
+        .collect();
+    // Carried registers: read before an assignment of the same iteration that every iteration
+    // makes.
+    let mut assigned_before: HashSet<Reg> = HashSet::new();
+    for u in &uses {
+        match *u {
+            RegisterUse::Read(reg) => {
+                if registers.assigned.contains(&reg)
+                    && !registers.induction.contains_key(&reg)
+                    && !assigned_before.contains(&reg)
+                {
+                    registers.carried.insert(reg);
+                }
+            }
+            RegisterUse::Write {
+                reg,
+                elem,
+                definite: true,
+                ..
+            } => {
+                assigned_before.extend((0..Reg::from(elem.n.max(1))).map(|k| reg + k));
+            }
+            RegisterUse::Write { .. } => {}
+        }
+    }
+    Some(registers)
+}
+
+/// The scalar type the loop's assignments give `reg`.
+fn registers_scalar(body: &[Op], reg: Reg) -> Option<Scalar> {
+    let mut found = None;
+    for op in body {
+        let e = match op {
+            Op::Eval(e) | Op::If { cond: e, .. } | Op::LoopCond { cond: e, .. } => e,
+            _ => continue,
+        };
+        let mut stack = vec![e];
+        while let Some(e) = stack.pop() {
+            if let ExKind::Assign { place, .. }
+            | ExKind::Compound { place, .. }
+            | ExKind::IncDec { place, .. } = &e.kind
+            {
+                if let Place::Reg { reg: r, elem } = place {
+                    if *r == reg {
+                        found = Some(elem.scalar);
+                    }
+                }
+            }
+            stack.extend(e.children());
+        }
+    }
+    found
+}
+
+/// Appends the register uses of `e` to `uses`, in the order the interpreter evaluates them.
+/// `definite`: the expression is evaluated in every iteration, in every lane of the loop; the
+/// arms of `?:` and the right of `&&` and `||` are not.
+fn register_uses(e: &Ex, definite: bool, constants: &LaunchConstants, uses: &mut Vec<RegisterUse>) {
+    match &e.kind {
+        ExKind::Reg(r) => uses.push(RegisterUse::Read(*r)),
+        ExKind::Logical { lhs, rhs, .. } => {
+            register_uses(lhs, definite, constants, uses);
+            register_uses(rhs, false, constants, uses);
+        }
+        ExKind::Select { cond, a, b, .. } => {
+            register_uses(cond, definite, constants, uses);
+            register_uses(a, false, constants, uses);
+            register_uses(b, false, constants, uses);
+        }
+        ExKind::Assign { place, value } => {
+            if let Place::Mem { addr, .. } = place {
+                register_uses(addr, definite, constants, uses);
+            }
+            register_uses(value, definite, constants, uses);
+            if let Place::Reg { reg, elem } = place {
+                // `i = i + c` or `i = c + i`.
+                let step = match &value.kind {
+                    ExKind::Binary { op, lhs, rhs, .. } => match (op, &lhs.kind, &rhs.kind) {
+                        (BinOp::Add, ExKind::Reg(r), _) if r == reg => {
+                            known_integer(rhs, constants)
+                        }
+                        (BinOp::Add, _, ExKind::Reg(r)) if r == reg => {
+                            known_integer(lhs, constants)
+                        }
+                        (BinOp::Sub, ExKind::Reg(r), _) if r == reg => {
+                            known_integer(rhs, constants).and_then(i64::checked_neg)
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                uses.push(RegisterUse::Write {
+                    reg: *reg,
+                    elem: *elem,
+                    definite,
+                    step,
+                });
+            }
+        }
+        ExKind::Compound {
+            place,
+            op,
+            ty,
+            value,
+        } => {
+            if let Place::Mem { addr, .. } = place {
+                register_uses(addr, definite, constants, uses);
+            }
+            if let Place::Reg { reg, .. } = place {
+                uses.push(RegisterUse::Read(*reg));
+            }
+            register_uses(value, definite, constants, uses);
+            if let Place::Reg { reg, elem } = place {
+                let step = match op {
+                    BinOp::Add if ty.is_integer() => known_integer(value, constants),
+                    BinOp::Sub if ty.is_integer() => {
+                        known_integer(value, constants).and_then(i64::checked_neg)
+                    }
+                    _ => None,
+                };
+                uses.push(RegisterUse::Write {
+                    reg: *reg,
+                    elem: *elem,
+                    definite,
+                    step,
+                });
+            }
+        }
+        ExKind::IncDec {
+            place,
+            delta,
+            pointer,
+            ..
+        } => match place {
+            Place::Mem { addr, .. } => register_uses(addr, definite, constants, uses),
+            Place::Reg { reg, elem } => {
+                uses.push(RegisterUse::Read(*reg));
+                uses.push(RegisterUse::Write {
+                    reg: *reg,
+                    elem: *elem,
+                    definite,
+                    step: (!pointer).then_some(*delta),
+                });
+            }
+        },
+        _ => {
+            for child in e.children() {
+                register_uses(child, definite, constants, uses);
+            }
+        }
+    }
+}
+
+/// The value of an integer expression that is the same in every thread, block and iteration:
+/// a literal, a launch constant, or sums and products of them, converted only where the
+/// conversion keeps the value.
+fn known_integer(e: &Ex, constants: &LaunchConstants) -> Option<i64> {
+    match &e.kind {
+        ExKind::Const(bits) => Some(*bits as i64),
+        ExKind::Reg(r) => constants.values.get(r).copied(),
+        ExKind::Convert { from, to, value } if from.is_integer() && to.is_integer() => {
+            let v = known_integer(value, constants)?;
+            let kept = match convert(known(v), *from, *to) {
+                Value::Shifted { known: Some(k), .. } => k,
+                _ => return None,
+            };
+            (kept == v).then_some(v)
+        }
+        ExKind::Binary { op, ty, lhs, rhs } if ty.is_integer() => {
+            let (a, b) = (
+                known_integer(lhs, constants)?,
+                known_integer(rhs, constants)?,
+            );
+            match op {
+                BinOp::Add => a.checked_add(b),
+                BinOp::Sub => a.checked_sub(b),
+                BinOp::Mul => a.checked_mul(b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 fn prove(
     function: &FunctionIr,
     constants: &LaunchConstants,
     variable: Variable,
 ) -> Option<BlockShift> {
+    prove_with(function, constants, variable, LoopRegisters::default())
+}
+
+fn prove_with(
+    function: &FunctionIr,
+    constants: &LaunchConstants,
+    variable: Variable,
+    loop_registers: LoopRegisters,
+) -> Option<BlockShift> {
     let mut analysis = Analysis {
         regs: HashMap::new(),
         constants,
         variable,
+        loop_registers,
+        pc: 0,
         changed: false,
         failed: false,
         sites: HashMap::new(),
@@ -399,6 +775,10 @@ struct Analysis<'a> {
     regs: HashMap<Reg, Value>,
     constants: &'a LaunchConstants,
     variable: Variable,
+    /// For `Variable::Iterations`: what the loop does with each register it assigns.
+    loop_registers: LoopRegisters,
+    /// The index of the op being visited.
+    pc: usize,
     changed: bool,
     /// A condition or an address breaks the proof, or the kernel does what it does not cover.
     failed: bool,
@@ -432,7 +812,8 @@ impl Analysis<'_> {
             self.regs.remove(reg);
         }
         self.nesting = 0;
-        for op in code {
+        for (pc, op) in code.iter().enumerate() {
+            self.pc = pc;
             match op {
                 Op::Eval(e) | Op::Return(Some(e)) => {
                     self.expression(e);
@@ -492,6 +873,27 @@ impl Analysis<'_> {
                 }
                 if (REG_BLOCK_IDX..REG_BLOCK_IDX + 3).contains(&reg) {
                     return FREE;
+                }
+            }
+            Variable::Iterations { begin, end } => {
+                if (REG_THREAD_IDX..REG_BLOCK_IDX + 3).contains(&reg) {
+                    return FREE;
+                }
+                let registers = &self.loop_registers;
+                if (begin..=end).contains(&self.pc) {
+                    // In the loop: an induction register moves by its step an iteration, and a
+                    // register that carries a value from one iteration into the next (an
+                    // accumulator) may hold anything.
+                    if let Some(&step) = registers.induction.get(&reg) {
+                        return shifted([step, 0, 0], None);
+                    }
+                    if registers.carried.contains(&reg) {
+                        return Value::Other;
+                    }
+                } else if registers.assigned.contains(&reg) {
+                    // After the loop, a register it assigned holds what the last iteration run
+                    // left, which need not be what a full run leaves (`analyze_loop`).
+                    return Value::Other;
                 }
             }
         }
@@ -554,11 +956,19 @@ impl Analysis<'_> {
                         }
                         c.global_objects.contains(&object) || c.shared_objects.contains(&object)
                     }
+                    // Local memory is laid out by thread index, which the shift does not follow:
+                    // a local access must stay where it is from one iteration to the next.
+                    Variable::Iterations { .. } => {
+                        c.global_objects.contains(&object) || c.shared_objects.contains(&object)
+                    }
                 };
                 if !may_move && shift != [0; 3] {
                     self.failed = true;
                 }
-                if matches!(self.variable, Variable::Warps { .. }) {
+                if matches!(
+                    self.variable,
+                    Variable::Warps { .. } | Variable::Iterations { .. }
+                ) {
                     // Each access moves by its own shift; an object need not move as one.
                     let per_step = Some(shift[0]);
                     self.site_shifts

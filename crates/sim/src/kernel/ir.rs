@@ -408,6 +408,18 @@ pub struct PredicatedBody {
 }
 
 impl PredicatedBody {
+    /// `times` tallies of these instructions, as many additions of them would make.
+    pub fn times(&self, times: u64) -> PredicatedBody {
+        let scale = |count: u32| u32::try_from(u64::from(count) * times).unwrap_or(u32::MAX);
+        PredicatedBody {
+            issue: scale(self.issue),
+            shared_loads: scale(self.shared_loads),
+            shared_stores: scale(self.shared_stores),
+            global_loads: scale(self.global_loads),
+            global_stores: scale(self.global_stores),
+        }
+    }
+
     /// Adds `other`'s instructions (a tally of the bodies warps issued predicated off).
     pub fn add(&mut self, other: &PredicatedBody) {
         self.issue = self.issue.saturating_add(other.issue);

@@ -226,7 +226,9 @@ fn value_text(value: &memplay_sim::kernel::Value) -> String {
 /// were shown to do another run block's work at shifted addresses and reused its run,
 /// "simulated 9 blocks of 4,096 (4 run, 5 shown alike), ...", and where the warps of a block were
 /// shown to do each other's work at moved addresses and only the first of each class ran,
-/// "simulated 9 blocks of 1,024 (1 run, 8 shown alike; 1 of 32 warps run), ...".
+/// "simulated 9 blocks of 1,024 (1 run, 8 shown alike; 1 of 32 warps run), ...", and where the
+/// iterations of a loop were shown alike and the warps skipped them, "...; 732 loop iterations
+/// skipped), ...".
 pub fn cost_text(report: &SimulationReport, elapsed_ms: f64) -> String {
     let run = report.sampled_blocks.len();
     let alike: usize = report
@@ -255,6 +257,18 @@ pub fn cost_text(report: &SimulationReport, elapsed_ms: f64) -> String {
             "{} of {} warps run",
             format_number((warps - warps_alike.min(warps)) as f64),
             format_number(warps as f64)
+        ));
+    }
+    let iterations_skipped: u64 = report
+        .sampled_blocks
+        .iter()
+        .map(|block| block.iterations_skipped)
+        .sum();
+    if iterations_skipped > 0 {
+        shown_alike.push(format!(
+            "{} loop iteration{} skipped",
+            format_number(iterations_skipped as f64),
+            if iterations_skipped == 1 { "" } else { "s" }
         ));
     }
     format!(
@@ -1088,9 +1102,13 @@ mod tests {
         let report = simulate(&state.launch()).expect("runs");
         let text = cost_text(&report, 12.0);
         // Warp w of a 32 x 32 block reads row w of each tile: one warp runs for the other 31.
+        // Each of the 32 phases reads the tiles 32 columns of `a` and 32 rows of `b` further on:
+        // that warp runs the first phase and skips the other 31.
         assert!(
             text.starts_with("simulated 9 blocks of ")
-                && text.contains(" (1 run, 8 shown alike; 1 of 32 warps run), "),
+                && text.contains(
+                    " (1 run, 8 shown alike; 1 of 32 warps run; 31 loop iterations skipped), "
+                ),
             "{text}"
         );
     }

@@ -408,6 +408,11 @@ impl Machine<'_, '_> {
         }
         self.sink.record(&self.record);
         self.emitted += 1;
+        if self.capturing {
+            if let Some(watch) = self.watch.as_mut() {
+                watch.capture(&self.record);
+            }
+        }
     }
 
     pub(super) fn emit_records(
@@ -463,6 +468,11 @@ impl Machine<'_, '_> {
             };
             self.sink.record(&record);
             self.emitted += 1;
+            if self.capturing {
+                if let Some(watch) = self.watch.as_mut() {
+                    watch.capture(&record);
+                }
+            }
         }
     }
 

@@ -228,6 +228,9 @@ pub struct BlockStats {
     /// The warps that did not run, shown alike to a warp of their class that did (`warps`):
     /// their records are its records, moved.
     pub warps_shown_alike: u32,
+    /// The loop iterations the warps that ran skipped, shown alike to an iteration they ran
+    /// (`loops`): their records are its records, moved.
+    pub iterations_skipped: u64,
 }
 
 /// One block's run with its records.
@@ -288,6 +291,8 @@ pub struct Simulation<'p> {
     pub(super) guard_ranges: Vec<GuardRange>,
     /// The warps of a block shown alike (`show_warps_alike`), if they are.
     pub(super) warp_classes: Option<WarpClasses>,
+    /// The loops whose iterations are shown alike (`summarise_loops`).
+    pub(super) loop_plans: Vec<LoopPlan>,
 }
 
 /// The first global address of the first buffer (buffers follow, each 256-byte aligned).
@@ -565,6 +570,7 @@ impl<'p> Simulation<'p> {
             guard_sites: Vec::new(),
             guard_ranges: Vec::new(),
             warp_classes: None,
+            loop_plans: Vec::new(),
         })
     }
 
@@ -589,8 +595,9 @@ impl<'p> Simulation<'p> {
     /// instructions at shifted addresses (its guards alike); `None` otherwise. From then on each
     /// block run keeps the range of its guards (`Simulation::guard_ranges`).
     pub fn shifted_buffers(&mut self) -> Option<(Vec<ShiftedBuffer>, Vec<Guard>)> {
-        // The guards start afresh; warps shown alike before would index them wrongly.
+        // The guards start afresh; warps and loops shown alike before would index them wrongly.
         self.warp_classes = None;
+        self.loop_plans.clear();
         self.guard_sites.clear();
         let func = &self.program.functions[self.kernel];
         let constants = self.launch_constants();
@@ -808,6 +815,12 @@ impl<'p> Simulation<'p> {
             spare_stacks: Vec::new(),
             guards: &self.guard_sites,
             guard_ranges: vec![GuardRange::default(); self.guard_sites.len()],
+            loops: &self.loop_plans,
+            watch: None,
+            watch_head: usize::MAX,
+            capturing: false,
+            resumed: (0, WarpWork::default()),
+            iterations_skipped: 0,
         };
         let n_regs = self.program.n_regs as usize;
         let mut warps: Vec<WarpState> = (0..n_warps)
@@ -847,6 +860,7 @@ impl<'p> Simulation<'p> {
                     },
                     valid,
                     done: false,
+                    watch: None,
                 }
             })
             .collect();
@@ -872,6 +886,7 @@ impl<'p> Simulation<'p> {
                 machine.regs = std::mem::take(&mut warp.regs);
                 machine.tags = std::mem::take(&mut warp.tags);
                 machine.dependence = warp.dependence;
+                machine.resume_watch(warp.watch.take());
                 machine.tbase = func.temp_base;
                 let before = log.as_deref_mut().map(|log| log.begin(w, &mut machine));
                 let result = machine.run_flow(self.kernel, &mut warp.flow, warp.valid);
@@ -881,6 +896,7 @@ impl<'p> Simulation<'p> {
                 warp.regs = std::mem::take(&mut machine.regs);
                 warp.tags = std::mem::take(&mut machine.tags);
                 warp.dependence = machine.dependence;
+                warp.watch = machine.suspend_watch();
                 match result? {
                     Stop::Done => warp.done = true,
                     Stop::Barrier => any_waiting = true,
@@ -903,6 +919,7 @@ impl<'p> Simulation<'p> {
             predicated_off_threads: machine.predicated_off_threads,
             steps: machine.steps,
             warps_shown_alike: 0,
+            iterations_skipped: machine.iterations_skipped,
         })
     }
 }

@@ -50,6 +50,8 @@ pub(super) struct WarpState {
     pub(super) flow: Flow,
     pub(super) valid: u32,
     pub(super) done: bool,
+    /// The loop the warp is in, if its iterations are shown alike (`loops`).
+    pub(super) watch: Option<Box<LoopWatch>>,
 }
 
 /// The order a record carries: a global or local load is the warp's next one, with what it
@@ -73,7 +75,7 @@ pub(super) fn stamp(
 }
 
 /// A warp's loads so far and what its control flow waited for (`LoadOrder`).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Dependence {
     pub(super) loads: u32,
     pub(super) control: u32,
@@ -134,6 +136,17 @@ pub(super) struct Machine<'s, 'p> {
     /// greatest `lhs - rhs` the block's lanes compared at each (empty for other kernels).
     pub(super) guards: &'s [GuardSite],
     pub(super) guard_ranges: Vec<GuardRange>,
+    /// The kernel's loops whose iterations are shown alike (`loops`), the current warp's watch
+    /// over the one it is in, that loop's head (`usize::MAX` when none) and whether the warp is
+    /// capturing an iteration of it.
+    pub(super) loops: &'s [LoopPlan],
+    pub(super) watch: Option<Box<LoopWatch>>,
+    pub(super) watch_head: usize,
+    pub(super) capturing: bool,
+    /// The block's steps and work when the current warp resumed with a watch.
+    pub(super) resumed: (u64, WarpWork),
+    /// The loop iterations the block's warps skipped (`BlockStats::iterations_skipped`).
+    pub(super) iterations_skipped: u64,
 }
 
 impl Machine<'_, '_> {
@@ -155,7 +168,13 @@ impl Machine<'_, '_> {
                 continue;
             }
             let d = i128::from(self.regs[a][lane] as i64) - i128::from(self.regs[b][lane] as i64);
-            range.note(d, Guard::outcome(op, d));
+            let outcome = Guard::outcome(op, d);
+            range.note(d, outcome);
+            if self.capturing {
+                if let Some(watch) = self.watch.as_mut() {
+                    watch.note_guard(index, d, outcome);
+                }
+            }
         }
         self.guard_ranges[index] = range;
     }
@@ -202,6 +221,11 @@ impl Machine<'_, '_> {
         let code = &func.code;
         loop {
             let pc = flow.pc;
+            if pc == self.watch_head && self.call_depth == 0 {
+                if let AtHead::Barrier = self.at_loop_head(flow)? {
+                    return Ok(Stop::Barrier);
+                }
+            }
             let Some(op) = code.get(pc) else {
                 return Ok(Stop::Done);
             };
@@ -283,6 +307,8 @@ impl Machine<'_, '_> {
                     });
                     if mask == 0 {
                         flow.pc = *end_at;
+                    } else if !self.loops.is_empty() {
+                        self.enter_loop(pc);
                     }
                 }
                 Op::LoopCond { cond, end_at } => {
@@ -308,6 +334,9 @@ impl Machine<'_, '_> {
                 Op::LoopEnd => {
                     if let Some(Frame::Loop { entry, .. }) = flow.stack.pop() {
                         flow.mask = entry & flow.alive();
+                    }
+                    if self.watch.is_some() {
+                        self.leave_loop(pc);
                     }
                 }
                 Op::Break | Op::Continue => {
@@ -346,6 +375,11 @@ impl Machine<'_, '_> {
                                     expected.count_ones()
                                 ),
                             ));
+                        }
+                        if self.capturing {
+                            if let Some(watch) = self.watch.as_mut() {
+                                watch.capture_barrier();
+                            }
                         }
                         return Ok(Stop::Barrier);
                     }

@@ -22,7 +22,8 @@
 //!
 //! The interpreter is split along its seams: `launch` (the launch, its memory layout and the
 //! block loop), `machine` (a warp's control flow and expressions), `lanes` (arithmetic on the
-//! 32 lanes of a register), `access` (memory accesses: addresses, bounds, records).
+//! 32 lanes of a register), `access` (memory accesses: addresses, bounds, records), `warps` (the
+//! warps of a block shown alike) and `loops` (the iterations of a loop shown alike).
 
 use crate::access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
 use crate::kernel::ast::{Scalar, Type};
@@ -43,12 +44,14 @@ const FULL: u32 = u32::MAX;
 mod access;
 mod lanes;
 mod launch;
+mod loops;
 mod machine;
 mod warps;
 
 use access::*;
 use lanes::*;
 pub use launch::*;
+use loops::*;
 use machine::*;
 pub use warps::move_lanes;
 use warps::*;

@@ -37,7 +37,7 @@
 //! a plain run.
 
 use super::*;
-use crate::kernel::block_shift::{self, Guard, GuardRange, SiteShift};
+use crate::kernel::block_shift::{self, Guard, GuardRange, GuardSite, SiteShift};
 
 /// How the warps of every block of a launch are shown alike: warps `w` and `w + step` run the
 /// same instructions with the same lanes, and each of their accesses is the other's moved by a
@@ -101,7 +101,7 @@ pub(super) struct WarpWork {
 }
 
 impl WarpWork {
-    fn of(machine: &Machine<'_, '_>) -> WarpWork {
+    pub(super) fn of(machine: &Machine<'_, '_>) -> WarpWork {
         WarpWork {
             instructions: machine.instructions,
             flops: machine.flops,
@@ -114,8 +114,22 @@ impl WarpWork {
         }
     }
 
+    /// Adds `times` times `self` (the work of one iteration of a loop) to the machine's counts.
+    pub(super) fn add_to_machine(&self, machine: &mut Machine<'_, '_>, times: u64) {
+        machine.instructions += self.instructions * times;
+        machine.flops += self.flops * times;
+        machine.fp32_issued_flops += self.fp32_issued_flops * times;
+        machine.barriers += self.barriers * times;
+        machine.issued += self.issued * times;
+        machine.thread_issued += self.thread_issued * times;
+        machine.predicated_off_threads += self.predicated_off_threads * times;
+        machine
+            .predicated_off
+            .add(&self.predicated_off.times(times));
+    }
+
     /// Adds `after - before`, the work of one run of a warp.
-    fn add_difference(&mut self, after: &WarpWork, before: &WarpWork) {
+    pub(super) fn add_difference(&mut self, after: &WarpWork, before: &WarpWork) {
         self.instructions += after.instructions - before.instructions;
         self.flops += after.flops - before.flops;
         self.fp32_issued_flops += after.fp32_issued_flops - before.fp32_issued_flops;
@@ -142,9 +156,7 @@ impl WarpWork {
         self.issued += work.issued * times;
         self.thread_issued += work.thread_issued * times;
         self.predicated_off_threads += work.predicated_off_threads * times;
-        for _ in 0..times {
-            self.predicated_off.add(&work.predicated_off);
-        }
+        self.predicated_off.add(&work.predicated_off.times(times));
     }
 }
 
@@ -232,6 +244,17 @@ fn record_move(first: &MemRecord, second: &MemRecord) -> Option<i64> {
 }
 
 impl Simulation<'_> {
+    /// The index of `site` among the guards whose ranges each block run keeps, added if new.
+    pub(super) fn guard_index(&mut self, site: GuardSite) -> usize {
+        match self.guard_sites.iter().position(|&s| s == site) {
+            Some(index) => index,
+            None => {
+                self.guard_sites.push(site);
+                self.guard_sites.len() - 1
+            }
+        }
+    }
+
     /// Tries to prove the warps of every block alike (`block_shift::analyze_warps`), with
     /// classes of every warp, every other warp, every fourth, ..., and keeps the first proof:
     /// from then on `run_block_into` runs the leaders of each class. Call it after
@@ -255,16 +278,7 @@ impl Simulation<'_> {
                 let guards = proof
                     .guards
                     .iter()
-                    .map(|guard| {
-                        let index = match self.guard_sites.iter().position(|&s| s == guard.site) {
-                            Some(index) => index,
-                            None => {
-                                self.guard_sites.push(guard.site);
-                                self.guard_sites.len() - 1
-                            }
-                        };
-                        (index, *guard)
-                    })
+                    .map(|guard| (self.guard_index(guard.site), *guard))
                     .collect();
                 // With every site's move known, the first warp of each class is enough;
                 // otherwise the second one runs too, and the moves are measured from the two.
@@ -494,6 +508,7 @@ impl Simulation<'_> {
             predicated_off_threads: work.predicated_off_threads,
             steps: ran.steps,
             warps_shown_alike: (n_warps - leaders.len()) as u32,
+            iterations_skipped: ran.iterations_skipped,
         })
     }
 

@@ -1,0 +1,521 @@
+//! Loops whose iterations provably do the same work at moved addresses: a warp runs one
+//! iteration, and the records of the iterations after it are that iteration's moved, without
+//! running them (issue 13, "run less": "a loop whose iterations are provably alike up to an
+//! address offset runs a few iterations and the rest is counted exactly from them").
+//!
+//! The guarded tiled matmul's loop over the phases, `for (int p = 0; p < 63; ++p)`, loads a tile
+//! of `a` 64 bytes further on each phase and a tile of `b` 16 rows further down, and stores and
+//! reads the shared tiles at the same places; its bounds checks (`p * TILE_WIDTH + tx < n`) come
+//! out alike in every phase but the last. `block_shift::analyze_loop` proves from the kernel's
+//! code that each access of an iteration is the same access of the iteration before moved by a
+//! fixed number of bytes (`LoopShift::site_shifts`), that the loop's branches depend only on
+//! its guards (`p < 63`, the bounds checks) and on values the same in every iteration, and
+//! which registers step by a constant each iteration (`p`).
+//!
+//! A warp that enters such a loop captures one iteration, from the loop's head (its test) to the
+//! head again: the records it made, where it passed barriers, its work, the difference each
+//! guard compared. At the next head it checks what the proof leaves to the run: the same lanes
+//! are in the loop, each induction register moved by its step in every lane, no record waited
+//! for data loaded in the iteration. Then it works out how many iterations more come out alike:
+//! every guard keeps each lane's outcome (the loop's own test too, which ends the count at the
+//! loop's last iteration), and every moved access stays in its object, aligned. It skips those
+//! iterations: the induction registers jump ahead, the work and the steps are the captured
+//! iteration's times as many, the guards' ranges spread over the iterations skipped; and the
+//! records of every skipped iteration go to the sink, the captured ones moved, in the order a
+//! full run makes them. At each barrier of a skipped iteration the warp stops as it would, so
+//! that the block's other warps run their part of the round: the records of the block reach the
+//! sink warp by warp, round by round, exactly as in a full run. Then the warp runs on from the
+//! head: the iterations that no longer come out alike (the guarded matmul's last phase) run.
+//!
+//! Only records are made up, not data: a skipped iteration stores nothing, and the registers the
+//! loop assigns (the matmul's `r`) hold what the last iteration run left. No branch and no address
+//! depends on either (the proof requires it, in the loop and after it), so the records, the
+//! counters and the profile are those of a full run to the last digit; the stored values are not,
+//! and nothing reads them but data. The step budget counts the steps a full run takes.
+
+use super::*;
+use crate::kernel::block_shift::{self, Guard, GuardRange, Induction, SiteShift};
+
+/// A loop of the kernel whose iterations are shown alike (`Simulation::summarise_loops`).
+#[derive(Clone, Debug)]
+pub(super) struct LoopPlan {
+    /// The loop's `LoopCond`, where each iteration starts.
+    head: usize,
+    /// Its `LoopEnd`.
+    end: usize,
+    induction: Vec<Induction>,
+    /// The guards, each with its index among `Simulation::guard_sites`; a guard's shift per
+    /// iteration is the first component of its `shift`.
+    guards: Vec<(usize, Guard)>,
+    site_shifts: Vec<SiteShift>,
+}
+
+/// What a warp in a loop of a `LoopPlan` is doing about it: capturing an iteration, or handing
+/// the sink the records of the iterations it skips.
+#[derive(Debug)]
+pub(super) struct LoopWatch {
+    plan: usize,
+    /// How many times the warp reached the loop's head.
+    heads: u32,
+    /// Where the iteration being captured started.
+    start: Option<IterationStart>,
+    /// The captured iteration's records, in order.
+    records: Vec<MemRecord>,
+    /// After how many of `records` the warp passed each barrier of the iteration.
+    barriers: Vec<usize>,
+    /// The differences each guard site compared in the captured iteration.
+    ranges: Vec<GuardRange>,
+    skipping: Option<Skipping>,
+    /// Nothing more to do in this loop.
+    done: bool,
+    /// The warp's own steps and work since it entered the loop, up to its latest resumption (the
+    /// machine's counts are the block's, which the other warps add to between the rounds).
+    steps: u64,
+    work: WarpWork,
+}
+
+impl LoopWatch {
+    /// Whether the warp's records and guards go to the captured iteration.
+    pub(super) fn capturing(&self) -> bool {
+        self.start.is_some() && self.skipping.is_none()
+    }
+
+    pub(super) fn capture(&mut self, record: &MemRecord) {
+        self.records.push(*record);
+    }
+
+    pub(super) fn capture_barrier(&mut self) {
+        self.barriers.push(self.records.len());
+    }
+
+    pub(super) fn note_guard(&mut self, site: usize, difference: i128, outcome: bool) {
+        if let Some(range) = self.ranges.get_mut(site) {
+            range.note(difference, outcome);
+        }
+    }
+}
+
+/// The warp at the head where the captured iteration started.
+#[derive(Debug)]
+struct IterationStart {
+    work: WarpWork,
+    steps: u64,
+    /// Each induction register, in the order of `LoopPlan::induction`.
+    induction: Vec<Lanes>,
+    mask: u32,
+    depth: usize,
+    dependence: Dependence,
+}
+
+/// The iterations a warp skips, and how far it has handed their records to the sink.
+#[derive(Debug)]
+struct Skipping {
+    /// Iterations 1 to `iterations` after the captured one are skipped; `iteration` is the one
+    /// being handed.
+    iterations: u64,
+    iteration: u64,
+    /// The next record of the captured iteration to hand, and the next barrier to pass.
+    record: usize,
+    barrier: usize,
+    /// Per record of the captured iteration: how far its site moves per iteration.
+    moves: Vec<i64>,
+    /// The loads and fences of one iteration, which the records' orders move by.
+    loads: u32,
+    fences: u32,
+}
+
+/// The most heads at which a warp starts to capture an iteration: a loop whose lanes settle only
+/// after a few iterations (a strided loop whose lanes leave it one by one) is given as many
+/// tries.
+const CAPTURES: u32 = 3;
+
+impl Simulation<'_> {
+    /// Finds the loops of the kernel whose iterations are shown alike (`block_shift::
+    /// analyze_loop`); from then on a warp in one of them runs an iteration and skips the ones
+    /// after it that come out alike. Call it after `shifted_buffers`, which starts the guards
+    /// afresh. The number of such loops.
+    pub fn summarise_loops(&mut self) -> usize {
+        self.loop_plans.clear();
+        let func = &self.program.functions[self.kernel];
+        let constants = self.launch_constants();
+        let proofs: Vec<block_shift::LoopShift> = (0..func.code.len())
+            .filter(|&begin| matches!(func.code[begin], Op::LoopBegin { .. }))
+            .filter_map(|begin| block_shift::analyze_loop(func, &constants, begin))
+            .collect();
+        for proof in proofs {
+            let guards = proof
+                .guards
+                .iter()
+                .map(|guard| (self.guard_index(guard.site), *guard))
+                .collect();
+            self.loop_plans.push(LoopPlan {
+                head: proof.head,
+                end: proof.end,
+                induction: proof.induction,
+                guards,
+                site_shifts: proof.site_shifts,
+            });
+        }
+        self.loop_plans.len()
+    }
+}
+
+/// What a warp at a loop's head does next.
+pub(super) enum AtHead {
+    /// Runs the loop's test.
+    Run,
+    /// Stops at a barrier of a skipped iteration.
+    Barrier,
+}
+
+impl Machine<'_, '_> {
+    /// At a `LoopBegin` of the kernel (`pc`): starts watching the loop if it has a plan.
+    pub(super) fn enter_loop(&mut self, pc: usize) {
+        if self.call_depth != 0 {
+            return;
+        }
+        let Some(plan) = self.loops.iter().position(|plan| plan.head == pc + 1) else {
+            return;
+        };
+        self.watch = Some(Box::new(LoopWatch {
+            plan,
+            heads: 0,
+            start: None,
+            records: Vec::new(),
+            barriers: Vec::new(),
+            ranges: Vec::new(),
+            skipping: None,
+            done: false,
+            steps: 0,
+            work: WarpWork::default(),
+        }));
+        self.watch_head = pc + 1;
+        self.capturing = false;
+        self.resumed = (self.steps, WarpWork::of(self));
+    }
+
+    /// At a `LoopEnd` (`pc`): stops watching the loop it ends.
+    pub(super) fn leave_loop(&mut self, pc: usize) {
+        let ends = self
+            .watch
+            .as_ref()
+            .is_some_and(|watch| self.loops[watch.plan].end == pc);
+        if ends && self.call_depth == 0 {
+            self.stop_watching();
+        }
+    }
+
+    /// Takes up the warp's watch (`WarpState::watch`) when it runs.
+    pub(super) fn resume_watch(&mut self, watch: Option<Box<LoopWatch>>) {
+        self.watch_head = watch
+            .as_ref()
+            .map_or(usize::MAX, |watch| self.loops[watch.plan].head);
+        self.capturing = watch.as_ref().is_some_and(|watch| watch.capturing());
+        if watch.is_some() {
+            self.resumed = (self.steps, WarpWork::of(self));
+        }
+        self.watch = watch;
+    }
+
+    /// Puts the warp's watch away when it stops, with the steps and work it did.
+    pub(super) fn suspend_watch(&mut self) -> Option<Box<LoopWatch>> {
+        let mut watch = self.watch.take()?;
+        (watch.steps, watch.work) = self.own_progress(&watch);
+        Some(watch)
+    }
+
+    /// The warp's own steps and work since it entered the watched loop.
+    fn own_progress(&self, watch: &LoopWatch) -> (u64, WarpWork) {
+        let mut work = watch.work;
+        work.add_difference(&WarpWork::of(self), &self.resumed.1);
+        (watch.steps + (self.steps - self.resumed.0), work)
+    }
+
+    fn stop_watching(&mut self) {
+        self.watch = None;
+        self.watch_head = usize::MAX;
+        self.capturing = false;
+    }
+
+    /// At the head of the watched loop (`flow.pc`): hands the next records of the iterations
+    /// being skipped, or captures an iteration, or decides to skip the iterations after the one
+    /// captured.
+    pub(super) fn at_loop_head(&mut self, flow: &Flow) -> Result<AtHead, Diagnostic> {
+        let Some(mut watch) = self.watch.take() else {
+            self.stop_watching();
+            return Ok(AtHead::Run);
+        };
+        let result = self.loop_head(&mut watch, flow);
+        if watch.done || result.is_err() {
+            self.stop_watching();
+        } else {
+            self.capturing = watch.capturing();
+            self.watch = Some(watch);
+        }
+        result
+    }
+
+    fn loop_head(&mut self, watch: &mut LoopWatch, flow: &Flow) -> Result<AtHead, Diagnostic> {
+        if watch.skipping.is_some() {
+            return Ok(self.hand_skipped(watch));
+        }
+        watch.heads += 1;
+        if let Some(start) = watch.start.take() {
+            if let Some(skipping) = self.skip(watch, &start, flow)? {
+                watch.skipping = Some(skipping);
+                return Ok(self.hand_skipped(watch));
+            }
+        }
+        if watch.heads > CAPTURES {
+            watch.done = true;
+            return Ok(AtHead::Run);
+        }
+        let plan = &self.loops[watch.plan];
+        let (steps, work) = self.own_progress(watch);
+        watch.start = Some(IterationStart {
+            work,
+            steps,
+            induction: plan
+                .induction
+                .iter()
+                .map(|induction| self.regs[induction.reg as usize])
+                .collect(),
+            mask: flow.mask,
+            depth: flow.stack.len(),
+            dependence: self.dependence,
+        });
+        watch.records.clear();
+        watch.barriers.clear();
+        watch.ranges.clear();
+        watch
+            .ranges
+            .resize(self.guards.len(), GuardRange::default());
+        Ok(AtHead::Run)
+    }
+
+    /// After the captured iteration (`start` to now): how many iterations after it come out
+    /// alike, and if any, skips them (the registers, work, steps and guard ranges they make),
+    /// leaving their records to `hand_skipped`.
+    fn skip(
+        &mut self,
+        watch: &LoopWatch,
+        start: &IterationStart,
+        flow: &Flow,
+    ) -> Result<Option<Skipping>, Diagnostic> {
+        let plan = &self.loops[watch.plan];
+        let mask = flow.mask;
+        if mask != start.mask
+            || flow.stack.len() != start.depth
+            || self.dependence.control != start.dependence.control
+        {
+            return Ok(None);
+        }
+        // Each induction register moved by its step in the loop's lanes, and not elsewhere.
+        for (induction, before) in plan.induction.iter().zip(&start.induction) {
+            let now = &self.regs[induction.reg as usize];
+            let step = canon(induction.per_iteration as u64, induction.scalar);
+            for lane in 0..WARP_LANES {
+                let moved = canon(now[lane].wrapping_sub(before[lane]), induction.scalar);
+                let expected = if mask >> lane & 1 != 0 { step } else { 0 };
+                if moved != expected {
+                    return Ok(None);
+                }
+            }
+        }
+        let loads = self.dependence.loads - start.dependence.loads;
+        let fences = self.dependence.fences - start.dependence.fences;
+        let (steps_now, work_now) = self.own_progress(watch);
+        let iteration_steps = steps_now - start.steps;
+
+        // As many iterations as every moved access stays in its object, aligned...
+        let mut iterations = u64::MAX;
+        let mut moves = Vec::with_capacity(watch.records.len());
+        for record in &watch.records {
+            if record.order.waits_for > start.dependence.loads {
+                return Ok(None);
+            }
+            let key = (record.span, record.access.kind);
+            let Ok(site) = plan
+                .site_shifts
+                .binary_search_by_key(&key, |site| (site.span, site.kind))
+            else {
+                return Ok(None);
+            };
+            let per_iteration = plan.site_shifts[site].bytes_per_step;
+            iterations = iterations.min(self.room(record, per_iteration));
+            moves.push(per_iteration);
+        }
+        // ... as the budget allows (the skipped iterations count the steps they would take, and
+        // one more than the budget holds stops the block where a full run would stop) ...
+        let left = self.budget.saturating_sub(self.steps);
+        iterations = iterations.min(left / iteration_steps.max(1) + 1);
+        // ... and as every guard keeps each lane's outcome in (the loop's own test among them).
+        for &(site, guard) in &plan.guards {
+            let range = watch.ranges[site];
+            iterations = alike_iterations(&guard, range, iterations);
+        }
+        if iterations == 0 {
+            return Ok(None);
+        }
+
+        let times = iterations;
+        self.iterations_skipped += times;
+        for (induction, before) in plan.induction.iter().zip(&start.induction) {
+            let reg = &mut self.regs[induction.reg as usize];
+            for lane in 0..WARP_LANES {
+                let step = reg[lane].wrapping_sub(before[lane]);
+                reg[lane] = canon(
+                    reg[lane].wrapping_add(step.wrapping_mul(times)),
+                    induction.scalar,
+                );
+            }
+        }
+        let mut work = WarpWork::default();
+        work.add_difference(&work_now, &start.work);
+        work.add_to_machine(self, times);
+        self.steps = self
+            .steps
+            .saturating_add(iteration_steps.saturating_mul(times));
+        if self.steps > self.budget {
+            return Err(self.budget_error(Span::default()));
+        }
+        // Load sequences and fence counts fit in 32 bits for any run within the budget.
+        let loads_skipped = u64::from(loads) * times;
+        let fences_skipped = u64::from(fences) * times;
+        let first_load = start.dependence.loads;
+        self.dependence.loads = self.dependence.loads.wrapping_add(loads_skipped as u32);
+        self.dependence.fences = self.dependence.fences.wrapping_add(fences_skipped as u32);
+        for tag in &mut self.tags {
+            if *tag > first_load {
+                *tag = tag.wrapping_add(loads_skipped as u32);
+            }
+        }
+        for &(site, guard) in &plan.guards {
+            let per_iteration = i128::from(guard.shift[0]);
+            let far = per_iteration * i128::from(times);
+            let spread = watch.ranges[site].spread(per_iteration.min(far), per_iteration.max(far));
+            self.guard_ranges[site] = self.guard_ranges[site].join(spread);
+        }
+        Ok(Some(Skipping {
+            iterations,
+            iteration: 1,
+            record: 0,
+            barrier: 0,
+            moves,
+            loads,
+            fences,
+        }))
+    }
+
+    /// How many iterations `record`, moved by `per_iteration` bytes each, stays inside the object
+    /// it accesses and aligned, as the interpreter requires of every access.
+    fn room(&self, record: &MemRecord, per_iteration: i64) -> u64 {
+        let mut lanes = record.access.lanes.iter().flatten();
+        let Some(&first) = lanes.next() else {
+            return u64::MAX;
+        };
+        if per_iteration == 0 {
+            return u64::MAX;
+        }
+        let align = i64::from(record.access.width.bytes().min(16));
+        if per_iteration % align != 0 {
+            return 0;
+        }
+        let (least, greatest) = lanes.fold((first, first), |(lo, hi), &a| (lo.min(a), hi.max(a)));
+        let width = u64::from(record.access.width.bytes());
+        let Some(object) = self.objects.iter().find(|o| {
+            o.records
+                && o.space == record.access.space
+                && o.base <= least
+                && greatest + width <= o.base + o.size
+        }) else {
+            return 0;
+        };
+        let room = if per_iteration > 0 {
+            object.base + object.size - (greatest + width)
+        } else {
+            least - object.base
+        };
+        room / per_iteration.unsigned_abs()
+    }
+
+    /// Hands the sink the records of the skipped iterations up to the next barrier, or to the
+    /// end of the last one.
+    fn hand_skipped(&mut self, watch: &mut LoopWatch) -> AtHead {
+        let Some(skipping) = watch.skipping.as_mut() else {
+            return AtHead::Run;
+        };
+        loop {
+            if watch.barriers.get(skipping.barrier) == Some(&skipping.record) {
+                skipping.barrier += 1;
+                return AtHead::Barrier;
+            }
+            if skipping.record == watch.records.len() {
+                skipping.iteration += 1;
+                skipping.record = 0;
+                skipping.barrier = 0;
+                if skipping.iteration > skipping.iterations {
+                    watch.done = true;
+                    return AtHead::Run;
+                }
+                continue;
+            }
+            let at = skipping.record;
+            let iteration = skipping.iteration;
+            let mut record = watch.records[at];
+            move_lanes(
+                &mut record.access,
+                skipping.moves[at].wrapping_mul(iteration as i64),
+            );
+            if record.order.sequence != 0 {
+                record.order.sequence = record
+                    .order
+                    .sequence
+                    .wrapping_add((u64::from(skipping.loads) * iteration) as u32);
+            }
+            record.fences_passed = record
+                .fences_passed
+                .wrapping_add((u64::from(skipping.fences) * iteration) as u32);
+            self.sink.record(&record);
+            self.emitted += 1;
+            skipping.record += 1;
+        }
+    }
+}
+
+/// How many of the iterations after the one that compared `range` at `guard`, up to `most`,
+/// keep each lane's outcome there: the largest `k` for which every difference, moved by one to
+/// `k` iterations' shift, stays on its side (`Guard::holds_alike_over`, which only narrows as
+/// `k` grows).
+fn alike_iterations(guard: &Guard, range: GuardRange, most: u64) -> u64 {
+    let per_iteration = i128::from(guard.shift[0]);
+    let holds = |k: u64| {
+        let far = per_iteration * i128::from(k);
+        guard.holds_alike_over(range, per_iteration.min(far), per_iteration.max(far))
+    };
+    if most == 0 || !holds(1) {
+        return 0;
+    }
+    // Doubling to a bound that fails, then halving: `holds(low)` and not `holds(high)`.
+    let mut low = 1u64;
+    let mut high = 2u64;
+    while high <= most && holds(high) {
+        low = high;
+        high = high.saturating_mul(2);
+    }
+    if high > most {
+        if holds(most) {
+            return most;
+        }
+        high = most;
+    }
+    while high - low > 1 {
+        let middle = low + (high - low) / 2;
+        if holds(middle) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    low
+}
