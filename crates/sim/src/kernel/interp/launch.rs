@@ -118,6 +118,36 @@ pub trait RecordSink {
     fn record_moved(&mut self, record: &MemRecord, moved: &MovedRecord) {
         self.record(&moved.of(record));
     }
+
+    /// Before the records of a loop iteration that `warp` runs and may skip the iterations after
+    /// (`Simulation::summarise_loops`): a sink may keep what it makes of the warp's records from
+    /// here, until the warp's next `iteration_begins`, for `record_repeated`.
+    fn iteration_begins(&mut self, _warp: u32) {}
+
+    /// Before the records of the iterations `warp` skips, after the iteration it ran since its
+    /// last `iteration_begins`: how far each record of that iteration moves per iteration, and
+    /// the fences the warp passes in one.
+    fn repeats_begin(&mut self, _warp: u32, _moves: &[i64], _fences: u32) {}
+
+    /// A record of an iteration a warp skipped: `record` is what a full run makes, and
+    /// `repeated` says which record of the iteration the warp ran it is, moved. A sink may reuse
+    /// what it made of that record, or take it as any other.
+    fn record_repeated(&mut self, record: &MemRecord, _repeated: &Repeated) {
+        self.record(record);
+    }
+}
+
+/// A record of a loop iteration a warp skipped, as a record of the iteration it ran
+/// (`RecordSink::record_repeated`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Repeated {
+    /// Which record of the iteration the warp ran.
+    pub index: usize,
+    /// How far every lane lies from that record, in bytes.
+    pub by: i64,
+    /// The skipped iteration: 1 for the one after the iteration run, up to `iterations`.
+    pub iteration: u64,
+    pub iterations: u64,
 }
 
 /// A record of a warp that did not run, as its leader's (`RecordSink::record_moved`).

@@ -284,6 +284,7 @@ impl Machine<'_, '_> {
             depth: flow.stack.len(),
             dependence: self.dependence,
         });
+        self.sink.iteration_begins(self.warp);
         watch.records.clear();
         watch.barriers.clear();
         watch.ranges.clear();
@@ -360,6 +361,7 @@ impl Machine<'_, '_> {
 
         let times = iterations;
         self.iterations_skipped += times;
+        self.sink.repeats_begin(self.warp, &moves, fences);
         for (induction, before) in plan.induction.iter().zip(&start.induction) {
             let reg = &mut self.regs[induction.reg as usize];
             for lane in 0..WARP_LANES {
@@ -476,7 +478,15 @@ impl Machine<'_, '_> {
             record.fences_passed = record
                 .fences_passed
                 .wrapping_add((u64::from(skipping.fences) * iteration) as u32);
-            self.sink.record(&record);
+            self.sink.record_repeated(
+                &record,
+                &Repeated {
+                    index: at,
+                    by: skipping.moves[at].wrapping_mul(iteration as i64),
+                    iteration,
+                    iterations: skipping.iterations,
+                },
+            );
             self.emitted += 1;
             skipping.record += 1;
         }

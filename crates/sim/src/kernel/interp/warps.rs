@@ -59,7 +59,79 @@ pub(super) struct WarpClasses {
     leaders: Vec<u32>,
     /// The leaders' records, kept between blocks so that each block's do not allocate anew
     /// (thousands of records of 560 bytes each for a matmul's block).
+    records: LeaderRecords,
+}
+
+/// The records the leaders made, as the interpreter handed them, with what it said of the loop
+/// iterations they ran and skipped (`loops`), for `replay_with` to hand on to the sink.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LeaderRecords {
     records: Vec<MemRecord>,
+    /// Per record: the record of an iteration run that it repeats, moved, if it is one of a
+    /// skipped iteration.
+    repeated: Vec<Option<Repeated>>,
+    /// What the warps said of their loops, in order: the number of records made before, the
+    /// warp, and what.
+    notes: Vec<(usize, u32, LoopNote)>,
+}
+
+#[derive(Clone, Debug)]
+enum LoopNote {
+    IterationBegins,
+    RepeatsBegin { moves: Vec<i64>, fences: u32 },
+}
+
+impl LeaderRecords {
+    fn clear(&mut self) {
+        self.records.clear();
+        self.repeated.clear();
+        self.notes.clear();
+    }
+}
+
+impl RecordSink for LeaderRecords {
+    fn record(&mut self, record: &MemRecord) {
+        self.records.push(*record);
+        self.repeated.push(None);
+    }
+
+    fn iteration_begins(&mut self, warp: u32) {
+        self.notes
+            .push((self.records.len(), warp, LoopNote::IterationBegins));
+    }
+
+    fn repeats_begin(&mut self, warp: u32, moves: &[i64], fences: u32) {
+        let note = LoopNote::RepeatsBegin {
+            moves: moves.to_vec(),
+            fences,
+        };
+        self.notes.push((self.records.len(), warp, note));
+    }
+
+    fn record_repeated(&mut self, record: &MemRecord, repeated: &Repeated) {
+        self.records.push(*record);
+        self.repeated.push(Some(*repeated));
+    }
+}
+
+/// Hands `sink` the notes `notes[*next..]` made by `warp` after `made` records.
+fn hand_notes(
+    notes: &[(usize, u32, LoopNote)],
+    next: &mut usize,
+    made: usize,
+    warp: u32,
+    sink: &mut dyn RecordSink,
+) {
+    while let Some((at, by, note)) = notes.get(*next) {
+        if *at != made || *by != warp {
+            break;
+        }
+        match note {
+            LoopNote::IterationBegins => sink.iteration_begins(warp),
+            LoopNote::RepeatsBegin { moves, fences } => sink.repeats_begin(warp, moves, *fences),
+        }
+        *next += 1;
+    }
 }
 
 /// What the warps that run (the leaders of the classes) did (`Simulation::run_warps`), per warp
@@ -293,7 +365,7 @@ impl Simulation<'_> {
                     guards,
                     site_shifts: proof.site_shifts,
                     leaders,
-                    records: Vec::new(),
+                    records: LeaderRecords::default(),
                 });
                 return true;
             }
@@ -356,7 +428,7 @@ impl Simulation<'_> {
         sink: &mut dyn RecordSink,
         classes: &WarpClasses,
         leaders: &[u32],
-        records: &mut Vec<MemRecord>,
+        collected: &mut LeaderRecords,
     ) -> Attempt {
         let step = classes.step;
         let n_warps = classes.n_warps as usize;
@@ -379,9 +451,10 @@ impl Simulation<'_> {
             work: vec![WarpWork::default(); n_warps],
             guard_ranges: vec![vec![GuardRange::default(); n_sites]; n_warps],
         };
-        let Ok(ran) = self.run_warps(block, step_budget, records, Some(&mut log)) else {
+        let Ok(ran) = self.run_warps(block, step_budget, collected, Some(&mut log)) else {
             return Attempt::Refused;
         };
+        let records = &collected.records;
 
         // Every guard comes out in each warp as in its leader, lane by lane; the first warp
         // where one does not must lead. (Before the moves are checked: a warp past the edge,
@@ -459,6 +532,7 @@ impl Simulation<'_> {
         // to its next barrier or its end, warp by warp. The leaders hand their own.
         // Per leader, how many of its records the earlier rounds made.
         let mut made_before = vec![0usize; leaders.len()];
+        let mut next_note = 0;
         for round in 0.. {
             let mut any = false;
             for (w, &(k, q)) in lead.iter().enumerate() {
@@ -466,12 +540,21 @@ impl Simulation<'_> {
                     continue;
                 };
                 any = true;
+                if q == 0 {
+                    // A leader's own records, with what it said of its loops between them.
+                    let notes = &collected.notes;
+                    for (at, record) in records.iter().enumerate().take(end).skip(first) {
+                        hand_notes(notes, &mut next_note, at, w as u32, sink);
+                        match &collected.repeated[at] {
+                            Some(repeated) => sink.record_repeated(record, repeated),
+                            None => sink.record(record),
+                        }
+                    }
+                    hand_notes(notes, &mut next_note, end, w as u32, sink);
+                    continue;
+                }
                 let records = records[first..end].iter().zip(&moves[first..end]);
                 for (index, (record, &per_step)) in records.enumerate() {
-                    if q == 0 {
-                        sink.record(record);
-                        continue;
-                    }
                     let moved = MovedRecord {
                         warp: w as u32,
                         steps: q,
