@@ -781,6 +781,16 @@ impl LoadReuse {
         emit(record);
     }
 
+    /// Whether `record`, were it pushed now, could reuse a value its warp loaded before: it is a
+    /// load, and the warp keeps values loaded since its last fence, store or atomic.
+    pub fn may_reuse(&self, record: &MemRecord) -> bool {
+        record.access.kind == AccessKind::Load
+            && self
+                .warps
+                .get(&record.warp)
+                .is_some_and(|(fences, kept)| *fences == record.fences_passed && !kept.is_empty())
+    }
+
     /// Loads not issued again since the last `take_reused`.
     pub fn take_reused(&mut self) -> ReusedLoads {
         self.warps.clear();
@@ -937,6 +947,23 @@ impl LoadFuser {
             t.1 += p.1;
             t.2 = t.2.max(p.2);
         }
+    }
+
+    /// Adds a part of the tally given per site that changed: (site, loads in, instructions out,
+    /// widest bytes made).
+    pub fn add_tally_at(&mut self, part: &[(usize, u64, u64, u32)]) {
+        for &(site, loads, instructions, widest) in part {
+            if let Some(t) = self.tally.get_mut(site) {
+                t.0 += loads;
+                t.1 += instructions;
+                t.2 = t.2.max(widest);
+            }
+        }
+    }
+
+    /// Whether reads of `warp` wait to be fused.
+    pub fn has_pending(&self, warp: u32) -> bool {
+        self.pending.iter().any(|p| p.warp == warp)
     }
 
     /// The widest load a read at `span` may be fused into, if it is a fusible site.

@@ -594,11 +594,33 @@ impl BlockProfiler {
     /// lies (the sectors new to the block, the round trips they end) is counted anew. A shared
     /// or constant access other than an atomic counts only that its warp ran, since the profile
     /// does not look at where it lies. Any other access is made and recorded as any record.
+    /// `shape` comes with how far `record` lies from the access it was measured of.
     pub fn record_moved(
         &mut self,
         record: &MemRecord,
         moved: &MovedRecord,
-        shape: Option<&RecordShape>,
+        shape: Option<(&RecordShape, i64)>,
+    ) {
+        let shape = shape.map(|(shape, from)| (shape, from.wrapping_add(moved.by)));
+        self.record_placed(record, moved.warp, shape, || moved.of(record));
+    }
+
+    /// Adds a record of a loop iteration its warp skipped (`kernel::interp`'s `loops`), as
+    /// `record_moved` adds a warp's: `shape` is the one of the record it repeats, with how far
+    /// `record` lies from that record.
+    pub fn record_repeated(&mut self, record: &MemRecord, shape: Option<(&RecordShape, i64)>) {
+        self.record_placed(record, record.warp, shape, || *record);
+    }
+
+    /// `record`, made by `warp` and lying `shape`'s bytes from the access `shape` was measured
+    /// of: its shape placed, or only its warp noted, or, for any other access, `whole()` added
+    /// as any record.
+    fn record_placed(
+        &mut self,
+        record: &MemRecord,
+        warp: u32,
+        shape: Option<(&RecordShape, i64)>,
+        whole: impl FnOnce() -> MemRecord,
     ) {
         let access = &record.access;
         if access.n_active() == 0 {
@@ -607,14 +629,14 @@ impl BlockProfiler {
         let placeless = matches!(access.space, Space::Shared | Space::Constant)
             && access.kind != AccessKind::Atomic;
         match shape {
-            Some(shape) if moved.by % SHAPE_MOVE_BYTES == 0 => {
-                let warp = self.enter(moved.warp);
-                self.place(record, warp, shape, moved.by / SECTOR_BYTES as i64);
+            Some((shape, by)) if by % SHAPE_MOVE_BYTES == 0 => {
+                let warp = self.enter(warp);
+                self.place(record, warp, shape, by / SECTOR_BYTES as i64);
             }
             _ if placeless => {
-                self.enter(moved.warp);
+                self.enter(warp);
             }
-            _ => self.record(&moved.of(record)),
+            _ => self.record(&whole()),
         }
     }
 

@@ -46,7 +46,7 @@
 //! (`kernel::span::one_line`) and neutral about the front end: the page and the command line
 //! each say in their own words how to change a launch.
 
-use crate::access::AccessKind;
+use crate::access::{AccessKind, Space};
 use crate::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use crate::compile_effects::{
     add_tally_difference, fusible_loads, CompileEffects, FusibleLoad, FusionSite, LoadFuser,
@@ -57,8 +57,8 @@ use crate::device::{Device, GlobalCoalescing, LaunchError};
 use crate::fill::Fill;
 use crate::kernel::block_shift::{Guard, GuardRange, ShiftedBuffer};
 use crate::kernel::{
-    self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, MovedRecord, RecordSink, Simulation,
-    SiteMove, Span, Value, WarpsAlike,
+    self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, MovedRecord, RecordSink, Repeated,
+    Simulation, SiteMove, Span, Value, WarpsAlike,
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::profile::{
@@ -69,6 +69,7 @@ use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTra
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt;
+use std::rc::Rc;
 
 /// The default step budget, for the whole simulation, the same in the page and the CLI (a step
 /// is a statement or expression node of one warp, and one per active lane of a memory access).
@@ -318,6 +319,49 @@ struct BlockSink<'a> {
     /// The classes of earlier blocks, whose vectors the next block's fill again instead of
     /// allocating (a matmul's leader counts thousands of records of 560 bytes).
     spare_classes: &'a mut Vec<MovedClass>,
+    /// Per warp in a loop whose iterations it skips: what the compiler effects and the counting
+    /// made of the iteration it ran.
+    iterations: Vec<IterationLog>,
+    /// The fuser's tally before and after a logged record, kept between records so that none
+    /// allocates.
+    tallies: (Tally, Tally),
+}
+
+/// What the compiler effects and the counting made of the records of a loop iteration a warp
+/// ran (`RecordSink::iteration_begins`), so that the records of the iterations it skips, the
+/// same moved, need not pass through them again.
+struct IterationLog {
+    block: [u32; 3],
+    warp: u32,
+    /// Still receiving the iteration's records.
+    logging: bool,
+    /// The warp's compiler effects held nothing the iteration's records could use when it
+    /// began: no read waiting to be fused, no kept value its first record could reuse.
+    clean_start: bool,
+    records: Vec<LoggedRecord>,
+    /// The records counted while the iteration's went through the compiler effects, with what
+    /// each added.
+    outputs: Vec<(MemRecord, Option<AccessMeasure>)>,
+    /// Whether the skipped iterations may reuse it (`RecordSink::repeats_begin`).
+    reusable: bool,
+    /// How far each place moves per iteration.
+    site_moves: Vec<SiteMove>,
+}
+
+/// What became of one record of an iteration a warp ran.
+struct LoggedRecord {
+    issued: bool,
+    outputs_end: usize,
+    shape: Option<Rc<RecordShape>>,
+    /// What the compiler effects counted for it: loads reused, and the fuser's tally per site
+    /// that changed.
+    reused: ReusedLoads,
+    tally: Vec<(usize, u64, u64, u32)>,
+    /// Its place, kind and fences, for `repeats_begin`'s checks.
+    span: Span,
+    space: Space,
+    kind: AccessKind,
+    fences_passed: u32,
 }
 
 /// A block's warps shown alike (`RecordSink::warps_alike`) and what the compiler effects and
@@ -331,9 +375,6 @@ struct MovedWarps {
     lead: Vec<(usize, u32)>,
     /// Per leader.
     classes: Vec<MovedClass>,
-    /// The fuser's tally before and after a leader's record, kept between records so that
-    /// none allocates.
-    tallies: (Tally, Tally),
 }
 
 /// The fuser's tally per site: loads in, instructions out, widest bytes (`LoadFuser::tally_into`).
@@ -365,8 +406,10 @@ struct FirstRecord {
     issued: bool,
     /// Where its outputs end in `MovedClass::outputs`.
     outputs_end: usize,
-    /// What the profiler measured of it that holds wherever it lies (`RecordShape`).
-    shape: Option<RecordShape>,
+    /// What the profiler measured of it that holds wherever it lies (`RecordShape`), with how far
+    /// the record lies from the access it was measured of (a record of a loop iteration its
+    /// warp skipped reuses the iteration's).
+    shape: Option<(Rc<RecordShape>, i64)>,
 }
 
 impl MovedClass {
@@ -461,7 +504,7 @@ impl BlockSink<'_> {
         let Some(mut moved) = self.moved.take() else {
             return;
         };
-        let (mut before, mut after) = std::mem::take(&mut moved.tallies);
+        let (mut before, mut after) = std::mem::take(&mut self.tallies);
         for (k, &leader) in moved.leaders.iter().enumerate() {
             let class = &mut moved.classes[k];
             if !class.reusable {
@@ -502,34 +545,100 @@ impl BlockSink<'_> {
                 }
             }
         }
+        self.tallies = (before, after);
         self.spare_classes.append(&mut moved.classes);
     }
+
+    /// The index of `record`'s warp among the leaders, if it leads a class that others reuse.
+    fn leader_of(&self, record: &MemRecord) -> Option<usize> {
+        let moved = self.moved.as_ref()?;
+        let (k, q) = *moved.lead.get(record.warp as usize)?;
+        (q == 0 && moved.classes.get(k)?.reusable).then_some(k)
+    }
+}
+
+/// The sites whose tally changed between `before` and `after` (two `LoadFuser::tally_into`s):
+/// (site, loads in, instructions out, widest bytes made in between or 0).
+fn tally_changes(
+    before: &[(u64, u64, u32)],
+    after: &[(u64, u64, u32)],
+) -> Vec<(usize, u64, u64, u32)> {
+    before
+        .iter()
+        .zip(after)
+        .enumerate()
+        .filter(|(_, (b, a))| b != a)
+        .map(|(site, (b, a))| {
+            let widest = if a.2 > b.2 { a.2 } else { 0 };
+            (site, a.0 - b.0, a.1 - b.1, widest)
+        })
+        .collect()
 }
 
 impl RecordSink for BlockSink<'_> {
     fn record(&mut self, record: &MemRecord) {
-        // The index of the record's warp among the leaders, if it leads a class that others reuse.
-        let leader = self.moved.as_ref().and_then(|moved| {
-            let (k, q) = *moved.lead.get(record.warp as usize)?;
-            (q == 0 && moved.classes.get(k)?.reusable).then_some(k)
-        });
-        let Some(j) = leader else {
+        let leader = self.leader_of(record);
+        let logging = self
+            .iterations
+            .iter()
+            .position(|log| log.logging && log.warp == record.warp);
+        if leader.is_none() && logging.is_none() {
             self.pass(record, None, None);
             return;
+        }
+        if let Some(i) = logging {
+            if self.iterations[i].records.is_empty() {
+                // The iteration's first record: it must not reuse what the warp loaded before.
+                let may_reuse = self
+                    .reuse
+                    .as_deref()
+                    .is_some_and(|reuse| reuse.may_reuse(record));
+                let log = &mut self.iterations[i];
+                log.clean_start &= !may_reuse;
+                log.block = record.block;
+            }
+        }
+        let (mut before, mut after) = std::mem::take(&mut self.tallies);
+        // The outputs go to the class's list if the warp leads one, else to the iteration's.
+        let mut outputs = match (leader, logging) {
+            (Some(j), _) => self
+                .moved
+                .as_mut()
+                .map(|moved| std::mem::take(&mut moved.classes[j].outputs))
+                .unwrap_or_default(),
+            (None, Some(i)) => std::mem::take(&mut self.iterations[i].outputs),
+            (None, None) => Vec::new(),
         };
-        let ((mut before, mut after), mut outputs) = self
-            .moved
-            .as_mut()
-            .map(|moved| {
-                let tallies = std::mem::take(&mut moved.tallies);
-                (tallies, std::mem::take(&mut moved.classes[j].outputs))
-            })
-            .unwrap_or_default();
+        let outputs_start = outputs.len();
         let reused_before = self.effects_so_far(&mut before);
         let mut shape = None;
         let issued = self.pass(record, Some(&mut outputs), Some(&mut shape));
         let reused_after = self.effects_so_far(&mut after);
-        if let Some(moved) = self.moved.as_mut() {
+        let shape = shape.map(Rc::new);
+        let reused = ReusedLoads {
+            instructions: reused_after.instructions - reused_before.instructions,
+            lanes: reused_after.lanes - reused_before.lanes,
+        };
+        if let Some(i) = logging {
+            let log = &mut self.iterations[i];
+            if leader.is_some() {
+                log.outputs.extend_from_slice(&outputs[outputs_start..]);
+            } else {
+                log.outputs = std::mem::take(&mut outputs);
+            }
+            log.records.push(LoggedRecord {
+                issued,
+                outputs_end: log.outputs.len(),
+                shape: shape.clone(),
+                reused,
+                tally: tally_changes(&before, &after),
+                span: record.span,
+                space: record.access.space,
+                kind: record.access.kind,
+                fences_passed: record.fences_passed,
+            });
+        }
+        if let (Some(j), Some(moved)) = (leader, self.moved.as_mut()) {
             let class = &mut moved.classes[j];
             for output in &outputs[class.moves.len()..] {
                 class.moves.push(class.move_of(&output.0));
@@ -538,12 +647,203 @@ impl RecordSink for BlockSink<'_> {
             class.inputs.push(FirstRecord {
                 issued,
                 outputs_end: class.outputs.len(),
-                shape,
+                shape: shape.map(|shape| (shape, 0)),
             });
-            class.reused.instructions += reused_after.instructions - reused_before.instructions;
-            class.reused.lanes += reused_after.lanes - reused_before.lanes;
+            class.reused.instructions += reused.instructions;
+            class.reused.lanes += reused.lanes;
             add_tally_difference(&mut class.tally, &before, &after);
-            moved.tallies = (before, after);
+        }
+        self.tallies = (before, after);
+    }
+
+    fn iteration_begins(&mut self, warp: u32) {
+        let fuser_clean = self
+            .fuser
+            .as_deref()
+            .is_none_or(|fuser| !fuser.has_pending(warp));
+        let i = match self.iterations.iter().position(|log| log.warp == warp) {
+            Some(i) => i,
+            None => {
+                self.iterations.push(IterationLog {
+                    block: [0; 3],
+                    warp,
+                    logging: false,
+                    clean_start: false,
+                    records: Vec::new(),
+                    outputs: Vec::new(),
+                    reusable: false,
+                    site_moves: Vec::new(),
+                });
+                self.iterations.len() - 1
+            }
+        };
+        let log = &mut self.iterations[i];
+        log.logging = true;
+        log.clean_start = fuser_clean;
+        log.records.clear();
+        log.outputs.clear();
+        log.reusable = false;
+        log.site_moves.clear();
+    }
+
+    fn repeats_begin(&mut self, warp: u32, moves: &[i64], fences: u32) {
+        let Some(i) = self
+            .iterations
+            .iter()
+            .position(|log| log.logging && log.warp == warp)
+        else {
+            return;
+        };
+        let traced = self.traced(self.iterations[i].block, warp);
+        let fuser_clean = self
+            .fuser
+            .as_deref()
+            .is_none_or(|fuser| !fuser.has_pending(warp));
+        let log = &mut self.iterations[i];
+        log.logging = false;
+        // The traced warp passes every record through everything, in order; and the compiler
+        // effects must hold nothing at either end of the iteration, as below.
+        let mut reusable =
+            log.clean_start && fuser_clean && !traced && moves.len() == log.records.len();
+        // Each place moves by one amount an iteration.
+        for (record, &by) in log.records.iter().zip(moves) {
+            let site = log.site_moves.iter().find(|site| {
+                site.span == record.span && site.space == record.space && site.kind == record.kind
+            });
+            match site {
+                Some(site) => reusable &= site.bytes_per_step == by,
+                None => log.site_moves.push(SiteMove {
+                    span: record.span,
+                    space: record.space,
+                    kind: record.kind,
+                    bytes_per_step: by,
+                }),
+            }
+        }
+        // Load reuse keeps nothing from one iteration into the next: the iteration's first or
+        // last record is not a load (a store clears what it keeps), or a fence lies between them.
+        if let (Some(first), Some(last)) = (log.records.first(), log.records.last()) {
+            reusable &= first.kind != AccessKind::Load
+                || last.kind != AccessKind::Load
+                || first.fences_passed.wrapping_add(fences) != last.fences_passed;
+        }
+        // Every record counted comes from one of the iteration's own.
+        reusable &= log
+            .outputs
+            .iter()
+            .all(|(output, _)| log.site_moves.iter().any(|site| site.holds(output)));
+        // The fuser makes the same runs from the same alignment...
+        if let Some(fuser) = self.fuser.as_deref() {
+            reusable &= log.site_moves.iter().all(|site| {
+                site.space != Space::Shared
+                    || site.kind != AccessKind::Load
+                    || fuser
+                        .max_width_at(site.span)
+                        .is_none_or(|width| site.bytes_per_step % i64::from(width.max(1)) == 0)
+            });
+        }
+        // ... and the loads load reuse compares with each other move alike.
+        if let Some(reuse) = self.reuse.as_deref() {
+            let loads = || {
+                log.site_moves
+                    .iter()
+                    .filter(|site| site.kind == AccessKind::Load)
+            };
+            reusable &= loads().all(|a| {
+                loads().all(|b| {
+                    a.space != b.space
+                        || a.bytes_per_step == b.bytes_per_step
+                        || reuse.class_of_site(a.span) != reuse.class_of_site(b.span)
+                })
+            });
+        }
+        log.reusable = reusable;
+    }
+
+    fn record_repeated(&mut self, record: &MemRecord, repeated: &Repeated) {
+        // The last skipped iteration passes through everything, so that the compiler effects
+        // leave the warp as a full run does.
+        let found = self.iterations.iter().position(|log| {
+            log.reusable && log.warp == record.warp && repeated.index < log.records.len()
+        });
+        let Some(i) = found.filter(|_| repeated.iteration < repeated.iterations) else {
+            self.record(record);
+            return;
+        };
+        let leader = self.leader_of(record);
+        let BlockSink {
+            counting,
+            reuse,
+            fuser,
+            profiler,
+            moved,
+            iterations,
+            ..
+        } = self;
+        let log = &iterations[i];
+        let logged = &log.records[repeated.index];
+        if logged.issued {
+            profiler.record_repeated(record, logged.shape.as_deref().map(|s| (s, repeated.by)));
+        }
+        if let Some(reuse) = reuse.as_deref_mut() {
+            reuse.add_reused(logged.reused);
+        }
+        if let Some(fuser) = fuser.as_deref_mut() {
+            fuser.add_tally_at(&logged.tally);
+        }
+        let mut class = leader.and_then(|j| moved.as_mut().map(|moved| &mut moved.classes[j]));
+        let start = repeated
+            .index
+            .checked_sub(1)
+            .map_or(0, |k| log.records[k].outputs_end);
+        let iteration = repeated.iteration as i64;
+        for (output, measure) in &log.outputs[start..logged.outputs_end] {
+            let by = log
+                .site_moves
+                .iter()
+                .find(|site| site.holds(output))
+                .map_or(0, |site| site.bytes_per_step)
+                .wrapping_mul(iteration);
+            let kept = measure
+                .filter(|_| AccessMeasure::holds_when_moved(&output.access, by, counting.device));
+            match (kept, class.as_deref_mut()) {
+                // Moved so that every rule sees it alike, the access counts as the one it
+                // repeats; where it lies is needed by no one.
+                (Some(measure), None) => counting.count_untraced(output, &measure),
+                (kept, class) => {
+                    let mut moved_output = *output;
+                    kernel::move_lanes(&mut moved_output.access, by);
+                    let measure = kept.or_else(|| {
+                        measure
+                            .and_then(|_| AccessMeasure::of(&moved_output.access, counting.device))
+                    });
+                    if let Some(measure) = &measure {
+                        counting.count_untraced(&moved_output, measure);
+                    }
+                    if let Some(class) = class {
+                        class.moves.push(class.move_of(&moved_output));
+                        class.outputs.push((moved_output, measure));
+                    }
+                }
+            }
+        }
+        if let Some(class) = class {
+            class.inputs.push(FirstRecord {
+                issued: logged.issued,
+                outputs_end: class.outputs.len(),
+                shape: logged.shape.clone().map(|shape| (shape, repeated.by)),
+            });
+            class.reused.instructions += logged.reused.instructions;
+            class.reused.lanes += logged.reused.lanes;
+            for &(site, loads, instructions, widest) in &logged.tally {
+                if class.tally.len() <= site {
+                    class.tally.resize(site + 1, (0, 0, 0));
+                }
+                let t = &mut class.tally[site];
+                t.0 += loads;
+                t.1 += instructions;
+                t.2 = t.2.max(widest);
+            }
         }
     }
 
@@ -588,7 +888,6 @@ impl RecordSink for BlockSink<'_> {
             leaders: warps.leaders.to_vec(),
             lead: warps.lead.to_vec(),
             classes,
-            tallies: (Vec::new(), Vec::new()),
         });
     }
 
@@ -622,7 +921,8 @@ impl RecordSink for BlockSink<'_> {
             .checked_sub(1)
             .map_or(0, |i| class.inputs[i].outputs_end);
         if first.issued {
-            profiler.record_moved(record, moved_record, first.shape.as_ref());
+            let shape = first.shape.as_ref().map(|(shape, from)| (&**shape, *from));
+            profiler.record_moved(record, moved_record, shape);
         }
         let outputs = class.outputs[start..first.outputs_end].iter();
         for ((output, measure), per_step) in outputs.zip(&class.moves[start..first.outputs_end]) {
@@ -910,6 +1210,8 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             profiler: &mut profiler,
             moved: None,
             spare_classes: &mut spare_classes,
+            iterations: Vec::new(),
+            tallies: (Vec::new(), Vec::new()),
         };
         // The interpreter stops a block that runs past what is left of the budget, and the
         // blocks' sum is checked after each block, so the whole run is bounded by the budget. A

@@ -47,7 +47,7 @@ pub mod uniformity;
 
 pub use interp::{
     move_lanes, run, BlockRun, BlockSelection, BlockStats, Dim3, Launch, MemRecord, MovedRecord,
-    RecordSink, RunConfig, Simulation, SiteMove, Value, WarpsAlike,
+    RecordSink, Repeated, RunConfig, Simulation, SiteMove, Value, WarpsAlike,
 };
 pub use sema::Program;
 pub use span::{Diagnostic, Span};
