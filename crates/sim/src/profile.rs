@@ -55,12 +55,13 @@
 //! when it hits and the sectors it touches with their bytes), which does not change when the
 //! access moves by a whole number of `SHAPE_MOVE_BYTES`, and its placing (the sectors new to the
 //! block, the round trips). A warp shown alike to its class's first warp (`kernel::interp`'s
-//! `warps`) reuses that warp's shapes, moved (`BlockProfiler::record_moved`).
+//! `warps`) reuses that warp's shapes, moved (`BlockProfiler::place_copy`), and so does a loop
+//! iteration skipped (`loops`).
 
 use crate::access::{AccessKind, Space, WarpAccess};
 use crate::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
 use crate::device::{Device, DramRows};
-use crate::kernel::{MemRecord, MovedRecord};
+use crate::kernel::MemRecord;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -587,44 +588,23 @@ impl BlockProfiler {
         self.shape = shape;
     }
 
-    /// Adds the access of a warp shown alike to the warp of `record` (`kernel::interp`'s
-    /// `warps`), where `moved` says: `record` moved. Where `shape` (`record_shape`'s, of
-    /// `record`) holds for the move, a whole number of `SHAPE_MOVE_BYTES`, the access makes the
-    /// same transactions, lines and passes at moved sectors, and only what depends on where it
-    /// lies (the sectors new to the block, the round trips they end) is counted anew. A shared
+    /// Adds an access of `warp` that copies another, moved (a warp shown alike to its leader, a
+    /// loop iteration skipped, `kernel::interp`'s `warps` and `loops`): `record` gives its kind
+    /// and order, and `shape` a shape of the same access measured `by` bytes away
+    /// (`record_shape`'s). Where `by` is a whole number of `SHAPE_MOVE_BYTES`, the access makes
+    /// the same transactions, lines and passes at moved sectors, and only what depends on where
+    /// it lies (the sectors new to the block, the round trips they end) is counted anew. A shared
     /// or constant access other than an atomic counts only that its warp ran, since the profile
-    /// does not look at where it lies. Any other access is made and recorded as any record.
-    /// `shape` comes with how far `record` lies from the access it was measured of.
-    pub fn record_moved(
-        &mut self,
-        record: &MemRecord,
-        moved: &MovedRecord,
-        shape: Option<(&RecordShape, i64)>,
-    ) {
-        let shape = shape.map(|(shape, from)| (shape, from.wrapping_add(moved.by)));
-        self.record_placed(record, moved.warp, shape, || moved.of(record));
-    }
-
-    /// Adds a record of a loop iteration its warp skipped (`kernel::interp`'s `loops`), as
-    /// `record_moved` adds a warp's: `shape` is the one of the record it repeats, with how far
-    /// `record` lies from that record.
-    pub fn record_repeated(&mut self, record: &MemRecord, shape: Option<(&RecordShape, i64)>) {
-        self.record_placed(record, record.warp, shape, || *record);
-    }
-
-    /// `record`, made by `warp` and lying `shape`'s bytes from the access `shape` was measured
-    /// of: its shape placed, or only its warp noted, or, for any other access, `whole()` added
-    /// as any record.
-    fn record_placed(
+    /// does not look at where it lies. False for any other access, which the caller adds whole.
+    pub fn place_copy(
         &mut self,
         record: &MemRecord,
         warp: u32,
         shape: Option<(&RecordShape, i64)>,
-        whole: impl FnOnce() -> MemRecord,
-    ) {
+    ) -> bool {
         let access = &record.access;
         if access.n_active() == 0 {
-            return;
+            return true;
         }
         let placeless = matches!(access.space, Space::Shared | Space::Constant)
             && access.kind != AccessKind::Atomic;
@@ -632,16 +612,18 @@ impl BlockProfiler {
             Some((shape, by)) if by % SHAPE_MOVE_BYTES == 0 => {
                 let warp = self.enter(warp);
                 self.place(record, warp, shape, by / SECTOR_BYTES as i64);
+                true
             }
             _ if placeless => {
                 self.enter(warp);
+                true
             }
-            _ => self.record(&whole()),
+            _ => false,
         }
     }
 
     /// Adds `record` as `BlockProfiler::record` does, and gives what of it holds wherever it
-    /// lies, for the warps shown alike to its warp (`record_moved`): `None` for what has no such
+    /// lies, for the copies of it (`place_copy`): `None` for what has no such
     /// shape (shared, constant and local accesses, atomics, and any access on a device whose
     /// DRAM rows are counted, as rows do depend on where the access lies).
     pub fn record_shape(&mut self, record: &MemRecord) -> Option<RecordShape> {

@@ -62,7 +62,8 @@ use crate::kernel::{
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::profile::{
-    BlockProfiler, MemoryProfile, ProfileBuilder, RecordShape, TouchedRange, TouchedSectors,
+    BlockProfiler, IntegerHashMap, MemoryProfile, ProfileBuilder, RecordShape, TouchedRange,
+    TouchedSectors, SHAPE_MOVE_BYTES,
 };
 use crate::sampling::{self, BlockClass, EdgePosition};
 use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTrace};
@@ -325,6 +326,44 @@ struct BlockSink<'a> {
     /// The fuser's tally before and after a logged record, kept between records so that none
     /// allocates.
     tallies: (Tally, Tally),
+    /// The shapes measured of copies at other alignments (`profile_copy`).
+    shapes: ShapeCopies,
+}
+
+/// Per shape a copy was made of (by its place in memory, the `Rc` kept alive here) and the
+/// copy's alignment (its move modulo `SHAPE_MOVE_BYTES`): the shape measured of a copy so
+/// aligned, and that copy's move.
+type ShapeCopies = IntegerHashMap<(usize, i64), (Rc<RecordShape>, Rc<RecordShape>, i64)>;
+
+/// Adds to the profiler the access of `warp` that copies the access `origin` was measured of,
+/// moved by `by` bytes (`record` gives its kind and order; `whole` makes it): placed where the
+/// move keeps the shape (`BlockProfiler::place_copy`), else placed as a copy of the same
+/// alignment was (the tiled matmul's warps move by 8,000 bytes, so every fourth lines up with
+/// the first, and every iteration of its loop moves by whole lines), else measured and kept.
+fn profile_copy(
+    profiler: &mut BlockProfiler,
+    shapes: &mut ShapeCopies,
+    (record, warp): (&MemRecord, u32),
+    origin: Option<&Rc<RecordShape>>,
+    by: i64,
+    whole: impl FnOnce() -> MemRecord,
+) {
+    if profiler.place_copy(record, warp, origin.map(|shape| (&**shape, by))) {
+        return;
+    }
+    let Some(origin) = origin else {
+        profiler.record(&whole());
+        return;
+    };
+    let key = (Rc::as_ptr(origin) as usize, by.rem_euclid(SHAPE_MOVE_BYTES));
+    if let Some((_, shape, at)) = shapes.get(&key) {
+        if profiler.place_copy(record, warp, Some((shape, by - at))) {
+            return;
+        }
+    }
+    if let Some(shape) = profiler.record_shape(&whole()) {
+        shapes.insert(key, (origin.clone(), Rc::new(shape), by));
+    }
 }
 
 /// What the compiler effects and the counting made of the records of a loop iteration a warp
@@ -778,12 +817,20 @@ impl RecordSink for BlockSink<'_> {
             profiler,
             moved,
             iterations,
+            shapes,
             ..
         } = self;
         let log = &iterations[i];
         let logged = &log.records[repeated.index];
         if logged.issued {
-            profiler.record_repeated(record, logged.shape.as_deref().map(|s| (s, repeated.by)));
+            profile_copy(
+                profiler,
+                shapes,
+                (record, record.warp),
+                logged.shape.as_ref(),
+                repeated.by,
+                || *record,
+            );
         }
         if let Some(reuse) = reuse.as_deref_mut() {
             reuse.add_reused(logged.reused);
@@ -909,6 +956,7 @@ impl RecordSink for BlockSink<'_> {
             counting,
             profiler,
             moved,
+            shapes,
             ..
         } = self;
         let Some(moved) = moved.as_ref() else {
@@ -921,8 +969,18 @@ impl RecordSink for BlockSink<'_> {
             .checked_sub(1)
             .map_or(0, |i| class.inputs[i].outputs_end);
         if first.issued {
-            let shape = first.shape.as_ref().map(|(shape, from)| (&**shape, *from));
-            profiler.record_moved(record, moved_record, shape);
+            let (origin, from) = first
+                .shape
+                .as_ref()
+                .map_or((None, 0), |(shape, from)| (Some(shape), *from));
+            profile_copy(
+                profiler,
+                shapes,
+                (record, warp),
+                origin,
+                from.wrapping_add(moved_record.by),
+                || moved_record.of(record),
+            );
         }
         let outputs = class.outputs[start..first.outputs_end].iter();
         for ((output, measure), per_step) in outputs.zip(&class.moves[start..first.outputs_end]) {
@@ -1212,6 +1270,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             spare_classes: &mut spare_classes,
             iterations: Vec::new(),
             tallies: (Vec::new(), Vec::new()),
+            shapes: ShapeCopies::default(),
         };
         // The interpreter stops a block that runs past what is left of the budget, and the
         // blocks' sum is checked after each block, so the whole run is bounded by the budget. A
