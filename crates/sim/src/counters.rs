@@ -214,32 +214,40 @@ impl Counters {
     /// Adds an access that `measure` measured: `access` itself, or the same access moved as
     /// `AccessMeasure::holds_when_moved` allows (its space, kind and width are what count).
     pub fn add_measure(&mut self, access: &WarpAccess, measure: &AccessMeasure) {
+        self.add_measure_times(access, measure, 1);
+    }
+
+    /// Adds `times` accesses that `measure` measured (the iterations of a loop skipped alike,
+    /// `simulate`). Every count is a whole number, which a double holds exactly below 2^53, so
+    /// this adds the same as `times` calls of `add_measure`.
+    pub fn add_measure_times(&mut self, access: &WarpAccess, measure: &AccessMeasure, times: u64) {
+        let t = times as f64;
         let cost = &measure.cost;
-        let requests = f64::from(cost.requests);
-        let sectors = f64::from(cost.sectors);
+        let requests = f64::from(cost.requests) * t;
+        let sectors = f64::from(cost.sectors) * t;
         match access.space {
             Space::Shared => {
                 self.shared_bytes_requested +=
-                    f64::from(measure.n_active) * f64::from(access.width.bytes());
+                    f64::from(measure.n_active) * f64::from(access.width.bytes()) * t;
                 match access.kind {
                     AccessKind::Load => {
-                        self.shared_ld_instructions += 1.0;
-                        self.shared_ld_wavefronts += f64::from(cost.wavefronts);
-                        self.shared_ld_bank_conflicts += f64::from(cost.bank_conflicts);
+                        self.shared_ld_instructions += t;
+                        self.shared_ld_wavefronts += f64::from(cost.wavefronts) * t;
+                        self.shared_ld_bank_conflicts += f64::from(cost.bank_conflicts) * t;
                     }
                     AccessKind::Store => {
-                        self.shared_st_instructions += 1.0;
-                        self.shared_st_wavefronts += f64::from(cost.wavefronts);
-                        self.shared_st_bank_conflicts += f64::from(cost.bank_conflicts);
+                        self.shared_st_instructions += t;
+                        self.shared_st_wavefronts += f64::from(cost.wavefronts) * t;
+                        self.shared_st_bank_conflicts += f64::from(cost.bank_conflicts) * t;
                     }
                     // Shared atomics are counted apart, as Nsight Compute does; their wavefronts
                     // are not part of the load and store counters.
-                    AccessKind::Atomic => self.shared_atomic_instructions += 1.0,
+                    AccessKind::Atomic => self.shared_atomic_instructions += t,
                 }
             }
             Space::Global => {
-                self.global_bytes_requested += measure.bytes_requested as f64;
-                self.global_bytes_moved += measure.bytes_moved as f64;
+                self.global_bytes_requested += measure.bytes_requested as f64 * t;
+                self.global_bytes_moved += measure.bytes_moved as f64 * t;
                 match access.kind {
                     AccessKind::Load => {
                         self.global_ld_requests += requests;
@@ -267,8 +275,8 @@ impl Counters {
                 }
             },
             Space::Constant => {
-                self.constant_requests += 1.0;
-                self.constant_serialized_accesses += f64::from(measure.distinct_addresses);
+                self.constant_requests += t;
+                self.constant_serialized_accesses += f64::from(measure.distinct_addresses) * t;
             }
         }
     }

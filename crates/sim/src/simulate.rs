@@ -301,8 +301,14 @@ impl Counting<'_> {
     /// not change: for a record of a warp other than the traced one (only its space, kind,
     /// width and site are read).
     fn count_untraced(&mut self, record: &MemRecord, measure: &AccessMeasure) {
-        self.counters.add_measure(&record.access, measure);
-        self.lines.add(record, &measure.cost);
+        self.count_untraced_times(record, measure, 1);
+    }
+
+    /// Counts `times` records like `record` (the iterations of a loop skipped alike).
+    fn count_untraced_times(&mut self, record: &MemRecord, measure: &AccessMeasure, times: u64) {
+        self.counters
+            .add_measure_times(&record.access, measure, times);
+        self.lines.add_times(record, &measure.cost, times);
     }
 }
 
@@ -396,6 +402,10 @@ struct LoggedRecord {
     /// that changed.
     reused: ReusedLoads,
     tally: Vec<(usize, u64, u64, u32)>,
+    /// Whether the records that repeat it in the iterations skipped are counted at once, when
+    /// the first of them comes: every record it counted keeps its measure moved by an
+    /// iteration, and so by any number of them.
+    batched: bool,
     /// Its place, kind and fences, for `repeats_begin`'s checks.
     span: Span,
     space: Space,
@@ -449,6 +459,10 @@ struct FirstRecord {
     /// the record lies from the access it was measured of (a record of a loop iteration its
     /// warp skipped reuses the iteration's).
     shape: Option<(Rc<RecordShape>, i64)>,
+    /// For a record of a loop iteration skipped whose records are counted at once
+    /// (`LoggedRecord::batched`): how many iterations the warps it stands for count with it, 0
+    /// where an earlier iteration's counted them.
+    counted: Option<u64>,
 }
 
 impl MovedClass {
@@ -671,6 +685,7 @@ impl RecordSink for BlockSink<'_> {
                 shape: shape.clone(),
                 reused,
                 tally: tally_changes(&before, &after),
+                batched: false,
                 span: record.span,
                 space: record.access.space,
                 kind: record.access.kind,
@@ -687,6 +702,7 @@ impl RecordSink for BlockSink<'_> {
                 issued,
                 outputs_end: class.outputs.len(),
                 shape: shape.map(|shape| (shape, 0)),
+                counted: None,
             });
             class.reused.instructions += reused.instructions;
             class.reused.lanes += reused.lanes;
@@ -820,8 +836,42 @@ impl RecordSink for BlockSink<'_> {
             shapes,
             ..
         } = self;
+        // The iterations this path takes are 1 to `iterations - 1`: at the first, a record whose
+        // counted records all keep their measure counts for all of them.
+        let first_of_batch = repeated.iteration == 1;
+        let times = repeated.iterations - 1;
+        let log = &mut iterations[i];
+        let start = repeated
+            .index
+            .checked_sub(1)
+            .map_or(0, |k| log.records[k].outputs_end);
+        let end = log.records[repeated.index].outputs_end;
+        let site_move = |site_moves: &[SiteMove], output: &MemRecord| {
+            site_moves
+                .iter()
+                .find(|site| site.holds(output))
+                .map_or(0, |site| site.bytes_per_step)
+        };
+        if first_of_batch {
+            let all_kept = log.outputs[start..end].iter().all(|(output, measure)| {
+                measure.is_none()
+                    || AccessMeasure::holds_when_moved(
+                        &output.access,
+                        site_move(&log.site_moves, output),
+                        counting.device,
+                    )
+            });
+            log.records[repeated.index].batched = all_kept && times > 1;
+        }
         let log = &iterations[i];
         let logged = &log.records[repeated.index];
+        let batched = logged.batched;
+        // How many times this warp counts a record here: once, all the batch's, or none.
+        let count_times = match (batched, first_of_batch) {
+            (false, _) => 1,
+            (true, true) => times,
+            (true, false) => 0,
+        };
         if logged.issued {
             profile_copy(
                 profiler,
@@ -839,24 +889,19 @@ impl RecordSink for BlockSink<'_> {
             fuser.add_tally_at(&logged.tally);
         }
         let mut class = leader.and_then(|j| moved.as_mut().map(|moved| &mut moved.classes[j]));
-        let start = repeated
-            .index
-            .checked_sub(1)
-            .map_or(0, |k| log.records[k].outputs_end);
         let iteration = repeated.iteration as i64;
-        for (output, measure) in &log.outputs[start..logged.outputs_end] {
-            let by = log
-                .site_moves
-                .iter()
-                .find(|site| site.holds(output))
-                .map_or(0, |site| site.bytes_per_step)
-                .wrapping_mul(iteration);
+        for (output, measure) in &log.outputs[start..end] {
+            let by = site_move(&log.site_moves, output).wrapping_mul(iteration);
             let kept = measure
                 .filter(|_| AccessMeasure::holds_when_moved(&output.access, by, counting.device));
             match (kept, class.as_deref_mut()) {
                 // Moved so that every rule sees it alike, the access counts as the one it
                 // repeats; where it lies is needed by no one.
-                (Some(measure), None) => counting.count_untraced(output, &measure),
+                (Some(measure), None) => {
+                    if count_times > 0 {
+                        counting.count_untraced_times(output, &measure, count_times);
+                    }
+                }
                 (kept, class) => {
                     let mut moved_output = *output;
                     kernel::move_lanes(&mut moved_output.access, by);
@@ -864,8 +909,8 @@ impl RecordSink for BlockSink<'_> {
                         measure
                             .and_then(|_| AccessMeasure::of(&moved_output.access, counting.device))
                     });
-                    if let Some(measure) = &measure {
-                        counting.count_untraced(&moved_output, measure);
+                    if let (Some(measure), true) = (&measure, count_times > 0) {
+                        counting.count_untraced_times(&moved_output, measure, count_times);
                     }
                     if let Some(class) = class {
                         class.moves.push(class.move_of(&moved_output));
@@ -879,6 +924,7 @@ impl RecordSink for BlockSink<'_> {
                 issued: logged.issued,
                 outputs_end: class.outputs.len(),
                 shape: logged.shape.clone().map(|shape| (shape, repeated.by)),
+                counted: batched.then_some(count_times),
             });
             class.reused.instructions += logged.reused.instructions;
             class.reused.lanes += logged.reused.lanes;
@@ -991,7 +1037,13 @@ impl RecordSink for BlockSink<'_> {
                 Some(measure)
                     if AccessMeasure::holds_when_moved(&output.access, by, counting.device) =>
                 {
-                    counting.count_untraced(output, measure)
+                    // A record of a skipped iteration counted at once counts for all the
+                    // iterations of the batch at its first, and not again.
+                    match first.counted {
+                        None => counting.count_untraced(output, measure),
+                        Some(0) => {}
+                        Some(times) => counting.count_untraced_times(output, measure, times),
+                    }
                 }
                 _ => {
                     let mut output = *output;

@@ -226,8 +226,9 @@ pub(crate) struct LineTally {
 }
 
 impl LineTally {
-    /// Adds one counted record of the current block, with what it cost.
-    pub(crate) fn add(&mut self, record: &MemRecord, cost: &AccessCost) {
+    /// Adds `times` counted records like `record` of the current block (1, or the iterations of
+    /// a loop skipped alike), with what each cost.
+    pub(crate) fn add_times(&mut self, record: &MemRecord, cost: &AccessCost, times: u64) {
         if !has_sites(record.access.space) {
             return;
         }
@@ -251,11 +252,11 @@ impl LineTally {
         };
         self.last = Some(index);
         let counts = &mut self.block[index];
-        counts.instructions += 1;
-        counts.wavefronts += u64::from(cost.wavefronts);
-        counts.bank_conflicts += u64::from(cost.bank_conflicts);
-        counts.requests += u64::from(cost.requests);
-        counts.sectors += u64::from(cost.sectors);
+        counts.instructions += times;
+        counts.wavefronts += u64::from(cost.wavefronts) * times;
+        counts.bank_conflicts += u64::from(cost.bank_conflicts) * times;
+        counts.requests += u64::from(cost.requests) * times;
+        counts.sectors += u64::from(cost.sectors) * times;
     }
 
     /// Adds the current block's sums `scale` times (the blocks of its class) and starts the next.
@@ -390,7 +391,7 @@ mod tests {
         let mut tally = LineTally::default();
         for record in records {
             if let Some(cost) = counters.record_cost(&record.access, &device) {
-                tally.add(record, &cost);
+                tally.add_times(record, &cost, 1);
             }
         }
         tally.finish_block(scale);
