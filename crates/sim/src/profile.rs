@@ -622,6 +622,12 @@ impl BlockProfiler {
         }
     }
 
+    /// Notes that `warp` ran, for an access the profile does not look at where it lies (a copy
+    /// `place_copy` would only note).
+    pub fn note_warp(&mut self, warp: u32) {
+        self.enter(warp);
+    }
+
     /// Adds `record` as `BlockProfiler::record` does, and gives what of it holds wherever it
     /// lies, for the copies of it (`place_copy`): `None` for what has no such
     /// shape (shared, constant and local accesses, atomics, and any access on a device whose

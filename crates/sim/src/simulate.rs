@@ -341,6 +341,31 @@ struct BlockSink<'a> {
 /// aligned, and that copy's move.
 type ShapeCopies = IntegerHashMap<(usize, i64), (Rc<RecordShape>, Rc<RecordShape>, i64)>;
 
+/// What the profiler makes of the copies of a record (`profile_copy`), decided once from the
+/// record: nothing for one with no active lane, its warp only for a shared or constant access
+/// other than an atomic, else the copy placed or made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CopyKind {
+    Nothing,
+    WarpOnly,
+    Placed,
+}
+
+impl CopyKind {
+    fn of(record: &MemRecord) -> CopyKind {
+        let access = &record.access;
+        if access.n_active() == 0 {
+            CopyKind::Nothing
+        } else if matches!(access.space, Space::Shared | Space::Constant)
+            && access.kind != AccessKind::Atomic
+        {
+            CopyKind::WarpOnly
+        } else {
+            CopyKind::Placed
+        }
+    }
+}
+
 /// Adds to the profiler the access of `warp` that copies the access `origin` was measured of,
 /// moved by `by` bytes (`record` gives its kind and order; `whole` makes it): placed where the
 /// move keeps the shape (`BlockProfiler::place_copy`), else placed as a copy of the same
@@ -349,11 +374,19 @@ type ShapeCopies = IntegerHashMap<(usize, i64), (Rc<RecordShape>, Rc<RecordShape
 fn profile_copy(
     profiler: &mut BlockProfiler,
     shapes: &mut ShapeCopies,
-    (record, warp): (&MemRecord, u32),
+    (record, warp, kind): (&MemRecord, u32, CopyKind),
     origin: Option<&Rc<RecordShape>>,
     by: i64,
     whole: impl FnOnce() -> MemRecord,
 ) {
+    match kind {
+        CopyKind::Nothing => return,
+        CopyKind::WarpOnly => {
+            profiler.note_warp(warp);
+            return;
+        }
+        CopyKind::Placed => {}
+    }
     if profiler.place_copy(record, warp, origin.map(|shape| (&**shape, by))) {
         return;
     }
@@ -406,6 +439,7 @@ struct LoggedRecord {
     /// the first of them comes: every record it counted keeps its measure moved by an
     /// iteration, and so by any number of them.
     batched: bool,
+    copy: CopyKind,
     /// Its place, kind and fences, for `repeats_begin`'s checks.
     span: Span,
     space: Space,
@@ -439,9 +473,11 @@ struct MovedClass {
     site_moves: Vec<SiteMove>,
     inputs: Vec<FirstRecord>,
     /// The records counted while the leader's went through the fuser, with what each added,
-    /// and `moves`, how far each moves per step (its site's move, looked up once).
+    /// and `moves`, how far each moves per step (its site's move, looked up once) and how far the
+    /// leader's record lies from the one kept (a record of a loop iteration skipped is kept as
+    /// the iteration's record it repeats, where the measure holds for the move).
     outputs: Vec<(MemRecord, Option<AccessMeasure>)>,
-    moves: Vec<i64>,
+    moves: Vec<(i64, i64)>,
     /// What the fuser emitted for the leader at the end of the block.
     finished: Vec<MemRecord>,
     reused: ReusedLoads,
@@ -463,6 +499,7 @@ struct FirstRecord {
     /// (`LoggedRecord::batched`): how many iterations the warps it stands for count with it, 0
     /// where an earlier iteration's counted them.
     counted: Option<u64>,
+    copy: CopyKind,
 }
 
 impl MovedClass {
@@ -686,6 +723,7 @@ impl RecordSink for BlockSink<'_> {
                 reused,
                 tally: tally_changes(&before, &after),
                 batched: false,
+                copy: CopyKind::of(record),
                 span: record.span,
                 space: record.access.space,
                 kind: record.access.kind,
@@ -695,7 +733,7 @@ impl RecordSink for BlockSink<'_> {
         if let (Some(j), Some(moved)) = (leader, self.moved.as_mut()) {
             let class = &mut moved.classes[j];
             for output in &outputs[class.moves.len()..] {
-                class.moves.push(class.move_of(&output.0));
+                class.moves.push((class.move_of(&output.0), 0));
             }
             class.outputs = outputs;
             class.inputs.push(FirstRecord {
@@ -703,6 +741,7 @@ impl RecordSink for BlockSink<'_> {
                 outputs_end: class.outputs.len(),
                 shape: shape.map(|shape| (shape, 0)),
                 counted: None,
+                copy: CopyKind::of(record),
             });
             class.reused.instructions += reused.instructions;
             class.reused.lanes += reused.lanes;
@@ -876,7 +915,7 @@ impl RecordSink for BlockSink<'_> {
             profile_copy(
                 profiler,
                 shapes,
-                (record, record.warp),
+                (record, record.warp, logged.copy),
                 logged.shape.as_ref(),
                 repeated.by,
                 || *record,
@@ -896,24 +935,27 @@ impl RecordSink for BlockSink<'_> {
                 .filter(|_| AccessMeasure::holds_when_moved(&output.access, by, counting.device));
             match (kept, class.as_deref_mut()) {
                 // Moved so that every rule sees it alike, the access counts as the one it
-                // repeats; where it lies is needed by no one.
-                (Some(measure), None) => {
+                // repeats; where it lies is needed by no one, and the warps shown alike to this
+                // one find it from the record repeated.
+                (Some(measure), class) => {
                     if count_times > 0 {
                         counting.count_untraced_times(output, &measure, count_times);
                     }
+                    if let Some(class) = class {
+                        class.moves.push((class.move_of(output), by));
+                        class.outputs.push((*output, Some(measure)));
+                    }
                 }
-                (kept, class) => {
+                (None, class) => {
                     let mut moved_output = *output;
                     kernel::move_lanes(&mut moved_output.access, by);
-                    let measure = kept.or_else(|| {
-                        measure
-                            .and_then(|_| AccessMeasure::of(&moved_output.access, counting.device))
-                    });
+                    let measure = measure
+                        .and_then(|_| AccessMeasure::of(&moved_output.access, counting.device));
                     if let (Some(measure), true) = (&measure, count_times > 0) {
                         counting.count_untraced_times(&moved_output, measure, count_times);
                     }
                     if let Some(class) = class {
-                        class.moves.push(class.move_of(&moved_output));
+                        class.moves.push((class.move_of(&moved_output), 0));
                         class.outputs.push((moved_output, measure));
                     }
                 }
@@ -925,6 +967,7 @@ impl RecordSink for BlockSink<'_> {
                 outputs_end: class.outputs.len(),
                 shape: logged.shape.clone().map(|shape| (shape, repeated.by)),
                 counted: batched.then_some(count_times),
+                copy: logged.copy,
             });
             class.reused.instructions += logged.reused.instructions;
             class.reused.lanes += logged.reused.lanes;
@@ -1022,14 +1065,16 @@ impl RecordSink for BlockSink<'_> {
             profile_copy(
                 profiler,
                 shapes,
-                (record, warp),
+                (record, warp, first.copy),
                 origin,
                 from.wrapping_add(moved_record.by),
                 || moved_record.of(record),
             );
         }
         let outputs = class.outputs[start..first.outputs_end].iter();
-        for ((output, measure), per_step) in outputs.zip(&class.moves[start..first.outputs_end]) {
+        for ((output, measure), &(per_step, lies)) in
+            outputs.zip(&class.moves[start..first.outputs_end])
+        {
             let by = per_step * q;
             match measure {
                 // Moved so that every rule sees it alike, the access counts as the leader's,
@@ -1048,7 +1093,7 @@ impl RecordSink for BlockSink<'_> {
                 _ => {
                     let mut output = *output;
                     output.warp = warp;
-                    kernel::move_lanes(&mut output.access, by);
+                    kernel::move_lanes(&mut output.access, by.wrapping_add(lies));
                     counting.count(&output);
                 }
             }
