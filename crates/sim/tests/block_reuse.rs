@@ -412,7 +412,7 @@ fn tiled_matmuls_with_fused_and_reused_loads_count_the_same_with_warps_shown_ali
 }
 
 #[test]
-fn a_guarded_matmul_whose_last_tile_splits_the_warps_runs_two_leaders_a_block() {
+fn a_guarded_matmul_whose_last_tile_splits_the_warps_runs_two_leaders_a_block_through_two_phases() {
     // With n = 200 in tiles of 16 the last phase reads rows 192 to 207 of `b`: the first four
     // warps of every block (rows 192 to 199) read them, the last four (rows 200 to 207) store
     // zeros instead. Warp 0 leads warps 1 to 3 and warp 4 leads warps 5 to 7; the totals are
@@ -429,6 +429,14 @@ fn a_guarded_matmul_whose_last_tile_splits_the_warps_runs_two_leaders_a_block() 
         .map(|b| b.warps_shown_alike)
         .collect();
     assert!(shown_alike.iter().all(|&w| w == 6), "{shown_alike:?}");
+    // Its 13 phases move the tiles alike up to the last, partly outside the matrix: each leader
+    // runs the first phase, skips the next 11 and runs the last.
+    let skipped: Vec<u64> = reused
+        .sampled_blocks
+        .iter()
+        .map(|b| b.iterations_skipped)
+        .collect();
+    assert!(skipped.iter().all(|&i| i == 2 * 11), "{skipped:?}");
 }
 
 const MATMUL: &str = include_str!("../../../www/kernels/matmul.cu");

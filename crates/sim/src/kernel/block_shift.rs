@@ -1915,4 +1915,139 @@ mod tests {
             None,
         );
     }
+
+    /// What `analyze_loop` proves of the first loop of kernel `k` in `source` that no other
+    /// loop encloses (launched as `analyzed` says): the accesses that move, as (line, bytes per
+    /// iteration) in the order of their lines, and how many guards the iterations check; `None`
+    /// when its iterations are not shown alike.
+    fn check_loop(source: &str, expected: Option<(&[(u32, i64)], usize)>) {
+        let program = compile(source, &[]).expect("the kernel compiles");
+        let function = &program.functions[program.kernel_index("k").expect("the kernel")];
+        let (_, constants) = launch_of(&program, function);
+        let begin = function
+            .code
+            .iter()
+            .position(|op| matches!(op, Op::LoopBegin { .. }))
+            .expect("a loop");
+        let found = analyze_loop(function, &constants, begin).map(|proof| {
+            let moves: Vec<(u32, i64)> = proof
+                .site_shifts
+                .iter()
+                .filter(|site| site.bytes_per_step != 0)
+                .map(|site| (site.span.line, site.bytes_per_step))
+                .collect();
+            (moves, proof.guards.len())
+        });
+        let expected = expected.map(|(moves, guards)| (moves.to_vec(), guards));
+        assert_eq!(found, expected, "{source}");
+    }
+
+    #[test]
+    fn each_phase_of_the_guarded_tiled_matmul_moves_a_tile_along_a_and_down_b() {
+        // With n = 1024: a tile of `a` 16 floats further each phase, one of `b` 16 rows
+        // further down; the loop's test and both bounds checks are the guards.
+        check_loop(
+            "#define TILE_WIDTH 16
+             __global__ void k(const float* a, const float* b, float* c, int n) {
+               __shared__ float sa[TILE_WIDTH][TILE_WIDTH];
+               __shared__ float sb[TILE_WIDTH][TILE_WIDTH];
+               int tx = threadIdx.x, ty = threadIdx.y;
+               int row = blockIdx.y * TILE_WIDTH + ty, col = blockIdx.x * TILE_WIDTH + tx;
+               float r = 0;
+               for (int p = 0; p < (n + TILE_WIDTH - 1) / TILE_WIDTH; ++p) {
+                 if (row < n && p * TILE_WIDTH + tx < n) {
+                   sa[ty][tx] = a[row * n + p * TILE_WIDTH + tx];
+                 } else {
+                   sa[ty][tx] = 0.0f;
+                 }
+                 if (p * TILE_WIDTH + ty < n && col < n) {
+                   sb[ty][tx] = b[(p * TILE_WIDTH + ty) * n + col];
+                 } else {
+                   sb[ty][tx] = 0.0f;
+                 }
+                 __syncthreads();
+                 for (int k = 0; k < TILE_WIDTH; ++k) r += sa[ty][k] * sb[k][tx];
+                 __syncthreads();
+               }
+               if (row < n && col < n) c[row * n + col] = r;
+             }",
+            Some((&[(10, 64), (15, 16 * 1024 * 4)], 3)),
+        );
+    }
+
+    #[test]
+    fn an_accumulator_carries_data_but_no_address() {
+        check_loop(
+            "__global__ void k(const float* a, float* out, int n) {
+               float r = 0;
+               for (int k = 0; k < n; ++k) r += a[threadIdx.x * n + k];
+               out[threadIdx.x] = r;
+             }",
+            Some((&[(3, 4)], 1)),
+        );
+    }
+
+    #[test]
+    fn a_grid_stride_loop_steps_by_the_whole_grid() {
+        // 64 blocks of 16 x 16 threads along x: 1,024 elements an iteration.
+        check_loop(
+            "__global__ void k(const float* a, float* out, int n) {
+               for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+                    i += blockDim.x * gridDim.x) {
+                 out[i] = a[i];
+               }
+             }",
+            Some((&[(4, 4096), (4, 4096)], 1)),
+        );
+    }
+
+    #[test]
+    fn a_doubling_step_is_no_constant_step() {
+        check_loop(
+            "__global__ void k(float* out, int n) {
+               for (int j = 1; j < n; j *= 2) out[j] = 0.0f;
+             }",
+            None,
+        );
+    }
+
+    #[test]
+    fn a_register_the_loop_assigns_is_not_an_address_after_it() {
+        // A warp that skips iterations 1 and 2 leaves `last` at 0 where a full run leaves 2.
+        check_loop(
+            "__global__ void k(float* out) {
+               int last = 0;
+               for (int j = 0; j < 8; ++j) {
+                 if (j < 3) last = j;
+               }
+               out[last] = 1.0f;
+             }",
+            None,
+        );
+    }
+
+    #[test]
+    fn a_loop_that_breaks_is_not_shown_alike() {
+        check_loop(
+            "__global__ void k(const float* a, float* out, int n) {
+               for (int j = 0; j < n; ++j) {
+                 if (j > threadIdx.x) break;
+                 out[j] = a[j];
+               }
+             }",
+            None,
+        );
+    }
+
+    #[test]
+    fn a_branch_on_loaded_data_in_the_loop_is_not_shown_alike() {
+        check_loop(
+            "__global__ void k(const float* a, float* out, int n) {
+               for (int j = 0; j < n; ++j) {
+                 if (a[j] > 0.5f) out[j] = 1.0f;
+               }
+             }",
+            None,
+        );
+    }
 }
