@@ -788,17 +788,14 @@ impl RecordSink for BlockSink<'_> {
         else {
             return;
         };
-        let traced = self.traced(self.iterations[i].block, warp);
         let fuser_clean = self
             .fuser
             .as_deref()
             .is_none_or(|fuser| !fuser.has_pending(warp));
         let log = &mut self.iterations[i];
         log.logging = false;
-        // The traced warp passes every record through everything, in order; and the compiler
-        // effects must hold nothing at either end of the iteration, as below.
-        let mut reusable =
-            log.clean_start && fuser_clean && !traced && moves.len() == log.records.len();
+        // The compiler effects must hold nothing at either end of the iteration, as below.
+        let mut reusable = log.clean_start && fuser_clean && moves.len() == log.records.len();
         // Each place moves by one amount an iteration.
         for (record, &by) in log.records.iter().zip(moves) {
             let site = log.site_moves.iter().find(|site| {
@@ -865,6 +862,8 @@ impl RecordSink for BlockSink<'_> {
             return;
         };
         let leader = self.leader_of(record);
+        // The traced warp's counted records also go to the trace, each where it lies.
+        let traced = self.traced(record.block, record.warp);
         let BlockSink {
             counting,
             reuse,
@@ -941,6 +940,11 @@ impl RecordSink for BlockSink<'_> {
                     if count_times > 0 {
                         counting.count_untraced_times(output, &measure, count_times);
                     }
+                    if let (true, Some(trace)) = (traced, counting.trace.as_deref_mut()) {
+                        let mut moved_output = *output;
+                        kernel::move_lanes(&mut moved_output.access, by);
+                        trace.record(&moved_output);
+                    }
                     if let Some(class) = class {
                         class.moves.push((class.move_of(output), by));
                         class.outputs.push((*output, Some(measure)));
@@ -953,6 +957,9 @@ impl RecordSink for BlockSink<'_> {
                         .and_then(|_| AccessMeasure::of(&moved_output.access, counting.device));
                     if let (Some(measure), true) = (&measure, count_times > 0) {
                         counting.count_untraced_times(&moved_output, measure, count_times);
+                    }
+                    if let (true, Some(trace)) = (traced, counting.trace.as_deref_mut()) {
+                        trace.record(&moved_output);
                     }
                     if let Some(class) = class {
                         class.moves.push((class.move_of(&moved_output), 0));
