@@ -477,7 +477,7 @@ impl Simulation<'_> {
             }
         }
 
-        let Some(moves) = self.record_moves(classes, leaders, &log, records, &last_step) else {
+        let Some(moves) = self.record_moves(classes, leaders, &log, collected, &last_step) else {
             return Attempt::Refused;
         };
 
@@ -603,9 +603,10 @@ impl Simulation<'_> {
         classes: &WarpClasses,
         leaders: &[u32],
         log: &WarpLog,
-        records: &[MemRecord],
+        collected: &LeaderRecords,
         last_step: &[u32],
     ) -> Option<Vec<i64>> {
+        let records = &collected.records;
         let step = classes.step;
         let mut moves = vec![0i64; records.len()];
         match classes.site_shifts.as_deref() {
@@ -613,13 +614,20 @@ impl Simulation<'_> {
             Some(sites) => {
                 for (k, &leader) in leaders.iter().enumerate() {
                     for &(a, a_end) in &log.pieces[leader as usize] {
-                        for (record, by) in records[a..a_end].iter().zip(&mut moves[a..a_end]) {
+                        for at in a..a_end {
+                            let record = &records[at];
                             let key = (record.span, record.access.kind);
                             let site = sites
                                 .binary_search_by_key(&key, |site| (site.span, site.kind))
                                 .ok()?;
-                            *by = sites[site].bytes_per_step;
-                            if !self.moves_inside(record, *by, i64::from(last_step[k])) {
+                            let by = sites[site].bytes_per_step;
+                            moves[at] = by;
+                            // A record of a loop iteration skipped lies between the record it
+                            // repeats and the same record of the last iteration skipped, which
+                            // are checked: every lane moves alike, and an object is one range.
+                            let between = collected.repeated[at]
+                                .is_some_and(|repeated| repeated.iteration < repeated.iterations);
+                            if !between && !self.moves_inside(record, by, i64::from(last_step[k])) {
                                 return None;
                             }
                         }
