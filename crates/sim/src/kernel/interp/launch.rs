@@ -135,6 +135,14 @@ pub trait RecordSink {
     fn record_repeated(&mut self, record: &MemRecord, _repeated: &Repeated) {
         self.record(record);
     }
+
+    /// `record_repeated` given the record of the iteration run, `repeated`: a sink that keeps
+    /// records may make the repeating one where it keeps it (`Repeated::apply`).
+    fn record_repeated_from(&mut self, ran: &MemRecord, repeated: &Repeated) {
+        let mut record = *ran;
+        repeated.apply(&mut record);
+        self.record_repeated(&record, repeated);
+    }
 }
 
 /// A record of a loop iteration a warp skipped, as a record of the iteration it ran
@@ -143,11 +151,25 @@ pub trait RecordSink {
 pub struct Repeated {
     /// Which record of the iteration the warp ran.
     pub index: usize,
-    /// How far every lane lies from that record, in bytes.
+    /// How far every lane lies from that record, in bytes...
     pub by: i64,
+    /// ... and how many more loads and fences the warp has made before it.
+    pub loads: u32,
+    pub fences: u32,
     /// The skipped iteration: 1 for the one after the iteration run, up to `iterations`.
     pub iteration: u64,
     pub iterations: u64,
+}
+
+impl Repeated {
+    /// Makes the record of the iteration run into this one.
+    pub fn apply(&self, record: &mut MemRecord) {
+        super::warps::move_lanes(&mut record.access, self.by);
+        if record.order.sequence != 0 {
+            record.order.sequence = record.order.sequence.wrapping_add(self.loads);
+        }
+        record.fences_passed = record.fences_passed.wrapping_add(self.fences);
+    }
 }
 
 /// A record of a warp that did not run, as its leader's (`RecordSink::record_moved`).

@@ -464,29 +464,17 @@ impl Machine<'_, '_> {
             }
             let at = skipping.record;
             let iteration = skipping.iteration;
-            let mut record = watch.records[at];
-            move_lanes(
-                &mut record.access,
-                skipping.moves[at].wrapping_mul(iteration as i64),
-            );
-            if record.order.sequence != 0 {
-                record.order.sequence = record
-                    .order
-                    .sequence
-                    .wrapping_add((u64::from(skipping.loads) * iteration) as u32);
-            }
-            record.fences_passed = record
-                .fences_passed
-                .wrapping_add((u64::from(skipping.fences) * iteration) as u32);
-            self.sink.record_repeated(
-                &record,
-                &Repeated {
-                    index: at,
-                    by: skipping.moves[at].wrapping_mul(iteration as i64),
-                    iteration,
-                    iterations: skipping.iterations,
-                },
-            );
+            // Load sequences and fence counts fit in 32 bits for any run within the budget.
+            let repeated = Repeated {
+                index: at,
+                by: skipping.moves[at].wrapping_mul(iteration as i64),
+                loads: (u64::from(skipping.loads) * iteration) as u32,
+                fences: (u64::from(skipping.fences) * iteration) as u32,
+                iteration,
+                iterations: skipping.iterations,
+            };
+            self.sink
+                .record_repeated_from(&watch.records[at], &repeated);
             self.emitted += 1;
             skipping.record += 1;
         }

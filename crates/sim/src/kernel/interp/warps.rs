@@ -112,6 +112,14 @@ impl RecordSink for LeaderRecords {
         self.records.push(*record);
         self.repeated.push(Some(*repeated));
     }
+
+    fn record_repeated_from(&mut self, ran: &MemRecord, repeated: &Repeated) {
+        self.records.push(*ran);
+        if let Some(record) = self.records.last_mut() {
+            repeated.apply(record);
+        }
+        self.repeated.push(Some(*repeated));
+    }
 }
 
 /// Hands `sink` the notes `notes[*next..]` made by `warp` after `made` records.
