@@ -780,6 +780,13 @@ impl RecordSink for BlockSink<'_> {
         log.site_moves.clear();
     }
 
+    fn iterations_end(&mut self, warp: u32) {
+        // A warp that gave up skipping logs no more of its records.
+        for log in self.iterations.iter_mut().filter(|log| log.warp == warp) {
+            log.logging = false;
+        }
+    }
+
     fn repeats_begin(&mut self, warp: u32, moves: &[i64], fences: u32) {
         let Some(i) = self
             .iterations
@@ -2163,6 +2170,35 @@ mod tests {
         input.kernel = "g".to_string();
         let error = simulate(&input).expect_err("there is no kernel g");
         assert!(error.to_string().contains("no kernel named 'g'"), "{error}");
+    }
+
+    #[test]
+    fn an_endless_loop_whose_iterations_are_skipped_still_stops_at_the_budget() {
+        // Every iteration stores to the same place, so a warp skips as many as the budget
+        // holds, counting the steps they would take: one more, and the run stops as a full
+        // run does, at the loop.
+        let mut input = SimulationInput::new(
+            "__global__ void spin(float* out) {\n  for (int j = 0; ; ++j) out[threadIdx.x] = 1.0f;\n}",
+            "spin",
+            h100(),
+        );
+        input.buffers = vec![("out".to_string(), 128)];
+        input.step_budget = 10_000;
+        for sampling in [
+            BlockSampling::EdgeClasses,
+            BlockSampling::EdgeClassesEachRun,
+        ] {
+            let error = simulate(&SimulationInput {
+                sampling,
+                ..input.clone()
+            })
+            .expect_err("the loop never ends");
+            assert!(
+                matches!(error, SimulationError::StepBudget { .. }),
+                "{error}"
+            );
+            assert!(error.to_string().starts_with("2:"), "{error}");
+        }
     }
 
     #[test]

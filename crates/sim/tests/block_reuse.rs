@@ -8,7 +8,11 @@
 //! the same error. `EdgeClasses` also runs only one or two warps of each class of warps shown alike
 //! (`kernel::block_shift::analyze_warps`), which the generated blocks of 3 to 32 warps exercise:
 //! lanes that read their neighbour's tile entry within the warp or across warps, checks on the
-//! thread index, and the cc 1.x devices, whose DRAM rows see every moved record.
+//! thread index, and the cc 1.x devices, whose DRAM rows see every moved record. And its warps
+//! skip the loop iterations shown alike (`kernel::block_shift::analyze_loop`), which the
+//! generated loops exercise: tiles staged in shared memory phase by phase behind a bounds check
+//! that turns false part way, with two barriers a phase; a step down; and two loops that must not
+//! be skipped, or not past what they change (a doubling step, a register read after the loop).
 
 use memplay_sim::device::{a100, fermi, g80, gt200, h100};
 use memplay_sim::kernel::{Dim3, Value};

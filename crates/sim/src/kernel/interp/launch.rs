@@ -136,6 +136,10 @@ pub trait RecordSink {
         self.record(record);
     }
 
+    /// After the records of the iterations `warp` skipped, or where it gives up skipping: the
+    /// warp skips no more iterations of the loop it began one of (`iteration_begins`).
+    fn iterations_end(&mut self, _warp: u32) {}
+
     /// `record_repeated` given the record of the iteration run, `repeated`: a sink that keeps
     /// records may make the repeating one where it keeps it (`Repeated::apply`).
     fn record_repeated_from(&mut self, ran: &MemRecord, repeated: &Repeated) {

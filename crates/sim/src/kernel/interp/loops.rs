@@ -231,21 +231,23 @@ impl Machine<'_, '_> {
         (watch.steps + (self.steps - self.resumed.0), work)
     }
 
+    /// Ends the watch over the loop, telling the sink that the warp skips no more of it.
     fn stop_watching(&mut self) {
         self.watch = None;
         self.watch_head = usize::MAX;
         self.capturing = false;
+        self.sink.iterations_end(self.warp);
     }
 
     /// At the head of the watched loop (`flow.pc`): hands the next records of the iterations
     /// being skipped, or captures an iteration, or decides to skip the iterations after the one
     /// captured.
-    pub(super) fn at_loop_head(&mut self, flow: &Flow) -> Result<AtHead, Diagnostic> {
+    pub(super) fn at_loop_head(&mut self, flow: &Flow, span: Span) -> Result<AtHead, Diagnostic> {
         let Some(mut watch) = self.watch.take() else {
             self.stop_watching();
             return Ok(AtHead::Run);
         };
-        let result = self.loop_head(&mut watch, flow);
+        let result = self.loop_head(&mut watch, flow, span);
         if watch.done || result.is_err() {
             self.stop_watching();
         } else {
@@ -255,13 +257,18 @@ impl Machine<'_, '_> {
         result
     }
 
-    fn loop_head(&mut self, watch: &mut LoopWatch, flow: &Flow) -> Result<AtHead, Diagnostic> {
+    fn loop_head(
+        &mut self,
+        watch: &mut LoopWatch,
+        flow: &Flow,
+        span: Span,
+    ) -> Result<AtHead, Diagnostic> {
         if watch.skipping.is_some() {
             return Ok(self.hand_skipped(watch));
         }
         watch.heads += 1;
         if let Some(start) = watch.start.take() {
-            if let Some(skipping) = self.skip(watch, &start, flow)? {
+            if let Some(skipping) = self.skip(watch, &start, flow, span)? {
                 watch.skipping = Some(skipping);
                 return Ok(self.hand_skipped(watch));
             }
@@ -296,12 +303,14 @@ impl Machine<'_, '_> {
 
     /// After the captured iteration (`start` to now): how many iterations after it come out
     /// alike, and if any, skips them (the registers, work, steps and guard ranges they make),
-    /// leaving their records to `hand_skipped`.
+    /// leaving their records to `hand_skipped`. A run out of budget stops at the loop's test
+    /// (`span`).
     fn skip(
         &mut self,
         watch: &LoopWatch,
         start: &IterationStart,
         flow: &Flow,
+        span: Span,
     ) -> Result<Option<Skipping>, Diagnostic> {
         let plan = &self.loops[watch.plan];
         let mask = flow.mask;
@@ -379,7 +388,7 @@ impl Machine<'_, '_> {
             .steps
             .saturating_add(iteration_steps.saturating_mul(times));
         if self.steps > self.budget {
-            return Err(self.budget_error(Span::default()));
+            return Err(self.budget_error(span));
         }
         // Load sequences and fence counts fit in 32 bits for any run within the budget.
         let loads_skipped = u64::from(loads) * times;
@@ -447,6 +456,11 @@ impl Machine<'_, '_> {
         let Some(skipping) = watch.skipping.as_mut() else {
             return AtHead::Run;
         };
+        // An iteration that made no record and passed no barrier leaves nothing to hand.
+        if watch.records.is_empty() && watch.barriers.is_empty() {
+            watch.done = true;
+            return AtHead::Run;
+        }
         loop {
             if watch.barriers.get(skipping.barrier) == Some(&skipping.record) {
                 skipping.barrier += 1;

@@ -222,7 +222,7 @@ impl Machine<'_, '_> {
         loop {
             let pc = flow.pc;
             if pc == self.watch_head && self.call_depth == 0 {
-                if let AtHead::Barrier = self.at_loop_head(flow)? {
+                if let AtHead::Barrier = self.at_loop_head(flow, func.spans[pc])? {
                     return Ok(Stop::Barrier);
                 }
             }

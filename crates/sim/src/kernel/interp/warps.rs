@@ -79,6 +79,7 @@ pub(super) struct LeaderRecords {
 enum LoopNote {
     IterationBegins,
     RepeatsBegin { moves: Vec<i64>, fences: u32 },
+    IterationsEnd,
 }
 
 impl LeaderRecords {
@@ -98,6 +99,11 @@ impl RecordSink for LeaderRecords {
     fn iteration_begins(&mut self, warp: u32) {
         self.notes
             .push((self.records.len(), warp, LoopNote::IterationBegins));
+    }
+
+    fn iterations_end(&mut self, warp: u32) {
+        self.notes
+            .push((self.records.len(), warp, LoopNote::IterationsEnd));
     }
 
     fn repeats_begin(&mut self, warp: u32, moves: &[i64], fences: u32) {
@@ -137,6 +143,7 @@ fn hand_notes(
         match note {
             LoopNote::IterationBegins => sink.iteration_begins(warp),
             LoopNote::RepeatsBegin { moves, fences } => sink.repeats_begin(warp, moves, *fences),
+            LoopNote::IterationsEnd => sink.iterations_end(warp),
         }
         *next += 1;
     }
