@@ -409,9 +409,8 @@ impl Machine<'_, '_> {
         self.sink.record(&self.record);
         self.emitted += 1;
         if self.capturing {
-            if let Some(watch) = self.watch.as_mut() {
-                watch.capture(&self.record);
-            }
+            let record = self.record;
+            self.capture(&record);
         }
     }
 
@@ -469,9 +468,7 @@ impl Machine<'_, '_> {
             self.sink.record(&record);
             self.emitted += 1;
             if self.capturing {
-                if let Some(watch) = self.watch.as_mut() {
-                    watch.capture(&record);
-                }
+                self.capture(&record);
             }
         }
     }

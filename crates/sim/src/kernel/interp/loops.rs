@@ -77,11 +77,19 @@ pub(super) struct LoopWatch {
 impl LoopWatch {
     /// Whether the warp's records and guards go to the captured iteration.
     pub(super) fn capturing(&self) -> bool {
-        self.start.is_some() && self.skipping.is_none()
+        self.start.is_some() && self.skipping.is_none() && !self.done
     }
 
-    pub(super) fn capture(&mut self, record: &MemRecord) {
+    /// Keeps `record` for the captured iteration; false, and the watch is over, where the
+    /// iteration grows past `MAX_CAPTURED_RECORDS` (an inner loop that never ends would
+    /// otherwise fill memory with it until the budget ran out).
+    pub(super) fn capture(&mut self, record: &MemRecord) -> bool {
+        if self.records.len() >= MAX_CAPTURED_RECORDS {
+            self.done = true;
+            return false;
+        }
         self.records.push(*record);
+        true
     }
 
     pub(super) fn capture_barrier(&mut self) {
@@ -128,6 +136,10 @@ struct Skipping {
 /// after a few iterations (a strided loop whose lanes leave it one by one) is given as many
 /// tries.
 const CAPTURES: u32 = 3;
+
+/// The most records an iteration a warp captures may make: more than a matmul's phase makes at
+/// tile 32 (some 70), and few enough that a warp keeps at most a few megabytes.
+const MAX_CAPTURED_RECORDS: usize = 4096;
 
 impl Simulation<'_> {
     /// Finds the loops of the kernel whose iterations are shown alike (`block_shift::
@@ -205,6 +217,19 @@ impl Machine<'_, '_> {
         }
     }
 
+    /// Keeps `record` for the iteration the warp captures; an iteration too long to capture ends
+    /// the watch, and the sink's log of it.
+    pub(super) fn capture(&mut self, record: &MemRecord) {
+        let kept = self
+            .watch
+            .as_mut()
+            .is_some_and(|watch| watch.capture(record));
+        if !kept {
+            self.capturing = false;
+            self.sink.iterations_end(self.warp);
+        }
+    }
+
     /// Takes up the warp's watch (`WarpState::watch`) when it runs.
     pub(super) fn resume_watch(&mut self, watch: Option<Box<LoopWatch>>) {
         self.watch_head = watch
@@ -263,6 +288,9 @@ impl Machine<'_, '_> {
         flow: &Flow,
         span: Span,
     ) -> Result<AtHead, Diagnostic> {
+        if watch.done {
+            return Ok(AtHead::Run);
+        }
         if watch.skipping.is_some() {
             return Ok(self.hand_skipped(watch));
         }
