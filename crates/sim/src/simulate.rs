@@ -409,7 +409,6 @@ fn profile_copy(
 /// ran (`RecordSink::iteration_begins`), so that the records of the iterations it skips, the
 /// same moved, need not pass through them again.
 struct IterationLog {
-    block: [u32; 3],
     warp: u32,
     /// Still receiving the iteration's records.
     logging: bool,
@@ -683,9 +682,7 @@ impl RecordSink for BlockSink<'_> {
                     .reuse
                     .as_deref()
                     .is_some_and(|reuse| reuse.may_reuse(record));
-                let log = &mut self.iterations[i];
-                log.clean_start &= !may_reuse;
-                log.block = record.block;
+                self.iterations[i].clean_start &= !may_reuse;
             }
         }
         let (mut before, mut after) = std::mem::take(&mut self.tallies);
@@ -759,7 +756,6 @@ impl RecordSink for BlockSink<'_> {
             Some(i) => i,
             None => {
                 self.iterations.push(IterationLog {
-                    block: [0; 3],
                     warp,
                     logging: false,
                     clean_start: false,

@@ -1921,8 +1921,12 @@ mod tests {
     /// iteration) in the order of their lines, and how many guards the iterations check; `None`
     /// when its iterations are not shown alike.
     fn check_loop(source: &str, expected: Option<(&[(u32, i64)], usize)>) {
+        check_kernel_loop(source, "k", expected);
+    }
+
+    fn check_kernel_loop(source: &str, kernel: &str, expected: Option<(&[(u32, i64)], usize)>) {
         let program = compile(source, &[]).expect("the kernel compiles");
-        let function = &program.functions[program.kernel_index("k").expect("the kernel")];
+        let function = &program.functions[program.kernel_index(kernel).expect("the kernel")];
         let (_, constants) = launch_of(&program, function);
         let begin = function
             .code
@@ -1944,34 +1948,13 @@ mod tests {
 
     #[test]
     fn each_phase_of_the_guarded_tiled_matmul_moves_a_tile_along_a_and_down_b() {
-        // With n = 1024: a tile of `a` 16 floats further each phase, one of `b` 16 rows
-        // further down; the loop's test and both bounds checks are the guards.
-        check_loop(
-            "#define TILE_WIDTH 16
-             __global__ void k(const float* a, const float* b, float* c, int n) {
-               __shared__ float sa[TILE_WIDTH][TILE_WIDTH];
-               __shared__ float sb[TILE_WIDTH][TILE_WIDTH];
-               int tx = threadIdx.x, ty = threadIdx.y;
-               int row = blockIdx.y * TILE_WIDTH + ty, col = blockIdx.x * TILE_WIDTH + tx;
-               float r = 0;
-               for (int p = 0; p < (n + TILE_WIDTH - 1) / TILE_WIDTH; ++p) {
-                 if (row < n && p * TILE_WIDTH + tx < n) {
-                   sa[ty][tx] = a[row * n + p * TILE_WIDTH + tx];
-                 } else {
-                   sa[ty][tx] = 0.0f;
-                 }
-                 if (p * TILE_WIDTH + ty < n && col < n) {
-                   sb[ty][tx] = b[(p * TILE_WIDTH + ty) * n + col];
-                 } else {
-                   sb[ty][tx] = 0.0f;
-                 }
-                 __syncthreads();
-                 for (int k = 0; k < TILE_WIDTH; ++k) r += sa[ty][k] * sb[k][tx];
-                 __syncthreads();
-               }
-               if (row < n && col < n) c[row * n + col] = r;
-             }",
-            Some((&[(10, 64), (15, 16 * 1024 * 4)], 3)),
+        // The boundary-checks lesson's kernel with n = 1024: a tile of `a` 16 floats further
+        // each phase (line 20), one of `b` 16 rows further down (line 25); the loop's test and
+        // both bounds checks are the guards.
+        check_kernel_loop(
+            include_str!("../../../../www/kernels/boundary.cu"),
+            "mm_tiled_guarded",
+            Some((&[(20, 64), (25, 16 * 1024 * 4)], 3)),
         );
     }
 

@@ -449,29 +449,18 @@ impl Machine<'_, '_> {
     /// How many iterations `record`, moved by `per_iteration` bytes each, stays inside the object
     /// it accesses and aligned, as the interpreter requires of every access.
     fn room(&self, record: &MemRecord, per_iteration: i64) -> u64 {
-        let mut lanes = record.access.lanes.iter().flatten();
-        let Some(&first) = lanes.next() else {
-            return u64::MAX;
-        };
-        if per_iteration == 0 {
+        if per_iteration == 0 || record.access.lanes.iter().all(Option::is_none) {
             return u64::MAX;
         }
         let align = i64::from(record.access.width.bytes().min(16));
         if per_iteration % align != 0 {
             return 0;
         }
-        let (least, greatest) = lanes.fold((first, first), |(lo, hi), &a| (lo.min(a), hi.max(a)));
-        let width = u64::from(record.access.width.bytes());
-        let Some(object) = self.objects.iter().find(|o| {
-            o.records
-                && o.space == record.access.space
-                && o.base <= least
-                && greatest + width <= o.base + o.size
-        }) else {
+        let Some((object, least, end)) = holding_object(self.objects, record) else {
             return 0;
         };
         let room = if per_iteration > 0 {
-            object.base + object.size - (greatest + width)
+            object.base + object.size - end
         } else {
             least - object.base
         };

@@ -684,21 +684,10 @@ impl Simulation<'_> {
     /// Whether `record`, moved by `per_step` bytes up to `last_step` times, stays inside the
     /// object it accesses and aligned, as the interpreter requires of every access.
     fn moves_inside(&self, record: &MemRecord, per_step: i64, last_step: i64) -> bool {
-        let mut lanes = record.access.lanes.iter().flatten();
-        let Some(&first) = lanes.next() else {
-            return true;
-        };
-        if per_step == 0 || last_step == 0 {
+        if per_step == 0 || last_step == 0 || record.access.lanes.iter().all(Option::is_none) {
             return true;
         }
-        let (least, greatest) = lanes.fold((first, first), |(lo, hi), &a| (lo.min(a), hi.max(a)));
-        let width = u64::from(record.access.width.bytes());
-        let Some(object) = self.objects.iter().find(|o| {
-            o.records
-                && o.space == record.access.space
-                && o.base <= least
-                && greatest + width <= o.base + o.size
-        }) else {
+        let Some((object, least, end)) = holding_object(&self.objects, record) else {
             return false;
         };
         let align = i64::from(record.access.width.bytes().min(16));
@@ -707,9 +696,24 @@ impl Simulation<'_> {
         }
         let far = i128::from(per_step) * i128::from(last_step);
         i128::from(least) + far.min(0) >= i128::from(object.base)
-            && i128::from(greatest) + far.max(0) + i128::from(width)
-                <= i128::from(object.base) + i128::from(object.size)
+            && i128::from(end) + far.max(0) <= i128::from(object.base) + i128::from(object.size)
     }
+}
+
+/// The object that holds every active lane of `record`, with the least address they touch and
+/// the end of the greatest one's access; `None` where no object does, or no lane is active.
+pub(super) fn holding_object<'o>(
+    objects: &'o [RtObject],
+    record: &MemRecord,
+) -> Option<(&'o RtObject, u64, u64)> {
+    let mut lanes = record.access.lanes.iter().flatten();
+    let &first = lanes.next()?;
+    let (least, greatest) = lanes.fold((first, first), |(lo, hi), &a| (lo.min(a), hi.max(a)));
+    let end = greatest + u64::from(record.access.width.bytes());
+    let object = objects.iter().find(|o| {
+        o.records && o.space == record.access.space && o.base <= least && end <= o.base + o.size
+    })?;
+    Some((object, least, end))
 }
 
 /// Moves every active lane's address by `by` bytes. A plain loop over the lanes, not `flatten`,
