@@ -684,7 +684,7 @@ struct Pending {
 
 /// How many loaded values a warp keeps for reuse before the oldest are forgotten: registers are
 /// finite (an estimate; a kernel that reloads one of more distinct values is rare).
-const KEPT_LOADS: usize = 16;
+pub const KEPT_LOADS: usize = 16;
 
 /// Drops the loads nvcc does not issue again: `sqrtf(in[i]) * expf(in[i]) + sinf(in[i])` reads
 /// `in[i]` once in the SASS (Nsight Compute counts one request a warp where the source makes

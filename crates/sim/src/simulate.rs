@@ -50,7 +50,7 @@ use crate::access::{AccessKind, Space};
 use crate::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use crate::compile_effects::{
     add_tally_difference, fusible_loads, CompileEffects, FusibleLoad, FusionSite, LoadFuser,
-    LoadReuse, ReusedLoads,
+    LoadReuse, ReusedLoads, KEPT_LOADS,
 };
 use crate::counters::{AccessMeasure, Counters};
 use crate::device::{Device, GlobalCoalescing, LaunchError};
@@ -419,8 +419,11 @@ struct IterationLog {
     /// The records counted while the iteration's went through the compiler effects, with what
     /// each added.
     outputs: Vec<(MemRecord, Option<AccessMeasure>)>,
-    /// Whether the skipped iterations may reuse it (`RecordSink::repeats_begin`).
+    /// Whether the skipped iterations may reuse it (`RecordSink::repeats_begin`)...
     reusable: bool,
+    /// ... but for how many at their end, which pass through everything so that the compiler
+    /// effects end as in a full run.
+    tail: u64,
     /// How far each place moves per iteration.
     site_moves: Vec<SiteMove>,
 }
@@ -762,6 +765,7 @@ impl RecordSink for BlockSink<'_> {
                     records: Vec::new(),
                     outputs: Vec::new(),
                     reusable: false,
+                    tail: 1,
                     site_moves: Vec::new(),
                 });
                 self.iterations.len() - 1
@@ -816,11 +820,43 @@ impl RecordSink for BlockSink<'_> {
         }
         // Load reuse keeps nothing from one iteration into the next: the iteration's first or
         // last record is not a load (a store clears what it keeps), or a fence lies between them.
-        if let (Some(first), Some(last)) = (log.records.first(), log.records.last()) {
-            reusable &= first.kind != AccessKind::Load
-                || last.kind != AccessKind::Load
-                || first.fences_passed.wrapping_add(fences) != last.fences_passed;
-        }
+        let cleared = match (log.records.first(), log.records.last()) {
+            (Some(first), Some(last)) => {
+                first.kind != AccessKind::Load
+                    || last.kind != AccessKind::Load
+                    || first.fences_passed.wrapping_add(fences) != last.fences_passed
+            }
+            _ => true,
+        };
+        // Or what it keeps can never be reused in another iteration: each load of the
+        // iteration is its place's only one, moves every iteration, and is of an address class
+        // of its own (the naive matmul's `a[row * n + k]` and `b[k * n + col]`), and the warp
+        // kept nothing it could reuse when the iteration began. Then the last iterations whose
+        // loads fill what it keeps pass through everything.
+        let loads: Vec<&LoggedRecord> = log
+            .records
+            .iter()
+            .filter(|record| record.kind == AccessKind::Load)
+            .collect();
+        let never_reused = self.reuse.as_deref().is_some_and(|reuse| {
+            loads.iter().all(|a| {
+                let site = log.site_moves.iter().find(|site| {
+                    site.span == a.span && site.space == a.space && site.kind == a.kind
+                });
+                site.is_some_and(|site| site.bytes_per_step != 0)
+                    && loads.iter().all(|b| {
+                        std::ptr::eq(*a, *b)
+                            || (a.space != b.space
+                                || reuse.class_of_site(a.span) != reuse.class_of_site(b.span))
+                    })
+            })
+        });
+        log.tail = if cleared {
+            1
+        } else {
+            (KEPT_LOADS.div_ceil(loads.len().max(1)) as u64).max(1)
+        };
+        reusable &= cleared || never_reused;
         // Every record counted comes from one of the iteration's own.
         reusable &= log
             .outputs
@@ -855,12 +891,15 @@ impl RecordSink for BlockSink<'_> {
     }
 
     fn record_repeated(&mut self, record: &MemRecord, repeated: &Repeated) {
-        // The last skipped iteration passes through everything, so that the compiler effects
-        // leave the warp as a full run does.
+        // The last skipped iterations pass through everything, so that the compiler effects
+        // leave the warp as a full run does (`IterationLog::tail`).
         let found = self.iterations.iter().position(|log| {
-            log.reusable && log.warp == record.warp && repeated.index < log.records.len()
+            log.reusable
+                && log.warp == record.warp
+                && repeated.index < log.records.len()
+                && repeated.iteration + log.tail <= repeated.iterations
         });
-        let Some(i) = found.filter(|_| repeated.iteration < repeated.iterations) else {
+        let Some(i) = found else {
             self.record(record);
             return;
         };
@@ -877,11 +916,11 @@ impl RecordSink for BlockSink<'_> {
             shapes,
             ..
         } = self;
-        // The iterations this path takes are 1 to `iterations - 1`: at the first, a record whose
-        // counted records all keep their measure counts for all of them.
+        // The iterations this path takes are 1 to `iterations - tail`: at the first, a record
+        // whose counted records all keep their measure counts for all of them.
         let first_of_batch = repeated.iteration == 1;
-        let times = repeated.iterations - 1;
         let log = &mut iterations[i];
+        let times = repeated.iterations - log.tail;
         let start = repeated
             .index
             .checked_sub(1)
