@@ -76,8 +76,9 @@ enum Phases {
         count: u32,
         step: u32,
     },
-    /// `for (int j = count; j > 0; j -= 3)`: a step down, and an index computed anew each
-    /// iteration in a register of its own.
+    /// `for (int j = count; j > 0; j -= 3)`: a step down, an index computed anew each iteration
+    /// in a register of its own, and no fence: its iterations are reused where no load of one
+    /// can reuse another's, with the last 16 passing through everything.
     Down {
         count: u32,
     },
@@ -153,7 +154,7 @@ fn shape() -> impl Strategy<Value = Shape> {
                     count: 40,
                     step: 16,
                 },
-                Phases::Down { count: 40 },
+                Phases::Down { count: 120 },
                 Phases::Doubling { count: 100 },
                 Phases::LastAfter { count: 9 },
             ]),
