@@ -150,7 +150,11 @@ impl GuardRange {
     /// The ranges widened to hold every difference moved by anything from `least` to
     /// `greatest` (what a class of warps compares, from its first warp's run).
     pub fn spread(self, least: i128, greatest: i128) -> GuardRange {
-        let spread = |side: Option<(i128, i128)>| side.map(|(lo, hi)| (lo + least, hi + greatest));
+        // Saturating: a loop skipped as far as a budget near 2^64 steps allows moves a guard by
+        // up to 2^127.
+        let spread = |side: Option<(i128, i128)>| {
+            side.map(|(lo, hi)| (lo.saturating_add(least), hi.saturating_add(greatest)))
+        };
         GuardRange {
             when_true: spread(self.when_true),
             when_false: spread(self.when_false),
@@ -192,7 +196,8 @@ impl Guard {
                 // Never compared so: never in the other block either.
                 return true;
             };
-            let (low, high) = (low + least, high + greatest);
+            // Saturating, as `spread`: the moves of a long skip reach 2^127.
+            let (low, high) = (low.saturating_add(least), high.saturating_add(greatest));
             let excludes_zero = !(low..=high).contains(&0);
             match (self.op, outcome) {
                 (BinOp::Lt, true) | (BinOp::Ge, false) => high < 0,

@@ -386,7 +386,7 @@ impl Machine<'_, '_> {
         // ... as the budget allows (the skipped iterations count the steps they would take, and
         // one more than the budget holds stops the block where a full run would stop) ...
         let left = self.budget.saturating_sub(self.steps);
-        iterations = iterations.min(left / iteration_steps.max(1) + 1);
+        iterations = iterations.min((left / iteration_steps.max(1)).saturating_add(1));
         // ... and as every guard keeps each lane's outcome in (the loop's own test among them).
         for &(site, guard) in &plan.guards {
             let range = watch.ranges[site];

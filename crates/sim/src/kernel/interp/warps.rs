@@ -201,15 +201,21 @@ impl WarpWork {
         }
     }
 
-    /// Adds `times` times `self` (the work of one iteration of a loop) to the machine's counts.
+    /// Adds `times` times `self` (the work of one iteration of a loop) to the machine's counts,
+    /// saturating: only a budget near 2^64 steps lets a skip come near the limit.
     pub(super) fn add_to_machine(&self, machine: &mut Machine<'_, '_>, times: u64) {
-        machine.instructions += self.instructions * times;
-        machine.flops += self.flops * times;
-        machine.fp32_issued_flops += self.fp32_issued_flops * times;
-        machine.barriers += self.barriers * times;
-        machine.issued += self.issued * times;
-        machine.thread_issued += self.thread_issued * times;
-        machine.predicated_off_threads += self.predicated_off_threads * times;
+        let add =
+            |count: &mut u64, per: u64| *count = count.saturating_add(per.saturating_mul(times));
+        add(&mut machine.instructions, self.instructions);
+        add(&mut machine.flops, self.flops);
+        add(&mut machine.fp32_issued_flops, self.fp32_issued_flops);
+        add(&mut machine.barriers, self.barriers);
+        add(&mut machine.issued, self.issued);
+        add(&mut machine.thread_issued, self.thread_issued);
+        add(
+            &mut machine.predicated_off_threads,
+            self.predicated_off_threads,
+        );
         machine
             .predicated_off
             .add(&self.predicated_off.times(times));
