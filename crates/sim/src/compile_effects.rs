@@ -840,6 +840,38 @@ pub fn add_tally_difference(
     }
 }
 
+/// The sites whose tally changed between `before` and `after` (two `LoadFuser::tally_into`s):
+/// (site, loads in, instructions out, widest bytes made in between or 0).
+pub fn tally_changes(
+    before: &[(u64, u64, u32)],
+    after: &[(u64, u64, u32)],
+) -> Vec<(usize, u64, u64, u32)> {
+    before
+        .iter()
+        .zip(after)
+        .enumerate()
+        .filter(|(_, (b, a))| b != a)
+        .map(|(site, (b, a))| {
+            let widest = if a.2 > b.2 { a.2 } else { 0 };
+            (site, a.0 - b.0, a.1 - b.1, widest)
+        })
+        .collect()
+}
+
+/// Adds `changes` (a `tally_changes`) to `total`: the loads and instructions of each site that
+/// changed, and its widest load where one was made.
+pub fn add_tally_changes(total: &mut Vec<(u64, u64, u32)>, changes: &[(usize, u64, u64, u32)]) {
+    for &(site, loads, instructions, widest) in changes {
+        if total.len() <= site {
+            total.resize(site + 1, (0, 0, 0));
+        }
+        let t = &mut total[site];
+        t.0 += loads;
+        t.1 += instructions;
+        t.2 = t.2.max(widest);
+    }
+}
+
 /// Merges the recorded loads of fusible sites into wide loads, one block at a time.
 ///
 /// Feed it a block's records in execution order with `push`, then call `finish`; every record
@@ -949,16 +981,9 @@ impl LoadFuser {
         }
     }
 
-    /// Adds a part of the tally given per site that changed: (site, loads in, instructions out,
-    /// widest bytes made).
-    pub fn add_tally_at(&mut self, part: &[(usize, u64, u64, u32)]) {
-        for &(site, loads, instructions, widest) in part {
-            if let Some(t) = self.tally.get_mut(site) {
-                t.0 += loads;
-                t.1 += instructions;
-                t.2 = t.2.max(widest);
-            }
-        }
+    /// Adds a part of the tally given per site that changed (`tally_changes`).
+    pub fn add_tally_at(&mut self, changes: &[(usize, u64, u64, u32)]) {
+        add_tally_changes(&mut self.tally, changes);
     }
 
     /// Whether reads of `warp` wait to be fused.

@@ -345,6 +345,32 @@ pub struct RecordShape {
     touched: Vec<(usize, u64, u32)>,
 }
 
+/// What the profile must see of the copies of a record (`BlockProfiler::place_copy`), decided
+/// once from the record: nothing of one with no active lane; only that its warp ran for a shared
+/// or constant access other than an atomic, since the profile does not look at where it lies;
+/// else the copy, placed or made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyKind {
+    Nothing,
+    WarpOnly,
+    Placed,
+}
+
+impl CopyKind {
+    pub fn of(record: &MemRecord) -> CopyKind {
+        let access = &record.access;
+        if access.n_active() == 0 {
+            CopyKind::Nothing
+        } else if matches!(access.space, Space::Shared | Space::Constant)
+            && access.kind != AccessKind::Atomic
+        {
+            CopyKind::WarpOnly
+        } else {
+            CopyKind::Placed
+        }
+    }
+}
+
 /// The moves that keep a global access's shape: whole multiples of the widest alignment any
 /// coalescing rule looks at (cc 1.0 wants a half-warp of 16-byte words at a multiple of 256
 /// bytes; lines, halves of lines, sectors and cc 1.x segments are all smaller).
@@ -590,42 +616,30 @@ impl BlockProfiler {
 
     /// Adds an access of `warp` that copies another, moved (a warp shown alike to its leader, a
     /// loop iteration skipped, `kernel::interp`'s `warps` and `loops`): `record` gives its kind
-    /// and order, and `shape` a shape of the same access measured `by` bytes away
-    /// (`record_shape`'s). Where `by` is a whole number of `SHAPE_MOVE_BYTES`, the access makes
-    /// the same transactions, lines and passes at moved sectors, and only what depends on where
-    /// it lies (the sectors new to the block, the round trips they end) is counted anew. A shared
-    /// or constant access other than an atomic counts only that its warp ran, since the profile
-    /// does not look at where it lies. False for any other access, which the caller adds whole.
+    /// and order, `kind` what the profile must see of it (`CopyKind::of` the access copied), and
+    /// `shape` a shape of the same access measured `by` bytes away (`record_shape`'s). Where `by`
+    /// is a whole number of `SHAPE_MOVE_BYTES`, the access makes the same transactions, lines and
+    /// passes at moved sectors, and only what depends on where it lies (the sectors new to the
+    /// block, the round trips they end) is counted anew. False for an access to be placed whose
+    /// shape does not hold, which the caller adds whole.
     pub fn place_copy(
         &mut self,
-        record: &MemRecord,
-        warp: u32,
+        (record, warp, kind): (&MemRecord, u32, CopyKind),
         shape: Option<(&RecordShape, i64)>,
     ) -> bool {
-        let access = &record.access;
-        if access.n_active() == 0 {
-            return true;
-        }
-        let placeless = matches!(access.space, Space::Shared | Space::Constant)
-            && access.kind != AccessKind::Atomic;
-        match shape {
-            Some((shape, by)) if by % SHAPE_MOVE_BYTES == 0 => {
+        match (kind, shape) {
+            (CopyKind::Nothing, _) => true,
+            (CopyKind::WarpOnly, _) => {
+                self.enter(warp);
+                true
+            }
+            (CopyKind::Placed, Some((shape, by))) if by % SHAPE_MOVE_BYTES == 0 => {
                 let warp = self.enter(warp);
                 self.place(record, warp, shape, by / SECTOR_BYTES as i64);
                 true
             }
-            _ if placeless => {
-                self.enter(warp);
-                true
-            }
-            _ => false,
+            (CopyKind::Placed, _) => false,
         }
-    }
-
-    /// Notes that `warp` ran, for an access the profile does not look at where it lies (a copy
-    /// `place_copy` would only note).
-    pub fn note_warp(&mut self, warp: u32) {
-        self.enter(warp);
     }
 
     /// Adds `record` as `BlockProfiler::record` does, and gives what of it holds wherever it

@@ -49,8 +49,8 @@
 use crate::access::{AccessKind, Space};
 use crate::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use crate::compile_effects::{
-    add_tally_difference, fusible_loads, CompileEffects, FusibleLoad, FusionSite, LoadFuser,
-    LoadReuse, ReusedLoads, KEPT_LOADS,
+    add_tally_changes, add_tally_difference, fusible_loads, tally_changes, CompileEffects,
+    FusibleLoad, FusionSite, LoadFuser, LoadReuse, ReusedLoads, KEPT_LOADS,
 };
 use crate::counters::{AccessMeasure, Counters};
 use crate::device::{Device, GlobalCoalescing, LaunchError};
@@ -62,8 +62,8 @@ use crate::kernel::{
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::profile::{
-    BlockProfiler, IntegerHashMap, MemoryProfile, ProfileBuilder, RecordShape, TouchedRange,
-    TouchedSectors, SHAPE_MOVE_BYTES,
+    BlockProfiler, CopyKind, IntegerHashMap, MemoryProfile, ProfileBuilder, RecordShape,
+    TouchedRange, TouchedSectors, SHAPE_MOVE_BYTES,
 };
 use crate::sampling::{self, BlockClass, EdgePosition};
 use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTrace};
@@ -341,29 +341,34 @@ struct BlockSink<'a> {
 /// aligned, and that copy's move.
 type ShapeCopies = IntegerHashMap<(usize, i64), (Rc<RecordShape>, Rc<RecordShape>, i64)>;
 
-/// What the profiler makes of the copies of a record (`profile_copy`), decided once from the
-/// record: nothing for one with no active lane, its warp only for a shared or constant access
-/// other than an atomic, else the copy placed or made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum CopyKind {
-    Nothing,
-    WarpOnly,
-    Placed,
-}
-
-impl CopyKind {
-    fn of(record: &MemRecord) -> CopyKind {
-        let access = &record.access;
-        if access.n_active() == 0 {
-            CopyKind::Nothing
-        } else if matches!(access.space, Space::Shared | Space::Constant)
-            && access.kind != AccessKind::Atomic
-        {
-            CopyKind::WarpOnly
-        } else {
-            CopyKind::Placed
-        }
-    }
+/// Whether the compiler effects treat every copy of a warp's records, each place moved by its
+/// `sites` move (to another warp, or another iteration), as they treated the records: the loads
+/// load reuse compares with each other (one class of address forms) move alike, so the same ones
+/// coincide, and every fusible read moves by a multiple of its widest fused load, so the same
+/// runs are fused from the same alignment.
+fn effects_move_alike(
+    reuse: Option<&LoadReuse>,
+    fuser: Option<&LoadFuser>,
+    sites: &[SiteMove],
+) -> bool {
+    let loads = || sites.iter().filter(|site| site.kind == AccessKind::Load);
+    let reuse_alike = reuse.is_none_or(|reuse| {
+        loads().all(|a| {
+            loads().all(|b| {
+                a.space != b.space
+                    || a.bytes_per_step == b.bytes_per_step
+                    || reuse.class_of_site(a.span) != reuse.class_of_site(b.span)
+            })
+        })
+    });
+    let fusion_alike = fuser.is_none_or(|fuser| {
+        sites.iter().all(|site| {
+            fuser
+                .max_width_at(site.span)
+                .is_none_or(|width| site.bytes_per_step % i64::from(width.max(1)) == 0)
+        })
+    });
+    reuse_alike && fusion_alike
 }
 
 /// Adds to the profiler the access of `warp` that copies the access `origin` was measured of,
@@ -379,15 +384,7 @@ fn profile_copy(
     by: i64,
     whole: impl FnOnce() -> MemRecord,
 ) {
-    match kind {
-        CopyKind::Nothing => return,
-        CopyKind::WarpOnly => {
-            profiler.note_warp(warp);
-            return;
-        }
-        CopyKind::Placed => {}
-    }
-    if profiler.place_copy(record, warp, origin.map(|shape| (&**shape, by))) {
+    if profiler.place_copy((record, warp, kind), origin.map(|shape| (&**shape, by))) {
         return;
     }
     let Some(origin) = origin else {
@@ -396,7 +393,7 @@ fn profile_copy(
     };
     let key = (Rc::as_ptr(origin) as usize, by.rem_euclid(SHAPE_MOVE_BYTES));
     if let Some((_, shape, at)) = shapes.get(&key) {
-        if profiler.place_copy(record, warp, Some((shape, by - at))) {
+        if profiler.place_copy((record, warp, kind), Some((shape, by - at))) {
             return;
         }
     }
@@ -649,24 +646,6 @@ impl BlockSink<'_> {
     }
 }
 
-/// The sites whose tally changed between `before` and `after` (two `LoadFuser::tally_into`s):
-/// (site, loads in, instructions out, widest bytes made in between or 0).
-fn tally_changes(
-    before: &[(u64, u64, u32)],
-    after: &[(u64, u64, u32)],
-) -> Vec<(usize, u64, u64, u32)> {
-    before
-        .iter()
-        .zip(after)
-        .enumerate()
-        .filter(|(_, (b, a))| b != a)
-        .map(|(site, (b, a))| {
-            let widest = if a.2 > b.2 { a.2 } else { 0 };
-            (site, a.0 - b.0, a.1 - b.1, widest)
-        })
-        .collect()
-}
-
 impl RecordSink for BlockSink<'_> {
     fn record(&mut self, record: &MemRecord) {
         let leader = self.leader_of(record);
@@ -833,21 +812,20 @@ impl RecordSink for BlockSink<'_> {
         // of its own (the naive matmul's `a[row * n + k]` and `b[k * n + col]`), and the warp
         // kept nothing it could reuse when the iteration began. Then the last iterations whose
         // loads fill what it keeps pass through everything.
-        let loads: Vec<&LoggedRecord> = log
+        let loads: Vec<(&LoggedRecord, i64)> = log
             .records
             .iter()
-            .filter(|record| record.kind == AccessKind::Load)
+            .zip(moves)
+            .filter(|(record, _)| record.kind == AccessKind::Load)
+            .map(|(record, &by)| (record, by))
             .collect();
         let never_reused = self.reuse.as_deref().is_some_and(|reuse| {
-            loads.iter().all(|a| {
-                let site = log.site_moves.iter().find(|site| {
-                    site.span == a.span && site.space == a.space && site.kind == a.kind
-                });
-                site.is_some_and(|site| site.bytes_per_step != 0)
-                    && loads.iter().all(|b| {
-                        std::ptr::eq(*a, *b)
-                            || (a.space != b.space
-                                || reuse.class_of_site(a.span) != reuse.class_of_site(b.span))
+            loads.iter().all(|&(a, by)| {
+                by != 0
+                    && loads.iter().all(|&(b, _)| {
+                        std::ptr::eq(a, b)
+                            || a.space != b.space
+                            || reuse.class_of_site(a.span) != reuse.class_of_site(b.span)
                     })
             })
         });
@@ -862,31 +840,11 @@ impl RecordSink for BlockSink<'_> {
             .outputs
             .iter()
             .all(|(output, _)| log.site_moves.iter().any(|site| site.holds(output)));
-        // The fuser makes the same runs from the same alignment...
-        if let Some(fuser) = self.fuser.as_deref() {
-            reusable &= log.site_moves.iter().all(|site| {
-                site.space != Space::Shared
-                    || site.kind != AccessKind::Load
-                    || fuser
-                        .max_width_at(site.span)
-                        .is_none_or(|width| site.bytes_per_step % i64::from(width.max(1)) == 0)
-            });
-        }
-        // ... and the loads load reuse compares with each other move alike.
-        if let Some(reuse) = self.reuse.as_deref() {
-            let loads = || {
-                log.site_moves
-                    .iter()
-                    .filter(|site| site.kind == AccessKind::Load)
-            };
-            reusable &= loads().all(|a| {
-                loads().all(|b| {
-                    a.space != b.space
-                        || a.bytes_per_step == b.bytes_per_step
-                        || reuse.class_of_site(a.span) != reuse.class_of_site(b.span)
-                })
-            });
-        }
+        reusable &= effects_move_alike(
+            self.reuse.as_deref(),
+            self.fuser.as_deref(),
+            &log.site_moves,
+        );
         log.reusable = reusable;
     }
 
@@ -1020,15 +978,7 @@ impl RecordSink for BlockSink<'_> {
             });
             class.reused.instructions += logged.reused.instructions;
             class.reused.lanes += logged.reused.lanes;
-            for &(site, loads, instructions, widest) in &logged.tally {
-                if class.tally.len() <= site {
-                    class.tally.resize(site + 1, (0, 0, 0));
-                }
-                let t = &mut class.tally[site];
-                t.0 += loads;
-                t.1 += instructions;
-                t.2 = t.2.max(widest);
-            }
+            add_tally_changes(&mut class.tally, &logged.tally);
         }
     }
 
@@ -1043,26 +993,8 @@ impl RecordSink for BlockSink<'_> {
                 let Some(sites) = sites else {
                     return class;
                 };
-                // Load reuse compares a warp's loads of one class of address forms: they must
-                // move alike for the same ones to coincide in every warp.
-                let loads = || sites.iter().filter(|site| site.kind == AccessKind::Load);
-                let reuse_alike = self.reuse.as_deref().is_none_or(|reuse| {
-                    loads().all(|a| {
-                        loads().all(|b| {
-                            a.space != b.space
-                                || a.bytes_per_step == b.bytes_per_step
-                                || reuse.class_of_site(a.span) != reuse.class_of_site(b.span)
-                        })
-                    })
-                });
-                let fusion_alike = self.fuser.as_deref().is_none_or(|fuser| {
-                    sites.iter().all(|site| {
-                        fuser
-                            .max_width_at(site.span)
-                            .is_none_or(|width| site.bytes_per_step % i64::from(width.max(1)) == 0)
-                    })
-                });
-                class.reusable = reuse_alike && fusion_alike;
+                class.reusable =
+                    effects_move_alike(self.reuse.as_deref(), self.fuser.as_deref(), sites);
                 class.site_moves.extend_from_slice(sites);
                 class
             })
