@@ -375,8 +375,8 @@ pub struct Induction {
 /// What a loop does with the registers it assigns (`loop_registers`).
 #[derive(Clone, Debug, Default)]
 struct LoopRegisters {
-    /// Each induction register and its step per iteration.
-    induction: HashMap<Reg, i64>,
+    /// Each induction register, with its type and step per iteration.
+    induction: HashMap<Reg, Induction>,
     /// The registers an iteration may read before it assigns them, so that they carry a value
     /// from one iteration into the next (`r += ...`), other than the induction registers.
     carried: HashSet<Reg>,
@@ -426,15 +426,7 @@ pub fn analyze_loop(
         return None;
     }
     let registers = loop_registers(&code[begin + 1..end], constants)?;
-    let mut induction: Vec<Induction> = Vec::new();
-    for (&reg, &per_iteration) in &registers.induction {
-        let scalar = registers_scalar(&code[begin + 1..end], reg)?;
-        induction.push(Induction {
-            reg,
-            scalar,
-            per_iteration,
-        });
-    }
+    let mut induction: Vec<Induction> = registers.induction.values().copied().collect();
     induction.sort_unstable_by_key(|i| i.reg);
     let shift = prove_with(
         function,
@@ -492,7 +484,7 @@ fn loop_registers(body: &[Op], constants: &LaunchConstants) -> Option<LoopRegist
     }
     let mut registers = LoopRegisters::default();
     // Induction registers: every assignment adds a constant, in every iteration.
-    let mut steps: HashMap<Reg, Option<i64>> = HashMap::new();
+    let mut steps: HashMap<Reg, (Option<i64>, Scalar)> = HashMap::new();
     for u in &uses {
         if let RegisterUse::Write {
             reg,
@@ -505,8 +497,8 @@ fn loop_registers(body: &[Op], constants: &LaunchConstants) -> Option<LoopRegist
                 registers.assigned.insert(reg + k);
             }
             let adds = definite && elem.n == 1 && elem.scalar.is_integer();
-            let entry = steps.entry(reg).or_insert(Some(0));
-            *entry = match (*entry, step) {
+            let (sum, _) = steps.entry(reg).or_insert((Some(0), elem.scalar));
+            *sum = match (*sum, step) {
                 (Some(sum), Some(step)) if adds => sum.checked_add(step),
                 _ => None,
             };
@@ -514,7 +506,14 @@ fn loop_registers(body: &[Op], constants: &LaunchConstants) -> Option<LoopRegist
     }
     registers.induction = steps
         .into_iter()
-        .filter_map(|(reg, step)| Some((reg, step?)))
+        .filter_map(|(reg, (step, scalar))| {
+            let induction = Induction {
+                reg,
+                scalar,
+                per_iteration: step?,
+            };
+            Some((reg, induction))
+        })
         .collect();
     // Carried registers: read before an assignment of the same iteration that every iteration
     // makes.
@@ -541,32 +540,6 @@ fn loop_registers(body: &[Op], constants: &LaunchConstants) -> Option<LoopRegist
         }
     }
     Some(registers)
-}
-
-/// The scalar type the loop's assignments give `reg`.
-fn registers_scalar(body: &[Op], reg: Reg) -> Option<Scalar> {
-    let mut found = None;
-    for op in body {
-        let e = match op {
-            Op::Eval(e) | Op::If { cond: e, .. } | Op::LoopCond { cond: e, .. } => e,
-            _ => continue,
-        };
-        let mut stack = vec![e];
-        while let Some(e) = stack.pop() {
-            if let ExKind::Assign { place, .. }
-            | ExKind::Compound { place, .. }
-            | ExKind::IncDec { place, .. } = &e.kind
-            {
-                if let Place::Reg { reg: r, elem } = place {
-                    if *r == reg {
-                        found = Some(elem.scalar);
-                    }
-                }
-            }
-            stack.extend(e.children());
-        }
-    }
-    found
 }
 
 /// Appends the register uses of `e` to `uses`, in the order the interpreter evaluates them.
@@ -889,8 +862,8 @@ impl Analysis<'_> {
                     // In the loop: an induction register moves by its step an iteration, and a
                     // register that carries a value from one iteration into the next (an
                     // accumulator) may hold anything.
-                    if let Some(&step) = registers.induction.get(&reg) {
-                        return shifted([step, 0, 0], None);
+                    if let Some(induction) = registers.induction.get(&reg) {
+                        return shifted([induction.per_iteration, 0, 0], None);
                     }
                     if registers.carried.contains(&reg) {
                         return Value::Other;
