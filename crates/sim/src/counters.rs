@@ -146,14 +146,19 @@ impl AccessMeasure {
     /// makes the same requests and sectors. (The n = 1000 guarded matmul's warps are 8,000
     /// bytes apart: 250 sectors, 31.25 times 256 bytes.)
     pub fn holds_when_moved(access: &WarpAccess, by: i64, device: &Device) -> bool {
-        let unit = match (access.space, device.global_coalescing) {
+        by % AccessMeasure::move_unit(access, device) == 0
+    }
+
+    /// The moves of `access` under which its measure holds (`holds_when_moved`) are the
+    /// multiples of this many bytes.
+    pub fn move_unit(access: &WarpAccess, device: &Device) -> i64 {
+        match (access.space, device.global_coalescing) {
             (Space::Shared, _) => {
                 i64::from(device.n_banks.max(1)) * i64::from(device.bank_width_bytes.max(1))
             }
             (Space::Global | Space::Local, GlobalCoalescing::Sectors) => SECTOR_BYTES as i64,
             (Space::Global | Space::Local | Space::Constant, _) => SHAPE_MOVE_BYTES,
-        };
-        by % unit == 0
+        }
     }
 }
 

@@ -61,7 +61,7 @@
 use crate::access::{AccessKind, Space, WarpAccess};
 use crate::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
 use crate::device::{Device, DramRows};
-use crate::kernel::MemRecord;
+use crate::kernel::{LoadOrder, MemRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -345,6 +345,27 @@ pub struct RecordShape {
     touched: Vec<(usize, u64, u32)>,
 }
 
+/// What the round trips of a warp see of one of its accesses (`BlockProfiler::place_copy`):
+/// its kind, its site, and its place among the warp's loads. A copy of a record shares the first
+/// two with it; a record of a skipped loop iteration comes later among the loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Issue {
+    pub kind: AccessKind,
+    /// The line and column of the access in the kernel's source.
+    pub site: (u32, u32),
+    pub order: LoadOrder,
+}
+
+impl Issue {
+    pub fn of(record: &MemRecord) -> Issue {
+        Issue {
+            kind: record.access.kind,
+            site: (record.span.line, record.span.col),
+            order: record.order,
+        }
+    }
+}
+
 /// What the profile must see of the copies of a record (`BlockProfiler::place_copy`), decided
 /// once from the record: nothing of one with no active lane; only that its warp ran for a shared
 /// or constant access other than an atomic, since the profile does not look at where it lies;
@@ -591,7 +612,7 @@ impl BlockProfiler {
                 shape.transactions,
                 shape.bytes_moved,
             ));
-            self.round_trips(record, warp);
+            self.round_trips(Issue::of(record), warp);
             // Local memory is the thread's own: its misses are counted as fills, not per line.
             self.ld_wavefronts += shape.hit_wavefronts;
         } else {
@@ -606,7 +627,7 @@ impl BlockProfiler {
                     self.half_line_clash[buffer] = halves_clash(sectors);
                 }
             }
-            self.place(record, warp, &shape, 0);
+            self.place(Issue::of(record), warp, &shape, 0);
             if access.kind == AccessKind::Atomic {
                 self.record_atomic(record);
             }
@@ -624,7 +645,7 @@ impl BlockProfiler {
     /// shape does not hold, which the caller adds whole.
     pub fn place_copy(
         &mut self,
-        (record, warp, kind): (&MemRecord, u32, CopyKind),
+        (issue, warp, kind): (Issue, u32, CopyKind),
         shape: Option<(&RecordShape, i64)>,
     ) -> bool {
         match (kind, shape) {
@@ -635,7 +656,7 @@ impl BlockProfiler {
             }
             (CopyKind::Placed, Some((shape, by))) if by % SHAPE_MOVE_BYTES == 0 => {
                 let warp = self.enter(warp);
-                self.place(record, warp, shape, by / SECTOR_BYTES as i64);
+                self.place(issue, warp, shape, by / SECTOR_BYTES as i64);
                 true
             }
             (CopyKind::Placed, _) => false,
@@ -753,15 +774,15 @@ impl BlockProfiler {
     /// Counts a global (not local) access of `shape` at its sectors moved by `sector_shift`:
     /// its transactions and lines, its round trips, the sectors it reads and writes, and the
     /// lines of a load that bring sectors new to the block.
-    fn place(&mut self, record: &MemRecord, warp: usize, shape: &RecordShape, sector_shift: i64) {
-        let access = &record.access;
+    fn place(&mut self, issue: Issue, warp: usize, shape: &RecordShape, sector_shift: i64) {
+        let kind = issue.kind;
         self.transactions += shape.transactions;
-        match access.kind {
+        match kind {
             AccessKind::Load => self.ld_lines += shape.lines,
             AccessKind::Store => self.st_lines += shape.lines,
             AccessKind::Atomic => self.atomic_lines += shape.lines,
         }
-        self.round_trips(record, warp);
+        self.round_trips(issue, warp);
         // Lanes outside every buffer count as local memory, sector by sector.
         self.local_sectors += shape.outside_buffers;
         self.partial_st_lines += shape.partial_store_lines;
@@ -771,32 +792,32 @@ impl BlockProfiler {
         missed_lines.clear();
         for &(buffer, sector, mask) in &shape.touched {
             let sector = sector.wrapping_add_signed(sector_shift);
-            if access.kind != AccessKind::Store {
+            if kind != AccessKind::Store {
                 *self.reads[buffer].entry(sector).or_insert(0) |= mask;
             }
-            if access.kind != AccessKind::Load {
+            if kind != AccessKind::Load {
                 *self.writes[buffer].entry(sector).or_insert(0) |= mask;
             }
-            if access.kind == AccessKind::Load && self.load_sectors.insert(sector) {
+            if kind == AccessKind::Load && self.load_sectors.insert(sector) {
                 self.warps[warp].missing = true;
                 missed_lines.insert(sector * SECTOR_BYTES / LINE_BYTES);
             }
         }
-        if access.kind == AccessKind::Load {
+        if kind == AccessKind::Load {
             self.ld_wavefronts += shape.hit_wavefronts.max(self.lines.len() as u64);
         }
     }
 
     /// Round trips: loads wait, stores and atomics (whose results the lecture kernels never
     /// use) are fire-and-forget but order the loads after them.
-    fn round_trips(&mut self, record: &MemRecord, warp: usize) {
+    fn round_trips(&mut self, issue: Issue, warp: usize) {
         let trace = &mut self.warps[warp];
-        match record.access.kind {
+        match issue.kind {
             AccessKind::Load => {
-                self.data_steered |= record.order.waits_for != 0;
-                let site = (record.span.line, record.span.col);
+                let order = issue.order;
+                self.data_steered |= order.waits_for != 0;
+                let site = issue.site;
                 let repeats = trace.in_flight.get(&site).copied().unwrap_or(0);
-                let order = record.order;
                 let limit = if order.in_flight == 0 {
                     LOADS_IN_FLIGHT_PER_SITE
                 } else {

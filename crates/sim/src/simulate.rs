@@ -62,7 +62,7 @@ use crate::kernel::{
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::profile::{
-    BlockProfiler, CopyKind, IntegerHashMap, MemoryProfile, ProfileBuilder, RecordShape,
+    BlockProfiler, CopyKind, IntegerHashMap, Issue, MemoryProfile, ProfileBuilder, RecordShape,
     TouchedRange, TouchedSectors, SHAPE_MOVE_BYTES,
 };
 use crate::sampling::{self, BlockClass, EdgePosition};
@@ -379,12 +379,12 @@ fn effects_move_alike(
 fn profile_copy(
     profiler: &mut BlockProfiler,
     shapes: &mut ShapeCopies,
-    (record, warp, kind): (&MemRecord, u32, CopyKind),
+    (issue, warp, kind): (Issue, u32, CopyKind),
     origin: Option<&Rc<RecordShape>>,
     by: i64,
     whole: impl FnOnce() -> MemRecord,
 ) {
-    if profiler.place_copy((record, warp, kind), origin.map(|shape| (&**shape, by))) {
+    if profiler.place_copy((issue, warp, kind), origin.map(|shape| (&**shape, by))) {
         return;
     }
     let Some(origin) = origin else {
@@ -393,7 +393,7 @@ fn profile_copy(
     };
     let key = (Rc::as_ptr(origin) as usize, by.rem_euclid(SHAPE_MOVE_BYTES));
     if let Some((_, shape, at)) = shapes.get(&key) {
-        if profiler.place_copy((record, warp, kind), Some((shape, by - at))) {
+        if profiler.place_copy((issue, warp, kind), Some((shape, by - at))) {
             return;
         }
     }
@@ -423,6 +423,8 @@ struct IterationLog {
     tail: u64,
     /// How far each place moves per iteration.
     site_moves: Vec<SiteMove>,
+    /// Where `outputs` lie in the `kept` records of the class the warp leads, once copied there.
+    kept_at: Option<usize>,
 }
 
 /// What became of one record of an iteration a warp ran.
@@ -471,17 +473,32 @@ struct MovedClass {
     reusable: bool,
     site_moves: Vec<SiteMove>,
     inputs: Vec<FirstRecord>,
-    /// The records counted while the leader's went through the fuser, with what each added,
-    /// and `moves`, how far each moves per step (its site's move, looked up once) and how far the
-    /// leader's record lies from the one kept (a record of a loop iteration skipped is kept as
-    /// the iteration's record it repeats, where the measure holds for the move).
-    outputs: Vec<(MemRecord, Option<AccessMeasure>)>,
-    moves: Vec<(i64, i64)>,
+    /// The records counted while the leader's went through the fuser, as where each is in
+    /// `kept`, with what it added, and how each moves (`moves`). A record of a loop iteration
+    /// skipped is kept as the iteration's record it repeats where the measure holds for the
+    /// move: the iteration's records are kept once for all the iterations skipped
+    /// (`IterationLog::kept_at`), as a matmul's leader skips thousands of records.
+    outputs: Vec<usize>,
+    kept: Vec<(MemRecord, Option<AccessMeasure>)>,
+    moves: Vec<OutputMove>,
     /// What the fuser emitted for the leader at the end of the block.
     finished: Vec<MemRecord>,
     reused: ReusedLoads,
     /// What the leader added to the fuser's tally, per site.
     tally: Tally,
+}
+
+/// How a record counted for a leader moves to the warps it stands for, looked up once, so that
+/// a warp whose records all keep their measure need not read the records themselves.
+#[derive(Clone, Copy, Debug)]
+struct OutputMove {
+    /// Its site's move per step of the class...
+    per_step: i64,
+    /// ... how far the leader's record lies from the one kept ...
+    lies: i64,
+    /// ... and the moves under which its measure holds, the multiples of `unit` bytes
+    /// (`AccessMeasure::move_unit`); 0 where it has no measure.
+    unit: i64,
 }
 
 /// What became of one record of a leader.
@@ -508,6 +525,7 @@ impl MovedClass {
         self.site_moves.clear();
         self.inputs.clear();
         self.outputs.clear();
+        self.kept.clear();
         self.moves.clear();
         self.finished.clear();
         self.reused = ReusedLoads::default();
@@ -520,6 +538,30 @@ impl MovedClass {
             .iter()
             .find(|site| site.holds(record))
             .map_or(0, |site| site.bytes_per_step)
+    }
+
+    /// Counts `output` with its `measure` for the leader, lying `lies` bytes from where it is.
+    fn push_output(
+        &mut self,
+        (output, measure): (MemRecord, Option<AccessMeasure>),
+        lies: i64,
+        device: &Device,
+    ) {
+        self.outputs.push(self.kept.len());
+        self.push_move(&output, measure.is_some(), lies, device);
+        self.kept.push((output, measure));
+    }
+
+    fn push_move(&mut self, output: &MemRecord, measured: bool, lies: i64, device: &Device) {
+        self.moves.push(OutputMove {
+            per_step: self.move_of(output),
+            lies,
+            unit: if measured {
+                AccessMeasure::move_unit(&output.access, device)
+            } else {
+                0
+            },
+        });
     }
 }
 
@@ -639,6 +681,163 @@ impl BlockSink<'_> {
     }
 
     /// The index of `record`'s warp among the leaders, if it leads a class that others reuse.
+    /// A record of a loop iteration skipped (`RecordSink::record_repeated`): `record` itself, or
+    /// where `from_ran`, the record of the iteration run that it repeats, which is made into it
+    /// only where needed.
+    fn repeat(&mut self, record: &MemRecord, repeated: &Repeated, from_ran: bool) {
+        let whole = || {
+            let mut whole = *record;
+            if from_ran {
+                repeated.apply(&mut whole);
+            }
+            whole
+        };
+        // The last skipped iterations pass through everything, so that the compiler effects
+        // leave the warp as a full run does (`IterationLog::tail`).
+        let found = self.iterations.iter().position(|log| {
+            log.reusable
+                && log.warp == record.warp
+                && repeated.index < log.records.len()
+                && repeated.iteration + log.tail <= repeated.iterations
+        });
+        let Some(i) = found else {
+            self.record(&whole());
+            return;
+        };
+        let leader = self.leader_of(record);
+        let mut issue = Issue::of(record);
+        if from_ran {
+            issue.order = repeated.order(record.order);
+        }
+        // The traced warp's counted records also go to the trace, each where it lies.
+        let traced = self.traced(record.block, record.warp);
+        let BlockSink {
+            counting,
+            reuse,
+            fuser,
+            profiler,
+            moved,
+            iterations,
+            shapes,
+            ..
+        } = self;
+        // The iterations this path takes are 1 to `iterations - tail`: at the first, a record
+        // whose counted records all keep their measure counts for all of them.
+        let first_of_batch = repeated.iteration == 1;
+        let log = &mut iterations[i];
+        let times = repeated.iterations - log.tail;
+        let start = repeated
+            .index
+            .checked_sub(1)
+            .map_or(0, |k| log.records[k].outputs_end);
+        let end = log.records[repeated.index].outputs_end;
+        let site_move = |site_moves: &[SiteMove], output: &MemRecord| {
+            site_moves
+                .iter()
+                .find(|site| site.holds(output))
+                .map_or(0, |site| site.bytes_per_step)
+        };
+        if first_of_batch {
+            let all_kept = log.outputs[start..end].iter().all(|(output, measure)| {
+                measure.is_none()
+                    || AccessMeasure::holds_when_moved(
+                        &output.access,
+                        site_move(&log.site_moves, output),
+                        counting.device,
+                    )
+            });
+            log.records[repeated.index].batched = all_kept && times > 1;
+        }
+        let mut class = leader.and_then(|j| moved.as_mut().map(|moved| &mut moved.classes[j]));
+        // The class keeps the iteration's records once, for all the iterations skipped.
+        let kept_at = class.as_deref_mut().map(|class| {
+            let IterationLog {
+                kept_at, outputs, ..
+            } = &mut iterations[i];
+            *kept_at.get_or_insert_with(|| {
+                class.kept.extend_from_slice(outputs);
+                class.kept.len() - outputs.len()
+            })
+        });
+        let log = &iterations[i];
+        let logged = &log.records[repeated.index];
+        let batched = logged.batched;
+        // How many times this warp counts a record here: once, all the batch's, or none.
+        let count_times = match (batched, first_of_batch) {
+            (false, _) => 1,
+            (true, true) => times,
+            (true, false) => 0,
+        };
+        if logged.issued {
+            profile_copy(
+                profiler,
+                shapes,
+                (issue, record.warp, logged.copy),
+                logged.shape.as_ref(),
+                repeated.by,
+                whole,
+            );
+        }
+        if let Some(reuse) = reuse.as_deref_mut() {
+            reuse.add_reused(logged.reused);
+        }
+        if let Some(fuser) = fuser.as_deref_mut() {
+            fuser.add_tally_at(&logged.tally);
+        }
+        let iteration = repeated.iteration as i64;
+        for (k, (output, measure)) in log.outputs.iter().enumerate().take(end).skip(start) {
+            let by = site_move(&log.site_moves, output).wrapping_mul(iteration);
+            let kept = measure
+                .filter(|_| AccessMeasure::holds_when_moved(&output.access, by, counting.device));
+            match (kept, class.as_deref_mut()) {
+                // Moved so that every rule sees it alike, the access counts as the one it
+                // repeats; where it lies is needed by no one, and the warps shown alike to this
+                // one find it from the record repeated.
+                (Some(measure), class) => {
+                    if count_times > 0 {
+                        counting.count_untraced_times(output, &measure, count_times);
+                    }
+                    if let (true, Some(trace)) = (traced, counting.trace.as_deref_mut()) {
+                        let mut moved_output = *output;
+                        kernel::move_lanes(&mut moved_output.access, by);
+                        trace.record(&moved_output);
+                    }
+                    if let (Some(class), Some(kept_at)) = (class, kept_at) {
+                        class.push_move(output, true, by, counting.device);
+                        class.outputs.push(kept_at + k);
+                    }
+                }
+                (None, class) => {
+                    let mut moved_output = *output;
+                    kernel::move_lanes(&mut moved_output.access, by);
+                    let measure = measure
+                        .and_then(|_| AccessMeasure::of(&moved_output.access, counting.device));
+                    if let (Some(measure), true) = (&measure, count_times > 0) {
+                        counting.count_untraced_times(&moved_output, measure, count_times);
+                    }
+                    if let (true, Some(trace)) = (traced, counting.trace.as_deref_mut()) {
+                        trace.record(&moved_output);
+                    }
+                    if let Some(class) = class {
+                        class.push_output((moved_output, measure), 0, counting.device);
+                    }
+                }
+            }
+        }
+        if let Some(class) = class {
+            class.inputs.push(FirstRecord {
+                issued: logged.issued,
+                outputs_end: class.outputs.len(),
+                shape: logged.shape.clone().map(|shape| (shape, repeated.by)),
+                counted: batched.then_some(count_times),
+                copy: logged.copy,
+            });
+            class.reused.instructions += logged.reused.instructions;
+            class.reused.lanes += logged.reused.lanes;
+            add_tally_changes(&mut class.tally, &logged.tally);
+        }
+    }
+
     fn leader_of(&self, record: &MemRecord) -> Option<usize> {
         let moved = self.moved.as_ref()?;
         let (k, q) = *moved.lead.get(record.warp as usize)?;
@@ -673,7 +872,7 @@ impl RecordSink for BlockSink<'_> {
             (Some(j), _) => self
                 .moved
                 .as_mut()
-                .map(|moved| std::mem::take(&mut moved.classes[j].outputs))
+                .map(|moved| std::mem::take(&mut moved.classes[j].kept))
                 .unwrap_or_default(),
             (None, Some(i)) => std::mem::take(&mut self.iterations[i].outputs),
             (None, None) => Vec::new(),
@@ -711,10 +910,11 @@ impl RecordSink for BlockSink<'_> {
         }
         if let (Some(j), Some(moved)) = (leader, self.moved.as_mut()) {
             let class = &mut moved.classes[j];
-            for output in &outputs[class.moves.len()..] {
-                class.moves.push((class.move_of(&output.0), 0));
+            for (k, (output, measure)) in outputs.iter().enumerate().skip(outputs_start) {
+                class.push_move(output, measure.is_some(), 0, self.counting.device);
+                class.outputs.push(k);
             }
-            class.outputs = outputs;
+            class.kept = outputs;
             class.inputs.push(FirstRecord {
                 issued,
                 outputs_end: class.outputs.len(),
@@ -746,6 +946,7 @@ impl RecordSink for BlockSink<'_> {
                     reusable: false,
                     tail: 1,
                     site_moves: Vec::new(),
+                    kept_at: None,
                 });
                 self.iterations.len() - 1
             }
@@ -757,6 +958,7 @@ impl RecordSink for BlockSink<'_> {
         log.outputs.clear();
         log.reusable = false;
         log.site_moves.clear();
+        log.kept_at = None;
     }
 
     fn iterations_end(&mut self, warp: u32) {
@@ -849,137 +1051,11 @@ impl RecordSink for BlockSink<'_> {
     }
 
     fn record_repeated(&mut self, record: &MemRecord, repeated: &Repeated) {
-        // The last skipped iterations pass through everything, so that the compiler effects
-        // leave the warp as a full run does (`IterationLog::tail`).
-        let found = self.iterations.iter().position(|log| {
-            log.reusable
-                && log.warp == record.warp
-                && repeated.index < log.records.len()
-                && repeated.iteration + log.tail <= repeated.iterations
-        });
-        let Some(i) = found else {
-            self.record(record);
-            return;
-        };
-        let leader = self.leader_of(record);
-        // The traced warp's counted records also go to the trace, each where it lies.
-        let traced = self.traced(record.block, record.warp);
-        let BlockSink {
-            counting,
-            reuse,
-            fuser,
-            profiler,
-            moved,
-            iterations,
-            shapes,
-            ..
-        } = self;
-        // The iterations this path takes are 1 to `iterations - tail`: at the first, a record
-        // whose counted records all keep their measure counts for all of them.
-        let first_of_batch = repeated.iteration == 1;
-        let log = &mut iterations[i];
-        let times = repeated.iterations - log.tail;
-        let start = repeated
-            .index
-            .checked_sub(1)
-            .map_or(0, |k| log.records[k].outputs_end);
-        let end = log.records[repeated.index].outputs_end;
-        let site_move = |site_moves: &[SiteMove], output: &MemRecord| {
-            site_moves
-                .iter()
-                .find(|site| site.holds(output))
-                .map_or(0, |site| site.bytes_per_step)
-        };
-        if first_of_batch {
-            let all_kept = log.outputs[start..end].iter().all(|(output, measure)| {
-                measure.is_none()
-                    || AccessMeasure::holds_when_moved(
-                        &output.access,
-                        site_move(&log.site_moves, output),
-                        counting.device,
-                    )
-            });
-            log.records[repeated.index].batched = all_kept && times > 1;
-        }
-        let log = &iterations[i];
-        let logged = &log.records[repeated.index];
-        let batched = logged.batched;
-        // How many times this warp counts a record here: once, all the batch's, or none.
-        let count_times = match (batched, first_of_batch) {
-            (false, _) => 1,
-            (true, true) => times,
-            (true, false) => 0,
-        };
-        if logged.issued {
-            profile_copy(
-                profiler,
-                shapes,
-                (record, record.warp, logged.copy),
-                logged.shape.as_ref(),
-                repeated.by,
-                || *record,
-            );
-        }
-        if let Some(reuse) = reuse.as_deref_mut() {
-            reuse.add_reused(logged.reused);
-        }
-        if let Some(fuser) = fuser.as_deref_mut() {
-            fuser.add_tally_at(&logged.tally);
-        }
-        let mut class = leader.and_then(|j| moved.as_mut().map(|moved| &mut moved.classes[j]));
-        let iteration = repeated.iteration as i64;
-        for (output, measure) in &log.outputs[start..end] {
-            let by = site_move(&log.site_moves, output).wrapping_mul(iteration);
-            let kept = measure
-                .filter(|_| AccessMeasure::holds_when_moved(&output.access, by, counting.device));
-            match (kept, class.as_deref_mut()) {
-                // Moved so that every rule sees it alike, the access counts as the one it
-                // repeats; where it lies is needed by no one, and the warps shown alike to this
-                // one find it from the record repeated.
-                (Some(measure), class) => {
-                    if count_times > 0 {
-                        counting.count_untraced_times(output, &measure, count_times);
-                    }
-                    if let (true, Some(trace)) = (traced, counting.trace.as_deref_mut()) {
-                        let mut moved_output = *output;
-                        kernel::move_lanes(&mut moved_output.access, by);
-                        trace.record(&moved_output);
-                    }
-                    if let Some(class) = class {
-                        class.moves.push((class.move_of(output), by));
-                        class.outputs.push((*output, Some(measure)));
-                    }
-                }
-                (None, class) => {
-                    let mut moved_output = *output;
-                    kernel::move_lanes(&mut moved_output.access, by);
-                    let measure = measure
-                        .and_then(|_| AccessMeasure::of(&moved_output.access, counting.device));
-                    if let (Some(measure), true) = (&measure, count_times > 0) {
-                        counting.count_untraced_times(&moved_output, measure, count_times);
-                    }
-                    if let (true, Some(trace)) = (traced, counting.trace.as_deref_mut()) {
-                        trace.record(&moved_output);
-                    }
-                    if let Some(class) = class {
-                        class.moves.push((class.move_of(&moved_output), 0));
-                        class.outputs.push((moved_output, measure));
-                    }
-                }
-            }
-        }
-        if let Some(class) = class {
-            class.inputs.push(FirstRecord {
-                issued: logged.issued,
-                outputs_end: class.outputs.len(),
-                shape: logged.shape.clone().map(|shape| (shape, repeated.by)),
-                counted: batched.then_some(count_times),
-                copy: logged.copy,
-            });
-            class.reused.instructions += logged.reused.instructions;
-            class.reused.lanes += logged.reused.lanes;
-            add_tally_changes(&mut class.tally, &logged.tally);
-        }
+        self.repeat(record, repeated, false);
+    }
+
+    fn record_repeated_from(&mut self, ran: &MemRecord, repeated: &Repeated) {
+        self.repeat(ran, repeated, true);
     }
 
     fn warps_alike(&mut self, warps: &WarpsAlike<'_>) {
@@ -1046,35 +1122,39 @@ impl RecordSink for BlockSink<'_> {
             profile_copy(
                 profiler,
                 shapes,
-                (record, warp, first.copy),
+                (
+                    Issue {
+                        order: moved_record.order(record),
+                        ..Issue::of(record)
+                    },
+                    warp,
+                    first.copy,
+                ),
                 origin,
                 from.wrapping_add(moved_record.by),
                 || moved_record.of(record),
             );
         }
         let outputs = class.outputs[start..first.outputs_end].iter();
-        for ((output, measure), &(per_step, lies)) in
-            outputs.zip(&class.moves[start..first.outputs_end])
-        {
-            let by = per_step * q;
-            match measure {
-                // Moved so that every rule sees it alike, the access counts as the leader's,
-                // and as this warp is not the traced one, where it lies is not needed.
-                Some(measure)
-                    if AccessMeasure::holds_when_moved(&output.access, by, counting.device) =>
-                {
-                    // A record of a skipped iteration counted at once counts for all the
-                    // iterations of the batch at its first, and not again.
-                    match first.counted {
-                        None => counting.count_untraced(output, measure),
-                        Some(0) => {}
-                        Some(times) => counting.count_untraced_times(output, measure, times),
-                    }
-                }
-                _ => {
+        for (&k, output_move) in outputs.zip(&class.moves[start..first.outputs_end]) {
+            let by = output_move.per_step * q;
+            // Moved so that every rule sees it alike, the access counts as the leader's, and as
+            // this warp is not the traced one, where it lies is not needed. A record of a
+            // skipped iteration counted at once counts for all the iterations of the batch at
+            // its first, and not again.
+            let holds = output_move.unit != 0 && by % output_move.unit == 0;
+            if holds && first.counted == Some(0) {
+                continue;
+            }
+            match (&class.kept[k], holds) {
+                ((output, Some(measure)), true) => match first.counted {
+                    Some(times) => counting.count_untraced_times(output, measure, times),
+                    None => counting.count_untraced(output, measure),
+                },
+                ((output, _), _) => {
                     let mut output = *output;
                     output.warp = warp;
-                    kernel::move_lanes(&mut output.access, by.wrapping_add(lies));
+                    kernel::move_lanes(&mut output.access, by.wrapping_add(output_move.lies));
                     counting.count(&output);
                 }
             }

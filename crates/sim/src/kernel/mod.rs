@@ -46,8 +46,8 @@ pub mod span;
 pub mod uniformity;
 
 pub use interp::{
-    move_lanes, run, BlockRun, BlockSelection, BlockStats, Dim3, Launch, MemRecord, MovedRecord,
-    RecordSink, Repeated, RunConfig, Simulation, SiteMove, Value, WarpsAlike,
+    move_lanes, run, BlockRun, BlockSelection, BlockStats, Dim3, Launch, LoadOrder, MemRecord,
+    MovedRecord, RecordSink, Repeated, RunConfig, Simulation, SiteMove, Value, WarpsAlike,
 };
 pub use sema::Program;
 pub use span::{Diagnostic, Span};

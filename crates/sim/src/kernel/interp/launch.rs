@@ -169,10 +169,18 @@ impl Repeated {
     /// Makes the record of the iteration run into this one.
     pub fn apply(&self, record: &mut MemRecord) {
         super::warps::move_lanes(&mut record.access, self.by);
-        if record.order.sequence != 0 {
-            record.order.sequence = record.order.sequence.wrapping_add(self.loads);
-        }
+        record.order = self.order(record.order);
         record.fences_passed = record.fences_passed.wrapping_add(self.fences);
+    }
+
+    /// This record's place among its warp's loads, given that of the record it repeats: as many
+    /// loads later as the warp made in between.
+    pub fn order(&self, ran: LoadOrder) -> LoadOrder {
+        let mut order = ran;
+        if order.sequence != 0 {
+            order.sequence = order.sequence.wrapping_add(self.loads);
+        }
+        order
     }
 }
 
@@ -189,15 +197,29 @@ pub struct MovedRecord {
     pub from: u32,
     /// ... and which of the leader's records it is, counted from the start of the block.
     pub index: usize,
+    /// Where the leader's record is one of a loop iteration it skipped: the record handed is the
+    /// record of the iteration run that it repeats, and this says how (`Repeated::apply`). The
+    /// leaders' records of skipped iterations are not kept whole, as a matmul's block has
+    /// thousands of them.
+    pub repeated: Option<Repeated>,
 }
 
 impl MovedRecord {
-    /// The record of `warp`: its leader's `record`, moved.
+    /// The record of `warp`: its leader's, from `record`, moved.
     pub fn of(&self, record: &MemRecord) -> MemRecord {
         let mut moved = *record;
+        if let Some(repeated) = &self.repeated {
+            repeated.apply(&mut moved);
+        }
         moved.warp = self.warp;
         super::warps::move_lanes(&mut moved.access, self.by);
         moved
+    }
+
+    /// The place among its warp's loads of the record `of` makes from `record`.
+    pub fn order(&self, record: &MemRecord) -> LoadOrder {
+        self.repeated
+            .map_or(record.order, |repeated| repeated.order(record.order))
     }
 }
 

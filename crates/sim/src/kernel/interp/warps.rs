@@ -63,16 +63,31 @@ pub(super) struct WarpClasses {
 }
 
 /// The records the leaders made, as the interpreter handed them, with what it said of the loop
-/// iterations they ran and skipped (`loops`), for `replay_with` to hand on to the sink.
+/// iterations they ran and skipped (`loops`), for `replay_with` to hand on to the sink. A record
+/// of a skipped iteration is kept as the record of the iteration run it repeats and how it moves
+/// (`Handed::Repeats`): a matmul's leaders skip thousands of records a block, and copies of
+/// them, 560 bytes each, would not stay in the processor's caches.
 #[derive(Clone, Debug, Default)]
 pub(super) struct LeaderRecords {
-    records: Vec<MemRecord>,
-    /// Per record: the record of an iteration run that it repeats, moved, if it is one of a
-    /// skipped iteration.
-    repeated: Vec<Option<Repeated>>,
+    /// The records the warps ran, and those of the iterations whose records the skipped ones
+    /// repeat.
+    kept: Vec<MemRecord>,
+    /// Per record handed, in order: where it is kept.
+    handed: Vec<Handed>,
+    /// Per warp: where the records of the iteration that its skipped ones repeat are kept.
+    repeating: Vec<Vec<usize>>,
     /// What the warps said of their loops, in order: the number of records made before, the
     /// warp, and what.
     notes: Vec<(usize, u32, LoopNote)>,
+}
+
+/// Where a record handed to `LeaderRecords` is kept.
+#[derive(Clone, Copy, Debug)]
+enum Handed {
+    /// As it was handed, in `kept`, with what it repeats where it is one of a skipped iteration.
+    Kept(usize, Option<Repeated>),
+    /// As the record in `kept` that it repeats, moved (`Repeated::apply`).
+    Repeats(usize, Repeated),
 }
 
 #[derive(Clone, Debug)]
@@ -84,26 +99,80 @@ enum LoopNote {
 
 impl LeaderRecords {
     fn clear(&mut self) {
-        self.records.clear();
-        self.repeated.clear();
+        self.kept.clear();
+        self.handed.clear();
+        self.repeating.iter_mut().for_each(Vec::clear);
         self.notes.clear();
+    }
+
+    /// How many records were handed.
+    fn len(&self) -> usize {
+        self.handed.len()
+    }
+
+    /// The record kept for record `at`: itself, or the one it repeats. Its warp, block, site
+    /// and access kind, space and width are the record's.
+    fn kept(&self, at: usize) -> &MemRecord {
+        match self.handed[at] {
+            Handed::Kept(i, _) | Handed::Repeats(i, _) => &self.kept[i],
+        }
+    }
+
+    /// Which record of an iteration run record `at` repeats, if it is one of a skipped iteration.
+    fn repeated(&self, at: usize) -> Option<&Repeated> {
+        match &self.handed[at] {
+            Handed::Kept(_, repeated) => repeated.as_ref(),
+            Handed::Repeats(_, repeated) => Some(repeated),
+        }
+    }
+
+    /// Record `at`, as it was handed.
+    fn record(&self, at: usize) -> MemRecord {
+        let mut record = *self.kept(at);
+        if let Handed::Repeats(_, repeated) = &self.handed[at] {
+            repeated.apply(&mut record);
+        }
+        record
+    }
+
+    /// Hands record `at` to `sink` as the interpreter handed it.
+    fn hand(&self, at: usize, sink: &mut dyn RecordSink) {
+        match &self.handed[at] {
+            Handed::Kept(i, None) => sink.record(&self.kept[*i]),
+            Handed::Kept(i, Some(repeated)) => sink.record_repeated(&self.kept[*i], repeated),
+            Handed::Repeats(i, repeated) => sink.record_repeated_from(&self.kept[*i], repeated),
+        }
+    }
+
+    /// Hands record `at` to `sink` as the record of the warp `moved` says, moved from it.
+    fn hand_moved(&self, at: usize, moved: MovedRecord, sink: &mut dyn RecordSink) {
+        let (i, repeated) = match self.handed[at] {
+            Handed::Kept(i, _) => (i, None),
+            Handed::Repeats(i, repeated) => (i, Some(repeated)),
+        };
+        let moved = MovedRecord { repeated, ..moved };
+        sink.record_moved(&self.kept[i], &moved);
+    }
+
+    fn keep(&mut self, record: &MemRecord, repeated: Option<Repeated>) {
+        self.handed.push(Handed::Kept(self.kept.len(), repeated));
+        self.kept.push(*record);
     }
 }
 
 impl RecordSink for LeaderRecords {
     fn record(&mut self, record: &MemRecord) {
-        self.records.push(*record);
-        self.repeated.push(None);
+        self.keep(record, None);
     }
 
     fn iteration_begins(&mut self, warp: u32) {
         self.notes
-            .push((self.records.len(), warp, LoopNote::IterationBegins));
+            .push((self.handed.len(), warp, LoopNote::IterationBegins));
     }
 
     fn iterations_end(&mut self, warp: u32) {
         self.notes
-            .push((self.records.len(), warp, LoopNote::IterationsEnd));
+            .push((self.handed.len(), warp, LoopNote::IterationsEnd));
     }
 
     fn repeats_begin(&mut self, warp: u32, moves: &[i64], fences: u32) {
@@ -111,20 +180,44 @@ impl RecordSink for LeaderRecords {
             moves: moves.to_vec(),
             fences,
         };
-        self.notes.push((self.records.len(), warp, note));
+        self.notes.push((self.handed.len(), warp, note));
+        let warp = warp as usize;
+        if self.repeating.len() <= warp {
+            self.repeating.resize_with(warp + 1, Vec::new);
+        }
+        self.repeating[warp].clear();
     }
 
     fn record_repeated(&mut self, record: &MemRecord, repeated: &Repeated) {
-        self.records.push(*record);
-        self.repeated.push(Some(*repeated));
+        self.keep(record, Some(*repeated));
     }
 
     fn record_repeated_from(&mut self, ran: &MemRecord, repeated: &Repeated) {
-        self.records.push(*ran);
-        if let Some(record) = self.records.last_mut() {
-            repeated.apply(record);
+        // The first skipped iteration hands the records of the iteration run in order: each is
+        // kept once, and the later iterations' repeat it.
+        let warp = ran.warp as usize;
+        let template = match self.repeating.get(warp) {
+            Some(kept) if repeated.index < kept.len() => {
+                debug_assert_eq!(self.kept[kept[repeated.index]], *ran);
+                Some(kept[repeated.index])
+            }
+            Some(kept) if repeated.index == kept.len() => {
+                self.kept.push(*ran);
+                self.repeating[warp].push(self.kept.len() - 1);
+                Some(self.kept.len() - 1)
+            }
+            _ => None,
+        };
+        match template {
+            Some(i) => self.handed.push(Handed::Repeats(i, *repeated)),
+            // Only a warp that began repeating hands repeated records; a sink takes any other
+            // way as it comes, whole.
+            None => {
+                let mut record = *ran;
+                repeated.apply(&mut record);
+                self.keep(&record, Some(*repeated));
+            }
         }
-        self.repeated.push(Some(*repeated));
     }
 }
 
@@ -475,8 +568,6 @@ impl Simulation<'_> {
         let Ok(ran) = self.run_warps(block, step_budget, collected, Some(&mut log)) else {
             return Attempt::Refused;
         };
-        let records = &collected.records;
-
         // Every guard comes out in each warp as in its leader, lane by lane; the first warp
         // where one does not must lead. (Before the moves are checked: a warp past the edge,
         // whose guards keep it from reading, may lie where its leader's records, moved, would
@@ -526,7 +617,8 @@ impl Simulation<'_> {
             .map(|&leader| {
                 let mut sites: Vec<SiteMove> = Vec::new();
                 for &(first, end) in &log.pieces[leader as usize] {
-                    for (record, &per_step) in records[first..end].iter().zip(&moves[first..end]) {
+                    for (at, &per_step) in (first..end).zip(&moves[first..end]) {
+                        let record = collected.kept(at);
                         match sites.iter().find(|site| site.holds(record)) {
                             Some(site) if site.bytes_per_step != per_step => return None,
                             Some(_) => {}
@@ -564,26 +656,23 @@ impl Simulation<'_> {
                 if q == 0 {
                     // A leader's own records, with what it said of its loops between them.
                     let notes = &collected.notes;
-                    for (at, record) in records.iter().enumerate().take(end).skip(first) {
+                    for at in first..end {
                         hand_notes(notes, &mut next_note, at, w as u32, sink);
-                        match &collected.repeated[at] {
-                            Some(repeated) => sink.record_repeated(record, repeated),
-                            None => sink.record(record),
-                        }
+                        collected.hand(at, sink);
                     }
                     hand_notes(notes, &mut next_note, end, w as u32, sink);
                     continue;
                 }
-                let records = records[first..end].iter().zip(&moves[first..end]);
-                for (index, (record, &per_step)) in records.enumerate() {
+                for (index, (at, &per_step)) in (first..end).zip(&moves[first..end]).enumerate() {
                     let moved = MovedRecord {
                         warp: w as u32,
                         steps: q,
                         by: per_step * i64::from(q),
                         from: k as u32,
                         index: made_before[k] + index,
+                        repeated: None,
                     };
-                    sink.record_moved(record, &moved);
+                    collected.hand_moved(at, moved, sink);
                 }
             }
             for (k, made) in made_before.iter_mut().enumerate() {
@@ -627,16 +716,15 @@ impl Simulation<'_> {
         collected: &LeaderRecords,
         last_step: &[u32],
     ) -> Option<Vec<i64>> {
-        let records = &collected.records;
         let step = classes.step;
-        let mut moves = vec![0i64; records.len()];
+        let mut moves = vec![0i64; collected.len()];
         match classes.site_shifts.as_deref() {
             // Each record of a leader moves as the proof says its site does.
             Some(sites) => {
                 for (k, &leader) in leaders.iter().enumerate() {
                     for &(a, a_end) in &log.pieces[leader as usize] {
                         for at in a..a_end {
-                            let record = &records[at];
+                            let record = collected.kept(at);
                             let key = (record.span, record.access.kind);
                             let site = sites
                                 .binary_search_by_key(&key, |site| (site.span, site.kind))
@@ -646,9 +734,11 @@ impl Simulation<'_> {
                             // A record of a loop iteration skipped lies between the record it
                             // repeats and the same record of the last iteration skipped, which
                             // are checked: every lane moves alike, and an object is one range.
-                            let between = collected.repeated[at]
+                            let between = collected
+                                .repeated(at)
                                 .is_some_and(|repeated| repeated.iteration < repeated.iterations);
-                            if !between && !self.moves_inside(record, by, i64::from(last_step[k])) {
+                            let far = i64::from(last_step[k]);
+                            if !between && !self.moves_inside(&collected.record(at), by, far) {
                                 return None;
                             }
                         }
@@ -672,9 +762,10 @@ impl Simulation<'_> {
                             return None;
                         }
                         for (i, k) in (a..a_end).zip(b..b_end) {
-                            let by = record_move(&records[i], &records[k])?;
+                            let second = collected.record(k);
+                            let by = record_move(&collected.record(i), &second)?;
                             let far = i64::from(last_step[second_leader]);
-                            if !self.moves_inside(&records[k], by, far) {
+                            if !self.moves_inside(&second, by, far) {
                                 return None;
                             }
                             moves[i] = by;
