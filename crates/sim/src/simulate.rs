@@ -423,8 +423,34 @@ struct IterationLog {
     tail: u64,
     /// How far each place moves per iteration.
     site_moves: Vec<SiteMove>,
-    /// Where `outputs` lie in the `kept` records of the class the warp leads, once copied there.
+    /// Per output: how it moves per iteration (`IterationLog::moves_of`), looked up once.
+    output_moves: Vec<OutputMove>,
+    /// Where `outputs` lie in the `kept` records of the class the warp leads, once copied there,
+    /// and how each moves per step of the class.
     kept_at: Option<usize>,
+    class_moves: Vec<OutputMove>,
+}
+
+impl IterationLog {
+    /// How each output moves per iteration, as `OutputMove`s (`per_step` for iterations), once
+    /// the iteration is logged.
+    fn output_moves(&mut self, device: &Device) -> &[OutputMove] {
+        if self.output_moves.len() != self.outputs.len() {
+            self.output_moves = self
+                .outputs
+                .iter()
+                .map(|(output, measure)| {
+                    let per_iteration = self
+                        .site_moves
+                        .iter()
+                        .find(|site| site.holds(output))
+                        .map_or(0, |site| site.bytes_per_step);
+                    OutputMove::new(output, measure.is_some(), per_iteration, device)
+                })
+                .collect();
+        }
+        &self.output_moves
+    }
 }
 
 /// What became of one record of an iteration a warp ran.
@@ -497,8 +523,33 @@ struct OutputMove {
     /// ... how far the leader's record lies from the one kept ...
     lies: i64,
     /// ... and the moves under which its measure holds, the multiples of `unit` bytes
-    /// (`AccessMeasure::move_unit`); 0 where it has no measure.
+    /// (`AccessMeasure::move_unit`); 0 where it has no measure...
     unit: i64,
+    /// ... which are all those of whole steps: a warp shown alike counts the output as the
+    /// leader's without a division.
+    every_step: bool,
+}
+
+impl OutputMove {
+    /// The move of `output` by `per_step` bytes a step, lying where it is.
+    fn new(output: &MemRecord, measured: bool, per_step: i64, device: &Device) -> OutputMove {
+        let unit = if measured {
+            AccessMeasure::move_unit(&output.access, device)
+        } else {
+            0
+        };
+        OutputMove {
+            per_step,
+            lies: 0,
+            unit,
+            every_step: unit != 0 && per_step % unit == 0,
+        }
+    }
+
+    /// Whether the measure holds `steps` steps of the class from the leader.
+    fn holds(&self, steps: i64) -> bool {
+        self.every_step || (self.unit != 0 && self.per_step.wrapping_mul(steps) % self.unit == 0)
+    }
 }
 
 /// What became of one record of a leader.
@@ -516,6 +567,9 @@ struct FirstRecord {
     /// where an earlier iteration's counted them.
     counted: Option<u64>,
     copy: CopyKind,
+    /// Whether every output's measure holds at every warp of the class
+    /// (`OutputMove::every_step`), set by `MovedClass::push_input`.
+    every_step: bool,
 }
 
 impl MovedClass {
@@ -553,15 +607,20 @@ impl MovedClass {
     }
 
     fn push_move(&mut self, output: &MemRecord, measured: bool, lies: i64, device: &Device) {
+        let output_move = OutputMove::new(output, measured, self.move_of(output), device);
         self.moves.push(OutputMove {
-            per_step: self.move_of(output),
             lies,
-            unit: if measured {
-                AccessMeasure::move_unit(&output.access, device)
-            } else {
-                0
-            },
+            ..output_move
         });
+    }
+
+    /// Adds what became of a record of the leader, its outputs pushed before.
+    fn push_input(&mut self, mut input: FirstRecord) {
+        let start = self.inputs.last().map_or(0, |last| last.outputs_end);
+        input.every_step = self.moves[start..input.outputs_end]
+            .iter()
+            .all(|output| output.every_step);
+        self.inputs.push(input);
     }
 }
 
@@ -624,7 +683,7 @@ impl BlockSink<'_> {
     fn traced(&self, block: [u32; 3], warp: u32) -> bool {
         self.counting.trace.as_deref().is_some_and(|trace| {
             let request = trace.request();
-            request.block == block && request.warp == warp
+            request.warp == warp && request.block == block
         })
     }
 
@@ -680,7 +739,6 @@ impl BlockSink<'_> {
         self.spare_classes.append(&mut moved.classes);
     }
 
-    /// The index of `record`'s warp among the leaders, if it leads a class that others reuse.
     /// A record of a loop iteration skipped (`RecordSink::record_repeated`): `record` itself, or
     /// where `from_ran`, the record of the iteration run that it repeats, which is made into it
     /// only where needed.
@@ -731,30 +789,31 @@ impl BlockSink<'_> {
             .checked_sub(1)
             .map_or(0, |k| log.records[k].outputs_end);
         let end = log.records[repeated.index].outputs_end;
-        let site_move = |site_moves: &[SiteMove], output: &MemRecord| {
-            site_moves
-                .iter()
-                .find(|site| site.holds(output))
-                .map_or(0, |site| site.bytes_per_step)
-        };
         if first_of_batch {
-            let all_kept = log.outputs[start..end].iter().all(|(output, measure)| {
-                measure.is_none()
-                    || AccessMeasure::holds_when_moved(
-                        &output.access,
-                        site_move(&log.site_moves, output),
-                        counting.device,
-                    )
-            });
+            let all_kept = log.output_moves(counting.device)[start..end]
+                .iter()
+                .all(|output| output.unit == 0 || output.every_step);
             log.records[repeated.index].batched = all_kept && times > 1;
         }
+        log.output_moves(counting.device);
         let mut class = leader.and_then(|j| moved.as_mut().map(|moved| &mut moved.classes[j]));
-        // The class keeps the iteration's records once, for all the iterations skipped.
+        // The class keeps the iteration's records once, for all the iterations skipped, with
+        // how each moves per step of the class.
         let kept_at = class.as_deref_mut().map(|class| {
             let IterationLog {
-                kept_at, outputs, ..
+                kept_at,
+                outputs,
+                class_moves,
+                ..
             } = &mut iterations[i];
             *kept_at.get_or_insert_with(|| {
+                class_moves.clear();
+                for (output, measure) in outputs.iter() {
+                    let per_step = class.move_of(output);
+                    let output_move =
+                        OutputMove::new(output, measure.is_some(), per_step, counting.device);
+                    class_moves.push(output_move);
+                }
                 class.kept.extend_from_slice(outputs);
                 class.kept.len() - outputs.len()
             })
@@ -786,9 +845,9 @@ impl BlockSink<'_> {
         }
         let iteration = repeated.iteration as i64;
         for (k, (output, measure)) in log.outputs.iter().enumerate().take(end).skip(start) {
-            let by = site_move(&log.site_moves, output).wrapping_mul(iteration);
-            let kept = measure
-                .filter(|_| AccessMeasure::holds_when_moved(&output.access, by, counting.device));
+            let output_move = &log.output_moves[k];
+            let by = output_move.per_step.wrapping_mul(iteration);
+            let kept = measure.filter(|_| output_move.holds(iteration));
             match (kept, class.as_deref_mut()) {
                 // Moved so that every rule sees it alike, the access counts as the one it
                 // repeats; where it lies is needed by no one, and the warps shown alike to this
@@ -803,7 +862,10 @@ impl BlockSink<'_> {
                         trace.record(&moved_output);
                     }
                     if let (Some(class), Some(kept_at)) = (class, kept_at) {
-                        class.push_move(output, true, by, counting.device);
+                        class.moves.push(OutputMove {
+                            lies: by,
+                            ..log.class_moves[k]
+                        });
                         class.outputs.push(kept_at + k);
                     }
                 }
@@ -825,12 +887,13 @@ impl BlockSink<'_> {
             }
         }
         if let Some(class) = class {
-            class.inputs.push(FirstRecord {
+            class.push_input(FirstRecord {
                 issued: logged.issued,
                 outputs_end: class.outputs.len(),
                 shape: logged.shape.clone().map(|shape| (shape, repeated.by)),
                 counted: batched.then_some(count_times),
                 copy: logged.copy,
+                every_step: false,
             });
             class.reused.instructions += logged.reused.instructions;
             class.reused.lanes += logged.reused.lanes;
@@ -838,6 +901,7 @@ impl BlockSink<'_> {
         }
     }
 
+    /// The index of `record`'s warp among the leaders, if it leads a class that others reuse.
     fn leader_of(&self, record: &MemRecord) -> Option<usize> {
         let moved = self.moved.as_ref()?;
         let (k, q) = *moved.lead.get(record.warp as usize)?;
@@ -915,12 +979,13 @@ impl RecordSink for BlockSink<'_> {
                 class.outputs.push(k);
             }
             class.kept = outputs;
-            class.inputs.push(FirstRecord {
+            class.push_input(FirstRecord {
                 issued,
                 outputs_end: class.outputs.len(),
                 shape: shape.map(|shape| (shape, 0)),
                 counted: None,
                 copy: CopyKind::of(record),
+                every_step: false,
             });
             class.reused.instructions += reused.instructions;
             class.reused.lanes += reused.lanes;
@@ -946,7 +1011,9 @@ impl RecordSink for BlockSink<'_> {
                     reusable: false,
                     tail: 1,
                     site_moves: Vec::new(),
+                    output_moves: Vec::new(),
                     kept_at: None,
+                    class_moves: Vec::new(),
                 });
                 self.iterations.len() - 1
             }
@@ -958,7 +1025,9 @@ impl RecordSink for BlockSink<'_> {
         log.outputs.clear();
         log.reusable = false;
         log.site_moves.clear();
+        log.output_moves.clear();
         log.kept_at = None;
+        log.class_moves.clear();
     }
 
     fn iterations_end(&mut self, warp: u32) {
@@ -1135,14 +1204,17 @@ impl RecordSink for BlockSink<'_> {
                 || moved_record.of(record),
             );
         }
+        // A record of a skipped iteration counted at once counts for all the iterations of the
+        // batch at its first, and not again.
+        if first.every_step && first.counted == Some(0) {
+            return;
+        }
         let outputs = class.outputs[start..first.outputs_end].iter();
         for (&k, output_move) in outputs.zip(&class.moves[start..first.outputs_end]) {
             let by = output_move.per_step * q;
             // Moved so that every rule sees it alike, the access counts as the leader's, and as
-            // this warp is not the traced one, where it lies is not needed. A record of a
-            // skipped iteration counted at once counts for all the iterations of the batch at
-            // its first, and not again.
-            let holds = output_move.unit != 0 && by % output_move.unit == 0;
+            // this warp is not the traced one, where it lies is not needed.
+            let holds = output_move.holds(q);
             if holds && first.counted == Some(0) {
                 continue;
             }

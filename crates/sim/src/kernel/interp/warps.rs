@@ -113,9 +113,19 @@ impl LeaderRecords {
     /// The record kept for record `at`: itself, or the one it repeats. Its warp, block, site
     /// and access kind, space and width are the record's.
     fn kept(&self, at: usize) -> &MemRecord {
+        &self.kept[self.kept_index(at)]
+    }
+
+    fn kept_index(&self, at: usize) -> usize {
         match self.handed[at] {
-            Handed::Kept(i, _) | Handed::Repeats(i, _) => &self.kept[i],
+            Handed::Kept(i, _) | Handed::Repeats(i, _) => i,
         }
+    }
+
+    /// Whether record `at` is kept as the record it repeats: one of a record kept whole is
+    /// handed before it.
+    fn repeats(&self, at: usize) -> bool {
+        matches!(self.handed[at], Handed::Repeats(..))
     }
 
     /// Which record of an iteration run record `at` repeats, if it is one of a skipped iteration.
@@ -618,6 +628,11 @@ impl Simulation<'_> {
                 let mut sites: Vec<SiteMove> = Vec::new();
                 for &(first, end) in &log.pieces[leader as usize] {
                     for (at, &per_step) in (first..end).zip(&moves[first..end]) {
+                        // Where the proof gives the moves, a record kept as the one it repeats
+                        // moves as that one, whose copy was handed before it.
+                        if classes.site_shifts.is_some() && collected.repeats(at) {
+                            continue;
+                        }
                         let record = collected.kept(at);
                         match sites.iter().find(|site| site.holds(record)) {
                             Some(site) if site.bytes_per_step != per_step => return None,
@@ -721,15 +736,23 @@ impl Simulation<'_> {
         match classes.site_shifts.as_deref() {
             // Each record of a leader moves as the proof says its site does.
             Some(sites) => {
+                // Per record kept: its site's move, looked up once for all that repeat it.
+                let mut kept_moves: Vec<Option<i64>> = vec![None; collected.kept.len()];
                 for (k, &leader) in leaders.iter().enumerate() {
                     for &(a, a_end) in &log.pieces[leader as usize] {
                         for at in a..a_end {
-                            let record = collected.kept(at);
-                            let key = (record.span, record.access.kind);
-                            let site = sites
-                                .binary_search_by_key(&key, |site| (site.span, site.kind))
-                                .ok()?;
-                            let by = sites[site].bytes_per_step;
+                            let i = collected.kept_index(at);
+                            let by = match kept_moves[i] {
+                                Some(by) => by,
+                                None => {
+                                    let record = &collected.kept[i];
+                                    let key = (record.span, record.access.kind);
+                                    let site = sites
+                                        .binary_search_by_key(&key, |site| (site.span, site.kind))
+                                        .ok()?;
+                                    *kept_moves[i].insert(sites[site].bytes_per_step)
+                                }
+                            };
                             moves[at] = by;
                             // A record of a loop iteration skipped lies between the record it
                             // repeats and the same record of the last iteration skipped, which
