@@ -599,6 +599,12 @@ impl BlockProfiler {
         index
     }
 
+    /// What the profile sees of a copy of `CopyKind::WarpOnly` (`place_copy`): that `warp` ran.
+    /// A warp's accesses until its next barrier need note it only once.
+    pub fn warp_runs(&mut self, warp: u32) {
+        self.enter(warp);
+    }
+
     fn record_global(&mut self, record: &MemRecord, warp: usize) {
         let access = &record.access;
         let mut shape = std::mem::take(&mut self.shape);
@@ -651,7 +657,7 @@ impl BlockProfiler {
         match (kind, shape) {
             (CopyKind::Nothing, _) => true,
             (CopyKind::WarpOnly, _) => {
-                self.enter(warp);
+                self.warp_runs(warp);
                 true
             }
             (CopyKind::Placed, Some((shape, by))) if by % SHAPE_MOVE_BYTES == 0 => {

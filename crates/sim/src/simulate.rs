@@ -572,6 +572,18 @@ struct FirstRecord {
     every_step: bool,
 }
 
+impl FirstRecord {
+    /// For a copy that adds nothing a warp shown alike need count (its outputs counted at once
+    /// for the whole batch, each measure holding at every warp) and that the profile sees only
+    /// as its warp's: whether it notes that the warp ran.
+    fn inert(&self) -> Option<bool> {
+        let inert = self.every_step
+            && self.counted == Some(0)
+            && (!self.issued || self.copy != CopyKind::Placed);
+        inert.then_some(self.issued && self.copy == CopyKind::WarpOnly)
+    }
+}
+
 impl MovedClass {
     /// Empties the class, keeping its vectors' room.
     fn clear(&mut self) {
@@ -1151,6 +1163,42 @@ impl RecordSink for BlockSink<'_> {
             lead: warps.lead.to_vec(),
             classes,
         });
+    }
+
+    fn records_moved<'r>(
+        &mut self,
+        count: usize,
+        moved: &dyn Fn(usize) -> (&'r MemRecord, MovedRecord),
+    ) {
+        let Some((record, first)) = (count > 0).then(|| moved(0)) else {
+            return;
+        };
+        let (warp, from, index) = (first.warp, first.from as usize, first.index);
+        let reusable = self.moved.as_ref().is_some_and(|moved| {
+            moved.classes.get(from).is_some_and(|class| {
+                class.reusable && index.saturating_add(count) <= class.inputs.len()
+            })
+        });
+        let inert = |sink: &BlockSink<'_>, i: usize| {
+            sink.moved
+                .as_ref()
+                .and_then(|moved| moved.classes[from].inputs[index + i].inert())
+        };
+        let reused = reusable && !self.traced(record.block, warp);
+        let mut noted = false;
+        for i in 0..count {
+            // A copy that only notes that its warp ran is not asked for: the warp's copies
+            // until its next barrier note it once.
+            if let Some(notes) = reused.then(|| inert(self, i)).flatten() {
+                if notes && !noted {
+                    self.profiler.warp_runs(warp);
+                    noted = true;
+                }
+                continue;
+            }
+            let (record, moved_record) = moved(i);
+            self.record_moved(record, &moved_record);
+        }
     }
 
     fn record_moved(&mut self, record: &MemRecord, moved_record: &MovedRecord) {

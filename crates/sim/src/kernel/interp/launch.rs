@@ -119,6 +119,21 @@ pub trait RecordSink {
         self.record(&moved.of(record));
     }
 
+    /// `count` records in a row of a warp that did not run, one run of it to its next barrier
+    /// or its end, as `record_moved` takes them: `moved(i)` gives the `i`-th, and their
+    /// `MovedRecord::index`es follow each other. A sink that knows what some of them make
+    /// need not ask for those.
+    fn records_moved<'r>(
+        &mut self,
+        count: usize,
+        moved: &dyn Fn(usize) -> (&'r MemRecord, MovedRecord),
+    ) {
+        for i in 0..count {
+            let (record, moved_record) = moved(i);
+            self.record_moved(record, &moved_record);
+        }
+    }
+
     /// Before the records of a loop iteration that `warp` runs and may skip the iterations after
     /// (`Simulation::summarise_loops`): a sink may keep what it makes of the warp's records from
     /// here, until the warp's next `iteration_begins`, for `record_repeated`.

@@ -154,14 +154,13 @@ impl LeaderRecords {
         }
     }
 
-    /// Hands record `at` to `sink` as the record of the warp `moved` says, moved from it.
-    fn hand_moved(&self, at: usize, moved: MovedRecord, sink: &mut dyn RecordSink) {
+    /// Record `at` as `RecordSink::record_moved` takes it for the warp `moved` says.
+    fn moved(&self, at: usize, moved: MovedRecord) -> (&MemRecord, MovedRecord) {
         let (i, repeated) = match self.handed[at] {
             Handed::Kept(i, _) => (i, None),
             Handed::Repeats(i, repeated) => (i, Some(repeated)),
         };
-        let moved = MovedRecord { repeated, ..moved };
-        sink.record_moved(&self.kept[i], &moved);
+        (&self.kept[i], MovedRecord { repeated, ..moved })
     }
 
     fn keep(&mut self, record: &MemRecord, repeated: Option<Repeated>) {
@@ -678,17 +677,19 @@ impl Simulation<'_> {
                     hand_notes(notes, &mut next_note, end, w as u32, sink);
                     continue;
                 }
-                for (index, (at, &per_step)) in (first..end).zip(&moves[first..end]).enumerate() {
+                let moved_record = |index: usize| {
+                    let at = first + index;
                     let moved = MovedRecord {
                         warp: w as u32,
                         steps: q,
-                        by: per_step * i64::from(q),
+                        by: moves[at] * i64::from(q),
                         from: k as u32,
                         index: made_before[k] + index,
                         repeated: None,
                     };
-                    collected.hand_moved(at, moved, sink);
-                }
+                    collected.moved(at, moved)
+                };
+                sink.records_moved(end - first, &moved_record);
             }
             for (k, made) in made_before.iter_mut().enumerate() {
                 if let Some(&(first, end)) = log.pieces[leaders[k] as usize].get(round) {
