@@ -425,10 +425,6 @@ struct IterationLog {
     site_moves: Vec<SiteMove>,
     /// Per output: how it moves per iteration (`IterationLog::moves_of`), looked up once.
     output_moves: Vec<OutputMove>,
-    /// Where `outputs` lie in the `kept` records of the class the warp leads, once copied there,
-    /// and how each moves per step of the class.
-    kept_at: Option<usize>,
-    class_moves: Vec<OutputMove>,
 }
 
 impl IterationLog {
@@ -467,6 +463,8 @@ struct LoggedRecord {
     /// iteration, and so by any number of them.
     batched: bool,
     copy: CopyKind,
+    /// Where the warp leads a class: which of the class's inputs it is.
+    class_input: Option<usize>,
     /// Its place, kind and fences, for `repeats_begin`'s checks.
     span: Span,
     space: Space,
@@ -520,8 +518,10 @@ struct MovedClass {
 struct OutputMove {
     /// Its site's move per step of the class...
     per_step: i64,
-    /// ... how far the leader's record lies from the one kept ...
+    /// ... how far the leader's record lies from the one kept, and for an output of a record
+    /// of an iteration run, how far it moves per iteration (`FirstRecord::iteration`) ...
     lies: i64,
+    per_iteration: i64,
     /// ... and the moves under which its measure holds, the multiples of `unit` bytes
     /// (`AccessMeasure::move_unit`); 0 where it has no measure...
     unit: i64,
@@ -541,6 +541,7 @@ impl OutputMove {
         OutputMove {
             per_step,
             lies: 0,
+            per_iteration: 0,
             unit,
             every_step: unit != 0 && per_step % unit == 0,
         }
@@ -556,8 +557,12 @@ impl OutputMove {
 struct FirstRecord {
     /// Whether it was issued (not reused).
     issued: bool,
-    /// Where its outputs end in `MovedClass::outputs`.
-    outputs_end: usize,
+    /// Where its outputs are in `MovedClass::outputs`...
+    outputs: (usize, usize),
+    /// ... as the outputs of the record of the iteration run that it repeats, `iteration`
+    /// iterations on (each lies its move per iteration, `OutputMove::per_iteration`, that many
+    /// times further); 0 for a record whose outputs are its own.
+    iteration: i64,
     /// What the profiler measured of it that holds wherever it lies (`RecordShape`), with how far
     /// the record lies from the access it was measured of (a record of a loop iteration its
     /// warp skipped reuses the iteration's).
@@ -626,13 +631,28 @@ impl MovedClass {
         });
     }
 
-    /// Adds what became of a record of the leader, its outputs pushed before.
-    fn push_input(&mut self, mut input: FirstRecord) {
-        let start = self.inputs.last().map_or(0, |last| last.outputs_end);
-        input.every_step = self.moves[start..input.outputs_end]
+    /// Adds what became of a record of the leader whose outputs were pushed from `start` on:
+    /// whether it was issued, its shape, what it counts and its copy kind.
+    fn push_input(
+        &mut self,
+        start: usize,
+        issued: bool,
+        shape: Option<(Rc<RecordShape>, i64)>,
+        (counted, copy): (Option<u64>, CopyKind),
+    ) {
+        let end = self.outputs.len();
+        let every_step = self.moves[start..end]
             .iter()
             .all(|output| output.every_step);
-        self.inputs.push(input);
+        self.inputs.push(FirstRecord {
+            issued,
+            outputs: (start, end),
+            iteration: 0,
+            shape,
+            counted,
+            copy,
+            every_step,
+        });
     }
 }
 
@@ -808,30 +828,27 @@ impl BlockSink<'_> {
             log.records[repeated.index].batched = all_kept && times > 1;
         }
         log.output_moves(counting.device);
-        let mut class = leader.and_then(|j| moved.as_mut().map(|moved| &mut moved.classes[j]));
-        // The class keeps the iteration's records once, for all the iterations skipped, with
-        // how each moves per step of the class.
-        let kept_at = class.as_deref_mut().map(|class| {
-            let IterationLog {
-                kept_at,
-                outputs,
-                class_moves,
-                ..
-            } = &mut iterations[i];
-            *kept_at.get_or_insert_with(|| {
-                class_moves.clear();
-                for (output, measure) in outputs.iter() {
-                    let per_step = class.move_of(output);
-                    let output_move =
-                        OutputMove::new(output, measure.is_some(), per_step, counting.device);
-                    class_moves.push(output_move);
-                }
-                class.kept.extend_from_slice(outputs);
-                class.kept.len() - outputs.len()
-            })
-        });
         let log = &iterations[i];
         let logged = &log.records[repeated.index];
+        let iteration = repeated.iteration as i64;
+        let mut class = leader.and_then(|j| moved.as_mut().map(|moved| &mut moved.classes[j]));
+        // The class has the record of the iteration run that this one repeats: where every
+        // output keeps its measure moved, the class takes this record as that one's,
+        // `iteration` iterations on, and need not keep its outputs.
+        let run = class.as_deref().and(logged.class_input).map(|run| {
+            (
+                run,
+                class.as_deref().map_or((0, 0), |c| c.inputs[run].outputs),
+            )
+        });
+        let as_run = run.is_some()
+            && log.outputs[start..end]
+                .iter()
+                .zip(&log.output_moves[start..end])
+                .all(|((_, measure), output_move)| {
+                    measure.is_some() && output_move.holds(iteration)
+                });
+        let class_start = class.as_deref().map_or(0, |class| class.outputs.len());
         let batched = logged.batched;
         // How many times this warp counts a record here: once, all the batch's, or none.
         let count_times = match (batched, first_of_batch) {
@@ -855,9 +872,9 @@ impl BlockSink<'_> {
         if let Some(fuser) = fuser.as_deref_mut() {
             fuser.add_tally_at(&logged.tally);
         }
-        let iteration = repeated.iteration as i64;
         for (k, (output, measure)) in log.outputs.iter().enumerate().take(end).skip(start) {
             let output_move = &log.output_moves[k];
+            let mut class = class.as_deref_mut().filter(|_| !as_run);
             let by = output_move.per_step.wrapping_mul(iteration);
             let kept = measure.filter(|_| output_move.holds(iteration));
             match (kept, class.as_deref_mut()) {
@@ -873,12 +890,20 @@ impl BlockSink<'_> {
                         kernel::move_lanes(&mut moved_output.access, by);
                         trace.record(&moved_output);
                     }
-                    if let (Some(class), Some(kept_at)) = (class, kept_at) {
-                        class.moves.push(OutputMove {
-                            lies: by,
-                            ..log.class_moves[k]
-                        });
-                        class.outputs.push(kept_at + k);
+                    match (class, run) {
+                        // The output of the record of the iteration run, moved.
+                        (Some(class), Some((_, (run_start, _)))) => {
+                            let j = run_start + (k - start);
+                            class.outputs.push(class.outputs[j]);
+                            class.moves.push(OutputMove {
+                                lies: by,
+                                ..class.moves[j]
+                            });
+                        }
+                        (Some(class), None) => {
+                            class.push_output((*output, Some(measure)), by, counting.device);
+                        }
+                        (None, _) => {}
                     }
                 }
                 (None, class) => {
@@ -899,14 +924,27 @@ impl BlockSink<'_> {
             }
         }
         if let Some(class) = class {
-            class.push_input(FirstRecord {
-                issued: logged.issued,
-                outputs_end: class.outputs.len(),
-                shape: logged.shape.clone().map(|shape| (shape, repeated.by)),
-                counted: batched.then_some(count_times),
-                copy: logged.copy,
-                every_step: false,
-            });
+            let shape = logged.shape.clone().map(|shape| (shape, repeated.by));
+            let counted = batched.then_some(count_times);
+            match run.filter(|_| as_run) {
+                Some((run, (run_start, run_end))) => {
+                    for (j, k) in (run_start..run_end).zip(start..end) {
+                        class.moves[j].per_iteration = log.output_moves[k].per_step;
+                    }
+                    let ran = &class.inputs[run];
+                    let input = FirstRecord {
+                        issued: ran.issued,
+                        outputs: ran.outputs,
+                        iteration,
+                        shape,
+                        counted,
+                        copy: ran.copy,
+                        every_step: ran.every_step,
+                    };
+                    class.inputs.push(input);
+                }
+                None => class.push_input(class_start, logged.issued, shape, (counted, logged.copy)),
+            }
             class.reused.instructions += logged.reused.instructions;
             class.reused.lanes += logged.reused.lanes;
             add_tally_changes(&mut class.tally, &logged.tally);
@@ -964,6 +1002,11 @@ impl RecordSink for BlockSink<'_> {
             lanes: reused_after.lanes - reused_before.lanes,
         };
         if let Some(i) = logging {
+            let class_input = leader.and_then(|j| {
+                self.moved
+                    .as_ref()
+                    .map(|moved| moved.classes[j].inputs.len())
+            });
             let log = &mut self.iterations[i];
             if leader.is_some() {
                 log.outputs.extend_from_slice(&outputs[outputs_start..]);
@@ -978,6 +1021,7 @@ impl RecordSink for BlockSink<'_> {
                 tally: tally_changes(&before, &after),
                 batched: false,
                 copy: CopyKind::of(record),
+                class_input,
                 span: record.span,
                 space: record.access.space,
                 kind: record.access.kind,
@@ -986,19 +1030,14 @@ impl RecordSink for BlockSink<'_> {
         }
         if let (Some(j), Some(moved)) = (leader, self.moved.as_mut()) {
             let class = &mut moved.classes[j];
+            let start = class.outputs.len();
             for (k, (output, measure)) in outputs.iter().enumerate().skip(outputs_start) {
                 class.push_move(output, measure.is_some(), 0, self.counting.device);
                 class.outputs.push(k);
             }
             class.kept = outputs;
-            class.push_input(FirstRecord {
-                issued,
-                outputs_end: class.outputs.len(),
-                shape: shape.map(|shape| (shape, 0)),
-                counted: None,
-                copy: CopyKind::of(record),
-                every_step: false,
-            });
+            let shape = shape.map(|shape| (shape, 0));
+            class.push_input(start, issued, shape, (None, CopyKind::of(record)));
             class.reused.instructions += reused.instructions;
             class.reused.lanes += reused.lanes;
             add_tally_difference(&mut class.tally, &before, &after);
@@ -1024,8 +1063,6 @@ impl RecordSink for BlockSink<'_> {
                     tail: 1,
                     site_moves: Vec::new(),
                     output_moves: Vec::new(),
-                    kept_at: None,
-                    class_moves: Vec::new(),
                 });
                 self.iterations.len() - 1
             }
@@ -1038,8 +1075,6 @@ impl RecordSink for BlockSink<'_> {
         log.reusable = false;
         log.site_moves.clear();
         log.output_moves.clear();
-        log.kept_at = None;
-        log.class_moves.clear();
     }
 
     fn iterations_end(&mut self, warp: u32) {
@@ -1228,9 +1263,7 @@ impl RecordSink for BlockSink<'_> {
         let class = &moved.classes[from as usize];
         let q = i64::from(moved_record.steps);
         let first = &class.inputs[index];
-        let start = index
-            .checked_sub(1)
-            .map_or(0, |i| class.inputs[i].outputs_end);
+        let (start, end) = first.outputs;
         if first.issued {
             let (origin, from) = first
                 .shape
@@ -1257,8 +1290,10 @@ impl RecordSink for BlockSink<'_> {
         if first.every_step && first.counted == Some(0) {
             return;
         }
-        let outputs = class.outputs[start..first.outputs_end].iter();
-        for (&k, output_move) in outputs.zip(&class.moves[start..first.outputs_end]) {
+        for (&k, output_move) in class.outputs[start..end]
+            .iter()
+            .zip(&class.moves[start..end])
+        {
             let by = output_move.per_step * q;
             // Moved so that every rule sees it alike, the access counts as the leader's, and as
             // this warp is not the traced one, where it lies is not needed.
@@ -1274,7 +1309,10 @@ impl RecordSink for BlockSink<'_> {
                 ((output, _), _) => {
                     let mut output = *output;
                     output.warp = warp;
-                    kernel::move_lanes(&mut output.access, by.wrapping_add(output_move.lies));
+                    let lies = output_move
+                        .lies
+                        .wrapping_add(output_move.per_iteration.wrapping_mul(first.iteration));
+                    kernel::move_lanes(&mut output.access, by.wrapping_add(lies));
                     counting.count(&output);
                 }
             }
