@@ -874,10 +874,10 @@ impl BlockSink<'_> {
         }
         for (k, (output, measure)) in log.outputs.iter().enumerate().take(end).skip(start) {
             let output_move = &log.output_moves[k];
-            let mut class = class.as_deref_mut().filter(|_| !as_run);
+            let class = class.as_deref_mut().filter(|_| !as_run);
             let by = output_move.per_step.wrapping_mul(iteration);
             let kept = measure.filter(|_| output_move.holds(iteration));
-            match (kept, class.as_deref_mut()) {
+            match (kept, class) {
                 // Moved so that every rule sees it alike, the access counts as the one it
                 // repeats; where it lies is needed by no one, and the warps shown alike to this
                 // one find it from the record repeated.

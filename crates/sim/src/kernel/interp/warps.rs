@@ -741,7 +741,7 @@ impl Simulation<'_> {
                 let mut kept_moves: Vec<Option<i64>> = vec![None; collected.kept.len()];
                 for (k, &leader) in leaders.iter().enumerate() {
                     for &(a, a_end) in &log.pieces[leader as usize] {
-                        for at in a..a_end {
+                        for (at, slot) in moves.iter_mut().enumerate().take(a_end).skip(a) {
                             let i = collected.kept_index(at);
                             let by = match kept_moves[i] {
                                 Some(by) => by,
@@ -754,7 +754,7 @@ impl Simulation<'_> {
                                     *kept_moves[i].insert(sites[site].bytes_per_step)
                                 }
                             };
-                            moves[at] = by;
+                            *slot = by;
                             // A record of a loop iteration skipped lies between the record it
                             // repeats and the same record of the last iteration skipped, which
                             // are checked: every lane moves alike, and an object is one range.
