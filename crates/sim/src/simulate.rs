@@ -465,6 +465,11 @@ struct LoggedRecord {
     copy: CopyKind,
     /// Where the warp leads a class: which of the class's inputs it is.
     class_input: Option<usize>,
+    /// Whether the records that repeat it after the first skipped iteration are taken at once
+    /// (`RecordSink::records_repeated_from`): they are counted with the first (`batched`), each
+    /// output keeps its measure at every iteration, the profile sees only that the warp ran,
+    /// and the warp is not traced.
+    quiet: bool,
     /// Its place, kind and fences, for `repeats_begin`'s checks.
     span: Span,
     space: Space,
@@ -629,6 +634,29 @@ impl MovedClass {
             lies,
             ..output_move
         });
+    }
+
+    /// Adds a record of a skipped iteration as the record `run` of the iteration run that it
+    /// repeats, `iteration` iterations on (`FirstRecord::iteration`), with its own shape's place
+    /// and count.
+    fn push_repeat(
+        &mut self,
+        run: usize,
+        iteration: i64,
+        shape: Option<(Rc<RecordShape>, i64)>,
+        counted: Option<u64>,
+    ) {
+        let ran = &self.inputs[run];
+        let input = FirstRecord {
+            issued: ran.issued,
+            outputs: ran.outputs,
+            iteration,
+            shape,
+            counted,
+            copy: ran.copy,
+            every_step: ran.every_step,
+        };
+        self.inputs.push(input);
     }
 
     /// Adds what became of a record of the leader whose outputs were pushed from `start` on:
@@ -822,10 +850,18 @@ impl BlockSink<'_> {
             .map_or(0, |k| log.records[k].outputs_end);
         let end = log.records[repeated.index].outputs_end;
         if first_of_batch {
-            let all_kept = log.output_moves(counting.device)[start..end]
+            let output_moves = &log.output_moves(counting.device)[start..end];
+            let all_kept = output_moves
                 .iter()
                 .all(|output| output.unit == 0 || output.every_step);
-            log.records[repeated.index].batched = all_kept && times > 1;
+            let all_measured = output_moves.iter().all(|output| output.unit != 0);
+            let logged = &mut log.records[repeated.index];
+            logged.batched = all_kept && times > 1;
+            logged.quiet = logged.batched
+                && all_measured
+                && !traced
+                && (!logged.issued || logged.copy != CopyKind::Placed)
+                && (leader.is_none() || logged.class_input.is_some());
         }
         log.output_moves(counting.device);
         let log = &iterations[i];
@@ -931,17 +967,7 @@ impl BlockSink<'_> {
                     for (j, k) in (run_start..run_end).zip(start..end) {
                         class.moves[j].per_iteration = log.output_moves[k].per_step;
                     }
-                    let ran = &class.inputs[run];
-                    let input = FirstRecord {
-                        issued: ran.issued,
-                        outputs: ran.outputs,
-                        iteration,
-                        shape,
-                        counted,
-                        copy: ran.copy,
-                        every_step: ran.every_step,
-                    };
-                    class.inputs.push(input);
+                    class.push_repeat(run, iteration, shape, counted);
                 }
                 None => class.push_input(class_start, logged.issued, shape, (counted, logged.copy)),
             }
@@ -1022,6 +1048,7 @@ impl RecordSink for BlockSink<'_> {
                 batched: false,
                 copy: CopyKind::of(record),
                 class_input,
+                quiet: false,
                 span: record.span,
                 space: record.access.space,
                 kind: record.access.kind,
@@ -1198,6 +1225,61 @@ impl RecordSink for BlockSink<'_> {
             lead: warps.lead.to_vec(),
             classes,
         });
+    }
+
+    fn records_repeated_from<'r>(
+        &mut self,
+        count: usize,
+        repeated: &dyn Fn(usize) -> (&'r MemRecord, Repeated),
+    ) {
+        let Some((ran, _)) = (count > 0).then(|| repeated(0)) else {
+            return;
+        };
+        let warp = ran.warp;
+        let log = self
+            .iterations
+            .iter()
+            .position(|log| log.reusable && log.warp == warp);
+        let leader = self.leader_of(ran);
+        let mut noted = false;
+        for i in 0..count {
+            let (ran, repeated) = repeated(i);
+            // After the first skipped iteration, a quiet record (`LoggedRecord::quiet`) only
+            // notes that the warp ran and adds what its iteration run added to the compiler
+            // effects' tallies, and its class takes it as that record, iterations on.
+            let quiet = log.filter(|&i| {
+                let log = &self.iterations[i];
+                repeated.iteration > 1
+                    && repeated.iteration + log.tail <= repeated.iterations
+                    && log
+                        .records
+                        .get(repeated.index)
+                        .is_some_and(|logged| logged.quiet)
+            });
+            let Some(log) = quiet else {
+                self.repeat(ran, &repeated, true);
+                continue;
+            };
+            let logged = &self.iterations[log].records[repeated.index];
+            if logged.issued && logged.copy == CopyKind::WarpOnly && !noted {
+                self.profiler.warp_runs(warp);
+                noted = true;
+            }
+            if let Some(reuse) = self.reuse.as_deref_mut() {
+                reuse.add_reused(logged.reused);
+            }
+            if let Some(fuser) = self.fuser.as_deref_mut() {
+                fuser.add_tally_at(&logged.tally);
+            }
+            let class = leader.and_then(|j| self.moved.as_mut().map(|moved| &mut moved.classes[j]));
+            if let (Some(class), Some(run)) = (class, logged.class_input) {
+                let shape = logged.shape.clone().map(|shape| (shape, repeated.by));
+                class.push_repeat(run, repeated.iteration as i64, shape, Some(0));
+                class.reused.instructions += logged.reused.instructions;
+                class.reused.lanes += logged.reused.lanes;
+                add_tally_changes(&mut class.tally, &logged.tally);
+            }
+        }
     }
 
     fn records_moved<'r>(

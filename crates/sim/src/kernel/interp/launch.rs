@@ -162,6 +162,20 @@ pub trait RecordSink {
         repeated.apply(&mut record);
         self.record_repeated(&record, repeated);
     }
+
+    /// `count` records in a row of the loop iterations a warp skipped, within one run of it to
+    /// its next barrier, as `record_repeated_from` takes them: `repeated(i)` gives the `i`-th.
+    /// A sink that knows what some of them make may take those at once.
+    fn records_repeated_from<'r>(
+        &mut self,
+        count: usize,
+        repeated: &dyn Fn(usize) -> (&'r MemRecord, Repeated),
+    ) {
+        for i in 0..count {
+            let (ran, repeated) = repeated(i);
+            self.record_repeated_from(ran, &repeated);
+        }
+    }
 }
 
 /// A record of a loop iteration a warp skipped, as a record of the iteration it ran

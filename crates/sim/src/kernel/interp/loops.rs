@@ -493,21 +493,33 @@ impl Machine<'_, '_> {
                 }
                 continue;
             }
-            let at = skipping.record;
+            // The iteration's records up to its next barrier or its end, at once.
+            let from = skipping.record;
+            let to = watch
+                .barriers
+                .get(skipping.barrier)
+                .map_or(watch.records.len(), |&barrier| {
+                    barrier.min(watch.records.len())
+                })
+                .max(from + 1);
             let iteration = skipping.iteration;
+            let (records, skipping_now) = (&watch.records, &*skipping);
             // Load sequences and fence counts fit in 32 bits for any run within the budget.
-            let repeated = Repeated {
-                index: at,
-                by: skipping.moves[at].wrapping_mul(iteration as i64),
-                loads: (u64::from(skipping.loads) * iteration) as u32,
-                fences: (u64::from(skipping.fences) * iteration) as u32,
-                iteration,
-                iterations: skipping.iterations,
+            let repeated = |i: usize| {
+                let at = from + i;
+                let repeated = Repeated {
+                    index: at,
+                    by: skipping_now.moves[at].wrapping_mul(iteration as i64),
+                    loads: (u64::from(skipping_now.loads) * iteration) as u32,
+                    fences: (u64::from(skipping_now.fences) * iteration) as u32,
+                    iteration,
+                    iterations: skipping_now.iterations,
+                };
+                (&records[at], repeated)
             };
-            self.sink
-                .record_repeated_from(&watch.records[at], &repeated);
-            self.emitted += 1;
-            skipping.record += 1;
+            self.sink.records_repeated_from(to - from, &repeated);
+            self.emitted += to - from;
+            skipping.record = to;
         }
     }
 }

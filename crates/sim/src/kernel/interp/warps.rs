@@ -154,6 +154,27 @@ impl LeaderRecords {
         }
     }
 
+    /// Record `at` as `record_repeated_from` takes it: the record it repeats and how, for one
+    /// kept as that (`repeats`). A record kept whole comes as its own repeat, moved by nothing
+    /// and of iteration 0, which no sink takes as one of a skipped iteration (`hand` hands
+    /// those).
+    fn repeats_at(&self, at: usize) -> (&MemRecord, Repeated) {
+        match self.handed[at] {
+            Handed::Repeats(i, repeated) => (&self.kept[i], repeated),
+            Handed::Kept(i, _) => {
+                let itself = Repeated {
+                    index: 0,
+                    by: 0,
+                    loads: 0,
+                    fences: 0,
+                    iteration: 0,
+                    iterations: 0,
+                };
+                (&self.kept[i], itself)
+            }
+        }
+    }
+
     /// Record `at` as `RecordSink::record_moved` takes it for the warp `moved` says.
     fn moved(&self, at: usize, moved: MovedRecord) -> (&MemRecord, MovedRecord) {
         let (i, repeated) = match self.handed[at] {
@@ -670,9 +691,24 @@ impl Simulation<'_> {
                 if q == 0 {
                     // A leader's own records, with what it said of its loops between them.
                     let notes = &collected.notes;
-                    for at in first..end {
+                    let mut at = first;
+                    while at < end {
                         hand_notes(notes, &mut next_note, at, w as u32, sink);
-                        collected.hand(at, sink);
+                        // The records of skipped iterations up to the next note, at once.
+                        let limit = notes
+                            .get(next_note)
+                            .map_or(end, |&(note_at, _, _)| note_at.clamp(at + 1, end));
+                        let run_end = (at..limit)
+                            .find(|&k| !collected.repeats(k))
+                            .unwrap_or(limit);
+                        if run_end > at {
+                            let repeated = |i: usize| collected.repeats_at(at + i);
+                            sink.records_repeated_from(run_end - at, &repeated);
+                            at = run_end;
+                        } else {
+                            collected.hand(at, sink);
+                            at += 1;
+                        }
                     }
                     hand_notes(notes, &mut next_note, end, w as u32, sink);
                     continue;
