@@ -502,6 +502,8 @@ struct MovedClass {
     reusable: bool,
     site_moves: Vec<SiteMove>,
     inputs: Vec<FirstRecord>,
+    /// Per input, read for every warp shown alike without the input itself.
+    inert: Vec<Inert>,
     /// The records counted while the leader's went through the fuser, as where each is in
     /// `kept`, with what it added, and how each moves (`moves`). A record of a loop iteration
     /// skipped is kept as the iteration's record it repeats where the measure holds for the
@@ -582,15 +584,28 @@ struct FirstRecord {
     every_step: bool,
 }
 
+/// What a warp shown alike's copy of a leader's record does, decided once per record
+/// (`MovedClass::inert`): a copy that adds nothing a warp shown alike need count (its outputs
+/// counted at once for the whole batch, each measure holding at every warp) and that the
+/// profile sees only as its warp's is not asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Inert {
+    No,
+    Quiet,
+    /// ... but notes that the warp ran.
+    NotesWarp,
+}
+
 impl FirstRecord {
-    /// For a copy that adds nothing a warp shown alike need count (its outputs counted at once
-    /// for the whole batch, each measure holding at every warp) and that the profile sees only
-    /// as its warp's: whether it notes that the warp ran.
-    fn inert(&self) -> Option<bool> {
+    fn inert(&self) -> Inert {
         let inert = self.every_step
             && self.counted == Some(0)
             && (!self.issued || self.copy != CopyKind::Placed);
-        inert.then_some(self.issued && self.copy == CopyKind::WarpOnly)
+        match (inert, self.issued && self.copy == CopyKind::WarpOnly) {
+            (false, _) => Inert::No,
+            (true, false) => Inert::Quiet,
+            (true, true) => Inert::NotesWarp,
+        }
     }
 }
 
@@ -600,6 +615,7 @@ impl MovedClass {
         self.reusable = false;
         self.site_moves.clear();
         self.inputs.clear();
+        self.inert.clear();
         self.outputs.clear();
         self.kept.clear();
         self.moves.clear();
@@ -656,6 +672,7 @@ impl MovedClass {
             copy: ran.copy,
             every_step: ran.every_step,
         };
+        self.inert.push(input.inert());
         self.inputs.push(input);
     }
 
@@ -672,7 +689,7 @@ impl MovedClass {
         let every_step = self.moves[start..end]
             .iter()
             .all(|output| output.every_step);
-        self.inputs.push(FirstRecord {
+        let input = FirstRecord {
             issued,
             outputs: (start, end),
             iteration: 0,
@@ -680,7 +697,9 @@ impl MovedClass {
             counted,
             copy,
             every_step,
-        });
+        };
+        self.inert.push(input.inert());
+        self.inputs.push(input);
     }
 }
 
@@ -1299,22 +1318,32 @@ impl RecordSink for BlockSink<'_> {
         let inert = |sink: &BlockSink<'_>, i: usize| {
             sink.moved
                 .as_ref()
-                .and_then(|moved| moved.classes[from].inputs[index + i].inert())
+                .map_or(Inert::No, |moved| moved.classes[from].inert[index + i])
         };
-        let reused = reusable && !self.traced(record.block, warp);
+        if !reusable || self.traced(record.block, warp) {
+            for i in 0..count {
+                let (record, moved_record) = moved(i);
+                self.pass(&moved_record.of(record), None, None);
+            }
+            return;
+        }
         let mut noted = false;
         for i in 0..count {
             // A copy that only notes that its warp ran is not asked for: the warp's copies
             // until its next barrier note it once.
-            if let Some(notes) = reused.then(|| inert(self, i)).flatten() {
-                if notes && !noted {
-                    self.profiler.warp_runs(warp);
-                    noted = true;
+            match inert(self, i) {
+                Inert::No => {}
+                Inert::Quiet => continue,
+                Inert::NotesWarp => {
+                    if !noted {
+                        self.profiler.warp_runs(warp);
+                        noted = true;
+                    }
+                    continue;
                 }
-                continue;
             }
             let (record, moved_record) = moved(i);
-            self.record_moved(record, &moved_record);
+            self.copy_moved(record, &moved_record);
         }
     }
 
@@ -1332,6 +1361,18 @@ impl RecordSink for BlockSink<'_> {
             self.pass(&moved_record.of(record), None, None);
             return;
         }
+        self.copy_moved(record, moved_record);
+    }
+}
+
+impl BlockSink<'_> {
+    /// A record of a warp shown alike to a leader whose class it may reuse, the warp not the
+    /// traced one (`RecordSink::record_moved`): the profile sees the copy, and the counting what
+    /// the leader's record counted, moved.
+    fn copy_moved(&mut self, record: &MemRecord, moved_record: &MovedRecord) {
+        let MovedRecord {
+            warp, from, index, ..
+        } = *moved_record;
         let BlockSink {
             counting,
             profiler,
