@@ -652,6 +652,14 @@ impl MovedClass {
         });
     }
 
+    /// Adds what the compiler effects counted for a record of a skipped iteration: what they
+    /// counted for the record of the iteration run that it repeats.
+    fn add_effects_of(&mut self, logged: &LoggedRecord) {
+        self.reused.instructions += logged.reused.instructions;
+        self.reused.lanes += logged.reused.lanes;
+        add_tally_changes(&mut self.tally, &logged.tally);
+    }
+
     /// Adds a record of a skipped iteration as the record `run` of the iteration run that it
     /// repeats, `iteration` iterations on (`FirstRecord::iteration`), with its own shape's place
     /// and count.
@@ -990,9 +998,7 @@ impl BlockSink<'_> {
                 }
                 None => class.push_input(class_start, logged.issued, shape, (counted, logged.copy)),
             }
-            class.reused.instructions += logged.reused.instructions;
-            class.reused.lanes += logged.reused.lanes;
-            add_tally_changes(&mut class.tally, &logged.tally);
+            class.add_effects_of(logged);
         }
     }
 
@@ -1294,9 +1300,7 @@ impl RecordSink for BlockSink<'_> {
             if let (Some(class), Some(run)) = (class, logged.class_input) {
                 let shape = logged.shape.clone().map(|shape| (shape, repeated.by));
                 class.push_repeat(run, repeated.iteration as i64, shape, Some(0));
-                class.reused.instructions += logged.reused.instructions;
-                class.reused.lanes += logged.reused.lanes;
-                add_tally_changes(&mut class.tally, &logged.tally);
+                class.add_effects_of(logged);
             }
         }
     }
