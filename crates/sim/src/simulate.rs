@@ -423,7 +423,7 @@ struct IterationLog {
     tail: u64,
     /// How far each place moves per iteration.
     site_moves: Vec<SiteMove>,
-    /// Per output: how it moves per iteration (`IterationLog::moves_of`), looked up once.
+    /// Per output: how it moves per iteration (`IterationLog::output_moves`), looked up once.
     output_moves: Vec<OutputMove>,
 }
 
@@ -505,10 +505,11 @@ struct MovedClass {
     /// Per input, read for every warp shown alike without the input itself.
     inert: Vec<Inert>,
     /// The records counted while the leader's went through the fuser, as where each is in
-    /// `kept`, with what it added, and how each moves (`moves`). A record of a loop iteration
-    /// skipped is kept as the iteration's record it repeats where the measure holds for the
-    /// move: the iteration's records are kept once for all the iterations skipped
-    /// (`IterationLog::kept_at`), as a matmul's leader skips thousands of records.
+    /// `kept`, with what it added, and how each moves (`moves`). An output of a record of a
+    /// loop iteration skipped is the output of the iteration run's record that it repeats,
+    /// where its measure holds for the move: a matmul's leader skips thousands of records, and
+    /// where all of a record's outputs are such, the record has no outputs of its own
+    /// (`FirstRecord::iteration`).
     outputs: Vec<usize>,
     kept: Vec<(MemRecord, Option<AccessMeasure>)>,
     moves: Vec<OutputMove>,
@@ -580,12 +581,12 @@ struct FirstRecord {
     counted: Option<u64>,
     copy: CopyKind,
     /// Whether every output's measure holds at every warp of the class
-    /// (`OutputMove::every_step`), set by `MovedClass::push_input`.
+    /// (`OutputMove::every_step`).
     every_step: bool,
 }
 
 /// What a warp shown alike's copy of a leader's record does, decided once per record
-/// (`MovedClass::inert`): a copy that adds nothing a warp shown alike need count (its outputs
+/// (`MovedClass::inert`, from `FirstRecord::inert`): a copy that adds nothing a warp shown alike need count (its outputs
 /// counted at once for the whole batch, each measure holding at every warp) and that the
 /// profile sees only as its warp's is not asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
