@@ -642,8 +642,8 @@ impl BlockProfiler {
     }
 
     /// Adds an access of `warp` that copies another, moved (a warp shown alike to its leader, a
-    /// loop iteration skipped, `kernel::interp`'s `warps` and `loops`): `record` gives its kind
-    /// and order, `kind` what the profile must see of it (`CopyKind::of` the access copied), and
+    /// loop iteration skipped, `kernel::interp`'s `warps` and `loops`): `issue` gives its kind,
+    /// site and order, `kind` what the profile must see of it (`CopyKind::of` the access copied), and
     /// `shape` a shape of the same access measured `by` bytes away (`record_shape`'s). Where `by`
     /// is a whole number of `SHAPE_MOVE_BYTES`, the access makes the same transactions, lines and
     /// passes at moved sectors, and only what depends on where it lies (the sectors new to the

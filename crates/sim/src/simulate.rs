@@ -449,6 +449,20 @@ impl IterationLog {
     }
 }
 
+/// Adds to load reuse and the fuser what they counted for `logged`, for a record of a skipped
+/// iteration that repeats it.
+fn add_compiler_effects(
+    (reuse, fuser): (Option<&mut LoadReuse>, Option<&mut LoadFuser>),
+    logged: &LoggedRecord,
+) {
+    if let Some(reuse) = reuse {
+        reuse.add_reused(logged.reused);
+    }
+    if let Some(fuser) = fuser {
+        fuser.add_tally_at(&logged.tally);
+    }
+}
+
 /// What became of one record of an iteration a warp ran.
 struct LoggedRecord {
     issued: bool,
@@ -502,8 +516,6 @@ struct MovedClass {
     reusable: bool,
     site_moves: Vec<SiteMove>,
     inputs: Vec<FirstRecord>,
-    /// Per input, read for every warp shown alike without the input itself.
-    inert: Vec<Inert>,
     /// The records counted while the leader's went through the fuser, as where each is in
     /// `kept`, with what it added, and how each moves (`moves`). An output of a record of a
     /// loop iteration skipped is the output of the iteration run's record that it repeats,
@@ -585,9 +597,8 @@ struct FirstRecord {
     every_step: bool,
 }
 
-/// What a warp shown alike's copy of a leader's record does, decided once per record
-/// (`MovedClass::inert`, from `FirstRecord::inert`): a copy that adds nothing a warp shown alike need count (its outputs
-/// counted at once for the whole batch, each measure holding at every warp) and that the
+/// What a warp shown alike's copy of a leader's record does (`FirstRecord::inert`): a copy that
+/// adds nothing a warp shown alike need count (`FirstRecord::counts_nothing_more`) and that the
 /// profile sees only as its warp's is not asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Inert {
@@ -598,10 +609,14 @@ enum Inert {
 }
 
 impl FirstRecord {
+    /// Whether a warp shown alike counts nothing more for it: its outputs were counted at once
+    /// for the whole batch of skipped iterations, and each measure holds at every warp.
+    fn counts_nothing_more(&self) -> bool {
+        self.every_step && self.counted == Some(0)
+    }
+
     fn inert(&self) -> Inert {
-        let inert = self.every_step
-            && self.counted == Some(0)
-            && (!self.issued || self.copy != CopyKind::Placed);
+        let inert = self.counts_nothing_more() && (!self.issued || self.copy != CopyKind::Placed);
         match (inert, self.issued && self.copy == CopyKind::WarpOnly) {
             (false, _) => Inert::No,
             (true, false) => Inert::Quiet,
@@ -616,7 +631,6 @@ impl MovedClass {
         self.reusable = false;
         self.site_moves.clear();
         self.inputs.clear();
-        self.inert.clear();
         self.outputs.clear();
         self.kept.clear();
         self.moves.clear();
@@ -681,7 +695,6 @@ impl MovedClass {
             copy: ran.copy,
             every_step: ran.every_step,
         };
-        self.inert.push(input.inert());
         self.inputs.push(input);
     }
 
@@ -707,7 +720,6 @@ impl MovedClass {
             copy,
             every_step,
         };
-        self.inert.push(input.inert());
         self.inputs.push(input);
     }
 }
@@ -877,8 +889,9 @@ impl BlockSink<'_> {
             .checked_sub(1)
             .map_or(0, |k| log.records[k].outputs_end);
         let end = log.records[repeated.index].outputs_end;
+        log.output_moves(counting.device);
         if first_of_batch {
-            let output_moves = &log.output_moves(counting.device)[start..end];
+            let output_moves = &log.output_moves[start..end];
             let all_kept = output_moves
                 .iter()
                 .all(|output| output.unit == 0 || output.every_step);
@@ -891,7 +904,6 @@ impl BlockSink<'_> {
                 && (!logged.issued || logged.copy != CopyKind::Placed)
                 && (leader.is_none() || logged.class_input.is_some());
         }
-        log.output_moves(counting.device);
         let log = &iterations[i];
         let logged = &log.records[repeated.index];
         let iteration = repeated.iteration as i64;
@@ -899,12 +911,10 @@ impl BlockSink<'_> {
         // The class has the record of the iteration run that this one repeats: where every
         // output keeps its measure moved, the class takes this record as that one's,
         // `iteration` iterations on, and need not keep its outputs.
-        let run = class.as_deref().and(logged.class_input).map(|run| {
-            (
-                run,
-                class.as_deref().map_or((0, 0), |c| c.inputs[run].outputs),
-            )
-        });
+        let run = match (class.as_deref(), logged.class_input) {
+            (Some(class), Some(run)) => Some((run, class.inputs[run].outputs)),
+            _ => None,
+        };
         let as_run = run.is_some()
             && log.outputs[start..end]
                 .iter()
@@ -930,12 +940,7 @@ impl BlockSink<'_> {
                 whole,
             );
         }
-        if let Some(reuse) = reuse.as_deref_mut() {
-            reuse.add_reused(logged.reused);
-        }
-        if let Some(fuser) = fuser.as_deref_mut() {
-            fuser.add_tally_at(&logged.tally);
-        }
+        add_compiler_effects((reuse.as_deref_mut(), fuser.as_deref_mut()), logged);
         for (k, (output, measure)) in log.outputs.iter().enumerate().take(end).skip(start) {
             let output_move = &log.output_moves[k];
             let class = class.as_deref_mut().filter(|_| !as_run);
@@ -1291,12 +1296,10 @@ impl RecordSink for BlockSink<'_> {
                 self.profiler.warp_runs(warp);
                 noted = true;
             }
-            if let Some(reuse) = self.reuse.as_deref_mut() {
-                reuse.add_reused(logged.reused);
-            }
-            if let Some(fuser) = self.fuser.as_deref_mut() {
-                fuser.add_tally_at(&logged.tally);
-            }
+            add_compiler_effects(
+                (self.reuse.as_deref_mut(), self.fuser.as_deref_mut()),
+                logged,
+            );
             let class = leader.and_then(|j| self.moved.as_mut().map(|moved| &mut moved.classes[j]));
             if let (Some(class), Some(run)) = (class, logged.class_input) {
                 let shape = logged.shape.clone().map(|shape| (shape, repeated.by));
@@ -1321,9 +1324,9 @@ impl RecordSink for BlockSink<'_> {
             })
         });
         let inert = |sink: &BlockSink<'_>, i: usize| {
-            sink.moved
-                .as_ref()
-                .map_or(Inert::No, |moved| moved.classes[from].inert[index + i])
+            sink.moved.as_ref().map_or(Inert::No, |moved| {
+                moved.classes[from].inputs[index + i].inert()
+            })
         };
         if !reusable || self.traced(record.block, warp) {
             for i in 0..count {
@@ -1413,9 +1416,7 @@ impl BlockSink<'_> {
                 || moved_record.of(record),
             );
         }
-        // A record of a skipped iteration counted at once counts for all the iterations of the
-        // batch at its first, and not again.
-        if first.every_step && first.counted == Some(0) {
+        if first.counts_nothing_more() {
             return;
         }
         for (&k, output_move) in class.outputs[start..end]

@@ -38,6 +38,7 @@
 
 use super::*;
 use crate::kernel::block_shift::{self, Guard, GuardRange, GuardSite, SiteShift};
+use std::borrow::Cow;
 
 /// How the warps of every block of a launch are shown alike: warps `w` and `w + step` run the
 /// same instructions with the same lanes, and each of their accesses is the other's moved by a
@@ -136,13 +137,16 @@ impl LeaderRecords {
         }
     }
 
-    /// Record `at`, as it was handed.
-    fn record(&self, at: usize) -> MemRecord {
-        let mut record = *self.kept(at);
-        if let Handed::Repeats(_, repeated) = &self.handed[at] {
-            repeated.apply(&mut record);
+    /// Record `at`, as it was handed: made only for one kept as the record it repeats.
+    fn record(&self, at: usize) -> Cow<'_, MemRecord> {
+        match &self.handed[at] {
+            Handed::Kept(i, _) => Cow::Borrowed(&self.kept[*i]),
+            Handed::Repeats(i, repeated) => {
+                let mut record = self.kept[*i];
+                repeated.apply(&mut record);
+                Cow::Owned(record)
+            }
         }
-        record
     }
 
     /// Hands record `at` to `sink` as the interpreter handed it.
