@@ -11,7 +11,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use memplay_sim::device::h100;
 use memplay_sim::kernel::{Dim3, Value};
-use memplay_sim::simulate::{simulate, SimulationInput};
+use memplay_sim::simulate::{simulate, BlockSampling, SimulationInput};
 use memplay_sim::trace::TraceRequest;
 use std::hint::black_box;
 use std::time::Duration;
@@ -259,6 +259,26 @@ fn page_launches() -> Vec<(String, Launch)> {
     launches
 }
 
+/// The launches the interpreter's speed shows on: every class's block run in full, every warp
+/// and every loop iteration (`BlockSampling::EdgeClassesEachRun`), as a kernel runs whose blocks,
+/// warps and iterations cannot be shown alike.
+fn full_launches() -> Vec<(String, Launch)> {
+    vec![
+        (
+            "mm_tiled n=1024 T=16 each class run".to_string(),
+            matmul("mm_tiled", 1024, 16),
+        ),
+        (
+            "mm_naive n=1024 T=16 each class run".to_string(),
+            matmul("mm_naive", 1024, 16),
+        ),
+        (
+            "mm_tiled_guarded n=1000 T=16 each class run".to_string(),
+            matmul_in(BOUNDARY, "mm_tiled_guarded", 1000, 16),
+        ),
+    ]
+}
+
 fn bench(c: &mut Criterion, group_name: &str, launches: Vec<(String, Launch)>) {
     let mut group = c.benchmark_group(group_name);
     group
@@ -267,6 +287,9 @@ fn bench(c: &mut Criterion, group_name: &str, launches: Vec<(String, Launch)>) {
         .measurement_time(Duration::from_secs(1));
     for (name, launch) in launches {
         let mut input = launch.input();
+        if group_name == "full" {
+            input.sampling = BlockSampling::EdgeClassesEachRun;
+        }
         if group_name == "page" {
             input.trace = Some(TraceRequest {
                 block: [0, 0, 0],
@@ -294,5 +317,9 @@ fn page(c: &mut Criterion) {
     bench(c, "page", page_launches());
 }
 
-criterion_group!(benches, lessons, reference, page);
+fn full(c: &mut Criterion) {
+    bench(c, "full", full_launches());
+}
+
+criterion_group!(benches, lessons, reference, page, full);
 criterion_main!(benches);
