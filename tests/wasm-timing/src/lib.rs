@@ -4,7 +4,8 @@
 //!
 //! The launches are the page's heaviest, as the page sends them (the per-line view's trace of
 //! warp 0 of block (0, 0)), and the coalescing lesson's strided copy at every stride from 1 to 32,
-//! one after another (issue 13's sweep). Only the simulation is timed: no page, no message
+//! one after another (issue 13's sweep), and two matmuls with every class's block run in full (the
+//! interpreter's own speed). Only the simulation is timed: no page, no message
 //! passing, no drawing, so the figures are the simulator's alone. The module exports plain
 //! functions over numbers and needs no imports, so the crate depends on no wasm crate. It is a
 //! package of its own because an example of memplay-sim would bring the simulator's
@@ -13,11 +14,11 @@
 use memplay_sim::device::h100;
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::lesson_kernels::{BOUNDARY, COALESCING, DIVERGENCE, MATMUL};
-use memplay_sim::simulate::{simulate, SimulationInput};
+use memplay_sim::simulate::{simulate, BlockSampling, SimulationInput};
 use memplay_sim::trace::TraceRequest;
 
 /// The launches, by the names the timing table prints.
-const LAUNCHES: [&str; 8] = [
+const LAUNCHES: [&str; 10] = [
     "naive matmul n=1024, tile 16",
     "naive matmul n=1024, tile 32",
     "tiled matmul n=1024, tile 16",
@@ -26,6 +27,8 @@ const LAUNCHES: [&str; 8] = [
     "divergence, split lanes (1,056 blocks of 256)",
     "strided copy n_out=2^20, strides 1 to 32",
     "strided copy n_out=2^20, stride 1",
+    "tiled matmul n=1024, tile 16, every class's block run in full",
+    "guarded tiled matmul n=1000, tile 16, every class's block run in full",
 ];
 
 /// A launch of `kernel` in `source` on the H100 with 32 registers, traced as the page traces.
@@ -90,6 +93,17 @@ fn inputs(index: u32) -> Vec<SimulationInput> {
         }
         6 => (1..=32).map(strided_copy).collect(),
         7 => vec![strided_copy(1)],
+        // The interpreter's own speed: every warp and every loop iteration of each class's
+        // block runs, as in a kernel whose blocks, warps and iterations cannot be shown alike.
+        8 | 9 => {
+            let mut input = if index == 8 {
+                matmul(MATMUL, "mm_tiled", 1024, 16)
+            } else {
+                matmul(BOUNDARY, "mm_tiled_guarded", 1000, 16)
+            };
+            input.sampling = BlockSampling::EdgeClassesEachRun;
+            vec![input]
+        }
         _ => Vec::new(),
     }
 }

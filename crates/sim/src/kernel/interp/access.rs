@@ -97,7 +97,11 @@ impl Machine<'_, '_> {
         for t in terms {
             let r = self.eval(&t.index, mask)?;
             self.instructions += 1;
-            offsets.add(&self.regs[r], t.stride);
+            if self.regs.is_uniform(r) {
+                offsets.add_same(&self.regs[r], t.stride);
+            } else {
+                offsets.add(&self.regs[r], t.stride);
+            }
         }
         let mut bad = offsets.overflow;
         let mut out = [0u64; WARP_LANES];

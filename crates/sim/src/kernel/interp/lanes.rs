@@ -163,6 +163,27 @@ impl Offsets {
         self.add_wide(index, stride);
     }
 
+    /// `add` for an index every lane shares (`index[0]` in every lane): the product is made
+    /// once. Large values take `add`'s checked path.
+    #[inline]
+    pub(super) fn add_same(&mut self, index: &Lanes, stride: i64) {
+        let largest = (index[0] as i64).unsigned_abs();
+        let step = stride.unsigned_abs();
+        if self.overflow == 0
+            && largest < SMALL_FACTOR
+            && step < SMALL_FACTOR
+            && self.bound < SMALL_SUM
+        {
+            let term = (index[0] as i64) * stride;
+            for by in self.by.iter_mut() {
+                *by += term;
+            }
+            self.bound += largest * step;
+            return;
+        }
+        self.add(index, stride);
+    }
+
     #[cold]
     pub(super) fn add_wide(&mut self, index: &Lanes, stride: i64) {
         let wide = self.wide.get_or_insert_with(|| Box::new([0; WARP_LANES]));
@@ -327,8 +348,8 @@ pub(super) fn convert_value(v: u64, from: Scalar, to: Scalar) -> u64 {
 
 macro_rules! lanes2 {
     ($out:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
-        let (aa, bb, oo): (&Lanes, &Lanes, &mut Lanes) = ($a, $b, $out);
-        for l in 0..WARP_LANES {
+        let (aa, bb, oo): (&[u64; N], &[u64; N], &mut [u64; N]) = ($a, $b, $out);
+        for l in 0..N {
             let $x = aa[l];
             let $y = bb[l];
             oo[l] = $body;
@@ -336,9 +357,15 @@ macro_rules! lanes2 {
     }};
 }
 
-/// A binary operation over all 32 lanes. Division by zero must have been excluded for active
-/// lanes; inactive lanes divide by one instead.
-pub(super) fn binary_lanes(op: BinOp, ty: Scalar, a: &Lanes, b: &Lanes, out: &mut Lanes) {
+/// A binary operation over all `N` lanes: 32, or one for a value every lane shares. Division by
+/// zero must have been excluded for active lanes; inactive lanes divide by one instead.
+pub(super) fn binary_lanes<const N: usize>(
+    op: BinOp,
+    ty: Scalar,
+    a: &[u64; N],
+    b: &[u64; N],
+    out: &mut [u64; N],
+) {
     use BinOp::*;
     match ty {
         Scalar::F32 => {
@@ -394,7 +421,13 @@ pub(super) fn binary_lanes(op: BinOp, ty: Scalar, a: &Lanes, b: &Lanes, out: &mu
     }
 }
 
-pub(super) fn integer_lanes(op: BinOp, ty: Scalar, a: &Lanes, b: &Lanes, out: &mut Lanes) {
+pub(super) fn integer_lanes<const N: usize>(
+    op: BinOp,
+    ty: Scalar,
+    a: &[u64; N],
+    b: &[u64; N],
+    out: &mut [u64; N],
+) {
     use BinOp::*;
     let bits = ty.size().max(4) * 8;
     let sh = |y: u64| (y as u32) & (bits - 1);

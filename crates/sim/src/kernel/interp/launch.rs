@@ -886,7 +886,7 @@ impl<'p> Simulation<'p> {
             sink,
             emitted: 0,
             budget: step_budget,
-            regs: Vec::new(),
+            regs: Registers::default(),
             tags: Vec::new(),
             dependence: Dependence::default(),
             depends_on: 0,
@@ -932,7 +932,7 @@ impl<'p> Simulation<'p> {
         let n_regs = self.program.n_regs as usize;
         let mut warps: Vec<WarpState> = (0..n_warps)
             .map(|w| {
-                let mut regs = vec![[0u64; WARP_LANES]; n_regs];
+                let mut regs = Registers::zeroed(n_regs);
                 let mut valid = 0u32;
                 for lane in 0..32u32 {
                     let tid = w * 32 + lane;
@@ -950,10 +950,10 @@ impl<'p> Simulation<'p> {
                 .into_iter()
                 .enumerate()
                 {
-                    regs[REG_BLOCK_IDX as usize + k] = [u64::from(v); WARP_LANES];
+                    regs.fill(REG_BLOCK_IDX as usize + k, u64::from(v));
                 }
                 for (p, &v) in func.params.iter().zip(&self.param_values) {
-                    regs[p.reg as usize] = [v; WARP_LANES];
+                    regs.fill(p.reg as usize, v);
                 }
                 WarpState {
                     regs,

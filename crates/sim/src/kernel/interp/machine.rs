@@ -43,7 +43,7 @@ impl Flow {
 }
 
 pub(super) struct WarpState {
-    pub(super) regs: Vec<Lanes>,
+    pub(super) regs: Registers,
     /// Per register: the latest global or local load its value was computed from (`LoadOrder`).
     pub(super) tags: Vec<u32>,
     pub(super) dependence: Dependence,
@@ -101,7 +101,7 @@ pub(super) struct Machine<'s, 'p> {
     pub(super) emitted: usize,
     /// The steps the block may take, all warps together, and the steps taken so far.
     pub(super) budget: u64,
-    pub(super) regs: Vec<Lanes>,
+    pub(super) regs: Registers,
     /// The current warp's register tags and loads (`WarpState`).
     pub(super) tags: Vec<u32>,
     pub(super) dependence: Dependence,
@@ -255,7 +255,7 @@ impl Machine<'_, '_> {
                         self.instructions += 1;
                         // The warp cannot branch before the data its condition reads is back.
                         self.dependence.control = self.dependence.control.max(self.depends_on);
-                        lane_mask(&self.regs[r]) & mask
+                        self.true_lanes(r) & mask
                     } else {
                         0
                     };
@@ -316,7 +316,7 @@ impl Machine<'_, '_> {
                         let r = self.eval(cond, mask)?;
                         self.instructions += 1;
                         self.dependence.control = self.dependence.control.max(self.depends_on);
-                        flow.mask = lane_mask(&self.regs[r]) & mask;
+                        flow.mask = self.true_lanes(r) & mask;
                     }
                     if flow.mask == 0 {
                         flow.pc = *end_at;
@@ -394,9 +394,35 @@ impl Machine<'_, '_> {
         }
     }
 
+    /// The lanes whose register `r` is not zero (a condition's outcome).
+    #[inline(always)]
+    pub(super) fn true_lanes(&self, r: usize) -> u32 {
+        if self.regs.is_uniform(r) {
+            if self.regs[r][0] != 0 {
+                FULL
+            } else {
+                0
+            }
+        } else {
+            lane_mask(&self.regs[r])
+        }
+    }
+
     /// Copies the lanes in `mask` of register `from` to register `to`.
     pub(super) fn copy_masked(&mut self, from: usize, to: usize, mask: u32) {
-        if let Some((from, to)) = pair(&mut self.regs, from, to) {
+        // A copy to every lane carries what the source is; a copy of a uniform value over the
+        // same uniform value changes nothing.
+        if mask == FULL && from != to {
+            self.regs.copy(from, to);
+            return;
+        }
+        if self.regs.is_uniform(from)
+            && self.regs.is_uniform(to)
+            && self.regs[from][0] == self.regs[to][0]
+        {
+            return;
+        }
+        if let Some((from, to)) = self.regs.pair(from, to) {
             copy_lanes_masked(from, to, mask);
         }
     }
@@ -522,7 +548,7 @@ impl Machine<'_, '_> {
     /// The same bits in every lane of `dst`.
     #[inline(never)]
     pub(super) fn splat(&mut self, bits: u64, dst: usize) -> usize {
-        self.regs[dst] = [bits; WARP_LANES];
+        self.regs.fill(dst, bits);
         dst
     }
 
@@ -544,8 +570,14 @@ impl Machine<'_, '_> {
     #[inline(never)]
     pub(super) fn convert(&mut self, from: Scalar, to: Scalar, r: usize, dst: usize) {
         self.instructions += 1;
+        if self.regs.is_uniform(r) {
+            let value = convert_value(self.regs[r][0], from, to);
+            self.regs.fill(dst, value);
+            return;
+        }
         let src = self.regs[r];
         let out = &mut self.regs[dst];
+        // The lanes' loops of the common conversions, which `convert_value` computes the same.
         if from == Scalar::I32 && to == Scalar::I64 {
             *out = src;
         } else if from == Scalar::I32 && to == Scalar::F32 {
@@ -562,15 +594,21 @@ impl Machine<'_, '_> {
     #[inline(never)]
     pub(super) fn unary(&mut self, op: UnOp, ty: Scalar, r: usize, dst: usize) {
         self.instructions += 1;
+        let value = |x: u64| match (op, ty) {
+            (UnOp::Neg, Scalar::F32) => bits_f32(-f32_of(x)),
+            (UnOp::Neg, Scalar::F64) => (-f64::from_bits(x)).to_bits(),
+            (UnOp::Neg, t) => canon((x as i64).wrapping_neg() as u64, t),
+            (UnOp::BitNot, t) => canon(!x, t),
+        };
+        if self.regs.is_uniform(r) {
+            let one = value(self.regs[r][0]);
+            self.regs.fill(dst, one);
+            return;
+        }
         let src = self.regs[r];
         let out = &mut self.regs[dst];
         for l in 0..WARP_LANES {
-            out[l] = match (op, ty) {
-                (UnOp::Neg, Scalar::F32) => bits_f32(-f32_of(src[l])),
-                (UnOp::Neg, Scalar::F64) => (-f64::from_bits(src[l])).to_bits(),
-                (UnOp::Neg, t) => canon((src[l] as i64).wrapping_neg() as u64, t),
-                (UnOp::BitNot, t) => canon(!src[l], t),
-            };
+            out[l] = value(src[l]);
         }
     }
 
@@ -671,6 +709,12 @@ impl Machine<'_, '_> {
     #[inline(never)]
     pub(super) fn math(&mut self, f: MathFn, ty: Scalar, r: [usize; 2], n_args: usize, dst: usize) {
         self.instructions += 1;
+        if self.regs.is_uniform(r[0]) && (n_args < 2 || self.regs.is_uniform(r[1])) {
+            let y = if n_args > 1 { self.regs[r[1]][0] } else { 0 };
+            let value = math_value(f, ty, self.regs[r[0]][0], y);
+            self.regs.fill(dst, value);
+            return;
+        }
         for l in 0..WARP_LANES {
             let x = self.regs[r[0]][l];
             let y = if n_args > 1 { self.regs[r[1]][l] } else { 0 };
@@ -698,7 +742,11 @@ impl Machine<'_, '_> {
         for t in terms {
             let r = self.eval(&t.index, mask)?;
             self.instructions += 1;
-            offsets.add(&self.regs[r], t.stride);
+            if self.regs.is_uniform(r) {
+                offsets.add_same(&self.regs[r], t.stride);
+            } else {
+                offsets.add(&self.regs[r], t.stride);
+            }
         }
         let mut bad = offsets.overflow;
         let out = &mut self.regs[dst];
@@ -803,8 +851,7 @@ impl Machine<'_, '_> {
                 self.instructions += 1;
                 let value_depends_on = self.depends_on;
                 for k in 0..usize::from(elem.n) {
-                    let vals = self.regs[v + k];
-                    self.write_masked(*reg as usize + k, &vals, mask);
+                    self.copy_masked(v + k, *reg as usize + k, mask);
                     if let Some(tag) = self.tags.get_mut(*reg as usize + k) {
                         // Lanes left out keep their value, and what it depended on.
                         *tag = if mask == FULL {
@@ -963,13 +1010,20 @@ impl Machine<'_, '_> {
             // A register variable (`++k`): step it in place, without staging copies. `dst` gets
             // the old or the new value of every lane, as below.
             let reg = *reg as usize;
-            if let Some((from, to)) = pair(&mut self.regs, reg, dst) {
+            if mask == FULL && reg != dst && self.regs.is_uniform(reg) {
+                let old = self.regs[reg][0];
+                let new = step.one(old);
+                self.regs.fill(reg, new);
+                self.regs.fill(dst, if post { old } else { new });
+                return Ok(dst);
+            }
+            if let Some((from, to)) = self.regs.pair(reg, dst) {
                 if post {
                     *to = *from;
                 } else {
                     step.apply(from, to);
                 }
-                if let Some((from, to)) = pair(&mut self.regs, dst, reg) {
+                if let Some((from, to)) = self.regs.pair(dst, reg) {
                     if post {
                         step.apply_masked(from, to, mask);
                     } else {
@@ -1054,7 +1108,7 @@ impl Machine<'_, '_> {
         let in_flight = self.in_flight;
         for (p, &r) in callee.params.iter().zip(&arg_regs) {
             for k in 0..usize::from(crate::kernel::sema::width_of(&p.ty)) {
-                self.regs[p.reg as usize + k] = self.regs[r + k];
+                self.regs.copy(r + k, p.reg as usize + k);
                 if let Some(tag) = self.tags.get_mut(p.reg as usize + k) {
                     *tag = args_depend_on;
                 }
@@ -1089,7 +1143,7 @@ impl Machine<'_, '_> {
             let returned = self.tags.get(reg as usize).copied().unwrap_or(0);
             self.depends_on = self.depends_on.max(returned);
             for k in 0..usize::from(elem.n) {
-                self.regs[dst + k] = self.regs[reg as usize + k];
+                self.regs.copy(reg as usize + k, dst + k);
             }
         }
         Ok(dst)
@@ -1126,12 +1180,17 @@ impl Machine<'_, '_> {
                 }
             }
         }
-        if let Some((x, y, out)) = regs3(&mut self.regs, a, b, dst) {
+        if self.regs.is_uniform(a) && self.regs.is_uniform(b) {
+            // One lane computes what every lane would (a division by zero has been reported).
+            let mut value = [0];
+            binary_lanes(op, ty, &[self.regs[a][0]], &[self.regs[b][0]], &mut value);
+            self.regs.fill(dst, value[0]);
+        } else if let Some((x, y, out)) = self.regs.regs3(a, b, dst) {
             binary_lanes(op, ty, x, y, out);
         } else if a == dst && b != dst {
             // `x op= y` into the left operand's register: only that operand needs a copy.
             let x = self.regs[a];
-            if let Some((y, out)) = pair(&mut self.regs, b, dst) {
+            if let Some((y, out)) = self.regs.pair(b, dst) {
                 binary_lanes(op, ty, &x, y, out);
             }
         } else {

@@ -22,7 +22,8 @@
 //!
 //! The interpreter is split along its seams: `launch` (the launch, its memory layout and the
 //! block loop), `machine` (a warp's control flow and expressions), `lanes` (arithmetic on the
-//! 32 lanes of a register), `access` (memory accesses: addresses, bounds, records), `warps` (the
+//! 32 lanes of a register), `registers` (a warp's registers, and which hold one value in every
+//! lane, computed once), `access` (memory accesses: addresses, bounds, records), `warps` (the
 //! warps of a block shown alike) and `loops` (the iterations of a loop shown alike).
 
 use crate::access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
@@ -46,6 +47,7 @@ mod lanes;
 mod launch;
 mod loops;
 mod machine;
+mod registers;
 mod warps;
 
 use access::*;
@@ -53,5 +55,6 @@ use lanes::*;
 pub use launch::*;
 use loops::*;
 use machine::*;
+use registers::*;
 pub use warps::move_lanes;
 use warps::*;
