@@ -22,7 +22,7 @@
 //! fails to load) ends the job it had with its message, shown on the page; the next job starts a
 //! fresh worker, so the page never waits in vain.
 
-use crate::components::kernel_view::{Progress, SimulationRun};
+use crate::components::kernel_view::{Progress, Shared, SimulationRun};
 use crate::components::time_sweep::TimePoint;
 use memplay_sim::simulate::SimulationInput;
 use memplay_web::protocol::{Answer, FromWorker, Job, Request, Response, Sequence};
@@ -47,7 +47,7 @@ pub struct SweepView {
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Shown {
     /// The newest run the worker answered; `None` until the first answer.
-    pub run: Option<Rc<SimulationRun>>,
+    pub run: Option<Shared<SimulationRun>>,
     /// The sweep of the newest launch that ran without an error.
     pub sweep: Option<SweepView>,
     /// What the newest request still waits for; `None` when it is complete.
@@ -59,7 +59,7 @@ pub struct Shown {
     pub cancelled: u32,
     /// The run the shown one is compared with, when the newest request asks for a comparison
     /// and the worker has answered it.
-    pub compare: Option<Rc<SimulationRun>>,
+    pub compare: Option<Shared<SimulationRun>>,
 }
 
 /// The newest request and how far it has come.
@@ -88,11 +88,11 @@ pub struct Scheduler {
     in_flight: Option<InFlight>,
     /// Predicted times of launches that ran: the shown launch and its sweep's.
     known: Vec<(SimulationInput, Result<f64, String>)>,
-    run: Option<Rc<SimulationRun>>,
+    run: Option<Shared<SimulationRun>>,
     sweep: Option<SweepView>,
     worker_failure: Option<String>,
     cancelled: u32,
-    compare: Option<Rc<SimulationRun>>,
+    compare: Option<Shared<SimulationRun>>,
 }
 
 /// The job with the worker: its request's number and which of its jobs it is.
@@ -182,7 +182,7 @@ impl Scheduler {
             (Ok(_), Some(prediction)) => Some(prediction.time_ms),
             _ => None,
         };
-        self.run = Some(Rc::new(SimulationRun {
+        self.run = Some(Shared::new(SimulationRun {
             input: wanted.launch.clone(),
             result: outcome.result,
             prediction: outcome.prediction,
@@ -235,7 +235,7 @@ impl Scheduler {
         };
         wanted.compared = true;
         if let Some(input) = wanted.compare.clone() {
-            self.compare = Some(Rc::new(SimulationRun {
+            self.compare = Some(Shared::new(SimulationRun {
                 input,
                 result: outcome.result,
                 prediction: outcome.prediction,

@@ -3,10 +3,9 @@
 //! difference (`compare::rows`, `compare::sentence`).
 
 use crate::compare::{self, CompareWith};
-use crate::components::kernel_view::SimulationRun;
+use crate::components::kernel_view::{Shared, SimulationRun};
 use crate::model::format_number;
 use crate::state::Action;
-use std::rc::Rc;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -17,8 +16,8 @@ pub struct CompareViewProps {
     pub own_label: String,
     pub other_label: Option<String>,
     /// The page's run and the compared run, once the worker has answered them.
-    pub own: Option<Rc<SimulationRun>>,
-    pub other: Option<Rc<SimulationRun>>,
+    pub own: Option<Shared<SimulationRun>>,
+    pub other: Option<Shared<SimulationRun>>,
     pub on_action: Callback<Action>,
 }
 

@@ -3,15 +3,14 @@
 //! much of the FP32 pipe's work is useful, from the simulated counters
 //! (`smsp__thread_inst_executed` over `smsp__inst_executed`, as Nsight Compute reports it).
 
-use crate::components::kernel_view::SimulationRun;
+use crate::components::kernel_view::{Shared, SimulationRun};
 use crate::model::format_number;
-use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq, Debug)]
 pub struct DivergenceViewProps {
     /// The run the page shows; `None` before the first answer.
-    pub run: Option<Rc<SimulationRun>>,
+    pub run: Option<Shared<SimulationRun>>,
 }
 
 /// What the view says about one launch.

@@ -39,6 +39,40 @@ pub struct SimulationRun {
     pub declarations: Result<Vec<Declaration>, Diagnostic>,
 }
 
+/// A value the views share, compared by identity: the worker's answer is made into one `Shared`
+/// run, and views whose props hold the same one need not render again. Comparing two runs by
+/// content walked their warp's trace (454 KB for the guarded matmul) each time a view's props
+/// were compared, some 10 ms of the page's thread per slider step in Chromium; an answer equal
+/// to the last one, which identity takes for a new one, only renders the same views again.
+#[derive(Debug)]
+pub struct Shared<T>(Rc<T>);
+
+impl<T> Shared<T> {
+    pub fn new(value: T) -> Shared<T> {
+        Shared(Rc::new(value))
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Shared<T> {
+        Shared(Rc::clone(&self.0))
+    }
+}
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, other: &Shared<T>) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// What a pending request still waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Progress {
@@ -172,7 +206,7 @@ pub struct KernelViewProps {
     /// The launch the settings ask for, as `launch_text` writes it.
     pub launch: String,
     /// The last run that came back; `None` before the first one.
-    pub run: Option<Rc<SimulationRun>>,
+    pub run: Option<Shared<SimulationRun>>,
     /// What is pending, while a newer run than `run` is on its way.
     pub progress: Option<Progress>,
     /// Why the simulation worker stopped during the shown request's job, if it did.
@@ -546,10 +580,10 @@ fn counters_table(report: &SimulationReport, counted: Option<&Counted>) -> Html 
 /// Buttons that download the run's counters as CSV, the kernel as `<kernel>.cu` (the text the
 /// student sees, edited or not) and the launch as a launch file for `memplay replay`. The files
 /// are made when a button is pressed, not at every render.
-fn kernel_exports(run: &Rc<SimulationRun>, source: &str) -> Html {
+fn kernel_exports(run: &Shared<SimulationRun>, source: &str) -> Html {
     let kernel = run.input.kernel.clone();
     let on_csv = {
-        let run = Rc::clone(run);
+        let run = run.clone();
         let name = format!("{kernel}-counters.csv");
         Callback::from(move |_: MouseEvent| {
             let Ok(report) = &run.result else {
@@ -569,7 +603,7 @@ fn kernel_exports(run: &Rc<SimulationRun>, source: &str) -> Html {
         Callback::from(move |_: MouseEvent| export::download_text(&name, "text/plain", &source))
     };
     let on_launch = {
-        let run = Rc::clone(run);
+        let run = run.clone();
         let name = format!("{kernel}-launch.json");
         Callback::from(move |_: MouseEvent| {
             if let Some(json) = export::launch_json(&run) {
@@ -599,7 +633,7 @@ fn kernel_exports(run: &Rc<SimulationRun>, source: &str) -> Html {
 
 /// A run's throughput, counters and cost, or its error. `sweep` is the sweep chart, shown beside
 /// the throughput.
-fn run_outcome(run: &Rc<SimulationRun>, sweep: Html, source: &str, variant: Variant) -> Html {
+fn run_outcome(run: &Shared<SimulationRun>, sweep: Html, source: &str, variant: Variant) -> Html {
     match &run.result {
         Ok(report) => {
             // The launch that ran, not the settings now: a newer run may still be on its way.
@@ -853,6 +887,14 @@ mod tests {
     use super::*;
     use crate::state::State;
     use memplay_sim::simulate::simulate;
+
+    #[test]
+    fn a_shared_run_equals_its_copies_and_no_other_answer_even_an_equal_one() {
+        let answer = Shared::new(vec![1u8; 4]);
+        assert!(answer == answer.clone());
+        assert!(answer != Shared::new(vec![1u8; 4]));
+        assert_eq!(*answer, vec![1u8; 4]);
+    }
 
     fn check(state: State, expected_launch: &str) {
         let input = state.launch();

@@ -2,16 +2,15 @@
 //! memory latency"): the warps an SM holds against the warps its wait for memory needs, read
 //! off the timing model (`memplay_sim::timing::LatencyHiding`), with the count spelt out.
 
-use crate::components::kernel_view::SimulationRun;
+use crate::components::kernel_view::{Shared, SimulationRun};
 use crate::model::format_number;
 use memplay_sim::timing::{LatencyHiding, Prediction};
-use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq, Debug)]
 pub struct LatencyViewProps {
     /// The run the page shows; `None` before the first answer.
-    pub run: Option<Rc<SimulationRun>>,
+    pub run: Option<Shared<SimulationRun>>,
 }
 
 /// What the view says about one launch: plain numbers, so they are tested on the host.

@@ -3,7 +3,7 @@
 //! another device and the next lesson. The text comes from `lesson_text` (data files in
 //! `www/lessons/`); nothing of it is inserted as HTML.
 
-use crate::components::kernel_view::SimulationRun;
+use crate::components::kernel_view::{Shared, SimulationRun};
 use crate::lesson_text::{Inline, LessonText, Paragraph};
 use crate::model::format_number;
 use crate::state::{Action, Prediction};
@@ -14,7 +14,7 @@ use yew::prelude::*;
 pub struct LessonGuideProps {
     pub text: Rc<LessonText>,
     /// The run the page shows, to answer the question from; `None` before the first.
-    pub run: Option<Rc<SimulationRun>>,
+    pub run: Option<Shared<SimulationRun>>,
     /// The link of the next lesson.
     pub next_href: String,
     pub next_title: String,

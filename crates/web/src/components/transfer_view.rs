@@ -4,18 +4,17 @@
 //! (`memplay_sim::transfer`). The transfer model is a few divisions, so it runs on the page from
 //! the worker's report and prediction; nothing here simulates.
 
-use crate::components::kernel_view::SimulationRun;
+use crate::components::kernel_view::{Shared, SimulationRun};
 use crate::model::format_number;
 use memplay_sim::transfer::{
     copy_time, launch_transfers, Direction, HostMemory, LaunchTransfers, Layout,
 };
 use memplay_sim::DeviceId;
-use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq, Debug)]
 pub struct TransferViewProps {
-    pub run: Option<Rc<SimulationRun>>,
+    pub run: Option<Shared<SimulationRun>>,
     pub host_memory: HostMemory,
     pub layout: Layout,
 }
