@@ -68,6 +68,7 @@ use crate::profile::{
 use crate::sampling::{self, BlockClass, EdgePosition};
 use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTrace};
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
@@ -425,6 +426,9 @@ struct IterationLog {
     site_moves: Vec<SiteMove>,
     /// Per output: how it moves per iteration (`IterationLog::output_moves`), looked up once.
     output_moves: Vec<OutputMove>,
+    /// Per output whose measure a move changes: its measure moved by each remainder of its
+    /// unit met so far (`IterationLog::moved_measure`): a cache, filled while the log is read.
+    moved_measures: RefCell<Vec<Vec<(i64, Option<AccessMeasure>)>>>,
 }
 
 impl IterationLog {
@@ -446,6 +450,36 @@ impl IterationLog {
                 .collect();
         }
         &self.output_moves
+    }
+
+    /// The measure of output `k` moved by `by` bytes. A move by a multiple of the output's unit
+    /// keeps its measure (`AccessMeasure::move_unit`), so the move by `by` measures as the move
+    /// by its remainder: an output that moves 4 bytes an iteration, such as the naive matmul's
+    /// `a[row * n + k]`, has 8 measures in sectors of 32 bytes, however many iterations its warp
+    /// skips. Each is made once, when first met.
+    fn moved_measure(&self, k: usize, by: i64, device: &Device) -> Option<AccessMeasure> {
+        let (output, measure) = &self.outputs[k];
+        measure.as_ref()?;
+        let measure_moved_by = |by: i64| {
+            let mut moved = *output;
+            kernel::move_lanes(&mut moved.access, by);
+            AccessMeasure::of(&moved.access, device)
+        };
+        let unit = self.output_moves[k].unit;
+        if unit <= 0 {
+            return measure_moved_by(by);
+        }
+        let remainder = by.rem_euclid(unit);
+        let mut cache = self.moved_measures.borrow_mut();
+        if cache.len() != self.outputs.len() {
+            *cache = vec![Vec::new(); self.outputs.len()];
+        }
+        if let Some(&(_, measure)) = cache[k].iter().find(|(met, _)| *met == remainder) {
+            return measure;
+        }
+        let measure = measure_moved_by(remainder);
+        cache[k].push((remainder, measure));
+        measure
     }
 }
 
@@ -975,19 +1009,23 @@ impl BlockSink<'_> {
                         (None, _) => {}
                     }
                 }
+                // Counted as what it measures moved (its site and kind are the output's); the
+                // moved record itself is made only for the trace and the warps shown alike.
                 (None, class) => {
-                    let mut moved_output = *output;
-                    kernel::move_lanes(&mut moved_output.access, by);
-                    let measure = measure
-                        .and_then(|_| AccessMeasure::of(&moved_output.access, counting.device));
+                    let measure = log.moved_measure(k, by, counting.device);
                     if let (Some(measure), true) = (&measure, count_times > 0) {
-                        counting.count_untraced_times(&moved_output, measure, count_times);
+                        counting.count_untraced_times(output, measure, count_times);
                     }
-                    if let (true, Some(trace)) = (traced, counting.trace.as_deref_mut()) {
-                        trace.record(&moved_output);
-                    }
-                    if let Some(class) = class {
-                        class.push_output((moved_output, measure), 0, counting.device);
+                    let trace = counting.trace.as_deref_mut().filter(|_| traced);
+                    if trace.is_some() || class.is_some() {
+                        let mut moved_output = *output;
+                        kernel::move_lanes(&mut moved_output.access, by);
+                        if let Some(trace) = trace {
+                            trace.record(&moved_output);
+                        }
+                        if let Some(class) = class {
+                            class.push_output((moved_output, measure), 0, counting.device);
+                        }
                     }
                 }
             }
@@ -1121,6 +1159,7 @@ impl RecordSink for BlockSink<'_> {
                     tail: 1,
                     site_moves: Vec::new(),
                     output_moves: Vec::new(),
+                    moved_measures: RefCell::new(Vec::new()),
                 });
                 self.iterations.len() - 1
             }
@@ -1133,6 +1172,7 @@ impl RecordSink for BlockSink<'_> {
         log.reusable = false;
         log.site_moves.clear();
         log.output_moves.clear();
+        log.moved_measures.get_mut().clear();
     }
 
     fn iterations_end(&mut self, warp: u32) {
