@@ -69,12 +69,13 @@ fn matmul(kernel: &'static str, n: u32, tile: u32) -> Launch {
 }
 
 /// A matmul `kernel` of `source` on n x n matrices (n = 256, 1000 or 1024) with `tile` x `tile`
-/// blocks, as many as cover the matrix.
+/// blocks (8, 16, 17 or 32), as many as cover the matrix.
 fn matmul_in(source: &'static str, kernel: &'static str, n: u32, tile: u32) -> Launch {
     let bytes = u64::from(n) * u64::from(n) * 4;
     let defines: &'static [(&'static str, u32)] = match tile {
         8 => &[("TILE_WIDTH", 8)],
         16 => &[("TILE_WIDTH", 16)],
+        17 => &[("TILE_WIDTH", 17)],
         _ => &[("TILE_WIDTH", 32)],
     };
     let args: &'static [(&'static str, i64)] = match n {
@@ -255,6 +256,16 @@ fn page_launches() -> Vec<(String, Launch)> {
     launches.push((
         "mm_tiled_guarded n=1000 T=16".to_string(),
         matmul_in(BOUNDARY, "mm_tiled_guarded", 1000, 16),
+    ));
+    // The first step up from the default tile: 17 x 17 threads make warps that straddle rows,
+    // which are not shown alike, so each of them runs (its loop iterations are still skipped).
+    launches.push((
+        "mm_naive n=1024 T=17".to_string(),
+        matmul("mm_naive", 1024, 17),
+    ));
+    launches.push((
+        "mm_tiled_guarded n=1000 T=17".to_string(),
+        matmul_in(BOUNDARY, "mm_tiled_guarded", 1000, 17),
     ));
     launches
 }
