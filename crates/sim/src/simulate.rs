@@ -428,8 +428,11 @@ struct IterationLog {
     output_moves: Vec<OutputMove>,
     /// Per output whose measure a move changes: its measure moved by each remainder of its
     /// unit met so far (`IterationLog::moved_measure`): a cache, filled while the log is read.
-    moved_measures: RefCell<Vec<Vec<(i64, Option<AccessMeasure>)>>>,
+    moved_measures: RefCell<Vec<MeasuresByRemainder>>,
 }
+
+/// An output's measures moved by remainders of its move unit, each with its remainder.
+type MeasuresByRemainder = Vec<(i64, Option<AccessMeasure>)>;
 
 impl IterationLog {
     /// How each output moves per iteration, as `OutputMove`s (`per_step` for iterations), once
