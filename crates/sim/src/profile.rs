@@ -53,14 +53,14 @@
 //!
 //! A global access's record splits into its shape (`RecordShape`: its transactions, lines, passes
 //! when it hits and the sectors it touches with their bytes), which does not change when the
-//! access moves by a whole number of `SHAPE_MOVE_BYTES`, and its placing (the sectors new to the
+//! access moves by a whole number of `shape_move_bytes` (a line, or 256 bytes on cc 1.x), and its placing (the sectors new to the
 //! block, the round trips). A warp shown alike to its class's first warp (`kernel::interp`'s
 //! `warps`) reuses that warp's shapes, moved (`BlockProfiler::place_copy`), and so does a loop
 //! iteration skipped (`loops`).
 
 use crate::access::{AccessKind, Space, WarpAccess};
 use crate::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
-use crate::device::{Device, DramRows};
+use crate::device::{Device, DramRows, GlobalCoalescing};
 use crate::kernel::{LoadOrder, MemRecord};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
@@ -328,7 +328,7 @@ pub struct BlockProfiler {
 }
 
 /// What of a global load or store holds wherever it lies, as long as it moves by a whole number
-/// of `SHAPE_MOVE_BYTES` (`BlockProfiler::record_shape`).
+/// of `shape_move_bytes` (`BlockProfiler::record_shape`).
 #[derive(Clone, Debug, Default)]
 pub struct RecordShape {
     transactions: u64,
@@ -392,10 +392,23 @@ impl CopyKind {
     }
 }
 
-/// The moves that keep a global access's shape: whole multiples of the widest alignment any
-/// coalescing rule looks at (cc 1.0 wants a half-warp of 16-byte words at a multiple of 256
-/// bytes; lines, halves of lines, sectors and cc 1.x segments are all smaller).
+/// The moves that keep a global access's shape on every device: whole multiples of the widest
+/// alignment any coalescing rule looks at (cc 1.0 wants a half-warp of 16-byte words at a multiple
+/// of 256 bytes; lines, halves of lines, sectors and cc 1.x segments are all smaller).
 pub const SHAPE_MOVE_BYTES: i64 = 256;
+
+/// The moves that keep a global access's shape on `device` (`RecordShape`): on the devices of
+/// sectors (cc 2.0 on) nothing the shape holds looks past a 128-byte line (its sectors, their
+/// bytes, its lines and the passes through the L1 per line, half lines, DRAM atoms of 64 bytes),
+/// so a move by whole lines keeps it; cc 1.x needs `SHAPE_MOVE_BYTES`. A loop that moves an
+/// access 68 bytes an iteration (a 17-wide tile of floats) so finds its shape again every 32
+/// iterations, not every 64.
+pub fn shape_move_bytes(device: &Device) -> i64 {
+    match device.global_coalescing {
+        GlobalCoalescing::Sectors => LINE_BYTES as i64,
+        GlobalCoalescing::SegmentHalfWarp | GlobalCoalescing::StrictHalfWarp => SHAPE_MOVE_BYTES,
+    }
+}
 
 /// No row is open in a partition.
 const NO_ROW: u64 = u64::MAX;
@@ -641,11 +654,16 @@ impl BlockProfiler {
         self.shape = shape;
     }
 
+    /// The moves that keep a global access's shape on the profiler's device (`shape_move_bytes`).
+    pub fn shape_move_bytes(&self) -> i64 {
+        shape_move_bytes(&self.device)
+    }
+
     /// Adds an access of `warp` that copies another, moved (a warp shown alike to its leader, a
     /// loop iteration skipped, `kernel::interp`'s `warps` and `loops`): `issue` gives its kind,
     /// site and order, `kind` what the profile must see of it (`CopyKind::of` the access copied), and
     /// `shape` a shape of the same access measured `by` bytes away (`record_shape`'s). Where `by`
-    /// is a whole number of `SHAPE_MOVE_BYTES`, the access makes the same transactions, lines and
+    /// is a whole number of `shape_move_bytes`, the access makes the same transactions, lines and
     /// passes at moved sectors, and only what depends on where it lies (the sectors new to the
     /// block, the round trips they end) is counted anew. False for an access to be placed whose
     /// shape does not hold, which the caller adds whole.
@@ -660,7 +678,7 @@ impl BlockProfiler {
                 self.warp_runs(warp);
                 true
             }
-            (CopyKind::Placed, Some((shape, by))) if by % SHAPE_MOVE_BYTES == 0 => {
+            (CopyKind::Placed, Some((shape, by))) if by % shape_move_bytes(&self.device) == 0 => {
                 let warp = self.enter(warp);
                 self.place(issue, warp, shape, by / SECTOR_BYTES as i64);
                 true

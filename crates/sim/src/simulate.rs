@@ -63,7 +63,7 @@ use crate::kernel::{
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::profile::{
     BlockProfiler, CopyKind, IntegerHashMap, Issue, MemoryProfile, ProfileBuilder, RecordShape,
-    TouchedRange, TouchedSectors, SHAPE_MOVE_BYTES,
+    TouchedRange, TouchedSectors,
 };
 use crate::sampling::{self, BlockClass, EdgePosition};
 use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTrace};
@@ -338,7 +338,7 @@ struct BlockSink<'a> {
 }
 
 /// Per shape a copy was made of (by its place in memory, the `Rc` kept alive here) and the
-/// copy's alignment (its move modulo `SHAPE_MOVE_BYTES`): the shape measured of a copy so
+/// copy's alignment (its move modulo `BlockProfiler::shape_move_bytes`): the shape measured of a copy so
 /// aligned, and that copy's move.
 type ShapeCopies = IntegerHashMap<(usize, i64), (Rc<RecordShape>, Rc<RecordShape>, i64)>;
 
@@ -392,7 +392,10 @@ fn profile_copy(
         profiler.record(&whole());
         return;
     };
-    let key = (Rc::as_ptr(origin) as usize, by.rem_euclid(SHAPE_MOVE_BYTES));
+    let key = (
+        Rc::as_ptr(origin) as usize,
+        by.rem_euclid(profiler.shape_move_bytes()),
+    );
     if let Some((_, shape, at)) = shapes.get(&key) {
         if profiler.place_copy((issue, warp, kind), Some((shape, by - at))) {
             return;
