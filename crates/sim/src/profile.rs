@@ -53,10 +53,10 @@
 //!
 //! A global access's record splits into its shape (`RecordShape`: its transactions, lines, passes
 //! when it hits and the sectors it touches with their bytes), which does not change when the
-//! access moves by a whole number of `shape_move_bytes` (a line, or 256 bytes on cc 1.x), and its placing (the sectors new to the
-//! block, the round trips). A warp shown alike to its class's first warp (`kernel::interp`'s
-//! `warps`) reuses that warp's shapes, moved (`BlockProfiler::place_copy`), and so does a loop
-//! iteration skipped (`loops`).
+//! access moves by a whole number of `shape_move_bytes` (a line, or 256 bytes on cc 1.x), and its
+//! placing (the sectors new to the block, the round trips). A warp shown alike to its class's
+//! first warp (`kernel::interp`'s `warps`) reuses that warp's shapes, moved
+//! (`BlockProfiler::place_copy`), and so does a loop iteration skipped (`loops`).
 
 use crate::access::{AccessKind, Space, WarpAccess};
 use crate::coalescing::{self, LINE_BYTES, SECTOR_BYTES};

@@ -338,8 +338,8 @@ struct BlockSink<'a> {
 }
 
 /// Per shape a copy was made of (by its place in memory, the `Rc` kept alive here) and the
-/// copy's alignment (its move modulo `BlockProfiler::shape_move_bytes`): the shape measured of a copy so
-/// aligned, and that copy's move.
+/// copy's alignment (its move modulo `BlockProfiler::shape_move_bytes`): the shape measured of a
+/// copy so aligned, and that copy's move.
 type ShapeCopies = IntegerHashMap<(usize, i64), (Rc<RecordShape>, Rc<RecordShape>, i64)>;
 
 /// Whether the compiler effects treat every copy of a warp's records, each place moved by its
