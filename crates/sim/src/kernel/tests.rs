@@ -608,6 +608,47 @@ mod results {
     }
 
     #[test]
+    fn values_every_lane_shares_stay_right_where_a_branch_or_a_short_warp_splits_them() {
+        // `u` starts uniform (blockIdx and a parameter), is changed in the odd lanes only, and
+        // stepped by a loop counter every lane shares; the block's second warp has 8 lanes of
+        // 32, so nothing it computes is uniform over its 32 lanes (`interp/registers`).
+        let source = "__global__ void k(int* out, int base) {\n\
+              int t = threadIdx.x;\n\
+              int u = blockIdx.x * 3 + base;\n\
+              if (t & 1) u = u + 5;\n\
+              int s = 0;\n\
+              for (int k = 0; k < 4; ++k) { s += u * k; u = -u; }\n\
+              float f = (float)(base * 2);\n\
+              out[blockIdx.x * 40 + t] = s + (int)(f * 0.5f) + (t < 36 ? 1000 : 0);\n\
+            }";
+        let l = launch(
+            [2, 1, 1],
+            [40, 1, 1],
+            0,
+            &[("base", Value::Int(7))],
+            &[("out", 320)],
+        );
+        check(source, &[], "k", l, "out", |_| {
+            let out: Vec<i32> = (0..2)
+                .flat_map(|block: i32| (0..40).map(move |t: i32| (block, t)))
+                .map(|(block, t)| {
+                    let mut u = block * 3 + 7;
+                    if t & 1 == 1 {
+                        u += 5;
+                    }
+                    let mut s = 0;
+                    for k in 0..4 {
+                        s += u * k;
+                        u = -u;
+                    }
+                    s + 7 + if t < 36 { 1000 } else { 0 }
+                })
+                .collect();
+            i32_bytes(&out)
+        });
+    }
+
+    #[test]
     fn device_functions_return_per_lane() {
         // Lanes above 10 return early from `clamp_to`; the others fall through to the end.
         let source = "__device__ int clamp_to(int v, int hi) {\n\
