@@ -661,8 +661,9 @@ impl BlockProfiler {
 
     /// Adds an access of `warp` that copies another, moved (a warp shown alike to its leader, a
     /// loop iteration skipped, `kernel::interp`'s `warps` and `loops`): `issue` gives its kind,
-    /// site and order, `kind` what the profile must see of it (`CopyKind::of` the access copied), and
-    /// `shape` a shape of the same access measured `by` bytes away (`record_shape`'s). Where `by`
+    /// site and order, `kind` what the profile must see of it (`CopyKind::of` the access
+    /// copied), and `shape` a shape of the same access measured `by` bytes away
+    /// (`record_shape`'s). Where `by`
     /// is a whole number of `shape_move_bytes`, the access makes the same transactions, lines and
     /// passes at moved sectors, and only what depends on where it lies (the sectors new to the
     /// block, the round trips they end) is counted anew. False for an access to be placed whose
@@ -678,7 +679,7 @@ impl BlockProfiler {
                 self.warp_runs(warp);
                 true
             }
-            (CopyKind::Placed, Some((shape, by))) if by % shape_move_bytes(&self.device) == 0 => {
+            (CopyKind::Placed, Some((shape, by))) if by % self.shape_move_bytes() == 0 => {
                 let warp = self.enter(warp);
                 self.place(issue, warp, shape, by / SECTOR_BYTES as i64);
                 true

@@ -1401,27 +1401,15 @@ impl RecordSink for BlockSink<'_> {
         }
     }
 
+    /// A run of one: the same checks and the same copy as `records_moved`'s.
     fn record_moved(&mut self, record: &MemRecord, moved_record: &MovedRecord) {
-        let MovedRecord {
-            warp, from, index, ..
-        } = *moved_record;
-        let reusable = self.moved.as_ref().is_some_and(|moved| {
-            moved
-                .classes
-                .get(from as usize)
-                .is_some_and(|class| class.reusable && index < class.inputs.len())
-        });
-        if !reusable || self.traced(record.block, warp) {
-            self.pass(&moved_record.of(record), None, None);
-            return;
-        }
-        self.copy_moved(record, moved_record);
+        self.records_moved(1, &|_| (record, *moved_record));
     }
 }
 
 impl BlockSink<'_> {
     /// A record of a warp shown alike to a leader whose class it may reuse, the warp not the
-    /// traced one (`RecordSink::record_moved`): the profile sees the copy, and the counting what
+    /// traced one (`RecordSink::records_moved`): the profile sees the copy, and the counting what
     /// the leader's record counted, moved.
     fn copy_moved(&mut self, record: &MemRecord, moved_record: &MovedRecord) {
         let MovedRecord {

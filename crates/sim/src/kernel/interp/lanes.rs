@@ -2,42 +2,6 @@
 
 use super::*;
 
-/// Registers `a` and `b` to read and `dst` to write, when `dst` is neither of them.
-pub(super) fn regs3(
-    regs: &mut [Lanes],
-    a: usize,
-    b: usize,
-    dst: usize,
-) -> Option<(&Lanes, &Lanes, &mut Lanes)> {
-    if a == dst || b == dst {
-        return None;
-    }
-    let (below, rest) = regs.split_at_mut(dst);
-    let (out, above) = rest.split_first_mut()?;
-    let (below, above): (&[Lanes], &[Lanes]) = (below, above);
-    let pick = |i: usize| {
-        if i < dst {
-            below.get(i)
-        } else {
-            above.get(i - dst - 1)
-        }
-    };
-    Some((pick(a)?, pick(b)?, out))
-}
-
-/// Register `a` to read and register `dst` to write, when they differ (and both exist).
-pub(super) fn pair(regs: &mut [Lanes], a: usize, dst: usize) -> Option<(&Lanes, &mut Lanes)> {
-    if a < dst {
-        let (below, above) = regs.split_at_mut(dst);
-        Some((below.get(a)?, above.first_mut()?))
-    } else if a > dst {
-        let (below, above) = regs.split_at_mut(a);
-        Some((above.first()?, below.get_mut(dst)?))
-    } else {
-        None
-    }
-}
-
 /// `to[l] = from[l]` for the lanes in `mask`.
 pub(super) fn copy_lanes_masked(from: &Lanes, to: &mut Lanes, mask: u32) {
     if mask == FULL {

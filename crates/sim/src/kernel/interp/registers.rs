@@ -74,7 +74,7 @@ impl Registers {
         dst: usize,
     ) -> Option<(&Lanes, &Lanes, &mut Lanes)> {
         *self.uniform.get_mut(dst)? = false;
-        super::lanes::regs3(&mut self.lanes, a, b, dst)
+        split_three(&mut self.lanes, a, b, dst)
     }
 
     /// Register `a` to read and register `dst` to write, when they differ (and both exist).
@@ -82,7 +82,43 @@ impl Registers {
     #[inline(always)]
     pub(super) fn pair(&mut self, a: usize, dst: usize) -> Option<(&Lanes, &mut Lanes)> {
         *self.uniform.get_mut(dst)? = false;
-        super::lanes::pair(&mut self.lanes, a, dst)
+        split_pair(&mut self.lanes, a, dst)
+    }
+}
+
+/// Registers `a` and `b` to read and `dst` to write, when `dst` is neither of them.
+fn split_three(
+    regs: &mut [Lanes],
+    a: usize,
+    b: usize,
+    dst: usize,
+) -> Option<(&Lanes, &Lanes, &mut Lanes)> {
+    if a == dst || b == dst {
+        return None;
+    }
+    let (below, rest) = regs.split_at_mut(dst);
+    let (out, above) = rest.split_first_mut()?;
+    let (below, above): (&[Lanes], &[Lanes]) = (below, above);
+    let pick = |i: usize| {
+        if i < dst {
+            below.get(i)
+        } else {
+            above.get(i - dst - 1)
+        }
+    };
+    Some((pick(a)?, pick(b)?, out))
+}
+
+/// Register `a` to read and register `dst` to write, when they differ (and both exist).
+fn split_pair(regs: &mut [Lanes], a: usize, dst: usize) -> Option<(&Lanes, &mut Lanes)> {
+    if a < dst {
+        let (below, above) = regs.split_at_mut(dst);
+        Some((below.get(a)?, above.first_mut()?))
+    } else if a > dst {
+        let (below, above) = regs.split_at_mut(a);
+        Some((above.first()?, below.get_mut(dst)?))
+    } else {
+        None
     }
 }
 
