@@ -861,14 +861,25 @@ pub fn tally_changes(
 /// Adds `changes` (a `tally_changes`) to `total`: the loads and instructions of each site that
 /// changed, and its widest load where one was made.
 pub fn add_tally_changes(total: &mut Vec<(u64, u64, u32)>, changes: &[(usize, u64, u64, u32)]) {
+    add_tally_changes_times(total, changes, 1);
+}
+
+/// Adds `changes` `times` over: the loads and instructions multiplied, the widest load once.
+pub fn add_tally_changes_times(
+    total: &mut Vec<(u64, u64, u32)>,
+    changes: &[(usize, u64, u64, u32)],
+    times: u64,
+) {
     for &(site, loads, instructions, widest) in changes {
         if total.len() <= site {
             total.resize(site + 1, (0, 0, 0));
         }
         let t = &mut total[site];
-        t.0 += loads;
-        t.1 += instructions;
-        t.2 = t.2.max(widest);
+        t.0 += loads * times;
+        t.1 += instructions * times;
+        if times > 0 {
+            t.2 = t.2.max(widest);
+        }
     }
 }
 
@@ -984,6 +995,11 @@ impl LoadFuser {
     /// Adds a part of the tally given per site that changed (`tally_changes`).
     pub fn add_tally_at(&mut self, changes: &[(usize, u64, u64, u32)]) {
         add_tally_changes(&mut self.tally, changes);
+    }
+
+    /// `add_tally_at`, `times` over.
+    pub fn add_tally_at_times(&mut self, changes: &[(usize, u64, u64, u32)], times: u64) {
+        add_tally_changes_times(&mut self.tally, changes, times);
     }
 
     /// Whether reads of `warp` wait to be fused.

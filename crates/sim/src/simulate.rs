@@ -57,8 +57,8 @@ use crate::device::{Device, GlobalCoalescing, LaunchError};
 use crate::fill::Fill;
 use crate::kernel::block_shift::{Guard, GuardRange, ShiftedBuffer};
 use crate::kernel::{
-    self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, MovedRecord, RecordSink, Repeated,
-    Simulation, SiteMove, Span, Value, WarpsAlike,
+    self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, MovedRecord, RecordSink, RepeatNeed,
+    Repeated, RepeatsNeeded, Simulation, SiteMove, Span, Value, WarpsAlike,
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::profile::{
@@ -425,6 +425,9 @@ struct IterationLog {
     /// ... but for how many at their end, which pass through everything so that the compiler
     /// effects end as in a full run.
     tail: u64,
+    /// Whether the quiet records' compiler effects for every skipped iteration they are quiet
+    /// in were added when the interpreter asked what the sink needs (`repeats_needed`).
+    quiet_effects_added: bool,
     /// How far each place moves per iteration.
     site_moves: Vec<SiteMove>,
     /// Per output: how it moves per iteration (`IterationLog::output_moves`), looked up once.
@@ -492,14 +495,28 @@ impl IterationLog {
 /// Adds to load reuse and the fuser what they counted for `logged`, for a record of a skipped
 /// iteration that repeats it.
 fn add_compiler_effects(
-    (reuse, fuser): (Option<&mut LoadReuse>, Option<&mut LoadFuser>),
+    effects: (Option<&mut LoadReuse>, Option<&mut LoadFuser>),
     logged: &LoggedRecord,
 ) {
+    add_compiler_effects_times(effects, logged, 1);
+}
+
+/// What `times` records like `logged` add to the compiler effects' tallies: the loads reused
+/// and the fuser's loads and instructions `times` over, and its widest load once, which is a
+/// maximum.
+fn add_compiler_effects_times(
+    (reuse, fuser): (Option<&mut LoadReuse>, Option<&mut LoadFuser>),
+    logged: &LoggedRecord,
+    times: u64,
+) {
     if let Some(reuse) = reuse {
-        reuse.add_reused(logged.reused);
+        reuse.add_reused(ReusedLoads {
+            instructions: logged.reused.instructions * times,
+            lanes: logged.reused.lanes * times,
+        });
     }
     if let Some(fuser) = fuser {
-        fuser.add_tally_at(&logged.tally);
+        fuser.add_tally_at_times(&logged.tally, times);
     }
 }
 
@@ -1054,8 +1071,13 @@ impl BlockSink<'_> {
 
     /// The index of `record`'s warp among the leaders, if it leads a class that others reuse.
     fn leader_of(&self, record: &MemRecord) -> Option<usize> {
+        self.leader_of_warp(record.warp)
+    }
+
+    /// The index of `warp` among the leaders, if it leads a class that others reuse.
+    fn leader_of_warp(&self, warp: u32) -> Option<usize> {
         let moved = self.moved.as_ref()?;
-        let (k, q) = *moved.lead.get(record.warp as usize)?;
+        let (k, q) = *moved.lead.get(warp as usize)?;
         (q == 0 && moved.classes.get(k)?.reusable).then_some(k)
     }
 }
@@ -1163,6 +1185,7 @@ impl RecordSink for BlockSink<'_> {
                     outputs: Vec::new(),
                     reusable: false,
                     tail: 1,
+                    quiet_effects_added: false,
                     site_moves: Vec::new(),
                     output_moves: Vec::new(),
                     moved_measures: RefCell::new(Vec::new()),
@@ -1176,6 +1199,7 @@ impl RecordSink for BlockSink<'_> {
         log.records.clear();
         log.outputs.clear();
         log.reusable = false;
+        log.quiet_effects_added = false;
         log.site_moves.clear();
         log.output_moves.clear();
         log.moved_measures.get_mut().clear();
@@ -1274,6 +1298,50 @@ impl RecordSink for BlockSink<'_> {
         self.repeat(record, repeated, false);
     }
 
+    /// A quiet record's repeats (`LoggedRecord::quiet`) after the first skipped iteration
+    /// need not be handed: their compiler effects are added here, for all of them at once, and
+    /// the profile needs to know only that the warp ran. A leader's class takes every record,
+    /// iterations on, so a leader needs them all.
+    fn repeats_needed(&mut self, warp: u32, iterations: u64) -> Option<RepeatsNeeded> {
+        if self.leader_of_warp(warp).is_some() {
+            return None;
+        }
+        let i = self
+            .iterations
+            .iter()
+            .position(|log| log.reusable && log.warp == warp)?;
+        let log = &mut self.iterations[i];
+        // The quiet iterations are the 2nd to the `iterations - tail`-th.
+        let quiet_iterations = iterations
+            .checked_sub(log.tail + 1)
+            .filter(|&quiet| quiet > 0)?;
+        let needs = log
+            .records
+            .iter()
+            .map(|logged| match (logged.quiet, logged.issued, logged.copy) {
+                (false, _, _) => RepeatNeed::Record,
+                (true, true, CopyKind::WarpOnly) => RepeatNeed::WarpRan,
+                (true, _, _) => RepeatNeed::Nothing,
+            })
+            .collect();
+        log.quiet_effects_added = true;
+        for logged in log.records.iter().filter(|logged| logged.quiet) {
+            add_compiler_effects_times(
+                (self.reuse.as_deref_mut(), self.fuser.as_deref_mut()),
+                logged,
+                quiet_iterations,
+            );
+        }
+        Some(RepeatsNeeded {
+            tail: log.tail,
+            needs,
+        })
+    }
+
+    fn repeats_ran(&mut self, warp: u32) {
+        self.profiler.warp_runs(warp);
+    }
+
     fn record_repeated_from(&mut self, ran: &MemRecord, repeated: &Repeated) {
         self.repeat(ran, repeated, true);
     }
@@ -1337,15 +1405,23 @@ impl RecordSink for BlockSink<'_> {
                 self.repeat(ran, &repeated, true);
                 continue;
             };
-            let logged = &self.iterations[log].records[repeated.index];
+            let log = &self.iterations[log];
+            let logged = &log.records[repeated.index];
             if logged.issued && logged.copy == CopyKind::WarpOnly && !noted {
                 self.profiler.warp_runs(warp);
                 noted = true;
             }
-            add_compiler_effects(
-                (self.reuse.as_deref_mut(), self.fuser.as_deref_mut()),
-                logged,
-            );
+            // The tallies are sums and a maximum, which nothing reads before the block ends:
+            // the first quiet iteration adds what all of them add (the 2nd to the
+            // `iterations - tail`-th), and the others add nothing; unless `repeats_needed`
+            // added them already.
+            if repeated.iteration == 2 && !log.quiet_effects_added {
+                add_compiler_effects_times(
+                    (self.reuse.as_deref_mut(), self.fuser.as_deref_mut()),
+                    logged,
+                    repeated.iterations - log.tail - 1,
+                );
+            }
             let class = leader.and_then(|j| self.moved.as_mut().map(|moved| &mut moved.classes[j]));
             if let (Some(class), Some(run)) = (class, logged.class_input) {
                 let shape = logged.shape.clone().map(|shape| (shape, repeated.by));

@@ -47,7 +47,8 @@ pub mod uniformity;
 
 pub use interp::{
     move_lanes, run, BlockRun, BlockSelection, BlockStats, Dim3, Launch, LoadOrder, MemRecord,
-    MovedRecord, RecordSink, Repeated, RunConfig, Simulation, SiteMove, Value, WarpsAlike,
+    MovedRecord, RecordSink, RepeatNeed, Repeated, RepeatsNeeded, RunConfig, Simulation, SiteMove,
+    Value, WarpsAlike,
 };
 pub use sema::Program;
 pub use span::{Diagnostic, Span};

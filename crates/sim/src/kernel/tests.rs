@@ -1954,3 +1954,111 @@ fn a_launchs_values_are_folded_together_and_a_bad_one_is_placed_alone() {
     assert_eq!(mixed[1].as_ref().map_err(|e| e.span.col).err(), Some(4));
     assert_eq!(mixed[2].as_ref().ok(), Some(&2));
 }
+
+/// What the interpreter hands a sink of the loop iterations a warp skips, when the sink says
+/// what it still needs of them (`RecordSink::repeats_needed`).
+mod repeats {
+    use super::*;
+
+    /// Each call the sink gets, in order: a run of records as `[iteration:index ...]`, and
+    /// `ran` for `repeats_ran`.
+    struct Calls {
+        needed: Option<RepeatsNeeded>,
+        calls: Vec<String>,
+    }
+
+    impl RecordSink for Calls {
+        fn record(&mut self, _record: &MemRecord) {}
+
+        fn repeats_needed(&mut self, _warp: u32, iterations: u64) -> Option<RepeatsNeeded> {
+            self.calls.push(format!("needed of {iterations}"));
+            self.needed.clone()
+        }
+
+        fn repeats_ran(&mut self, _warp: u32) {
+            self.calls.push("ran".to_string());
+        }
+
+        fn records_repeated_from<'r>(
+            &mut self,
+            count: usize,
+            repeated: &dyn Fn(usize) -> (&'r MemRecord, Repeated),
+        ) {
+            let run: Vec<String> = (0..count)
+                .map(|i| {
+                    let (_, repeated) = repeated(i);
+                    format!("{}:{}", repeated.iteration, repeated.index)
+                })
+                .collect();
+            self.calls.push(format!("[{}]", run.join(" ")));
+        }
+    }
+
+    /// A loop of six phases, each a run to a barrier of two records (a global load, a shared
+    /// store) and a run of two more (a shared load, a global store): the warp runs the first
+    /// phase and skips the five after it.
+    fn check(needed: Option<RepeatsNeeded>, expected: &str) {
+        let source = "__global__ void k(float* out, const float* in) {
+  __shared__ float s[32];
+  for (int p = 0; p < 6; ++p) {
+    s[threadIdx.x] = in[p * 32 + threadIdx.x];
+    __syncthreads();
+    out[p * 32 + threadIdx.x] = s[threadIdx.x];
+    __syncthreads();
+  }
+}";
+        let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
+        let l = launch([1, 1, 1], [32, 1, 1], 0, &[], &[("out", 768), ("in", 768)]);
+        let mut sim = Simulation::new(&program, "k", &l, 7).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(sim.summarise_loops(), 1);
+        let mut sink = Calls {
+            needed,
+            calls: Vec::new(),
+        };
+        sim.run_block_into([0, 0, 0], 1_000_000, &mut sink)
+            .unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(sink.calls.join(" "), expected);
+    }
+
+    #[test]
+    fn a_sink_that_needs_every_repeat_gets_every_one() {
+        check(
+            None,
+            "[1:0 1:1] [1:2 1:3] needed of 5 [2:0 2:1] [2:2 2:3] [3:0 3:1] [3:2 3:3] \
+             [4:0 4:1] [4:2 4:3] [5:0 5:1] [5:2 5:3]",
+        );
+    }
+
+    #[test]
+    fn repeats_a_sink_took_at_once_are_not_handed_between_the_first_and_its_tail() {
+        // The store after the first barrier needs only that the warp ran, once for its run;
+        // the second phase to the one before the last (the tail of one) hand the rest.
+        let needed = RepeatsNeeded {
+            tail: 1,
+            needs: vec![
+                RepeatNeed::Record,
+                RepeatNeed::Nothing,
+                RepeatNeed::WarpRan,
+                RepeatNeed::WarpRan,
+            ],
+        };
+        check(
+            Some(needed),
+            "[1:0 1:1] [1:2 1:3] needed of 5 [2:0] ran [3:0] ran [4:0] ran \
+             [5:0 5:1] [5:2 5:3]",
+        );
+    }
+
+    #[test]
+    fn a_record_past_the_sinks_needs_is_handed() {
+        let needed = RepeatsNeeded {
+            tail: 2,
+            needs: vec![RepeatNeed::Nothing],
+        };
+        check(
+            Some(needed),
+            "[1:0 1:1] [1:2 1:3] needed of 5 [2:1] [2:2 2:3] [3:1] [3:2 3:3] \
+             [4:0 4:1] [4:2 4:3] [5:0 5:1] [5:2 5:3]",
+        );
+    }
+}

@@ -163,6 +163,17 @@ pub trait RecordSink {
         self.record_repeated(&record, repeated);
     }
 
+    /// Asked once `warp` has handed the records of the first of the `iterations` it skips: what
+    /// the sink still needs of the repeats of each record of the iteration it ran, from the
+    /// second skipped iteration to the one `tail` before the last. `None` needs every record.
+    fn repeats_needed(&mut self, _warp: u32, _iterations: u64) -> Option<RepeatsNeeded> {
+        None
+    }
+
+    /// In place of the repeats marked `RepeatNeed::WarpRan` of one run of `warp` to its next
+    /// barrier: that the warp ran.
+    fn repeats_ran(&mut self, _warp: u32) {}
+
     /// `count` records in a row of the loop iterations a warp skipped, within one run of it to
     /// its next barrier, as `record_repeated_from` takes them: `repeated(i)` gives the `i`-th.
     /// A sink that knows what some of them make may take those at once.
@@ -176,6 +187,28 @@ pub trait RecordSink {
             self.record_repeated_from(ran, &repeated);
         }
     }
+}
+
+/// What a sink still needs of the records that repeat those of the iteration a warp ran
+/// (`RecordSink::repeats_needed`), where it took what they make at once with the first skipped
+/// iteration: the skipped iterations after the first and before the last `tail` need hand only
+/// the records marked `RepeatNeed::Record`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RepeatsNeeded {
+    pub tail: u64,
+    /// Per record of the iteration run; a record past the end is needed.
+    pub needs: Vec<RepeatNeed>,
+}
+
+/// What a sink needs of the repeats of one record (`RepeatsNeeded`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RepeatNeed {
+    /// Every repeat, handed as a record.
+    Record,
+    /// Only that the warp ran, once per run to its next barrier (`RecordSink::repeats_ran`).
+    WarpRan,
+    /// Nothing.
+    Nothing,
 }
 
 /// A record of a loop iteration a warp skipped, as a record of the iteration it ran

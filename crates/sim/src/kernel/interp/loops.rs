@@ -130,6 +130,11 @@ struct Skipping {
     /// The loads and fences of one iteration, which the records' orders move by.
     loads: u32,
     fences: u32,
+    /// What the sink still needs of the iterations after the first (`RecordSink::
+    /// repeats_needed`), asked once the first is handed...
+    needed: Option<RepeatsNeeded>,
+    /// ... and the records of a run to a barrier that it needs, found anew for each.
+    handed: Vec<usize>,
 }
 
 /// The most heads at which a warp starts to capture an iteration: a loop whose lanes settle only
@@ -443,6 +448,8 @@ impl Machine<'_, '_> {
             moves,
             loads,
             fences,
+            needed: None,
+            handed: Vec::new(),
         }))
     }
 
@@ -491,6 +498,9 @@ impl Machine<'_, '_> {
                     watch.done = true;
                     return AtHead::Run;
                 }
+                if skipping.iteration == 2 {
+                    skipping.needed = self.sink.repeats_needed(self.warp, skipping.iterations);
+                }
                 continue;
             }
             // The iteration's records up to its next barrier or its end, at once.
@@ -503,10 +513,32 @@ impl Machine<'_, '_> {
                 })
                 .max(from + 1);
             let iteration = skipping.iteration;
+            self.emitted += to - from;
+            // Past the first skipped iteration and before the sink's tail, only the records it
+            // still needs, and once that the warp ran if it asks for that.
+            let needed = skipping.needed.as_ref().filter(|needed| {
+                iteration >= 2 && iteration.saturating_add(needed.tail) <= skipping.iterations
+            });
+            if let Some(needed) = needed {
+                skipping.handed.clear();
+                let mut warp_ran = false;
+                for at in from..to {
+                    match needed.needs.get(at).copied().unwrap_or(RepeatNeed::Record) {
+                        RepeatNeed::Record => skipping.handed.push(at),
+                        RepeatNeed::WarpRan => warp_ran = true,
+                        RepeatNeed::Nothing => {}
+                    }
+                }
+                if warp_ran {
+                    self.sink.repeats_ran(self.warp);
+                }
+            }
             let (records, skipping_now) = (&watch.records, &*skipping);
+            let handed = &skipping_now.handed;
+            let picked = needed.is_some();
             // Load sequences and fence counts fit in 32 bits for any run within the budget.
             let repeated = |i: usize| {
-                let at = from + i;
+                let at = if picked { handed[i] } else { from + i };
                 let repeated = Repeated {
                     index: at,
                     by: skipping_now.moves[at].wrapping_mul(iteration as i64),
@@ -517,8 +549,10 @@ impl Machine<'_, '_> {
                 };
                 (&records[at], repeated)
             };
-            self.sink.records_repeated_from(to - from, &repeated);
-            self.emitted += to - from;
+            let count = if picked { handed.len() } else { to - from };
+            if count > 0 {
+                self.sink.records_repeated_from(count, &repeated);
+            }
             skipping.record = to;
         }
     }
