@@ -46,7 +46,7 @@
 //! (`kernel::span::one_line`) and neutral about the front end: the page and the command line
 //! each say in their own words how to change a launch.
 
-use crate::access::{AccessKind, Space};
+use crate::access::{AccessKind, Space, WarpAccess};
 use crate::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use crate::compile_effects::{
     add_tally_changes, add_tally_difference, fusible_loads, tally_changes, CompileEffects,
@@ -285,12 +285,50 @@ struct Counting<'a> {
     counters: Counters,
     lines: &'a mut LineTally,
     trace: Option<&'a mut TraceRecorder>,
+    shared_measures: &'a mut SharedMeasures,
 }
+
+/// Per site, warp and first lane's address, the shared access last measured there and its
+/// measure (`AccessMeasure::of`, a function of the access and the device alone). A block's
+/// shared memory lies at the same places as every other block's, and a warp's shared accesses
+/// repeat from one iteration it runs to the next (a matmul's tile is read at the same words in
+/// every phase), so most of the launch's shared accesses are found here rather than measured
+/// again.
+#[derive(Default)]
+struct SharedMeasures(IntegerHashMap<(u32, u32, u64), (WarpAccess, AccessMeasure)>);
+
+impl SharedMeasures {
+    /// The measure of `record`'s shared access, `None` for one with no active lane.
+    fn of(&mut self, record: &MemRecord, device: &Device) -> Option<AccessMeasure> {
+        let first = record.access.lanes.iter().flatten().next()?;
+        let key = (record.span.start, record.warp, *first);
+        if let Some((access, measure)) = self.0.get(&key) {
+            if *access == record.access {
+                return Some(*measure);
+            }
+        }
+        let measure = AccessMeasure::of(&record.access, device)?;
+        // A kernel whose warps read shared memory all over keeps few alike: the map starts
+        // afresh rather than grow past some 2 MB.
+        if self.0.len() >= SHARED_MEASURES_KEPT {
+            self.0.clear();
+        }
+        self.0.insert(key, (record.access, measure));
+        Some(measure)
+    }
+}
+
+/// The most shared accesses `SharedMeasures` keeps: a matmul's at tile 32 are 4 sites x 32
+/// warps x 32 iterations.
+const SHARED_MEASURES_KEPT: usize = 4096;
 
 impl Counting<'_> {
     /// Counts `record`, and says what it added (`None` for a record with no active lane).
     fn count(&mut self, record: &MemRecord) -> Option<AccessMeasure> {
-        let measure = AccessMeasure::of(&record.access, self.device)?;
+        let measure = match record.access.space {
+            Space::Shared => self.shared_measures.of(record, self.device)?,
+            _ => AccessMeasure::of(&record.access, self.device)?,
+        };
         self.count_untraced(record, &measure);
         if let Some(trace) = self.trace.as_deref_mut() {
             trace.record(record);
@@ -1788,6 +1826,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
 
     let mut totals = Counters::default();
     let mut lines = LineTally::default();
+    let mut shared_measures = SharedMeasures::default();
     let mut spare_classes = Vec::new();
     let mut trace = input.trace.map(TraceRecorder::new);
     let mut traced_block_ran = false;
@@ -1817,6 +1856,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
                 counters: Counters::default(),
                 lines: &mut lines,
                 trace: trace.as_mut(),
+                shared_measures: &mut shared_measures,
             },
             reuse: reuse.as_mut(),
             fuser: fuser.as_mut(),
@@ -2209,6 +2249,51 @@ mod tests {
     use crate::device::{g80, h100};
 
     use crate::lesson_kernels::{ADJ_DIFF, BANKS, MATMUL};
+
+    /// A shared load of warp 0 at a site, lane `l` at `address(l)`.
+    fn shared_load(address: impl FnMut(u32) -> Option<u64>) -> MemRecord {
+        MemRecord {
+            access: WarpAccess::from_fn(
+                Space::Shared,
+                AccessKind::Load,
+                crate::access::AccessWidth::new(4).expect("4 bytes is a width"),
+                address,
+            ),
+            span: Span {
+                line: 3,
+                col: 5,
+                start: 40,
+                end: 52,
+            },
+            block: [0, 0, 0],
+            warp: 0,
+            order: kernel::LoadOrder::default(),
+            fences_passed: 0,
+        }
+    }
+
+    #[test]
+    fn a_shared_access_found_again_keeps_its_measure_and_one_that_differs_is_measured_anew() {
+        let device = h100();
+        let mut measures = SharedMeasures::default();
+        let mut check = |record: &MemRecord, wavefronts: u32| {
+            let measure = measures.of(record, &device).expect("lanes are active");
+            assert_eq!(Some(measure), AccessMeasure::of(&record.access, &device));
+            assert_eq!(measure.cost.wavefronts, wavefronts);
+        };
+        // A row of a 32 x 32 float tile, then its column (32-way), then the row again, and a
+        // column that starts at the row's first word: the same site, warp and first address.
+        let row = shared_load(|lane| Some(4 * u64::from(lane)));
+        let column = shared_load(|lane| Some(128 * u64::from(lane)));
+        check(&row, 1);
+        check(&column, 32);
+        check(&row, 1);
+        check(&column, 32);
+        // The two share one place in the map, each replacing the other; no lane active:
+        // nothing to measure, nothing kept.
+        assert_eq!(measures.of(&shared_load(|_| None), &device), None);
+        assert_eq!(measures.0.len(), 1);
+    }
 
     /// A tiled matmul of `n` x `n` with tiles of `tile` and the given padding, on H100.
     fn matmul(
