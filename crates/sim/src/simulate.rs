@@ -1349,10 +1349,11 @@ impl RecordSink for BlockSink<'_> {
             .iter()
             .position(|log| log.reusable && log.warp == warp)?;
         let log = &mut self.iterations[i];
-        // The quiet iterations are the 2nd to the `iterations - tail`-th.
+        // The quiet iterations are the 2nd to the `iterations - tail`-th; a log with no quiet
+        // record needs every record of them.
         let quiet_iterations = iterations
             .checked_sub(log.tail + 1)
-            .filter(|&quiet| quiet > 0)?;
+            .filter(|&quiet| quiet > 0 && log.records.iter().any(|logged| logged.quiet))?;
         let needs = log
             .records
             .iter()
