@@ -325,6 +325,103 @@ pub struct BlockProfiler {
     /// of one and the lower half of the next.
     watch_half_lines: bool,
     half_line_clash: Vec<bool>,
+    /// The shapes measured so far in the launch, found again by the accesses like them.
+    like_shapes: LikeShapes,
+}
+
+/// Shapes of global accesses measured in the launch (`BlockProfiler::record_shape`), by site,
+/// kind, width, alignment to `shape_move_bytes` and the lanes' places relative to the first
+/// lane's. An access found here with every lane inside the one buffer the measured access lay
+/// in has its shape, moved: the same premise as `BlockProfiler::place_copy`'s. The warps of a
+/// block at one site, and a warp of one block and the same warp of the next along a row or
+/// column, repeat their accesses at other places: a guarded matmul at tile 17 measures one
+/// access in six anew.
+#[derive(Debug, Default)]
+struct LikeShapes(HashMap<(u32, u64), LikeShape>);
+
+#[derive(Debug)]
+struct LikeShape {
+    access: WarpAccess,
+    /// The first active lane's address, and the buffer every lane lies in.
+    first: u64,
+    buffer: usize,
+    shape: RecordShape,
+}
+
+/// The most shapes `LikeShapes` keeps (each some 700 bytes) before it starts afresh: a kernel
+/// whose every access has a layout of its own would otherwise keep one per access.
+const LIKE_SHAPES_KEPT: usize = 4096;
+
+impl LikeShapes {
+    /// The key of `access` at `site`: its kind, width, alignment and lanes relative to the first
+    /// active one, hashed; `None` for an access with no active lane.
+    fn key(site: u32, access: &WarpAccess, move_bytes: u64) -> Option<((u32, u64), u64)> {
+        let first = *access.lanes.iter().flatten().next()?;
+        let mut hasher = IntegerHasher::default();
+        hasher.write_u64(access.kind as u64);
+        hasher.write_u32(access.width.bytes());
+        hasher.write_u64(first % move_bytes);
+        for lane in &access.lanes {
+            hasher.write_u64(lane.map_or(u64::MAX, |address| address.wrapping_sub(first)));
+        }
+        Some(((site, hasher.finish()), first))
+    }
+
+    /// The shape of an access like `access` (whose first active lane is at `first`), with the
+    /// sectors it moves by, if one was measured within the buffer `layout[buffer]` that holds
+    /// every lane of `access`.
+    fn find(
+        &self,
+        key: (u32, u64),
+        access: &WarpAccess,
+        first: u64,
+        layout: &[(String, u64, u64)],
+    ) -> Option<(&RecordShape, i64)> {
+        let like = self.0.get(&key)?;
+        let alike = like.access.space == access.space
+            && like.access.kind == access.kind
+            && like.access.width == access.width
+            && like
+                .access
+                .lanes
+                .iter()
+                .zip(&access.lanes)
+                .all(|pair| match pair {
+                    (Some(a), Some(b)) => a.wrapping_sub(like.first) == b.wrapping_sub(first),
+                    (None, None) => true,
+                    _ => false,
+                });
+        let (_, base, size) = layout.get(like.buffer)?;
+        let width = u64::from(access.width.bytes()).max(1);
+        let inside = access.lanes.iter().flatten().all(|&address| {
+            address >= *base && address.saturating_add(width) <= base.saturating_add(*size)
+        });
+        let by = first.wrapping_sub(like.first) as i64;
+        (alike && inside && by % SECTOR_BYTES as i64 == 0)
+            .then_some((&like.shape, by / SECTOR_BYTES as i64))
+    }
+
+    /// Keeps `shape`, measured of `access`, if every lane lay in one buffer.
+    fn keep(&mut self, key: (u32, u64), access: &WarpAccess, first: u64, shape: &RecordShape) {
+        let Some(&(buffer, _, _)) = shape.touched.first() else {
+            return;
+        };
+        if shape.outside_buffers != 0 || shape.touched.iter().any(|t| t.0 != buffer) {
+            return;
+        }
+        if self.0.len() >= LIKE_SHAPES_KEPT {
+            self.0.clear();
+        }
+        self.0.insert(
+            key,
+            LikeShape {
+                access: *access,
+                first,
+                buffer,
+                shape: shape.clone(),
+            },
+        );
+    }
 }
 
 /// What of a global load or store holds wherever it lies, as long as it moves by a whole number
@@ -498,6 +595,7 @@ impl BlockProfiler {
             lines: LineSet::default(),
             watch_half_lines: false,
             half_line_clash: vec![false; n],
+            like_shapes: LikeShapes::default(),
         }
     }
 
@@ -635,23 +733,30 @@ impl BlockProfiler {
             // Local memory is the thread's own: its misses are counted as fills, not per line.
             self.ld_wavefronts += shape.hit_wavefronts;
         } else {
-            if self.watch_half_lines {
-                let touched = &shape.touched;
-                // Each buffer the request touched (nearly always one), checked once.
-                for (k, &(buffer, _, _)) in touched.iter().enumerate() {
-                    if self.half_line_clash[buffer] || touched[..k].iter().any(|t| t.0 == buffer) {
-                        continue;
-                    }
-                    let sectors = touched[k..].iter().filter(|t| t.0 == buffer).map(|t| t.1);
-                    self.half_line_clash[buffer] = halves_clash(sectors);
-                }
-            }
+            self.note_half_lines(&shape.touched);
             self.place(Issue::of(record), warp, &shape, 0);
             if access.kind == AccessKind::Atomic {
                 self.record_atomic(record);
             }
         }
         self.shape = shape;
+    }
+
+    /// Where the profiler watches the halves of lines: whether the request that touched
+    /// `touched` touched both halves of a line of a buffer, or the upper half of one and the
+    /// lower half of the next.
+    fn note_half_lines(&mut self, touched: &[(usize, u64, u32)]) {
+        if !self.watch_half_lines {
+            return;
+        }
+        // Each buffer the request touched (nearly always one), checked once.
+        for (k, &(buffer, _, _)) in touched.iter().enumerate() {
+            if self.half_line_clash[buffer] || touched[..k].iter().any(|t| t.0 == buffer) {
+                continue;
+            }
+            let sectors = touched[k..].iter().filter(|t| t.0 == buffer).map(|t| t.1);
+            self.half_line_clash[buffer] = halves_clash(sectors);
+        }
     }
 
     /// The moves that keep a global access's shape on the profiler's device (`shape_move_bytes`).
@@ -693,13 +798,36 @@ impl BlockProfiler {
     /// shape (shared, constant and local accesses, atomics, and any access on a device whose
     /// DRAM rows are counted, as rows do depend on where the access lies).
     pub fn record_shape(&mut self, record: &MemRecord) -> Option<RecordShape> {
-        self.record(record);
         let access = &record.access;
         let shaped = access.space == Space::Global
             && access.kind != AccessKind::Atomic
             && access.n_active() > 0
             && self.device.timing.dram_rows.is_none();
-        shaped.then(|| self.shape.clone())
+        if !shaped {
+            self.record(record);
+            return None;
+        }
+        let move_bytes = self.shape_move_bytes().unsigned_abs();
+        let keyed = LikeShapes::key(record.span.start, access, move_bytes);
+        // An access like one measured before is what `record_global` makes of it, but for the
+        // shape, which is that access's moved.
+        let found =
+            keyed.and_then(|(key, first)| self.like_shapes.find(key, access, first, &self.layout));
+        if let Some((shape, shift)) = found {
+            let mut moved = shape.clone();
+            for touched in &mut moved.touched {
+                touched.1 = touched.1.wrapping_add_signed(shift);
+            }
+            let warp = self.enter(record.warp);
+            self.note_half_lines(&moved.touched);
+            self.place(Issue::of(record), warp, &moved, 0);
+            return Some(moved);
+        }
+        self.record(record);
+        if let Some((key, first)) = keyed {
+            self.like_shapes.keep(key, access, first, &self.shape);
+        }
+        Some(self.shape.clone())
     }
 
     /// The part of a global or local access that does not depend on where it lies, into `shape`:
@@ -1450,6 +1578,91 @@ mod tests {
         lines.sort_unstable();
         lines.dedup();
         load_wavefronts(&access, &lines)
+    }
+
+    /// A global load of buffer `a` (1 MB at `crate::kernel::interp::GLOBAL_BASE`) by `warp`, lane
+    /// l at `offset(l)` bytes into it; `None` for a lane off.
+    fn load_of_a(warp: u32, offset: impl Fn(u64) -> Option<u64>) -> MemRecord {
+        let width = crate::access::AccessWidth::new(4).expect("4 bytes is a width");
+        let base = crate::kernel::interp::GLOBAL_BASE;
+        MemRecord {
+            access: WarpAccess::from_fn(Space::Global, AccessKind::Load, width, |lane| {
+                offset(u64::from(lane)).map(|offset| base + offset)
+            }),
+            span: crate::kernel::Span {
+                line: 20,
+                col: 7,
+                start: 300,
+                end: 330,
+            },
+            block: [0, 0, 0],
+            warp,
+            order: LoadOrder::default(),
+            fences_passed: 0,
+        }
+    }
+
+    #[test]
+    fn an_access_like_one_measured_before_is_profiled_as_its_shape_moved() {
+        // A 17-wide tile's row and the start of the next, 4,000 bytes on: the warps of a guarded
+        // matmul's block at tile 17. The same layout a line on, two lines on and 4 bytes on
+        // (another alignment), in another block; then across the end of the buffer's first
+        // megabyte half, which a layout of two buffers splits.
+        let tile = |start: u64| {
+            move |lane: u64| {
+                Some(
+                    start
+                        + if lane < 17 {
+                            4 * lane
+                        } else {
+                            4000 + 4 * (lane - 17)
+                        },
+                )
+            }
+        };
+        let records = [
+            load_of_a(0, tile(0)),
+            load_of_a(1, tile(128)),
+            load_of_a(1, tile(256)),
+            load_of_a(0, tile(4)),
+            load_of_a(2, tile(0)),
+            load_of_a(0, tile((1 << 19) - 128)),
+        ];
+        let device = h100();
+        let one_buffer = vec![("a".to_string(), crate::kernel::interp::GLOBAL_BASE, 1 << 20)];
+        let halves = vec![
+            ("a".to_string(), crate::kernel::interp::GLOBAL_BASE, 1 << 19),
+            (
+                "b".to_string(),
+                crate::kernel::interp::GLOBAL_BASE + (1 << 19),
+                1 << 19,
+            ),
+        ];
+        for layout in [one_buffer, halves] {
+            // Each record measured afresh, by a profiler of its own blocks' shapes...
+            let mut measured = ProfileBuilder::new(&device, &layout);
+            let mut found = ProfileBuilder::new(&device, &layout);
+            let mut shapes = BlockProfiler::new(&device, layout.clone());
+            shapes.watch_half_lines();
+            for (block, record) in records.iter().enumerate() {
+                let mut alone = BlockProfiler::new(&device, layout.clone());
+                alone.watch_half_lines();
+                let shape = alone.record_shape(record);
+                // ... and by one that keeps them from block to block.
+                assert_eq!(
+                    shapes.record_shape(record).map(|s| s.touched),
+                    shape.map(|s| s.touched)
+                );
+                assert_eq!(
+                    shapes.touched_sector_ranges(),
+                    alone.touched_sector_ranges(),
+                    "{block}"
+                );
+                measured.add_block(&mut alone, 1.0);
+                found.add_block(&mut shapes, 1.0);
+            }
+            assert_eq!(found.finish(), measured.finish());
+        }
     }
 
     #[test]
