@@ -337,7 +337,7 @@ pub struct BlockProfiler {
 /// column, repeat their accesses at other places: a guarded matmul at tile 17 measures one
 /// access in six anew.
 #[derive(Debug, Default)]
-struct LikeShapes(HashMap<(u32, u64), LikeShape>);
+struct LikeShapes(HashMap<(u32, u64), Box<LikeShape>>);
 
 #[derive(Debug)]
 struct LikeShape {
@@ -412,15 +412,19 @@ impl LikeShapes {
         if self.0.len() >= LIKE_SHAPES_KEPT {
             self.0.clear();
         }
-        self.0.insert(
-            key,
-            LikeShape {
-                access: *access,
-                first,
-                buffer,
-                shape: shape.clone(),
-            },
-        );
+        // Boxed, so that the table stays small and its growth moves pointers.
+        let like = LikeShape {
+            access: *access,
+            first,
+            buffer,
+            shape: shape.clone(),
+        };
+        match self.0.get_mut(&key) {
+            Some(kept) => **kept = like,
+            None => {
+                self.0.insert(key, Box::new(like));
+            }
+        }
     }
 }
 
