@@ -24,8 +24,11 @@
 //! records of every skipped iteration go to the sink, the captured ones moved, in the order a
 //! full run makes them. At each barrier of a skipped iteration the warp stops as it would, so
 //! that the block's other warps run their part of the round: the records of the block reach the
-//! sink warp by warp, round by round, exactly as in a full run. Then the warp runs on from the
-//! head: the iterations that no longer come out alike (the guarded matmul's last phase) run.
+//! sink warp by warp, round by round, exactly as in a full run; after the first skipped
+//! iteration, only those the sink says it still needs (`RecordSink::repeats_needed`: a sink that
+//! took a record's repeats at once with the first need not see them again). Then the warp runs
+//! on from the head: the iterations that no longer come out alike (the guarded matmul's last
+//! phase) run.
 //!
 //! Only records are made up, not data: a skipped iteration stores nothing, and the registers the
 //! loop assigns (the matmul's `r`) hold what the last iteration run left. No branch and no address
