@@ -76,6 +76,7 @@ fn matmul_in(source: &'static str, kernel: &'static str, n: u32, tile: u32) -> L
         8 => &[("TILE_WIDTH", 8)],
         16 => &[("TILE_WIDTH", 16)],
         17 => &[("TILE_WIDTH", 17)],
+        30 => &[("TILE_WIDTH", 30)],
         _ => &[("TILE_WIDTH", 32)],
     };
     let args: &'static [(&'static str, i64)] = match n {
@@ -266,6 +267,13 @@ fn page_launches() -> Vec<(String, Launch)> {
     launches.push((
         "mm_tiled_guarded n=1000 T=17".to_string(),
         matmul_in(BOUNDARY, "mm_tiled_guarded", 1000, 17),
+    ));
+    // The slowest tile of the slider (1 to 32) natively: 30 x 30 threads, 29 warps that straddle
+    // rows, each running the phases that are not skipped in full; their work grows as the cube
+    // of the tile.
+    launches.push((
+        "mm_tiled_guarded n=1000 T=30".to_string(),
+        matmul_in(BOUNDARY, "mm_tiled_guarded", 1000, 30),
     ));
     launches
 }

@@ -18,7 +18,7 @@ use memplay_sim::simulate::{simulate, BlockSampling, SimulationInput};
 use memplay_sim::trace::TraceRequest;
 
 /// The launches, by the names the timing table prints.
-const LAUNCHES: [&str; 12] = [
+const LAUNCHES: [&str; 13] = [
     "naive matmul n=1024, tile 16",
     "naive matmul n=1024, tile 32",
     "tiled matmul n=1024, tile 16",
@@ -31,6 +31,7 @@ const LAUNCHES: [&str; 12] = [
     "guarded tiled matmul n=1000, tile 16, every class's block run in full",
     "naive matmul n=1024, tile 17",
     "guarded tiled matmul n=1000, tile 17",
+    "guarded tiled matmul n=1000, tile 30",
 ];
 
 /// A launch of `kernel` in `source` on the H100 with 32 registers, traced as the page traces.
@@ -109,6 +110,8 @@ fn inputs(index: u32) -> Vec<SimulationInput> {
         // The first step up from the default tile, whose warps straddle rows.
         10 => vec![matmul(MATMUL, "mm_naive", 1024, 17)],
         11 => vec![matmul(BOUNDARY, "mm_tiled_guarded", 1000, 17)],
+        // The slider's slowest tile natively: the warps' work grows as the cube of the tile.
+        12 => vec![matmul(BOUNDARY, "mm_tiled_guarded", 1000, 30)],
         _ => Vec::new(),
     }
 }
