@@ -368,13 +368,14 @@ impl LikeShapes {
     }
 
     /// The shape of an access like `access` (whose first active lane is at `first`), with the
-    /// sectors it moves by, if one was measured within the buffer `layout[buffer]` that holds
-    /// every lane of `access`.
+    /// sectors it moves by, if one was measured a whole number of `move_bytes` away within the
+    /// buffer `layout[buffer]` that holds every lane of `access`. Everything the key hashes is
+    /// checked again, so that two accesses whose keys collide are never taken for each other.
     fn find(
         &self,
         key: (u32, u64),
-        access: &WarpAccess,
-        first: u64,
+        (access, first): (&WarpAccess, u64),
+        move_bytes: u64,
         layout: &[(String, u64, u64)],
     ) -> Option<(&RecordShape, i64)> {
         let like = self.0.get(&key)?;
@@ -397,8 +398,8 @@ impl LikeShapes {
             address >= *base && address.saturating_add(width) <= base.saturating_add(*size)
         });
         let by = first.wrapping_sub(like.first) as i64;
-        (alike && inside && by % SECTOR_BYTES as i64 == 0)
-            .then_some((&like.shape, by / SECTOR_BYTES as i64))
+        let aligned = move_bytes != 0 && by % move_bytes as i64 == 0;
+        (alike && inside && aligned).then_some((&like.shape, by / SECTOR_BYTES as i64))
     }
 
     /// Keeps `shape`, measured of `access`, if every lane lay in one buffer.
@@ -815,8 +816,10 @@ impl BlockProfiler {
         let keyed = LikeShapes::key(record.span.start, access, move_bytes);
         // An access like one measured before is what `record_global` makes of it, but for the
         // shape, which is that access's moved.
-        let found =
-            keyed.and_then(|(key, first)| self.like_shapes.find(key, access, first, &self.layout));
+        let found = keyed.and_then(|(key, first)| {
+            self.like_shapes
+                .find(key, (access, first), move_bytes, &self.layout)
+        });
         if let Some((shape, shift)) = found {
             let mut moved = shape.clone();
             for touched in &mut moved.touched {

@@ -318,8 +318,8 @@ impl SharedMeasures {
     }
 }
 
-/// The most shared accesses `SharedMeasures` keeps: a matmul's at tile 32 are 4 sites x 32
-/// warps x 32 iterations.
+/// The most shared accesses `SharedMeasures` keeps: a tiled matmul's at tile 32 are some 2,100
+/// (its two tiles read at 32 places by each of 32 warps, and written at one).
 const SHARED_MEASURES_KEPT: usize = 4096;
 
 impl Counting<'_> {
