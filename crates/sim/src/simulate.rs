@@ -57,8 +57,8 @@ use crate::device::{Device, GlobalCoalescing, LaunchError};
 use crate::fill::Fill;
 use crate::kernel::block_shift::{Guard, GuardRange, ShiftedBuffer};
 use crate::kernel::{
-    self, span::one_line, Diagnostic, Dim3, Launch, MemRecord, MovedRecord, RecordSink, RepeatNeed,
-    Repeated, RepeatsNeeded, Simulation, SiteMove, Span, Value, WarpsAlike,
+    self, span::one_line, Diagnostic, Dim3, IterationFences, Launch, MemRecord, MovedRecord,
+    RecordSink, RepeatNeed, Repeated, RepeatsNeeded, Simulation, SiteMove, Span, Value, WarpsAlike,
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::profile::{
@@ -1250,7 +1250,8 @@ impl RecordSink for BlockSink<'_> {
         }
     }
 
-    fn repeats_begin(&mut self, warp: u32, moves: &[i64], fences: u32) {
+    fn repeats_begin(&mut self, warp: u32, moves: &[i64], iteration_fences: IterationFences) {
+        let fences = iteration_fences.per_iteration;
         let Some(i) = self
             .iterations
             .iter()
@@ -1313,7 +1314,12 @@ impl RecordSink for BlockSink<'_> {
                     })
             })
         });
-        log.tail = if cleared {
+        // A fence after the iteration's last record leaves nothing that load reuse keeps for
+        // the records after the last skipped iteration (they come after the fence): then no
+        // iteration need pass through everything.
+        log.tail = if iteration_fences.after_last_record > 0 {
+            0
+        } else if cleared {
             1
         } else {
             (KEPT_LOADS.div_ceil(loads.len().max(1)) as u64).max(1)

@@ -444,6 +444,54 @@ fn a_guarded_matmul_whose_last_tile_splits_the_warps_runs_two_leaders_a_block_th
     assert!(skipped.iter().all(|&i| i == 2 * 11), "{skipped:?}");
 }
 
+#[test]
+fn a_load_after_a_skipped_loop_reuses_what_its_last_iteration_loaded_only_without_a_fence_between()
+{
+    // Each phase stores its element of a tile (a store first, so that load reuse keeps nothing
+    // from one phase into the next), waits, and reads a neighbour's; after the loop the same
+    // read again. Without the closing `__syncthreads()` the last phase's read is still held
+    // (load reuse, `compile_effects`), so the last skipped phase passes through everything and
+    // the read after the loop finds it; with it, nothing after the loop can, and no phase need
+    // pass through (`IterationFences::after_last_record`). Either way the counts are those of
+    // running every iteration; taking the second case's way in the first fails.
+    let source = "__global__ void k(const float* a, float* out, int n) {
+  __shared__ float s[64];
+  float acc = 0.0f;
+  int t = threadIdx.x;
+  for (int p = 0; p < 8; ++p) {
+    s[t] = (float)(p + t);
+    __syncthreads();
+    acc += s[(t + 1) % 64];
+#if FENCE
+    __syncthreads();
+#endif
+  }
+  acc += s[(t + 1) % 64];
+  out[t] = acc + a[t] + n;
+}
+";
+    let mut shared_loads = Vec::new();
+    for fence in ["0", "1"] {
+        let mut input = SimulationInput::new(source, "k", h100());
+        input.defines = vec![("FENCE".to_string(), fence.to_string())];
+        input.grid = Dim3::new(4, 1, 1);
+        input.block = Dim3::new(64, 1, 1);
+        input.args = vec![("n".to_string(), Value::Int(1))];
+        input.buffers = vec![("a".to_string(), 4 * 8 * 64), ("out".to_string(), 4 * 64)];
+        let reused = reused_and_checked(input, &format!("FENCE={fence}"));
+        let skipped: u64 = reused
+            .sampled_blocks
+            .iter()
+            .map(|b| b.iterations_skipped)
+            .sum();
+        assert!(skipped > 0, "FENCE={fence}: no iteration was skipped");
+        shared_loads.push(reused.counters.get("smsp__inst_executed_op_shared_ld.sum"));
+    }
+    // The read after the loop is reused where no fence lies between it and the last phase's:
+    // 4 blocks of 2 warps read 8 times in the loop, and once more after it only with the fence.
+    assert_eq!(shared_loads, [Some(64.0), Some(72.0)]);
+}
+
 const MATMUL: &str = include_str!("../../../www/kernels/matmul.cu");
 const BOUNDARY: &str = include_str!("../../../www/kernels/boundary.cu");
 

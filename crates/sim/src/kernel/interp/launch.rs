@@ -142,7 +142,7 @@ pub trait RecordSink {
     /// Before the records of the iterations `warp` skips, after the iteration it ran since its
     /// last `iteration_begins`: how far each record of that iteration moves per iteration, and
     /// the fences the warp passes in one.
-    fn repeats_begin(&mut self, _warp: u32, _moves: &[i64], _fences: u32) {}
+    fn repeats_begin(&mut self, _warp: u32, _moves: &[i64], _fences: IterationFences) {}
 
     /// A record of an iteration a warp skipped: `record` is what a full run makes, and
     /// `repeated` says which record of the iteration the warp ran it is, moved. A sink may reuse
@@ -187,6 +187,16 @@ pub trait RecordSink {
             self.record_repeated_from(ran, &repeated);
         }
     }
+}
+
+/// The fences (`__syncthreads`, `__syncwarp`, `__threadfence`) a warp passes in one iteration
+/// of a loop whose iterations it skips (`RecordSink::repeats_begin`)...
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IterationFences {
+    pub per_iteration: u32,
+    /// ... and how many of them come after the iteration's last record: where there is one, no
+    /// record after the iteration can reuse a value it loaded (`compile_effects::LoadReuse`).
+    pub after_last_record: u32,
 }
 
 /// What a sink still needs of the records that repeat those of the iteration a warp ran

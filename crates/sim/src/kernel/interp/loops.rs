@@ -406,7 +406,18 @@ impl Machine<'_, '_> {
 
         let times = iterations;
         self.iterations_skipped += times;
-        self.sink.repeats_begin(self.warp, &moves, fences);
+        // The fences the warp passed since the iteration's last record, up to this head.
+        let after_last_record = watch.records.last().map_or(fences, |last| {
+            self.dependence.fences.wrapping_sub(last.fences_passed)
+        });
+        self.sink.repeats_begin(
+            self.warp,
+            &moves,
+            IterationFences {
+                per_iteration: fences,
+                after_last_record,
+            },
+        );
         for (induction, before) in plan.induction.iter().zip(&start.induction) {
             let reg = &mut self.regs[induction.reg as usize];
             for lane in 0..WARP_LANES {

@@ -94,7 +94,10 @@ enum Handed {
 #[derive(Clone, Debug)]
 enum LoopNote {
     IterationBegins,
-    RepeatsBegin { moves: Vec<i64>, fences: u32 },
+    RepeatsBegin {
+        moves: Vec<i64>,
+        fences: IterationFences,
+    },
     IterationsEnd,
 }
 
@@ -209,7 +212,7 @@ impl RecordSink for LeaderRecords {
             .push((self.handed.len(), warp, LoopNote::IterationsEnd));
     }
 
-    fn repeats_begin(&mut self, warp: u32, moves: &[i64], fences: u32) {
+    fn repeats_begin(&mut self, warp: u32, moves: &[i64], fences: IterationFences) {
         let note = LoopNote::RepeatsBegin {
             moves: moves.to_vec(),
             fences,
