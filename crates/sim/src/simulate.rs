@@ -461,7 +461,7 @@ struct IterationLog {
     /// Whether the skipped iterations may reuse it (`RecordSink::repeats_begin`)...
     reusable: bool,
     /// ... but for how many at their end, which pass through everything so that the compiler
-    /// effects end as in a full run.
+    /// effects end as in a full run: none where a fence follows the iteration's last record.
     tail: u64,
     /// Whether the quiet records' compiler effects for every skipped iteration they are quiet
     /// in were added when the interpreter asked what the sink needs (`repeats_needed`).
