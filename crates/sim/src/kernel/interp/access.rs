@@ -94,15 +94,7 @@ impl Machine<'_, '_> {
         // The offsets are summed exactly; the addresses are the base plus them, summarised on
         // the way. An active lane whose address does not exist is out of bounds.
         let mut offsets = Offsets::new();
-        for t in terms {
-            let r = self.eval(&t.index, mask)?;
-            self.instructions += 1;
-            if self.regs.is_uniform(r) {
-                offsets.add_same(&self.regs[r], t.stride);
-            } else {
-                offsets.add(&self.regs[r], t.stride);
-            }
-        }
+        self.add_terms(terms, mask, &mut offsets)?;
         let mut bad = offsets.overflow;
         let mut out = [0u64; WARP_LANES];
         for (l, (slot, &by)) in out.iter_mut().zip(&offsets.by).enumerate() {

@@ -722,6 +722,28 @@ impl Machine<'_, '_> {
         }
     }
 
+    /// Evaluates each term's index and adds it, times the term's stride, to `offsets`: an
+    /// instruction a term, and one product for an index every lane shares. The caller's
+    /// `offsets` is filled in place (it is some 280 bytes, copied if returned).
+    #[inline(always)]
+    pub(super) fn add_terms(
+        &mut self,
+        terms: &[Term],
+        mask: u32,
+        offsets: &mut Offsets,
+    ) -> Result<(), Diagnostic> {
+        for t in terms {
+            let r = self.eval(&t.index, mask)?;
+            self.instructions += 1;
+            if self.regs.is_uniform(r) {
+                offsets.add_same(&self.regs[r], t.stride);
+            } else {
+                offsets.add(&self.regs[r], t.stride);
+            }
+        }
+        Ok(())
+    }
+
     /// A pointer moved by byte offsets, computed exactly: an active lane whose pointer would
     /// leave the address range is out of bounds of its object (`elem_size` is the unit of the
     /// index the error names).
@@ -739,15 +761,7 @@ impl Machine<'_, '_> {
         // The base is copied before the terms are evaluated (its register may be a variable).
         let start = self.regs[b];
         let mut offsets = Offsets::new();
-        for t in terms {
-            let r = self.eval(&t.index, mask)?;
-            self.instructions += 1;
-            if self.regs.is_uniform(r) {
-                offsets.add_same(&self.regs[r], t.stride);
-            } else {
-                offsets.add(&self.regs[r], t.stride);
-            }
-        }
+        self.add_terms(terms, mask, &mut offsets)?;
         let mut bad = offsets.overflow;
         let out = &mut self.regs[dst];
         for l in 0..WARP_LANES {
