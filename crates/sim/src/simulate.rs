@@ -464,7 +464,7 @@ struct IterationLog {
     /// effects end as in a full run: none where a fence follows the iteration's last record.
     tail: u64,
     /// Whether the quiet records' compiler effects for every skipped iteration they are quiet
-    /// in were added when the interpreter asked what the sink needs (`repeats_needed`).
+    /// in were added (`BlockSink::add_quiet_effects`).
     quiet_effects_added: bool,
     /// How far each place moves per iteration.
     site_moves: Vec<SiteMove>,
@@ -1107,6 +1107,27 @@ impl BlockSink<'_> {
         }
     }
 
+    /// Adds to the compiler effects' tallies what the quiet records of log `i`
+    /// (`LoggedRecord::quiet`) add in every skipped iteration they are quiet in, the 2nd to the
+    /// `iterations - tail`-th, once per log. The tallies are sums and a maximum, which nothing
+    /// reads before the block ends, so they may be added all at once, before the iterations
+    /// come (`repeats_needed`) or as the first of them does (`records_repeated_from`).
+    fn add_quiet_effects(&mut self, i: usize, iterations: u64) {
+        let log = &mut self.iterations[i];
+        if log.quiet_effects_added {
+            return;
+        }
+        log.quiet_effects_added = true;
+        let quiet_iterations = iterations.saturating_sub(log.tail + 1);
+        for logged in log.records.iter().filter(|logged| logged.quiet) {
+            add_compiler_effects_times(
+                (self.reuse.as_deref_mut(), self.fuser.as_deref_mut()),
+                logged,
+                quiet_iterations,
+            );
+        }
+    }
+
     /// The index of `record`'s warp among the leaders, if it leads a class that others reuse.
     fn leader_of(&self, record: &MemRecord) -> Option<usize> {
         self.leader_of_warp(record.warp)
@@ -1354,12 +1375,13 @@ impl RecordSink for BlockSink<'_> {
             .iterations
             .iter()
             .position(|log| log.reusable && log.warp == warp)?;
-        let log = &mut self.iterations[i];
+        let log = &self.iterations[i];
         // The quiet iterations are the 2nd to the `iterations - tail`-th; a log with no quiet
         // record needs every record of them.
-        let quiet_iterations = iterations
-            .checked_sub(log.tail + 1)
-            .filter(|&quiet| quiet > 0 && log.records.iter().any(|logged| logged.quiet))?;
+        let any_quiet = iterations > log.tail + 1 && log.records.iter().any(|logged| logged.quiet);
+        if !any_quiet {
+            return None;
+        }
         let needs = log
             .records
             .iter()
@@ -1369,18 +1391,9 @@ impl RecordSink for BlockSink<'_> {
                 (true, _, _) => RepeatNeed::Nothing,
             })
             .collect();
-        log.quiet_effects_added = true;
-        for logged in log.records.iter().filter(|logged| logged.quiet) {
-            add_compiler_effects_times(
-                (self.reuse.as_deref_mut(), self.fuser.as_deref_mut()),
-                logged,
-                quiet_iterations,
-            );
-        }
-        Some(RepeatsNeeded {
-            tail: log.tail,
-            needs,
-        })
+        let tail = log.tail;
+        self.add_quiet_effects(i, iterations);
+        Some(RepeatsNeeded { tail, needs })
     }
 
     fn repeats_ran(&mut self, warp: u32) {
@@ -1450,22 +1463,11 @@ impl RecordSink for BlockSink<'_> {
                 self.repeat(ran, &repeated, true);
                 continue;
             };
-            let log = &self.iterations[log];
-            let logged = &log.records[repeated.index];
+            self.add_quiet_effects(log, repeated.iterations);
+            let logged = &self.iterations[log].records[repeated.index];
             if logged.issued && logged.copy == CopyKind::WarpOnly && !noted {
                 self.profiler.warp_runs(warp);
                 noted = true;
-            }
-            // The tallies are sums and a maximum, which nothing reads before the block ends:
-            // the first quiet iteration adds what all of them add (the 2nd to the
-            // `iterations - tail`-th), and the others add nothing; unless `repeats_needed`
-            // added them already.
-            if repeated.iteration == 2 && !log.quiet_effects_added {
-                add_compiler_effects_times(
-                    (self.reuse.as_deref_mut(), self.fuser.as_deref_mut()),
-                    logged,
-                    repeated.iterations - log.tail - 1,
-                );
             }
             let class = leader.and_then(|j| self.moved.as_mut().map(|moved| &mut moved.classes[j]));
             if let (Some(class), Some(run)) = (class, logged.class_input) {
