@@ -377,7 +377,9 @@ struct BlockSink<'a> {
 
 /// Per shape a copy was made of (by its place in memory, the `Rc` kept alive here) and the
 /// copy's alignment (its move modulo `BlockProfiler::shape_move_bytes`): the shape measured of a
-/// copy so aligned, and that copy's move.
+/// copy so aligned, and that copy's move. The profiler's own `LikeShapes` would find these too,
+/// by content, but a look-up by identity costs far less: without this map the naive matmul took
+/// twice as long (6.2 -> 12.1 ms at tile 17, criterion).
 type ShapeCopies = IntegerHashMap<(usize, i64), (Rc<RecordShape>, Rc<RecordShape>, i64)>;
 
 /// Whether the compiler effects treat every copy of a warp's records, each place moved by its
