@@ -992,12 +992,7 @@ impl LoadFuser {
         }
     }
 
-    /// Adds a part of the tally given per site that changed (`tally_changes`).
-    pub fn add_tally_at(&mut self, changes: &[(usize, u64, u64, u32)]) {
-        add_tally_changes(&mut self.tally, changes);
-    }
-
-    /// `add_tally_at`, `times` over.
+    /// Adds a part of the tally given per site that changed (`tally_changes`), `times` over.
     pub fn add_tally_at_times(&mut self, changes: &[(usize, u64, u64, u32)], times: u64) {
         add_tally_changes_times(&mut self.tally, changes, times);
     }
