@@ -92,6 +92,36 @@ enum Phases {
     LastAfter {
         count: u32,
     },
+    /// A loop over phases, each staging an element per thread in shared memory between two
+    /// barriers, with a loop inside it (`for (int k = 0; k < bound; ++k)`) that reads the
+    /// shared array and `a` at `k` further on: a warp skips the inner loop's iterations in the
+    /// phases it runs, also while it captures a phase to skip the ones after it.
+    Nested {
+        count: u32,
+        inner: u32,
+        step: u32,
+        bound: InnerBound,
+        /// `if (p * step + k + threadIdx.x < n)` around the inner loop's body: a guard that
+        /// turns within the inner loop.
+        guarded: bool,
+        /// `if (k < 2) last = k;` in the inner loop and `last` read after the phases for an
+        /// address: the inner loop's registers hold what its last iteration run left.
+        last_after: bool,
+        /// `for (int p = 1; p < count; p *= 2)`: phases not alike, around an inner loop
+        /// that is.
+        doubling: bool,
+    },
+}
+
+/// How many iterations the inner loop of `Phases::Nested` makes.
+#[derive(Clone, Copy, Debug)]
+enum InnerBound {
+    /// A constant, `inner`.
+    Constant,
+    /// `p + inner`: one more each phase.
+    Phase,
+    /// `inner + blockIdx.x % 2`: one more in every other block.
+    Block,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -157,6 +187,42 @@ fn shape() -> impl Strategy<Value = Shape> {
                 Phases::Down { count: 120 },
                 Phases::Doubling { count: 100 },
                 Phases::LastAfter { count: 9 },
+                Phases::Nested {
+                    count: 6,
+                    inner: 8,
+                    step: 8,
+                    bound: InnerBound::Constant,
+                    guarded: false,
+                    last_after: false,
+                    doubling: false,
+                },
+                Phases::Nested {
+                    count: 9,
+                    inner: 5,
+                    step: 16,
+                    bound: InnerBound::Phase,
+                    guarded: true,
+                    last_after: false,
+                    doubling: false,
+                },
+                Phases::Nested {
+                    count: 40,
+                    inner: 12,
+                    step: 4,
+                    bound: InnerBound::Block,
+                    guarded: true,
+                    last_after: false,
+                    doubling: true,
+                },
+                Phases::Nested {
+                    count: 7,
+                    inner: 6,
+                    step: 8,
+                    bound: InnerBound::Constant,
+                    guarded: false,
+                    last_after: true,
+                    doubling: false,
+                },
             ]),
         ),
         prop::sample::select(vec![0u32, 8, 20, 64, 100]),
@@ -235,6 +301,44 @@ impl Shape {
             ),
             Phases::Doubling { count } => {
                 format!("  for (int j = 1; j < {count}; j *= 2) acc += a[gy * {w} + gx + j];\n")
+            }
+            Phases::Nested {
+                count,
+                inner,
+                step,
+                bound,
+                guarded,
+                last_after,
+                doubling,
+            } => {
+                let outer = if doubling {
+                    format!("for (int p = 1; p < {count}; p *= 2)")
+                } else {
+                    format!("for (int p = 0; p < {count}; ++p)")
+                };
+                let bound = match bound {
+                    InnerBound::Constant => format!("{inner}"),
+                    InnerBound::Phase => format!("p + {inner}"),
+                    InnerBound::Block => format!("{inner} + blockIdx.x % 2"),
+                };
+                let read = format!("acc += ph[q + k] * a[gy * {w} + gx + p * {step} + k];");
+                let read = if guarded {
+                    format!("if (p * {step} + k + threadIdx.x < n) {{ {read} }}")
+                } else {
+                    read
+                };
+                let (last_in, last_out) = if last_after {
+                    (
+                        "      if (k < 2) last = k;\n".to_string(),
+                        format!("  acc += a[gy * {w} + gx + last * 8];\n"),
+                    )
+                } else {
+                    (String::new(), String::new())
+                };
+                format!(
+                    "  __shared__ float ph[{}];\n  int q = threadIdx.y * blockDim.x + threadIdx.x;\n  int last = 0;\n  {outer} {{\n    ph[q] = a[gy * {w} + gx + p * {step}];\n    __syncthreads();\n    for (int k = 0; k < {bound}; ++k) {{\n      {read}\n{last_in}    }}\n    __syncthreads();\n  }}\n{last_out}",
+                    threads + inner + count + 1
+                )
             }
             Phases::LastAfter { count } => format!(
                 "  int last = 0;\n  for (int j = 0; j < {count}; ++j) {{\n    acc += a[gy * {w} + gx + j];\n    if (j < 3) last = j;\n  }}\n  acc += a[gy * {w} + gx + last * 8];\n"
@@ -435,13 +539,17 @@ fn a_guarded_matmul_whose_last_tile_splits_the_warps_runs_two_leaders_a_block_th
         .collect();
     assert!(shown_alike.iter().all(|&w| w == 6), "{shown_alike:?}");
     // Its 13 phases move the tiles alike up to the last, partly outside the matrix: each leader
-    // runs the first phase, skips the next 11 and runs the last.
+    // runs the first phase, skips the next 11 and runs the last. In each phase it runs, its `k`
+    // loop runs the first of its 16 iterations and skips the other 15.
     let skipped: Vec<u64> = reused
         .sampled_blocks
         .iter()
         .map(|b| b.iterations_skipped)
         .collect();
-    assert!(skipped.iter().all(|&i| i == 2 * 11), "{skipped:?}");
+    assert!(
+        skipped.iter().all(|&i| i == 2 * (11 + 2 * 15)),
+        "{skipped:?}"
+    );
 }
 
 #[test]
@@ -490,6 +598,40 @@ fn a_load_after_a_skipped_loop_reuses_what_its_last_iteration_loaded_only_withou
     // The read after the loop is reused where no fence lies between it and the last phase's:
     // 4 blocks of 2 warps read 8 times in the loop, and once more after it only with the fence.
     assert_eq!(shared_loads, [Some(64.0), Some(72.0)]);
+}
+
+#[test]
+fn a_bounds_check_in_a_nested_loop_stops_the_phases_skipped_where_its_last_iteration_turns() {
+    // The check `p * 8 + k < n` moves by 8 a phase and by 1 an iteration of `k`. In the first
+    // phase each warp runs `k = 0` and skips `k = 1` to 7; the phases after it come out alike
+    // only as long as the check holds at `k = 7` too, up to phase 6 (with n = 60 it turns at
+    // phase 7, k = 4), so phase 7 must run. The phases skipped count the differences of the
+    // inner iterations skipped; counting only those run would skip phase 7 as well.
+    let source = "__global__ void k(const float* a, float* out, int n) {
+  float acc = 0.0f;
+  for (int p = 0; p < 16; ++p) {
+    for (int k = 0; k < 8; ++k) {
+      if (p * 8 + k < n) acc += a[p * 8 + k + threadIdx.x];
+    }
+  }
+  out[threadIdx.x] = acc;
+}
+";
+    let mut input = SimulationInput::new(source, "k", h100());
+    input.grid = Dim3::new(2, 1, 1);
+    input.block = Dim3::new(64, 1, 1);
+    input.args = vec![("n".to_string(), Value::Int(60))];
+    input.buffers = vec![("a".to_string(), 4 * 256), ("out".to_string(), 4 * 64)];
+    let reused = reused_and_checked(input, "a bounds check in a nested loop");
+    // Per warp of the one block run: 7 iterations of `k` skipped in phase 0, phases 1 to 6
+    // skipped, 3 iterations in phase 7 (k = 1 to 3, before the check turns), and 7 in each of
+    // phases 8 to 15, where the check is false throughout.
+    let skipped: Vec<u64> = reused
+        .sampled_blocks
+        .iter()
+        .map(|b| b.iterations_skipped)
+        .collect();
+    assert_eq!(skipped, [2 * (7 + 6 + 3 + 8 * 7)]);
 }
 
 const MATMUL: &str = include_str!("../../../www/kernels/matmul.cu");

@@ -355,6 +355,9 @@ pub struct LoopShift {
     pub head: usize,
     /// Its `LoopEnd`.
     pub end: usize,
+    /// Whether another loop encloses it (the `k` loop of a tiled matmul, in its loop over the
+    /// phases).
+    pub nested: bool,
     /// The registers the loop steps by a constant once an iteration (`++p`, `i += 256`).
     pub induction: Vec<Induction>,
     /// The comparisons whose outcome must be checked per pair of iterations; each one's shift
@@ -387,8 +390,13 @@ struct LoopRegisters {
 /// Proves, for the iterations of one loop of `function` (the kernel), what `analyze_warps`
 /// proves for warps: that iteration `i + 1` runs the same instructions with the same lanes as
 /// iteration `i` and accesses memory at its addresses, each place in the source moved by its
-/// own number of bytes. `begin` is the loop's `LoopBegin`; only a `for` or `while` loop that no
-/// other loop encloses, with no `break`, `continue` or `return` of its own, is analysed.
+/// own number of bytes. `begin` is the loop's `LoopBegin`; only a `for` or `while` loop with no
+/// `break`, `continue` or `return` of its own is analysed.
+///
+/// A loop inside another (a tiled matmul's `k` loop in its loop over the phases) is proved for
+/// one run of it, from its entry to its exit: what the enclosing loop changes between runs is
+/// the same in every iteration of one run. The code of the enclosing loop before it runs after
+/// it too, in the next iteration, and the proof treats all code outside the loop alike.
 ///
 /// The variable is the iteration. An induction register (assigned in the loop only by adding a
 /// constant, once an iteration, outside every branch and inner loop) moves by its step; a
@@ -422,9 +430,6 @@ pub fn analyze_loop(
             _ => {}
         }
     }
-    if depth != 0 {
-        return None;
-    }
     let registers = loop_registers(&code[begin + 1..end], constants)?;
     let mut induction: Vec<Induction> = registers.induction.values().copied().collect();
     induction.sort_unstable_by_key(|i| i.reg);
@@ -438,6 +443,7 @@ pub fn analyze_loop(
         begin,
         head: begin + 1,
         end,
+        nested: depth != 0,
         induction,
         guards: shift.guards,
         site_shifts: shift.site_shifts?,
@@ -1903,14 +1909,28 @@ mod tests {
     }
 
     fn check_kernel_loop(source: &str, kernel: &str, expected: Option<(&[(u32, i64)], usize)>) {
+        check_nth_loop(source, kernel, 0, expected);
+    }
+
+    /// `check_kernel_loop` for the `nth` loop of the kernel in the order they begin (0: the
+    /// first); a loop after the first that begins before the first ends lies inside it.
+    fn check_nth_loop(
+        source: &str,
+        kernel: &str,
+        nth: usize,
+        expected: Option<(&[(u32, i64)], usize)>,
+    ) {
         let program = compile(source, &[]).expect("the kernel compiles");
         let function = &program.functions[program.kernel_index(kernel).expect("the kernel")];
         let (_, constants) = launch_of(&program, function);
         let begin = function
             .code
             .iter()
-            .position(|op| matches!(op, Op::LoopBegin { .. }))
-            .expect("a loop");
+            .enumerate()
+            .filter(|(_, op)| matches!(op, Op::LoopBegin { .. }))
+            .nth(nth)
+            .expect("the loop")
+            .0;
         let found = analyze_loop(function, &constants, begin).map(|proof| {
             let moves: Vec<(u32, i64)> = proof
                 .site_shifts
@@ -1933,6 +1953,39 @@ mod tests {
             include_str!("../../../../www/kernels/boundary.cu"),
             "mm_tiled_guarded",
             Some((&[(20, 64), (25, 16 * 1024 * 4)], 3)),
+        );
+    }
+
+    #[test]
+    fn each_iteration_of_the_tiled_matmuls_k_loop_moves_along_a_row_of_one_tile_and_down_the_other()
+    {
+        // The `k` loop inside the loop over the phases (line 30): `sa[ty][k]` one float further
+        // each iteration, `sb[k][tx]` one row of 16 floats further; its test is the one guard.
+        check_nth_loop(
+            include_str!("../../../../www/kernels/boundary.cu"),
+            "mm_tiled_guarded",
+            1,
+            Some((&[(30, 4), (30, 16 * 4)], 1)),
+        );
+    }
+
+    #[test]
+    fn a_register_a_nested_loop_assigns_is_not_an_address_in_the_next_iteration_around_it() {
+        // `j` holds what the `k` loop's last iteration left when the next phase reads `a[j]`:
+        // a run that skips iterations of the `k` loop leaves another value there.
+        check_nth_loop(
+            "__global__ void k(const float* a, float* out, int n) {
+               float r = 0;
+               int j = 0;
+               for (int p = 0; p < n; ++p) {
+                 r += a[j];
+                 for (int k = 0; k < 8; ++k) { j = k; r += a[threadIdx.x + k]; }
+               }
+               out[threadIdx.x] = r;
+             }",
+            "k",
+            1,
+            None,
         );
     }
 

@@ -46,6 +46,9 @@ pub(super) struct LoopPlan {
     head: usize,
     /// Its `LoopEnd`.
     end: usize,
+    /// Another loop encloses it: a warp skips its iterations by making their records at once
+    /// (`Machine::skip_nested`), since the enclosing loop's watch may be capturing them.
+    nested: bool,
     induction: Vec<Induction>,
     /// The guards, each with its index among `Simulation::guard_sites`; a guard's shift per
     /// iteration is the first component of its `shift`.
@@ -140,10 +143,27 @@ struct Skipping {
     handed: Vec<usize>,
 }
 
+/// What `alike_after` finds of the iterations after a captured one.
+struct AlikeIterations {
+    /// How many come out alike.
+    iterations: u64,
+    /// Per record of the captured iteration: how far its site moves per iteration.
+    moves: Vec<i64>,
+    /// The loads, fences and steps of one iteration.
+    loads: u32,
+    fences: u32,
+    iteration_steps: u64,
+}
+
 /// The most heads at which a warp starts to capture an iteration: a loop whose lanes settle only
 /// after a few iterations (a strided loop whose lanes leave it one by one) is given as many
 /// tries.
 const CAPTURES: u32 = 3;
+
+/// The most watches kept for reuse, one per warp of a block of 1,024 threads, and the most
+/// records each keeps room for (a matmul's phase makes some 70 at tile 32): some 4 MB at most.
+const SPARE_WATCHES: usize = 32;
+const SPARE_RECORDS: usize = 256;
 
 /// The most records an iteration a warp captures may make: more than a matmul's phase makes at
 /// tile 32 (some 70), and few enough that a warp keeps at most a few megabytes.
@@ -163,6 +183,13 @@ impl Simulation<'_> {
             .filter_map(|begin| block_shift::analyze_loop(func, &constants, begin))
             .collect();
         for proof in proofs {
+            // A nested loop's skipped iterations are made at once, with no stop at a barrier.
+            let stops = func.code[proof.head..proof.end]
+                .iter()
+                .any(|op| matches!(op, Op::SyncThreads));
+            if proof.nested && stops {
+                continue;
+            }
             let guards = proof
                 .guards
                 .iter()
@@ -171,6 +198,7 @@ impl Simulation<'_> {
             self.loop_plans.push(LoopPlan {
                 head: proof.head,
                 end: proof.end,
+                nested: proof.nested,
                 induction: proof.induction,
                 guards,
                 site_shifts: proof.site_shifts,
@@ -197,45 +225,125 @@ impl Machine<'_, '_> {
         let Some(plan) = self.loops.iter().position(|plan| plan.head == pc + 1) else {
             return;
         };
-        self.watch = Some(Box::new(LoopWatch {
-            plan,
-            heads: 0,
-            start: None,
-            records: Vec::new(),
-            barriers: Vec::new(),
-            ranges: Vec::new(),
-            skipping: None,
-            done: false,
-            steps: 0,
-            work: WarpWork::default(),
-        }));
+        let nested = self.loops[plan].nested;
+        // One nested loop at a time: one inside a nested loop watched runs in full.
+        if nested && self.nested_watch.is_some() {
+            return;
+        }
+        let watch = match self.spare_watches.pop() {
+            Some(mut watch) => {
+                watch.plan = plan;
+                watch.heads = 0;
+                watch.start = None;
+                watch.records.clear();
+                watch.barriers.clear();
+                watch.ranges.clear();
+                watch.skipping = None;
+                watch.done = false;
+                watch.steps = 0;
+                watch.work = WarpWork::default();
+                watch
+            }
+            None => Box::new(LoopWatch {
+                plan,
+                heads: 0,
+                start: None,
+                records: Vec::new(),
+                barriers: Vec::new(),
+                ranges: Vec::new(),
+                skipping: None,
+                done: false,
+                steps: 0,
+                work: WarpWork::default(),
+            }),
+        };
+        if nested {
+            self.nested_watch = Some(watch);
+        } else {
+            self.watch = Some(watch);
+            self.resumed = (self.steps, WarpWork::of(self));
+        }
         self.watch_head = pc + 1;
-        self.capturing = false;
-        self.resumed = (self.steps, WarpWork::of(self));
+        self.capturing = self.any_capturing();
     }
 
     /// At a `LoopEnd` (`pc`): stops watching the loop it ends.
     pub(super) fn leave_loop(&mut self, pc: usize) {
-        let ends = self
-            .watch
-            .as_ref()
-            .is_some_and(|watch| self.loops[watch.plan].end == pc);
-        if ends && self.call_depth == 0 {
+        if self.call_depth != 0 {
+            return;
+        }
+        let ends = |watch: &Option<Box<LoopWatch>>| {
+            watch
+                .as_ref()
+                .is_some_and(|watch| self.loops[watch.plan].end == pc)
+        };
+        if ends(&self.nested_watch) {
+            self.stop_watching_nested();
+        } else if ends(&self.watch) {
             self.stop_watching();
         }
     }
 
-    /// Keeps `record` for the iteration the warp captures; an iteration too long to capture ends
-    /// the watch, and the sink's log of it.
+    /// Whether the warp's records and guards go to an iteration captured, of the loop it is in
+    /// or of the nested loop it is in.
+    fn any_capturing(&self) -> bool {
+        let capturing =
+            |watch: &Option<Box<LoopWatch>>| watch.as_ref().is_some_and(|watch| watch.capturing());
+        capturing(&self.watch) || capturing(&self.nested_watch)
+    }
+
+    /// Keeps `record` for the iterations the warp captures; an iteration too long to capture ends
+    /// the watch, and for the loop that no other encloses the sink's log of it.
     pub(super) fn capture(&mut self, record: &MemRecord) {
-        let kept = self
-            .watch
-            .as_mut()
-            .is_some_and(|watch| watch.capture(record));
-        if !kept {
-            self.capturing = false;
-            self.sink.iterations_end(self.warp);
+        if let Some(nested) = self.nested_watch.as_mut().filter(|w| w.capturing()) {
+            nested.capture(record);
         }
+        if let Some(watch) = self.watch.as_mut().filter(|w| w.capturing()) {
+            if !watch.capture(record) {
+                self.sink.iterations_end(self.warp);
+            }
+        }
+        self.capturing = self.any_capturing();
+    }
+
+    /// Notes a guard's difference and outcome in each iteration being captured.
+    pub(super) fn capture_guard(&mut self, site: usize, difference: i128, outcome: bool) {
+        for watch in [&mut self.watch, &mut self.nested_watch] {
+            if let Some(watch) = watch.as_mut().filter(|w| w.capturing()) {
+                watch.note_guard(site, difference, outcome);
+            }
+        }
+    }
+
+    /// Notes a barrier in the iteration being captured of the loop that no other encloses (a
+    /// nested loop with a barrier has no plan).
+    pub(super) fn capture_barrier(&mut self) {
+        if let Some(watch) = self.watch.as_mut().filter(|w| w.capturing()) {
+            watch.capture_barrier();
+        }
+    }
+
+    /// Keeps a watch that ended for the next loop a warp enters.
+    fn retire(&mut self, watch: Option<Box<LoopWatch>>) {
+        if let Some(mut watch) = watch {
+            if watch.records.capacity() > SPARE_RECORDS {
+                watch.records = Vec::new();
+            }
+            if self.spare_watches.len() < SPARE_WATCHES {
+                self.spare_watches.push(watch);
+            }
+        }
+    }
+
+    /// Ends the watch over the nested loop; the head watched is the enclosing loop's again.
+    fn stop_watching_nested(&mut self) {
+        let watch = self.nested_watch.take();
+        self.retire(watch);
+        self.watch_head = self
+            .watch
+            .as_ref()
+            .map_or(usize::MAX, |watch| self.loops[watch.plan].head);
+        self.capturing = self.any_capturing();
     }
 
     /// Takes up the warp's watch (`WarpState::watch`) when it runs.
@@ -252,6 +360,9 @@ impl Machine<'_, '_> {
 
     /// Puts the warp's watch away when it stops, with the steps and work it did.
     pub(super) fn suspend_watch(&mut self) -> Option<Box<LoopWatch>> {
+        // A nested loop watched has no barrier, so a warp never stops inside it but at an error.
+        let nested = self.nested_watch.take();
+        self.retire(nested);
         let mut watch = self.watch.take()?;
         (watch.steps, watch.work) = self.own_progress(&watch);
         Some(watch)
@@ -266,9 +377,10 @@ impl Machine<'_, '_> {
 
     /// Ends the watch over the loop, telling the sink that the warp skips no more of it.
     fn stop_watching(&mut self) {
-        self.watch = None;
+        let watch = self.watch.take();
+        self.retire(watch);
         self.watch_head = usize::MAX;
-        self.capturing = false;
+        self.capturing = self.any_capturing();
         self.sink.iterations_end(self.warp);
     }
 
@@ -276,6 +388,10 @@ impl Machine<'_, '_> {
     /// being skipped, or captures an iteration, or decides to skip the iterations after the one
     /// captured.
     pub(super) fn at_loop_head(&mut self, flow: &Flow, span: Span) -> Result<AtHead, Diagnostic> {
+        if self.nested_watch.is_some() {
+            self.at_nested_head(flow, span)?;
+            return Ok(AtHead::Run);
+        }
         let Some(mut watch) = self.watch.take() else {
             self.stop_watching();
             return Ok(AtHead::Run);
@@ -283,6 +399,7 @@ impl Machine<'_, '_> {
         let result = self.loop_head(&mut watch, flow, span);
         if watch.done || result.is_err() {
             self.stop_watching();
+            self.retire(Some(watch));
         } else {
             self.capturing = watch.capturing();
             self.watch = Some(watch);
@@ -313,8 +430,17 @@ impl Machine<'_, '_> {
             watch.done = true;
             return Ok(AtHead::Run);
         }
+        let progress = self.own_progress(watch);
+        self.begin_capture(watch, flow, progress);
+        self.sink.iteration_begins(self.warp);
+        Ok(AtHead::Run)
+    }
+
+    /// Starts capturing an iteration at the head (`flow`), the warp having done `progress` (its
+    /// own steps and work) so far.
+    fn begin_capture(&self, watch: &mut LoopWatch, flow: &Flow, progress: (u64, WarpWork)) {
         let plan = &self.loops[watch.plan];
-        let (steps, work) = self.own_progress(watch);
+        let (steps, work) = progress;
         watch.start = Some(IterationStart {
             work,
             steps,
@@ -327,14 +453,80 @@ impl Machine<'_, '_> {
             depth: flow.stack.len(),
             dependence: self.dependence,
         });
-        self.sink.iteration_begins(self.warp);
         watch.records.clear();
         watch.barriers.clear();
         watch.ranges.clear();
         watch
             .ranges
             .resize(self.guards.len(), GuardRange::default());
-        Ok(AtHead::Run)
+    }
+
+    /// At the head of the nested loop watched: captures an iteration, or skips the iterations
+    /// after the one captured that come out alike, making their records at once
+    /// (`skip_nested`). The warp never stops inside a nested loop watched: the block's machine
+    /// counts are its own there.
+    fn at_nested_head(&mut self, flow: &Flow, span: Span) -> Result<(), Diagnostic> {
+        let Some(mut watch) = self.nested_watch.take() else {
+            return Ok(());
+        };
+        let result = self.nested_head(&mut watch, flow, span);
+        self.nested_watch = Some(watch);
+        self.capturing = self.any_capturing();
+        result
+    }
+
+    fn nested_head(
+        &mut self,
+        watch: &mut LoopWatch,
+        flow: &Flow,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        if watch.done {
+            return Ok(());
+        }
+        watch.heads += 1;
+        let progress = (self.steps, WarpWork::of(self));
+        if let Some(start) = watch.start.take() {
+            if let Some(alike) = self.alike_after(watch, &start, flow, &progress) {
+                self.skip_ahead(watch, &start, &alike, &progress.1, span)?;
+                self.skip_nested(watch, &alike);
+                watch.done = true;
+                return Ok(());
+            }
+        }
+        if watch.heads > CAPTURES {
+            watch.done = true;
+            return Ok(());
+        }
+        self.begin_capture(watch, flow, progress);
+        Ok(())
+    }
+
+    /// Makes the records of the nested loop's iterations skipped (`alike`), the captured ones
+    /// moved, in the order a full run makes them, and hands them to the sink as a full run
+    /// would: the enclosing loop's watch may be capturing them, and the sink's log of that
+    /// iteration keeps them.
+    fn skip_nested(&mut self, watch: &LoopWatch, alike: &AlikeIterations) {
+        for iteration in 1..=alike.iterations {
+            for (index, ran) in watch.records.iter().enumerate() {
+                // Load sequences and fence counts fit in 32 bits for any run within the budget.
+                let repeated = Repeated {
+                    index,
+                    by: alike.moves[index].wrapping_mul(iteration as i64),
+                    loads: (u64::from(alike.loads) * iteration) as u32,
+                    fences: (u64::from(alike.fences) * iteration) as u32,
+                    iteration,
+                    iterations: alike.iterations,
+                };
+                let mut record = *ran;
+                repeated.apply(&mut record);
+                self.sink.record(&record);
+                self.emitted += 1;
+                if self.capturing {
+                    self.capture(&record);
+                }
+            }
+        }
     }
 
     /// After the captured iteration (`start` to now): how many iterations after it come out
@@ -348,13 +540,53 @@ impl Machine<'_, '_> {
         flow: &Flow,
         span: Span,
     ) -> Result<Option<Skipping>, Diagnostic> {
+        let progress = self.own_progress(watch);
+        let Some(alike) = self.alike_after(watch, start, flow, &progress) else {
+            return Ok(None);
+        };
+        // The fences the warp passed since the iteration's last record, up to this head.
+        let after_last_record = watch.records.last().map_or(alike.fences, |last| {
+            self.dependence.fences.wrapping_sub(last.fences_passed)
+        });
+        self.sink.repeats_begin(
+            self.warp,
+            &alike.moves,
+            IterationFences {
+                per_iteration: alike.fences,
+                after_last_record,
+            },
+        );
+        self.skip_ahead(watch, start, &alike, &progress.1, span)?;
+        Ok(Some(Skipping {
+            iterations: alike.iterations,
+            iteration: 1,
+            record: 0,
+            barrier: 0,
+            moves: alike.moves,
+            loads: alike.loads,
+            fences: alike.fences,
+            needed: None,
+            handed: Vec::new(),
+        }))
+    }
+
+    /// After the captured iteration (`start` to now, the warp's own `progress` now): how many
+    /// iterations after it come out alike, with how far each of its records moves per
+    /// iteration; `None` where none does or the proof's premises do not hold.
+    fn alike_after(
+        &self,
+        watch: &LoopWatch,
+        start: &IterationStart,
+        flow: &Flow,
+        progress: &(u64, WarpWork),
+    ) -> Option<AlikeIterations> {
         let plan = &self.loops[watch.plan];
         let mask = flow.mask;
         if mask != start.mask
             || flow.stack.len() != start.depth
             || self.dependence.control != start.dependence.control
         {
-            return Ok(None);
+            return None;
         }
         // Each induction register moved by its step in the loop's lanes, and not elsewhere.
         for (induction, before) in plan.induction.iter().zip(&start.induction) {
@@ -364,29 +596,26 @@ impl Machine<'_, '_> {
                 let moved = canon(now[lane].wrapping_sub(before[lane]), induction.scalar);
                 let expected = if mask >> lane & 1 != 0 { step } else { 0 };
                 if moved != expected {
-                    return Ok(None);
+                    return None;
                 }
             }
         }
         let loads = self.dependence.loads - start.dependence.loads;
         let fences = self.dependence.fences - start.dependence.fences;
-        let (steps_now, work_now) = self.own_progress(watch);
-        let iteration_steps = steps_now - start.steps;
+        let iteration_steps = progress.0 - start.steps;
 
         // As many iterations as every moved access stays in its object, aligned...
         let mut iterations = u64::MAX;
         let mut moves = Vec::with_capacity(watch.records.len());
         for record in &watch.records {
             if record.order.waits_for > start.dependence.loads {
-                return Ok(None);
+                return None;
             }
             let key = (record.span, record.access.kind);
-            let Ok(site) = plan
+            let site = plan
                 .site_shifts
                 .binary_search_by_key(&key, |site| (site.span, site.kind))
-            else {
-                return Ok(None);
-            };
+                .ok()?;
             let per_iteration = plan.site_shifts[site].bytes_per_step;
             iterations = iterations.min(self.room(record, per_iteration));
             moves.push(per_iteration);
@@ -400,24 +629,30 @@ impl Machine<'_, '_> {
             let range = watch.ranges[site];
             iterations = alike_iterations(&guard, range, iterations);
         }
-        if iterations == 0 {
-            return Ok(None);
-        }
+        (iterations != 0).then_some(AlikeIterations {
+            iterations,
+            moves,
+            loads,
+            fences,
+            iteration_steps,
+        })
+    }
 
-        let times = iterations;
+    /// Skips the iterations `alike` after the captured one (`start` to now, the warp's own work
+    /// now `work_now`): the induction registers jump ahead, the work and steps are the captured
+    /// iteration's times as many, and the guards' ranges spread over the iterations skipped. A
+    /// run out of budget stops at the loop's test (`span`).
+    fn skip_ahead(
+        &mut self,
+        watch: &LoopWatch,
+        start: &IterationStart,
+        alike: &AlikeIterations,
+        work_now: &WarpWork,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let plan = &self.loops[watch.plan];
+        let times = alike.iterations;
         self.iterations_skipped += times;
-        // The fences the warp passed since the iteration's last record, up to this head.
-        let after_last_record = watch.records.last().map_or(fences, |last| {
-            self.dependence.fences.wrapping_sub(last.fences_passed)
-        });
-        self.sink.repeats_begin(
-            self.warp,
-            &moves,
-            IterationFences {
-                per_iteration: fences,
-                after_last_record,
-            },
-        );
         for (induction, before) in plan.induction.iter().zip(&start.induction) {
             let reg = &mut self.regs[induction.reg as usize];
             for lane in 0..WARP_LANES {
@@ -429,17 +664,17 @@ impl Machine<'_, '_> {
             }
         }
         let mut work = WarpWork::default();
-        work.add_difference(&work_now, &start.work);
+        work.add_difference(work_now, &start.work);
         work.add_to_machine(self, times);
         self.steps = self
             .steps
-            .saturating_add(iteration_steps.saturating_mul(times));
+            .saturating_add(alike.iteration_steps.saturating_mul(times));
         if self.steps > self.budget {
             return Err(self.budget_error(span));
         }
         // Load sequences and fence counts fit in 32 bits for any run within the budget.
-        let loads_skipped = u64::from(loads) * times;
-        let fences_skipped = u64::from(fences) * times;
+        let loads_skipped = u64::from(alike.loads) * times;
+        let fences_skipped = u64::from(alike.fences) * times;
         let first_load = start.dependence.loads;
         self.dependence.loads = self.dependence.loads.wrapping_add(loads_skipped as u32);
         self.dependence.fences = self.dependence.fences.wrapping_add(fences_skipped as u32);
@@ -453,18 +688,17 @@ impl Machine<'_, '_> {
             let far = per_iteration * i128::from(times);
             let spread = watch.ranges[site].spread(per_iteration.min(far), per_iteration.max(far));
             self.guard_ranges[site] = self.guard_ranges[site].join(spread);
+            // A nested loop's skipped iterations belong to the enclosing loop's iteration being
+            // captured, whose guards must hold what they compared.
+            if plan.nested {
+                if let Some(outer) = self.watch.as_mut().filter(|w| w.capturing()) {
+                    if let Some(range) = outer.ranges.get_mut(site) {
+                        *range = range.join(spread);
+                    }
+                }
+            }
         }
-        Ok(Some(Skipping {
-            iterations,
-            iteration: 1,
-            record: 0,
-            barrier: 0,
-            moves,
-            loads,
-            fences,
-            needed: None,
-            handed: Vec::new(),
-        }))
+        Ok(())
     }
 
     /// How many iterations `record`, moved by `per_iteration` bytes each, stays inside the object

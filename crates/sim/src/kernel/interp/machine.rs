@@ -141,6 +141,11 @@ pub(super) struct Machine<'s, 'p> {
     /// capturing an iteration of it.
     pub(super) loops: &'s [LoopPlan],
     pub(super) watch: Option<Box<LoopWatch>>,
+    /// The watch over a loop inside another that the warp is in (`LoopPlan::nested`), whose
+    /// head is then `watch_head`.
+    pub(super) nested_watch: Option<Box<LoopWatch>>,
+    /// Watches that ended, for the next to reuse (`Simulation::spare_watches`).
+    pub(super) spare_watches: Vec<Box<LoopWatch>>,
     pub(super) watch_head: usize,
     pub(super) capturing: bool,
     /// The block's steps and work when the current warp resumed with a watch.
@@ -171,9 +176,7 @@ impl Machine<'_, '_> {
             let outcome = Guard::outcome(op, d);
             range.note(d, outcome);
             if self.capturing {
-                if let Some(watch) = self.watch.as_mut() {
-                    watch.note_guard(index, d, outcome);
-                }
+                self.capture_guard(index, d, outcome);
             }
         }
         self.guard_ranges[index] = range;
@@ -335,7 +338,7 @@ impl Machine<'_, '_> {
                     if let Some(Frame::Loop { entry, .. }) = flow.stack.pop() {
                         flow.mask = entry & flow.alive();
                     }
-                    if self.watch.is_some() {
+                    if self.watch.is_some() || self.nested_watch.is_some() {
                         self.leave_loop(pc);
                     }
                 }
@@ -377,9 +380,7 @@ impl Machine<'_, '_> {
                             ));
                         }
                         if self.capturing {
-                            if let Some(watch) = self.watch.as_mut() {
-                                watch.capture_barrier();
-                            }
+                            self.capture_barrier();
                         }
                         return Ok(Stop::Barrier);
                     }
