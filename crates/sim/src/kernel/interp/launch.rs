@@ -445,7 +445,7 @@ pub struct Simulation<'p> {
     pub(super) loop_plans: Vec<LoopPlan>,
     /// Watches over loops that ended, for the next warps' to reuse: a matmul's warp captures
     /// some 60 records of 560 bytes a phase, and a fresh vector grows to them anew.
-    pub(super) spare_watches: Vec<Box<LoopWatch>>,
+    pub(super) spare_watches: Vec<LoopWatch>,
 }
 
 /// The first global address of the first buffer (buffers follow, each 256-byte aligned).

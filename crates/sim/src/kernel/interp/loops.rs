@@ -242,7 +242,7 @@ impl Machine<'_, '_> {
                 watch.done = false;
                 watch.steps = 0;
                 watch.work = WarpWork::default();
-                watch
+                Box::new(watch)
             }
             None => Box::new(LoopWatch {
                 plan,
@@ -330,7 +330,7 @@ impl Machine<'_, '_> {
                 watch.records = Vec::new();
             }
             if self.spare_watches.len() < SPARE_WATCHES {
-                self.spare_watches.push(watch);
+                self.spare_watches.push(*watch);
             }
         }
     }

@@ -145,7 +145,7 @@ pub(super) struct Machine<'s, 'p> {
     /// head is then `watch_head`.
     pub(super) nested_watch: Option<Box<LoopWatch>>,
     /// Watches that ended, for the next to reuse (`Simulation::spare_watches`).
-    pub(super) spare_watches: Vec<Box<LoopWatch>>,
+    pub(super) spare_watches: Vec<LoopWatch>,
     pub(super) watch_head: usize,
     pub(super) capturing: bool,
     /// The block's steps and work when the current warp resumed with a watch.
