@@ -1365,24 +1365,72 @@ impl RecordSink for BlockSink<'_> {
         self.repeat(record, repeated, false);
     }
 
-    /// A quiet record's repeats (`LoggedRecord::quiet`) after the first skipped iteration
-    /// need not be handed: their compiler effects are added here, for all of them at once, and
-    /// the profile needs to know only that the warp ran. A leader's class takes every record,
-    /// iterations on, so a leader needs them all.
+    /// A quiet record's repeats (`LoggedRecord::quiet`) need not be handed: they are counted
+    /// here, for all the iterations batched at once, as the first of them would be; their
+    /// compiler effects are added here for every iteration they are quiet in; and the profile
+    /// needs to know only that the warp ran. A leader's class takes every record, iterations
+    /// on, so a leader needs them all, and so does the traced warp.
     fn repeats_needed(&mut self, warp: u32, iterations: u64) -> Option<RepeatsNeeded> {
         if self.leader_of_warp(warp).is_some() {
+            return None;
+        }
+        let traced_warp = self
+            .counting
+            .trace
+            .as_deref()
+            .is_some_and(|trace| trace.request().warp == warp);
+        if traced_warp {
             return None;
         }
         let i = self
             .iterations
             .iter()
             .position(|log| log.reusable && log.warp == warp)?;
-        let log = &self.iterations[i];
-        // The quiet iterations are the 2nd to the `iterations - tail`-th; a log with no quiet
-        // record needs every record of them.
-        let any_quiet = iterations > log.tail + 1 && log.records.iter().any(|logged| logged.quiet);
+        let device = self.counting.device;
+        let log = &mut self.iterations[i];
+        // The batched iterations are the 1st to the `iterations - tail`-th, as `repeat` takes
+        // them; a log with no quiet record needs every record of them.
+        if iterations < log.tail + 2 {
+            return None;
+        }
+        let times = iterations - log.tail;
+        log.output_moves(device);
+        let mut any_quiet = false;
+        for k in 0..log.records.len() {
+            let start = k.checked_sub(1).map_or(0, |j| log.records[j].outputs_end);
+            let end = log.records[k].outputs_end;
+            let output_moves = &log.output_moves[start..end];
+            // As `repeat` decides at the first skipped iteration.
+            let all_kept = output_moves
+                .iter()
+                .all(|output| output.unit == 0 || output.every_step);
+            let all_measured = output_moves.iter().all(|output| output.unit != 0);
+            let logged = &mut log.records[k];
+            logged.batched = all_kept;
+            logged.quiet =
+                all_kept && all_measured && (!logged.issued || logged.copy != CopyKind::Placed);
+            any_quiet |= logged.quiet;
+        }
         if !any_quiet {
             return None;
+        }
+        // What the first skipped iteration's repeat of each quiet record counts, for all the
+        // iterations batched, and adds to the compiler effects.
+        let log = &self.iterations[i];
+        for (k, logged) in log.records.iter().enumerate() {
+            if !logged.quiet {
+                continue;
+            }
+            let start = k.checked_sub(1).map_or(0, |j| log.records[j].outputs_end);
+            for (output, measure) in &log.outputs[start..logged.outputs_end] {
+                if let Some(measure) = measure {
+                    self.counting.count_untraced_times(output, measure, times);
+                }
+            }
+            add_compiler_effects(
+                (self.reuse.as_deref_mut(), self.fuser.as_deref_mut()),
+                logged,
+            );
         }
         let needs = log
             .records

@@ -163,9 +163,10 @@ pub trait RecordSink {
         self.record_repeated(&record, repeated);
     }
 
-    /// Asked once `warp` has handed the records of the first of the `iterations` it skips: what
-    /// the sink still needs of the repeats of each record of the iteration it ran, from the
-    /// second skipped iteration to the one `tail` before the last. `None` needs every record.
+    /// Asked once `warp` has begun to skip `iterations` (`repeats_begin`), before it hands any
+    /// of their records: what the sink still needs of the repeats of each record of the
+    /// iteration it ran, from the first skipped iteration to the one `tail` before the last.
+    /// `None` needs every record.
     fn repeats_needed(&mut self, _warp: u32, _iterations: u64) -> Option<RepeatsNeeded> {
         None
     }
@@ -200,9 +201,8 @@ pub struct IterationFences {
 }
 
 /// What a sink still needs of the records that repeat those of the iteration a warp ran
-/// (`RecordSink::repeats_needed`), where it took what they make at once with the first skipped
-/// iteration: the skipped iterations after the first and before the last `tail` need hand only
-/// the records marked `RepeatNeed::Record`.
+/// (`RecordSink::repeats_needed`), where it took what they make at once: the skipped iterations
+/// before the last `tail` need hand only the records marked `RepeatNeed::Record`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RepeatsNeeded {
     pub tail: u64,

@@ -24,9 +24,9 @@
 //! records of every skipped iteration go to the sink, the captured ones moved, in the order a
 //! full run makes them. At each barrier of a skipped iteration the warp stops as it would, so
 //! that the block's other warps run their part of the round: the records of the block reach the
-//! sink warp by warp, round by round, exactly as in a full run; after the first skipped
-//! iteration, only those the sink says it still needs (`RecordSink::repeats_needed`: a sink that
-//! took a record's repeats at once with the first need not see them again). Then the warp runs
+//! sink warp by warp, round by round, exactly as in a full run; only those the sink says it
+//! still needs (`RecordSink::repeats_needed`: a sink that takes a record's repeats at once, from
+//! the iteration run, need not see them). Then the warp runs
 //! on from the head: the iterations that no longer come out alike (the guarded matmul's last
 //! phase) run.
 //!
@@ -136,8 +136,8 @@ struct Skipping {
     /// The loads and fences of one iteration, which the records' orders move by.
     loads: u32,
     fences: u32,
-    /// What the sink still needs of the iterations after the first (`RecordSink::
-    /// repeats_needed`), asked once the first is handed...
+    /// What the sink still needs of the iterations skipped (`RecordSink::repeats_needed`),
+    /// asked before the first is handed...
     needed: Option<RepeatsNeeded>,
     /// ... and the records of a run to a barrier that it needs, found anew for each.
     handed: Vec<usize>,
@@ -557,6 +557,7 @@ impl Machine<'_, '_> {
             },
         );
         self.skip_ahead(watch, start, &alike, &progress.1, span)?;
+        let needed = self.sink.repeats_needed(self.warp, alike.iterations);
         Ok(Some(Skipping {
             iterations: alike.iterations,
             iteration: 1,
@@ -565,7 +566,7 @@ impl Machine<'_, '_> {
             moves: alike.moves,
             loads: alike.loads,
             fences: alike.fences,
-            needed: None,
+            needed,
             handed: Vec::new(),
         }))
     }
@@ -746,9 +747,6 @@ impl Machine<'_, '_> {
                     watch.done = true;
                     return AtHead::Run;
                 }
-                if skipping.iteration == 2 {
-                    skipping.needed = self.sink.repeats_needed(self.warp, skipping.iterations);
-                }
                 continue;
             }
             // The iteration's records up to its next barrier or its end, at once.
@@ -762,11 +760,12 @@ impl Machine<'_, '_> {
                 .max(from + 1);
             let iteration = skipping.iteration;
             self.emitted += to - from;
-            // Past the first skipped iteration and before the sink's tail, only the records it
-            // still needs, and once that the warp ran if it asks for that.
-            let needed = skipping.needed.as_ref().filter(|needed| {
-                iteration >= 2 && iteration.saturating_add(needed.tail) <= skipping.iterations
-            });
+            // Before the sink's tail, only the records it still needs, and once that the warp
+            // ran if it asks for that.
+            let needed = skipping
+                .needed
+                .as_ref()
+                .filter(|needed| iteration.saturating_add(needed.tail) <= skipping.iterations);
             if let Some(needed) = needed {
                 skipping.handed.clear();
                 let mut warp_ran = false;
