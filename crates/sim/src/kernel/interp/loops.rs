@@ -102,9 +102,9 @@ impl LoopWatch {
         self.barriers.push(self.records.len());
     }
 
-    pub(super) fn note_guard(&mut self, site: usize, difference: i128, outcome: bool) {
+    pub(super) fn note_guard(&mut self, site: usize, lanes: GuardRange) {
         if let Some(range) = self.ranges.get_mut(site) {
-            range.note(difference, outcome);
+            *range = range.join(lanes);
         }
     }
 }
@@ -306,11 +306,11 @@ impl Machine<'_, '_> {
         self.capturing = self.any_capturing();
     }
 
-    /// Notes a guard's difference and outcome in each iteration being captured.
-    pub(super) fn capture_guard(&mut self, site: usize, difference: i128, outcome: bool) {
+    /// Joins what the lanes compared at a guard to each iteration being captured.
+    pub(super) fn capture_guard(&mut self, site: usize, lanes: GuardRange) {
         for watch in [&mut self.watch, &mut self.nested_watch] {
             if let Some(watch) = watch.as_mut().filter(|w| w.capturing()) {
-                watch.note_guard(site, difference, outcome);
+                watch.note_guard(site, lanes);
             }
         }
     }
