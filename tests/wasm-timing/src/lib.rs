@@ -18,7 +18,7 @@ use memplay_sim::simulate::{simulate, BlockSampling, SimulationInput};
 use memplay_sim::trace::TraceRequest;
 
 /// The launches, by the names the timing table prints.
-const LAUNCHES: [&str; 13] = [
+const LAUNCHES: [&str; 15] = [
     "naive matmul n=1024, tile 16",
     "naive matmul n=1024, tile 32",
     "tiled matmul n=1024, tile 16",
@@ -32,6 +32,8 @@ const LAUNCHES: [&str; 13] = [
     "naive matmul n=1024, tile 17",
     "guarded tiled matmul n=1000, tile 17",
     "guarded tiled matmul n=1000, tile 30",
+    "guarded tiled matmul n=1000, tile 31",
+    "naive matmul n=1024, tile 27",
 ];
 
 /// A launch of `kernel` in `source` on the H100 with 32 registers, traced as the page traces.
@@ -112,6 +114,9 @@ fn inputs(index: u32) -> Vec<SimulationInput> {
         11 => vec![matmul(BOUNDARY, "mm_tiled_guarded", 1000, 17)],
         // The slider's slowest tile natively: the warps' work grows as the cube of the tile.
         12 => vec![matmul(BOUNDARY, "mm_tiled_guarded", 1000, 30)],
+        // The slider's largest odd tile, and the naive matmul's slowest tile natively.
+        13 => vec![matmul(BOUNDARY, "mm_tiled_guarded", 1000, 31)],
+        14 => vec![matmul(MATMUL, "mm_naive", 1024, 27)],
         _ => Vec::new(),
     }
 }

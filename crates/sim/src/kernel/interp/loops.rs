@@ -30,6 +30,14 @@
 //! on from the head: the iterations that no longer come out alike (the guarded matmul's last
 //! phase) run.
 //!
+//! A loop inside another (the matmul's `for (int k = 0; k < TILE_WIDTH; ++k)`, in each phase
+//! that a warp runs) is watched beside the enclosing loop's watch, the same way, with two
+//! differences: it may hold no barrier, so a warp never stops inside it, and the records of its
+//! skipped iterations are made at once and handed as a full run hands them, one by one
+//! (`Machine::skip_nested`). The enclosing loop's watch may be capturing the phase, and captures
+//! them as records run; the guard ranges of the skipped iterations widen its capture's too. A
+//! loop inside a nested loop watched runs in full.
+//!
 //! Only records are made up, not data: a skipped iteration stores nothing, and the registers the
 //! loop assigns (the matmul's `r`) hold what the last iteration run left. No branch and no address
 //! depends on either (the proof requires it, in the loop and after it), so the records, the
