@@ -110,9 +110,9 @@ impl LoopWatch {
         self.barriers.push(self.records.len());
     }
 
-    pub(super) fn note_guard(&mut self, site: usize, lanes: GuardRange) {
+    pub(super) fn note_guard(&mut self, site: usize, difference: i128, outcome: bool) {
         if let Some(range) = self.ranges.get_mut(site) {
-            *range = range.join(lanes);
+            range.note(difference, outcome);
         }
     }
 }
@@ -314,11 +314,11 @@ impl Machine<'_, '_> {
         self.capturing = self.any_capturing();
     }
 
-    /// Joins what the lanes compared at a guard to each iteration being captured.
-    pub(super) fn capture_guard(&mut self, site: usize, lanes: GuardRange) {
+    /// Notes a guard's difference and outcome in each iteration being captured.
+    pub(super) fn capture_guard(&mut self, site: usize, difference: i128, outcome: bool) {
         for watch in [&mut self.watch, &mut self.nested_watch] {
             if let Some(watch) = watch.as_mut().filter(|w| w.capturing()) {
-                watch.note_guard(site, lanes);
+                watch.note_guard(site, difference, outcome);
             }
         }
     }

@@ -167,19 +167,19 @@ impl Machine<'_, '_> {
         let ExKind::Binary { op, .. } = e.kind else {
             return;
         };
-        let mut range = GuardRange::default();
+        let mut range = self.guard_ranges[index];
         for lane in 0..WARP_LANES {
             if mask >> lane & 1 == 0 {
                 continue;
             }
             let d = i128::from(self.regs[a][lane] as i64) - i128::from(self.regs[b][lane] as i64);
-            range.note(d, Guard::outcome(op, d));
+            let outcome = Guard::outcome(op, d);
+            range.note(d, outcome);
+            if self.capturing {
+                self.capture_guard(index, d, outcome);
+            }
         }
-        // The lanes' range joined at once: a range is the least and greatest of each side.
-        self.guard_ranges[index] = self.guard_ranges[index].join(range);
-        if self.capturing {
-            self.capture_guard(index, range);
-        }
+        self.guard_ranges[index] = range;
     }
 
     #[cold]
