@@ -940,6 +940,26 @@ impl BlockSink<'_> {
     /// where `from_ran`, the record of the iteration run that it repeats, which is made into it
     /// only where needed.
     fn repeat(&mut self, record: &MemRecord, repeated: &Repeated, from_ran: bool) {
+        let log = self.reusable_log(record.warp);
+        self.repeat_logged(record, repeated, from_ran, log);
+    }
+
+    /// The log of `warp`'s iteration run, where the sink may reuse it (`repeats_begin`).
+    fn reusable_log(&self, warp: u32) -> Option<usize> {
+        self.iterations
+            .iter()
+            .position(|log| log.reusable && log.warp == warp)
+    }
+
+    /// `repeat`, given the warp's `reusable_log`, which a caller with a run of the warp's
+    /// records looks up once for all of them.
+    fn repeat_logged(
+        &mut self,
+        record: &MemRecord,
+        repeated: &Repeated,
+        from_ran: bool,
+        log: Option<usize>,
+    ) {
         let whole = || {
             let mut whole = *record;
             if from_ran {
@@ -949,10 +969,9 @@ impl BlockSink<'_> {
         };
         // The last skipped iterations pass through everything, so that the compiler effects
         // leave the warp as a full run does (`IterationLog::tail`).
-        let found = self.iterations.iter().position(|log| {
-            log.reusable
-                && log.warp == record.warp
-                && repeated.index < log.records.len()
+        let found = log.filter(|&i| {
+            let log = &self.iterations[i];
+            repeated.index < log.records.len()
                 && repeated.iteration + log.tail <= repeated.iterations
         });
         let Some(i) = found else {
@@ -1382,10 +1401,7 @@ impl RecordSink for BlockSink<'_> {
         if traced_warp {
             return None;
         }
-        let i = self
-            .iterations
-            .iter()
-            .position(|log| log.reusable && log.warp == warp)?;
+        let i = self.reusable_log(warp)?;
         let device = self.counting.device;
         let log = &mut self.iterations[i];
         // The batched iterations are the 1st to the `iterations - tail`-th, as `repeat` takes
@@ -1489,10 +1505,7 @@ impl RecordSink for BlockSink<'_> {
             return;
         };
         let warp = ran.warp;
-        let log = self
-            .iterations
-            .iter()
-            .position(|log| log.reusable && log.warp == warp);
+        let log = self.reusable_log(warp);
         let leader = self.leader_of(ran);
         let mut noted = false;
         for i in 0..count {
@@ -1510,7 +1523,7 @@ impl RecordSink for BlockSink<'_> {
                         .is_some_and(|logged| logged.quiet)
             });
             let Some(log) = quiet else {
-                self.repeat(ran, &repeated, true);
+                self.repeat_logged(ran, &repeated, true, log);
                 continue;
             };
             self.add_quiet_effects(log, repeated.iterations);
