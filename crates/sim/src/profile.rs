@@ -252,8 +252,9 @@ struct WarpTrace {
     barrier: bool,
     /// A global store has been issued since the current round trip began.
     stored: bool,
-    /// Loads in the current round trip, per source location (by its span's line and column).
-    in_flight: HashMap<(u32, u32), u32>,
+    /// Loads in the current round trip, per source location (by its span's line and column):
+    /// a kernel's few load sites, found by a look along the list faster than by hashing.
+    in_flight: Vec<((u32, u32), u32)>,
     /// The first load of the current round trip (`LoadOrder::sequence`; 0 if unknown).
     open_first: u32,
     /// Whether the current round trip waits for a sector new to the block.
@@ -977,7 +978,11 @@ impl BlockProfiler {
                 let order = issue.order;
                 self.data_steered |= order.waits_for != 0;
                 let site = issue.site;
-                let repeats = trace.in_flight.get(&site).copied().unwrap_or(0);
+                let repeats = trace
+                    .in_flight
+                    .iter()
+                    .find(|(at, _)| *at == site)
+                    .map_or(0, |&(_, loads)| loads);
                 let limit = if order.in_flight == 0 {
                     LOADS_IN_FLIGHT_PER_SITE
                 } else {
@@ -994,7 +999,10 @@ impl BlockProfiler {
                 }
                 trace.barrier = false;
                 trace.stored = false;
-                *trace.in_flight.entry(site).or_insert(0) += 1;
+                match trace.in_flight.iter_mut().find(|(at, _)| *at == site) {
+                    Some((_, loads)) => *loads += 1,
+                    None => trace.in_flight.push((site, 1)),
+                }
             }
             AccessKind::Store | AccessKind::Atomic => trace.stored = true,
         }
