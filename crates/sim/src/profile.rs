@@ -142,15 +142,19 @@ impl Footprint {
         }
     }
 
-    /// The footprint of a set of sectors, each with the mask of its bytes that were touched.
-    fn of(sectors: &HashMap<u64, u32>) -> Footprint {
-        let atoms: HashSet<u64> = sectors
-            .keys()
-            .map(|s| s * SECTOR_BYTES / DRAM_ATOM_BYTES)
-            .collect();
+    /// The footprint of a set of distinct sectors, each with the mask of its bytes that were
+    /// touched.
+    fn of(sectors: impl Iterator<Item = (u64, u32)>) -> Footprint {
+        let mut atoms: HashSet<u64> = HashSet::default();
+        let (mut bytes, mut count) = (0.0, 0.0);
+        for (sector, mask) in sectors {
+            atoms.insert(sector * SECTOR_BYTES / DRAM_ATOM_BYTES);
+            bytes += f64::from(mask.count_ones());
+            count += 1.0;
+        }
         Footprint {
-            bytes: sectors.values().map(|m| f64::from(m.count_ones())).sum(),
-            sectors: sectors.len() as f64,
+            bytes,
+            sectors: count,
             atoms: atoms.len() as f64,
         }
     }
@@ -286,10 +290,11 @@ pub struct BlockProfiler {
     device: Device,
     /// (name, base, size) of each global object, ascending.
     layout: Vec<(String, u64, u64)>,
-    /// Per buffer: sector -> mask of the bytes read (and likewise written).
-    reads: Vec<HashMap<u64, u32>>,
+    /// Per buffer: sector -> mask of the bytes read (and likewise written). A read sector's
+    /// entry also says whether a load read it (`LOADED`, above the mask's 32 bits): the sectors
+    /// the block's loads bring into the L1, found with the one look-up.
+    reads: Vec<HashMap<u64, u64>>,
     writes: Vec<HashMap<u64, u32>>,
-    load_sectors: HashSet<u64>,
     ld_lines: u64,
     ld_wavefronts: u64,
     st_lines: u64,
@@ -495,6 +500,9 @@ impl CopyKind {
     }
 }
 
+/// The bit of a read sector's entry (`BlockProfiler::reads`) that says a load read it.
+const LOADED: u64 = 1 << 32;
+
 /// The moves that keep a global access's shape on every device: whole multiples of the widest
 /// alignment any coalescing rule looks at (cc 1.0 wants a half-warp of 16-byte words at a multiple
 /// of 256 bytes; lines, halves of lines, sectors and cc 1.x segments are all smaller).
@@ -579,7 +587,6 @@ impl BlockProfiler {
             layout,
             reads: vec![HashMap::default(); n],
             writes: vec![HashMap::default(); n],
-            load_sectors: HashSet::default(),
             ld_lines: 0,
             ld_wavefronts: 0,
             st_lines: 0,
@@ -954,14 +961,16 @@ impl BlockProfiler {
         for &(buffer, sector, mask) in &shape.touched {
             let sector = sector.wrapping_add_signed(sector_shift);
             if kind != AccessKind::Store {
-                *self.reads[buffer].entry(sector).or_insert(0) |= mask;
+                let read = self.reads[buffer].entry(sector).or_insert(0);
+                *read |= u64::from(mask);
+                if kind == AccessKind::Load && *read & LOADED == 0 {
+                    *read |= LOADED;
+                    self.warps[warp].missing = true;
+                    missed_lines.insert(sector * SECTOR_BYTES / LINE_BYTES);
+                }
             }
             if kind != AccessKind::Load {
                 *self.writes[buffer].entry(sector).or_insert(0) |= mask;
-            }
-            if kind == AccessKind::Load && self.load_sectors.insert(sector) {
-                self.warps[warp].missing = true;
-                missed_lines.insert(sector * SECTOR_BYTES / LINE_BYTES);
             }
         }
         if kind == AccessKind::Load {
@@ -1098,10 +1107,12 @@ impl BlockProfiler {
 
     /// Forgets the block, keeping the launch's layout and device.
     fn reset(&mut self) {
-        for map in self.reads.iter_mut().chain(self.writes.iter_mut()) {
+        for map in &mut self.reads {
             map.clear();
         }
-        self.load_sectors.clear();
+        for map in &mut self.writes {
+            map.clear();
+        }
         self.ld_lines = 0;
         self.ld_wavefronts = 0;
         self.st_lines = 0;
@@ -1368,10 +1379,12 @@ impl ProfileBuilder {
         let p = &mut self.profile;
         for (i, buffer) in p.buffers.iter_mut().enumerate() {
             if let Some(reads) = block.reads.get(i) {
-                buffer.read.add_scaled(&Footprint::of(reads), times);
+                let masks = reads.iter().map(|(&sector, &read)| (sector, read as u32));
+                buffer.read.add_scaled(&Footprint::of(masks), times);
             }
             if let Some(writes) = block.writes.get(i) {
-                buffer.written.add_scaled(&Footprint::of(writes), times);
+                let masks = writes.iter().map(|(&sector, &mask)| (sector, mask));
+                buffer.written.add_scaled(&Footprint::of(masks), times);
                 let reads = block.reads.get(i);
                 let partial = writes
                     .iter()
@@ -1382,12 +1395,16 @@ impl ProfileBuilder {
                 buffer.partial_sectors += partial as f64 * times;
             }
         }
-        p.l1_fill_sectors += block.load_sectors.len() as f64 * times;
-        let lines: HashSet<u64> = block
-            .load_sectors
-            .iter()
-            .map(|s| s * SECTOR_BYTES / LINE_BYTES)
-            .collect();
+        let loaded = || {
+            block.reads.iter().flat_map(|reads| {
+                reads
+                    .iter()
+                    .filter(|(_, &read)| read & LOADED != 0)
+                    .map(|(&sector, _)| sector)
+            })
+        };
+        p.l1_fill_sectors += loaded().count() as f64 * times;
+        let lines: HashSet<u64> = loaded().map(|s| s * SECTOR_BYTES / LINE_BYTES).collect();
         p.l1_fill_lines += lines.len() as f64 * times;
         p.global_ld_lines += block.ld_lines as f64 * times;
         p.global_st_lines += block.st_lines as f64 * times;
