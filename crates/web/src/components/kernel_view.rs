@@ -1146,11 +1146,12 @@ mod tests {
         let text = cost_text(&report, 12.0);
         // Warp w of a 32 x 32 block reads row w of each tile: one warp runs for the other 31.
         // Each of the 32 phases reads the tiles 32 columns of `a` and 32 rows of `b` further on:
-        // that warp runs the first phase and skips the other 31.
+        // that warp runs the first phase and skips the other 31, and in the phase it runs, it
+        // runs the first of the `k` loop's 32 iterations and skips the other 31.
         assert!(
             text.starts_with("simulated 9 blocks of ")
                 && text.contains(
-                    " (1 run, 8 shown alike; 1 of 32 warps run; 31 loop iterations skipped), "
+                    " (1 run, 8 shown alike; 1 of 32 warps run; 62 loop iterations skipped), "
                 ),
             "{text}"
         );
