@@ -481,6 +481,33 @@ struct IterationLog {
 type MeasuresByRemainder = Vec<(i64, Option<AccessMeasure>)>;
 
 impl IterationLog {
+    /// Where the outputs (`IterationLog::outputs`) of logged record `k` lie.
+    fn outputs_of(&self, k: usize) -> std::ops::Range<usize> {
+        let start = k.checked_sub(1).map_or(0, |j| self.records[j].outputs_end);
+        start..self.records[k].outputs_end
+    }
+
+    /// Decides what the repeats of logged record `k` are, as the first of them comes (or before
+    /// it, `RecordSink::repeats_needed`), over `times` iterations batched: counted at once with
+    /// the first where every output keeps its measure moved (`LoggedRecord::batched`), and not
+    /// handed at all where besides every output is measured, the profile needs no placement,
+    /// the warp is not `traced`, and a warp that `leads` a class has it as an input of the class
+    /// (`LoggedRecord::quiet`). Call `output_moves` first.
+    fn decide_repeats(&mut self, k: usize, times: u64, traced: bool, leads: bool) {
+        let output_moves = &self.output_moves[self.outputs_of(k)];
+        let all_kept = output_moves
+            .iter()
+            .all(|output| output.unit == 0 || output.every_step);
+        let all_measured = output_moves.iter().all(|output| output.unit != 0);
+        let logged = &mut self.records[k];
+        logged.batched = all_kept && times > 1;
+        logged.quiet = logged.batched
+            && all_measured
+            && !traced
+            && (!logged.issued || logged.copy != CopyKind::Placed)
+            && (!leads || logged.class_input.is_some());
+    }
+
     /// How each output moves per iteration, as `OutputMove`s (`per_step` for iterations), once
     /// the iteration is logged.
     fn output_moves(&mut self, device: &Device) -> &[OutputMove] {
@@ -1000,25 +1027,10 @@ impl BlockSink<'_> {
         let first_of_batch = repeated.iteration == 1;
         let log = &mut iterations[i];
         let times = repeated.iterations - log.tail;
-        let start = repeated
-            .index
-            .checked_sub(1)
-            .map_or(0, |k| log.records[k].outputs_end);
-        let end = log.records[repeated.index].outputs_end;
+        let std::ops::Range { start, end } = log.outputs_of(repeated.index);
         log.output_moves(counting.device);
         if first_of_batch {
-            let output_moves = &log.output_moves[start..end];
-            let all_kept = output_moves
-                .iter()
-                .all(|output| output.unit == 0 || output.every_step);
-            let all_measured = output_moves.iter().all(|output| output.unit != 0);
-            let logged = &mut log.records[repeated.index];
-            logged.batched = all_kept && times > 1;
-            logged.quiet = logged.batched
-                && all_measured
-                && !traced
-                && (!logged.issued || logged.copy != CopyKind::Placed)
-                && (leader.is_none() || logged.class_input.is_some());
+            log.decide_repeats(repeated.index, times, traced, leader.is_some());
         }
         let log = &iterations[i];
         let logged = &log.records[repeated.index];
@@ -1411,23 +1423,12 @@ impl RecordSink for BlockSink<'_> {
         }
         let times = iterations - log.tail;
         log.output_moves(device);
-        let mut any_quiet = false;
+        // As `repeat` decides at the first skipped iteration (the warp neither traced nor
+        // leading, as above).
         for k in 0..log.records.len() {
-            let start = k.checked_sub(1).map_or(0, |j| log.records[j].outputs_end);
-            let end = log.records[k].outputs_end;
-            let output_moves = &log.output_moves[start..end];
-            // As `repeat` decides at the first skipped iteration.
-            let all_kept = output_moves
-                .iter()
-                .all(|output| output.unit == 0 || output.every_step);
-            let all_measured = output_moves.iter().all(|output| output.unit != 0);
-            let logged = &mut log.records[k];
-            logged.batched = all_kept;
-            logged.quiet =
-                all_kept && all_measured && (!logged.issued || logged.copy != CopyKind::Placed);
-            any_quiet |= logged.quiet;
+            log.decide_repeats(k, times, false, false);
         }
-        if !any_quiet {
+        if !log.records.iter().any(|logged| logged.quiet) {
             return None;
         }
         // What the first skipped iteration's repeat of each quiet record counts, for all the
@@ -1437,8 +1438,7 @@ impl RecordSink for BlockSink<'_> {
             if !logged.quiet {
                 continue;
             }
-            let start = k.checked_sub(1).map_or(0, |j| log.records[j].outputs_end);
-            for (output, measure) in &log.outputs[start..logged.outputs_end] {
+            for (output, measure) in &log.outputs[log.outputs_of(k)] {
                 if let Some(measure) = measure {
                     self.counting.count_untraced_times(output, measure, times);
                 }
