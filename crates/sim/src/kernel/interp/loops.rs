@@ -132,18 +132,13 @@ struct IterationStart {
 /// The iterations a warp skips, and how far it has handed their records to the sink.
 #[derive(Debug)]
 struct Skipping {
-    /// Iterations 1 to `iterations` after the captured one are skipped; `iteration` is the one
-    /// being handed.
-    iterations: u64,
+    /// Iterations 1 to `alike.iterations` after the captured one are skipped; `iteration` is
+    /// the one being handed.
+    alike: AlikeIterations,
     iteration: u64,
     /// The next record of the captured iteration to hand, and the next barrier to pass.
     record: usize,
     barrier: usize,
-    /// Per record of the captured iteration: how far its site moves per iteration.
-    moves: Vec<i64>,
-    /// The loads and fences of one iteration, which the records' orders move by.
-    loads: u32,
-    fences: u32,
     /// What the sink still needs of the iterations skipped (`RecordSink::repeats_needed`),
     /// asked before the first is handed...
     needed: Option<RepeatsNeeded>,
@@ -152,6 +147,7 @@ struct Skipping {
 }
 
 /// What `alike_after` finds of the iterations after a captured one.
+#[derive(Debug)]
 struct AlikeIterations {
     /// How many come out alike.
     iterations: u64,
@@ -161,6 +157,22 @@ struct AlikeIterations {
     loads: u32,
     fences: u32,
     iteration_steps: u64,
+}
+
+impl AlikeIterations {
+    /// Record `index` of the captured iteration as it repeats in skipped iteration
+    /// `iteration`.
+    fn repeated(&self, index: usize, iteration: u64) -> Repeated {
+        // Load sequences and fence counts fit in 32 bits for any run within the budget.
+        Repeated {
+            index,
+            by: self.moves[index].wrapping_mul(iteration as i64),
+            loads: (u64::from(self.loads) * iteration) as u32,
+            fences: (u64::from(self.fences) * iteration) as u32,
+            iteration,
+            iterations: self.iterations,
+        }
+    }
 }
 
 /// The most heads at which a warp starts to capture an iteration: a loop whose lanes settle only
@@ -517,17 +529,8 @@ impl Machine<'_, '_> {
     fn skip_nested(&mut self, watch: &LoopWatch, alike: &AlikeIterations) {
         for iteration in 1..=alike.iterations {
             for (index, ran) in watch.records.iter().enumerate() {
-                // Load sequences and fence counts fit in 32 bits for any run within the budget.
-                let repeated = Repeated {
-                    index,
-                    by: alike.moves[index].wrapping_mul(iteration as i64),
-                    loads: (u64::from(alike.loads) * iteration) as u32,
-                    fences: (u64::from(alike.fences) * iteration) as u32,
-                    iteration,
-                    iterations: alike.iterations,
-                };
                 let mut record = *ran;
-                repeated.apply(&mut record);
+                alike.repeated(index, iteration).apply(&mut record);
                 self.sink.record(&record);
                 self.emitted += 1;
                 if self.capturing {
@@ -567,13 +570,10 @@ impl Machine<'_, '_> {
         self.skip_ahead(watch, start, &alike, &progress.1, span)?;
         let needed = self.sink.repeats_needed(self.warp, alike.iterations);
         Ok(Some(Skipping {
-            iterations: alike.iterations,
+            alike,
             iteration: 1,
             record: 0,
             barrier: 0,
-            moves: alike.moves,
-            loads: alike.loads,
-            fences: alike.fences,
             needed,
             handed: Vec::new(),
         }))
@@ -751,7 +751,7 @@ impl Machine<'_, '_> {
                 skipping.iteration += 1;
                 skipping.record = 0;
                 skipping.barrier = 0;
-                if skipping.iteration > skipping.iterations {
+                if skipping.iteration > skipping.alike.iterations {
                     watch.done = true;
                     return AtHead::Run;
                 }
@@ -770,10 +770,9 @@ impl Machine<'_, '_> {
             self.emitted += to - from;
             // Before the sink's tail, only the records it still needs, and once that the warp
             // ran if it asks for that.
-            let needed = skipping
-                .needed
-                .as_ref()
-                .filter(|needed| iteration.saturating_add(needed.tail) <= skipping.iterations);
+            let needed = skipping.needed.as_ref().filter(|needed| {
+                iteration.saturating_add(needed.tail) <= skipping.alike.iterations
+            });
             if let Some(needed) = needed {
                 skipping.handed.clear();
                 let mut warp_ran = false;
@@ -791,18 +790,9 @@ impl Machine<'_, '_> {
             let (records, skipping_now) = (&watch.records, &*skipping);
             let handed = &skipping_now.handed;
             let picked = needed.is_some();
-            // Load sequences and fence counts fit in 32 bits for any run within the budget.
             let repeated = |i: usize| {
                 let at = if picked { handed[i] } else { from + i };
-                let repeated = Repeated {
-                    index: at,
-                    by: skipping_now.moves[at].wrapping_mul(iteration as i64),
-                    loads: (u64::from(skipping_now.loads) * iteration) as u32,
-                    fences: (u64::from(skipping_now.fences) * iteration) as u32,
-                    iteration,
-                    iterations: skipping_now.iterations,
-                };
-                (&records[at], repeated)
+                (&records[at], skipping_now.alike.repeated(at, iteration))
             };
             let count = if picked { handed.len() } else { to - from };
             if count > 0 {
