@@ -57,8 +57,9 @@ use crate::device::{Device, GlobalCoalescing, LaunchError};
 use crate::fill::Fill;
 use crate::kernel::block_shift::{Guard, GuardRange, ShiftedBuffer};
 use crate::kernel::{
-    self, span::one_line, Diagnostic, Dim3, IterationFences, Launch, MemRecord, MovedRecord,
-    RecordSink, RepeatNeed, Repeated, RepeatsNeeded, Simulation, SiteMove, Span, Value, WarpsAlike,
+    self, span::one_line, Diagnostic, Dim3, IterationFences, IterationsRepeated, Launch, MemRecord,
+    MovedRecord, RecordSink, RepeatNeed, Repeated, RepeatsNeeded, Simulation, SiteMove, Span,
+    Value, WarpsAlike,
 };
 use crate::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use crate::profile::{
@@ -1140,6 +1141,110 @@ impl BlockSink<'_> {
         }
     }
 
+    /// Takes the iterations of `batch` that `repeat_logged` would take from the warp's log
+    /// (before its tail), of a warp that neither leads a class nor is traced, as that takes them
+    /// one record at a time, but for the lookups made once: the profile places each record in
+    /// order, the counting counts each as `repeat_logged` does, and the compiler effects, sums
+    /// and a maximum that nothing reads before the block ends (`add_quiet_effects`), are added
+    /// for all the iterations at once. The first iteration not taken.
+    fn repeat_iterations(&mut self, batch: &IterationsRepeated<'_>) -> u64 {
+        let (first, warp) = (batch.first, batch.warp);
+        let Some(record) = batch.records.first() else {
+            return first;
+        };
+        let Some(i) = self.reusable_log(warp) else {
+            return first;
+        };
+        if self.leader_of_warp(warp).is_some() || self.traced(record.block, warp) {
+            return first;
+        }
+        let per_iteration = batch.per_iteration();
+        let logged_count = self.iterations[i].records.len();
+        if (0..per_iteration).any(|k| batch.index(k) >= logged_count) {
+            return first;
+        }
+        let iterations = (batch.repeated)(0, first).iterations;
+        let tail = self.iterations[i].tail;
+        let last = batch.last.min(iterations.saturating_sub(tail));
+        if last < first {
+            return first;
+        }
+        let times = iterations - tail;
+        let BlockSink {
+            counting,
+            reuse,
+            fuser,
+            profiler,
+            iterations: logs,
+            shapes,
+            ..
+        } = self;
+        let log = &mut logs[i];
+        log.output_moves(counting.device);
+        if first == 1 {
+            for k in 0..per_iteration {
+                log.decide_repeats(batch.index(k), times, false, false);
+            }
+        }
+        let log = &logs[i];
+        for k in 0..per_iteration {
+            add_compiler_effects_times(
+                (reuse.as_deref_mut(), fuser.as_deref_mut()),
+                &log.records[batch.index(k)],
+                last - first + 1,
+            );
+        }
+        for iteration in first..=last {
+            if batch.warp_ran {
+                profiler.warp_runs(warp);
+            }
+            for k in 0..per_iteration {
+                let at = batch.index(k);
+                let (record, logged) = (&batch.records[at], &log.records[at]);
+                let repeated = (batch.repeated)(at, iteration);
+                if logged.issued {
+                    let mut issue = Issue::of(record);
+                    issue.order = repeated.order(record.order);
+                    let whole = || {
+                        let mut whole = *record;
+                        repeated.apply(&mut whole);
+                        whole
+                    };
+                    let copy = (issue, warp, logged.copy);
+                    profile_copy(
+                        profiler,
+                        shapes,
+                        copy,
+                        logged.shape.as_ref(),
+                        repeated.by,
+                        whole,
+                    );
+                }
+                // Once, all the batch's at the first iteration, or none, as in `repeat_logged`.
+                let count_times = match (logged.batched, iteration == 1) {
+                    (false, _) => 1,
+                    (true, true) => times,
+                    (true, false) => continue,
+                };
+                for k in log.outputs_of(at) {
+                    let (output, measure) = &log.outputs[k];
+                    let output_move = &log.output_moves[k];
+                    let measure = match measure.filter(|_| output_move.holds(iteration as i64)) {
+                        Some(measure) => Some(measure),
+                        None => {
+                            let by = output_move.per_step.wrapping_mul(iteration as i64);
+                            log.moved_measure(k, by, counting.device)
+                        }
+                    };
+                    if let Some(measure) = measure {
+                        counting.count_untraced_times(output, &measure, count_times);
+                    }
+                }
+            }
+        }
+        last + 1
+    }
+
     /// Adds to the compiler effects' tallies what the quiet records of log `i`
     /// (`LoggedRecord::quiet`) add in every skipped iteration they are quiet in, the 2nd to the
     /// `iterations - tail`-th, once per log. The tallies are sums and a maximum, which nothing
@@ -1538,6 +1643,13 @@ impl RecordSink for BlockSink<'_> {
                 class.push_repeat(run, repeated.iteration as i64, shape, Some(0));
                 class.add_effects_of(logged);
             }
+        }
+    }
+
+    fn iterations_repeated_from(&mut self, batch: &IterationsRepeated<'_>) {
+        let from = self.repeat_iterations(batch);
+        if from <= batch.last {
+            batch.each_from(self, from);
         }
     }
 

@@ -46,9 +46,9 @@ pub mod span;
 pub mod uniformity;
 
 pub use interp::{
-    move_lanes, run, BlockRun, BlockSelection, BlockStats, Dim3, IterationFences, Launch,
-    LoadOrder, MemRecord, MovedRecord, RecordSink, RepeatNeed, Repeated, RepeatsNeeded, RunConfig,
-    Simulation, SiteMove, Value, WarpsAlike,
+    move_lanes, run, BlockRun, BlockSelection, BlockStats, Dim3, IterationFences,
+    IterationsRepeated, Launch, LoadOrder, MemRecord, MovedRecord, RecordSink, RepeatNeed,
+    Repeated, RepeatsNeeded, RunConfig, Simulation, SiteMove, Value, WarpsAlike,
 };
 pub use sema::Program;
 pub use span::{Diagnostic, Span};

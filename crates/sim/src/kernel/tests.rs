@@ -1992,6 +1992,12 @@ mod repeats {
                 .collect();
             self.calls.push(format!("[{}]", run.join(" ")));
         }
+
+        fn iterations_repeated_from(&mut self, iterations: &IterationsRepeated<'_>) {
+            let (first, last) = (iterations.first, iterations.last);
+            self.calls.push(format!("<{first} to {last}>"));
+            iterations.each(self);
+        }
     }
 
     /// A loop of six phases, each a run to a barrier of two records (a global load, a shared
@@ -2007,6 +2013,20 @@ mod repeats {
     __syncthreads();
   }
 }";
+        check_source(source, needed, expected);
+    }
+
+    /// A loop of six iterations with no barrier, each a global load and a global store.
+    fn check_without_barriers(needed: Option<RepeatsNeeded>, expected: &str) {
+        let source = "__global__ void k(float* out, const float* in) {
+  for (int p = 0; p < 6; ++p) {
+    out[p * 32 + threadIdx.x] = in[p * 32 + threadIdx.x];
+  }
+}";
+        check_source(source, needed, expected);
+    }
+
+    fn check_source(source: &str, needed: Option<RepeatsNeeded>, expected: &str) {
         let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
         let l = launch([1, 1, 1], [32, 1, 1], 0, &[], &[("out", 768), ("in", 768)]);
         let mut sim = Simulation::new(&program, "k", &l, 7).unwrap_or_else(|d| panic!("{d}"));
@@ -2045,6 +2065,26 @@ mod repeats {
         check(
             Some(needed),
             "needed of 5 [1:0] ran [2:0] ran [3:0] ran [4:0] ran [5:0 5:1] [5:2 5:3]",
+        );
+    }
+
+    #[test]
+    fn a_loop_without_barriers_hands_its_skipped_iterations_at_once() {
+        check_without_barriers(
+            None,
+            "needed of 5 <1 to 5> [1:0 1:1] [2:0 2:1] [3:0 3:1] [4:0 4:1] [5:0 5:1]",
+        );
+    }
+
+    #[test]
+    fn a_loop_without_barriers_hands_at_once_only_the_iterations_before_the_sinks_tail() {
+        let needed = RepeatsNeeded {
+            tail: 1,
+            needs: vec![RepeatNeed::Record, RepeatNeed::WarpRan],
+        };
+        check_without_barriers(
+            Some(needed),
+            "needed of 5 <1 to 4> ran [1:0] ran [2:0] ran [3:0] ran [4:0] [5:0 5:1]",
         );
     }
 

@@ -188,6 +188,76 @@ pub trait RecordSink {
             self.record_repeated_from(ran, &repeated);
         }
     }
+
+    /// The records of a run of whole skipped iterations of a loop with no barrier in it
+    /// (`IterationsRepeated`), all at once: a sink that knows what they make need not be called
+    /// once per record. Taking them iteration by iteration as `records_repeated_from` does
+    /// (`IterationsRepeated::each`) is what a sink that does not know better does.
+    fn iterations_repeated_from(&mut self, iterations: &IterationsRepeated<'_>) {
+        iterations.each(self);
+    }
+}
+
+/// Skipped iterations `first..=last` of a loop with no barrier in it, handed at once
+/// (`RecordSink::iterations_repeated_from`): in each, `warp` repeats the records of the iteration
+/// it ran at `handed` (all of them where `None`), moved as `repeated(index, iteration)` says,
+/// after noting that it ran (`RecordSink::repeats_ran`) where `warp_ran`.
+pub struct IterationsRepeated<'r> {
+    pub warp: u32,
+    pub records: &'r [MemRecord],
+    pub handed: Option<&'r [usize]>,
+    pub warp_ran: bool,
+    pub first: u64,
+    pub last: u64,
+    pub repeated: &'r dyn Fn(usize, u64) -> Repeated,
+}
+
+impl std::fmt::Debug for IterationsRepeated<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IterationsRepeated")
+            .field("warp", &self.warp)
+            .field("records", &self.records.len())
+            .field("handed", &self.handed)
+            .field("warp_ran", &self.warp_ran)
+            .field("first", &self.first)
+            .field("last", &self.last)
+            .finish_non_exhaustive()
+    }
+}
+
+impl IterationsRepeated<'_> {
+    /// How many records each iteration hands.
+    pub fn per_iteration(&self) -> usize {
+        self.handed.map_or(self.records.len(), <[usize]>::len)
+    }
+
+    /// Which record of the iteration run the `i`-th handed one repeats.
+    pub fn index(&self, i: usize) -> usize {
+        self.handed.map_or(i, |handed| handed[i])
+    }
+
+    /// Hands `sink` iterations `from..=self.last`, one `records_repeated_from` each, as the
+    /// interpreter would one iteration at a time.
+    pub fn each_from<S: RecordSink + ?Sized>(&self, sink: &mut S, from: u64) {
+        for iteration in from..=self.last {
+            if self.warp_ran {
+                sink.repeats_ran(self.warp);
+            }
+            let count = self.per_iteration();
+            if count > 0 {
+                let repeated = |i: usize| {
+                    let at = self.index(i);
+                    (&self.records[at], (self.repeated)(at, iteration))
+                };
+                sink.records_repeated_from(count, &repeated);
+            }
+        }
+    }
+
+    /// `each_from` the first iteration.
+    pub fn each<S: RecordSink + ?Sized>(&self, sink: &mut S) {
+        self.each_from(sink, self.first);
+    }
 }
 
 /// The fences (`__syncthreads`, `__syncwarp`, `__threadfence`) a warp passes in one iteration

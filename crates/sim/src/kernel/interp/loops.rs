@@ -757,6 +757,44 @@ impl Machine<'_, '_> {
                 }
                 continue;
             }
+            // With no barrier in the loop, whole iterations at once: up to the sink's tail where
+            // it said what it needs, else to the last.
+            if watch.barriers.is_empty() && skipping.record == 0 {
+                let iteration = skipping.iteration;
+                let iterations = skipping.alike.iterations;
+                let last = match skipping.needed.as_ref() {
+                    None => Some(iterations),
+                    Some(needed) => iterations
+                        .checked_sub(needed.tail)
+                        .filter(|&last| last >= iteration),
+                };
+                if let Some(last) = last {
+                    let warp_ran = skipping.needed.as_ref().is_some_and(|needed| {
+                        pick_handed(needed, 0..watch.records.len(), &mut skipping.handed)
+                    });
+                    let skipping_now = &*skipping;
+                    let repeated =
+                        |at: usize, iteration: u64| skipping_now.alike.repeated(at, iteration);
+                    let batch = IterationsRepeated {
+                        warp: self.warp,
+                        records: &watch.records,
+                        handed: skipping_now
+                            .needed
+                            .as_ref()
+                            .map(|_| skipping_now.handed.as_slice()),
+                        warp_ran,
+                        first: iteration,
+                        last,
+                        repeated: &repeated,
+                    };
+                    self.sink.iterations_repeated_from(&batch);
+                    let whole = (last - iteration + 1) as usize;
+                    self.emitted += whole.saturating_mul(watch.records.len());
+                    skipping.iteration = last;
+                    skipping.record = watch.records.len();
+                    continue;
+                }
+            }
             // The iteration's records up to its next barrier or its end, at once.
             let from = skipping.record;
             let to = watch
@@ -774,16 +812,7 @@ impl Machine<'_, '_> {
                 iteration.saturating_add(needed.tail) <= skipping.alike.iterations
             });
             if let Some(needed) = needed {
-                skipping.handed.clear();
-                let mut warp_ran = false;
-                for at in from..to {
-                    match needed.needs.get(at).copied().unwrap_or(RepeatNeed::Record) {
-                        RepeatNeed::Record => skipping.handed.push(at),
-                        RepeatNeed::WarpRan => warp_ran = true,
-                        RepeatNeed::Nothing => {}
-                    }
-                }
-                if warp_ran {
+                if pick_handed(needed, from..to, &mut skipping.handed) {
                     self.sink.repeats_ran(self.warp);
                 }
             }
@@ -801,6 +830,25 @@ impl Machine<'_, '_> {
             skipping.record = to;
         }
     }
+}
+
+/// Puts into `handed` the records at `range` that the sink `needed`, and says whether it asked
+/// for the warp's run instead of any of them (`RepeatNeed::WarpRan`).
+fn pick_handed(
+    needed: &RepeatsNeeded,
+    range: std::ops::Range<usize>,
+    handed: &mut Vec<usize>,
+) -> bool {
+    handed.clear();
+    let mut warp_ran = false;
+    for at in range {
+        match needed.needs.get(at).copied().unwrap_or(RepeatNeed::Record) {
+            RepeatNeed::Record => handed.push(at),
+            RepeatNeed::WarpRan => warp_ran = true,
+            RepeatNeed::Nothing => {}
+        }
+    }
+    warp_ran
 }
 
 /// How many of the iterations after the one that compared `range` at `guard`, up to `most`,
