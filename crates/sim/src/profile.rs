@@ -293,7 +293,7 @@ pub struct BlockProfiler {
     /// Per buffer: sector -> mask of the bytes read (and likewise written). A read sector's
     /// entry also says whether a load read it (`LOADED`, above the mask's 32 bits): the sectors
     /// the block's loads bring into the L1, found with the one look-up.
-    reads: Vec<HashMap<u64, u64>>,
+    reads: Vec<ReadSectors>,
     writes: Vec<HashMap<u64, u32>>,
     ld_lines: u64,
     ld_wavefronts: u64,
@@ -503,6 +503,44 @@ impl CopyKind {
 /// The bit of a read sector's entry (`BlockProfiler::reads`) that says a load read it.
 const LOADED: u64 = 1 << 32;
 
+/// The bit of a read sector's entry that says the sector was read at all, so that an entry is
+/// present exactly where it is not 0 (`ReadSectors`).
+const PRESENT: u64 = 1 << 33;
+
+/// The 32-byte sectors of a 128-byte line.
+const SECTORS_PER_LINE: usize = (LINE_BYTES / SECTOR_BYTES) as usize;
+
+/// The sectors of one buffer that a block read, each with its entry (the mask of the bytes read,
+/// `LOADED` and `PRESENT`), kept per 128-byte line: the sectors a warp's request touches mostly
+/// share a line, and are found with one look-up of it instead of one each (the naive matmul's
+/// `b[k * n + col]` at tile 27 touches five sectors in two lines).
+#[derive(Clone, Debug, Default)]
+struct ReadSectors(HashMap<u64, [u64; SECTORS_PER_LINE]>);
+
+impl ReadSectors {
+    /// The entries of the sectors of `line`, 0 for a sector not read.
+    fn line(&mut self, line: u64) -> &mut [u64; SECTORS_PER_LINE] {
+        self.0.entry(line).or_insert([0; SECTORS_PER_LINE])
+    }
+
+    /// The sectors read, each with its entry, in no order.
+    fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.0.iter().flat_map(|(&line, slots)| {
+            (0..SECTORS_PER_LINE as u64)
+                .zip(slots)
+                .filter(|&(_, &read)| read != 0)
+                .map(move |(k, &read)| (line * SECTORS_PER_LINE as u64 + k, read))
+        })
+    }
+
+    fn contains(&self, sector: u64) -> bool {
+        let per_line = SECTORS_PER_LINE as u64;
+        self.0
+            .get(&(sector / per_line))
+            .is_some_and(|slots| slots[(sector % per_line) as usize] != 0)
+    }
+}
+
 /// The moves that keep a global access's shape on every device: whole multiples of the widest
 /// alignment any coalescing rule looks at (cc 1.0 wants a half-warp of 16-byte words at a multiple
 /// of 256 bytes; lines, halves of lines, sectors and cc 1.x segments are all smaller).
@@ -585,7 +623,7 @@ impl BlockProfiler {
         BlockProfiler {
             device: device.clone(),
             layout,
-            reads: vec![HashMap::default(); n],
+            reads: vec![ReadSectors::default(); n],
             writes: vec![HashMap::default(); n],
             ld_lines: 0,
             ld_wavefronts: 0,
@@ -653,9 +691,9 @@ impl BlockProfiler {
     /// and written comes twice).
     fn block_sectors(&self, buffer: usize) -> impl Iterator<Item = u64> + '_ {
         self.reads[buffer]
-            .keys()
-            .chain(self.writes[buffer].keys())
-            .copied()
+            .iter()
+            .map(|(sector, _)| sector)
+            .chain(self.writes[buffer].keys().copied())
     }
 
     /// The global sectors the current block has read or written, per buffer.
@@ -958,18 +996,30 @@ impl BlockProfiler {
         // its own, and the data pipe hands each to the warp in a pass of its own.
         let missed_lines = &mut self.lines;
         missed_lines.clear();
-        for &(buffer, sector, mask) in &shape.touched {
-            let sector = sector.wrapping_add_signed(sector_shift);
-            if kind != AccessKind::Store {
-                let read = self.reads[buffer].entry(sector).or_insert(0);
-                *read |= u64::from(mask);
+        if kind != AccessKind::Store {
+            // The touched sectors of a line of a buffer mostly follow each other: the line is
+            // looked up once for them.
+            let mut at: Option<(usize, u64, &mut [u64; SECTORS_PER_LINE])> = None;
+            for &(buffer, sector, mask) in &shape.touched {
+                let sector = sector.wrapping_add_signed(sector_shift);
+                let line = sector / SECTORS_PER_LINE as u64;
+                let slots = match at.take() {
+                    Some((b, l, slots)) if b == buffer && l == line => slots,
+                    _ => self.reads[buffer].line(line),
+                };
+                let read = &mut slots[(sector % SECTORS_PER_LINE as u64) as usize];
+                *read |= u64::from(mask) | PRESENT;
                 if kind == AccessKind::Load && *read & LOADED == 0 {
                     *read |= LOADED;
                     self.warps[warp].missing = true;
                     missed_lines.insert(sector * SECTOR_BYTES / LINE_BYTES);
                 }
+                at = Some((buffer, line, slots));
             }
-            if kind != AccessKind::Load {
+        }
+        if kind != AccessKind::Load {
+            for &(buffer, sector, mask) in &shape.touched {
+                let sector = sector.wrapping_add_signed(sector_shift);
                 *self.writes[buffer].entry(sector).or_insert(0) |= mask;
             }
         }
@@ -1108,7 +1158,7 @@ impl BlockProfiler {
     /// Forgets the block, keeping the launch's layout and device.
     fn reset(&mut self) {
         for map in &mut self.reads {
-            map.clear();
+            map.0.clear();
         }
         for map in &mut self.writes {
             map.clear();
@@ -1379,7 +1429,7 @@ impl ProfileBuilder {
         let p = &mut self.profile;
         for (i, buffer) in p.buffers.iter_mut().enumerate() {
             if let Some(reads) = block.reads.get(i) {
-                let masks = reads.iter().map(|(&sector, &read)| (sector, read as u32));
+                let masks = reads.iter().map(|(sector, read)| (sector, read as u32));
                 buffer.read.add_scaled(&Footprint::of(masks), times);
             }
             if let Some(writes) = block.writes.get(i) {
@@ -1389,7 +1439,7 @@ impl ProfileBuilder {
                 let partial = writes
                     .iter()
                     .filter(|&(sector, &mask)| {
-                        mask != u32::MAX && reads.is_none_or(|r| !r.contains_key(sector))
+                        mask != u32::MAX && reads.is_none_or(|r| !r.contains(*sector))
                     })
                     .count();
                 buffer.partial_sectors += partial as f64 * times;
@@ -1399,8 +1449,8 @@ impl ProfileBuilder {
             block.reads.iter().flat_map(|reads| {
                 reads
                     .iter()
-                    .filter(|(_, &read)| read & LOADED != 0)
-                    .map(|(&sector, _)| sector)
+                    .filter(|(_, read)| read & LOADED != 0)
+                    .map(|(sector, _)| sector)
             })
         };
         p.l1_fill_sectors += loaded().count() as f64 * times;
