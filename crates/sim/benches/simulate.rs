@@ -69,13 +69,14 @@ fn matmul(kernel: &'static str, n: u32, tile: u32) -> Launch {
 }
 
 /// A matmul `kernel` of `source` on n x n matrices (n = 256, 1000 or 1024) with `tile` x `tile`
-/// blocks (8, 16, 17 or 32), as many as cover the matrix.
+/// blocks (8, 16, 17, 27, 30 or 32), as many as cover the matrix.
 fn matmul_in(source: &'static str, kernel: &'static str, n: u32, tile: u32) -> Launch {
     let bytes = u64::from(n) * u64::from(n) * 4;
     let defines: &'static [(&'static str, u32)] = match tile {
         8 => &[("TILE_WIDTH", 8)],
         16 => &[("TILE_WIDTH", 16)],
         17 => &[("TILE_WIDTH", 17)],
+        27 => &[("TILE_WIDTH", 27)],
         30 => &[("TILE_WIDTH", 30)],
         _ => &[("TILE_WIDTH", 32)],
     };
@@ -274,6 +275,12 @@ fn page_launches() -> Vec<(String, Launch)> {
     launches.push((
         "mm_tiled_guarded n=1000 T=30".to_string(),
         matmul_in(BOUNDARY, "mm_tiled_guarded", 1000, 30),
+    ));
+    // The naive matmul's slowest tile natively: 27 x 27 threads, 23 warps that straddle rows,
+    // each skipping 1,023 iterations of its loop whose two loads the profile places one by one.
+    launches.push((
+        "mm_naive n=1024 T=27".to_string(),
+        matmul("mm_naive", 1024, 27),
     ));
     launches
 }
