@@ -294,27 +294,41 @@ struct Counting<'a> {
 /// shared memory lies at the same places as every other block's, and a warp's shared accesses
 /// repeat from one iteration it runs to the next (a matmul's tile is read at the same words in
 /// every phase), so most of the launch's shared accesses are found here rather than measured
-/// again.
+/// again. The map holds only the place of each access in `entries`: an access and its measure
+/// are some 580 bytes, and a table of them was too large for the cache, so that each look-up
+/// missed it (a twentieth of the guarded matmul's time at tile 30).
 #[derive(Default)]
-struct SharedMeasures(IntegerHashMap<(u32, u32, u64), (WarpAccess, AccessMeasure)>);
+struct SharedMeasures {
+    places: IntegerHashMap<(u32, u32, u64), usize>,
+    entries: Vec<(WarpAccess, AccessMeasure)>,
+}
 
 impl SharedMeasures {
     /// The measure of `record`'s shared access, `None` for one with no active lane.
     fn of(&mut self, record: &MemRecord, device: &Device) -> Option<AccessMeasure> {
         let first = record.access.lanes.iter().flatten().next()?;
         let key = (record.span.start, record.warp, *first);
-        if let Some((access, measure)) = self.0.get(&key) {
+        let place = self.places.get(&key).copied();
+        if let Some(place) = place {
+            let (access, measure) = &self.entries[place];
             if *access == record.access {
                 return Some(*measure);
             }
         }
         let measure = AccessMeasure::of(&record.access, device)?;
-        // A kernel whose warps read shared memory all over keeps few alike: the map starts
-        // afresh rather than grow past some 2 MB.
-        if self.0.len() >= SHARED_MEASURES_KEPT {
-            self.0.clear();
+        match place {
+            Some(place) => self.entries[place] = (record.access, measure),
+            None => {
+                // A kernel whose warps read shared memory all over keeps few alike: the map
+                // starts afresh rather than grow past some 2 MB.
+                if self.entries.len() >= SHARED_MEASURES_KEPT {
+                    self.places.clear();
+                    self.entries.clear();
+                }
+                self.places.insert(key, self.entries.len());
+                self.entries.push((record.access, measure));
+            }
         }
-        self.0.insert(key, (record.access, measure));
         Some(measure)
     }
 }
@@ -2519,7 +2533,7 @@ mod tests {
         // The two share one place in the map, each replacing the other; no lane active:
         // nothing to measure, nothing kept.
         assert_eq!(measures.of(&shared_load(|_| None), &device), None);
-        assert_eq!(measures.0.len(), 1);
+        assert_eq!((measures.places.len(), measures.entries.len()), (1, 1));
     }
 
     /// A tiled matmul of `n` x `n` with tiles of `tile` and the given padding, on H100.
