@@ -840,25 +840,60 @@ pub fn add_tally_difference(
     }
 }
 
-/// The sites whose tally changed between `before` and `after` (two `LoadFuser::tally_into`s):
-/// (site, loads in, instructions out, widest bytes made in between or 0).
-pub fn tally_changes(
-    before: &[(u64, u64, u32)],
-    after: &[(u64, u64, u32)],
-) -> Vec<(usize, u64, u64, u32)> {
-    before
-        .iter()
-        .zip(after)
-        .enumerate()
-        .filter(|(_, (b, a))| b != a)
-        .map(|(site, (b, a))| {
-            let widest = if a.2 > b.2 { a.2 } else { 0 };
-            (site, a.0 - b.0, a.1 - b.1, widest)
-        })
-        .collect()
+/// One site's change of the fuser's tally: (site, loads in, instructions out, widest bytes made
+/// in between or 0).
+pub type TallyChange = (usize, u64, u64, u32);
+
+/// The sites whose tally changed between two `LoadFuser::tally_into`s, as `TallyChange`s. A
+/// record changes one site's tally at most, nearly always, so up to two are kept in place: the
+/// iteration logs keep one of these per record, and a vector each was most of a matmul's
+/// allocations.
+#[derive(Clone, Debug, Default)]
+pub struct TallyChanges {
+    kept: [TallyChange; 2],
+    len: usize,
+    more: Vec<TallyChange>,
 }
 
-/// Adds `changes` (a `tally_changes`) to `total`: the loads and instructions of each site that
+impl TallyChanges {
+    /// The changes from `before` to `after`.
+    pub fn between(before: &[(u64, u64, u32)], after: &[(u64, u64, u32)]) -> TallyChanges {
+        let mut changes = TallyChanges::default();
+        for (site, (b, a)) in before.iter().zip(after).enumerate() {
+            if b != a {
+                let widest = if a.2 > b.2 { a.2 } else { 0 };
+                changes.push((site, a.0 - b.0, a.1 - b.1, widest));
+            }
+        }
+        changes
+    }
+
+    fn push(&mut self, change: TallyChange) {
+        if self.more.is_empty() && self.len < self.kept.len() {
+            self.kept[self.len] = change;
+            self.len += 1;
+        } else {
+            if self.more.is_empty() {
+                self.more.extend_from_slice(&self.kept[..self.len]);
+            }
+            self.more.push(change);
+        }
+    }
+}
+
+impl std::ops::Deref for TallyChanges {
+    type Target = [TallyChange];
+
+    fn deref(&self) -> &[TallyChange] {
+        if self.more.is_empty() {
+            &self.kept[..self.len]
+        } else {
+            &self.more
+        }
+    }
+}
+
+/// Adds `changes` (`TallyChanges`) to `total`: the loads and instructions of each site that
 /// changed, and its widest load where one was made.
 pub fn add_tally_changes(total: &mut Vec<(u64, u64, u32)>, changes: &[(usize, u64, u64, u32)]) {
     add_tally_changes_times(total, changes, 1);
@@ -1316,5 +1351,24 @@ mod tests {
         let coincide = "__global__ void k(const float* a, float* b) {\n\
                         int i = threadIdx.x; b[i] = a[i] + a[(i * 33) & 31]; }";
         assert_eq!(global_loads(coincide), (2.0, 2.0));
+    }
+
+    #[test]
+    fn tally_changes_keep_the_sites_that_changed_in_order_however_many() {
+        let check = |after: &[(u64, u64, u32)], expected: &[TallyChange]| {
+            let before = [(4, 1, 16), (8, 2, 16), (0, 0, 0), (3, 3, 4)];
+            assert_eq!(&*TallyChanges::between(&before, after), expected);
+        };
+        check(&[(4, 1, 16), (8, 2, 16), (0, 0, 0), (3, 3, 4)], &[]);
+        // One fused load of 16 bytes at site 1: a load in, an instruction out, no wider load.
+        check(
+            &[(4, 1, 16), (9, 3, 16), (0, 0, 0), (3, 3, 4)],
+            &[(1, 1, 1, 0)],
+        );
+        // Three sites changed: more than are kept in place, and a wider load at site 3.
+        check(
+            &[(5, 2, 16), (9, 3, 16), (0, 0, 0), (7, 4, 8)],
+            &[(0, 1, 1, 0), (1, 1, 1, 0), (3, 4, 1, 8)],
+        );
     }
 }

@@ -49,8 +49,8 @@
 use crate::access::{AccessKind, Space, WarpAccess};
 use crate::coalescing::{LINE_BYTES, SECTOR_BYTES};
 use crate::compile_effects::{
-    add_tally_changes, add_tally_difference, fusible_loads, tally_changes, CompileEffects,
-    FusibleLoad, FusionSite, LoadFuser, LoadReuse, ReusedLoads, KEPT_LOADS,
+    add_tally_changes, add_tally_difference, fusible_loads, CompileEffects, FusibleLoad,
+    FusionSite, LoadFuser, LoadReuse, ReusedLoads, TallyChanges, KEPT_LOADS,
 };
 use crate::counters::{AccessMeasure, Counters};
 use crate::device::{Device, GlobalCoalescing, LaunchError};
@@ -656,7 +656,7 @@ struct LoggedRecord {
     /// What the compiler effects counted for it: loads reused, and the fuser's tally per site
     /// that changed.
     reused: ReusedLoads,
-    tally: Vec<(usize, u64, u64, u32)>,
+    tally: TallyChanges,
     /// Whether the records that repeat it in the iterations skipped are counted at once, when
     /// the first of them comes: every record it counted keeps its measure moved by an
     /// iteration, and so by any number of them.
@@ -1386,7 +1386,7 @@ impl RecordSink for BlockSink<'_> {
                 outputs_end: log.outputs.len(),
                 shape: shape.clone(),
                 reused,
-                tally: tally_changes(&before, &after),
+                tally: TallyChanges::between(&before, &after),
                 batched: false,
                 copy: CopyKind::of(record),
                 class_input,
@@ -2060,6 +2060,9 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     let mut lines = LineTally::default();
     let mut shared_measures = SharedMeasures::default();
     let mut spare_classes = Vec::new();
+    // The warps' iteration logs of the block before, whose vectors the next block fills again
+    // instead of growing anew (a matmul's warp logs some 70 records of 600 bytes).
+    let mut spare_logs: Vec<IterationLog> = Vec::new();
     let mut trace = input.trace.map(TraceRecorder::new);
     let mut traced_block_ran = false;
     let mut sampled_blocks = Vec::new();
@@ -2095,7 +2098,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             profiler: &mut profiler,
             moved: None,
             spare_classes: &mut spare_classes,
-            iterations: Vec::new(),
+            iterations: std::mem::take(&mut spare_logs),
             tallies: (Vec::new(), Vec::new()),
             shapes: ShapeCopies::default(),
         };
@@ -2158,8 +2161,15 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             mut counting,
             fuser: block_fuser,
             reuse: block_reuse,
+            mut iterations,
             ..
         } = sink;
+        // The next block's warps begin their iterations afresh (`iteration_begins`).
+        for log in &mut iterations {
+            log.logging = false;
+            log.reusable = false;
+        }
+        spare_logs = iterations;
         // The classes whose blocks do this one's work at shifted addresses count with it.
         let mut reused_for = Vec::new();
         // The class the run is listed as: its own, or for the trace's block (a class of no blocks
