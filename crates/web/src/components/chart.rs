@@ -131,17 +131,46 @@ fn pct_text(pct: f64) -> String {
     format!("{pct:.0}%")
 }
 
+/// Whether two occupancies print alike (`pct_text`), without printing them: a percentage prints
+/// rounded to the nearest whole number, half to even, as `round_ties_even` rounds. A sweep has
+/// hundreds of points, and the page draws three sweeps at each step of a slider.
+fn same_pct_text(a: f64, b: f64) -> bool {
+    a.round_ties_even() == b.round_ties_even() && a.is_sign_negative() == b.is_sign_negative()
+}
+
 /// The sweep's points as runs of the same occupancy (as the chart rounds it): the first and last
 /// x of each run and its occupancy. A step chart is a few such runs, however many points it has.
 pub fn occupancy_runs(points: &[SweepPoint]) -> Vec<(u32, u32, f64)> {
     let mut runs: Vec<(u32, u32, f64)> = Vec::new();
     for point in points {
         match runs.last_mut() {
-            Some(run) if pct_text(run.2) == pct_text(point.occupancy_pct) => run.1 = point.x,
+            Some(run) if same_pct_text(run.2, point.occupancy_pct) => run.1 = point.x,
             _ => runs.push((point.x, point.x, point.occupancy_pct)),
         }
     }
     runs
+}
+
+/// The corners of a step line through `points` (x, height), each height held to the next point's
+/// x (the last point's to its own): a run of points of one height is one flat segment, drawn
+/// from its first point to the point after it, so the line has a corner only where the height
+/// changes (a sweep of 255 register counts has a few dozen, not 510).
+fn step_line(points: impl Iterator<Item = (f64, f64)>) -> Vec<(f64, f64)> {
+    let mut corners: Vec<(f64, f64)> = Vec::new();
+    let mut points = points.peekable();
+    while let Some((x, height)) = points.next() {
+        let mut end = x;
+        while let Some(&(next_x, next_height)) = points.peek() {
+            end = next_x;
+            if next_height != height {
+                break;
+            }
+            points.next();
+        }
+        corners.push((x, height));
+        corners.push((end, height));
+    }
+    corners
 }
 
 /// The sweep's numbers in a sentence: the chart's description for screen readers.
@@ -280,13 +309,12 @@ pub fn sweep_chart(props: &SweepChartProps) -> Html {
     let y = Scale::linear((0.0, 100.0), (HEIGHT - BOTTOM, TOP));
 
     // A step line: occupancy holds from one point to the next, as in the Calculator's charts.
-    let mut line = Vec::with_capacity(sweep.points.len() * 2);
-    for (i, point) in sweep.points.iter().enumerate() {
-        let height = y.map(point.occupancy_pct);
-        line.push((x.map(f64::from(point.x)), height));
-        let next_x = sweep.points.get(i + 1).map(|p| p.x).unwrap_or(point.x);
-        line.push((x.map(f64::from(next_x)), height));
-    }
+    let line = step_line(
+        sweep
+            .points
+            .iter()
+            .map(|point| (x.map(f64::from(point.x)), y.map(point.occupancy_pct))),
+    );
     let current_x = x.map(f64::from(sweep.current));
     let current_y = y.map(props.current_pct);
     let current_text = format!(
@@ -422,6 +450,41 @@ mod tests {
                 .map(|&(x, occupancy_pct)| SweepPoint { x, occupancy_pct })
                 .collect(),
             current,
+        }
+    }
+
+    #[test]
+    fn a_step_line_has_a_corner_only_where_the_height_changes() {
+        let heights = [50.0, 50.0, 75.0, 75.0, 75.0, 25.0];
+        let line = step_line((1..=6).map(f64::from).zip(heights));
+        // Each height held to the next point's x, as a line through every point draws it.
+        assert_eq!(
+            line,
+            vec![
+                (1.0, 50.0),
+                (3.0, 50.0),
+                (3.0, 75.0),
+                (6.0, 75.0),
+                (6.0, 25.0),
+                (6.0, 25.0)
+            ]
+        );
+        assert_eq!(
+            step_line([(4.0, 10.0)].into_iter()),
+            vec![(4.0, 10.0), (4.0, 10.0)]
+        );
+        assert!(step_line(std::iter::empty()).is_empty());
+    }
+
+    #[test]
+    fn occupancies_print_alike_where_they_round_alike() {
+        for (a, b) in [(93.75, 94.0), (100.0, 99.5), (12.5, 12.0), (0.4, 0.0)] {
+            assert!(same_pct_text(a, b), "{a} and {b}");
+            assert_eq!(pct_text(a), pct_text(b));
+        }
+        for (a, b) in [(93.4, 93.5), (12.5, 13.0), (-0.4, 0.0), (50.0, 51.0)] {
+            assert!(!same_pct_text(a, b), "{a} and {b}");
+            assert_ne!(pct_text(a), pct_text(b));
         }
     }
 
