@@ -26,7 +26,9 @@
 //! that the block's other warps run their part of the round: the records of the block reach the
 //! sink warp by warp, round by round, exactly as in a full run; only those the sink says it
 //! still needs (`RecordSink::repeats_needed`: a sink that takes a record's repeats at once, from
-//! the iteration run, need not see them). Then the warp runs
+//! the iteration run, need not see them). A loop with no barrier has no round to keep: its
+//! skipped iterations, up to the sink's tail, go to the sink in one call
+//! (`RecordSink::iterations_repeated_from`). Then the warp runs
 //! on from the head: the iterations that no longer come out alike (the guarded matmul's last
 //! phase) run.
 //!
