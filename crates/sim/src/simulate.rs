@@ -427,6 +427,42 @@ fn effects_move_alike(
     reuse_alike && fusion_alike
 }
 
+/// Places in the profile `record`'s repeat that `repeated` says, where the compiler effects
+/// issued it (`logged`): `record` itself, or where `from_ran` the record of the iteration run
+/// that it repeats, moved.
+fn place_repeat(
+    profiler: &mut BlockProfiler,
+    shapes: &mut ShapeCopies,
+    record: &MemRecord,
+    logged: &LoggedRecord,
+    repeated: &Repeated,
+    from_ran: bool,
+) {
+    if !logged.issued {
+        return;
+    }
+    let mut issue = Issue::of(record);
+    if from_ran {
+        issue.order = repeated.order(record.order);
+    }
+    let whole = || {
+        let mut whole = *record;
+        if from_ran {
+            repeated.apply(&mut whole);
+        }
+        whole
+    };
+    let copy = (issue, record.warp, logged.copy);
+    profile_copy(
+        profiler,
+        shapes,
+        copy,
+        logged.shape.as_ref(),
+        repeated.by,
+        whole,
+    );
+}
+
 /// Adds to the profiler the access of `warp` that copies the access `origin` was measured of,
 /// moved by `by` bytes (`record` gives its kind and order; `whole` makes it): placed where the
 /// move keeps the shape (`BlockProfiler::place_copy`), else placed as a copy of the same
@@ -557,6 +593,14 @@ impl IterationLog {
         };
         if let Some(measure) = measure {
             counting.count_untraced_times(output, &measure, times);
+        }
+    }
+
+    /// Counts the repeats of logged record `k` in all `times` iterations batched
+    /// (`LoggedRecord::batched`), as its repeat in the first skipped iteration counts them.
+    fn count_batched(&self, k: usize, times: u64, counting: &mut Counting<'_>) {
+        for output in self.outputs_of(k) {
+            self.count_output(output, 1, times, counting);
         }
     }
 
@@ -1067,10 +1111,6 @@ impl BlockSink<'_> {
             return;
         };
         let leader = self.leader_of(record);
-        let mut issue = Issue::of(record);
-        if from_ran {
-            issue.order = repeated.order(record.order);
-        }
         // The traced warp's counted records also go to the trace, each where it lies.
         let traced = self.traced(record.block, record.warp);
         let BlockSink {
@@ -1119,16 +1159,7 @@ impl BlockSink<'_> {
             (true, true) => times,
             (true, false) => 0,
         };
-        if logged.issued {
-            profile_copy(
-                profiler,
-                shapes,
-                (issue, record.warp, logged.copy),
-                logged.shape.as_ref(),
-                repeated.by,
-                whole,
-            );
-        }
+        place_repeat(profiler, shapes, record, logged, repeated, from_ran);
         add_compiler_effects((reuse.as_deref_mut(), fuser.as_deref_mut()), logged);
         for (k, (output, measure)) in log.outputs.iter().enumerate().take(end).skip(start) {
             let output_move = &log.output_moves[k];
@@ -1256,13 +1287,13 @@ impl BlockSink<'_> {
         }
         for k in 0..per_iteration {
             let at = batch.index(k);
-            for output in log.outputs_of(at) {
-                // A batched record counts all the batch's at the first iteration, and no more.
-                if log.records[at].batched {
-                    if first == 1 {
-                        log.count_output(output, 1, times, counting);
-                    }
-                } else {
+            // A batched record counts all the batch's at the first iteration, and no more.
+            if log.records[at].batched {
+                if first == 1 {
+                    log.count_batched(at, times, counting);
+                }
+            } else {
+                for output in log.outputs_of(at) {
                     log.count_output_over(output, first, last, counting);
                 }
             }
@@ -1273,21 +1304,9 @@ impl BlockSink<'_> {
             }
             for k in 0..per_iteration {
                 let at = batch.index(k);
-                let (record, logged) = (&batch.records[at], &log.records[at]);
-                if !logged.issued {
-                    continue;
-                }
                 let repeated = (batch.repeated)(at, iteration);
-                let mut issue = Issue::of(record);
-                issue.order = repeated.order(record.order);
-                let whole = || {
-                    let mut whole = *record;
-                    repeated.apply(&mut whole);
-                    whole
-                };
-                let copy = (issue, warp, logged.copy);
-                let shape = logged.shape.as_ref();
-                profile_copy(profiler, shapes, copy, shape, repeated.by, whole);
+                let (record, logged) = (&batch.records[at], &log.records[at]);
+                place_repeat(profiler, shapes, record, logged, &repeated, true);
             }
         }
         last + 1
@@ -1591,11 +1610,7 @@ impl RecordSink for BlockSink<'_> {
             if !logged.quiet {
                 continue;
             }
-            for (output, measure) in &log.outputs[log.outputs_of(k)] {
-                if let Some(measure) = measure {
-                    self.counting.count_untraced_times(output, measure, times);
-                }
-            }
+            log.count_batched(k, times, &mut self.counting);
             add_compiler_effects(
                 (self.reuse.as_deref_mut(), self.fuser.as_deref_mut()),
                 logged,
