@@ -588,7 +588,7 @@ impl IterationLog {
             Some(measure) => Some(measure),
             None => {
                 let by = output_move.per_step.wrapping_mul(iteration as i64);
-                self.moved_measure(k, by, counting.device)
+                self.moved_measure(k, by, counting)
             }
         };
         if let Some(measure) = measure {
@@ -637,14 +637,25 @@ impl IterationLog {
     /// keeps its measure (`AccessMeasure::move_unit`), so the move by `by` measures as the move
     /// by its remainder: an output that moves 4 bytes an iteration, such as the naive matmul's
     /// `a[row * n + k]`, has 8 measures in sectors of 32 bytes, however many iterations its warp
-    /// skips. Each is made once, when first met.
-    fn moved_measure(&self, k: usize, by: i64, device: &Device) -> Option<AccessMeasure> {
+    /// skips. Each is made once, when first met; a shared access is looked up where it lies
+    /// (`SharedMeasures`), since a warp reads its tiles at the same words in every phase of a
+    /// matmul and in every block, and its measure was most likely made before.
+    fn moved_measure(
+        &self,
+        k: usize,
+        by: i64,
+        counting: &mut Counting<'_>,
+    ) -> Option<AccessMeasure> {
         let (output, measure) = &self.outputs[k];
         measure.as_ref()?;
-        let measure_moved_by = |by: i64| {
+        let mut measure_moved_by = |moved_by: i64| {
             let mut moved = *output;
-            kernel::move_lanes(&mut moved.access, by);
-            AccessMeasure::of(&moved.access, device)
+            if output.access.space == Space::Shared {
+                kernel::move_lanes(&mut moved.access, by);
+                return counting.shared_measures.of(&moved, counting.device);
+            }
+            kernel::move_lanes(&mut moved.access, moved_by);
+            AccessMeasure::of(&moved.access, counting.device)
         };
         let unit = self.output_moves[k].unit;
         if unit <= 0 {
@@ -713,11 +724,29 @@ struct LoggedRecord {
     /// output keeps its measure at every iteration, the profile sees only that the warp ran,
     /// and the warp is not traced.
     quiet: bool,
-    /// Its place, kind and fences, for `repeats_begin`'s checks.
+    /// Its place, kind, fences and first active lane with that lane's address, for
+    /// `repeats_begin`'s checks.
     span: Span,
     space: Space,
     kind: AccessKind,
     fences_passed: u32,
+    first_lane: Option<(usize, u64)>,
+}
+
+impl LoggedRecord {
+    /// Whether this load and `other`, of one address class, both moving `by` bytes an iteration,
+    /// read different addresses in any two iterations, and so never reuse each other's values:
+    /// their first active lane is the same lane, and the two addresses there are not a whole
+    /// number of moves apart (the `k` and `k + 1` reads of `sa[ty][k]`, in a loop captured two
+    /// iterations at a time, 4 bytes apart and moving 8).
+    fn never_meets(&self, other: &LoggedRecord, by: i64) -> bool {
+        match (self.first_lane, other.first_lane) {
+            (Some((lane, a)), Some((other_lane, b))) if lane == other_lane && by != 0 => {
+                (i128::from(b) - i128::from(a)).rem_euclid(i128::from(by)) != 0
+            }
+            _ => false,
+        }
+    }
 }
 
 /// A block's warps shown alike (`RecordSink::warps_alike`) and what the compiler effects and
@@ -1198,7 +1227,7 @@ impl BlockSink<'_> {
                 // Counted as what it measures moved (its site and kind are the output's); the
                 // moved record itself is made only for the trace and the warps shown alike.
                 (None, class) => {
-                    let measure = log.moved_measure(k, by, counting.device);
+                    let measure = log.moved_measure(k, by, counting);
                     if let (Some(measure), true) = (&measure, count_times > 0) {
                         counting.count_untraced_times(output, measure, count_times);
                     }
@@ -1414,6 +1443,12 @@ impl RecordSink for BlockSink<'_> {
                 space: record.access.space,
                 kind: record.access.kind,
                 fences_passed: record.fences_passed,
+                first_lane: record
+                    .access
+                    .lanes
+                    .iter()
+                    .enumerate()
+                    .find_map(|(lane, address)| address.map(|address| (lane, address))),
             });
         }
         if let (Some(j), Some(moved)) = (leader, self.moved.as_mut()) {
@@ -1519,10 +1554,11 @@ impl RecordSink for BlockSink<'_> {
             _ => true,
         };
         // Or what it keeps can never be reused in another iteration: each load of the
-        // iteration is its place's only one, moves every iteration, and is of an address class
-        // of its own (the naive matmul's `a[row * n + k]` and `b[k * n + col]`), and the warp
-        // kept nothing it could reuse when the iteration began. Then the last iterations whose
-        // loads fill what it keeps pass through everything.
+        // iteration moves every iteration, and is of an address class of its own (the naive
+        // matmul's `a[row * n + k]` and `b[k * n + col]`) or never meets the others of its class
+        // (`LoggedRecord::never_meets`), and the warp kept nothing it could reuse when the
+        // iteration began. Then the last iterations whose loads fill what it keeps pass through
+        // everything.
         let loads: Vec<(&LoggedRecord, i64)> = log
             .records
             .iter()
@@ -1533,10 +1569,11 @@ impl RecordSink for BlockSink<'_> {
         let never_reused = self.reuse.as_deref().is_some_and(|reuse| {
             loads.iter().all(|&(a, by)| {
                 by != 0
-                    && loads.iter().all(|&(b, _)| {
+                    && loads.iter().all(|&(b, b_by)| {
                         std::ptr::eq(a, b)
                             || a.space != b.space
                             || reuse.class_of_site(a.span) != reuse.class_of_site(b.span)
+                            || (by == b_by && a.never_meets(b, by))
                     })
             })
         });
@@ -2025,9 +2062,20 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     // Loops whose iterations provably do the same work at moved addresses: a warp runs an
     // iteration and the records of the ones after it are its own, moved (`kernel::interp`
     // `loops`). These too are the records a full run makes.
+    let fusible = fusible_loads(&unit, &program);
     if input.sampling == BlockSampling::EdgeClasses {
         sim.show_warps_alike();
-        sim.summarise_loops();
+        // A fused read moves by whole fused loads from one skipped iteration to the next, so
+        // that its reads pair up alike (`effects_move_alike`).
+        let move_units: Vec<(Span, u32)> = if input.compile.fuse_shared_loads {
+            fusible
+                .iter()
+                .map(|site| (site.span, site.max_width))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        sim.summarise_loops(&move_units);
     }
     // Every block is its own class under `All`; they are made one at a time, as the budget
     // allows, never all at once.
@@ -2059,7 +2107,6 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
         }
         BlockSampling::All => Box::new(every_block(grid)),
     };
-    let fusible = fusible_loads(&unit, &program);
     let mut fuser = input
         .compile
         .fuse_shared_loads

@@ -540,14 +540,15 @@ fn a_guarded_matmul_whose_last_tile_splits_the_warps_runs_two_leaders_a_block_th
     assert!(shown_alike.iter().all(|&w| w == 6), "{shown_alike:?}");
     // Its 13 phases move the tiles alike up to the last, partly outside the matrix: each leader
     // runs the first phase, skips the next 11 and runs the last. In each phase it runs, its `k`
-    // loop runs the first of its 16 iterations and skips the other 15.
+    // loop runs its first four iterations, whose reads of `sa` nvcc fuses into one 16-byte load,
+    // and skips the other 12 four at a time.
     let skipped: Vec<u64> = reused
         .sampled_blocks
         .iter()
         .map(|b| b.iterations_skipped)
         .collect();
     assert!(
-        skipped.iter().all(|&i| i == 2 * (11 + 2 * 15)),
+        skipped.iter().all(|&i| i == 2 * (11 + 2 * 12)),
         "{skipped:?}"
     );
 }
@@ -632,6 +633,30 @@ fn a_bounds_check_in_a_nested_loop_stops_the_phases_skipped_where_its_last_itera
         .map(|b| b.iterations_skipped)
         .collect();
     assert_eq!(skipped, [2 * (7 + 6 + 3 + 8 * 7)]);
+}
+
+#[test]
+fn a_loop_whose_reads_are_fused_in_pairs_is_skipped_two_iterations_at_a_time() {
+    // At tile 10 a row of `sa` is 40 bytes, so nvcc fuses `sa[ty][k]` and `sa[ty][k + 1]` into
+    // one 8-byte load: a warp captures the `k` loop two iterations at a time, so that the reads
+    // of every pair it skips pair up as in the two it ran. With n = 95 the last of the 10 phases
+    // is partly outside the matrix and runs in full; its `k` loop, which no captured phase
+    // encloses, hands the iterations it skips to the counting at once. The traced warp is in a
+    // block of the last row and column, where the guards turn.
+    let mut input = matmul(BOUNDARY, "mm_tiled_guarded", 95, 10, 0);
+    input.trace = Some(TraceRequest {
+        block: [9, 9, 0],
+        warp: 2,
+    });
+    let reused = reused_and_checked(input, "guarded matmul, n = 95, tile 10");
+    let skipped: Vec<u64> = reused
+        .sampled_blocks
+        .iter()
+        .map(|b| b.iterations_skipped)
+        .collect();
+    // Per block, each of its 4 warps skips phases 1 to 8, and in phases 0 and 9 runs `k` = 0 and
+    // 1 and skips the other 8 (one at a time, it would run `k` = 0 and skip 9).
+    assert_eq!(skipped, [4 * (8 + 2 * 8); 9]);
 }
 
 const MATMUL: &str = include_str!("../../../www/kernels/matmul.cu");

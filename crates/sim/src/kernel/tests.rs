@@ -2030,7 +2030,7 @@ mod repeats {
         let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
         let l = launch([1, 1, 1], [32, 1, 1], 0, &[], &[("out", 768), ("in", 768)]);
         let mut sim = Simulation::new(&program, "k", &l, 7).unwrap_or_else(|d| panic!("{d}"));
-        assert_eq!(sim.summarise_loops(), 1);
+        assert_eq!(sim.summarise_loops(&[]), 1);
         let mut sink = Calls {
             needed,
             calls: Vec::new(),

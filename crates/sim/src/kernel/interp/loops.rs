@@ -38,7 +38,15 @@
 //! skipped iterations are made at once and handed as a full run hands them, one by one
 //! (`Machine::skip_nested`). The enclosing loop's watch may be capturing the phase, and captures
 //! them as records run; the guard ranges of the skipped iterations widen its capture's too. A
-//! loop inside a nested loop watched runs in full.
+//! loop inside a nested loop watched runs in full. Where the enclosing loop's iteration is not
+//! being captured (the guarded matmul's last phase, or an enclosing loop shown alike nowhere),
+//! the nested loop is watched as a loop that no other encloses: the sink logs its iteration, and
+//! its skipped iterations go to the sink in one call (`LoopWatch::own_log`).
+//!
+//! A loop whose reads the compiled code fuses (`sa[ty][k]` and `sa[ty][k + 1]` into one 8-byte
+//! load) is captured as many iterations at a time as a fused load holds (`LoopPlan::unroll`):
+//! then every read skipped moves by whole fused loads, and the skipped iterations' reads pair up
+//! as the captured ones did, which the sink requires to take them from the captured ones.
 //!
 //! Only records are made up, not data: a skipped iteration stores nothing, and the registers the
 //! loop assigns (the matmul's `r`) hold what the last iteration run left. No branch and no address
@@ -64,6 +72,9 @@ pub(super) struct LoopPlan {
     /// iteration is the first component of its `shift`.
     guards: Vec<(usize, Guard)>,
     site_shifts: Vec<SiteShift>,
+    /// How many of the loop's iterations a warp captures as one (`Simulation::summarise_loops`):
+    /// the steps, shifts and moves above are those of this many iterations.
+    unroll: u32,
 }
 
 /// What a warp in a loop of a `LoopPlan` is doing about it: capturing an iteration, or handing
@@ -71,8 +82,14 @@ pub(super) struct LoopPlan {
 #[derive(Debug)]
 pub(super) struct LoopWatch {
     plan: usize,
-    /// How many times the warp reached the loop's head.
+    /// How many times the warp reached the loop's head...
     heads: u32,
+    /// ... and at which of those heads the iteration being captured started.
+    capture_head: u32,
+    /// A nested loop whose enclosing loop's iteration is not being captured: its records go to
+    /// the sink's log of an iteration of its own (`RecordSink::iteration_begins`), and its skipped
+    /// iterations are handed as a loop that no other encloses hands them.
+    own_log: bool,
     /// Where the iteration being captured started.
     start: Option<IterationStart>,
     /// The captured iteration's records, in order.
@@ -112,9 +129,9 @@ impl LoopWatch {
         self.barriers.push(self.records.len());
     }
 
-    pub(super) fn note_guard(&mut self, site: usize, difference: i128, outcome: bool) {
+    pub(super) fn note_guard(&mut self, site: usize, lanes: GuardRange) {
         if let Some(range) = self.ranges.get_mut(site) {
-            range.note(difference, outcome);
+            *range = range.join(lanes);
         }
     }
 }
@@ -195,8 +212,12 @@ impl Simulation<'_> {
     /// Finds the loops of the kernel whose iterations are shown alike (`block_shift::
     /// analyze_loop`); from then on a warp in one of them runs an iteration and skips the ones
     /// after it that come out alike. Call it after `shifted_buffers`, which starts the guards
-    /// afresh. The number of such loops.
-    pub fn summarise_loops(&mut self) -> usize {
+    /// afresh. `move_units` gives, per access site, the bytes its moves must be a multiple of for
+    /// the sink to take a skipped iteration as the one run (a read the compiled code fuses into
+    /// 8-byte loads must move by whole 8 bytes, or its pairs would fall differently): a loop whose
+    /// site moves by less per iteration is captured as that many iterations at once (at most
+    /// `MOST_UNROLLED`). The number of such loops.
+    pub fn summarise_loops(&mut self, move_units: &[(Span, u32)]) -> usize {
         self.loop_plans.clear();
         let func = &self.program.functions[self.kernel];
         let constants = self.launch_constants();
@@ -217,16 +238,77 @@ impl Simulation<'_> {
                 .iter()
                 .map(|guard| (self.guard_index(guard.site), *guard))
                 .collect();
-            self.loop_plans.push(LoopPlan {
+            let plan = LoopPlan {
                 head: proof.head,
                 end: proof.end,
                 nested: proof.nested,
                 induction: proof.induction,
                 guards,
                 site_shifts: proof.site_shifts,
-            });
+                unroll: 1,
+            };
+            let unroll = unroll_for(&plan.site_shifts, move_units);
+            let plan = match plan.unrolled(unroll) {
+                Some(unrolled) => unrolled,
+                None => plan,
+            };
+            self.loop_plans.push(plan);
         }
         self.loop_plans.len()
+    }
+}
+
+/// The most iterations a warp captures as one (`LoopPlan::unroll`): 16-byte loads fused of
+/// 2-byte reads that move one element an iteration need 8.
+const MOST_UNROLLED: u32 = 8;
+
+/// How many iterations of a loop whose sites move `site_shifts` an iteration make every move a
+/// multiple of its site's unit in `move_units`: the least common multiple of each site's unit
+/// over its greatest common divisor with the move; 1 where that is more than `MOST_UNROLLED`.
+fn unroll_for(site_shifts: &[SiteShift], move_units: &[(Span, u32)]) -> u32 {
+    let mut unroll = 1u64;
+    for site in site_shifts {
+        let moves = site.bytes_per_step.unsigned_abs();
+        for &(_, unit) in move_units.iter().filter(|(span, _)| *span == site.span) {
+            let unit = u64::from(unit);
+            if moves == 0 || unit == 0 {
+                continue;
+            }
+            let needed = unit / gcd(unit, moves);
+            unroll = unroll / gcd(unroll, needed) * needed;
+            if unroll > u64::from(MOST_UNROLLED) {
+                return 1;
+            }
+        }
+    }
+    unroll as u32
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+impl LoopPlan {
+    /// The plan for capturing `unroll` iterations as one: the induction steps, the guards' shifts
+    /// and the sites' moves of that many; `None` where one overflows.
+    fn unrolled(&self, unroll: u32) -> Option<LoopPlan> {
+        let times = i64::from(unroll);
+        let mut plan = self.clone();
+        plan.unroll = unroll;
+        for induction in &mut plan.induction {
+            // Registers wrap: the step of `unroll` iterations is the step times `unroll`, wrapped.
+            induction.per_iteration = induction.per_iteration.wrapping_mul(times);
+        }
+        for (_, guard) in &mut plan.guards {
+            guard.shift[0] = guard.shift[0].checked_mul(times)?;
+        }
+        for site in &mut plan.site_shifts {
+            site.bytes_per_step = site.bytes_per_step.checked_mul(times)?;
+        }
+        Some(plan)
     }
 }
 
@@ -256,6 +338,8 @@ impl Machine<'_, '_> {
             Some(mut watch) => {
                 watch.plan = plan;
                 watch.heads = 0;
+                watch.capture_head = 0;
+                watch.own_log = false;
                 watch.start = None;
                 watch.records.clear();
                 watch.barriers.clear();
@@ -269,6 +353,8 @@ impl Machine<'_, '_> {
             None => Box::new(LoopWatch {
                 plan,
                 heads: 0,
+                capture_head: 0,
+                own_log: false,
                 start: None,
                 records: Vec::new(),
                 barriers: Vec::new(),
@@ -318,7 +404,9 @@ impl Machine<'_, '_> {
     /// the watch, and for the loop that no other encloses the sink's log of it.
     pub(super) fn capture(&mut self, record: &MemRecord) {
         if let Some(nested) = self.nested_watch.as_mut().filter(|w| w.capturing()) {
-            nested.capture(record);
+            if !nested.capture(record) && nested.own_log {
+                self.sink.iterations_end(self.warp);
+            }
         }
         if let Some(watch) = self.watch.as_mut().filter(|w| w.capturing()) {
             if !watch.capture(record) {
@@ -328,11 +416,12 @@ impl Machine<'_, '_> {
         self.capturing = self.any_capturing();
     }
 
-    /// Notes a guard's difference and outcome in each iteration being captured.
-    pub(super) fn capture_guard(&mut self, site: usize, difference: i128, outcome: bool) {
+    /// Notes the differences and outcomes a guard's lanes compared in each iteration being
+    /// captured.
+    pub(super) fn capture_guard(&mut self, site: usize, lanes: GuardRange) {
         for watch in [&mut self.watch, &mut self.nested_watch] {
             if let Some(watch) = watch.as_mut().filter(|w| w.capturing()) {
-                watch.note_guard(site, difference, outcome);
+                watch.note_guard(site, lanes);
             }
         }
     }
@@ -360,6 +449,9 @@ impl Machine<'_, '_> {
     /// Ends the watch over the nested loop; the head watched is the enclosing loop's again.
     fn stop_watching_nested(&mut self) {
         let watch = self.nested_watch.take();
+        if watch.as_ref().is_some_and(|watch| watch.own_log) {
+            self.sink.iterations_end(self.warp);
+        }
         self.retire(watch);
         self.watch_head = self
             .watch
@@ -384,6 +476,9 @@ impl Machine<'_, '_> {
     pub(super) fn suspend_watch(&mut self) -> Option<Box<LoopWatch>> {
         // A nested loop watched has no barrier, so a warp never stops inside it but at an error.
         let nested = self.nested_watch.take();
+        if nested.as_ref().is_some_and(|watch| watch.own_log) {
+            self.sink.iterations_end(self.warp);
+        }
         self.retire(nested);
         let mut watch = self.watch.take()?;
         (watch.steps, watch.work) = self.own_progress(&watch);
@@ -442,13 +537,17 @@ impl Machine<'_, '_> {
             return Ok(self.hand_skipped(watch));
         }
         watch.heads += 1;
+        if self.capture_goes_on(watch) {
+            return Ok(AtHead::Run);
+        }
         if let Some(start) = watch.start.take() {
-            if let Some(skipping) = self.skip(watch, &start, flow, span)? {
+            let progress = self.own_progress(watch);
+            if let Some(skipping) = self.skip(watch, &start, (flow, progress), span)? {
                 watch.skipping = Some(skipping);
                 return Ok(self.hand_skipped(watch));
             }
         }
-        if watch.heads > CAPTURES {
+        if watch.heads > CAPTURES * self.loops[watch.plan].unroll {
             watch.done = true;
             return Ok(AtHead::Run);
         }
@@ -458,11 +557,18 @@ impl Machine<'_, '_> {
         Ok(AtHead::Run)
     }
 
+    /// Whether the iteration being captured goes on at this head: it spans the plan's `unroll`
+    /// iterations of the loop.
+    fn capture_goes_on(&self, watch: &LoopWatch) -> bool {
+        watch.start.is_some() && watch.heads - watch.capture_head < self.loops[watch.plan].unroll
+    }
+
     /// Starts capturing an iteration at the head (`flow`), the warp having done `progress` (its
     /// own steps and work) so far.
     fn begin_capture(&self, watch: &mut LoopWatch, flow: &Flow, progress: (u64, WarpWork)) {
         let plan = &self.loops[watch.plan];
         let (steps, work) = progress;
+        watch.capture_head = watch.heads;
         watch.start = Some(IterationStart {
             work,
             steps,
@@ -507,20 +613,42 @@ impl Machine<'_, '_> {
             return Ok(());
         }
         watch.heads += 1;
+        if self.capture_goes_on(watch) {
+            return Ok(());
+        }
         let progress = (self.steps, WarpWork::of(self));
         if let Some(start) = watch.start.take() {
-            if let Some(alike) = self.alike_after(watch, &start, flow, &progress) {
+            if watch.own_log {
+                if let Some(skipping) = self.skip(watch, &start, (flow, progress), span)? {
+                    watch.skipping = Some(skipping);
+                    // A nested loop watched has no barrier: every skipped iteration is handed
+                    // at once.
+                    while let AtHead::Barrier = self.hand_skipped(watch) {}
+                    watch.done = true;
+                    self.sink.iterations_end(self.warp);
+                    return Ok(());
+                }
+            } else if let Some(alike) = self.alike_after(watch, &start, flow, &progress) {
                 self.skip_ahead(watch, &start, &alike, &progress.1, span)?;
                 self.skip_nested(watch, &alike);
                 watch.done = true;
                 return Ok(());
             }
         }
-        if watch.heads > CAPTURES {
+        if watch.heads > CAPTURES * self.loops[watch.plan].unroll {
             watch.done = true;
+            if watch.own_log {
+                self.sink.iterations_end(self.warp);
+            }
             return Ok(());
         }
         self.begin_capture(watch, flow, progress);
+        // The enclosing loop's iteration is not being captured (or no loop watched encloses this
+        // one): the sink may log this loop's iteration as its own.
+        watch.own_log = !self.watch.as_ref().is_some_and(|outer| outer.capturing());
+        if watch.own_log {
+            self.sink.iteration_begins(self.warp);
+        }
         Ok(())
     }
 
@@ -542,18 +670,17 @@ impl Machine<'_, '_> {
         }
     }
 
-    /// After the captured iteration (`start` to now): how many iterations after it come out
-    /// alike, and if any, skips them (the registers, work, steps and guard ranges they make),
-    /// leaving their records to `hand_skipped`. A run out of budget stops at the loop's test
-    /// (`span`).
+    /// After the captured iteration (`start` to now, at the head `flow`, the warp having done
+    /// `progress`): how many iterations after it come out alike, and if any, skips them (the
+    /// registers, work, steps and guard ranges they make), leaving their records to
+    /// `hand_skipped`. A run out of budget stops at the loop's test (`span`).
     fn skip(
         &mut self,
         watch: &LoopWatch,
         start: &IterationStart,
-        flow: &Flow,
+        (flow, progress): (&Flow, (u64, WarpWork)),
         span: Span,
     ) -> Result<Option<Skipping>, Diagnostic> {
-        let progress = self.own_progress(watch);
         let Some(alike) = self.alike_after(watch, start, flow, &progress) else {
             return Ok(None);
         };
@@ -663,7 +790,10 @@ impl Machine<'_, '_> {
     ) -> Result<(), Diagnostic> {
         let plan = &self.loops[watch.plan];
         let times = alike.iterations;
-        self.iterations_skipped += times;
+        // Counted in the loop's own iterations, whatever a warp captures as one.
+        self.iterations_skipped = self
+            .iterations_skipped
+            .saturating_add(times.saturating_mul(u64::from(plan.unroll)));
         for (induction, before) in plan.induction.iter().zip(&start.induction) {
             let reg = &mut self.regs[induction.reg as usize];
             for lane in 0..WARP_LANES {

@@ -167,19 +167,19 @@ impl Machine<'_, '_> {
         let ExKind::Binary { op, .. } = e.kind else {
             return;
         };
-        let mut range = self.guard_ranges[index];
+        // The lanes' differences on each side, noted once: a range is its least and greatest.
+        let mut lanes = GuardRange::default();
         for lane in 0..WARP_LANES {
             if mask >> lane & 1 == 0 {
                 continue;
             }
             let d = i128::from(self.regs[a][lane] as i64) - i128::from(self.regs[b][lane] as i64);
-            let outcome = Guard::outcome(op, d);
-            range.note(d, outcome);
-            if self.capturing {
-                self.capture_guard(index, d, outcome);
-            }
+            lanes.note(d, Guard::outcome(op, d));
         }
-        self.guard_ranges[index] = range;
+        self.guard_ranges[index] = self.guard_ranges[index].join(lanes);
+        if self.capturing {
+            self.capture_guard(index, lanes);
+        }
     }
 
     #[cold]
