@@ -388,6 +388,22 @@ struct BlockSink<'a> {
     tallies: (Tally, Tally),
     /// The shapes measured of copies at other alignments (`profile_copy`).
     shapes: ShapeCopies,
+    /// Where the iteration of a loop inside another began, which a warp captures while it
+    /// captures the enclosing loop's (`RecordSink::nested_iteration_begins`).
+    nested: Option<NestedStart>,
+}
+
+/// The start of an inner loop's iteration in the log of the enclosing loop's iteration
+/// (`BlockSink::nested`).
+#[derive(Clone, Copy, Debug)]
+struct NestedStart {
+    warp: u32,
+    /// How many records the enclosing iteration's log held when it began.
+    records: usize,
+    /// The compiler effects held nothing its records could use when it began: no read waiting to
+    /// be fused, and (once its first record came, `reuse_checked`) no kept value it could reuse.
+    clean: bool,
+    reuse_checked: bool,
 }
 
 /// Per shape a copy was made of (by its place in memory, the `Rc` kept alive here) and the
@@ -675,6 +691,62 @@ impl IterationLog {
     }
 }
 
+/// How load reuse treats the iterations after one a warp ran, logged as `records`, each moving
+/// `moves` an iteration and passing `fences`: whether it reuses in the skipped ones just what it
+/// reused in the one run, so that they may be taken from it, and how many at the end must pass
+/// through everything so that it ends as after a full run (`IterationLog::tail`).
+fn reuse_over_iterations(
+    reuse: Option<&LoadReuse>,
+    records: &[LoggedRecord],
+    moves: &[i64],
+    fences: IterationFences,
+) -> (bool, u64) {
+    // Load reuse keeps nothing from one iteration into the next: the iteration's first or
+    // last record is not a load (a store clears what it keeps), or a fence lies between them.
+    let cleared = match (records.first(), records.last()) {
+        (Some(first), Some(last)) => {
+            first.kind != AccessKind::Load
+                || last.kind != AccessKind::Load
+                || first.fences_passed.wrapping_add(fences.per_iteration) != last.fences_passed
+        }
+        _ => true,
+    };
+    // Or what it keeps can never be reused in another iteration: each load of the
+    // iteration moves every iteration, and is of an address class of its own (the naive
+    // matmul's `a[row * n + k]` and `b[k * n + col]`) or never meets the others of its class
+    // (`LoggedRecord::never_meets`), and the warp kept nothing it could reuse when the
+    // iteration began. Then the last iterations whose loads fill what it keeps pass through
+    // everything.
+    let loads: Vec<(&LoggedRecord, i64)> = records
+        .iter()
+        .zip(moves)
+        .filter(|(record, _)| record.kind == AccessKind::Load)
+        .map(|(record, &by)| (record, by))
+        .collect();
+    let never_reused = reuse.is_some_and(|reuse| {
+        loads.iter().all(|&(a, by)| {
+            by != 0
+                && loads.iter().all(|&(b, b_by)| {
+                    std::ptr::eq(a, b)
+                        || a.space != b.space
+                        || reuse.class_of_site(a.span) != reuse.class_of_site(b.span)
+                        || (by == b_by && a.never_meets(b, by))
+                })
+        })
+    });
+    // A fence after the iteration's last record leaves nothing that load reuse keeps for
+    // the records after the last skipped iteration (they come after the fence): then no
+    // iteration need pass through everything.
+    let tail = if fences.after_last_record > 0 {
+        0
+    } else if cleared {
+        1
+    } else {
+        (KEPT_LOADS.div_ceil(loads.len().max(1)) as u64).max(1)
+    };
+    (cleared || never_reused, tail)
+}
+
 /// Adds to load reuse and the fuser what they counted for `logged`, for a record of a skipped
 /// iteration that repeats it.
 fn add_compiler_effects(
@@ -704,6 +776,7 @@ fn add_compiler_effects_times(
 }
 
 /// What became of one record of an iteration a warp ran.
+#[derive(Clone)]
 struct LoggedRecord {
     issued: bool,
     outputs_end: usize,
@@ -1341,6 +1414,155 @@ impl BlockSink<'_> {
         last + 1
     }
 
+    /// Takes the skipped iterations of `batch`, of a loop inside another whose iteration the warp
+    /// is capturing (`RecordSink::nested_iterations_repeated`), from what the compiler effects and
+    /// the counting made of the inner iteration the warp ran, the last records of the enclosing
+    /// iteration's log: each record's repeat adds what it added to the compiler effects, is
+    /// placed in the profile, and its outputs, moved, are counted as the shared accesses they are
+    /// and logged with it, as a full run logs them. That holds where the warp neither leads a
+    /// class nor is traced, every record is a shared access (whose place in the profile needs no
+    /// shape, which the log could not keep for a copy), the compiler effects held nothing at
+    /// either end of the inner iteration, its places move alike, and load reuse treats every
+    /// skipped iteration alike (`reuse_over_iterations`); the last iterations whose loads fill
+    /// what it keeps pass through it. The first iteration not taken.
+    fn log_nested_repeats(&mut self, batch: &IterationsRepeated<'_>) -> u64 {
+        let (first, warp) = (batch.first, batch.warp);
+        let Some(start) = self.nested.take().filter(|start| start.warp == warp) else {
+            return first;
+        };
+        let Some(record) = batch.records.first() else {
+            return first;
+        };
+        if batch.handed.is_some()
+            || !start.clean
+            || self.leader_of_warp(warp).is_some()
+            || self.traced(record.block, warp)
+            || self
+                .fuser
+                .as_deref()
+                .is_some_and(|fuser| fuser.has_pending(warp))
+        {
+            return first;
+        }
+        let Some(i) = self
+            .iterations
+            .iter()
+            .position(|log| log.logging && log.warp == warp)
+        else {
+            return first;
+        };
+        let per_iteration = batch.records.len();
+        let logged =
+            &self.iterations[i].records[start.records.min(self.iterations[i].records.len())..];
+        if logged.len() != per_iteration
+            || logged
+                .iter()
+                .any(|logged| logged.space != Space::Shared || logged.shape.is_some())
+        {
+            return first;
+        }
+        // How far each record, and each place, moves an iteration.
+        let moves: Vec<i64> = (0..per_iteration)
+            .map(|k| (batch.repeated)(k, 1).by)
+            .collect();
+        let mut sites: Vec<SiteMove> = Vec::new();
+        for (logged, &by) in logged.iter().zip(&moves) {
+            match sites.iter().find(|site| {
+                site.span == logged.span && site.space == logged.space && site.kind == logged.kind
+            }) {
+                Some(site) if site.bytes_per_step != by => return first,
+                Some(_) => {}
+                None => sites.push(SiteMove {
+                    span: logged.span,
+                    space: logged.space,
+                    kind: logged.kind,
+                    bytes_per_step: by,
+                }),
+            }
+        }
+        let fences = IterationFences {
+            per_iteration: (batch.repeated)(0, 1).fences,
+            after_last_record: 0,
+        };
+        let (reuse_alike, tail) =
+            reuse_over_iterations(self.reuse.as_deref(), logged, &moves, fences);
+        if !reuse_alike || !effects_move_alike(self.reuse.as_deref(), self.fuser.as_deref(), &sites)
+        {
+            return first;
+        }
+        let log = &self.iterations[i];
+        let outputs_start = start
+            .records
+            .checked_sub(1)
+            .map_or(0, |j| log.records[j].outputs_end);
+        // Every output comes from a place of the inner iteration, and moves as it does.
+        let mut output_moves = Vec::with_capacity(log.outputs.len() - outputs_start);
+        for (output, _) in &log.outputs[outputs_start..] {
+            let Some(site) = sites.iter().find(|site| site.holds(output)) else {
+                return first;
+            };
+            output_moves.push(site.bytes_per_step);
+        }
+        // The last `tail` iterations refill what load reuse keeps as a full run leaves it: their
+        // records pass through it (a store clears it, a load is kept, and none is reused, as
+        // above), and what reuse it counted is its own.
+        let refilled = batch.last.saturating_sub(tail);
+        let BlockSink {
+            counting,
+            reuse,
+            fuser,
+            profiler,
+            iterations,
+            shapes,
+            ..
+        } = self;
+        let log = &mut iterations[i];
+        let whole = usize::try_from(batch.last - first + 1).unwrap_or(0);
+        log.records.reserve(whole.saturating_mul(per_iteration));
+        log.outputs
+            .reserve(whole.saturating_mul(log.outputs.len() - outputs_start));
+        for iteration in first..=batch.last {
+            for k in 0..per_iteration {
+                let at = start.records + k;
+                let repeated = (batch.repeated)(k, iteration);
+                let mut entry = log.records[at].clone();
+                if iteration <= refilled {
+                    add_compiler_effects((reuse.as_deref_mut(), fuser.as_deref_mut()), &entry);
+                } else {
+                    add_compiler_effects((None, fuser.as_deref_mut()), &entry);
+                    if let Some(reuse) = reuse.as_deref_mut() {
+                        let mut record = batch.records[k];
+                        repeated.apply(&mut record);
+                        reuse.push(&record, &mut |_| {});
+                    }
+                }
+                place_repeat(profiler, shapes, &batch.records[k], &entry, &repeated, true);
+                let outputs_from = at.checked_sub(1).map_or(0, |j| log.records[j].outputs_end);
+                for o in outputs_from..log.records[at].outputs_end {
+                    let by = output_moves[o - outputs_start].wrapping_mul(iteration as i64);
+                    log.outputs.extend_from_within(o..o + 1);
+                    let Some((output, measure)) = log.outputs.last_mut() else {
+                        continue;
+                    };
+                    kernel::move_lanes(&mut output.access, by);
+                    output.order = repeated.order(output.order);
+                    output.fences_passed = output.fences_passed.wrapping_add(repeated.fences);
+                    *measure = counting.shared_measures.of(output, counting.device);
+                    if let Some(measure) = &measure {
+                        counting.count_untraced(output, measure);
+                    }
+                }
+                entry.outputs_end = log.outputs.len();
+                entry.fences_passed = entry.fences_passed.wrapping_add(repeated.fences);
+                entry.first_lane = entry
+                    .first_lane
+                    .map(|(lane, address)| (lane, address.wrapping_add_signed(repeated.by)));
+                log.records.push(entry);
+            }
+        }
+        batch.last + 1
+    }
+
     /// Adds to the compiler effects' tallies what the quiet records of log `i`
     /// (`LoggedRecord::quiet`) add in every skipped iteration they are quiet in, the 2nd to the
     /// `iterations - tail`-th, once per log. The tallies are sums and a maximum, which nothing
@@ -1385,6 +1607,18 @@ impl RecordSink for BlockSink<'_> {
         if leader.is_none() && logging.is_none() {
             self.pass(record, None, None);
             return;
+        }
+        if let Some(nested) = self
+            .nested
+            .as_mut()
+            .filter(|nested| nested.warp == record.warp && !nested.reuse_checked)
+        {
+            // The inner iteration's first record: it must not reuse what the warp loaded before.
+            nested.reuse_checked = true;
+            nested.clean &= !self
+                .reuse
+                .as_deref()
+                .is_some_and(|reuse| reuse.may_reuse(record));
         }
         if let Some(i) = logging {
             if self.iterations[i].records.is_empty() {
@@ -1512,7 +1746,6 @@ impl RecordSink for BlockSink<'_> {
     }
 
     fn repeats_begin(&mut self, warp: u32, moves: &[i64], iteration_fences: IterationFences) {
-        let fences = iteration_fences.per_iteration;
         let Some(i) = self
             .iterations
             .iter()
@@ -1543,51 +1776,10 @@ impl RecordSink for BlockSink<'_> {
                 }),
             }
         }
-        // Load reuse keeps nothing from one iteration into the next: the iteration's first or
-        // last record is not a load (a store clears what it keeps), or a fence lies between them.
-        let cleared = match (log.records.first(), log.records.last()) {
-            (Some(first), Some(last)) => {
-                first.kind != AccessKind::Load
-                    || last.kind != AccessKind::Load
-                    || first.fences_passed.wrapping_add(fences) != last.fences_passed
-            }
-            _ => true,
-        };
-        // Or what it keeps can never be reused in another iteration: each load of the
-        // iteration moves every iteration, and is of an address class of its own (the naive
-        // matmul's `a[row * n + k]` and `b[k * n + col]`) or never meets the others of its class
-        // (`LoggedRecord::never_meets`), and the warp kept nothing it could reuse when the
-        // iteration began. Then the last iterations whose loads fill what it keeps pass through
-        // everything.
-        let loads: Vec<(&LoggedRecord, i64)> = log
-            .records
-            .iter()
-            .zip(moves)
-            .filter(|(record, _)| record.kind == AccessKind::Load)
-            .map(|(record, &by)| (record, by))
-            .collect();
-        let never_reused = self.reuse.as_deref().is_some_and(|reuse| {
-            loads.iter().all(|&(a, by)| {
-                by != 0
-                    && loads.iter().all(|&(b, b_by)| {
-                        std::ptr::eq(a, b)
-                            || a.space != b.space
-                            || reuse.class_of_site(a.span) != reuse.class_of_site(b.span)
-                            || (by == b_by && a.never_meets(b, by))
-                    })
-            })
-        });
-        // A fence after the iteration's last record leaves nothing that load reuse keeps for
-        // the records after the last skipped iteration (they come after the fence): then no
-        // iteration need pass through everything.
-        log.tail = if iteration_fences.after_last_record > 0 {
-            0
-        } else if cleared {
-            1
-        } else {
-            (KEPT_LOADS.div_ceil(loads.len().max(1)) as u64).max(1)
-        };
-        reusable &= cleared || never_reused;
+        let (alike, tail) =
+            reuse_over_iterations(self.reuse.as_deref(), &log.records, moves, iteration_fences);
+        log.tail = tail;
+        reusable &= alike;
         // Every record counted comes from one of the iteration's own.
         reusable &= log
             .outputs
@@ -1750,6 +1942,30 @@ impl RecordSink for BlockSink<'_> {
         let from = self.repeat_iterations(batch);
         if from <= batch.last {
             batch.each_from(self, from);
+        }
+    }
+
+    fn nested_iteration_begins(&mut self, warp: u32) {
+        let fuser_clean = self
+            .fuser
+            .as_deref()
+            .is_none_or(|fuser| !fuser.has_pending(warp));
+        self.nested = self
+            .iterations
+            .iter()
+            .find(|log| log.logging && log.warp == warp)
+            .map(|log| NestedStart {
+                warp,
+                records: log.records.len(),
+                clean: fuser_clean,
+                reuse_checked: false,
+            });
+    }
+
+    fn nested_iterations_repeated(&mut self, batch: &IterationsRepeated<'_>) {
+        let from = self.log_nested_repeats(batch);
+        if from <= batch.last {
+            batch.each_record_from(self, from);
         }
     }
 
@@ -2163,6 +2379,7 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
             iterations: std::mem::take(&mut spare_logs),
             tallies: (Vec::new(), Vec::new()),
             shapes: ShapeCopies::default(),
+            nested: None,
         };
         // The interpreter stops a block that runs past what is left of the budget, and the
         // blocks' sum is checked after each block, so the whole run is bounded by the budget. A

@@ -602,6 +602,46 @@ fn a_load_after_a_skipped_loop_reuses_what_its_last_iteration_loaded_only_withou
 }
 
 #[test]
+fn a_nested_loop_skipped_in_a_captured_iteration_leaves_load_reuse_holding_its_last_loads() {
+    // Each of the 4 iterations of `p` reads the same 12 words of `s` in its inner loop, with no
+    // store or fence between: the compiled code loads them in the first and reuses them in the
+    // other three (load reuse, `compile_effects`, keeps up to 16). In the iteration of `p` a
+    // warp captures, the inner loop's skipped iterations are logged from the ones it ran
+    // (`RecordSink::nested_iterations_repeated`), and its last ones must still leave load reuse
+    // holding the 12 values, as a full run does.
+    let source = "__global__ void k(float* out, int n) {
+  __shared__ float s[128];
+  int t = threadIdx.x;
+  s[t] = (float)t;
+  s[t + 64] = (float)(n - t);
+  __syncthreads();
+  float acc = 0.0f;
+  for (int p = 0; p < 4; ++p) {
+    for (int j = 0; j < 12; ++j) acc += s[t + j];
+  }
+  out[t] = acc;
+}
+";
+    let mut input = SimulationInput::new(source, "k", h100());
+    input.grid = Dim3::new(4, 1, 1);
+    input.block = Dim3::new(64, 1, 1);
+    input.args = vec![("n".to_string(), Value::Int(1))];
+    input.buffers = vec![("out".to_string(), 4 * 64)];
+    let reused = reused_and_checked(input, "a nested loop of 12 reads, four times");
+    let skipped: u64 = reused
+        .sampled_blocks
+        .iter()
+        .map(|b| b.iterations_skipped)
+        .sum();
+    assert!(skipped > 0, "no iteration was skipped");
+    // 4 blocks of 2 warps issue the 12 reads once each.
+    assert_eq!(
+        reused.counters.get("smsp__inst_executed_op_shared_ld.sum"),
+        Some(8.0 * 12.0)
+    );
+}
+
+#[test]
 fn a_bounds_check_in_a_nested_loop_stops_the_phases_skipped_where_its_last_iteration_turns() {
     // The check `p * 8 + k < n` moves by 8 a phase and by 1 an iteration of `k`. In the first
     // phase each warp runs `k = 0` and skips `k = 1` to 7; the phases after it come out alike

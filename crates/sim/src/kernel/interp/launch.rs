@@ -196,6 +196,19 @@ pub trait RecordSink {
     fn iterations_repeated_from(&mut self, iterations: &IterationsRepeated<'_>) {
         iterations.each(self);
     }
+
+    /// A warp begins to capture an iteration of a loop inside another whose iteration it is
+    /// capturing (`kernel::interp`'s `loops`): the records it makes until the skipped iterations
+    /// of the inner loop are handed (`nested_iterations_repeated`) are that iteration's.
+    fn nested_iteration_begins(&mut self, _warp: u32) {}
+
+    /// The skipped iterations of a loop inside another whose iteration the warp is capturing,
+    /// all at once (`IterationsRepeated`, every record of each): a sink that logs the enclosing
+    /// iteration must still see each record as a full run makes it (`IterationsRepeated::
+    /// each_record`), unless it can log them from what the inner iteration run made.
+    fn nested_iterations_repeated(&mut self, iterations: &IterationsRepeated<'_>) {
+        iterations.each_record(self);
+    }
 }
 
 /// Skipped iterations `first..=last` of a loop with no barrier in it, handed at once
@@ -257,6 +270,24 @@ impl IterationsRepeated<'_> {
     /// `each_from` the first iteration.
     pub fn each<S: RecordSink + ?Sized>(&self, sink: &mut S) {
         self.each_from(sink, self.first);
+    }
+
+    /// Hands `sink` every record of iterations `from..=self.last` as the record a full run
+    /// makes (`RecordSink::record`), in the order it makes them.
+    pub fn each_record_from<S: RecordSink + ?Sized>(&self, sink: &mut S, from: u64) {
+        for iteration in from..=self.last {
+            for i in 0..self.per_iteration() {
+                let at = self.index(i);
+                let mut record = self.records[at];
+                (self.repeated)(at, iteration).apply(&mut record);
+                sink.record(&record);
+            }
+        }
+    }
+
+    /// `each_record_from` the first iteration.
+    pub fn each_record<S: RecordSink + ?Sized>(&self, sink: &mut S) {
+        self.each_record_from(sink, self.first);
     }
 }
 

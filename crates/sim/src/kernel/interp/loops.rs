@@ -648,6 +648,8 @@ impl Machine<'_, '_> {
         watch.own_log = !self.watch.as_ref().is_some_and(|outer| outer.capturing());
         if watch.own_log {
             self.sink.iteration_begins(self.warp);
+        } else {
+            self.sink.nested_iteration_begins(self.warp);
         }
         Ok(())
     }
@@ -657,12 +659,28 @@ impl Machine<'_, '_> {
     /// would: the enclosing loop's watch may be capturing them, and the sink's log of that
     /// iteration keeps them.
     fn skip_nested(&mut self, watch: &LoopWatch, alike: &AlikeIterations) {
+        let repeated = |at: usize, iteration: u64| alike.repeated(at, iteration);
+        let batch = IterationsRepeated {
+            warp: self.warp,
+            records: &watch.records,
+            handed: None,
+            warp_ran: false,
+            first: 1,
+            last: alike.iterations,
+            repeated: &repeated,
+        };
+        self.sink.nested_iterations_repeated(&batch);
+        let whole = usize::try_from(alike.iterations).unwrap_or(usize::MAX);
+        self.emitted = self
+            .emitted
+            .saturating_add(whole.saturating_mul(watch.records.len()));
         for iteration in 1..=alike.iterations {
+            if !self.capturing {
+                break;
+            }
             for (index, ran) in watch.records.iter().enumerate() {
                 let mut record = *ran;
                 alike.repeated(index, iteration).apply(&mut record);
-                self.sink.record(&record);
-                self.emitted += 1;
                 if self.capturing {
                     self.capture(&record);
                 }
