@@ -167,15 +167,24 @@ impl Machine<'_, '_> {
         let ExKind::Binary { op, .. } = e.kind else {
             return;
         };
-        // The lanes' differences on each side, noted once: a range is its least and greatest.
-        let mut lanes = GuardRange::default();
+        // The lanes' least and greatest differences on each side, noted once: a range is no more.
+        let (mut true_low, mut true_high) = (i128::MAX, i128::MIN);
+        let (mut false_low, mut false_high) = (i128::MAX, i128::MIN);
         for lane in 0..WARP_LANES {
             if mask >> lane & 1 == 0 {
                 continue;
             }
             let d = i128::from(self.regs[a][lane] as i64) - i128::from(self.regs[b][lane] as i64);
-            lanes.note(d, Guard::outcome(op, d));
+            if Guard::outcome(op, d) {
+                (true_low, true_high) = (true_low.min(d), true_high.max(d));
+            } else {
+                (false_low, false_high) = (false_low.min(d), false_high.max(d));
+            }
         }
+        let lanes = GuardRange {
+            when_true: (true_low <= true_high).then_some((true_low, true_high)),
+            when_false: (false_low <= false_high).then_some((false_low, false_high)),
+        };
         self.guard_ranges[index] = self.guard_ranges[index].join(lanes);
         if self.capturing {
             self.capture_guard(index, lanes);
