@@ -1434,7 +1434,7 @@ impl BlockSink<'_> {
             return first;
         };
         if batch.handed.is_some()
-            || !start.clean
+            || !(start.clean && start.reuse_checked)
             || self.leader_of_warp(warp).is_some()
             || self.traced(record.block, warp)
             || self
