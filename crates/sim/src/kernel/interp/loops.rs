@@ -161,8 +161,11 @@ struct Skipping {
     /// What the sink still needs of the iterations skipped (`RecordSink::repeats_needed`),
     /// asked before the first is handed...
     needed: Option<RepeatsNeeded>,
-    /// ... and the records of a run to a barrier that it needs, found anew for each.
+    /// ... the records of the iteration that it needs, where it takes them at once...
     handed: Vec<usize>,
+    /// ... and per run of an iteration to a barrier (by its first record), the records of it
+    /// that it needs and whether it asks for the warp's run: the same in every iteration.
+    runs: Vec<(usize, bool, Vec<usize>)>,
 }
 
 /// What `alike_after` finds of the iterations after a captured one.
@@ -723,6 +726,7 @@ impl Machine<'_, '_> {
             barrier: 0,
             needed,
             handed: Vec::new(),
+            runs: Vec::new(),
         }))
     }
 
@@ -961,14 +965,27 @@ impl Machine<'_, '_> {
             let needed = skipping.needed.as_ref().filter(|needed| {
                 iteration.saturating_add(needed.tail) <= skipping.alike.iterations
             });
-            if let Some(needed) = needed {
-                if pick_handed(needed, from..to, &mut skipping.handed) {
-                    self.sink.repeats_ran(self.warp);
+            let run = needed.map(|needed| {
+                match skipping
+                    .runs
+                    .iter()
+                    .position(|(first, _, _)| *first == from)
+                {
+                    Some(run) => run,
+                    None => {
+                        let mut picked = Vec::new();
+                        let warp_ran = pick_handed(needed, from..to, &mut picked);
+                        skipping.runs.push((from, warp_ran, picked));
+                        skipping.runs.len() - 1
+                    }
                 }
+            });
+            if run.is_some_and(|run| skipping.runs[run].1) {
+                self.sink.repeats_ran(self.warp);
             }
             let (records, skipping_now) = (&watch.records, &*skipping);
-            let handed = &skipping_now.handed;
-            let picked = needed.is_some();
+            let handed: &[usize] = run.map_or(&[], |run| &skipping_now.runs[run].2);
+            let picked = run.is_some();
             let repeated = |i: usize| {
                 let at = if picked { handed[i] } else { from + i };
                 (&records[at], skipping_now.alike.repeated(at, iteration))
