@@ -691,6 +691,34 @@ impl IterationLog {
     }
 }
 
+/// Whether `record` could reuse a value its warp loaded before (`LoadReuse::may_reuse`); never
+/// where the compiled code reuses no loaded value.
+fn may_reuse(reuse: Option<&LoadReuse>, record: &MemRecord) -> bool {
+    reuse.is_some_and(|reuse| reuse.may_reuse(record))
+}
+
+/// Adds to `sites` the place of each of `records`, with how far it moves an iteration (`moves`,
+/// one per record), and says whether each place moves by one amount: records of one place that
+/// move differently cannot be taken from each other.
+fn gather_site_moves(records: &[LoggedRecord], moves: &[i64], sites: &mut Vec<SiteMove>) -> bool {
+    let mut alike = true;
+    for (record, &by) in records.iter().zip(moves) {
+        let site = sites.iter().find(|site| {
+            site.span == record.span && site.space == record.space && site.kind == record.kind
+        });
+        match site {
+            Some(site) => alike &= site.bytes_per_step == by,
+            None => sites.push(SiteMove {
+                span: record.span,
+                space: record.space,
+                kind: record.kind,
+                bytes_per_step: by,
+            }),
+        }
+    }
+    alike
+}
+
 /// How load reuse treats the iterations after one a warp ran, logged as `records`, each moving
 /// `moves` an iteration and passing `fences`: whether it reuses in the skipped ones just what it
 /// reused in the one run, so that they may be taken from it, and how many at the end must pass
@@ -1466,19 +1494,8 @@ impl BlockSink<'_> {
             .map(|k| (batch.repeated)(k, 1).by)
             .collect();
         let mut sites: Vec<SiteMove> = Vec::new();
-        for (logged, &by) in logged.iter().zip(&moves) {
-            match sites.iter().find(|site| {
-                site.span == logged.span && site.space == logged.space && site.kind == logged.kind
-            }) {
-                Some(site) if site.bytes_per_step != by => return first,
-                Some(_) => {}
-                None => sites.push(SiteMove {
-                    span: logged.span,
-                    space: logged.space,
-                    kind: logged.kind,
-                    bytes_per_step: by,
-                }),
-            }
+        if !gather_site_moves(logged, &moves, &mut sites) {
+            return first;
         }
         let fences = IterationFences {
             per_iteration: (batch.repeated)(0, 1).fences,
@@ -1539,14 +1556,16 @@ impl BlockSink<'_> {
                 place_repeat(profiler, shapes, &batch.records[k], &entry, &repeated, true);
                 let outputs_from = at.checked_sub(1).map_or(0, |j| log.records[j].outputs_end);
                 for o in outputs_from..log.records[at].outputs_end {
-                    let by = output_moves[o - outputs_start].wrapping_mul(iteration as i64);
+                    // The output repeats as its record does, moved as its own place moves.
+                    let moved = Repeated {
+                        by: output_moves[o - outputs_start].wrapping_mul(iteration as i64),
+                        ..repeated
+                    };
                     log.outputs.extend_from_within(o..o + 1);
                     let Some((output, measure)) = log.outputs.last_mut() else {
                         continue;
                     };
-                    kernel::move_lanes(&mut output.access, by);
-                    output.order = repeated.order(output.order);
-                    output.fences_passed = output.fences_passed.wrapping_add(repeated.fences);
+                    moved.apply(output);
                     *measure = counting.shared_measures.of(output, counting.device);
                     if let Some(measure) = &measure {
                         counting.count_untraced(output, measure);
@@ -1615,19 +1634,12 @@ impl RecordSink for BlockSink<'_> {
         {
             // The inner iteration's first record: it must not reuse what the warp loaded before.
             nested.reuse_checked = true;
-            nested.clean &= !self
-                .reuse
-                .as_deref()
-                .is_some_and(|reuse| reuse.may_reuse(record));
+            nested.clean &= !may_reuse(self.reuse.as_deref(), record);
         }
         if let Some(i) = logging {
             if self.iterations[i].records.is_empty() {
                 // The iteration's first record: it must not reuse what the warp loaded before.
-                let may_reuse = self
-                    .reuse
-                    .as_deref()
-                    .is_some_and(|reuse| reuse.may_reuse(record));
-                self.iterations[i].clean_start &= !may_reuse;
+                self.iterations[i].clean_start &= !may_reuse(self.reuse.as_deref(), record);
             }
         }
         let (mut before, mut after) = std::mem::take(&mut self.tallies);
@@ -1761,21 +1773,7 @@ impl RecordSink for BlockSink<'_> {
         log.logging = false;
         // The compiler effects must hold nothing at either end of the iteration, as below.
         let mut reusable = log.clean_start && fuser_clean && moves.len() == log.records.len();
-        // Each place moves by one amount an iteration.
-        for (record, &by) in log.records.iter().zip(moves) {
-            let site = log.site_moves.iter().find(|site| {
-                site.span == record.span && site.space == record.space && site.kind == record.kind
-            });
-            match site {
-                Some(site) => reusable &= site.bytes_per_step == by,
-                None => log.site_moves.push(SiteMove {
-                    span: record.span,
-                    space: record.space,
-                    kind: record.kind,
-                    bytes_per_step: by,
-                }),
-            }
-        }
+        reusable &= gather_site_moves(&log.records, moves, &mut log.site_moves);
         let (alike, tail) =
             reuse_over_iterations(self.reuse.as_deref(), &log.records, moves, iteration_fences);
         log.tail = tail;

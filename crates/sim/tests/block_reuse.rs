@@ -542,11 +542,7 @@ fn a_guarded_matmul_whose_last_tile_splits_the_warps_runs_two_leaders_a_block_th
     // runs the first phase, skips the next 11 and runs the last. In each phase it runs, its `k`
     // loop runs its first four iterations, whose reads of `sa` nvcc fuses into one 16-byte load,
     // and skips the other 12 four at a time.
-    let skipped: Vec<u64> = reused
-        .sampled_blocks
-        .iter()
-        .map(|b| b.iterations_skipped)
-        .collect();
+    let skipped = skipped_per_block(&reused);
     assert!(
         skipped.iter().all(|&i| i == 2 * (11 + 2 * 12)),
         "{skipped:?}"
@@ -588,11 +584,7 @@ fn a_load_after_a_skipped_loop_reuses_what_its_last_iteration_loaded_only_withou
         input.args = vec![("n".to_string(), Value::Int(1))];
         input.buffers = vec![("a".to_string(), 4 * 8 * 64), ("out".to_string(), 4 * 64)];
         let reused = reused_and_checked(input, &format!("FENCE={fence}"));
-        let skipped: u64 = reused
-            .sampled_blocks
-            .iter()
-            .map(|b| b.iterations_skipped)
-            .sum();
+        let skipped: u64 = skipped_per_block(&reused).iter().sum();
         assert!(skipped > 0, "FENCE={fence}: no iteration was skipped");
         shared_loads.push(reused.counters.get("smsp__inst_executed_op_shared_ld.sum"));
     }
@@ -628,11 +620,7 @@ fn a_nested_loop_skipped_in_a_captured_iteration_leaves_load_reuse_holding_its_l
     input.args = vec![("n".to_string(), Value::Int(1))];
     input.buffers = vec![("out".to_string(), 4 * 64)];
     let reused = reused_and_checked(input, "a nested loop of 12 reads, four times");
-    let skipped: u64 = reused
-        .sampled_blocks
-        .iter()
-        .map(|b| b.iterations_skipped)
-        .sum();
+    let skipped: u64 = skipped_per_block(&reused).iter().sum();
     assert!(skipped > 0, "no iteration was skipped");
     // 4 blocks of 2 warps issue the 12 reads once each.
     assert_eq!(
@@ -667,11 +655,7 @@ fn a_bounds_check_in_a_nested_loop_stops_the_phases_skipped_where_its_last_itera
     // Per warp of the one block run: 7 iterations of `k` skipped in phase 0, phases 1 to 6
     // skipped, 3 iterations in phase 7 (k = 1 to 3, before the check turns), and 7 in each of
     // phases 8 to 15, where the check is false throughout.
-    let skipped: Vec<u64> = reused
-        .sampled_blocks
-        .iter()
-        .map(|b| b.iterations_skipped)
-        .collect();
+    let skipped = skipped_per_block(&reused);
     assert_eq!(skipped, [2 * (7 + 6 + 3 + 8 * 7)]);
 }
 
@@ -689,11 +673,7 @@ fn a_loop_whose_reads_are_fused_in_pairs_is_skipped_two_iterations_at_a_time() {
         warp: 2,
     });
     let reused = reused_and_checked(input, "guarded matmul, n = 95, tile 10");
-    let skipped: Vec<u64> = reused
-        .sampled_blocks
-        .iter()
-        .map(|b| b.iterations_skipped)
-        .collect();
+    let skipped = skipped_per_block(&reused);
     // Per block, each of its 4 warps skips phases 1 to 8, and in phases 0 and 9 runs `k` = 0 and
     // 1 and skips the other 8 (one at a time, it would run `k` = 0 and skip 9).
     assert_eq!(skipped, [4 * (8 + 2 * 8); 9]);
@@ -720,6 +700,15 @@ fn matmul(source: &str, kernel: &str, n: u32, tile: u32, pad: u32) -> Simulation
         .map(|b| (b.to_string(), bytes))
         .collect();
     input
+}
+
+/// The loop iterations each sampled block's warps skipped, in the report's order.
+fn skipped_per_block(report: &SimulationReport) -> Vec<u64> {
+    report
+        .sampled_blocks
+        .iter()
+        .map(|b| b.iterations_skipped)
+        .collect()
 }
 
 /// Simulates `input` with runs reused (`EdgeClasses`) and with every class run

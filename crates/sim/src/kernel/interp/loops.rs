@@ -35,9 +35,10 @@
 //! A loop inside another (the matmul's `for (int k = 0; k < TILE_WIDTH; ++k)`, in each phase
 //! that a warp runs) is watched beside the enclosing loop's watch, the same way, with two
 //! differences: it may hold no barrier, so a warp never stops inside it, and the records of its
-//! skipped iterations are made at once and handed as a full run hands them, one by one
-//! (`Machine::skip_nested`). The enclosing loop's watch may be capturing the phase, and captures
-//! them as records run; the guard ranges of the skipped iterations widen its capture's too. A
+//! skipped iterations go to the sink in one call (`Machine::skip_nested`,
+//! `RecordSink::nested_iterations_repeated`), which a sink that knows no better takes one by one
+//! as a full run makes them. The enclosing loop's watch may be capturing the phase, and captures
+//! them, moved; the guard ranges of the skipped iterations widen its capture's too. A
 //! loop inside a nested loop watched runs in full. Where the enclosing loop's iteration is not
 //! being captured (the guarded matmul's last phase, or an enclosing loop shown alike nowhere),
 //! the nested loop is watched as a loop that no other encloses: the sink logs its iteration, and
@@ -657,10 +658,10 @@ impl Machine<'_, '_> {
         Ok(())
     }
 
-    /// Makes the records of the nested loop's iterations skipped (`alike`), the captured ones
-    /// moved, in the order a full run makes them, and hands them to the sink as a full run
-    /// would: the enclosing loop's watch may be capturing them, and the sink's log of that
-    /// iteration keeps them.
+    /// Hands the sink the records of the nested loop's iterations skipped (`alike`), the
+    /// captured ones moved, in one call (`RecordSink::nested_iterations_repeated`), and captures
+    /// them for the enclosing loop's iteration, in the order a full run makes them, while that
+    /// capture goes on: the sink's log of that iteration keeps them too.
     fn skip_nested(&mut self, watch: &LoopWatch, alike: &AlikeIterations) {
         let repeated = |at: usize, iteration: u64| alike.repeated(at, iteration);
         let batch = IterationsRepeated {
@@ -677,16 +678,15 @@ impl Machine<'_, '_> {
         self.emitted = self
             .emitted
             .saturating_add(whole.saturating_mul(watch.records.len()));
+        // A capture that grows too long ends (`capture`), and no record is kept after it.
         for iteration in 1..=alike.iterations {
-            if !self.capturing {
-                break;
-            }
             for (index, ran) in watch.records.iter().enumerate() {
+                if !self.capturing {
+                    return;
+                }
                 let mut record = *ran;
                 alike.repeated(index, iteration).apply(&mut record);
-                if self.capturing {
-                    self.capture(&record);
-                }
+                self.capture(&record);
             }
         }
     }
