@@ -21,6 +21,7 @@ mod model;
 mod my_kernel;
 mod source_link;
 mod state;
+mod statements;
 mod url;
 
 fn main() {
