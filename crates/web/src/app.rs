@@ -300,6 +300,24 @@ pub fn app() -> Html {
     let lesson_text = use_memo(state.variant.lesson(), |lesson| {
         crate::lesson_text::parse(lesson.text()).ok().map(Rc::new)
     });
+    // The sweep's launches, for a lesson's words about another value of the swept setting.
+    let sweep_runs = shown.sweep.as_ref().and_then(|sweep| {
+        let setting = crate::lessons::SweepSetting::ALL
+            .into_iter()
+            .find(|setting| setting.label() == sweep.setting)?;
+        let runs = sweep
+            .launches
+            .iter()
+            .zip(&sweep.points)
+            .map(|((value, input, launch), point)| crate::facts::SweepRun {
+                value: *value,
+                input: input.clone(),
+                launch: launch.clone(),
+                failed: matches!(point.time_ms, Some(Err(_))),
+            })
+            .collect();
+        Some(Rc::new(crate::facts::SweepRuns { setting, runs }))
+    });
     let guide = (*lesson_text).clone().map(|text| {
         let next = text.next;
         let next_href = if embedded {
@@ -308,10 +326,25 @@ pub fn app() -> Html {
             format!("?lesson={}", next.key())
         };
         let next_title = next.title().to_string();
+        let question_launch = Rc::new(
+            State {
+                variant: text.question.variant,
+                ..(*state).clone()
+            }
+            .launch(),
+        );
+        let lesson_href = if embedded {
+            format!("?lesson={}&embed=1", lesson.key())
+        } else {
+            format!("?lesson={}", lesson.key())
+        };
         html! {
             <LessonGuide
                 text={text}
                 run={shown.run.clone()}
+                sweep={sweep_runs.clone()}
+                question_launch={question_launch}
+                lesson_href={lesson_href}
                 next_href={next_href}
                 next_title={next_title}
                 prediction={state.prediction}
@@ -348,7 +381,7 @@ pub fn app() -> Html {
                     pad={state.pad}
                     stride={state.stride}
                     regs={state.regs}
-                    shown={lesson.controls()}
+                    shown={state.variant.controls()}
                     on_action={on_action.clone()}
                 />
                 <Notes notes={state.notes.clone()} />

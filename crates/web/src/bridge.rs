@@ -24,8 +24,8 @@
 
 use crate::components::kernel_view::{Progress, Shared, SimulationRun};
 use crate::components::time_sweep::TimePoint;
-use memplay_sim::simulate::SimulationInput;
-use memplay_web::protocol::{Answer, FromWorker, Job, Request, Response, Sequence};
+use memplay_sim::simulate::{SimulationInput, SimulationReport};
+use memplay_web::protocol::{Answer, FromWorker, Job, Request, Response, Sequence, SweptLaunch};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
@@ -41,6 +41,9 @@ pub struct SweepView {
     pub setting: &'static str,
     pub current: u32,
     pub points: Vec<TimePoint>,
+    /// The launch at each point and, once it ran, its report and prediction: the numbers a
+    /// lesson's words name at another value of the swept setting come from these.
+    pub launches: Vec<(u32, SimulationInput, Option<Rc<SweptLaunch>>)>,
 }
 
 /// What the page shows of the simulations.
@@ -86,14 +89,18 @@ pub struct Scheduler {
     wanted: Option<Wanted>,
     /// The job with the worker, if any (at most one ever is).
     in_flight: Option<InFlight>,
-    /// Predicted times of launches that ran: the shown launch and its sweep's.
-    known: Vec<(SimulationInput, Result<f64, String>)>,
+    /// Predicted times of launches that ran, with their reports: the shown launch and its
+    /// sweep's.
+    known: Vec<Known>,
     run: Option<Shared<SimulationRun>>,
     sweep: Option<SweepView>,
     worker_failure: Option<String>,
     cancelled: u32,
     compare: Option<Shared<SimulationRun>>,
 }
+
+/// A launch that ran: its input, its predicted time or why it did not run, and its report.
+type Known = (SimulationInput, Result<f64, String>, Option<Rc<SweptLaunch>>);
 
 /// The job with the worker: its request's number and which of its jobs it is.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -165,7 +172,11 @@ impl Scheduler {
             match response.answer {
                 Answer::Launch(outcome) => self.launched(*outcome),
                 Answer::Compare(outcome) => self.compared(*outcome),
-                Answer::SweepPoint { index, time_ms } => self.swept(index, time_ms),
+                Answer::SweepPoint {
+                    index,
+                    time_ms,
+                    launch,
+                } => self.swept(index, time_ms, launch.map(|launch| Rc::new(*launch))),
             }
         }
         self.next_job()
@@ -178,8 +189,14 @@ impl Scheduler {
         };
         wanted.launched = true;
         self.worker_failure = None;
-        let time_ms = match (&outcome.result, &outcome.prediction) {
-            (Ok(_), Some(prediction)) => Some(prediction.time_ms),
+        let swept = match (&outcome.result, &outcome.prediction) {
+            (Ok(report), Some(prediction)) => Some(Rc::new(SweptLaunch {
+                report: SimulationReport {
+                    trace: None,
+                    ..report.clone()
+                },
+                prediction: prediction.clone(),
+            })),
             _ => None,
         };
         self.run = Some(Shared::new(SimulationRun {
@@ -191,39 +208,52 @@ impl Scheduler {
         }));
         // A launch that fails is not swept: its sweep would fail the same way, several times
         // over. The last good launch's sweep and times stay.
-        let Some(time_ms) = time_ms else {
+        let Some(swept) = swept else {
             return;
         };
+        let time_ms = swept.prediction.time_ms;
         // The sweep's launches trace no warp, and a trace changes no time: the launch counts as
         // the sweep's point at its value without its trace.
         let untraced = SimulationInput {
             trace: None,
             ..wanted.launch.clone()
         };
-        self.known.retain(|(input, _)| *input != untraced);
-        self.known.push((untraced, Ok(time_ms)));
+        self.known.retain(|(input, _, _)| *input != untraced);
+        self.known.push((untraced, Ok(time_ms), Some(swept)));
         let known = &self.known;
+        let found = |input: &SimulationInput| {
+            known
+                .iter()
+                .find(|(known_input, _, _)| known_input == input)
+        };
         let points = wanted
             .sweep
             .launches
             .iter()
             .map(|(value, input)| TimePoint {
                 value: *value,
-                time_ms: known
-                    .iter()
-                    .find(|(known_input, _)| known_input == input)
-                    .map(|(_, time)| time.clone()),
+                time_ms: found(input).map(|(_, time, _)| time.clone()),
+            })
+            .collect();
+        let swept_launches = wanted
+            .sweep
+            .launches
+            .iter()
+            .map(|(value, input)| {
+                let launch = found(input).and_then(|(_, _, launch)| launch.clone());
+                (*value, input.clone(), launch)
             })
             .collect();
         // Only this sweep's times can be used again (moving along the swept setting); the rest
         // are forgotten, so what is kept stays as small as one sweep.
         let launches = &wanted.sweep.launches;
         self.known
-            .retain(|(input, _)| launches.iter().any(|(_, launch)| launch == input));
+            .retain(|(input, _, _)| launches.iter().any(|(_, launch)| launch == input));
         self.sweep = Some(SweepView {
             setting: wanted.sweep.setting,
             current: wanted.sweep.current,
             points,
+            launches: swept_launches,
         });
         wanted.sweeping = true;
     }
@@ -245,7 +275,12 @@ impl Scheduler {
         }
     }
 
-    fn swept(&mut self, index: usize, time_ms: Result<f64, String>) {
+    fn swept(
+        &mut self,
+        index: usize,
+        time_ms: Result<f64, String>,
+        launch: Option<Rc<SweptLaunch>>,
+    ) {
         let (Some(wanted), Some(sweep)) = (self.wanted.as_ref(), self.sweep.as_mut()) else {
             return;
         };
@@ -257,7 +292,10 @@ impl Scheduler {
         };
         if wanted.sweeping {
             point.time_ms = Some(time_ms.clone());
-            self.known.push((input.clone(), time_ms));
+            if let Some(slot) = sweep.launches.get_mut(index) {
+                slot.2 = launch.clone();
+            }
+            self.known.push((input.clone(), time_ms, launch));
         }
     }
 
@@ -695,6 +733,7 @@ mod tests {
             Job::SweepPoint { index, .. } => Answer::SweepPoint {
                 index: *index,
                 time_ms: Ok(2.0),
+                launch: None,
             },
         };
         Response {

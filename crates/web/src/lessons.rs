@@ -191,10 +191,12 @@ impl Lesson {
         match self {
             Lesson::AdjacentDifference => &[Variant::AdjDiffNaive, Variant::AdjDiffShared],
             Lesson::TiledMatmul => &[Variant::MatmulTiled, Variant::MatmulNaive],
+            // The transpose first: its column read goes from every lane in one bank to none
+            // with one word of padding, and the padding halves its time.
             Lesson::BankConflicts => &[
+                Variant::TransposeShared,
                 Variant::RowPerThread,
                 Variant::SmemStride,
-                Variant::TransposeShared,
                 Variant::TransposeSwizzle,
             ],
             Lesson::Coalescing => &[Variant::StridedCopy, Variant::TransposeNaive],
@@ -319,7 +321,7 @@ pub struct SweepLaunches {
 }
 
 /// The setting a lesson's sweep chart varies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SweepSetting {
     Tile,
     Block,
@@ -329,6 +331,25 @@ pub enum SweepSetting {
 }
 
 impl SweepSetting {
+    pub const ALL: [SweepSetting; 5] = [
+        SweepSetting::Tile,
+        SweepSetting::Block,
+        SweepSetting::Pad,
+        SweepSetting::Stride,
+        SweepSetting::Regs,
+    ];
+
+    /// The setting's name in a link's query and in a lesson's placeholders (`regs=64`).
+    pub fn key(self) -> &'static str {
+        match self {
+            SweepSetting::Tile => "tile",
+            SweepSetting::Block => "block",
+            SweepSetting::Pad => "pad",
+            SweepSetting::Stride => "stride",
+            SweepSetting::Regs => "regs",
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             SweepSetting::Tile => "tile width",
@@ -533,35 +554,35 @@ impl Variant {
 
     pub fn title(self) -> &'static str {
         match self {
-            Variant::MatmulNaive => "Matrix multiply, naive (seed 000)",
-            Variant::MatmulTiled => "Matrix multiply, tiled in shared memory (seeds 000, 003)",
-            Variant::AdjDiffNaive => "Adjacent difference, two global loads (seed 000)",
-            Variant::AdjDiffShared => "Adjacent difference through shared memory (seed 000)",
-            Variant::SmemStride => "Shared memory read with a stride (seed 001)",
-            Variant::RowPerThread => "32x32 array, each thread a row (seed 001)",
-            Variant::StridedCopy => "Strided global copy: coalescing (seeds 001, 002)",
+            Variant::MatmulNaive => "Matrix multiply, naive",
+            Variant::MatmulTiled => "Matrix multiply, tiled in shared memory",
+            Variant::AdjDiffNaive => "Adjacent difference, two global loads",
+            Variant::AdjDiffShared => "Adjacent difference through shared memory",
+            Variant::SmemStride => "Shared memory read with a stride",
+            Variant::RowPerThread => "32x32 array, each thread a row",
+            Variant::StridedCopy => "Strided global copy: coalescing",
             Variant::TransposeNaive => "Transpose, naive (coalescing)",
             Variant::TransposeShared => "Transpose through a shared tile (banks, padding)",
-            Variant::AtomicsGlobal => "Sum with one global atomic per thread (seed 000)",
-            Variant::AtomicsHierarchical => "Sum with hierarchical atomics (seed 000)",
-            Variant::BoundaryUnguarded => "Tiled matmul at n = 1000, no boundary checks (seed 004)",
-            Variant::BoundaryGuarded => "Tiled matmul at n = 1000, with boundary checks (seed 004)",
+            Variant::AtomicsGlobal => "Sum with one global atomic per thread",
+            Variant::AtomicsHierarchical => "Sum with hierarchical atomics",
+            Variant::BoundaryUnguarded => "Tiled matmul at n = 1000, no boundary checks",
+            Variant::BoundaryGuarded => "Tiled matmul at n = 1000, with boundary checks",
             Variant::OccupancyTiled | Variant::RooflineTiled | Variant::MemorySpacesTiled => {
-                "Matrix multiply, tiled (seeds 003, 004)"
+                "Matrix multiply, tiled"
             }
-            Variant::PitchedTranspose => "Transpose, naive: 2-D indexing (seed 001)",
-            Variant::RooflineNaive => "Matrix multiply, naive (seed 000)",
-            Variant::LatencyAdjDiff => "Adjacent difference over 64 M elements (seeds 000, 003)",
+            Variant::PitchedTranspose => "Transpose, naive: 2-D indexing",
+            Variant::RooflineNaive => "Matrix multiply, naive",
+            Variant::LatencyAdjDiff => "Adjacent difference over 64 M elements",
             Variant::DivergenceSplit => {
-                "Branch on odd and even lanes: every warp splits (seed 001)"
+                "Branch on odd and even lanes: every warp splits"
             }
-            Variant::DivergenceUniform => "Branch on whole warps: no warp splits (seed 001)",
+            Variant::DivergenceUniform => "Branch on whole warps: no warp splits",
             Variant::TransposeSwizzle => {
                 "Transpose through a swizzled tile: XOR instead of padding"
             }
-            Variant::TransfersAdjDiff => "Adjacent difference, with its copies (seed 000)",
+            Variant::TransfersAdjDiff => "Adjacent difference, with its copies",
             Variant::TransfersMatmul => {
-                "Tiled matmul at n = 1000, with its copies (seeds 000, 004)"
+                "Tiled matmul at n = 1000, with its copies"
             }
             Variant::MyKernel => "Your kernel, launched as you write it",
         }
@@ -661,6 +682,30 @@ impl Variant {
         }
     }
 
+    /// The lesson's controls that change this kernel's launch or a view beside it: a fixed
+    /// block (the transposes, the row-per-thread kernel) takes no threads-per-block slider, and
+    /// the naive matmul has no padding.
+    pub fn controls(self) -> Vec<Control> {
+        let fixed_block = matches!(
+            self,
+            Variant::RowPerThread
+                | Variant::TransposeShared
+                | Variant::TransposeSwizzle
+                | Variant::TransposeNaive
+                | Variant::PitchedTranspose
+        );
+        self.lesson()
+            .controls()
+            .iter()
+            .copied()
+            .filter(|control| match control {
+                Control::Block => !fixed_block,
+                Control::Pad => self != Variant::MatmulNaive,
+                _ => true,
+            })
+            .collect()
+    }
+
     /// The setting the sweep chart varies.
     pub fn sweep(self) -> SweepSetting {
         match self {
@@ -680,7 +725,13 @@ impl Variant {
             | Variant::TransposeSwizzle => SweepSetting::Pad,
             Variant::SmemStride | Variant::StridedCopy => SweepSetting::Stride,
             Variant::LatencyAdjDiff | Variant::MyKernel => SweepSetting::Regs,
-            _ => SweepSetting::Block,
+            Variant::AdjDiffNaive
+            | Variant::AdjDiffShared
+            | Variant::AtomicsGlobal
+            | Variant::AtomicsHierarchical
+            | Variant::DivergenceSplit
+            | Variant::DivergenceUniform
+            | Variant::TransfersAdjDiff => SweepSetting::Block,
         }
     }
 

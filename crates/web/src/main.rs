@@ -13,6 +13,9 @@ mod bridge;
 mod compare;
 mod components;
 mod deflate;
+mod facts;
+#[cfg(test)]
+mod lesson_checks;
 mod lesson_text;
 mod lessons;
 mod line_model;

@@ -43,6 +43,13 @@ pub enum Job {
     },
 }
 
+/// A launch of the sweep that ran: its report (with no warp traced) and prediction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweptLaunch {
+    pub report: SimulationReport,
+    pub prediction: Prediction,
+}
+
 /// What the page posts to the worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Request {
@@ -69,10 +76,12 @@ pub enum Answer {
     Launch(Box<Outcome>),
     /// The outcome of the launch it is compared with.
     Compare(Box<Outcome>),
-    /// The predicted time of the sweep's launch at `index`, or why it does not run.
+    /// The predicted time of the sweep's launch at `index`, or why it does not run, and its
+    /// report and prediction, from which a lesson's words name numbers at that value.
     SweepPoint {
         index: usize,
         time_ms: Result<f64, String>,
+        launch: Option<Box<SweptLaunch>>,
     },
 }
 
@@ -118,10 +127,13 @@ pub fn run_launch(input: &SimulationInput, now_ms: impl Fn() -> f64) -> Outcome 
     }
 }
 
-/// The predicted time of one launch, or why it does not run.
-pub fn predicted_time(input: &SimulationInput) -> Result<f64, String> {
+/// One launch of a sweep: its report and prediction, or why it does not run.
+pub fn swept_launch(input: &SimulationInput) -> Result<SweptLaunch, String> {
     simulate(input)
-        .map(|report| predict(&report).time_ms)
+        .map(|report| SweptLaunch {
+            prediction: predict(&report),
+            report,
+        })
         .map_err(|error| error.to_string())
 }
 
@@ -130,10 +142,17 @@ pub fn respond(request: Request, now_ms: impl Fn() -> f64) -> Response {
     let answer = match request.job {
         Job::Launch(input) => Answer::Launch(Box::new(run_launch(&input, now_ms))),
         Job::Compare(input) => Answer::Compare(Box::new(run_launch(&input, now_ms))),
-        Job::SweepPoint { index, input } => Answer::SweepPoint {
-            index,
-            time_ms: predicted_time(&input),
-        },
+        Job::SweepPoint { index, input } => {
+            let launch = swept_launch(&input);
+            Answer::SweepPoint {
+                index,
+                time_ms: launch
+                    .as_ref()
+                    .map(|launch| launch.prediction.time_ms)
+                    .map_err(String::clone),
+                launch: launch.ok().map(Box::new),
+            }
+        }
     };
     Response {
         seq: request.seq,
@@ -228,6 +247,7 @@ mod tests {
             answer: Answer::SweepPoint {
                 index: 1,
                 time_ms: Ok(0.25),
+                launch: None,
             },
         });
         assert_eq!(over_the_wire(&FromWorker::Ready), FromWorker::Ready);
@@ -259,6 +279,7 @@ mod tests {
                 answer: Answer::SweepPoint {
                     index: 2,
                     time_ms: Err("1:30: 'm' is not declared".to_string()),
+                    launch: None,
                 },
             }
         );

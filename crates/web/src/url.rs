@@ -811,12 +811,12 @@ mod tests {
         assert_eq!(state.variant, Variant::AdjDiffShared);
         assert!(state.notes.is_empty());
         let other = State::from_query("lesson=bank-conflicts&variant=shared");
-        assert_eq!(other.variant, Variant::RowPerThread);
+        assert_eq!(other.variant, Variant::TransposeShared);
         assert_eq!(
             other.notes,
             vec![
-                "variant=shared is not one of row-per-thread, stride, transpose, swizzle (the \
-                  variants of bank-conflicts); using row-per-thread."
+                "variant=shared is not one of transpose, row-per-thread, stride, swizzle (the \
+                  variants of bank-conflicts); using transpose."
                     .to_string()
             ]
         );

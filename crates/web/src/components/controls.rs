@@ -25,7 +25,7 @@ pub struct ControlsProps {
     pub stride: u32,
     pub regs: u32,
     /// The settings the lesson turns; the device is always there.
-    pub shown: &'static [Control],
+    pub shown: Vec<Control>,
     pub on_action: Callback<Action>,
 }
 

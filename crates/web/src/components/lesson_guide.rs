@@ -4,9 +4,10 @@
 //! `www/lessons/`); nothing of it is inserted as HTML.
 
 use crate::components::kernel_view::{Shared, SimulationRun};
+use crate::facts::{FactContext, LaunchView};
 use crate::lesson_text::{Inline, LessonText, Paragraph};
-use crate::model::format_number;
 use crate::state::{Action, Prediction};
+use crate::facts::SweepRuns;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -15,9 +16,18 @@ pub struct LessonGuideProps {
     pub text: Rc<LessonText>,
     /// The run the page shows, to answer the question from; `None` before the first.
     pub run: Option<Shared<SimulationRun>>,
+    /// The launch the question is about at the page's settings: the prompt's numbers are this
+    /// launch's and the device's, known before anything runs, whichever kernel is shown.
+    pub question_launch: Rc<memplay_sim::simulate::SimulationInput>,
+    /// The link of this lesson at its first settings, which a `try` link extends.
+    pub lesson_href: String,
     /// The link of the next lesson.
     pub next_href: String,
     pub next_title: String,
+    /// The launches of the lesson's sweep that ran, for placeholders about another value of the
+    /// swept setting; `None` before the sweep starts.
+    #[prop_or_default]
+    pub sweep: Option<Rc<SweepRuns>>,
     /// The student's answer so far.
     pub prediction: Prediction,
     /// The embed's compact layout: the question stays, the introduction and the rest fold away
@@ -27,50 +37,180 @@ pub struct LessonGuideProps {
     pub on_action: Callback<Action>,
 }
 
-fn paragraph(pieces: &Paragraph) -> Html {
+/// A piece of a paragraph as the page shows it: a placeholder filled in, or `…` while the launch
+/// it needs has not run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shown {
+    Text(String),
+    Code(String),
+    Number(String),
+    Quote(String),
+    /// A link to the lesson at named settings: its words, and its query after the lesson.
+    Link { label: String, query: String },
+}
+
+/// The paragraph with its placeholders filled in from `context`.
+pub fn fill(pieces: &Paragraph, context: Option<&FactContext>) -> Vec<Shown> {
+    pieces
+        .iter()
+        .map(|piece| match piece {
+            Inline::Text(text) => Shown::Text(text.clone()),
+            Inline::Code(code) => Shown::Code(code.clone()),
+            Inline::Quote(quote) => Shown::Quote(quote.clone()),
+            Inline::Try { label, settings } => Shown::Link {
+                label: format!(
+                    "{label} ({})",
+                    settings
+                        .iter()
+                        .map(|(key, value)| format!("{key} {value}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                query: settings
+                    .iter()
+                    .map(|(key, value)| format!("&{key}={value}"))
+                    .collect(),
+            },
+            Inline::Fact(fact) => Shown::Number(
+                context
+                    .and_then(|context| context.text(fact))
+                    .unwrap_or_else(|| "…".to_string()),
+            ),
+        })
+        .collect()
+}
+
+/// The words of a filled paragraph, as a screen reader or a test reads them.
+pub fn plain(shown: &[Shown]) -> String {
+    shown
+        .iter()
+        .map(|piece| match piece {
+            Shown::Text(text) | Shown::Code(text) | Shown::Number(text) => text.clone(),
+            Shown::Quote(quote) => format!("“{quote}”"),
+            Shown::Link { label, .. } => label.clone(),
+        })
+        .collect()
+}
+
+fn paragraph(pieces: &Paragraph, context: Option<&FactContext>, lesson_link: &str) -> Html {
+    html! { <p>{ inline_html(pieces, context, lesson_link) }</p> }
+}
+
+/// `lesson_link` is the query that opens this lesson (`?lesson=occupancy`, with `&embed=1` in the
+/// embed), which a `try` link extends with its settings.
+fn inline_html(pieces: &Paragraph, context: Option<&FactContext>, lesson_link: &str) -> Html {
     html! {
-        <p>
-            { for pieces.iter().map(|piece| match piece {
-                Inline::Text(text) => html! { { text.clone() } },
-                Inline::Code(code) => html! { <code>{ code.clone() }</code> },
-            }) }
-        </p>
+        { for fill(pieces, context).into_iter().map(|piece| match piece {
+            Shown::Text(text) => html! { { text } },
+            Shown::Code(code) => html! { <code>{ code }</code> },
+            Shown::Number(number) => html! { <span class="fact">{ number }</span> },
+            Shown::Quote(quote) => html! { <q class="lecture-quote">{ quote }</q> },
+            Shown::Link { label, query } => html! {
+                <a href={format!("{lesson_link}{query}")} data-testid="lesson-try">{ label }</a>
+            },
+        }) }
     }
 }
 
-/// The simulator's answer to the question from the shown run, in words.
-fn simulator_answer(text: &LessonText, run: Option<&SimulationRun>) -> String {
+/// The simulator's answer to the question at the shown run: its number, and the choice it is
+/// (within 5%), if it is one of them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SimulatorAnswer {
+    /// No run has come back yet.
+    Waiting,
+    /// The shown run is another kernel than the question's.
+    OtherKernel,
+    /// The shown launch did not run; the reason is the simulator's.
+    DidNotRun(String),
+    /// The shown launch has no such access.
+    NoSuchAccess,
+    Number {
+        value: f64,
+        /// The value as the page prints it.
+        printed: String,
+        /// The choice the value is, if one is within 5% of it.
+        choice: Option<usize>,
+    },
+}
+
+pub fn simulator_answer(text: &LessonText, run: Option<&SimulationRun>) -> SimulatorAnswer {
     let question = &text.question;
     let Some(run) = run else {
-        return "The simulator has not answered yet; its number appears here when it has."
-            .to_string();
+        return SimulatorAnswer::Waiting;
     };
     if run.input.kernel != question.variant.kernel() {
-        return format!(
-            "The question is about {}: choose it in the Lesson menu to see the simulator's number.",
-            question.variant.title()
-        );
+        return SimulatorAnswer::OtherKernel;
     }
-    let value = run
-        .result
-        .as_ref()
-        .ok()
-        .and_then(|report| question.metric.value(&run.input, report));
-    match value {
-        Some(value) => {
-            let nearest = question
-                .nearest_choice(value)
-                .and_then(|index| question.choices.get(index))
-                .map(|choice| format!(" (the answer \"{}\")", choice.text))
-                .unwrap_or_default();
-            format!(
-                "The simulator, at the settings on the page: {} {}{nearest}.",
-                format_number(value),
-                question.metric.words()
-            )
+    let report = match &run.result {
+        Ok(report) => report,
+        Err(error) => return SimulatorAnswer::DidNotRun(error.to_string()),
+    };
+    let Some(prediction) = run.prediction.as_ref() else {
+        return SimulatorAnswer::Waiting;
+    };
+    match question.metric.value(&run.input, report, prediction) {
+        Some(value) => SimulatorAnswer::Number {
+            value,
+            printed: question.metric.format(value),
+            choice: question.nearest_choice(value).filter(|&index| {
+                question.choices[index]
+                    .number()
+                    .is_some_and(|number| (number - value).abs() <= 0.05 * value.abs())
+            }),
+        },
+        None => SimulatorAnswer::NoSuchAccess,
+    }
+}
+
+/// The simulator's answer in words.
+pub fn answer_words(text: &LessonText, answer: &SimulatorAnswer) -> String {
+    let question = &text.question;
+    match answer {
+        SimulatorAnswer::Waiting => {
+            "The simulator has not answered yet; its number appears here when it has.".to_string()
         }
-        None => "The kernel on the page has no such access, or did not run.".to_string(),
+        SimulatorAnswer::OtherKernel => format!(
+            "The question is about {}: choose it in the Kernel menu to see the simulator's number.",
+            question.variant.title()
+        ),
+        SimulatorAnswer::DidNotRun(reason) => {
+            format!("At these settings the launch does not run: {reason}")
+        }
+        SimulatorAnswer::NoSuchAccess => {
+            "The kernel on the page has no such access, or did not run.".to_string()
+        }
+        SimulatorAnswer::Number {
+            printed, choice, ..
+        } => match choice {
+            Some(index) => format!(
+                "The simulator, at the settings on the page: {printed} {} (the answer \"{}\").",
+                question.metric.words(),
+                question.choices[*index].text
+            ),
+            None => format!(
+                "The simulator, at the settings on the page: {printed} {}, none of the choices \
+                 (they are for the lesson's first settings).",
+                question.metric.words()
+            ),
+        },
     }
+}
+
+/// The verdict on the student's pick against the simulator's answer.
+pub fn verdict(chosen: Option<usize>, answer: &SimulatorAnswer, marked: Option<usize>) -> Option<&'static str> {
+    let chosen = chosen?;
+    let right = match answer {
+        SimulatorAnswer::Number { choice, .. } => *choice,
+        // Without the simulator's number at these settings the file's answer stands.
+        _ => marked,
+    };
+    Some(if right == Some(chosen) {
+        "Your prediction was right."
+    } else if right.is_some() {
+        "Your prediction was not the simulator's: the right answer is marked, and each choice says why."
+    } else {
+        "The simulator's number at these settings is none of the choices: each choice says what it counts."
+    })
 }
 
 #[function_component(LessonGuide)]
@@ -78,45 +218,85 @@ pub fn lesson_guide(props: &LessonGuideProps) -> Html {
     let Prediction { chosen, revealed } = props.prediction;
     let text = &props.text;
     let question = &text.question;
+    let run = props.run.as_deref();
+    let shown = run.map(|run| LaunchView {
+        input: &run.input,
+        outcome: match (&run.result, &run.prediction) {
+            (Ok(report), Some(prediction)) => Some((report, prediction)),
+            _ => None,
+        },
+        failed: run.result.is_err(),
+    });
+    let sweep_views: Vec<(u32, LaunchView)> = props
+        .sweep
+        .as_deref()
+        .map(|sweep| sweep.views())
+        .unwrap_or_default();
+    let context = shown.map(|shown| FactContext {
+        shown,
+        sweep: props
+            .sweep
+            .as_deref()
+            .map(|sweep| (sweep.setting, sweep_views.as_slice())),
+    });
+    let context = context.as_ref();
+    let prompt_context = FactContext {
+        shown: LaunchView {
+            input: &props.question_launch,
+            outcome: None,
+            failed: false,
+        },
+        sweep: None,
+    };
+    let answer = simulator_answer(text, run);
+    let right = match &answer {
+        SimulatorAnswer::Number { choice, .. } => *choice,
+        _ => question.correct(),
+    };
 
     let choices = question.choices.iter().enumerate().map(|(index, choice)| {
         let on_choose = props
             .on_action
             .reform(move |_: Event| Action::Predict { index });
-        let mark = if revealed && choice.correct {
+        let is_right = revealed && right == Some(index);
+        let is_wrong_pick = revealed && chosen == Some(index) && right != Some(index);
+        let mark = if is_right {
             " (right)"
+        } else if is_wrong_pick {
+            " (your pick)"
         } else {
             ""
         };
         html! {
-            <label class={classes!("choice", (revealed && choice.correct).then_some("right"))}>
-                <input type="radio" name="predict" value={index.to_string()}
-                       data-testid="predict-choice" disabled={revealed}
-                       checked={chosen == Some(index)} onchange={on_choose} />
-                { format!("{}{mark}", choice.text) }
-            </label>
+            <div class={classes!("choice", is_right.then_some("right"), is_wrong_pick.then_some("wrong"))}>
+                <label>
+                    <input type="radio" name="predict" value={index.to_string()}
+                           data-testid="predict-choice" disabled={revealed}
+                           checked={chosen == Some(index)} onchange={on_choose} />
+                    { format!("{}{mark}", choice.text) }
+                </label>
+                if revealed && !choice.reason.is_empty() {
+                    <span class="choice-reason" data-testid="choice-reason">
+                        { inline_html(&choice.reason, context, &props.lesson_href) }
+                    </span>
+                }
+            </div>
         }
     });
     let on_reveal = props.on_action.reform(|_: MouseEvent| Action::RevealAnswer);
-    let verdict = chosen.map(|index| {
-        if question.correct() == Some(index) {
-            "Your prediction was right."
-        } else {
-            "Your prediction was not the simulator's; read why below."
-        }
-    });
+    let verdict = verdict(chosen, &answer, question.correct());
 
     let intro = html! {
         <div class="lesson-intro" data-testid="lesson-intro">
-            { for text.intro.iter().map(paragraph) }
-            <p class="seeds">{ format!("From the lecture notes {}.", text.seeds) }</p>
+            { for text.intro.iter().map(|p| paragraph(p, context, &props.lesson_href)) }
+            <p class="seeds">{ format!("From the lectures: {}.", text.lectures) }</p>
         </div>
     };
     let rest = html! {
         <>
             <div class="lesson-devices" data-testid="lesson-devices">
                 <h3>{ "On another device" }</h3>
-                { for text.devices.iter().map(paragraph) }
+                { for text.devices.iter().map(|p| paragraph(p, context, &props.lesson_href)) }
             </div>
             <p class="lesson-next">
                 { "Next: " }
@@ -127,7 +307,7 @@ pub fn lesson_guide(props: &LessonGuideProps) -> Html {
     let predict = html! {
         <fieldset class="predict" data-testid="predict">
             <legend>{ "Predict first" }</legend>
-            { paragraph(&question.prompt) }
+            { paragraph(&question.prompt, Some(&prompt_context), &props.lesson_href) }
             <div class="choices">{ for choices }</div>
             if revealed {
                 <div class="answer" data-testid="predict-answer" role="status">
@@ -135,9 +315,9 @@ pub fn lesson_guide(props: &LessonGuideProps) -> Html {
                         <p class="verdict">{ verdict }</p>
                     }
                     <p class="simulator-answer">
-                        { simulator_answer(text, props.run.as_deref()) }
+                        { answer_words(text, &answer) }
                     </p>
-                    { for text.why.iter().map(paragraph) }
+                    { for text.why.iter().map(|p| paragraph(p, context, &props.lesson_href)) }
                 </div>
             } else {
                 <button type="button" data-testid="predict-reveal" onclick={on_reveal}

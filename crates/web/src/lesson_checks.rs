@@ -1,0 +1,331 @@
+//! The host test of what every lesson says: each lesson, at each of its variants, on each device
+//! preset, read as the page fills it in from the simulator. Every number in a lesson's words must
+//! come from a placeholder the simulator, the launch or the preset fills in; none may be left
+//! unfilled where the launch runs; no name of a file, note or probe group may reach the student;
+//! every control of a lesson must move some number the lesson shows; and the launches refused on
+//! a device are exactly the expected ones.
+
+use crate::components::lesson_guide::{answer_words, fill, plain, simulator_answer, Shown};
+use crate::components::kernel_view::SimulationRun;
+use crate::facts::{At, Fact, FactContext, LaunchView, SweepRun, SweepRuns};
+use crate::lesson_text::{parse, typed_numbers, Inline, LessonText, Paragraph};
+use crate::lessons::{Control, Lesson, SweepSetting, Variant};
+use crate::state::State;
+use memplay_sim::simulate::simulate;
+use memplay_sim::timing::predict;
+use memplay_sim::DeviceId;
+use memplay_web::protocol::SweptLaunch;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+/// Words that name what a student never sees: the lecture notes' file names, probe groups, the
+/// reference files.
+const INTERNAL_NAMES: [&str; 7] = [
+    "seed", "probe", ".txt", ".json", "tests/", "reference/", "group I",
+];
+
+fn internal_names(text: &str) -> Vec<&'static str> {
+    let lower = text.to_lowercase();
+    INTERNAL_NAMES
+        .into_iter()
+        .filter(|name| lower.contains(&name.to_lowercase()))
+        .collect()
+}
+
+/// Every paragraph of a lesson, question and choices' reasons included.
+fn paragraphs(text: &LessonText) -> Vec<&Paragraph> {
+    let mut all: Vec<&Paragraph> = text.intro.iter().chain(&text.why).chain(&text.devices).collect();
+    all.push(&text.question.prompt);
+    all.extend(text.question.choices.iter().map(|choice| &choice.reason));
+    all
+}
+
+/// The values of the swept setting a lesson's placeholders read at.
+fn swept_values(text: &LessonText) -> BTreeSet<(SweepSetting, u32)> {
+    paragraphs(text)
+        .into_iter()
+        .flatten()
+        .filter_map(|piece| match piece {
+            Inline::Fact(fact) => match fact.at {
+                Some(At::Setting(setting, value)) => Some((setting, value)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// A lesson's launch at `state`, run as the page runs it, with the sweep's launches its words
+/// need.
+struct Page {
+    state: State,
+    run: SimulationRun,
+    sweep: SweepRuns,
+}
+
+fn page_at(state: &State, text: &LessonText) -> Page {
+    let input = state.launch();
+    let result = simulate(&input);
+    let prediction = result.as_ref().ok().map(predict);
+    let setting = state.variant.sweep();
+    let runs = swept_values(text)
+        .into_iter()
+        .filter(|(swept, _)| *swept == setting)
+        .map(|(_, value)| {
+            let at = setting.with(state.settings(), value);
+            let input = state.variant.launch(at, state.source());
+            let launch = simulate(&input).ok().map(|report| {
+                Rc::new(SweptLaunch {
+                    prediction: predict(&report),
+                    report,
+                })
+            });
+            SweepRun {
+                value,
+                failed: launch.is_none(),
+                input,
+                launch,
+            }
+        })
+        .collect();
+    Page {
+        state: state.clone(),
+        run: SimulationRun {
+            input,
+            result,
+            prediction,
+            elapsed_ms: 0.0,
+            declarations: Ok(Vec::new()),
+        },
+        sweep: SweepRuns { setting, runs },
+    }
+}
+
+/// What the lesson's words say at `state`, filled in as the page fills them.
+fn lesson_words(page: &Page, text: &LessonText) -> Vec<String> {
+    let run = &page.run;
+    let shown = LaunchView {
+        input: &run.input,
+        outcome: match (&run.result, &run.prediction) {
+            (Ok(report), Some(prediction)) => Some((report, prediction)),
+            _ => None,
+        },
+        failed: run.result.is_err(),
+    };
+    let views = page.sweep.views();
+    let context = FactContext {
+        shown,
+        sweep: Some((page.sweep.setting, views.as_slice())),
+    };
+    // The prompt reads the question's launch at the page's settings, before anything runs.
+    let question_input = State {
+        variant: text.question.variant,
+        ..page.state.clone()
+    }
+    .launch();
+    let prompt_context = FactContext {
+        shown: LaunchView {
+            input: &question_input,
+            outcome: None,
+            failed: false,
+        },
+        sweep: None,
+    };
+    let mut words: Vec<String> = paragraphs(text)
+        .into_iter()
+        .map(|paragraph| {
+            let context = if std::ptr::eq(paragraph, &text.question.prompt) {
+                &prompt_context
+            } else {
+                &context
+            };
+            plain(&fill(paragraph, Some(context)))
+        })
+        .collect();
+    words.push(answer_words(text, &simulator_answer(text, Some(run))));
+    // The pattern explorer's sentence, where the lesson has one.
+    if text.question.variant.lesson().views().contains(&crate::lessons::View::BankMap) {
+        let state = &page.state;
+        let pattern = memplay_sim::patterns::build(
+            state.pattern,
+            crate::model::pattern_params(state),
+        );
+        let report = memplay_sim::banks::analyze(&pattern.access, &state.device.device());
+        words.push(crate::model::explain(&report));
+    }
+    // The kernel card's predicted time, which the sweep chart draws at each value.
+    if let Some(prediction) = &run.prediction {
+        words.push(crate::model::format_time(prediction.time_ms));
+    }
+    words
+}
+
+fn state_at(variant: Variant, device: DeviceId) -> State {
+    State {
+        variant,
+        device,
+        ..State::default()
+    }
+}
+
+#[test]
+fn no_lesson_types_a_number_outside_a_placeholder_a_quotation_or_code() {
+    for lesson in Lesson::ALL {
+        let text = parse(lesson.text()).unwrap_or_else(|error| panic!("{lesson:?}: {error}"));
+        assert_eq!(typed_numbers(&text), Vec::<String>::new(), "{lesson:?}");
+    }
+}
+
+#[test]
+fn a_question_names_only_numbers_known_before_its_launch_runs() {
+    for lesson in Lesson::ALL {
+        let text = parse(lesson.text()).expect("parses");
+        for piece in &text.question.prompt {
+            if let Inline::Fact(fact) = piece {
+                assert!(
+                    !matches!(fact.fact, Fact::Metric(_)) && fact.at.is_none(),
+                    "{lesson:?}: the prompt's {{{}}} needs a simulation",
+                    fact.fact.key()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_placeholder_reads_a_value_the_lessons_sweep_has() {
+    // `{predicted-time pad=1}` reads the sweep's launch at PAD = 1, so the sweep must be over the
+    // padding and run 1; otherwise the page could never fill it in.
+    for lesson in Lesson::ALL {
+        let text = parse(lesson.text()).expect("parses");
+        for (setting, value) in swept_values(&text) {
+            for variant in lesson.variants() {
+                assert_eq!(variant.sweep(), setting, "{lesson:?} {variant:?}");
+                assert!(setting.values().contains(&value), "{lesson:?}: {value}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_lesson_at_every_variant_on_every_device_fills_in_every_number_and_names_nothing_internal() {
+    let mut refused = BTreeSet::new();
+    for lesson in Lesson::ALL {
+        let text = parse(lesson.text()).expect("parses");
+        for &variant in lesson.variants() {
+            for device in DeviceId::ALL {
+                let state = state_at(variant, device);
+                let page = page_at(&state, &text);
+                let words = lesson_words(&page, &text);
+                let ran = page.run.result.is_ok();
+                if !ran {
+                    refused.insert((variant.old_key(), device.as_str()));
+                }
+                for sentence in words.iter().chain([&variant.title().to_string()]) {
+                    assert_eq!(
+                        internal_names(sentence),
+                        Vec::<&str>::new(),
+                        "{variant:?} on {device}: {sentence}"
+                    );
+                    // A launch that runs fills in every number; one that does not run leaves
+                    // its simulator's numbers open and says why instead.
+                    if ran {
+                        assert!(
+                            !sentence.contains('…'),
+                            "{variant:?} on {device}: a number left open in: {sentence}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(internal_names(&text.lectures).is_empty(), "{lesson:?}");
+    }
+    let expected: BTreeSet<(&str, &str)> = DeviceId::ALL
+        .into_iter()
+        .map(|device| ("boundary-unguarded", device.as_str()))
+        .chain([
+            ("atomics-global", "g80"),
+            ("atomics-hierarchical", "g80"),
+        ])
+        .collect();
+    assert_eq!(refused, expected);
+}
+
+#[test]
+fn a_refused_launch_is_answered_with_its_reason_not_a_number() {
+    let text = parse(Lesson::BoundaryChecks.text()).expect("parses");
+    let page = page_at(&state_at(Variant::BoundaryUnguarded, DeviceId::H100), &text);
+    let words = lesson_words(&page, &text);
+    let answer = words.last().expect("the answer");
+    assert!(answer.contains("Kernel menu"), "{answer}");
+    let text = parse(Lesson::MemorySpaces.text()).expect("parses");
+    let state = State {
+        device: DeviceId::G80,
+        tile: 32,
+        ..state_at(Variant::MemorySpacesTiled, DeviceId::G80)
+    };
+    let page = page_at(&state, &text);
+    let answer = lesson_words(&page, &text).pop().expect("the answer");
+    assert!(answer.contains("does not run"), "{answer}");
+    assert!(!answer.contains("0 bytes"), "{answer}");
+}
+
+/// The settings of a control that a sweep can vary.
+fn swept(control: Control) -> Option<SweepSetting> {
+    match control {
+        Control::Tile => Some(SweepSetting::Tile),
+        Control::Pad => Some(SweepSetting::Pad),
+        Control::Stride => Some(SweepSetting::Stride),
+        Control::Block => Some(SweepSetting::Block),
+        Control::Regs => Some(SweepSetting::Regs),
+        Control::Pattern | Control::HostMemory => None,
+    }
+}
+
+#[test]
+fn every_numeric_control_of_a_lesson_moves_a_number_its_words_show() {
+    for lesson in Lesson::ALL {
+        let text = parse(lesson.text()).expect("parses");
+        for &variant in lesson.variants() {
+        for control in variant.controls() {
+            let Some(setting) = swept(control) else {
+                continue;
+            };
+            let shown: BTreeSet<Vec<String>> = setting
+                .values()
+                .iter()
+                .map(|&value| {
+                    let mut state = state_at(variant, DeviceId::H100);
+                    let settings = setting.with(state.settings(), value);
+                    state.tile = settings.tile;
+                    state.pad = settings.pad;
+                    state.stride = settings.stride;
+                    state.block = settings.block;
+                    state.regs = settings.regs;
+                    lesson_words(&page_at(&state, &text), &text)
+                })
+                .collect();
+            assert!(
+                shown.len() > 1,
+                "{variant:?}: the {} moves nothing the lesson's words show",
+                setting.label()
+            );
+        }
+        }
+    }
+}
+
+#[test]
+fn a_placeholder_about_another_device_names_that_devices_preset() {
+    let text = "title: T\nlectures: L\nquestion-variant: strided-copy\n\n== intro\n\
+                {banks device=g80} and {banks}.\n\n== question\nQ?\nmetric: sectors-per-load-request\n\
+                choice*: 4\n\n== why\nW.\n\n== devices\nD.\n\n== next\natomics\n";
+    let text = parse(text).expect("parses");
+    let page = page_at(&state_at(Variant::StridedCopy, DeviceId::H100), &text);
+    assert_eq!(lesson_words(&page, &text)[0], "16 and 32.");
+    assert!(matches!(
+        text.intro[0][0],
+        Inline::Fact(fact) if matches!(fact.fact, Fact::Device(_))
+    ));
+    let _ = Shown::Text(String::new());
+}
