@@ -329,3 +329,90 @@ fn a_placeholder_about_another_device_names_that_devices_preset() {
     ));
     let _ = Shown::Text(String::new());
 }
+
+#[test]
+fn the_coalescing_lessons_stride_is_explained_in_global_memory() {
+    let coalescing = crate::components::controls::stride_hint(&Variant::StridedCopy.controls());
+    assert!(coalescing.contains("global"), "{coalescing}");
+    assert!(!coalescing.contains("shared"), "{coalescing}");
+    let banks = crate::components::controls::stride_hint(&Variant::SmemStride.controls());
+    assert!(banks.contains("shared"), "{banks}");
+}
+
+#[test]
+fn every_try_link_opens_its_lesson_at_the_settings_it_names() {
+    for lesson in Lesson::ALL {
+        let text = parse(lesson.text()).expect("parses");
+        for piece in paragraphs(&text).into_iter().flatten() {
+            let Inline::Try { settings, .. } = piece else {
+                continue;
+            };
+            let query: String = settings
+                .iter()
+                .map(|(key, value)| format!("&{key}={value}"))
+                .collect();
+            let state = State::from_query(&format!("lesson={}{query}", lesson.key()));
+            assert_eq!(state.notes, Vec::<String>::new(), "{lesson:?}: {query}");
+            assert_eq!(state.variant.lesson(), lesson);
+            assert_ne!(state, State::from_query(&format!("lesson={}", lesson.key())));
+        }
+    }
+}
+
+#[test]
+fn the_occupancy_lessons_g80_link_reaches_the_lectures_three_blocks_of_256_threads() {
+    // The lecture: "For 16X16, we have 256 threads per Block ... it can take up to 3 Blocks".
+    let state = State::from_query("lesson=occupancy&device=g80&tile=16&regs=10");
+    let report = simulate(&state.launch()).expect("the G80 runs 16 x 16 blocks at 10 registers");
+    assert_eq!(report.occupancy.active_blocks_per_sm, 3);
+    assert_eq!(report.occupancy.active_warps_per_sm * 32, 768);
+}
+
+#[test]
+fn every_choice_says_in_one_line_why_it_is_or_is_not_the_answer() {
+    for lesson in Lesson::ALL {
+        let text = parse(lesson.text()).expect("parses");
+        for choice in &text.question.choices {
+            assert!(!choice.reason.is_empty(), "{lesson:?}: {}", choice.text);
+        }
+    }
+}
+
+#[test]
+fn a_wrong_pick_is_told_apart_from_the_answer_the_simulator_gives() {
+    use crate::components::lesson_guide::{verdict, SimulatorAnswer};
+    let answer = SimulatorAnswer::Number {
+        value: 32.0,
+        printed: "32".into(),
+        choice: Some(3),
+    };
+    assert_eq!(verdict(Some(3), &answer, Some(3)), Some("Your prediction was right."));
+    assert!(verdict(Some(0), &answer, Some(3))
+        .expect("a verdict")
+        .starts_with("Your prediction was not the simulator's"));
+    // At settings where the simulator's number is none of the choices, no pick is right.
+    let elsewhere = SimulatorAnswer::Number {
+        value: 7.0,
+        printed: "7".into(),
+        choice: None,
+    };
+    assert!(verdict(Some(3), &elsewhere, Some(3))
+        .expect("a verdict")
+        .contains("none of the choices"));
+    assert_eq!(verdict(None, &answer, Some(3)), None);
+}
+
+#[test]
+fn the_roofline_reveal_prints_the_answer_as_the_choice_reads() {
+    // The reveal said "0.2 FLOP per byte ... (the answer 0.25)": one decimal of 0.25.
+    let text = parse(Lesson::Roofline.text()).expect("parses");
+    let page = page_at(&state_at(Variant::RooflineNaive, DeviceId::H100), &text);
+    let answer = lesson_words(&page, &text)
+        .into_iter()
+        .find(|words| words.starts_with("The simulator, at the settings on the page"))
+        .expect("the simulator's answer");
+    assert!(
+        answer.contains(": 0.25 FLOP per byte") && answer.contains("(the answer \"0.25\")"),
+        "{answer}"
+    );
+}

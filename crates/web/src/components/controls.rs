@@ -135,6 +135,17 @@ fn number_field(
     }
 }
 
+/// What the stride moves, in the lesson's own memory: the shared-memory words of the bank
+/// lessons' pattern and kernel, or the global floats of the strided copy.
+pub fn stride_hint(shown: &[Control]) -> &'static str {
+    if shown.contains(&Control::Pattern) {
+        "Words between lanes' shared-memory reads, shared[base + s*tid], in the stride pattern \
+         and the strided kernel."
+    } else {
+        "Floats between neighbouring lanes' global loads: lane i reads in[i * stride]."
+    }
+}
+
 #[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
     let on_device = {
@@ -300,7 +311,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                 { number_field(
                     STRIDE,
                     "Stride s",
-                    "Words between lanes in shared[base + s*tid]; the stride of the strided lessons.",
+                    stride_hint(&props.shown),
                     props.stride,
                     stride,
                 ) }
