@@ -398,7 +398,7 @@ impl LaunchFact {
 /// A fact of the chosen device preset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeviceFact {
-    /// The preset's name ("H100").
+    /// The preset's short name ("H100"), as the device menu names it.
     Name,
     Banks,
     BankBytes,
@@ -499,7 +499,7 @@ impl DeviceFact {
     pub fn text(self, device: &memplay_sim::Device) -> String {
         let number = |value: f64| format_number(value);
         match self {
-            DeviceFact::Name => device.name.to_string(),
+            DeviceFact::Name => device.id.label().to_string(),
             DeviceFact::Banks => number(f64::from(device.n_banks)),
             DeviceFact::BankBytes => number(f64::from(device.bank_width_bytes)),
             DeviceFact::WarpSize => number(f64::from(device.warp_size)),

@@ -183,16 +183,25 @@ pub fn answer_words(text: &LessonText, answer: &SimulatorAnswer) -> String {
             printed, choice, ..
         } => match choice {
             Some(index) => format!(
-                "The simulator, at the settings on the page: {printed} {} (the answer \"{}\").",
-                question.metric.words(),
+                "The simulator, at the settings on the page: {printed}{} (the answer \"{}\").",
+                spaced(question.metric.words()),
                 question.choices[*index].text
             ),
             None => format!(
-                "The simulator, at the settings on the page: {printed} {}, none of the choices \
+                "The simulator, at the settings on the page: {printed}{}, none of the choices \
                  (they are for the lesson's first settings).",
-                question.metric.words()
+                spaced(question.metric.words())
             ),
         },
+    }
+}
+
+/// A metric's words after its number: a space before words, none before a percent sign.
+fn spaced(words: &str) -> String {
+    if words.starts_with('%') {
+        words.to_string()
+    } else {
+        format!(" {words}")
     }
 }
 
