@@ -160,11 +160,11 @@ impl Unmeasured {
 /// cycle by cycle.
 pub fn prediction_note(error: ModelError) -> String {
     format!(
-        "A prediction is a model's estimate, not a measurement: on {} kernels it was not built \
-         from, its time was within {}% of an H100's measured time at the median and {}% at the \
-         worst. It turns the work the simulation counts into time with each unit's rate and \
-         latency; the warp scheduler, the caches' replacement and DRAM's scheduling are \
-         approximated, not run cycle by cycle.",
+        "A prediction is the model's estimate, not a measurement: on {} kernels the model was \
+         not built from, its predicted time was within {}% of the time measured on an H100 at \
+         the median, and within {}% at the worst. The model turns the work the simulation counts \
+         into time with each unit's rate and latency; the warp scheduler, the caches' \
+         replacement and DRAM's scheduling are approximated, not run cycle by cycle.",
         error.kernels, error.median_pct, error.worst_pct
     )
 }
@@ -557,8 +557,8 @@ mod tests {
         );
         let note = prediction_note(MODEL_ERROR);
         let expected = format!(
-            "on {} kernels it was not built from, its time was within {}% of an H100's measured \
-             time at the median and {}% at the worst",
+            "on {} kernels the model was not built from, its predicted time was within {}% of \
+             the time measured on an H100 at the median, and within {}% at the worst",
             whole("kernels"),
             whole("median_abs_error_pct"),
             whole("worst_abs_error_pct")
