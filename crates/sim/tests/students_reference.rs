@@ -7,6 +7,15 @@
 //! constant was fitted to them (see its README). This test prints the table and checks that the
 //! model holds on them about as well as on the probes: it is the closest thing here to the kernels
 //! nobody has measured yet.
+//!
+//! The same comparison writes the figures the page prints on every kernel card (the model's
+//! median and worst error on these kernels) to `tests/reference/students/model_error.json`, and
+//! checks that the committed file holds what it computes, so the page's sentence cannot drift
+//! from the model. After a change to the model, rewrite it with
+//!
+//! ```sh
+//! MEMPLAY_UPDATE_SNAPSHOT=1 cargo test -p memplay-sim --release --test students_reference
+//! ```
 
 mod common;
 
@@ -17,6 +26,7 @@ use memplay_sim::timing::{predict, Prediction};
 use memplay_sim::{simulate, SimulationReport};
 use serde_json::Value as Json;
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// One launch: what was measured and what memplay makes of it.
@@ -113,4 +123,66 @@ fn the_students_memory_counters_and_occupancy_limits_match_nsight_compute() {
         })
         .collect();
     assert!(off.is_empty(), "{}", off.join("\n"));
+}
+
+/// The median and the largest of `errors`, which must not be empty.
+fn median_and_worst(mut errors: Vec<f64>) -> (f64, f64) {
+    errors.sort_by(f64::total_cmp);
+    let n = errors.len();
+    let median = if n % 2 == 1 {
+        errors[n / 2]
+    } else {
+        (errors[n / 2 - 1] + errors[n / 2]) / 2.0
+    };
+    (median, errors[n - 1])
+}
+
+/// The summary the page prints: how many kernels, and the median and worst absolute error of the
+/// predicted time against the measured one, in whole percent (as the page writes them).
+fn model_error_summary(launches: &[Launch]) -> Json {
+    let errors: Vec<f64> = launches
+        .iter()
+        .map(|launch| {
+            100.0 * (launch.prediction.time_ms - launch.measured_ms).abs() / launch.measured_ms
+        })
+        .collect();
+    let (median, worst) = median_and_worst(errors);
+    serde_json::json!({
+        "kernels": launches.len(),
+        "median_abs_error_pct": median.round() as u64,
+        "worst_abs_error_pct": worst.round() as u64,
+    })
+}
+
+fn model_error_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/reference/students/model_error.json")
+}
+
+#[test]
+fn the_model_error_the_page_prints_is_the_one_this_comparison_computes() {
+    let computed = model_error_summary(launches());
+    if std::env::var_os("MEMPLAY_UPDATE_SNAPSHOT").is_some() {
+        let text = serde_json::to_string_pretty(&computed).expect("a JSON value") + "\n";
+        std::fs::write(model_error_path(), text).expect("the summary can be written");
+        return;
+    }
+    let text = std::fs::read_to_string(model_error_path()).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (write it with MEMPLAY_UPDATE_SNAPSHOT=1)",
+            model_error_path().display()
+        )
+    });
+    let committed: Json = serde_json::from_str(&text).expect("the summary is JSON");
+    assert_eq!(
+        committed, computed,
+        "the page's figures differ from the model's error on the students' kernels \
+         (MEMPLAY_UPDATE_SNAPSHOT=1 rewrites the summary if the model changed on purpose)"
+    );
+}
+
+#[test]
+fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+    assert_eq!(median_and_worst(vec![40.0, 10.0, 30.0, 20.0]), (25.0, 40.0));
+    assert_eq!(median_and_worst(vec![3.0, 1.0, 2.0]), (2.0, 3.0));
 }

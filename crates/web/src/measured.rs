@@ -5,7 +5,16 @@
 //! `h100.json`'s `ncu` records hold Nsight Compute's counters of one launch each, every one with
 //! the launch spec it was measured with. `build.rs` turns both files into the `TIMED` and
 //! `COUNTED` tables below at build time, so that the page carries only what it compares and no
-//! JSON parser. The probes of that folder are not shipped: they are no launch of a lesson.
+//! JSON parser. Of the probes of that folder only one kernel is shipped: probe group I's
+//! `p_branch` is the warp-divergence lesson's `branch` under other names (the same statements,
+//! which a test below compares), so its timed and counted launches are the lesson's, measured on
+//! the same kind of H100 with the same driver and CUDA. The other probes are no launch of a
+//! lesson.
+//!
+//! `MODEL_ERROR` is the model's error on kernels it was not built from, as `memplay-sim`'s
+//! `students_reference` test computes it and checks the committed summary; `prediction_note`
+//! makes of it the sentence every kernel card prints on why a prediction can differ from a
+//! measurement.
 //!
 //! `compare` finds the measurements of the launch a run simulated. A measurement is of that
 //! launch only when everything that makes the hardware's launch is the same:
@@ -69,7 +78,17 @@ pub struct Counted {
     pub counters: [f64; METRICS.len()],
 }
 
-// METRICS, TIMED and COUNTED, written by build.rs from the two measurement files.
+/// The model's error on the kernels of `tests/reference/students/`, which it was not built from:
+/// the absolute difference of the predicted time from the measured one, in whole percent of the
+/// measured, at the median and at the worst of `kernels` launches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelError {
+    pub kernels: u32,
+    pub median_pct: u32,
+    pub worst_pct: u32,
+}
+
+// METRICS, TIMED, COUNTED and MODEL_ERROR, written by build.rs from the measurement files.
 include!(concat!(env!("OUT_DIR"), "/measured_data.rs"));
 
 impl Counted {
@@ -103,7 +122,7 @@ pub enum Unmeasured {
     /// The source is not a lesson file as measured.
     EditedKernel,
     /// A lesson's own kernel that was written after the measurements (the boundary checks, the
-    /// divergence loop, the swizzled transpose).
+    /// swizzled transpose).
     LessonKernel,
     /// The lesson's kernel on the H100, but not at these settings.
     OtherSettings,
@@ -133,6 +152,23 @@ impl Unmeasured {
     }
 }
 
+/// The sentence every kernel card prints under its prediction, measured or not: why a prediction
+/// can differ from a measurement, and by how much it did on kernels the model was not built from
+/// (`MODEL_ERROR`). The reasons named are the ones the timing model's own documentation gives for
+/// what it approximates: it turns the simulation's counts into time with each unit's rate and
+/// latency, and does not run the warp scheduler, the caches' replacement or DRAM's scheduling
+/// cycle by cycle.
+pub fn prediction_note(error: ModelError) -> String {
+    format!(
+        "A prediction is the model's estimate, not a measurement: on {} kernels the model was \
+         not built from, its predicted time was within {}% of the time measured on an H100 at \
+         the median, and within {}% at the worst. The model turns the work the simulation counts \
+         into time with each unit's rate and latency; the warp scheduler, the caches' \
+         replacement and DRAM's scheduling are approximated, not run cycle by cycle.",
+        error.kernels, error.median_pct, error.worst_pct
+    )
+}
+
 /// The measured file's text as the page ships it, which is the text that was measured.
 fn file_source(file: &str) -> Option<&'static str> {
     Some(match file {
@@ -142,6 +178,7 @@ fn file_source(file: &str) -> Option<&'static str> {
         "coalescing.cu" => COALESCING,
         "matmul.cu" => MATMUL,
         "transpose.cu" => TRANSPOSE,
+        "divergence.cu" => DIVERGENCE,
         _ => return None,
     })
 }
@@ -151,8 +188,10 @@ pub fn compare(input: &SimulationInput, report: &SimulationReport) -> Comparison
     if input.device != h100() {
         return Comparison::Unmeasured(Unmeasured::OtherDevice);
     }
-    let sources = [ADJ_DIFF, ATOMICS, BANKS, COALESCING, MATMUL, TRANSPOSE];
-    if [BOUNDARY, DIVERGENCE, SWIZZLE].contains(&input.source.as_str()) {
+    let sources = [
+        ADJ_DIFF, ATOMICS, BANKS, COALESCING, MATMUL, TRANSPOSE, DIVERGENCE,
+    ];
+    if [BOUNDARY, SWIZZLE].contains(&input.source.as_str()) {
         return Comparison::Unmeasured(Unmeasured::LessonKernel);
     }
     if !sources.contains(&input.source.as_str()) {
@@ -434,6 +473,97 @@ mod tests {
         expect(Variant::TransposeShared, true, true);
         expect(Variant::AtomicsGlobal, false, true);
         expect(Variant::AtomicsHierarchical, false, false);
+        expect(Variant::DivergenceSplit, true, true);
+        expect(Variant::DivergenceUniform, true, true);
+    }
+
+    #[test]
+    fn the_divergence_lesson_at_its_first_settings_shows_the_h100_s_time_and_counters() {
+        // Probe group I timed the same loop at 1,056 blocks of 256 threads: split warps take
+        // 0.090 ms, uniform ones 0.048 ms.
+        for (variant, ms) in [
+            (Variant::DivergenceSplit, 0.090416),
+            (Variant::DivergenceUniform, 0.048208),
+        ] {
+            let state = State {
+                variant,
+                ..State::default()
+            };
+            let Comparison::Measured {
+                timed: Some(timed),
+                counted: Some(counted),
+            } = compare_state(&state)
+            else {
+                panic!("{variant:?} was timed and counted on the H100");
+            };
+            assert_eq!(timed.ms, ms, "{variant:?}");
+            assert_eq!(timed.spec.kernel, "branch");
+            assert_eq!(timed.spec.grid, [1056, 1, 1]);
+            assert_eq!(
+                counted.get("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"),
+                Some(33792.0)
+            );
+        }
+    }
+
+    #[test]
+    fn the_divergence_lesson_at_another_block_size_matches_nothing() {
+        let state = State {
+            variant: Variant::DivergenceSplit,
+            block: 128,
+            ..State::default()
+        };
+        assert_eq!(
+            compare_state(&state),
+            Comparison::Unmeasured(Unmeasured::OtherSettings)
+        );
+    }
+
+    /// The text of the kernel `name` in `source`, from its `__global__` to its closing brace at
+    /// the start of a line.
+    fn kernel_text<'a>(source: &'a str, name: &str) -> &'a str {
+        let start = source
+            .find(&format!("__global__ void {name}("))
+            .unwrap_or_else(|| panic!("no kernel {name}"));
+        let end = source[start..].find("\n}").expect("a closing brace") + start + 2;
+        &source[start..end]
+    }
+
+    #[test]
+    fn the_divergence_kernel_is_probe_group_i_s_branch_kernel_under_other_names() {
+        // The page ships the probe's measurements as the lesson's: the two kernels must be the
+        // same statements, so that nvcc compiles the same code.
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/reference/probes/probe.cu");
+        let probes = std::fs::read_to_string(path).expect("the probes are in the repository");
+        let probe = kernel_text(&probes, "p_branch")
+            .replace("p_branch", "branch")
+            .replace("sel", "split");
+        assert_eq!(kernel_text(DIVERGENCE, "branch"), probe);
+    }
+
+    #[test]
+    fn the_card_s_sentence_on_prediction_error_prints_the_committed_summary() {
+        let summary = reference("students/model_error.json");
+        let whole = |key: &str| summary[key].as_u64().expect("a whole number");
+        assert_eq!(u64::from(MODEL_ERROR.kernels), whole("kernels"));
+        assert_eq!(
+            u64::from(MODEL_ERROR.median_pct),
+            whole("median_abs_error_pct")
+        );
+        assert_eq!(
+            u64::from(MODEL_ERROR.worst_pct),
+            whole("worst_abs_error_pct")
+        );
+        let note = prediction_note(MODEL_ERROR);
+        let expected = format!(
+            "on {} kernels the model was not built from, its predicted time was within {}% of \
+             the time measured on an H100 at the median, and within {}% at the worst",
+            whole("kernels"),
+            whole("median_abs_error_pct"),
+            whole("worst_abs_error_pct")
+        );
+        assert!(note.contains(&expected), "{note}");
     }
 
     #[test]
@@ -483,6 +613,9 @@ mod tests {
             && spec.args.iter().all(|(n, v)| json["args"][n] == *v)
     }
 
+    /// Probe group I's launches of `p_branch`: `sel` = 0, 1, 16 and 32, each timed and counted.
+    const BRANCH_PROBE_LAUNCHES: usize = 4;
+
     #[test]
     fn the_page_ships_every_public_timing_and_counter_record_unchanged() {
         let timing = reference("h100-timing.json");
@@ -492,14 +625,15 @@ mod tests {
             .iter()
             .filter(|t| t["public"] != Json::Bool(false))
             .collect();
-        assert_eq!(TIMED.len(), timing.len());
+        // The lecture launches come first, then the probes shipped as a lesson's.
+        assert_eq!(TIMED.len(), timing.len() + BRANCH_PROBE_LAUNCHES);
         for (shipped, json) in TIMED.iter().zip(timing) {
             assert!(same_spec(&shipped.spec, &json["spec"]), "{}", json["id"]);
             assert_eq!(json["ms"], shipped.ms, "{}", json["id"]);
         }
         let counters = reference("h100.json");
         let records = counters["ncu"].as_array().expect("a list");
-        assert_eq!(COUNTED.len(), records.len());
+        assert_eq!(COUNTED.len(), records.len() + BRANCH_PROBE_LAUNCHES);
         for (shipped, json) in COUNTED.iter().zip(records) {
             assert!(
                 same_spec(&shipped.spec, &json["launch_spec"]),

@@ -462,9 +462,10 @@ pub fn int_argument(input: &SimulationInput, name: &str) -> Option<i64> {
     })
 }
 
-/// Why a tiled kernel read outside its matrices, when the reason is seed 004's: n is not a
-/// multiple of the tile width, so the last tiles hang over the edge and a kernel without boundary
-/// checks reads past it. `None` for any other launch or error.
+/// Why a tiled kernel read outside its matrices, when the reason is the one the notes on Memory
+/// Access Efficiency (the textbook's chapter 5) give: n is not a multiple of the tile width, so
+/// the last tiles hang over the edge and a kernel without boundary checks reads past it. `None`
+/// for any other launch or error.
 pub fn ragged_tile_reason(input: &SimulationInput, error: &SimulationError) -> Option<String> {
     let SimulationError::Kernel(diagnostic) = error else {
         return None;
@@ -484,7 +485,7 @@ pub fn ragged_tile_reason(input: &SimulationInput, error: &SimulationError) -> O
         format!(
             "n = {n} is not a multiple of the tile width {tile}: the last row and column of \
              tiles hang over the edge of the matrices, and this kernel loads them without \
-             boundary checks (seed 004)."
+             boundary checks (the notes on Memory Access Efficiency, the textbook's chapter 5)."
         )
     })
 }
@@ -817,6 +818,13 @@ mod tests {
         let reason = ragged_tile_reason(&input, &error).expect("the reason is the ragged tile");
         assert!(
             reason.starts_with("n = 1024 is not a multiple of the tile width 17"),
+            "{reason}"
+        );
+        // The lecture notes are named by their title, never by the page's own file numbers.
+        assert!(
+            reason.ends_with(
+                "boundary checks (the notes on Memory Access Efficiency, the textbook's chapter 5)."
+            ),
             "{reason}"
         );
         // A kernel error of another kind has no such reason.

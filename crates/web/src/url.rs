@@ -747,7 +747,7 @@ mod tests {
             "<iframe src=\"https://course.example/memplay/index.html?device=h100&amp;\
              pattern=stride&amp;tile=8&amp;block=256&amp;pad=0&amp;stride=1&amp;regs=32&amp;\
              lesson=tiled-matmul&amp;variant=tiled&amp;compile=as-compiled&amp;embed=1\" \
-             title=\"memplay: Matrix multiply, tiled in shared memory (seeds 000, 003)\" \
+             title=\"memplay: Matrix multiply, tiled in shared memory\" \
              width=\"960\" height=\"760\" loading=\"lazy\" \
              sandbox=\"allow-scripts allow-same-origin allow-popups allow-downloads\"></iframe>"
         );

@@ -1,7 +1,8 @@
 //! Where each variable of the kernel lives, who sees it, how long it lives and how fast it is.
 //!
-//! Seed 000's tables ("CUDA Variable Type Qualifiers", "CUDA Variable Type Performance", "CUDA
-//! Variable Type Scale"), filled in for the kernel on the page, edited or not:
+//! The tables of the lecture CUDA Memories (CS 193G, lecture 4: "CUDA Variable Type Qualifiers",
+//! "CUDA Variable Type Performance", "CUDA Variable Type Scale"), filled in for the kernel on the
+//! page, edited or not:
 //! `memplay_sim::memory_spaces` lists its variables in the simulation worker, with the launch they
 //! belong to, so the counts of threads here are the launch's. One row per variable; choosing a row
 //! (its name is a button, so a click, Enter and Space all work) marks the row and explains that
@@ -10,8 +11,12 @@
 //!
 //! The row chosen is this view's own state, like a focus: it is not a setting of the launch and
 //! not part of the page's link, so a lesson places this view with its data props alone.
+//!
+//! `memory_spaces_statements` is every sentence the view can show for its props (the explanation
+//! of every row, as each is shown when chosen); the view writes its words with the same functions.
 
 use crate::model::format_number;
+use crate::statements::Statement;
 use memplay_sim::kernel::Diagnostic;
 use memplay_sim::memory_spaces::{Declaration, DeclarationKind, MemorySpace, Scope};
 use yew::prelude::*;
@@ -62,7 +67,8 @@ fn count(n: u64, one: &str, many: &str) -> String {
     }
 }
 
-/// Who sees the variable, with the launch's numbers (seed 000, "CUDA Variable Type Scale").
+/// Who sees the variable, with the launch's numbers (the lecture CUDA Memories, "CUDA Variable
+/// Type Scale").
 pub fn who_sees(declaration: &Declaration, threads_per_block: u64, blocks: u64) -> String {
     let grid_threads = threads_per_block.saturating_mul(blocks);
     match declaration.scope {
@@ -118,15 +124,16 @@ fn remark(declaration: &Declaration) -> &'static str {
         }
         (DeclarationKind::AutomaticPointer, _) => {
             "The pointer is in a register; what it points to is wherever its address came from \
-             (seed 000, \"About Pointers\")."
+             (the lecture CUDA Memories, \"About Pointers\")."
         }
         (DeclarationKind::AutomaticArray, MemorySpace::Local) => {
             "An index is computed at run time, and registers cannot be indexed, so it is in local \
-             memory (seed 002, \"Local Memory\")."
+             memory (the lecture Overview of Memory Spaces, \"Local Memory\")."
         }
         (DeclarationKind::AutomaticArray, _) => {
             "Every index is known at compile time, so nvcc can keep it in registers; a large one \
-             may still go to local memory (seed 002, \"Local Memory\")."
+             may still go to local memory (the lecture Overview of Memory Spaces, \
+             \"Local Memory\")."
         }
         (DeclarationKind::Shared, _) => {
             "Its threads share it: __syncthreads() orders their writes and reads."
@@ -150,13 +157,95 @@ pub fn explanation(declaration: &Declaration, threads_per_block: u64, blocks: u6
         _ => declaration.space.label().to_string(),
     };
     format!(
-        "{}: {space}, seen by {}, {}; {}. {} See seed 000.",
+        "{}: {space}, seen by {}, {}; {}. {} See the lecture CUDA Memories.",
         shown_name(&declaration.name),
         who_sees(declaration, threads_per_block, blocks),
         lives(declaration),
         declaration.space.speed(),
         remark(declaration)
     )
+}
+
+/// The part of the page these statements belong to.
+const VIEW: &str = "memory-spaces";
+
+/// The card's heading, around the kernel's name (which the page sets as code).
+const TITLE: (&str, &str) = ("Memory spaces: where each variable of ", " lives");
+
+/// The card's one line on the spaces, above the table.
+const HELP: &str = "Registers and shared memory are on chip and fast; local and global memory are \
+                    off-chip DRAM, hundreds of cycles away; constant memory is cached and \
+                    broadcast (the lecture CUDA Memories).";
+
+/// What the card says before the worker's first answer.
+const PENDING: &str = "Listing the kernel's variables…";
+
+/// What the card says while no row is chosen.
+const CHOOSE: &str = "Choose a variable to see where it lives, who sees it, how long and how fast.";
+
+/// The table's caption, read by screen readers.
+fn caption(kernel: &str) -> String {
+    format!(
+        "The variables of {kernel}: memory space, scope, lifetime and speed. Choose a name to \
+         explain it."
+    )
+}
+
+/// The table's column headings.
+const COLUMNS: [&str; 7] = [
+    "variable",
+    "declared at",
+    "type",
+    "memory space",
+    "scope",
+    "lifetime",
+    "speed",
+];
+
+/// One row's cells, in the order of `COLUMNS`.
+fn row_cells(declaration: &Declaration) -> [String; 7] {
+    let space = if declaration.kind == DeclarationKind::PointerParameter {
+        format!("{} (pointed to)", declaration.space.label())
+    } else {
+        declaration.space.label().to_string()
+    };
+    [
+        shown_name(&declaration.name),
+        declaration.span.to_string(),
+        declaration.type_text.clone(),
+        space,
+        declaration.scope.label().to_string(),
+        declaration.lifetime.label().to_string(),
+        declaration.space.speed().to_string(),
+    ]
+}
+
+/// Every sentence the card can show for `props`: its heading and help line; then the pending
+/// line, the kernel's error, or the table (caption, headings, each row as its cells joined by
+/// " | "), the line shown while no row is chosen and each row's explanation.
+pub fn memory_spaces_statements(props: &MemorySpacesProps) -> Vec<Statement> {
+    let mut statements = vec![
+        Statement::words(VIEW, format!("{}{}{}", TITLE.0, props.kernel, TITLE.1)),
+        Statement::words(VIEW, HELP),
+    ];
+    match &props.declarations {
+        None => statements.push(Statement::words(VIEW, PENDING)),
+        Some(Err(error)) => statements.push(Statement::words(VIEW, error.to_string())),
+        Some(Ok(declarations)) => {
+            statements.push(Statement::words(VIEW, caption(&props.kernel)));
+            statements.push(Statement::words(VIEW, COLUMNS.join(" | ")));
+            statements.extend(
+                declarations
+                    .iter()
+                    .map(|d| Statement::words(VIEW, row_cells(d).join(" | "))),
+            );
+            statements.push(Statement::words(VIEW, CHOOSE));
+            statements.extend(declarations.iter().map(|d| {
+                Statement::words(VIEW, explanation(d, props.threads_per_block, props.blocks))
+            }));
+        }
+    }
+    statements
 }
 
 /// The key that keeps a row chosen while the same variable is listed: its name and place.
@@ -168,7 +257,7 @@ fn row_key(declaration: &Declaration) -> String {
 pub fn memory_spaces(props: &MemorySpacesProps) -> Html {
     let chosen = use_state(|| None::<String>);
     let body = match &props.declarations {
-        None => html! { <p class="pending">{ "Listing the kernel's variables…" }</p> },
+        None => html! { <p class="pending">{ PENDING }</p> },
         Some(Err(error)) => html! {
             <p class="error" data-testid="memory-spaces-error">{ error.to_string() }</p>
         },
@@ -178,28 +267,19 @@ pub fn memory_spaces(props: &MemorySpacesProps) -> Html {
                 .find(|d| chosen.as_deref() == Some(row_key(d).as_str()));
             let explained = match selected {
                 Some(d) => explanation(d, props.threads_per_block, props.blocks),
-                None => "Choose a variable to see where it lives, who sees it, how long and how \
-                         fast."
-                    .to_string(),
+                None => CHOOSE.to_string(),
             };
             html! {
                 <>
                     <div class="memory-scroll" tabindex="0" role="region"
                          aria-label="Variables and their memory spaces">
                         <table class="memory-table">
-                            <caption class="sr-only">
-                                { format!("The variables of {}: memory space, scope, lifetime and \
-                                           speed. Choose a name to explain it.", props.kernel) }
-                            </caption>
+                            <caption class="sr-only">{ caption(&props.kernel) }</caption>
                             <thead>
                                 <tr>
-                                    <th scope="col">{ "variable" }</th>
-                                    <th scope="col">{ "declared at" }</th>
-                                    <th scope="col">{ "type" }</th>
-                                    <th scope="col">{ "memory space" }</th>
-                                    <th scope="col">{ "scope" }</th>
-                                    <th scope="col">{ "lifetime" }</th>
-                                    <th scope="col">{ "speed" }</th>
+                                    { for COLUMNS.iter().map(|column| html! {
+                                        <th scope="col">{ *column }</th>
+                                    }) }
                                 </tr>
                             </thead>
                             <tbody>
@@ -216,11 +296,8 @@ pub fn memory_spaces(props: &MemorySpacesProps) -> Html {
                                             chosen.set(next);
                                         })
                                     };
-                                    let space = if d.kind == DeclarationKind::PointerParameter {
-                                        format!("{} (pointed to)", d.space.label())
-                                    } else {
-                                        d.space.label().to_string()
-                                    };
+                                    let [name, span, type_text, space, scope, lifetime, speed] =
+                                        row_cells(d);
                                     html! {
                                         <tr key={key.clone()}
                                             class={classes!(format!("space-{}", space_key(d.space)),
@@ -232,20 +309,18 @@ pub fn memory_spaces(props: &MemorySpacesProps) -> Html {
                                                 // The place in the name tells apart two
                                                 // variables of one name (two loops' `i`).
                                                 <button type="button" class="variable"
-                                                        aria-label={format!("{}, declared at {}",
-                                                                            shown_name(&d.name),
-                                                                            d.span)}
+                                                        aria-label={format!("{name}, declared at {span}")}
                                                         aria-pressed={is_chosen.to_string()}
                                                         onclick={onclick}>
-                                                    <code>{ shown_name(&d.name) }</code>
+                                                    <code>{ name }</code>
                                                 </button>
                                             </th>
-                                            <td>{ d.span.to_string() }</td>
-                                            <td><code>{ d.type_text.clone() }</code></td>
+                                            <td>{ span }</td>
+                                            <td><code>{ type_text }</code></td>
                                             <td>{ space }</td>
-                                            <td>{ d.scope.label() }</td>
-                                            <td>{ d.lifetime.label() }</td>
-                                            <td>{ d.space.speed() }</td>
+                                            <td>{ scope }</td>
+                                            <td>{ lifetime }</td>
+                                            <td>{ speed }</td>
                                         </tr>
                                     }
                                 }) }
@@ -264,14 +339,9 @@ pub fn memory_spaces(props: &MemorySpacesProps) -> Html {
         <section class="card memory-card" data-testid="memory-spaces"
                  aria-labelledby="memory-spaces-title">
             <h2 id="memory-spaces-title">
-                { "Memory spaces: where each variable of " }<code>{ props.kernel.clone() }</code>
-                { " lives" }
+                { TITLE.0 }<code>{ props.kernel.clone() }</code>{ TITLE.1 }
             </h2>
-            <p class="grid-help">
-                { "Registers and shared memory are on chip and fast; local and global memory are \
-                   off-chip DRAM, hundreds of cycles away; constant memory is cached and \
-                   broadcast (seed 000)." }
-            </p>
+            <p class="grid-help">{ HELP }</p>
             { body }
         </section>
     }
@@ -301,7 +371,7 @@ mod tests {
             "sa: shared memory, seen by the 256 threads of its block: 4 copies, one per block, \
              lives as long as the block; fast, on chip (about 1x), unless bank conflicts \
              serialize a warp's access. Its threads share it: __syncthreads() orders their \
-             writes and reads. See seed 000.",
+             writes and reads. See the lecture CUDA Memories.",
         );
     }
 
@@ -314,7 +384,7 @@ mod tests {
              host: one copy, lives from the host's cudaMalloc to its cudaFree, across launches; \
              slow, off-chip DRAM, hundreds of clock cycles (about 100x). The pointer itself is a \
              parameter, in constant memory; the data it points to is the host's cudaMalloc'ed \
-             global memory. See seed 000.",
+             global memory. See the lecture CUDA Memories.",
         );
     }
 
@@ -325,7 +395,7 @@ mod tests {
             "i",
             "i: registers, seen by only its own thread: 1,024 copies, one per thread, lives as \
              long as the thread; fastest, on chip (1x). The compiler spills it to local memory \
-             only if the registers run out. See seed 000.",
+             only if the registers run out. See the lecture CUDA Memories.",
         );
     }
 
@@ -360,6 +430,40 @@ mod tests {
         );
         assert_eq!(shown_name("sa"), "sa");
         assert_eq!(shown_name(&"é".repeat(49)), format!("{}…", "é".repeat(48)));
+    }
+
+    #[test]
+    fn no_sentence_of_the_card_names_a_lecture_by_a_file_number_or_a_probe() {
+        // Every kind of declaration, so that every remark is among the explanations.
+        let source = "__constant__ float c[4]; __device__ float g;\n\
+            __global__ void k(float* a, int n) {\n\
+              __shared__ float s[32]; extern __shared__ float d[];\n\
+              int i = threadIdx.x; float* p = a; float r[4]; float q[4];\n\
+              r[0] = 1; q[i & 3] = 2; s[i] = c[0] + g + d[0] + r[0] + q[0] + p[n]; a[i] = s[i];\n\
+            }";
+        let props = MemorySpacesProps {
+            kernel: "k".to_string(),
+            declarations: Some(declarations(source, &[], "k")),
+            threads_per_block: 256,
+            blocks: 4,
+        };
+        let statements = memory_spaces_statements(&props);
+        let explained = statements
+            .iter()
+            .filter(|s| s.text.contains(", seen by "))
+            .count();
+        assert!(explained >= 10, "{statements:#?}");
+        for statement in &statements {
+            let text = statement.text.to_lowercase();
+            assert!(
+                !text.contains("seed") && !text.contains("probe"),
+                "{}",
+                statement.text
+            );
+        }
+        assert!(statements[1]
+            .text
+            .ends_with("broadcast (the lecture CUDA Memories)."));
     }
 
     #[test]

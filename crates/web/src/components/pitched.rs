@@ -1,6 +1,6 @@
 //! Pitched allocation: the rows `cudaMallocPitch` pads, and how a kernel finds an element in them.
 //!
-//! Seed 001, "Malloc for 2D data": a 2-D array of `height` rows of `width` elements, allocated
+//! The lecture Performance Considerations 2, "Malloc for 2D data": a 2-D array of `height` rows of `width` elements, allocated
 //! with `cudaMallocPitch`, gets rows of `pitch` bytes, the width rounded up to the device's
 //! alignment (`memplay_sim::pitch`), and element (row, col) is at `base + row*pitch + col*size`.
 //! The view shows, for the page's device, the pitch, the padding of every row, what the padding
@@ -10,10 +10,14 @@
 //!
 //! Its inputs are this view's own state: a worked example, not a setting of the launch and not
 //! part of the page's link, so a lesson places this view with the device alone. They start at
-//! seed 001's example, 64 rows of 100 floats.
+//! the lecture's example, 64 rows of 100 floats.
+//!
+//! `pitched_statements` is every sentence and figure the view shows for a device and inputs; the
+//! view writes its words with the same functions.
 
 use crate::components::controls::typed_number;
 use crate::model::format_number;
+use crate::statements::Statement;
 use memplay_sim::pitch::PitchedLayout;
 use memplay_sim::DeviceId;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -42,8 +46,8 @@ pub const MAX_HEIGHT: u32 = 65_536;
 /// The rows the picture draws; the others are counted below it.
 pub const DRAWN_ROWS: u32 = 6;
 
-/// The segment a warp's global access is served in from cc 1.2 on (seed 002, "Global Memory:
-/// Coalescing": "chunks of size 32 B, 64 B, 128 B, aligned to multiples of" their size).
+/// The segment a warp's global access is served in from cc 1.2 on (the lecture Overview of
+/// Memory Spaces, "Global Memory: Coalescing": "chunks of size 32 B, 64 B, 128 B, aligned to multiples of" their size).
 pub const SEGMENT_BYTES: u64 = 128;
 
 /// What the student has set: the array and the element whose address is worked out.
@@ -57,7 +61,7 @@ pub struct PitchedInputs {
 }
 
 impl Default for PitchedInputs {
-    /// Seed 001's example: `int width = 100, height = 64;` floats; element (1, 0) is the first of
+    /// The lecture's example (Performance Considerations 2): `int width = 100, height = 64;` floats; element (1, 0) is the first of
     /// the second row, the first address the padding moves.
     fn default() -> PitchedInputs {
         PitchedInputs {
@@ -123,8 +127,8 @@ pub fn why_padded(layout: &PitchedLayout) -> String {
     let lead = format!(
         "cudaMallocPitch starts every row at a multiple of {} (the texture hardware's alignment), \
          as the first row starts: so row r begins on a 128-byte segment boundary for every r, and \
-         a warp reading a row is served in as few segments as a warp reading row 0 (seed 001, \
-         \"What cudaMallocPitch does?\").",
+         a warp reading a row is served in as few segments as a warp reading row 0 (the lecture \
+         Performance Considerations 2, \"What cudaMallocPitch does?\").",
         bytes(alignment)
     );
     if layout.height < 2 {
@@ -167,6 +171,163 @@ pub fn address_text(layout: &PitchedLayout, row: u32, col: u32) -> String {
     )
 }
 
+/// The picture's description, read by screen readers.
+pub fn picture_description(layout: &PitchedLayout) -> String {
+    let drawn = layout.height.min(DRAWN_ROWS);
+    format!(
+        "{} rows of {} of elements and {} of padding each, a pitch of {}{}.",
+        format_number(f64::from(layout.height)),
+        bytes(layout.width_bytes),
+        bytes(layout.padding_bytes_per_row()),
+        bytes(layout.pitch_bytes),
+        if layout.height > drawn {
+            format!("; the first {drawn} are drawn")
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// The line under the picture for the rows it leaves out.
+fn more_rows(more: u32) -> String {
+    format!("… and {} more rows", format_number(f64::from(more)))
+}
+
+/// The C name of the element type of `element_bytes` bytes.
+fn type_name(element_bytes: u32) -> &'static str {
+    ELEMENT_TYPES
+        .iter()
+        .find(|&&(_, b)| b == element_bytes)
+        .map_or("T", |&(name, _)| name)
+}
+
+/// The call that makes the allocation, with the pitch it returns.
+pub fn call_text(inputs: PitchedInputs, layout: &PitchedLayout) -> String {
+    format!(
+        "cudaMallocPitch(&base, &pitch, {} * sizeof({}), {}) → pitch = {}",
+        inputs.width,
+        type_name(inputs.element_bytes),
+        inputs.height,
+        layout.pitch_bytes
+    )
+}
+
+/// How a kernel reads the element: the row's start in bytes, cast to the element's type, then
+/// indexed. The cast is parenthesised before `[col]`, which binds tighter than a cast: without
+/// the parentheses the index would pick a byte of the row, not an element.
+pub fn element_expression(element_bytes: u32) -> String {
+    format!(
+        "(({}*)((char*)base + row * pitch))[col]",
+        type_name(element_bytes)
+    )
+}
+
+/// The lead and the hint around the worked-out address: "Element (1, 0): " and " — in a kernel,
+/// ((float*)((char*)base + row * pitch))[col]".
+fn address_parts(inputs: PitchedInputs) -> (String, String) {
+    (
+        format!("Element ({}, {}): ", inputs.row, inputs.col),
+        format!(
+            " — in a kernel, {}",
+            element_expression(inputs.element_bytes)
+        ),
+    )
+}
+
+/// The card's heading.
+const TITLE: &str = "Pitched allocation: cudaMallocPitch pads every row";
+
+/// The caption and the column headings of the table of every preset.
+const TABLE_CAPTION: &str = "The same allocation on every device";
+const TABLE_COLUMNS: [&str; 5] = ["device", "alignment", "pitch", "padding per row", "total"];
+
+/// The figures above the picture: label, test id, value as shown, value in bytes.
+fn stats(layout: &PitchedLayout, device: DeviceId) -> [(String, &'static str, String, u64); 3] {
+    [
+        (
+            format!("pitch on the {}", device.label()),
+            "pitch-bytes",
+            bytes(layout.pitch_bytes),
+            layout.pitch_bytes,
+        ),
+        (
+            "padding per row".to_string(),
+            "pitch-padding",
+            bytes(layout.padding_bytes_per_row()),
+            layout.padding_bytes_per_row(),
+        ),
+        (
+            "total".to_string(),
+            "pitch-total",
+            format!(
+                "{} (packed: {})",
+                bytes(layout.total_bytes()),
+                bytes(layout.unpitched_bytes())
+            ),
+            layout.total_bytes(),
+        ),
+    ]
+}
+
+/// The cells of one preset's row in the table of every preset.
+fn device_cells(id: DeviceId, layout: &PitchedLayout) -> [String; 5] {
+    [
+        id.label().to_string(),
+        bytes(layout.alignment_bytes),
+        bytes(layout.pitch_bytes),
+        bytes(layout.padding_bytes_per_row()),
+        bytes(layout.total_bytes()),
+    ]
+}
+
+/// The part of the page these statements belong to.
+const VIEW: &str = "pitched";
+
+/// Every sentence and figure the card shows on `device` for `inputs` (clamped first, as the view
+/// keeps them): heading, figures, the call, the worked-out address and how a kernel reads the
+/// element, the picture's description, why the rows are padded, and the table of every preset
+/// (each row as its cells joined by " | ").
+pub fn pitched_statements(device: DeviceId, inputs: PitchedInputs) -> Vec<Statement> {
+    let inputs = inputs.clamped();
+    let mut statements = vec![Statement::words(VIEW, TITLE)];
+    if let Some(layout) = inputs.layout(device) {
+        for (label, _, shown, value) in stats(&layout, device) {
+            statements.push(Statement::figure(
+                VIEW,
+                format!("{label} (B)"),
+                value as f64,
+                format!("{label}: {shown}"),
+            ));
+        }
+        statements.push(Statement::words(VIEW, call_text(inputs, &layout)));
+        let (lead, hint) = address_parts(inputs);
+        statements.push(Statement::words(
+            VIEW,
+            format!(
+                "{lead}{}{hint}",
+                address_text(&layout, inputs.row, inputs.col)
+            ),
+        ));
+        statements.push(Statement::words(VIEW, picture_description(&layout)));
+        let drawn = layout.height.min(DRAWN_ROWS);
+        if layout.height > drawn {
+            statements.push(Statement::words(VIEW, more_rows(layout.height - drawn)));
+        }
+        statements.push(Statement::words(VIEW, why_padded(&layout)));
+    }
+    statements.push(Statement::words(VIEW, TABLE_CAPTION));
+    statements.push(Statement::words(VIEW, TABLE_COLUMNS.join(" | ")));
+    for id in DeviceId::ALL {
+        if let Some(layout) = inputs.layout(id) {
+            statements.push(Statement::words(
+                VIEW,
+                device_cells(id, &layout).join(" | "),
+            ));
+        }
+    }
+    statements
+}
+
 /// The picture's width, and where the rows start (after their labels).
 const PICTURE_WIDTH: f64 = 640.0;
 const LABEL_WIDTH: f64 = 56.0;
@@ -190,18 +351,7 @@ fn picture(layout: &PitchedLayout, row: u32, col: u32) -> Html {
     let more = layout.height - drawn;
     let height = f64::from(drawn) * (ROW_HEIGHT + ROW_GAP) + if more > 0 { 20.0 } else { 0.0 };
     let boundaries = layout.pitch_bytes / SEGMENT_BYTES;
-    let description = format!(
-        "{} rows of {} of elements and {} of padding each, a pitch of {}{}.",
-        format_number(f64::from(layout.height)),
-        bytes(layout.width_bytes),
-        bytes(layout.padding_bytes_per_row()),
-        bytes(layout.pitch_bytes),
-        if more > 0 {
-            format!("; the first {drawn} are drawn")
-        } else {
-            String::new()
-        }
-    );
+    let description = picture_description(layout);
     html! {
         <svg class="pitch-picture" role="img" aria-label={description}
              viewBox={format!("0 0 {PICTURE_WIDTH} {}", coordinate(height))}
@@ -243,7 +393,7 @@ fn picture(layout: &PitchedLayout, row: u32, col: u32) -> Html {
             }
             if more > 0 {
                 <text class="pitch-more" x={LABEL_WIDTH.to_string()} y={coordinate(height - 4.0)}>
-                    { format!("… and {} more rows", format_number(f64::from(more))) }
+                    { more_rows(more) }
                 </text>
             }
         </svg>
@@ -254,35 +404,32 @@ fn picture(layout: &PitchedLayout, row: u32, col: u32) -> Html {
 fn devices_table(inputs: PitchedInputs, current: DeviceId) -> Html {
     html! {
         <table class="limits pitch-table" data-testid="pitch-table">
-            <caption>{ "The same allocation on every device" }</caption>
+            <caption>{ TABLE_CAPTION }</caption>
             <thead>
                 <tr>
-                    <th scope="col">{ "device" }</th>
-                    <th scope="col">{ "alignment" }</th>
-                    <th scope="col">{ "pitch" }</th>
-                    <th scope="col">{ "padding per row" }</th>
-                    <th scope="col">{ "total" }</th>
+                    { for TABLE_COLUMNS.iter().map(|column| html! {
+                        <th scope="col">{ *column }</th>
+                    }) }
                 </tr>
             </thead>
             <tbody>
                 { for DeviceId::ALL.into_iter().filter_map(|id| {
                     let layout = inputs.layout(id)?;
                     let is_current = id == current;
+                    let [name, alignment, pitch, padding, total] = device_cells(id, &layout);
                     Some(html! {
                         <tr class={classes!(is_current.then_some("current"))}
                             data-device={id.as_str()}>
                             <th scope="row">
-                                { id.label() }
+                                { name }
                                 if is_current {
                                     <span class="badge">{ "this page" }</span>
                                 }
                             </th>
-                            <td>{ bytes(layout.alignment_bytes) }</td>
-                            <td data-testid={format!("pitch-{}", id.as_str())}>
-                                { bytes(layout.pitch_bytes) }
-                            </td>
-                            <td>{ bytes(layout.padding_bytes_per_row()) }</td>
-                            <td>{ bytes(layout.total_bytes()) }</td>
+                            <td>{ alignment }</td>
+                            <td data-testid={format!("pitch-{}", id.as_str())}>{ pitch }</td>
+                            <td>{ padding }</td>
+                            <td>{ total }</td>
                         </tr>
                     })
                 }) }
@@ -401,35 +548,12 @@ pub fn pitched_allocation(props: &PitchedAllocationProps) -> Html {
             }
         })
     };
-    let type_name = ELEMENT_TYPES
-        .iter()
-        .find(|&&(_, b)| b == current.element_bytes)
-        .map_or("T", |&(name, _)| name);
     let summary = match current.layout(props.device) {
         // The clamped inputs always make a layout; nothing to show otherwise.
         None => Html::default(),
         Some(layout) => {
-            let stats = [
-                (
-                    format!("pitch on the {}", props.device.label()),
-                    "pitch-bytes",
-                    bytes(layout.pitch_bytes),
-                ),
-                (
-                    "padding per row".to_string(),
-                    "pitch-padding",
-                    bytes(layout.padding_bytes_per_row()),
-                ),
-                (
-                    "total".to_string(),
-                    "pitch-total",
-                    format!(
-                        "{} (packed: {})",
-                        bytes(layout.total_bytes()),
-                        bytes(layout.unpitched_bytes())
-                    ),
-                ),
-            ];
+            let stats = stats(&layout, props.device);
+            let (lead, hint) = address_parts(current);
             let legend = [
                 ("pitch-data-swatch", "the row's elements"),
                 ("pitch-padding-swatch", "padding (dashed edge)"),
@@ -439,7 +563,7 @@ pub fn pitched_allocation(props: &PitchedAllocationProps) -> Html {
             html! {
                 <>
                     <dl class="stats pitch-stats">
-                        { for stats.into_iter().map(|(term, test_id, value)| html! {
+                        { for stats.into_iter().map(|(term, test_id, value, _)| html! {
                             <div>
                                 <dt>{ term }</dt>
                                 <dd data-testid={test_id}>{ value }</dd>
@@ -447,20 +571,14 @@ pub fn pitched_allocation(props: &PitchedAllocationProps) -> Html {
                         }) }
                     </dl>
                     <p class="pitch-call">
-                        <code>
-                            { format!("cudaMallocPitch(&base, &pitch, {} * sizeof({type_name}), {}) \
-                                       → pitch = {}",
-                                      current.width, current.height, layout.pitch_bytes) }
-                        </code>
+                        <code>{ call_text(current, &layout) }</code>
                     </p>
                     <p class="pitch-address">
-                        { format!("Element ({}, {}): ", current.row, current.col) }
+                        { lead }
                         <code data-testid="pitch-address">
                             { address_text(&layout, current.row, current.col) }
                         </code>
-                        <span class="hint">
-                            { format!(" — in a kernel, ({type_name}*)((char*)base + row * pitch) + col") }
-                        </span>
+                        <span class="hint">{ hint }</span>
                     </p>
                     { picture(&layout, current.row, current.col) }
                     <ul class="legend" aria-label="Legend">
@@ -476,7 +594,7 @@ pub fn pitched_allocation(props: &PitchedAllocationProps) -> Html {
     html! {
         <section class="card pitched-card" data-testid="pitched-allocation"
                  aria-labelledby="pitched-title">
-            <h2 id="pitched-title">{ "Pitched allocation: cudaMallocPitch pads every row" }</h2>
+            <h2 id="pitched-title">{ TITLE }</h2>
             <div class="pitch-controls">
                 { number_field(&inputs, &WIDTH_FIELD) }
                 <div class="control">
@@ -510,7 +628,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_s_example_has_a_512_byte_pitch_on_the_h100_and_the_gt200() {
+    fn the_lecture_s_example_has_a_512_byte_pitch_on_the_h100_and_the_gt200() {
         let inputs = PitchedInputs::default();
         for device in [DeviceId::H100, DeviceId::Gt200] {
             let layout = inputs.layout(device).expect("a layout");
@@ -585,6 +703,71 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_kernel_reads_the_element_through_a_cast_row_pointer_indexed_by_the_column() {
+        // `[col]` binds tighter than the cast, so the cast row pointer is parenthesised first.
+        assert_eq!(
+            element_expression(4),
+            "((float*)((char*)base + row * pitch))[col]"
+        );
+        let statements = pitched_statements(DeviceId::H100, PitchedInputs::default());
+        let address = statements
+            .iter()
+            .find(|s| s.text.starts_with("Element (1, 0): "))
+            .expect("the worked-out address");
+        assert_eq!(
+            address.text,
+            "Element (1, 0): base + 1 × 512 + 0 × 4 = base + 512 — in a kernel, \
+             ((float*)((char*)base + row * pitch))[col]"
+        );
+    }
+
+    #[test]
+    fn no_sentence_of_the_card_names_a_lecture_by_a_file_number_or_a_probe() {
+        for device in DeviceId::ALL {
+            for inputs in [
+                PitchedInputs::default(),
+                PitchedInputs {
+                    width: 96,
+                    height: 1,
+                    ..PitchedInputs::default()
+                },
+            ] {
+                for statement in pitched_statements(device, inputs) {
+                    let text = statement.text.to_lowercase();
+                    assert!(
+                        !text.contains("seed") && !text.contains("probe"),
+                        "{}",
+                        statement.text
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_card_s_figures_are_the_layout_s_bytes() {
+        let statements = pitched_statements(DeviceId::H100, PitchedInputs::default());
+        let figures: Vec<(String, f64)> = statements
+            .iter()
+            .filter_map(|s| match &s.claim {
+                crate::statements::Claim::Figure { label, value } => Some((label.clone(), *value)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            figures,
+            [
+                ("pitch on the H100 (B)".to_string(), 512.0),
+                ("padding per row (B)".to_string(), 112.0),
+                ("total (B)".to_string(), 32_768.0),
+            ]
+        );
+        assert!(statements
+            .iter()
+            .any(|s| s.text == "total: 32,768 B (packed: 25,600 B)"));
     }
 
     #[test]
