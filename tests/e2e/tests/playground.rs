@@ -2712,7 +2712,7 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
         );
         let intro = page
             .wait_for_text_where("lesson-intro", "introduce the lesson", |text| {
-                text.contains("From the lecture notes")
+                text.contains("From the lectures:")
             })
             .await;
         assert!(intro.len() > 200, "{lesson}: a real introduction: {intro}");
@@ -2743,13 +2743,20 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
             })
             .await;
         // The simulator's number names the choice the lesson marks as right.
-        let right = page.wait_for(".predict .choice.right").await;
+        let right = page.wait_for(".predict .choice.right label").await;
         let right = right.text().await.unwrap_or_default();
         let right = right.trim_end_matches(" (right)").trim();
         assert!(
             answer.contains(&format!("(the answer \"{right}\")")),
             "{lesson}: the simulator's answer is the marked choice {right:?}: {answer}"
         );
+        // Every choice says why it is or is not the answer.
+        let reasons = page
+            .driver
+            .find_all(By::Css("[data-testid='choice-reason']"))
+            .await
+            .expect("the choices' reasons");
+        assert_eq!(reasons.len(), choices.len(), "{lesson}: a reason per choice");
         println!("{lesson}: {}", answer.lines().next().unwrap_or_default());
     }
     page.finish().await;
