@@ -8,6 +8,7 @@
 
 pub mod access;
 pub mod banks;
+pub mod capability;
 pub mod coalescing;
 pub mod compile_effects;
 pub mod counters;

@@ -234,6 +234,9 @@ pub enum SimulationError {
     /// the statement the last block had reached (the interpreter stops a block as soon as it
     /// uses up what is left), or the kernel's.
     StepBudget { steps: u64, budget: u64, span: Span },
+    /// The kernel uses a feature the device's compute capability lacks (`capability`): nvcc would
+    /// not compile it for the device, so it does not launch.
+    Unsupported(crate::capability::Unsupported),
 }
 
 impl SimulationError {
@@ -244,6 +247,9 @@ impl SimulationError {
                 Some(diagnostic.span)
             }
             SimulationError::StepBudget { span, .. } if span.line > 0 => Some(*span),
+            SimulationError::Unsupported(unsupported) if unsupported.used.span.line > 0 => {
+                Some(unsupported.used.span)
+            }
             _ => None,
         }
     }
@@ -257,6 +263,7 @@ impl SimulationError {
             SimulationError::StepBudget { budget, .. } => {
                 format!("the simulation used up its step budget of {budget} steps")
             }
+            SimulationError::Unsupported(unsupported) => unsupported.to_string(),
         };
         one_line(&message)
     }
@@ -2230,6 +2237,16 @@ pub fn simulate(input: &SimulationInput) -> Result<SimulationReport, SimulationE
     let threads_per_block = u32::try_from(checked_product(block)).unwrap_or(u32::MAX);
     let unit = kernel::parse(&input.source, &input.defines)?;
     let program = kernel::sema::check(&unit)?;
+    if let Some(kernel) = program.kernel_index(&input.kernel) {
+        let uses = crate::capability::features_used(&program, kernel);
+        if let Some(unsupported) = crate::capability::first_unsupported(
+            &uses,
+            input.device.id,
+            input.device.compute_capability,
+        ) {
+            return Err(SimulationError::Unsupported(unsupported));
+        }
+    }
     let launch = Launch {
         grid: input.grid,
         block: input.block,

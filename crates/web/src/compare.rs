@@ -7,8 +7,10 @@
 //! `State::compare_launch` makes the second launch, which the worker runs after the first. Pure:
 //! the rows, ratios and sentence are tested on the host.
 
+use crate::facts::format_significant;
 use crate::lessons::Variant;
 use crate::state::State;
+use crate::statements::{printed_number, Claim, Statement};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::simulate::{SimulationInput, SimulationReport};
 use memplay_sim::timing::Prediction;
@@ -156,6 +158,8 @@ pub struct CompareRow {
     pub name: &'static str,
     pub own: f64,
     pub other: f64,
+    /// A time in milliseconds, printed as the page prints times (µs where small), or a count.
+    pub time: bool,
 }
 
 impl CompareRow {
@@ -163,6 +167,65 @@ impl CompareRow {
     pub fn ratio(&self) -> Option<f64> {
         (self.own > 0.0).then(|| self.other / self.own)
     }
+
+    /// The row's three cells as the page prints them: own, other and the ratio. A time keeps
+    /// three significant digits however small ("5.83 µs"), and the ratio three too ("1.04×"),
+    /// so two launches a few percent apart never read "0 0 1×".
+    pub fn cells(&self) -> (String, String, String) {
+        let value = |value: f64| {
+            if self.time {
+                crate::model::format_time(value)
+            } else {
+                crate::model::format_number(value)
+            }
+        };
+        let ratio = self
+            .ratio()
+            .map(|ratio| format!("{}×", format_significant(ratio)))
+            .unwrap_or_else(|| "–".to_string());
+        (value(self.own), value(self.other), ratio)
+    }
+}
+
+/// What the comparison shows, as statements: each row's ratio recomputes from the two cells
+/// printed beside it.
+pub fn compare_statements(
+    own_label: &str,
+    other_label: &str,
+    rows: &[CompareRow],
+) -> Vec<Statement> {
+    let mut statements = vec![Statement::words(
+        "compare",
+        sentence(own_label, other_label, rows),
+    )];
+    for row in rows {
+        let (own, other, ratio) = row.cells();
+        let text = format!("{}: {own} | {other} | {ratio}", row.name);
+        // The cells as printed, read back: a time's unit is the same in both where both are
+        // printed in µs or both in ms; otherwise the exact values stand in.
+        let read = |cell: &str, exact: f64| {
+            let number = cell.split_whitespace().next().and_then(printed_number);
+            match (number, cell.ends_with("µs")) {
+                (Some(number), true) => number / 1000.0,
+                (Some(number), false) => number,
+                (None, _) => exact,
+            }
+        };
+        match (row.ratio(), printed_number(ratio.trim_end_matches('×'))) {
+            (Some(_), Some(shown)) if read(&own, row.own) > 0.0 => statements.push(Statement {
+                view: "compare",
+                text,
+                claim: Claim::Formula {
+                    shown,
+                    recomputed: read(&other, row.other) / read(&own, row.own),
+                    // Three significant digits in each cell and in the ratio.
+                    tolerance: 0.02,
+                },
+            }),
+            _ => statements.push(Statement::words("compare", text)),
+        }
+    }
+    statements
 }
 
 /// The counters the comparison shows, with their names in the lectures' words.
@@ -199,15 +262,21 @@ pub fn rows(
     other: (&SimulationReport, &Prediction),
 ) -> Vec<CompareRow> {
     let mut rows = vec![CompareRow {
-        name: "predicted time (ms)",
+        name: "predicted time",
         own: own.1.time_ms,
         other: other.1.time_ms,
+        time: true,
     }];
     for (name, counter) in COUNTERS {
         let own = own.0.counters.get(counter).unwrap_or(0.0);
         let other = other.0.counters.get(counter).unwrap_or(0.0);
         if own > 0.0 || other > 0.0 {
-            rows.push(CompareRow { name, own, other });
+            rows.push(CompareRow {
+                name,
+                own,
+                other,
+                time: false,
+            });
         }
     }
     rows
@@ -216,7 +285,7 @@ pub fn rows(
 /// One sentence on the biggest difference: the counter whose ratio is furthest from 1, and the
 /// time's ratio beside it.
 pub fn sentence(own_label: &str, other_label: &str, rows: &[CompareRow]) -> String {
-    let times = |ratio: f64| format!("{}×", crate::model::format_number(ratio));
+    let times = |ratio: f64| format!("{}×", format_significant(ratio));
     let time = rows.first().and_then(CompareRow::ratio);
     let biggest = rows
         .iter()
@@ -238,7 +307,11 @@ pub fn sentence(own_label: &str, other_label: &str, rows: &[CompareRow]) -> Stri
         _ => format!("{other_label} and {own_label} make the same memory accesses"),
     };
     match time {
-        Some(time) if time >= 1.0 => format!("{counter}, and takes {} as long.", times(time)),
+        // Within 1% the two times are the same as the page prints them.
+        Some(time) if (0.99..=1.01).contains(&time) => {
+            format!("{counter}, and takes the same time within 1%.")
+        }
+        Some(time) if time > 1.0 => format!("{counter}, and takes {} as long.", times(time)),
         Some(time) if time > 0.0 => format!("{counter}, and is {} faster.", times(1.0 / time)),
         _ => format!("{counter}."),
     }
@@ -289,6 +362,48 @@ mod tests {
             },
             "PAD=1 makes 32× fewer shared load wavefronts than PAD=0",
         );
+    }
+
+    #[test]
+    fn small_times_are_compared_with_their_digits_and_a_ratio_that_recomputes() {
+        // The row-per-thread kernel takes microseconds: its times once read "0 0 1×" and its
+        // sentence "PAD=1 ... is 1× faster".
+        for (variant, compile) in [
+            (Variant::RowPerThread, CompileEffects::default()),
+            (Variant::RowPerThread, CompileEffects::AS_WRITTEN),
+            (Variant::TransposeShared, CompileEffects::default()),
+        ] {
+            let state = State {
+                variant,
+                compile,
+                compare: CompareWith::Padding,
+                ..State::default()
+            };
+            let (label, other) = state.compare_launch().expect("the other padding");
+            let own = simulate(&state.launch()).expect("runs");
+            let other = simulate(&other).expect("runs");
+            let rows = rows((&own, &predict(&own)), (&other, &predict(&other)));
+            let (own_time, other_time, ratio) = rows[0].cells();
+            assert_ne!(own_time, "0", "{variant:?}");
+            assert!(own_time.ends_with("µs") || own_time.ends_with("ms"), "{own_time}");
+            assert_ne!(ratio, "1×", "{variant:?}: {own_time} against {other_time}");
+            let said = sentence(&state.compare_own_label(), &label, &rows);
+            assert!(!said.contains(" 1× "), "{said}");
+            for statement in compare_statements(&state.compare_own_label(), &label, &rows) {
+                if let Claim::Formula {
+                    shown,
+                    recomputed,
+                    tolerance,
+                } = statement.claim
+                {
+                    assert!(
+                        (shown - recomputed).abs() <= tolerance * recomputed.abs(),
+                        "{}: {shown} against {recomputed}",
+                        statement.text
+                    );
+                }
+            }
+        }
     }
 
     #[test]

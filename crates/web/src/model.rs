@@ -44,7 +44,8 @@ pub fn lesson_occupancy(
         Err(
             SimulationError::Kernel(_)
             | SimulationError::BadLaunch(_)
-            | SimulationError::StepBudget { .. },
+            | SimulationError::StepBudget { .. }
+            | SimulationError::Unsupported(_),
         ) => launch_occupancy(input),
     }
 }
@@ -439,7 +440,8 @@ pub fn occupancy_sweeps(device: &Device, block: BlockResources) -> Sweeps {
 // ---------------------------------------------------------------------------------------------
 // Number formatting
 
-/// A time in milliseconds with three significant digits: "0.268 ms", "3.18 ms", "41.9 ms".
+/// A time in milliseconds with three significant digits: "0.268 ms", "3.18 ms", "41.9 ms", and
+/// below a tenth of a millisecond in microseconds: "24.3 µs", "5.83 µs".
 pub fn format_time(ms: f64) -> String {
     if ms >= 100.0 {
         format!("{ms:.0} ms")
@@ -447,10 +449,12 @@ pub fn format_time(ms: f64) -> String {
         format!("{ms:.1} ms")
     } else if ms >= 1.0 {
         format!("{ms:.2} ms")
-    } else if ms >= 0.01 {
+    } else if ms >= 0.1 {
         format!("{ms:.3} ms")
-    } else {
+    } else if ms >= 0.01 {
         format!("{:.1} µs", ms * 1000.0)
+    } else {
+        format!("{:.2} µs", ms * 1000.0)
     }
 }
 
@@ -796,7 +800,9 @@ mod tests {
             (0.2684, "0.268 ms"),
             (3.181, "3.18 ms"),
             (41.93, "41.9 ms"),
-            (0.0042, "4.2 µs"),
+            (0.0042, "4.20 µs"),
+            (0.02432, "24.3 µs"),
+            (0.00583, "5.83 µs"),
         ] {
             assert_eq!(format_time(ms), text);
         }

@@ -4,7 +4,6 @@
 
 use crate::compare::{self, CompareWith};
 use crate::components::kernel_view::{Shared, SimulationRun};
-use crate::model::format_number;
 use crate::state::Action;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
@@ -58,13 +57,16 @@ pub fn compare_view(props: &CompareViewProps) -> Html {
                         </tr>
                     </thead>
                     <tbody>
-                        { for rows.iter().map(|row| html! {
-                            <tr>
-                                <th scope="row">{ row.name }</th>
-                                <td>{ format_number(row.own) }</td>
-                                <td>{ format_number(row.other) }</td>
-                                <td>{ row.ratio().map(|ratio| format!("{}×", format_number(ratio))).unwrap_or_else(|| "–".to_string()) }</td>
-                            </tr>
+                        { for rows.iter().map(|row| {
+                            let (own, other, ratio) = row.cells();
+                            html! {
+                                <tr>
+                                    <th scope="row">{ row.name }</th>
+                                    <td>{ own }</td>
+                                    <td>{ other }</td>
+                                    <td>{ ratio }</td>
+                                </tr>
+                            }
                         }) }
                     </tbody>
                 </table>

@@ -1025,7 +1025,7 @@ mod tests {
                 variant: Variant::StridedCopy,
                 ..State::default()
             },
-            "7.8 µs · 1,073 GB/s useful · reads stay in L2, DRAM 536 GB/s · bottleneck: the launch overhead",
+            "7.82 µs · 1,073 GB/s useful · reads stay in L2, DRAM 536 GB/s · bottleneck: the launch overhead",
         );
     }
 

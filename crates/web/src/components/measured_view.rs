@@ -137,8 +137,8 @@ mod tests {
     #[test]
     fn the_divergence_card_shows_the_h100_s_measured_time_beside_the_prediction() {
         for (variant, shown) in [
-            (Variant::DivergenceSplit, "0.090 ms"),
-            (Variant::DivergenceUniform, "0.048 ms"),
+            (Variant::DivergenceSplit, "90.4 µs"),
+            (Variant::DivergenceUniform, "48.2 µs"),
         ] {
             let statements = statements_of(&State {
                 variant,
@@ -194,8 +194,8 @@ mod tests {
             time_parts(0.0117, Some(0.0111)).1,
             " (median of timed runs) · the prediction differs by \u{2212}5.1%"
         );
-        assert_eq!(time_parts(0.0117, Some(0.0111)).0, "0.012 ms");
-        assert_eq!(time_parts(0.0042, None).0, "4.2 µs");
+        assert_eq!(time_parts(0.0117, Some(0.0111)).0, "11.7 µs");
+        assert_eq!(time_parts(0.0042, None).0, "4.20 µs");
         assert_eq!(time_parts(2.0, None).1, " (median of timed runs)");
     }
 
