@@ -342,6 +342,23 @@ impl Harness {
 }
 
 #[tokio::test]
+async fn the_g80_refuses_the_atomics_lesson_with_the_capability_it_lacks() {
+    // Compute capability 1.0 has no atomic functions: the launch is refused with the reason, as
+    // a block too large for the device is, and the GT200 (1.3) runs the same kernel.
+    let page = Harness::start().await;
+    page.open("?lesson=atomics&variant=hierarchical&device=g80").await;
+    let error = page
+        .wait_for_text_where("kernel-error", "refuse the G80's atomics", |text| {
+            text.contains("needs compute capability 1.2") && text.contains("the G80 has 1.0")
+        })
+        .await;
+    println!("the G80's atomics: {error}");
+    page.open("?lesson=atomics&variant=hierarchical&device=gt200").await;
+    page.wait_for_simulated("run the GT200's atomics").await;
+    page.finish().await;
+}
+
+#[tokio::test]
 async fn padding_removes_the_32_way_conflict_of_row_per_thread() {
     let page = Harness::start().await;
     page.open("?lesson=bank-conflicts&pattern=row-per-thread&pad=0")
@@ -856,7 +873,7 @@ async fn lessons_load_with_no_request_to_another_origin_and_no_policy_violation(
     for query in [
         "?lesson=matmul-tiled&tile=16",
         "?lesson=transpose-shared&device=a100",
-        "?lesson=atomics-hierarchical&device=g80",
+        "?lesson=atomics-hierarchical&device=gt200",
         "?lesson=row-per-thread&pad=0&compile=as-written",
         "?lesson=bank-conflicts&pattern=row-per-thread&pad=1&device=gt200",
         "?lesson=roofline",
