@@ -261,6 +261,14 @@ pub struct LatencyHiding {
     pub warps_to_cover: f64,
     /// One block's work at the busiest unit per pass, in nanoseconds.
     pub busiest_work_ns: f64,
+    /// One block's wait per pass (its round trips to memory, or its dependent instructions), in
+    /// nanoseconds: the delay of the queueing network.
+    pub wait_ns: f64,
+    /// One block's work per pass at every unit together (the SM's pipes, the dispatcher, its
+    /// shares of the L2, DRAM and the atomic units), in nanoseconds: with the wait, a block's
+    /// whole cycle. `warps_to_cover` is (wait + this) / busiest work, in blocks, times the warps
+    /// of a block.
+    pub work_ns: f64,
     /// The busiest unit: the one the waiting blocks must keep fed.
     pub busiest: Unit,
 }
@@ -561,6 +569,8 @@ pub fn predict(report: &SimulationReport) -> Prediction {
             0.0
         },
         busiest_work_ns: busiest_demand * 1e9,
+        wait_ns: delay * 1e9,
+        work_ns: demands.iter().sum::<f64>() * 1e9,
         busiest: busiest_unit,
     };
     // The SM with the most blocks finishes last; the GPU-wide units are free by then.

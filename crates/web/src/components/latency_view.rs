@@ -4,6 +4,7 @@
 
 use crate::components::kernel_view::{Shared, SimulationRun};
 use crate::model::format_number;
+use crate::statements::{printed_number, Claim, Statement};
 use memplay_sim::timing::{LatencyHiding, Prediction};
 use yew::prelude::*;
 
@@ -46,8 +47,15 @@ impl LatencyFacts {
         self.hiding.covered() >= 1.0
     }
 
-    /// The count in words: wait, work, blocks and warps needed, and what the SM holds.
+    /// The count in words: the wait, the work at every unit and at the busiest, the formula
+    /// the timing model computes with those very terms, and what the SM holds.
     pub fn explanation(&self) -> String {
+        self.formula().0
+    }
+
+    /// The explanation, and the statements it makes: the formula's result recomputed from its
+    /// terms as printed, and the warps from the blocks as printed.
+    fn formula(&self) -> (String, Vec<Statement>) {
         let hiding = &self.hiding;
         let verdict = if self.is_covered() {
             format!(
@@ -63,18 +71,82 @@ impl LatencyFacts {
                 hiding.busiest.describe()
             )
         };
-        format!(
-            "A block waits {} ns ({} clocks) for memory and then works {} ns at the busiest \
-             unit, {}. For that unit never to idle an SM needs (wait + work) / work ≈ {} blocks \
-             of {} warps, {} warps; {verdict}",
-            format_number(self.wait_ns),
+        let wait = format_number(hiding.wait_ns);
+        let work = format_number(hiding.work_ns);
+        let busiest = format_number(hiding.busiest_work_ns);
+        let blocks = format!("{:.2}", self.blocks_to_cover());
+        let warps = format_number(hiding.warps_to_cover.round());
+        let text = format!(
+            "A block waits {wait} ns ({} clocks) for memory, and works {work} ns at all the units \
+             together, {busiest} ns of it at the busiest, {}. For that unit never to idle an SM \
+             needs (wait + work) / busiest work = ({wait} + {work}) / {busiest} ≈ {blocks} blocks \
+             of {} warps, {warps} warps; {verdict}",
             format_number(self.wait_clocks.round()),
-            format_number(hiding.busiest_work_ns),
             hiding.busiest.describe(),
-            format_number((self.blocks_to_cover() * 10.0).round() / 10.0),
             self.warps_per_block,
-            format_number(hiding.warps_to_cover.round()),
-        )
+        );
+        let read = |printed: &str| printed_number(printed).unwrap_or(f64::NAN);
+        let shown_blocks = read(&blocks);
+        let mut statements = Vec::new();
+        if read(&busiest) > 0.0 {
+            let recomputed = (read(&wait) + read(&work)) / read(&busiest);
+            statements.push(Statement {
+                view: "latency-hiding",
+                text: text.clone(),
+                claim: Claim::Formula {
+                    shown: shown_blocks,
+                    recomputed,
+                    // The blocks are printed to two decimals, each term to one.
+                    tolerance: (0.005 + 0.05 * (1.0 + recomputed) / read(&busiest))
+                        / shown_blocks.max(0.01)
+                        + 0.001,
+                },
+            });
+            let warps_recomputed = shown_blocks * f64::from(self.warps_per_block);
+            statements.push(Statement {
+                view: "latency-hiding",
+                text: format!("{blocks} blocks of {} warps, {warps} warps", self.warps_per_block),
+                claim: Claim::Formula {
+                    shown: read(&warps),
+                    recomputed: warps_recomputed,
+                    tolerance: (0.5 + 0.005 * f64::from(self.warps_per_block))
+                        / warps_recomputed.max(0.5),
+                },
+            });
+        } else {
+            statements.push(Statement::words("latency-hiding", text.clone()));
+        }
+        (text, statements)
+    }
+
+    /// Everything the view shows, as statements: its three figures and the count.
+    pub fn statements(&self) -> Vec<Statement> {
+        let hiding = &self.hiding;
+        let mut statements = vec![
+            Statement::figure(
+                "latency-hiding",
+                "warps resident per SM",
+                f64::from(hiding.resident_warps),
+                format!("Warps resident per SM: {} of {}", hiding.resident_warps, self.max_warps),
+            ),
+            Statement::figure(
+                "latency-hiding",
+                "warps needed to cover the wait",
+                hiding.warps_to_cover.round(),
+                format!(
+                    "Warps needed to cover the wait: {}",
+                    format_number(hiding.warps_to_cover.round())
+                ),
+            ),
+            Statement::figure(
+                "latency-hiding",
+                "wait covered",
+                (100.0 * hiding.covered()).round(),
+                format!("Wait covered: {:.0}%", 100.0 * hiding.covered()),
+            ),
+        ];
+        statements.extend(self.formula().1);
+        statements
     }
 }
 
@@ -153,5 +225,73 @@ pub fn latency_view(props: &LatencyViewProps) -> Html {
             <h2 id="latency-title">{ "Latency hiding: warps in flight against the wait" }</h2>
             { body }
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lessons::Variant;
+    use crate::state::State;
+    use memplay_sim::simulate::simulate;
+    use memplay_sim::timing::predict;
+    use memplay_sim::DeviceId;
+
+    fn facts(state: State) -> LatencyFacts {
+        let input = state.launch();
+        let result = simulate(&input);
+        let prediction = result.as_ref().ok().map(predict);
+        let run = SimulationRun {
+            input,
+            result,
+            prediction: prediction.clone(),
+            elapsed_ms: 0.0,
+            declarations: Ok(Vec::new()),
+        };
+        LatencyFacts::new(&run, prediction.as_ref().expect("a prediction")).expect("facts")
+    }
+
+    #[test]
+    fn the_count_printed_recomputes_from_the_terms_printed_beside_it() {
+        // The page printed "(wait + work) / work ≈ 6.3 blocks" with the busiest unit's work
+        // alone as the work, where (347.3 + 89.8) / 89.8 is 4.9: the model adds every unit's
+        // work to the wait.
+        for (variant, device, regs) in [
+            (Variant::LatencyAdjDiff, DeviceId::H100, 32),
+            (Variant::LatencyAdjDiff, DeviceId::H100, 64),
+            (Variant::LatencyAdjDiff, DeviceId::H100, 255),
+            (Variant::LatencyAdjDiff, DeviceId::G80, 16),
+            (Variant::MatmulTiled, DeviceId::H100, 32),
+            (Variant::MatmulNaive, DeviceId::Gt200, 16),
+        ] {
+            let facts = facts(State {
+                variant,
+                device,
+                regs,
+                ..State::default()
+            });
+            let formulas: Vec<Statement> = facts
+                .statements()
+                .into_iter()
+                .filter(|s| matches!(s.claim, Claim::Formula { .. }))
+                .collect();
+            assert_eq!(formulas.len(), 2, "{variant:?} on {device}");
+            for statement in formulas {
+                let Claim::Formula {
+                    shown,
+                    recomputed,
+                    tolerance,
+                } = statement.claim
+                else {
+                    continue;
+                };
+                assert!(
+                    (shown - recomputed).abs() <= tolerance * recomputed.abs(),
+                    "{variant:?} on {device} at {regs} registers: {shown} printed, {recomputed} \
+                     from the printed terms: {}",
+                    statement.text
+                );
+            }
+        }
     }
 }
