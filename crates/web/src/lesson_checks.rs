@@ -9,11 +9,13 @@ use crate::components::lesson_guide::{answer_words, fill, plain, simulator_answe
 use crate::components::kernel_view::SimulationRun;
 use crate::facts::{At, Fact, FactContext, LaunchView, SweepRun, SweepRuns};
 use crate::lesson_text::{parse, typed_numbers, Inline, LessonText, Paragraph};
+use crate::components::latency_view::LatencyFacts;
 use crate::components::measured_view::measured_statements;
+use crate::components::roofline_view::roofline_statements;
 use crate::components::memory_spaces::{memory_spaces_statements, MemorySpacesProps};
 use crate::components::pitched::{pitched_statements, PitchedInputs};
 use crate::lessons::{Control, Lesson, SweepSetting, Variant, View};
-use crate::statements::Statement;
+use crate::statements::{Claim, Statement};
 use crate::state::State;
 use memplay_sim::simulate::simulate;
 use memplay_sim::timing::predict;
@@ -129,7 +131,63 @@ fn view_statements(page: &Page) -> Vec<Statement> {
     if views.contains(&View::Pitched) {
         statements.extend(pitched_statements(page.state.device, PitchedInputs::default()));
     }
+    if views.contains(&View::LatencyHiding) {
+        if let Some(facts) = run
+            .prediction
+            .as_ref()
+            .and_then(|prediction| LatencyFacts::new(run, prediction))
+        {
+            statements.extend(facts.statements());
+        }
+    }
+    if views.contains(&View::Roofline) {
+        let device = &run.input.device;
+        let simulated = match (&run.result, &run.prediction) {
+            (Ok(report), Some(prediction)) => {
+                crate::model::simulated_point(&run.input.kernel, report, prediction)
+            }
+            _ => None,
+        };
+        statements.extend(
+            roofline_statements(
+                device,
+                &memplay_sim::roofline::ceilings(device),
+                page.state.tile,
+                simulated.as_ref(),
+            )
+            .into_iter()
+            .map(|line| line.statement),
+        );
+    }
     statements
+}
+
+/// Checks what a statement claims: a formula recomputes from its printed terms, a bound called
+/// "at most" holds the prediction beside it, and "at most" is said only of such a bound.
+fn check_claims(statements: &[Statement], context: &str) {
+    for statement in statements {
+        match statement.claim {
+            Claim::Formula {
+                shown,
+                recomputed,
+                tolerance,
+            } => assert!(
+                (shown - recomputed).abs() <= tolerance * recomputed.abs(),
+                "{context}: {shown} printed, {recomputed} from the printed terms: {}",
+                statement.text
+            ),
+            Claim::AtMost { bound, predicted } => assert!(
+                predicted <= bound * 1.005,
+                "{context}: {predicted} predicted beyond the bound {bound}: {}",
+                statement.text
+            ),
+            _ => assert!(
+                !statement.text.contains("at most"),
+                "{context}: \"at most\" without a bound it is checked against: {}",
+                statement.text
+            ),
+        }
+    }
 }
 
 /// What the lesson's words say at `state`, filled in as the page fills them.
@@ -264,6 +322,7 @@ fn every_lesson_at_every_variant_on_every_device_fills_in_every_number_and_names
                 let state = state_at(variant, device);
                 let page = page_at(&state, &text);
                 let (words, unfilled) = lesson_words_and_unfilled(&page, &text);
+                check_claims(&view_statements(&page), &format!("{variant:?} on {device}"));
                 let ran = page.run.result.is_ok();
                 if !ran {
                     refused.insert((variant.old_key(), device.as_str()));
@@ -459,4 +518,26 @@ fn the_roofline_reveal_prints_the_answer_as_the_choice_reads() {
         answer.contains(": 0.25 FLOP per byte") && answer.contains("(the answer \"0.25\")"),
         "{answer}"
     );
+}
+
+#[test]
+fn no_roofline_bound_is_exceeded_by_the_prediction_beside_it_at_any_tile_on_any_device() {
+    // The page said "Naive matmul: 0.25 FLOP/B, at most 752.8 GFLOP/s" beside a prediction of
+    // 5,087 GFLOP/s: the lecture's count, every load from DRAM, is no bound on a cached launch.
+    for device in DeviceId::ALL {
+        for variant in [Variant::RooflineNaive, Variant::RooflineTiled] {
+            for tile in [4, 8, 16, 32] {
+                let state = State {
+                    tile,
+                    ..state_at(variant, device)
+                };
+                let text = parse(Lesson::Roofline.text()).expect("parses");
+                let page = page_at(&state, &text);
+                check_claims(
+                    &view_statements(&page),
+                    &format!("{variant:?} at tile {tile} on {device}"),
+                );
+            }
+        }
+    }
 }

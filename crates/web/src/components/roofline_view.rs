@@ -12,6 +12,7 @@ pub use crate::model::SimulatedPoint;
 use crate::model::{
     format_intensity, format_number, tiled_matmul_intensity, NAIVE_MATMUL_INTENSITY,
 };
+use crate::statements::{Claim, Statement};
 use memplay_sim::roofline::{Ceilings, Roofline};
 use memplay_sim::Device;
 use yew::prelude::*;
@@ -81,33 +82,154 @@ fn bound(roofline: &Roofline, intensity: f64) -> &'static str {
     }
 }
 
-/// The plain-English caption about the tiled matmul.
+/// The plain-English caption about the tiled matmul, at the lecture's count: every load from
+/// DRAM. It is a bound only under that count, and said so: the caches serve most loads, and the
+/// simulated launch may well beat it.
 fn caption(roofline: &Roofline, tile: u32) -> String {
     let intensity = tiled_matmul_intensity(tile);
     let ridge = format_intensity(roofline.ridge_intensity());
     let attainable = format_number(roofline.attainable_gflops(intensity));
     let reuse = if tile == 1 {
         "With TILE = 1 there is no reuse: the tiled matmul loads as much as the naive one and \
-         does 0.25 FLOP per byte"
+         does 0.25 FLOP per byte its loads ask for"
             .to_string()
     } else {
         format!(
             "Tiling with TILE = {tile} cuts global loads {tile}-fold, so the tiled matmul does {} \
-             FLOP per byte",
+             FLOP per byte its loads ask for",
             format_intensity(intensity)
         )
     };
     if intensity < roofline.ridge_intensity() {
         format!(
-            "{reuse}. That is below the ridge at {ridge} FLOP/B, so it is memory-bound: the \
-             bandwidth, not the FP32 units, caps it at {attainable} GFLOP/s."
+            "{reuse}. If every one of those bytes came from DRAM, that would sit below the ridge \
+             at {ridge} FLOP/B: memory-bound, held by DRAM's bandwidth to {attainable} GFLOP/s. \
+             The caches serve most of them, so the simulated launch's own point, counted per DRAM \
+             byte, lies further right."
         )
     } else {
         format!(
-            "{reuse}. That is at or above the ridge at {ridge} FLOP/B, so it is compute-bound: \
-             the FP32 units cap it at {attainable} GFLOP/s, and more reuse would not help."
+            "{reuse}. Even if every one of those bytes came from DRAM, that is at or above the \
+             ridge at {ridge} FLOP/B: compute-bound, held by the FP32 units to {attainable} \
+             GFLOP/s, and more reuse would not help."
         )
     }
+}
+
+/// One line of the chart's facts: the key drawn before it, its test id, and what it says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FactLine {
+    pub key: Option<&'static str>,
+    pub testid: Option<&'static str>,
+    pub statement: Statement,
+}
+
+/// Everything the roofline's text says, as statements. The lecture's two points are counted
+/// per byte the loads ask of global memory, as the lecture counts them; their GFLOP/s are what
+/// DRAM alone would allow if it served all those bytes, said as a condition, not as a bound.
+/// The simulated launch is counted per DRAM byte, and the roof at its intensity is a true
+/// bound on its prediction (`Claim::AtMost`).
+pub fn roofline_statements(
+    device: &Device,
+    ceilings: &Ceilings,
+    tile: u32,
+    simulated: Option<&SimulatedPoint>,
+) -> Vec<FactLine> {
+    let theoretical = ceilings.theoretical;
+    let best = ceilings.achievable.unwrap_or(theoretical);
+    let best_source = if ceilings.achievable.is_some() {
+        "measured"
+    } else {
+        "datasheet"
+    };
+    let line = |key, testid, statement| FactLine {
+        key,
+        testid,
+        statement,
+    };
+    let words = |text: String| Statement::words("roofline", text);
+    let mut lines = vec![line(
+        Some("key line-solid"),
+        None,
+        words(format!(
+            "Datasheet of the {}: FP32 peak {} GFLOP/s, DRAM {} GB/s.",
+            device.id.label(),
+            format_number(theoretical.peak_gflops),
+            format_number(theoretical.bandwidth_gbps)
+        )),
+    )];
+    if let Some(achievable) = ceilings.achievable {
+        lines.push(line(
+            Some("key line-dashed"),
+            None,
+            words(format!(
+                "Measured (dashed): {} GFLOP/s, {} GB/s.",
+                format_number(achievable.peak_gflops),
+                format_number(achievable.bandwidth_gbps)
+            )),
+        ));
+    }
+    lines.push(line(
+        None,
+        None,
+        words(format!(
+            "Ridge point ({best_source}): {} FLOP per DRAM byte. Left of it a kernel is \
+             memory-bound, right of it compute-bound.",
+            format_intensity(best.ridge_intensity())
+        )),
+    ));
+    let lecture = |name: String, intensity: f64| {
+        format!(
+            "{name} by the lecture's count: {} FLOP per byte its loads ask of global memory; if \
+             DRAM served every one of those bytes it would allow {} GFLOP/s ({}).",
+            format_intensity(intensity),
+            format_number(best.attainable_gflops(intensity)),
+            bound(&best, intensity)
+        )
+    };
+    lines.push(line(
+        Some("key dot"),
+        None,
+        words(lecture("Naive matmul".to_string(), NAIVE_MATMUL_INTENSITY)),
+    ));
+    lines.push(line(
+        Some("key diamond"),
+        None,
+        words(lecture(
+            format!("Tiled matmul, TILE = {tile},"),
+            tiled_matmul_intensity(tile),
+        )),
+    ));
+    if let Some(point) = simulated {
+        let allowed = best.attainable_gflops(point.intensity);
+        lines.push(line(
+            Some("key square"),
+            Some("roofline-simulated"),
+            Statement {
+                view: "roofline",
+                text: format!(
+                    "Simulated {}: {} FLOP per {}, {} GFLOP/s predicted ({:.0}% of the at most \
+                     {} GFLOP/s the roof allows at that intensity).",
+                    point.kernel,
+                    format_intensity(point.intensity),
+                    if point.from_l2 {
+                        "byte, each counted once (between runs the data stays in L2)"
+                    } else {
+                        "DRAM byte"
+                    },
+                    format_number(point.gflops.round()),
+                    100.0 * point.gflops / allowed.max(f64::MIN_POSITIVE),
+                    format_number(allowed.round())
+                ),
+                claim: Claim::AtMost {
+                    bound: allowed,
+                    predicted: point.gflops,
+                },
+            },
+        ));
+    }
+    lines.push(line(None, None, words(caption(&best, tile))));
+    lines
 }
 
 #[function_component(RooflineView)]
@@ -116,11 +238,6 @@ pub fn roofline_view(props: &RooflineViewProps) -> Html {
     let theoretical = ceilings.theoretical;
     // The kernels are placed under the best-known ceilings: measured where they exist.
     let best = ceilings.achievable.unwrap_or(theoretical);
-    let best_source = if ceilings.achievable.is_some() {
-        "measured"
-    } else {
-        "datasheet"
-    };
     let (low, high) = y_decades(ceilings);
     let x = Scale::log(
         (2f64.powi(X_MIN_EXPONENT), 2f64.powi(X_MAX_EXPONENT)),
@@ -190,6 +307,12 @@ pub fn roofline_view(props: &RooflineViewProps) -> Html {
         }
     };
 
+    let facts = roofline_statements(
+        &props.device,
+        ceilings,
+        props.tile,
+        props.simulated.as_ref(),
+    );
     let chart = use_node_ref();
     html! {
         <section class="card" data-testid="roofline" aria-labelledby="roofline-title">
@@ -272,71 +395,18 @@ pub fn roofline_view(props: &RooflineViewProps) -> Html {
                 </div>
                 <div class="roofline-text" id="roofline-facts">
                     <ul class="facts">
-                        <li>
-                            <span class="key line-solid" aria-hidden="true"></span>
-                            { format!(
-                                "Datasheet: FP32 peak {} GFLOP/s, DRAM {} GB/s.",
-                                format_number(theoretical.peak_gflops),
-                                format_number(theoretical.bandwidth_gbps)
-                            ) }
-                        </li>
-                        if let Some(achievable) = ceilings.achievable {
-                            <li>
-                                <span class="key line-dashed" aria-hidden="true"></span>
-                                { format!(
-                                    "Measured (dashed): {} GFLOP/s, {} GB/s.",
-                                    format_number(achievable.peak_gflops),
-                                    format_number(achievable.bandwidth_gbps)
-                                ) }
+                        { for facts.iter().take(facts.len().saturating_sub(1)).map(|fact| html! {
+                            <li data-testid={fact.testid}>
+                                if let Some(key) = fact.key {
+                                    <span class={key} aria-hidden="true"></span>
+                                }
+                                { fact.statement.text.clone() }
                             </li>
-                        }
-                        <li>
-                            { format!(
-                                "Ridge point ({best_source}): {} FLOP/B. Left of it a kernel is \
-                                 memory-bound, right of it compute-bound.",
-                                format_intensity(ridge)
-                            ) }
-                        </li>
-                        <li>
-                            <span class="key dot" aria-hidden="true"></span>
-                            { format!(
-                                "Naive matmul: {} FLOP/B, at most {} GFLOP/s ({}).",
-                                format_intensity(naive),
-                                format_number(naive_gflops),
-                                bound(&best, naive)
-                            ) }
-                        </li>
-                        <li>
-                            <span class="key diamond" aria-hidden="true"></span>
-                            { format!(
-                                "Tiled matmul, TILE = {}: {} FLOP/B, at most {} GFLOP/s ({}).",
-                                props.tile,
-                                format_intensity(tiled),
-                                format_number(tiled_gflops),
-                                bound(&best, tiled)
-                            ) }
-                        </li>
-                        if let Some(point) = &props.simulated {
-                            <li data-testid="roofline-simulated">
-                                <span class="key square" aria-hidden="true"></span>
-                                { format!(
-                                    "Simulated {}: {} FLOP per {}, {} GFLOP/s predicted \
-                                     ({:.0}% of the {} GFLOP/s its intensity allows).",
-                                    point.kernel,
-                                    format_intensity(point.intensity),
-                                    if point.from_l2 {
-                                        "byte, each counted once (between runs the data stays in L2)"
-                                    } else {
-                                        "DRAM byte"
-                                    },
-                                    format_number(point.gflops.round()),
-                                    100.0 * point.gflops / best.attainable_gflops(point.intensity).max(f64::MIN_POSITIVE),
-                                    format_number(best.attainable_gflops(point.intensity).round())
-                                ) }
-                            </li>
-                        }
+                        }) }
                     </ul>
-                    <p class="caption">{ caption(&best, props.tile) }</p>
+                    if let Some(caption) = facts.last() {
+                        <p class="caption">{ caption.statement.text.clone() }</p>
+                    }
                 </div>
             </div>
         </section>
