@@ -265,10 +265,12 @@ fn simulator_answer_words(page: &Page, text: &LessonText) -> String {
     answer_words(text, &simulator_answer(text, Some(&page.run)))
 }
 
+/// The page at a variant's first settings on `device`, as its link opens it.
 fn state_at(variant: Variant, device: DeviceId) -> State {
     State {
         variant,
         device,
+        pattern: variant.lesson().first_pattern(),
         ..State::default()
     }
 }

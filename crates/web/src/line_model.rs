@@ -39,6 +39,10 @@ pub struct LineRow {
     /// Whether the verdict is the bad case: a bank conflict, or more than the 4 sectors a warp of
     /// consecutive floats needs.
     pub bad: bool,
+    /// How far the access is from its best case: the conflict degree of a shared access, the
+    /// sectors per request over the four of consecutive floats for a global one, 0 for an
+    /// atomic. The view opens on the costliest load (`picked`).
+    pub cost_ratio: f64,
 }
 
 /// A memory space as the lectures name it: "shared", "global".
@@ -103,12 +107,13 @@ fn plural(value: f64, one: &str, many: &str) -> String {
 
 fn row(source: &str, line: &LineCounters) -> LineRow {
     let site = line.site;
-    let (count, cost, verdict, bad) = match (site.space, site.kind) {
+    let (count, cost, verdict, bad, cost_ratio) = match (site.space, site.kind) {
         (Space::Shared, AccessKind::Atomic) => (
             plural(line.instructions, "instruction", "instructions"),
             String::new(),
             String::new(),
             false,
+            0.0,
         ),
         (Space::Shared, _) => {
             let degree = line.conflict_degree();
@@ -117,6 +122,7 @@ fn row(source: &str, line: &LineCounters) -> LineRow {
                 plural(line.wavefronts, "wavefront", "wavefronts"),
                 degree_text(degree),
                 degree > 1.0 + 1e-9,
+                degree,
             )
         }
         _ => {
@@ -126,6 +132,7 @@ fn row(source: &str, line: &LineCounters) -> LineRow {
                 plural(line.sectors, "sector", "sectors"),
                 format!("{} sectors per request", per_request_text(per_request)),
                 per_request > 4.0 + 1e-9,
+                per_request / 4.0,
             )
         }
     };
@@ -137,6 +144,7 @@ fn row(source: &str, line: &LineCounters) -> LineRow {
         cost,
         verdict,
         bad,
+        cost_ratio,
     }
 }
 
@@ -145,10 +153,31 @@ pub fn rows(report: &SimulationReport, source: &str) -> Vec<LineRow> {
     report.lines.iter().map(|line| row(source, line)).collect()
 }
 
-/// Which row is picked: the one the student picked, while it is in the table, or the first.
+/// Which row is picked: the one the student picked, while it is in the table, or else the
+/// access a lesson is about: the load furthest from its best case (the strided copy's
+/// `in[i * stride]`, the transpose's column read of its tile), the first of equals, and a
+/// store only where the kernel loads nothing. The lesson's controls move that access's
+/// sectors or wavefronts; a store of consecutive floats would show "4 sectors per request"
+/// whatever the stride.
 pub fn picked(rows: &[LineRow], site: Option<AccessSite>) -> Option<usize> {
     site.and_then(|site| rows.iter().position(|row| row.site == site))
-        .or_else(|| (!rows.is_empty()).then_some(0))
+        .or_else(|| {
+            let load = |row: &LineRow| row.site.kind == AccessKind::Load;
+            let mut best: Option<usize> = None;
+            for (index, row) in rows.iter().enumerate() {
+                let better = match best {
+                    None => true,
+                    Some(current) => {
+                        let current = &rows[current];
+                        (load(row), row.cost_ratio) > (load(current), current.cost_ratio)
+                    }
+                };
+                if better {
+                    best = Some(index);
+                }
+            }
+            best
+        })
 }
 
 /// The traced warp's executions of `site`, in the order it made them.
@@ -649,20 +678,38 @@ mod tests {
     }
 
     #[test]
-    fn the_first_row_is_picked_until_the_student_picks_one_still_in_the_table() {
+    fn the_costliest_load_is_picked_until_the_student_picks_one_still_in_the_table() {
         let report = simulate(&transpose_shared(0)).expect("it simulates");
         let rows = rows(&report, TRANSPOSE);
-        assert_eq!(picked(&rows, None), Some(0));
-        assert_eq!(picked(&rows, Some(rows[3].site)), Some(3));
+        // The column read of the unpadded tile, every lane in one bank.
+        let column = picked(&rows, None).expect("a row");
+        assert_eq!(rows[column].what, "shared load");
+        assert_eq!(rows[column].verdict, "32-way conflict");
+        let other = (column + 1) % rows.len();
+        assert_eq!(picked(&rows, Some(rows[other].site)), Some(other));
         let gone = AccessSite {
             span: Span::default(),
             ..rows[3].site
         };
-        assert_eq!(picked(&rows, Some(gone)), Some(0));
+        assert_eq!(picked(&rows, Some(gone)), Some(column));
         assert_eq!(picked(&[], Some(gone)), None);
         assert_eq!(step_text(1, 4), "execution 2 of 4");
         assert_eq!(step_text(9, 4), "execution 4 of 4");
         assert_eq!(step_text(0, 0), "this warp does not make this access");
+    }
+
+    #[test]
+    fn the_strided_copy_opens_on_its_load_whose_sectors_the_stride_moves() {
+        // The map opened on the store, "4 sectors per request" at every stride.
+        let verdict = |stride: u32| {
+            let report = simulate(&strided_copy(stride)).expect("it simulates");
+            let rows = rows(&report, COALESCING);
+            let row = &rows[picked(&rows, None).expect("a row")];
+            assert_eq!(row.what, "global load");
+            row.verdict.clone()
+        };
+        assert_eq!(verdict(1), "4 sectors per request");
+        assert_eq!(verdict(32), "32 sectors per request");
     }
 
     #[test]

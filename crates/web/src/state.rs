@@ -6,7 +6,7 @@
 //! edited kernel goes into the URL's fragment (see `source_link`).
 
 use crate::compare::CompareWith;
-use crate::lessons::{Lesson, Settings, SweepLaunches, SweepSetting, Variant};
+use crate::lessons::{Control, Lesson, Settings, SweepLaunches, SweepSetting, Variant};
 use crate::my_kernel::{self, FieldError, MyLaunch};
 use crate::source_link::{opened_source, Compressed, Inflated, SourceLink};
 use memplay_sim::compile_effects::CompileEffects;
@@ -347,6 +347,7 @@ impl State {
     fn set_variant(&mut self, variant: Variant) {
         if variant.lesson() != self.variant.lesson() {
             self.prediction = Prediction::default();
+            self.pattern = variant.lesson().first_pattern();
         }
         self.variant = variant;
         self.edited_source = None;
@@ -356,6 +357,26 @@ impl State {
         self.line_step = 0;
         self.trace_block = [0, 0];
         self.trace_warp = 0;
+    }
+
+    /// The settings the page shows for this state: the variant's, and the stride wherever the
+    /// pattern explorer draws the stride pattern.
+    pub fn controls(&self) -> Vec<Control> {
+        let mut controls = self.variant.controls();
+        let lesson_controls = self.variant.lesson().controls();
+        if self.pattern == PatternId::Stride
+            && controls.contains(&Control::Pattern)
+            && !controls.contains(&Control::Stride)
+            && lesson_controls.contains(&Control::Stride)
+        {
+            let at = lesson_controls
+                .iter()
+                .position(|control| *control == Control::Stride)
+                .unwrap_or(controls.len())
+                .min(controls.len());
+            controls.insert(at, Control::Stride);
+        }
+        controls
     }
 
     /// The pure transition: numbers are clamped to their ranges, and a note about the link's bad

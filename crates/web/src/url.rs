@@ -7,7 +7,7 @@
 //! it); `State::from_link` reads both. Pure string handling only, so the tests run on the host.
 
 use crate::compare::CompareWith;
-use crate::lessons::{Lesson, Variant};
+use crate::lessons::{Control, Lesson, Variant};
 use crate::my_kernel;
 use crate::source_link::{read_fragment, Fragment, SourceLink};
 use crate::state::{
@@ -107,6 +107,7 @@ impl State {
         // The variant is a name within the lesson, so it is read once the lesson is known,
         // wherever the two stand in the query.
         let mut variant_name = None;
+        let mut pattern_given = false;
         let query = query.strip_prefix('?').unwrap_or(query);
         for pair in query.split('&').filter(|pair| !pair.is_empty()) {
             let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
@@ -124,6 +125,7 @@ impl State {
                     )
                 }
                 "pattern" => {
+                    pattern_given = true;
                     state.pattern = read_choice(
                         &key,
                         &value,
@@ -218,6 +220,10 @@ impl State {
                 )),
             }
         }
+        // A link without a pattern opens the lesson's own first pattern.
+        if !pattern_given {
+            state.pattern = state.variant.lesson().first_pattern();
+        }
         if let Some(name) = variant_name {
             let lesson = state.variant.lesson();
             match lesson.variant_named(&name) {
@@ -290,6 +296,67 @@ impl State {
         query
     }
 
+    /// The embed's query: the device, the lesson and its variant, and only the settings the
+    /// lesson's controls show (`State::controls`), with the counting mode, a comparison, an
+    /// element or pageable memory only where they differ from the defaults. Read back, it gives
+    /// the same page: every setting it leaves out is one the lesson does not use.
+    pub fn embed_query(&self) -> String {
+        let controls = self.controls();
+        let shows = |control: Control| controls.contains(&control);
+        let mut query = format!("device={}", self.device.as_str());
+        let settings = [
+            (Control::Pattern, "pattern", pattern_key(self.pattern).to_string()),
+            (Control::Tile, "tile", self.tile.to_string()),
+            (Control::Pad, "pad", self.pad.to_string()),
+            (Control::Stride, "stride", self.stride.to_string()),
+            (Control::Block, "block", self.block.to_string()),
+            (Control::Regs, "regs", self.regs.to_string()),
+        ];
+        for (control, key, value) in settings {
+            if shows(control) {
+                query.push_str(&format!("&{key}={value}"));
+            }
+        }
+        query.push_str(&format!(
+            "&lesson={}&variant={}",
+            self.variant.lesson().key(),
+            self.variant.name()
+        ));
+        let optional = [
+            (
+                "compile",
+                (self.compile != CompileEffects::default()).then(|| compile_key(self.compile)),
+            ),
+            (
+                "compare",
+                (self.compare != CompareWith::Nothing).then(|| self.compare.key()),
+            ),
+            (
+                "element",
+                (shows(Control::Pattern) && self.element != Element::Float)
+                    .then(|| self.element.as_str()),
+            ),
+            (
+                "host",
+                (shows(Control::HostMemory) && self.host_memory != HostMemory::Pinned)
+                    .then(|| self.host_memory.as_str()),
+            ),
+        ];
+        for (key, value) in optional {
+            if let Some(value) = value {
+                query.push_str(&format!("&{key}={value}"));
+            }
+        }
+        if self.variant == Variant::MyKernel {
+            query.push_str(&format!(
+                "&launch={}",
+                percent_encode(&my_kernel::encode(&self.my_launch))
+            ));
+        }
+        query.push_str(&format!("&embed={}", embed_key(true)));
+        query
+    }
+
     /// The query of the same view on the full page, for the embed's "Open in memplay" link.
     pub fn full_page_query(&self) -> String {
         State {
@@ -304,11 +371,7 @@ impl State {
     /// a relative `index.html` in a course page next to the built site. Every attribute value is
     /// escaped, so nothing in an address can break out of its quotes.
     pub fn embed_code(&self, page: &str) -> String {
-        let query = State {
-            embed: true,
-            ..self.clone()
-        }
-        .to_query();
+        let query = self.embed_query();
         format!(
             "<iframe src=\"{}\" title=\"{}\" width=\"{EMBED_WIDTH}\" height=\"{EMBED_HEIGHT}\" \
              loading=\"lazy\" sandbox=\"{EMBED_SANDBOX}\"></iframe>",
@@ -696,6 +759,8 @@ mod tests {
             "?lesson=row-per-thread&embed=1",
             State {
                 variant: Variant::RowPerThread,
+                // A link without a pattern opens the bank lesson's own, the row-per-thread array.
+                pattern: PatternId::RowPerThread,
                 embed: true,
                 ..State::default()
             },
@@ -745,12 +810,42 @@ mod tests {
         assert_eq!(
             state.embed_code("https://course.example/memplay/index.html"),
             "<iframe src=\"https://course.example/memplay/index.html?device=h100&amp;\
-             pattern=stride&amp;tile=8&amp;block=256&amp;pad=0&amp;stride=1&amp;regs=32&amp;\
-             lesson=tiled-matmul&amp;variant=tiled&amp;compile=as-compiled&amp;embed=1\" \
+             tile=8&amp;pad=0&amp;regs=32&amp;lesson=tiled-matmul&amp;variant=tiled&amp;\
+             embed=1\" \
              title=\"memplay: Matrix multiply, tiled in shared memory\" \
              width=\"960\" height=\"760\" loading=\"lazy\" \
              sandbox=\"allow-scripts allow-same-origin allow-popups allow-downloads\"></iframe>"
         );
+    }
+
+    #[test]
+    fn an_embed_link_carries_only_the_settings_its_lesson_uses_and_opens_the_same_page() {
+        // "Copy embed code" wrote every setting, pattern=stride included, into every lesson.
+        let banks = State::from_query("lesson=bank-conflicts&pad=1&device=g80");
+        let tiled = State::from_query("lesson=tiled-matmul&tile=32&block=512");
+        assert!(banks.embed_query().contains("pattern=row-per-thread&pad=1"));
+        assert!(!banks.embed_query().contains("block="));
+        assert!(!tiled.embed_query().contains("pattern="));
+        assert!(!tiled.embed_query().contains("block="));
+        assert!(!tiled.embed_query().contains("stride="));
+        for state in [banks, tiled] {
+            let opened = State::from_query(&state.embed_query());
+            assert_eq!(opened.notes, Vec::<String>::new());
+            assert_eq!(opened.launch(), state.launch());
+            assert_eq!(opened.controls(), state.controls());
+            for control in state.controls() {
+                let setting = |s: &State| match control {
+                    Control::Pattern => s.pattern as u32,
+                    Control::Tile => s.tile,
+                    Control::Pad => s.pad,
+                    Control::Stride => s.stride,
+                    Control::Block => s.block,
+                    Control::Regs => s.regs,
+                    Control::HostMemory => s.host_memory as u32,
+                };
+                assert_eq!(setting(&opened), setting(&state), "{control:?}");
+            }
+        }
     }
 
     #[test]
@@ -784,9 +879,10 @@ mod tests {
         let example = include_str!("../../../www/course-example.html");
         for query in [
             "lesson=tiled-matmul",
-            "lesson=bank-conflicts&pattern=row-per-thread",
+            "lesson=bank-conflicts",
         ] {
             let code = State::from_query(query).embed_code("index.html");
+            println!("{code}");
             assert!(
                 example.contains(&code),
                 "www/course-example.html embeds {code}"

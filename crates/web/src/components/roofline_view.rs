@@ -104,8 +104,8 @@ fn caption(roofline: &Roofline, tile: u32) -> String {
         format!(
             "{reuse}. If every one of those bytes came from DRAM, that would sit below the ridge \
              at {ridge} FLOP/B: memory-bound, held by DRAM's bandwidth to {attainable} GFLOP/s. \
-             The caches serve most of them, so the simulated launch's own point, counted per DRAM \
-             byte, lies further right."
+             The simulated launch's own point is counted per DRAM byte instead: where the caches \
+             serve the loads, it lies further right."
         )
     } else {
         format!(
@@ -450,8 +450,10 @@ mod tests {
             3011.0,
             16,
             "Tiling with TILE = 16 cuts global loads 16-fold, so the tiled matmul does 4 FLOP \
-             per byte. That is below the ridge at 18.5 FLOP/B, so it is memory-bound: the \
-             bandwidth, not the FP32 units, caps it at 12,044 GFLOP/s.",
+             per byte its loads ask for. If every one of those bytes came from DRAM, that would \
+             sit below the ridge at 18.5 FLOP/B: memory-bound, held by DRAM's bandwidth to \
+             12,044 GFLOP/s. The simulated launch's own point is counted per DRAM byte instead: \
+             where the caches serve the loads, it lies further right.",
         );
     }
 
@@ -463,8 +465,10 @@ mod tests {
             86.4,
             16,
             "Tiling with TILE = 16 cuts global loads 16-fold, so the tiled matmul does 4 FLOP \
-             per byte. That is below the ridge at 4.01 FLOP/B, so it is memory-bound: the \
-             bandwidth, not the FP32 units, caps it at 345.6 GFLOP/s.",
+             per byte its loads ask for. If every one of those bytes came from DRAM, that would \
+             sit below the ridge at 4.01 FLOP/B: memory-bound, held by DRAM's bandwidth to \
+             345.6 GFLOP/s. The simulated launch's own point is counted per DRAM byte instead: \
+             where the caches serve the loads, it lies further right.",
         );
     }
 
@@ -475,8 +479,10 @@ mod tests {
             86.4,
             1,
             "With TILE = 1 there is no reuse: the tiled matmul loads as much as the naive one \
-             and does 0.25 FLOP per byte. That is below the ridge at 4.01 FLOP/B, so it is \
-             memory-bound: the bandwidth, not the FP32 units, caps it at 21.6 GFLOP/s.",
+             and does 0.25 FLOP per byte its loads ask for. If every one of those bytes came \
+             from DRAM, that would sit below the ridge at 4.01 FLOP/B: memory-bound, held by \
+             DRAM's bandwidth to 21.6 GFLOP/s. The simulated launch's own point is counted per \
+             DRAM byte instead: where the caches serve the loads, it lies further right.",
         );
     }
 }
