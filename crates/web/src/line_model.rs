@@ -386,7 +386,7 @@ fn fusion_of(
 fn as_written(access: &WarpAccess, element: u32) -> Vec<WarpAccess> {
     let parts = (access.width.bytes() / element).max(1);
     let Ok(width) = AccessWidth::new(element) else {
-        return vec![access.clone()];
+        return vec![*access];
     };
     (0..parts)
         .map(|part| {

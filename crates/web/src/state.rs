@@ -82,6 +82,17 @@ pub const REGS: NumberSetting = NumberSetting {
 
 pub const DEFAULT_DEVICE: DeviceId = DeviceId::H100;
 pub const DEFAULT_PATTERN: PatternId = PatternId::Stride;
+
+/// The bank map's pattern a lesson opens on when its link names none. The bank-conflicts lesson
+/// opens on the row-per-thread array, whose 32 lanes all read bank 0 at PAD 0 and 32 banks at
+/// PAD 1, so the lesson's padding moves its bank map from its first settings; a stride of 1
+/// would show no conflict at either.
+pub fn default_pattern(lesson: Lesson) -> PatternId {
+    match lesson {
+        Lesson::BankConflicts => PatternId::RowPerThread,
+        _ => DEFAULT_PATTERN,
+    }
+}
 pub const DEFAULT_VARIANT: Variant = Variant::MatmulTiled;
 
 /// The student's answer to the lesson's predict-first question. Not part of the link: a shared
@@ -347,6 +358,8 @@ impl State {
     fn set_variant(&mut self, variant: Variant) {
         if variant.lesson() != self.variant.lesson() {
             self.prediction = Prediction::default();
+            // Another lesson opens on its own pattern, as its link does.
+            self.pattern = default_pattern(variant.lesson());
         }
         self.variant = variant;
         self.edited_source = None;
