@@ -381,7 +381,7 @@ pub fn app() -> Html {
                     pad={state.pad}
                     stride={state.stride}
                     regs={state.regs}
-                    shown={state.variant.controls()}
+                    shown={crate::components::controls::shown_controls(&state)}
                     on_action={on_action.clone()}
                 />
                 <Notes notes={state.notes.clone()} />
