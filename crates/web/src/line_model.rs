@@ -736,7 +736,7 @@ pub fn sector_text(cell: &SectorCell) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::components::kernel_view::counter_rows;
+    use crate::components::kernel_view::{counter_rows, counter_statements};
     use crate::lessons::{Lesson, Variant};
     use crate::model::bank_grid;
     use crate::state::State;
@@ -1072,6 +1072,19 @@ mod tests {
                 }
             }
             if shared_loads.len() == 1 {
+                let counted = counter_statements(&report)
+                    .into_iter()
+                    .find_map(|s| match s.claim {
+                        Claim::Figure { label, value }
+                            if label
+                                == "bank conflict degree of shared loads (1 = no conflict)" =>
+                        {
+                            Some(value)
+                        }
+                        _ => None,
+                    })
+                    .expect("the counters' degree");
+                assert!((counted - degree).abs() < 1e-9, "{context}");
                 let shown = counter(
                     &report,
                     "bank conflict degree of shared loads (1 = no conflict)",

@@ -16,6 +16,7 @@ use crate::measured::{self, difference_text, Comparison, Counted};
 use crate::model::{format_number, format_time};
 use crate::source_link::LinkStatus;
 use crate::state::Action;
+use crate::statements::Statement;
 use crate::url::compile_key;
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::kernel::Diagnostic;
@@ -529,6 +530,29 @@ pub fn counter_rows(
                 .figure
                 .map_or_else(Default::default, |f| (f.shown(), f.exact()));
             (row.label, row.metric, shown, exact)
+        })
+        .collect()
+}
+
+/// What the counters table shows of the simulated launch, as statements: each row's figure by
+/// its label, with the row's words as the page prints them.
+pub fn counter_statements(report: &SimulationReport) -> Vec<Statement> {
+    simulated_figures(report)
+        .into_iter()
+        .filter_map(|row| {
+            let figure = row.figure?;
+            let value = match figure {
+                Figure::Count(value) => value,
+                Figure::Ratio { of, per } if per > 0.0 => of / per,
+                Figure::Ratio { .. } => return None,
+                Figure::Pair(requests, _) => requests,
+            };
+            Some(Statement::figure(
+                "counters",
+                row.label,
+                value,
+                format!("{} {}", row.label, figure.shown()),
+            ))
         })
         .collect()
 }
