@@ -10,6 +10,13 @@
 //! "Global Memory: Coalescing"; the transactions of `coalescing::each_transaction`, from which the
 //! counters' requests and sectors come). Nothing here touches the DOM, so the tests run on the
 //! host.
+//!
+//! Every label of a shared access (the table's words, the maps' headlines, the counters' degree
+//! row) reads its conflict degree from one function, `conflict_degree`: wavefronts over the
+//! conflict-free ideal. Where nvcc fused a load (`compile_effects`), its row and map say so and
+//! name the degree of the loads as written. The view opens on the access furthest from its
+//! ideal (`focus`), which is the one the lessons' controls move; `access_statements` is what the
+//! view says, for the host tests.
 
 use crate::model::{explain, format_number, lane_list};
 use crate::statements::{Claim, Statement};
