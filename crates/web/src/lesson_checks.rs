@@ -270,7 +270,7 @@ fn state_at(variant: Variant, device: DeviceId) -> State {
     State {
         variant,
         device,
-        pattern: variant.lesson().first_pattern(),
+        pattern: crate::state::default_pattern(variant.lesson()),
         ..State::default()
     }
 }
@@ -393,7 +393,7 @@ fn every_numeric_control_of_a_lesson_moves_a_number_its_words_show() {
     for lesson in Lesson::ALL {
         let text = parse(lesson.text()).expect("parses");
         for &variant in lesson.variants() {
-        for control in variant.controls() {
+        for control in state_at(variant, DeviceId::H100).controls() {
             let Some(setting) = swept(control) else {
                 continue;
             };

@@ -13,7 +13,6 @@
 
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::kernel::{Dim3, Value};
-use memplay_sim::patterns::PatternId;
 use memplay_sim::simulate::SimulationInput;
 use memplay_sim::transfer::Layout;
 use memplay_sim::DeviceId;
@@ -263,16 +262,6 @@ impl Lesson {
             | Lesson::BoundaryChecks
             | Lesson::Coalescing
             | Lesson::Atomics => &[View::Lines],
-        }
-    }
-
-    /// The access pattern the bank map opens on where the lesson has the pattern explorer: the
-    /// bank-conflicts lesson opens on the lecture's row-per-thread array, whose 32-way conflict
-    /// at no padding is the lesson's point (the stride pattern at stride 1 shows none).
-    pub fn first_pattern(self) -> PatternId {
-        match self {
-            Lesson::BankConflicts => PatternId::RowPerThread,
-            _ => crate::state::DEFAULT_PATTERN,
         }
     }
 
@@ -712,11 +701,6 @@ impl Variant {
             .filter(|control| match control {
                 Control::Block => !fixed_block,
                 Control::Pad => self != Variant::MatmulNaive,
-                // The bank lesson's stride is the strided kernel's argument; the pattern
-                // explorer's stride pattern adds it back (`State::controls`).
-                Control::Stride => {
-                    self.lesson() != Lesson::BankConflicts || self == Variant::SmemStride
-                }
                 _ => true,
             })
             .collect()

@@ -10,9 +10,17 @@
 //! "Global Memory: Coalescing"; the transactions of `coalescing::each_transaction`, from which the
 //! counters' requests and sectors come). Nothing here touches the DOM, so the tests run on the
 //! host.
+//!
+//! Every label of a shared access (the table's words, the maps' headlines, the counters' degree
+//! row) reads its conflict degree from one function, `conflict_degree`: wavefronts over the
+//! conflict-free ideal. Where nvcc fused a load (`compile_effects`), its row and map say so and
+//! name the degree of the loads as written. The view opens on the access furthest from its
+//! ideal (`focus`), which is the one the lessons' controls move; `access_statements` is what the
+//! view says, for the host tests.
 
-use crate::model::{format_number, lane_list};
-use memplay_sim::access::{AccessKind, Space, WarpAccess};
+use crate::model::{explain, format_number, lane_list};
+use crate::statements::{Claim, Statement};
+use memplay_sim::access::{AccessKind, AccessWidth, Space, WarpAccess};
 use memplay_sim::banks::{self, BankReport};
 use memplay_sim::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
 use memplay_sim::simulate::{SimulationInput, SimulationReport};
@@ -39,10 +47,14 @@ pub struct LineRow {
     /// Whether the verdict is the bad case: a bank conflict, or more than the 4 sectors a warp of
     /// consecutive floats needs.
     pub bad: bool,
-    /// How far the access is from its best case: the conflict degree of a shared access, the
-    /// sectors per request over the four of consecutive floats for a global one, 0 for an
-    /// atomic. The view opens on the costliest load (`picked`).
-    pub cost_ratio: f64,
+    /// How far the access is from its ideal: the conflict degree of a shared access, a global
+    /// access's sectors per request over the 4 of a warp reading consecutive floats (at least
+    /// 1). The view opens on the row where this is largest (`focus`).
+    pub excess: f64,
+    /// Wavefronts per warp instruction (shared) or sectors per request (global).
+    pub per_instruction: f64,
+    /// What nvcc's load fusion did to this load, where it fused it.
+    pub fusion: Option<Fusion>,
 }
 
 /// A memory space as the lectures name it: "shared", "global".
@@ -79,15 +91,202 @@ fn access_text(source: &str, site: &AccessSite) -> String {
     }
 }
 
-/// A launch-wide conflict degree as the lectures say it: "no conflict", "32-way", and one decimal
-/// where the launch averages accesses of different degrees ("2.5-way on average").
-pub fn degree_text(degree: f64) -> String {
+/// The n of an "n-way bank conflict": the wavefronts an access took over the wavefronts the
+/// same bytes take without a conflict (1 for none; 0 where there is no ideal, for an access with
+/// no active lane). Every label of a shared access reads its degree from here: the per-line
+/// table, the bank maps' headlines, the counters' degree row (the same quotient of Nsight
+/// Compute's wavefronts and bank conflicts), so no two of them can name different degrees.
+///
+/// The ideal is what the bytes need, not one wavefront per instruction: a 128-bit load of 32
+/// lanes needs 4 wavefronts with no conflict, and a half-warp-served G80 load 2.
+pub fn conflict_degree(wavefronts: f64, ideal: f64) -> f64 {
+    if ideal > 0.0 {
+        wavefronts / ideal
+    } else {
+        0.0
+    }
+}
+
+/// A conflict degree as the bank maps' headlines say it: "no conflict", "32-way", and one
+/// decimal where the launch averages accesses of different degrees ("2.5-way on average").
+pub fn degree_label(degree: f64) -> String {
     if degree <= 1.0 + 1e-9 {
         "no conflict".to_string()
     } else if (degree - degree.round()).abs() < 1e-9 {
-        format!("{}-way conflict", degree.round())
+        format!("{}-way", degree.round())
     } else {
-        format!("{degree:.1}-way conflict on average")
+        format!("{degree:.1}-way on average")
+    }
+}
+
+/// A conflict degree as the per-line table says it: "no conflict", "32-way conflict", "2.5-way
+/// conflict on average".
+pub fn degree_text(degree: f64) -> String {
+    let label = degree_label(degree);
+    match label.strip_suffix(" on average") {
+        _ if degree <= 1.0 + 1e-9 => label,
+        Some(average) => format!("{average} conflict on average"),
+        None => format!("{label} conflict"),
+    }
+}
+
+/// The degree a label names, read back from its words: 1 for "no conflict", n for "n-way"
+/// (rounded where the label gives an average). The statements carry this, so a check compares
+/// what the student reads, not what the code meant.
+pub fn degree_in_words(label: &str) -> Option<u32> {
+    if label.starts_with("no conflict") {
+        return Some(1);
+    }
+    let (number, _) = label.split_once("-way")?;
+    number.parse::<f64>().ok().map(|n| n.round() as u32)
+}
+
+/// The degree of one traced or drawn shared access, through `conflict_degree`.
+pub fn bank_degree(report: &BankReport) -> f64 {
+    conflict_degree(
+        f64::from(report.wavefronts),
+        f64::from(report.ideal_wavefronts),
+    )
+}
+
+/// The words over a bank map, the pattern explorer's and the per-line view's alike: its degree,
+/// its wavefronts against the ideal, and the sentence that says why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BankWords {
+    /// "32-way", "no conflict".
+    pub degree: String,
+    pub bad: bool,
+    /// "32 wavefronts (ideal 1)".
+    pub wavefronts: String,
+    pub explain: String,
+}
+
+pub fn bank_words(report: &BankReport) -> BankWords {
+    let degree = bank_degree(report);
+    BankWords {
+        degree: degree_label(degree),
+        bad: degree > 1.0 + 1e-9,
+        wavefronts: format!(
+            "{} (ideal {})",
+            plural(f64::from(report.wavefronts), "wavefront", "wavefronts"),
+            report.ideal_wavefronts
+        ),
+        explain: explain(report),
+    }
+}
+
+/// What one bank map says, as statements: its degree and wavefronts as the labels of one access
+/// (`site` names it), and its sentence. `per_fused_load` is 1 unless nvcc fused the loads.
+pub fn bank_statements(
+    view: &'static str,
+    site: &str,
+    report: &BankReport,
+    per_fused_load: u32,
+) -> Vec<Statement> {
+    let words = bank_words(report);
+    vec![
+        Statement {
+            view,
+            text: format!("Bank conflict: {}; {}", words.degree, words.wavefronts),
+            claim: Claim::Access {
+                site: site.to_string(),
+                degree_in_words: degree_in_words(&words.degree).unwrap_or(0),
+                wavefronts_per_instruction: f64::from(report.wavefronts),
+                per_fused_load,
+            },
+        },
+        Statement::words(view, words.explain),
+    ]
+}
+
+/// Everything the per-line view says about the accesses it shows: for every shared row the
+/// labels of that access (the degree its words name, its wavefronts per instruction, and how
+/// many of the source's loads one fused load serves, with the words that say so), for every
+/// global row its sectors per request, and the picked access's map.
+pub fn access_statements(view: &LineView) -> Vec<Statement> {
+    const VIEW: &str = "lines";
+    let mut statements = Vec::new();
+    for row in &view.rows {
+        let site = format!("line {}: {}", row.site.span.line, row.access);
+        match (row.site.space, row.site.kind) {
+            (Space::Shared, AccessKind::Atomic) => {}
+            (Space::Shared, _) => {
+                let mut text = row.verdict.clone();
+                if let Some(fusion) = &row.fusion {
+                    text = format!("{text} ({})", fusion.words());
+                }
+                statements.push(Statement {
+                    view: VIEW,
+                    text,
+                    claim: Claim::Access {
+                        site,
+                        degree_in_words: degree_in_words(&row.verdict).unwrap_or(0),
+                        wavefronts_per_instruction: row.per_instruction,
+                        per_fused_load: row.fusion.as_ref().map_or(1, |f| f.per_fused_load),
+                    },
+                });
+            }
+            _ => statements.push(Statement::figure(
+                VIEW,
+                format!("{site}, sectors per request"),
+                row.per_instruction,
+                row.verdict.clone(),
+            )),
+        }
+    }
+    if let (Some(row), Some(map)) = (view.picked.map(|i| &view.rows[i]), &view.map) {
+        let site = format!("line {}: {}", row.site.span.line, row.access);
+        match map {
+            AccessMap::Banks(report) => statements.extend(bank_statements(
+                "line map",
+                &site,
+                report,
+                row.fusion.as_ref().map_or(1, |f| f.per_fused_load),
+            )),
+            AccessMap::Sectors(map) => statements.push(Statement::figure(
+                "line map",
+                format!("{site}, sectors per request of one execution"),
+                map.sectors_per_request,
+                format!(
+                    "Sectors per request: {}",
+                    per_request_text(map.sectors_per_request)
+                ),
+            )),
+        }
+    }
+    statements
+}
+
+/// What nvcc's load fusion did to one shared load of the source (`compile_effects`): how many
+/// of the source's loads one executed load serves, its width, and the degree the source's own
+/// loads have, one element at a time, which is the number the lectures reason with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fusion {
+    pub per_fused_load: u32,
+    pub load_bits: u32,
+    /// The conflict degree of the traced warp's executions split back into the loads as
+    /// written; `None` where the traced warp does not make the access.
+    pub degree_as_written: Option<f64>,
+}
+
+impl Fusion {
+    /// The words beside the degree: "nvcc fuses 4 of these loads into one 128-bit load; as
+    /// written, one float at a time, it is 32-way".
+    pub fn words(&self) -> String {
+        let fused = format!(
+            "nvcc fuses {} of these loads into one {}-bit load",
+            self.per_fused_load, self.load_bits
+        );
+        match self.degree_as_written {
+            Some(degree) if degree <= 1.0 + 1e-9 => {
+                format!("{fused}; as written, one load at a time, it has no conflict")
+            }
+            Some(degree) => format!(
+                "{fused}; as written, one load at a time, it is {}",
+                degree_label(degree)
+            ),
+            None => fused,
+        }
     }
 }
 
@@ -105,24 +304,27 @@ fn plural(value: f64, one: &str, many: &str) -> String {
     format!("{} {word}", format_number(value))
 }
 
-fn row(source: &str, line: &LineCounters) -> LineRow {
+fn row(source: &str, line: &LineCounters, fusion: Option<Fusion>) -> LineRow {
     let site = line.site;
-    let (count, cost, verdict, bad, cost_ratio) = match (site.space, site.kind) {
+    let per = |of: f64, per: f64| if per > 0.0 { of / per } else { 0.0 };
+    let (count, cost, verdict, bad, excess, per_instruction) = match (site.space, site.kind) {
         (Space::Shared, AccessKind::Atomic) => (
             plural(line.instructions, "instruction", "instructions"),
             String::new(),
             String::new(),
             false,
+            1.0,
             0.0,
         ),
         (Space::Shared, _) => {
-            let degree = line.conflict_degree();
+            let degree = conflict_degree(line.wavefronts, line.wavefronts - line.bank_conflicts);
             (
                 plural(line.instructions, "instruction", "instructions"),
                 plural(line.wavefronts, "wavefront", "wavefronts"),
                 degree_text(degree),
                 degree > 1.0 + 1e-9,
-                degree,
+                degree.max(1.0),
+                per(line.wavefronts, line.instructions),
             )
         }
         _ => {
@@ -132,7 +334,8 @@ fn row(source: &str, line: &LineCounters) -> LineRow {
                 plural(line.sectors, "sector", "sectors"),
                 format!("{} sectors per request", per_request_text(per_request)),
                 per_request > 4.0 + 1e-9,
-                per_request / 4.0,
+                (per_request / 4.0).max(1.0),
+                per_request,
             )
         }
     };
@@ -144,40 +347,109 @@ fn row(source: &str, line: &LineCounters) -> LineRow {
         cost,
         verdict,
         bad,
-        cost_ratio,
+        excess,
+        per_instruction,
+        fusion,
     }
+}
+
+/// What fusion did to `site` over the launch, with the degree its loads have as written, from
+/// the traced warp's executions of it (`records`).
+fn fusion_of(
+    report: &SimulationReport,
+    site: AccessSite,
+    records: &[TraceRecord],
+) -> Option<Fusion> {
+    let fused = report.fused_loads.iter().find(|f| f.span == site.span)?;
+    if site.space != Space::Shared || site.kind != AccessKind::Load {
+        return None;
+    }
+    let per_fused_load = if fused.loads_as_compiled > 0.0 {
+        (fused.loads_as_written / fused.loads_as_compiled).round() as u32
+    } else {
+        1
+    };
+    if per_fused_load <= 1 || fused.widest_bytes == 0 {
+        return None;
+    }
+    let element = (fused.widest_bytes / per_fused_load).max(1);
+    let (mut wavefronts, mut ideal) = (0u64, 0u64);
+    for record in executions(records, site) {
+        for access in as_written(&record.access(), element) {
+            let count = banks::wavefronts(&access, &report.device);
+            wavefronts += u64::from(count.wavefronts);
+            ideal += u64::from(count.ideal_wavefronts);
+        }
+    }
+    Some(Fusion {
+        per_fused_load,
+        load_bits: fused.widest_bytes * 8,
+        degree_as_written: (ideal > 0).then(|| conflict_degree(wavefronts as f64, ideal as f64)),
+    })
+}
+
+/// A fused load split back into the loads of `element` bytes that the source makes: the first
+/// element of every lane, then the second, and so on, as the unfused loop reads them.
+fn as_written(access: &WarpAccess, element: u32) -> Vec<WarpAccess> {
+    let parts = (access.width.bytes() / element).max(1);
+    let Ok(width) = AccessWidth::new(element) else {
+        return vec![*access];
+    };
+    (0..parts)
+        .map(|part| {
+            WarpAccess::from_fn(access.space, access.kind, width, |lane| {
+                access.lanes[lane as usize].map(|address| address + u64::from(part * element))
+            })
+        })
+        .collect()
 }
 
 /// The table's rows, in source order: the report's shared and global access sites.
 pub fn rows(report: &SimulationReport, source: &str) -> Vec<LineRow> {
-    report.lines.iter().map(|line| row(source, line)).collect()
+    let records = report
+        .trace
+        .as_ref()
+        .map_or(&[][..], |trace| &trace.records[..]);
+    report
+        .lines
+        .iter()
+        .map(|line| row(source, line, fusion_of(report, line.site, records)))
+        .collect()
 }
 
-/// Which row is picked: the one the student picked, while it is in the table, or else the
-/// access a lesson is about: the load furthest from its best case (the strided copy's
-/// `in[i * stride]`, the transpose's column read of its tile), the first of equals, and a
-/// store only where the kernel loads nothing. The lesson's controls move that access's
-/// sectors or wavefronts; a store of consecutive floats would show "4 sectors per request"
-/// whatever the stride.
+/// The row the view opens on: the access furthest from its ideal (the worst conflict degree, or
+/// the most sectors per request over the 4 of consecutive floats), so that the map shows what
+/// the lesson's controls change. Where several are as far, loads come before stores (the
+/// lectures' pictures are of reads), shared accesses before global ones (a kernel that stages
+/// through shared memory is there for its banks), then source order. The rule keeps its pick
+/// while a control turns the bad case into a good one: the transpose's column read is picked
+/// at PAD 0, 32-way, and at PAD 1, where every access has no conflict, as the first shared load.
+pub fn focus(rows: &[LineRow]) -> Option<usize> {
+    let key = |row: &LineRow| {
+        (
+            row.excess,
+            row.site.kind == AccessKind::Load,
+            row.site.space == Space::Shared,
+        )
+    };
+    let mut best: Option<usize> = None;
+    for (i, row) in rows.iter().enumerate() {
+        let better = best.is_none_or(|b| {
+            let (a, b) = (key(row), key(&rows[b]));
+            a.0 > b.0 + 1e-9 || ((a.0 - b.0).abs() <= 1e-9 && (a.1, a.2) > (b.1, b.2))
+        });
+        if better {
+            best = Some(i);
+        }
+    }
+    best
+}
+
+/// Which row is picked: the one the student picked, while it is in the table, or the one the
+/// view opens on (`focus`).
 pub fn picked(rows: &[LineRow], site: Option<AccessSite>) -> Option<usize> {
     site.and_then(|site| rows.iter().position(|row| row.site == site))
-        .or_else(|| {
-            let load = |row: &LineRow| row.site.kind == AccessKind::Load;
-            let mut best: Option<usize> = None;
-            for (index, row) in rows.iter().enumerate() {
-                let better = match best {
-                    None => true,
-                    Some(current) => {
-                        let current = &rows[current];
-                        (load(row), row.cost_ratio) > (load(current), current.cost_ratio)
-                    }
-                };
-                if better {
-                    best = Some(index);
-                }
-            }
-            best
-        })
+        .or_else(|| focus(rows))
 }
 
 /// The traced warp's executions of `site`, in the order it made them.
@@ -471,11 +743,17 @@ pub fn sector_text(cell: &SectorCell) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::components::kernel_view::{counter_rows, counter_statements};
+    use crate::lessons::{Lesson, Variant};
+    use crate::model::bank_grid;
+    use crate::state::State;
     use memplay_sim::access::AccessWidth;
+    use memplay_sim::compile_effects::CompileEffects;
     use memplay_sim::device::{gt200, h100};
     use memplay_sim::kernel::{Dim3, Span, Value};
     use memplay_sim::lesson_kernels::{COALESCING, TRANSPOSE};
     use memplay_sim::simulate::simulate;
+    use memplay_sim::DeviceId;
 
     /// What the view shows for the launch `input` when the row on `line` of this space and kind
     /// is picked, at its first execution: the row's words (access, what, count, cost, verdict),
@@ -678,20 +956,18 @@ mod tests {
     }
 
     #[test]
-    fn the_costliest_load_is_picked_until_the_student_picks_one_still_in_the_table() {
+    fn the_worst_row_is_picked_until_the_student_picks_one_still_in_the_table() {
         let report = simulate(&transpose_shared(0)).expect("it simulates");
         let rows = rows(&report, TRANSPOSE);
-        // The column read of the unpadded tile, every lane in one bank.
-        let column = picked(&rows, None).expect("a row");
-        assert_eq!(rows[column].what, "shared load");
-        assert_eq!(rows[column].verdict, "32-way conflict");
-        let other = (column + 1) % rows.len();
-        assert_eq!(picked(&rows, Some(rows[other].site)), Some(other));
+        // Row 3 is the 32-way column read; row 0 the conflict-free row write.
+        assert_eq!(rows[3].verdict, "32-way conflict");
+        assert_eq!(picked(&rows, None), Some(3));
+        assert_eq!(picked(&rows, Some(rows[0].site)), Some(0));
         let gone = AccessSite {
             span: Span::default(),
-            ..rows[3].site
+            ..rows[0].site
         };
-        assert_eq!(picked(&rows, Some(gone)), Some(column));
+        assert_eq!(picked(&rows, Some(gone)), Some(3));
         assert_eq!(picked(&[], Some(gone)), None);
         assert_eq!(step_text(1, 4), "execution 2 of 4");
         assert_eq!(step_text(9, 4), "execution 4 of 4");
@@ -722,5 +998,317 @@ mod tests {
                 warp: 7
             }
         );
+    }
+    /// The page's launch of `state`, with warp 0 of block 0 traced as the page traces it.
+    fn page_launch(state: &State) -> (SimulationInput, SimulationReport) {
+        let mut input = state.launch();
+        input.trace = Some(trace_request([0, 0], 0, &input));
+        let report = simulate(&input).expect("the lesson's launch simulates");
+        (input, report)
+    }
+
+    /// The number a counters row shows, by its label.
+    fn counter(report: &SimulationReport, label: &str) -> String {
+        counter_rows(report)
+            .into_iter()
+            .find(|row| row.0 == label)
+            .unwrap_or_else(|| panic!("no counters row {label}"))
+            .2
+    }
+
+    /// The banks a bank map shows busy for more than one wavefront in one phase, the most of
+    /// any phase.
+    fn busiest_banks_per_phase(report: &BankReport) -> usize {
+        bank_grid(report)
+            .iter()
+            .map(|grid| {
+                let most = grid.cycles_per_bank.iter().copied().max().unwrap_or(0);
+                grid.cycles_per_bank.iter().filter(|&&c| c == most).count()
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The n of "n banks each hold" in a bank map's sentence, where it says so.
+    fn banks_in_words(sentence: &str) -> Option<usize> {
+        let (before, _) = sentence.split_once(" banks each hold")?;
+        before.rsplit(' ').next()?.parse().ok()
+    }
+
+    /// Every label of every shared load of `state`'s launch names one degree: the per-line
+    /// table's words, its wavefronts per instruction over the access's ideal, the picked map's
+    /// headline, the map's sentence's count of busy banks against the banks the map draws busy,
+    /// the counters' degree where the kernel has one shared load, and, where nvcc fused the
+    /// load, the as-written degree its words name against the same launch as written.
+    fn labels_agree(state: &State) {
+        let (input, report) = page_launch(state);
+        let shared_loads: Vec<&LineCounters> = report
+            .lines
+            .iter()
+            .filter(|l| l.site.space == Space::Shared && l.site.kind == AccessKind::Load)
+            .collect();
+        let table = rows(&report, &input.source);
+        for line in &shared_loads {
+            let context = format!(
+                "{:?} {:?} line {}",
+                state, line.site.kind, line.site.span.line
+            );
+            let view = line_view(&input, &report, Some(line.site), 0);
+            let row = &view.rows[view.picked.expect("picked")];
+            let degree = conflict_degree(line.wavefronts, line.wavefronts - line.bank_conflicts);
+            let named = degree_in_words(&row.verdict).expect("the verdict names a degree");
+            assert_eq!(f64::from(named), degree.round().max(1.0), "{context}");
+            let ideal_per_instruction = (line.wavefronts - line.bank_conflicts) / line.instructions;
+            assert!(
+                (row.per_instruction / ideal_per_instruction - degree).abs() < 1e-9,
+                "{context}"
+            );
+            let statements = access_statements(&view);
+            let degrees: Vec<u32> = statements
+                .iter()
+                .filter_map(|s| match &s.claim {
+                    Claim::Access {
+                        site,
+                        degree_in_words,
+                        ..
+                    } if site
+                        .starts_with(&format!("line {}: {}", row.site.span.line, row.access)) =>
+                    {
+                        Some(*degree_in_words)
+                    }
+                    _ => None,
+                })
+                .collect();
+            // The row and its map, both naming the same degree.
+            assert_eq!(degrees, [named, named], "{context}: {statements:?}");
+            if let Some(AccessMap::Banks(map)) = &view.map {
+                let words = bank_words(map);
+                if let Some(banks) = banks_in_words(&words.explain) {
+                    assert_eq!(
+                        banks,
+                        busiest_banks_per_phase(map),
+                        "{context}: {}",
+                        words.explain
+                    );
+                }
+            }
+            if shared_loads.len() == 1 {
+                let counted = counter_statements(&report)
+                    .into_iter()
+                    .find_map(|s| match s.claim {
+                        Claim::Figure { label, value }
+                            if label
+                                == "bank conflict degree of shared loads (1 = no conflict)" =>
+                        {
+                            Some(value)
+                        }
+                        _ => None,
+                    })
+                    .expect("the counters' degree");
+                assert!((counted - degree).abs() < 1e-9, "{context}");
+                let shown = counter(
+                    &report,
+                    "bank conflict degree of shared loads (1 = no conflict)",
+                );
+                assert_eq!(shown, format!("{degree:.2}"), "{context}");
+            }
+            match &row.fusion {
+                Some(fusion) => {
+                    assert!(state.compile.fuse_shared_loads, "{context}");
+                    let written = State {
+                        compile: CompileEffects::AS_WRITTEN,
+                        ..state.clone()
+                    };
+                    let (input, report) = page_launch(&written);
+                    let as_written = rows(&report, &input.source)
+                        .into_iter()
+                        .find(|r| r.site == row.site)
+                        .expect("the same load as written");
+                    assert!(as_written.fusion.is_none(), "{context}");
+                    assert_eq!(
+                        fusion.degree_as_written.map(degree_label),
+                        Some(degree_label(as_written.excess)),
+                        "{context}"
+                    );
+                }
+                None => {
+                    assert!(
+                        report.fused_loads.iter().all(|f| f.span != row.site.span
+                            || f.loads_as_written == f.loads_as_compiled),
+                        "{context}"
+                    )
+                }
+            }
+        }
+        assert!(!table.is_empty());
+    }
+
+    #[test]
+    fn every_label_of_a_shared_access_names_one_degree_on_the_h100_and_the_g80() {
+        let variants = [
+            Variant::RowPerThread,
+            Variant::SmemStride,
+            Variant::TransposeShared,
+            Variant::TransposeSwizzle,
+            Variant::MatmulTiled,
+        ];
+        for variant in variants {
+            for device in [DeviceId::H100, DeviceId::G80] {
+                for compile in [CompileEffects::AS_COMPILED, CompileEffects::AS_WRITTEN] {
+                    for pad in [0, 1] {
+                        for stride in [1, 2, 32] {
+                            if stride != 1 && variant != Variant::SmemStride {
+                                continue;
+                            }
+                            labels_agree(&State {
+                                variant,
+                                device,
+                                compile,
+                                pad,
+                                stride,
+                                ..State::default()
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The shared load on `line` of `state`'s launch as the page opens it there: the table's
+    /// verdict, its fusion words, the map's headline and sentence, and the counters' degree.
+    fn shared_load_words(state: &State, line: u32) -> [String; 5] {
+        let (input, report) = page_launch(state);
+        let site = report
+            .lines
+            .iter()
+            .map(|l| l.site)
+            .find(|s| s.span.line == line && s.space == Space::Shared && s.kind == AccessKind::Load)
+            .expect("the shared load");
+        let view = line_view(&input, &report, Some(site), 0);
+        let row = &view.rows[view.picked.expect("picked")];
+        let Some(AccessMap::Banks(map)) = &view.map else {
+            panic!("a bank map");
+        };
+        let words = bank_words(map);
+        [
+            row.verdict.clone(),
+            row.fusion.as_ref().map(Fusion::words).unwrap_or_default(),
+            words.degree,
+            words.explain,
+            counter(
+                &report,
+                "bank conflict degree of shared loads (1 = no conflict)",
+            ),
+        ]
+    }
+
+    #[test]
+    fn the_row_per_thread_read_fused_into_128_bit_loads_is_8_way_and_says_it_is_32_way_as_written()
+    {
+        let state = State {
+            variant: Variant::RowPerThread,
+            ..State::default()
+        };
+        assert_eq!(
+            shared_load_words(&state, 28),
+            [
+                "8-way conflict",
+                "nvcc fuses 4 of these loads into one 128-bit load; as written, one load at a \
+                 time, it is 32-way",
+                "8-way",
+                "In each half-warp, 4 banks each hold 16 different words that lanes want (bank 0 \
+                 holds words for 16 lanes): each bank serves one word per cycle, so the access \
+                 takes 32 wavefronts instead of 4.",
+                "8.00",
+            ]
+            .map(String::from)
+        );
+        let written = State {
+            compile: CompileEffects::AS_WRITTEN,
+            ..state
+        };
+        assert_eq!(shared_load_words(&written, 28)[0], "32-way conflict");
+        assert_eq!(shared_load_words(&written, 28)[4], "32.00");
+    }
+
+    #[test]
+    fn the_tiled_matmuls_row_read_on_the_g80_is_4_way_as_compiled_and_says_it_has_none_as_written()
+    {
+        let state = State {
+            variant: Variant::MatmulTiled,
+            device: DeviceId::G80,
+            ..State::default()
+        };
+        let [verdict, fusion, degree, _, _] = shared_load_words(&state, 29);
+        assert_eq!(
+            [verdict, fusion, degree],
+            [
+                "4-way conflict",
+                "nvcc fuses 4 of these loads into one 128-bit load; as written, one load at a \
+                 time, it has no conflict",
+                "4-way",
+            ]
+            .map(String::from)
+        );
+    }
+
+    #[test]
+    fn the_coalescing_lessons_map_opens_on_the_strided_load_whose_sectors_the_stride_moves() {
+        let opened = |stride: u32| {
+            let state = State {
+                variant: Lesson::Coalescing.variants()[0],
+                stride,
+                ..State::default()
+            };
+            let (input, report) = page_launch(&state);
+            let view = line_view(&input, &report, None, 0);
+            let row = &view.rows[view.picked.expect("a row is open")];
+            let Some(AccessMap::Sectors(map)) = &view.map else {
+                panic!("a sector map");
+            };
+            (
+                row.access.clone(),
+                row.what.clone(),
+                map.sectors_per_request,
+            )
+        };
+        assert_eq!(
+            opened(1),
+            (
+                "in[(size_t)i * stride]".to_string(),
+                "global load".to_string(),
+                4.0
+            )
+        );
+        assert_eq!(
+            opened(32),
+            (
+                "in[(size_t)i * stride]".to_string(),
+                "global load".to_string(),
+                32.0
+            )
+        );
+    }
+
+    #[test]
+    fn the_bank_lessons_map_opens_on_the_column_read_that_padding_frees() {
+        let opened = |pad: u32| {
+            let state = State {
+                variant: Lesson::BankConflicts.variants()[0],
+                pad,
+                ..State::default()
+            };
+            let (input, report) = page_launch(&state);
+            let view = line_view(&input, &report, None, 0);
+            let row = &view.rows[view.picked.expect("a row is open")];
+            let Some(AccessMap::Banks(map)) = &view.map else {
+                panic!("a bank map");
+            };
+            (row.access.clone(), bank_words(map).degree)
+        };
+        let column = "tile[threadIdx.x][threadIdx.y + j]".to_string();
+        assert_eq!(opened(0), (column.clone(), "32-way".to_string()));
+        assert_eq!(opened(1), (column, "no conflict".to_string()));
     }
 }

@@ -289,13 +289,28 @@ pub fn explain(report: &BankReport) -> String {
                 phase_name(grids.len())
             )
         } else {
-            let across = if grids.len() > 1 {
-                format!("Over the {}s, ", phase_name(grids.len()))
+            // The banks are counted in one phase where every phase has as many, as the map
+            // draws each phase's banks apart: a 128-bit row read keeps banks 0-3 busy in each
+            // half-warp, four banks, not eight.
+            let mut per_phase: BTreeMap<u32, usize> = BTreeMap::new();
+            for load in &worst_loads {
+                *per_phase.entry(load.phase).or_default() += 1;
+            }
+            let in_each = grids.len() > 1
+                && per_phase.len() == grids.len()
+                && per_phase.values().all(|&n| n == per_phase[&worst.phase]);
+            let (across, busy) = if in_each {
+                (
+                    format!("In each {}, ", phase_name(grids.len())),
+                    per_phase[&worst.phase],
+                )
+            } else if grids.len() > 1 {
+                (format!("Over the {}s, ", phase_name(grids.len())), alike)
             } else {
-                String::new()
+                (String::new(), alike)
             };
             let banks = format!(
-                "{across}{alike} banks each hold {} different words that lanes want",
+                "{across}{busy} banks each hold {} different words that lanes want",
                 worst.words
             );
             format!(

@@ -82,6 +82,17 @@ pub const REGS: NumberSetting = NumberSetting {
 
 pub const DEFAULT_DEVICE: DeviceId = DeviceId::H100;
 pub const DEFAULT_PATTERN: PatternId = PatternId::Stride;
+
+/// The bank map's pattern a lesson opens on when its link names none. The bank-conflicts lesson
+/// opens on the row-per-thread array, whose 32 lanes all read bank 0 at PAD 0 and 32 banks at
+/// PAD 1, so the lesson's padding moves its bank map from its first settings; a stride of 1
+/// would show no conflict at either.
+pub fn default_pattern(lesson: Lesson) -> PatternId {
+    match lesson {
+        Lesson::BankConflicts => PatternId::RowPerThread,
+        _ => DEFAULT_PATTERN,
+    }
+}
 pub const DEFAULT_VARIANT: Variant = Variant::MatmulTiled;
 
 /// The student's answer to the lesson's predict-first question. Not part of the link: a shared
@@ -347,7 +358,7 @@ impl State {
     fn set_variant(&mut self, variant: Variant) {
         if variant.lesson() != self.variant.lesson() {
             self.prediction = Prediction::default();
-            self.pattern = variant.lesson().first_pattern();
+            self.pattern = crate::state::default_pattern(variant.lesson());
         }
         self.variant = variant;
         self.edited_source = None;
@@ -359,24 +370,9 @@ impl State {
         self.trace_warp = 0;
     }
 
-    /// The settings the page shows for this state: the variant's, and the stride wherever the
-    /// pattern explorer draws the stride pattern.
+    /// The settings the page shows for this state (`controls::shown_controls`).
     pub fn controls(&self) -> Vec<Control> {
-        let mut controls = self.variant.controls();
-        let lesson_controls = self.variant.lesson().controls();
-        if self.pattern == PatternId::Stride
-            && controls.contains(&Control::Pattern)
-            && !controls.contains(&Control::Stride)
-            && lesson_controls.contains(&Control::Stride)
-        {
-            let at = lesson_controls
-                .iter()
-                .position(|control| *control == Control::Stride)
-                .unwrap_or(controls.len())
-                .min(controls.len());
-            controls.insert(at, Control::Stride);
-        }
-        controls
+        crate::components::controls::shown_controls(self)
     }
 
     /// The pure transition: numbers are clamped to their ranges, and a note about the link's bad

@@ -11,8 +11,8 @@ use crate::lessons::{Control, Lesson, Variant};
 use crate::my_kernel;
 use crate::source_link::{read_fragment, Fragment, SourceLink};
 use crate::state::{
-    NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_PATTERN, DEFAULT_VARIANT, PAD, REGS,
-    STRIDE, TILE,
+    default_pattern, NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_PATTERN, DEFAULT_VARIANT,
+    PAD, REGS, STRIDE, TILE,
 };
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::{Element, PatternId};
@@ -107,7 +107,7 @@ impl State {
         // The variant is a name within the lesson, so it is read once the lesson is known,
         // wherever the two stand in the query.
         let mut variant_name = None;
-        let mut pattern_given = false;
+        let mut pattern_named = false;
         let query = query.strip_prefix('?').unwrap_or(query);
         for pair in query.split('&').filter(|pair| !pair.is_empty()) {
             let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
@@ -125,7 +125,7 @@ impl State {
                     )
                 }
                 "pattern" => {
-                    pattern_given = true;
+                    pattern_named = true;
                     state.pattern = read_choice(
                         &key,
                         &value,
@@ -220,10 +220,6 @@ impl State {
                 )),
             }
         }
-        // A link without a pattern opens the lesson's own first pattern.
-        if !pattern_given {
-            state.pattern = state.variant.lesson().first_pattern();
-        }
         if let Some(name) = variant_name {
             let lesson = state.variant.lesson();
             match lesson.variant_named(&name) {
@@ -243,6 +239,9 @@ impl State {
                     ));
                 }
             }
+        }
+        if !pattern_named {
+            state.pattern = default_pattern(state.variant.lesson());
         }
         state
     }
@@ -296,67 +295,6 @@ impl State {
         query
     }
 
-    /// The embed's query: the device, the lesson and its variant, and only the settings the
-    /// lesson's controls show (`State::controls`), with the counting mode, a comparison, an
-    /// element or pageable memory only where they differ from the defaults. Read back, it gives
-    /// the same page: every setting it leaves out is one the lesson does not use.
-    pub fn embed_query(&self) -> String {
-        let controls = self.controls();
-        let shows = |control: Control| controls.contains(&control);
-        let mut query = format!("device={}", self.device.as_str());
-        let settings = [
-            (Control::Pattern, "pattern", pattern_key(self.pattern).to_string()),
-            (Control::Tile, "tile", self.tile.to_string()),
-            (Control::Pad, "pad", self.pad.to_string()),
-            (Control::Stride, "stride", self.stride.to_string()),
-            (Control::Block, "block", self.block.to_string()),
-            (Control::Regs, "regs", self.regs.to_string()),
-        ];
-        for (control, key, value) in settings {
-            if shows(control) {
-                query.push_str(&format!("&{key}={value}"));
-            }
-        }
-        query.push_str(&format!(
-            "&lesson={}&variant={}",
-            self.variant.lesson().key(),
-            self.variant.name()
-        ));
-        let optional = [
-            (
-                "compile",
-                (self.compile != CompileEffects::default()).then(|| compile_key(self.compile)),
-            ),
-            (
-                "compare",
-                (self.compare != CompareWith::Nothing).then(|| self.compare.key()),
-            ),
-            (
-                "element",
-                (shows(Control::Pattern) && self.element != Element::Float)
-                    .then(|| self.element.as_str()),
-            ),
-            (
-                "host",
-                (shows(Control::HostMemory) && self.host_memory != HostMemory::Pinned)
-                    .then(|| self.host_memory.as_str()),
-            ),
-        ];
-        for (key, value) in optional {
-            if let Some(value) = value {
-                query.push_str(&format!("&{key}={value}"));
-            }
-        }
-        if self.variant == Variant::MyKernel {
-            query.push_str(&format!(
-                "&launch={}",
-                percent_encode(&my_kernel::encode(&self.my_launch))
-            ));
-        }
-        query.push_str(&format!("&embed={}", embed_key(true)));
-        query
-    }
-
     /// The query of the same view on the full page, for the embed's "Open in memplay" link.
     pub fn full_page_query(&self) -> String {
         State {
@@ -364,6 +302,113 @@ impl State {
             ..self.clone()
         }
         .to_query()
+    }
+
+    /// The query of an embed: only what the lesson uses. The device, the lesson and its
+    /// variant; the settings of the controls the page shows (`State::controls`); and any other
+    /// setting only where it differs from what a link without it reads (a tile the student set
+    /// in another lesson, the kernel as written, a comparison), so that the embed opens the
+    /// same page as the full one. `embed=1` comes last.
+    pub fn embed_query(&self) -> String {
+        let lesson = self.variant.lesson();
+        let controls = self.controls();
+        let default = State::from_query(&format!(
+            "device={}&lesson={}&variant={}",
+            self.device.as_str(),
+            lesson.key(),
+            self.variant.name()
+        ));
+        let mut pairs = vec![
+            ("device", self.device.as_str().to_string()),
+            ("lesson", lesson.key().to_string()),
+            ("variant", self.variant.name().to_string()),
+        ];
+        let settings: [(Option<Control>, &str, String, bool); 11] = [
+            (
+                Some(Control::Pattern),
+                "pattern",
+                pattern_key(self.pattern).to_string(),
+                self.pattern != default.pattern,
+            ),
+            (
+                Some(Control::Tile),
+                "tile",
+                self.tile.to_string(),
+                self.tile != default.tile,
+            ),
+            (
+                Some(Control::Block),
+                "block",
+                self.block.to_string(),
+                self.block != default.block,
+            ),
+            (
+                Some(Control::Pad),
+                "pad",
+                self.pad.to_string(),
+                self.pad != default.pad,
+            ),
+            (
+                Some(Control::Stride),
+                "stride",
+                self.stride.to_string(),
+                self.stride != default.stride,
+            ),
+            (
+                Some(Control::Regs),
+                "regs",
+                self.regs.to_string(),
+                self.regs != default.regs,
+            ),
+            (
+                Some(Control::HostMemory),
+                "host",
+                self.host_memory.as_str().to_string(),
+                self.host_memory != default.host_memory,
+            ),
+            (
+                None,
+                "element",
+                self.element.as_str().to_string(),
+                self.element != default.element,
+            ),
+            (
+                None,
+                "compile",
+                compile_key(self.compile).to_string(),
+                self.compile != default.compile,
+            ),
+            (
+                None,
+                "compare",
+                self.compare.key().to_string(),
+                self.compare != default.compare,
+            ),
+            (
+                None,
+                "launch",
+                percent_encode(&my_kernel::encode(&self.my_launch)),
+                self.variant == Variant::MyKernel,
+            ),
+        ];
+        for (control, key, value, differs) in settings {
+            // A control's setting is written where the page shows the control, and left out
+            // where it does not (a block size the transpose ignores); a setting without a
+            // control only where it differs from what the link would read without it.
+            let written = match control {
+                Some(control) => controls.contains(&control),
+                None => differs,
+            };
+            if written {
+                pairs.push((key, value));
+            }
+        }
+        pairs.push(("embed", embed_key(true).to_string()));
+        pairs
+            .into_iter()
+            .map(|(key, value)| format!("{key}={value}"))
+            .collect::<Vec<_>>()
+            .join("&")
     }
 
     /// The `<iframe>` that embeds this view in a course page. `page` is the address of memplay's
@@ -502,7 +547,7 @@ fn percent_decode(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::lessons::Variant;
-    use crate::state::EmbedCode;
+    use crate::state::{Action, EmbedCode};
 
     fn check(query: &str, expected: State) {
         let state = State::from_query(query);
@@ -810,7 +855,7 @@ mod tests {
         assert_eq!(
             state.embed_code("https://course.example/memplay/index.html"),
             "<iframe src=\"https://course.example/memplay/index.html?device=h100&amp;\
-             tile=8&amp;pad=0&amp;regs=32&amp;lesson=tiled-matmul&amp;variant=tiled&amp;\
+             lesson=tiled-matmul&amp;variant=tiled&amp;tile=8&amp;pad=0&amp;regs=32&amp;\
              embed=1\" \
              title=\"memplay: Matrix multiply, tiled in shared memory\" \
              width=\"960\" height=\"760\" loading=\"lazy\" \
@@ -818,12 +863,111 @@ mod tests {
         );
     }
 
+    /// The keys of a query, in order.
+    fn keys(query: &str) -> Vec<&str> {
+        query
+            .split('&')
+            .map(|pair| pair.split_once('=').map_or(pair, |(key, _)| key))
+            .collect()
+    }
+
+    #[test]
+    fn a_bank_lessons_embed_carries_its_pattern_and_a_tiled_matmuls_does_not() {
+        let banks = State::from_query("lesson=bank-conflicts&pattern=tile-column&pad=1");
+        assert_eq!(
+            keys(&banks.embed_query()),
+            ["device", "lesson", "variant", "pattern", "pad", "embed"]
+        );
+        assert!(banks.embed_query().contains("pattern=tile-column"));
+        let matmul = State::from_query("lesson=tiled-matmul&tile=8");
+        assert_eq!(
+            keys(&matmul.embed_query()),
+            ["device", "lesson", "variant", "tile", "pad", "regs", "embed"]
+        );
+        // A student who comes from the bank lesson carries no pattern into the matmul's embed.
+        let moved = banks.apply(Action::SetLesson {
+            lesson: Lesson::TiledMatmul,
+        });
+        assert!(
+            !moved.embed_query().contains("pattern"),
+            "{}",
+            moved.embed_query()
+        );
+    }
+
+    #[test]
+    fn an_embed_link_opens_the_same_page_as_the_full_one() {
+        let links = [
+            "lesson=tiled-matmul&tile=8&compile=as-written",
+            "lesson=bank-conflicts&variant=swizzle&pattern=multicast&element=double&stride=3",
+            "lesson=coalescing&stride=32&block=128&device=g80",
+            "lesson=host-transfers&host=pageable&compare=padding",
+            "lesson=occupancy&regs=40&pad=1&tile=32",
+            "lesson=my-kernel&regs=64",
+            // A setting the lesson has no control for, set in another lesson, stays behind:
+            // nothing the divergence lesson shows depends on the tile.
+            "lesson=warp-divergence&tile=32&pad=2",
+        ];
+        for link in links {
+            let full = State::from_query(link);
+            let embedded = State::from_query(&full.embed_query());
+            let context = format!("{link} embeds as {}", full.embed_query());
+            assert_eq!(embedded.notes, Vec::<String>::new(), "{context}");
+            assert_eq!(embedded.launch(), full.launch(), "{context}");
+            assert_eq!(embedded.controls(), full.controls(), "{context}");
+            let shown = |state: &State| {
+                (
+                    state.variant,
+                    state.device,
+                    state.pattern,
+                    state.element,
+                    state.host_memory,
+                    state.compile,
+                    state.compare,
+                    memplay_sim::patterns::build(state.pattern, crate::model::pattern_params(state))
+                        .access,
+                )
+            };
+            assert_eq!(shown(&embedded), shown(&full), "{context}");
+            assert!(!full
+                .embed_query()
+                .contains(if link.contains("divergence") { "tile=" } else { "&&" }));
+        }
+    }
+
+    #[test]
+    fn a_bank_lesson_link_without_a_pattern_opens_on_one_that_conflicts_and_a_named_one_stays() {
+        assert_eq!(
+            State::from_query("lesson=bank-conflicts").pattern,
+            PatternId::RowPerThread
+        );
+        assert_eq!(
+            State::from_query("lesson=bank-conflicts&pattern=stride").pattern,
+            PatternId::Stride
+        );
+        assert_eq!(
+            State::from_query("lesson=tiled-matmul").pattern,
+            PatternId::Stride
+        );
+        // At the lesson's first settings the explorer's warp is 32-way, and one word of padding
+        // frees it.
+        let degree = |query: &str| {
+            let state = State::from_query(query);
+            let pattern =
+                memplay_sim::patterns::build(state.pattern, crate::model::pattern_params(&state));
+            let report = memplay_sim::banks::analyze(&pattern.access, &state.device.device());
+            crate::line_model::bank_words(&report).degree
+        };
+        assert_eq!(degree("lesson=bank-conflicts"), "32-way");
+        assert_eq!(degree("lesson=bank-conflicts&pad=1"), "no conflict");
+    }
+
     #[test]
     fn an_embed_link_carries_only_the_settings_its_lesson_uses_and_opens_the_same_page() {
         // "Copy embed code" wrote every setting, pattern=stride included, into every lesson.
         let banks = State::from_query("lesson=bank-conflicts&pad=1&device=g80");
         let tiled = State::from_query("lesson=tiled-matmul&tile=32&block=512");
-        assert!(banks.embed_query().contains("pattern=row-per-thread&pad=1"));
+        assert!(banks.embed_query().contains("pad=1"));
         assert!(!banks.embed_query().contains("block="));
         assert!(!tiled.embed_query().contains("pattern="));
         assert!(!tiled.embed_query().contains("block="));
@@ -879,7 +1023,7 @@ mod tests {
         let example = include_str!("../../../www/course-example.html");
         for query in [
             "lesson=tiled-matmul",
-            "lesson=bank-conflicts",
+            "lesson=bank-conflicts&variant=row-per-thread&pattern=row-per-thread",
         ] {
             let code = State::from_query(query).embed_code("index.html");
             println!("{code}");

@@ -1323,15 +1323,14 @@ async fn copy_embed_code_gives_the_iframe_of_the_view_with_its_sandbox_tokens() 
         .expect("the driver reads the text area")
         .unwrap_or_default();
     let src = format!(
-        "src=\"{}?device=h100&amp;pattern=stride&amp;tile=8&amp;block=256&amp;pad=0&amp;\
-         stride=1&amp;regs=32&amp;lesson=tiled-matmul&amp;variant=tiled&amp;compile=as-compiled&amp;\
-         embed=1\"",
+        "src=\"{}?device=h100&amp;lesson=tiled-matmul&amp;variant=tiled&amp;tile=8&amp;pad=0&amp;\
+         regs=32&amp;embed=1\"",
         page.base_url
     );
     for part in [
         "<iframe ",
         src.as_str(),
-        "title=\"memplay: Matrix multiply, tiled in shared memory (seeds 000, 003)\"",
+        "title=\"memplay: Matrix multiply, tiled in shared memory\"",
         "loading=\"lazy\"",
         &format!("sandbox=\"{EMBED_SANDBOX}\""),
         "></iframe>",

@@ -9,7 +9,8 @@
 //! The table scrolls sideways where the page is narrow (a course page's frame); its scrolling box
 //! is a named region with a tab stop, so the keyboard can scroll it too.
 
-use crate::model::{bank_grid, explain, lane_list, phase_name, BankCell, PhaseGrid};
+use crate::line_model::bank_words;
+use crate::model::{bank_grid, lane_list, phase_name, BankCell, PhaseGrid};
 use memplay_sim::banks::BankReport;
 use memplay_sim::device::{SharedPhase, SharedWordDelivery};
 use memplay_sim::patterns::{Element, Pattern, PatternId};
@@ -192,7 +193,7 @@ pub(crate) fn phase_table(grid: &PhaseGrid, n_phases: usize, map_name: &str) -> 
 pub fn bank_map(props: &BankMapProps) -> Html {
     let report = &props.report;
     let grids = bank_grid(report);
-    let conflict = report.conflict_degree > 1;
+    let words = bank_words(report);
     let parameters = parameters(props);
     html! {
         <section class="card bank-card" data-testid="bank-map" aria-labelledby="bank-map-title">
@@ -204,22 +205,16 @@ pub fn bank_map(props: &BankMapProps) -> Html {
                 }
             </p>
             <p class="device-rules">{ device_rules(&props.device) }</p>
-            <div class={classes!("verdict", conflict.then_some("bad"))}>
+            <div class={classes!("verdict", words.bad.then_some("bad"))}>
                 <p class="degree">
                     <span class="degree-label">{ "Bank conflict: " }</span>
-                    <strong data-testid="conflict-degree">{ report.degree_label() }</strong>
+                    <strong data-testid="conflict-degree">{ words.degree.clone() }</strong>
                 </p>
                 <p class="wavefronts" data-testid="bank-wavefronts">
-                    { format!(
-                        "{} wavefront{} (ideal {}), {} extra",
-                        report.wavefronts,
-                        if report.wavefronts == 1 { "" } else { "s" },
-                        report.ideal_wavefronts,
-                        report.bank_conflicts
-                    ) }
+                    { format!("{}, {} extra", words.wavefronts, report.bank_conflicts) }
                 </p>
             </div>
-            <p class="explain">{ explain(report) }</p>
+            <p class="explain">{ words.explain.clone() }</p>
             <ul class="legend" aria-label="Legend">
                 <li><span class="swatch lane">{ "5" }</span>{ "lane 5's word, in its bank's column" }</li>
                 <li><span class="swatch lane shared">{ "0,1" }</span>{ "one word sent to several lanes" }</li>

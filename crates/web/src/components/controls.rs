@@ -4,10 +4,11 @@
 //! the value is committed). On `change` it also rewrites its own text to the value the state
 //! kept, so a typed 100 in a 1..64 field visibly becomes 64 and an emptied field its old value.
 
-use crate::lessons::Control;
-use crate::state::{Action, NumberSetting, BLOCK, PAD, REGS, STRIDE, TILE};
+use crate::lessons::{Control, View};
+use crate::model::pattern_params;
+use crate::state::{Action, NumberSetting, State, BLOCK, PAD, REGS, STRIDE, TILE};
 use crate::url::{pattern_key, PATTERNS};
-use memplay_sim::patterns::{Element, PatternId};
+use memplay_sim::patterns::{self, Element, PatternId};
 use memplay_sim::transfer::HostMemory;
 use memplay_sim::DeviceId;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -27,6 +28,59 @@ pub struct ControlsProps {
     /// The settings the lesson turns; the device is always there.
     pub shown: Vec<Control>,
     pub on_action: Callback<Action>,
+}
+
+/// The controls the page shows for `state`: its variant's (`Variant::controls`), less a number
+/// that moves nothing on the page at its settings, that is, one that changes neither the
+/// kernel's launch nor, where the lesson shows the pattern explorer, the explorer's warp. The
+/// transposes take no stride while the explorer draws the row-per-thread array, and the stride
+/// kernel no padding while it draws a stride; choosing the stride pattern brings the stride back.
+pub fn shown_controls(state: &State) -> Vec<Control> {
+    let explorer = state.variant.lesson().views().contains(&View::BankMap);
+    let seen = |state: &State| {
+        let pattern =
+            explorer.then(|| patterns::build(state.pattern, pattern_params(state)).access);
+        (state.launch(), pattern)
+    };
+    let here = seen(state);
+    state
+        .variant
+        .controls()
+        .into_iter()
+        .filter(|&control| {
+            let setting = match control {
+                Control::Tile => TILE,
+                Control::Pad => PAD,
+                Control::Stride => STRIDE,
+                Control::Block => BLOCK,
+                Control::Regs => REGS,
+                Control::Pattern | Control::HostMemory => return true,
+            };
+            // Another value of the setting, inside its range: one more, or one less at the top.
+            let set = |state: &mut State, value: u32| match control {
+                Control::Tile => state.tile = value,
+                Control::Pad => state.pad = value,
+                Control::Stride => state.stride = value,
+                Control::Block => state.block = value,
+                _ => state.regs = value,
+            };
+            let current = match control {
+                Control::Tile => state.tile,
+                Control::Pad => state.pad,
+                Control::Stride => state.stride,
+                Control::Block => state.block,
+                _ => state.regs,
+            };
+            let other = if current < setting.max {
+                current + 1
+            } else {
+                current - 1
+            };
+            let mut moved = state.clone();
+            set(&mut moved, other);
+            seen(&moved) != here
+        })
+        .collect()
 }
 
 /// The short name of a device in the menu; its full name is in the bank map.
@@ -337,5 +391,61 @@ pub fn controls(props: &ControlsProps) -> Html {
                 ) }
             }
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lessons::Variant;
+
+    fn shown(query: &str) -> Vec<Control> {
+        shown_controls(&State::from_query(query))
+    }
+
+    #[test]
+    fn the_bank_lesson_shows_the_stride_only_where_the_kernel_or_the_explorers_pattern_takes_it() {
+        // The transpose opens with the explorer on the row-per-thread array: padding moves both.
+        assert_eq!(
+            shown("lesson=bank-conflicts"),
+            [Control::Pattern, Control::Pad]
+        );
+        assert_eq!(
+            shown("lesson=bank-conflicts&pattern=stride"),
+            [Control::Pattern, Control::Stride, Control::Pad]
+        );
+        // The stride kernel takes its stride; its padding moves the explorer's array.
+        assert_eq!(
+            shown("lesson=bank-conflicts&variant=stride"),
+            [
+                Control::Pattern,
+                Control::Stride,
+                Control::Pad,
+                Control::Block
+            ]
+        );
+        assert_eq!(
+            shown("lesson=bank-conflicts&variant=stride&pattern=stride"),
+            [Control::Pattern, Control::Stride, Control::Block]
+        );
+    }
+
+    #[test]
+    fn a_lesson_without_the_explorer_shows_the_controls_its_kernel_takes() {
+        assert_eq!(
+            shown("lesson=tiled-matmul"),
+            [Control::Tile, Control::Pad, Control::Regs]
+        );
+        assert_eq!(
+            shown_controls(&State {
+                variant: Variant::MatmulNaive,
+                ..State::default()
+            }),
+            [Control::Tile, Control::Regs]
+        );
+        assert_eq!(
+            shown("lesson=coalescing"),
+            [Control::Stride, Control::Block]
+        );
     }
 }

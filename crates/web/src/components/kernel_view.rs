@@ -16,6 +16,7 @@ use crate::measured::{self, difference_text, Comparison, Counted};
 use crate::model::{format_number, format_time};
 use crate::source_link::LinkStatus;
 use crate::state::Action;
+use crate::statements::Statement;
 use crate::url::compile_key;
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::kernel::Diagnostic;
@@ -419,10 +420,15 @@ pub struct CounterRow {
     pub figure: Option<Figure>,
 }
 
-/// The counters a lesson is about, from `get` (a counter by Nsight Compute's name) and `flops`
-/// (the FP32 operations). The same rows serve the simulation and the H100's measurement, so
-/// the two columns of the table cannot be derived differently.
-pub fn counter_figures(get: impl Fn(&str) -> Option<f64>, flops: Option<f64>) -> Vec<CounterRow> {
+/// The counters a lesson is about, from `get` (a counter by Nsight Compute's name), `flops`
+/// (the FP32 operations) and `shared_ld_conflicts` (the shared loads' bank conflicts, which the
+/// page ships for the simulation only). The same rows serve the simulation and the H100's
+/// measurement, so the two columns of the table cannot be derived differently.
+pub fn counter_figures(
+    get: impl Fn(&str) -> Option<f64>,
+    flops: Option<f64>,
+    shared_ld_conflicts: Option<f64>,
+) -> Vec<CounterRow> {
     let shared_ld = get("smsp__inst_executed_op_shared_ld.sum");
     let shared_ld_wavefronts = get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum");
     let global_ld = get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
@@ -454,10 +460,21 @@ pub fn counter_figures(get: impl Fn(&str) -> Option<f64>, flops: Option<f64>) ->
             shared_ld_wavefronts,
         ),
         ratio(
-            "wavefronts per shared load (1 = no conflict)",
+            "wavefronts per shared load",
             "wavefronts / instructions",
             shared_ld_wavefronts,
             shared_ld,
+        ),
+        // The degree is the wavefronts over the conflict-free ideal, as every other label of
+        // a shared access reads it (`line_model::conflict_degree`): a 128-bit load needs 4
+        // wavefronts without a conflict and a G80 load 2, so wavefronts per load alone is not it.
+        ratio(
+            "bank conflict degree of shared loads (1 = no conflict)",
+            "wavefronts / (wavefronts - bank conflicts)",
+            shared_ld_wavefronts,
+            shared_ld_wavefronts
+                .zip(shared_ld_conflicts)
+                .map(|(w, c)| w - c),
         ),
         count(
             "shared stores",
@@ -494,7 +511,11 @@ pub fn counter_figures(get: impl Fn(&str) -> Option<f64>, flops: Option<f64>) ->
 /// The simulated rows of the counters table (a counter the simulator does not know reads 0).
 fn simulated_figures(report: &SimulationReport) -> Vec<CounterRow> {
     let c = &report.counters;
-    counter_figures(|name| Some(c.get(name).unwrap_or(0.0)), Some(c.fp32_flops))
+    counter_figures(
+        |name| Some(c.get(name).unwrap_or(0.0)),
+        Some(c.fp32_flops),
+        Some(c.shared_ld_bank_conflicts),
+    )
 }
 
 /// The counters a lesson is about: its label on the page, Nsight Compute's metric name (or how
@@ -513,11 +534,34 @@ pub fn counter_rows(
         .collect()
 }
 
+/// What the counters table shows of the simulated launch, as statements: each row's figure by
+/// its label, with the row's words as the page prints them.
+pub fn counter_statements(report: &SimulationReport) -> Vec<Statement> {
+    simulated_figures(report)
+        .into_iter()
+        .filter_map(|row| {
+            let figure = row.figure?;
+            let value = match figure {
+                Figure::Count(value) => value,
+                Figure::Ratio { of, per } if per > 0.0 => of / per,
+                Figure::Ratio { .. } => return None,
+                Figure::Pair(requests, _) => requests,
+            };
+            Some(Statement::figure(
+                "counters",
+                row.label,
+                value,
+                format!("{} {}", row.label, figure.shown()),
+            ))
+        })
+        .collect()
+}
+
 /// The measured column of the counters table: each row's H100 figure, as shown, and how far
 /// the simulated figure is from it. Nsight Compute was not asked for FP32 operations, so that
 /// row reads "not measured".
 pub fn measured_cells(report: &SimulationReport, counted: &Counted) -> Vec<(String, String)> {
-    let measured = counter_figures(|name| counted.get(name), None);
+    let measured = counter_figures(|name| counted.get(name), None, None);
     simulated_figures(report)
         .into_iter()
         .zip(measured)
@@ -1039,6 +1083,7 @@ mod tests {
                 asked.borrow_mut().push(name.to_string());
                 Some(1.0)
             },
+            None,
             None,
         );
         let asked = asked.into_inner();

@@ -13,10 +13,10 @@
 use crate::components::bank_map::phase_table;
 use crate::components::controls::typed_number;
 use crate::line_model::{
-    kind_name, per_request_text, sector_text, space_name, step_text, AccessMap, CoalescingMap,
-    LineRow, LineView as LineViewData,
+    bank_words, kind_name, per_request_text, sector_text, space_name, step_text, AccessMap,
+    CoalescingMap, LineRow, LineView as LineViewData,
 };
-use crate::model::{bank_grid, explain, format_number};
+use crate::model::{bank_grid, format_number};
 use crate::state::Action;
 use memplay_sim::access::AccessKind;
 use memplay_sim::banks::BankReport;
@@ -54,7 +54,12 @@ fn table_row(row: &LineRow, picked: bool, on_action: &Callback<Action>) -> Html 
             <td><code>{ row.access.clone() }</code><span class="what">{ row.what.clone() }</span></td>
             <td>{ row.count.clone() }</td>
             <td>{ row.cost.clone() }</td>
-            <td class={classes!("verdict-cell", row.bad.then_some("bad"))}>{ row.verdict.clone() }</td>
+            <td class={classes!("verdict-cell", row.bad.then_some("bad"))}>
+                { row.verdict.clone() }
+                if let Some(fusion) = &row.fusion {
+                    <span class="what">{ fusion.words() }</span>
+                }
+            </td>
         </tr>
     }
 }
@@ -137,26 +142,26 @@ fn verdict(label: &str, test_id: &str, value: String, bad: bool, detail: String)
     }
 }
 
-fn bank_drawing(report: &BankReport, line: u32, kind: AccessKind) -> Html {
+fn bank_drawing(report: &BankReport, row: &LineRow) -> Html {
     let grids = bank_grid(report);
+    let line = row.site.span.line;
     let map_name = format!("Bank map of line {line}");
+    let words = bank_words(report);
     html! {
         <div class="line-banks" data-testid="line-bank-map">
             { verdict(
                 "Bank conflict: ",
                 "line-conflict-degree",
-                report.degree_label(),
-                report.conflict_degree > 1,
-                format!(
-                    "{} wavefront{} (ideal {})",
-                    report.wavefronts,
-                    if report.wavefronts == 1 { "" } else { "s" },
-                    report.ideal_wavefronts
-                ),
+                words.degree,
+                words.bad,
+                words.wavefronts,
             ) }
+            if let Some(fusion) = &row.fusion {
+                <p class="hint" data-testid="line-fusion">{ fusion.words() }</p>
+            }
             // The explorer's sentence speaks of lanes that read; a store's map stands alone.
-            if kind == AccessKind::Load {
-                <p class="explain">{ explain(report) }</p>
+            if row.site.kind == AccessKind::Load {
+                <p class="explain">{ words.explain }</p>
             }
             { for grids.iter().map(|grid| phase_table(grid, grids.len(), &map_name)) }
         </div>
@@ -238,7 +243,7 @@ fn detail(view: &LineViewData, on_action: &Callback<Action>) -> Html {
     };
     let line = row.site.span.line;
     let drawing = match &view.map {
-        Some(AccessMap::Banks(report)) => bank_drawing(report, line, row.site.kind),
+        Some(AccessMap::Banks(report)) => bank_drawing(report, row),
         Some(AccessMap::Sectors(map)) => sector_drawing(map),
         None => Html::default(),
     };
