@@ -9,6 +9,7 @@ use crate::components::lesson_guide::{answer_words, fill, plain, simulator_answe
 use crate::components::kernel_view::SimulationRun;
 use crate::facts::{At, Fact, FactContext, LaunchView, SweepRun, SweepRuns};
 use crate::lesson_text::{parse, typed_numbers, Inline, LessonText, Paragraph};
+use crate::components::kernel_view::counter_statements;
 use crate::components::latency_view::LatencyFacts;
 use crate::components::measured_view::measured_statements;
 use crate::components::roofline_view::roofline_statements;
@@ -70,7 +71,13 @@ struct Page {
 }
 
 fn page_at(state: &State, text: &LessonText) -> Page {
-    let input = state.launch();
+    // The page's launch traces one warp for the per-line view's map, as `app` asks for it.
+    let mut input = state.launch();
+    input.trace = Some(crate::line_model::trace_request(
+        state.trace_block,
+        state.trace_warp,
+        &input,
+    ));
     let result = simulate(&input);
     let prediction = result.as_ref().ok().map(predict);
     let setting = state.variant.sweep();
@@ -131,6 +138,13 @@ fn view_statements(page: &Page) -> Vec<Statement> {
     if views.contains(&View::Pitched) {
         statements.extend(pitched_statements(page.state.device, PitchedInputs::default()));
     }
+    if let Ok(report) = &run.result {
+        statements.extend(counter_statements(report));
+        if views.contains(&View::Lines) {
+            let view = crate::line_model::line_view(&run.input, report, None, 0);
+            statements.extend(crate::line_model::access_statements(&view));
+        }
+    }
     if views.contains(&View::LatencyHiding) {
         if let Some(facts) = run
             .prediction
@@ -163,8 +177,23 @@ fn view_statements(page: &Page) -> Vec<Statement> {
 }
 
 /// Checks what a statement claims: a formula recomputes from its printed terms, a bound called
-/// "at most" holds the prediction beside it, and "at most" is said only of such a bound.
+/// "at most" holds the prediction beside it, "at most" is said only of such a bound, and every
+/// label of one access (the per-line table's, the map's) names one conflict degree.
 fn check_claims(statements: &[Statement], context: &str) {
+    let mut degrees: std::collections::BTreeMap<&str, BTreeSet<u32>> = Default::default();
+    for statement in statements {
+        if let Claim::Access {
+            site,
+            degree_in_words,
+            ..
+        } = &statement.claim
+        {
+            degrees.entry(site).or_default().insert(*degree_in_words);
+        }
+    }
+    for (site, named) in degrees {
+        assert_eq!(named.len(), 1, "{context}: {site} is labelled {named:?}");
+    }
     for statement in statements {
         match statement.claim {
             Claim::Formula {
