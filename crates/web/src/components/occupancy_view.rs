@@ -6,6 +6,7 @@
 
 use crate::components::chart::SweepChart;
 use crate::model::{format_number, Sweeps};
+use crate::statements::{Claim, Statement};
 use memplay_sim::occupancy::{BlockResources, Limiter, OccupancyError, OccupancyReport};
 use memplay_sim::Device;
 use yew::prelude::*;
@@ -61,6 +62,127 @@ fn limiter_reason(device: &Device, report: &OccupancyReport) -> String {
             device.max_blocks_per_sm
         ),
     }
+}
+
+/// The view's name in its statements.
+const VIEW: &str = "occupancy";
+
+/// The sentence on one block's resources, as the card opens.
+fn resources_sentence(kernel: &str, block: &BlockResources) -> String {
+    format!(
+        "One block of {kernel}: {} threads × {} registers, and {} bytes of shared memory (its \
+         __shared__ arrays and the launch's dynamic shared memory).",
+        block.threads_per_block,
+        block.regs_per_thread,
+        format_number(f64::from(block.smem_per_block)),
+    )
+}
+
+/// Why the table's shared memory per block differs from the bytes the block asks for: the
+/// device's reservation per resident block (`Device::reserved_smem_per_block`) and its
+/// allocation unit. With the sum it prints, so the sentence recomputes; `None` where the two
+/// agree.
+fn shared_memory_accounting(
+    device: &Device,
+    block: &BlockResources,
+    report: &OccupancyReport,
+) -> Option<Statement> {
+    let asked = u64::from(block.smem_per_block);
+    let reserved = u64::from(device.reserved_smem_per_block);
+    let unit = u64::from(device.smem_alloc_unit.max(1));
+    let allocated = u64::from(report.smem_per_block_allocated);
+    if allocated == asked {
+        return None;
+    }
+    let bytes = |value: u64| format_number(value as f64);
+    let rounded = if (asked + reserved) % unit != 0 {
+        format!(
+            ", rounded up to the {}-byte unit shared memory is allocated in",
+            bytes(unit)
+        )
+    } else {
+        String::new()
+    };
+    let text = if reserved > 0 {
+        format!(
+            "The table counts {} B of shared memory per block: the {} bytes the block asks for \
+             plus the {} bytes the {} sets aside for each resident block for the system's own \
+             use (the CUDA C++ Programming Guide reserves 1 KB per block from compute \
+             capability 8.0; earlier GPUs reserve none){rounded}.",
+            bytes(allocated),
+            bytes(asked),
+            bytes(reserved),
+            device.name,
+        )
+    } else {
+        format!(
+            "The table counts {} B of shared memory per block: the {} bytes the block asks \
+             for{rounded}.",
+            bytes(allocated),
+            bytes(asked),
+        )
+    };
+    Some(Statement {
+        view: VIEW,
+        text,
+        claim: Claim::Formula {
+            shown: allocated as f64,
+            recomputed: ((asked + reserved).div_ceil(unit) * unit) as f64,
+            tolerance: 0.0,
+        },
+    })
+}
+
+/// What the occupancy card shows in words and figures: the block's resources, how its shared
+/// memory is counted, the occupancy, blocks and warps per SM, and the limiter with its reason;
+/// or the reason the launch is impossible.
+pub fn occupancy_statements(
+    device: &Device,
+    block: &BlockResources,
+    kernel: &str,
+    launch: &Result<OccupancyReport, OccupancyError>,
+) -> Vec<Statement> {
+    let mut statements = vec![Statement::words(VIEW, resources_sentence(kernel, block))];
+    match launch {
+        Ok(report) => {
+            statements.extend(shared_memory_accounting(device, block, report));
+            statements.push(Statement::figure(
+                VIEW,
+                "occupancy",
+                report.theoretical_occupancy_pct.round(),
+                format!("Occupancy: {:.0}%", report.theoretical_occupancy_pct),
+            ));
+            statements.push(Statement::figure(
+                VIEW,
+                "blocks per SM",
+                f64::from(report.active_blocks_per_sm),
+                format!("Blocks per SM: {}", report.active_blocks_per_sm),
+            ));
+            statements.push(Statement::figure(
+                VIEW,
+                "warps per SM",
+                f64::from(report.active_warps_per_sm),
+                format!(
+                    "Warps per SM: {} of {}",
+                    report.active_warps_per_sm, device.max_warps_per_sm
+                ),
+            ));
+            statements.push(Statement::words(
+                VIEW,
+                format!(
+                    "Limited by {}: {}.",
+                    limiter_label(report.limiter),
+                    limiter_reason(device, report)
+                ),
+            ));
+        }
+        Err(error) => statements.push(Statement::words(VIEW, impossible_sentence(device, error))),
+    }
+    statements
+}
+
+fn impossible_sentence(device: &Device, error: &OccupancyError) -> String {
+    format!("This launch is impossible on the {}: {error}.", device.name)
 }
 
 fn limits_table(device: &Device, report: &OccupancyReport) -> Html {
@@ -138,14 +260,13 @@ fn limits_table(device: &Device, report: &OccupancyReport) -> Html {
 pub fn occupancy_view(props: &OccupancyViewProps) -> Html {
     let block = props.resources;
     let device = &props.device;
-    let resources = format!(
-        "One block of {}: {} threads × {} registers, and {} bytes of shared memory (its \
-         __shared__ arrays and the launch's dynamic shared memory).",
-        props.kernel,
-        block.threads_per_block,
-        block.regs_per_thread,
-        format_number(f64::from(block.smem_per_block)),
-    );
+    // The words come from the card's statements, as the host tests read them.
+    let statements = occupancy_statements(device, &block, &props.kernel, &props.launch);
+    let resources = statements[0].text.clone();
+    let accounting = statements
+        .iter()
+        .find(|statement| matches!(statement.claim, Claim::Formula { .. }))
+        .map(|statement| statement.text.clone());
     let current_pct = props
         .launch
         .as_ref()
@@ -174,11 +295,14 @@ pub fn occupancy_view(props: &OccupancyViewProps) -> Html {
                     { format!(": {}.", limiter_reason(device, report)) }
                 </p>
                 { limits_table(device, report) }
+                if let Some(accounting) = accounting {
+                    <p data-testid="occupancy-reserve">{ accounting }</p>
+                }
             </>
         },
         Err(error) => html! {
             <p class="error" role="alert" data-testid="occupancy-error">
-                { format!("This launch is impossible on the {}: {error}.", device.name) }
+                { impossible_sentence(device, error) }
             </p>
         },
     };
@@ -193,5 +317,61 @@ pub fn occupancy_view(props: &OccupancyViewProps) -> Html {
                 <SweepChart sweep={props.sweeps.shared_memory.clone()} current_pct={current_pct} />
             </div>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lessons::Variant;
+    use crate::state::State;
+    use memplay_sim::DeviceId;
+
+    /// The occupancy card's statements for the tiled matmul at `tile` on `device`.
+    fn statements_at(device: DeviceId, tile: u32) -> Vec<Statement> {
+        let state = State {
+            variant: Variant::OccupancyTiled,
+            device,
+            tile,
+            ..State::default()
+        };
+        let input = state.launch();
+        let result = memplay_sim::simulate::simulate(&input);
+        let (block, launch) = crate::model::lesson_occupancy(&input, &result);
+        occupancy_statements(&input.device, &block, &input.kernel, &launch)
+    }
+
+    #[test]
+    fn the_h100s_reserved_kilobyte_is_explained_where_2048_bytes_become_3072() {
+        let statements = statements_at(DeviceId::H100, 16);
+        let accounting = statements
+            .iter()
+            .find(|s| matches!(s.claim, Claim::Formula { .. }))
+            .unwrap_or_else(|| panic!("no sentence on the reserve: {statements:?}"));
+        assert!(
+            accounting.text.starts_with(
+                "The table counts 3,072 B of shared memory per block: the 2,048 bytes the block \
+                 asks for plus the 1,024 bytes the H100"
+            ),
+            "{}",
+            accounting.text
+        );
+        assert_eq!(
+            accounting.claim,
+            Claim::Formula {
+                shown: 3072.0,
+                recomputed: 3072.0,
+                tolerance: 0.0
+            }
+        );
+    }
+
+    #[test]
+    fn a_device_that_reserves_nothing_says_nothing_of_a_reserve() {
+        let statements = statements_at(DeviceId::G80, 16);
+        assert!(
+            statements.iter().all(|s| !s.text.contains("sets aside")),
+            "{statements:?}"
+        );
     }
 }
