@@ -16,13 +16,13 @@ use crate::measured::{self, difference_text, Comparison, Counted};
 use crate::model::{format_number, format_time};
 use crate::source_link::LinkStatus;
 use crate::state::Action;
-use crate::statements::Statement;
+use crate::statements::{Claim, Statement};
 use crate::url::compile_key;
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::kernel::Diagnostic;
 use memplay_sim::memory_spaces::Declaration;
 use memplay_sim::simulate::{SimulationError, SimulationInput, SimulationReport};
-use memplay_sim::timing::Prediction;
+use memplay_sim::timing::{Prediction, Unit};
 use std::rc::Rc;
 use web_sys::{HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -119,14 +119,7 @@ pub fn copies_text(report: &SimulationReport, prediction: &Prediction) -> String
 }
 
 pub fn throughput_text(prediction: &Prediction) -> String {
-    // Whole numbers from 100 up, one decimal below, as the lectures write 36.8 GB/s and 183.9 GFLOP/s.
-    let rate_text = |rate: f64| {
-        if rate >= 100.0 {
-            format_number(rate.round())
-        } else {
-            format!("{rate:.1}")
-        }
-    };
+    let rate_text = rate_text;
     let useful = format!("{} GB/s useful", rate_text(prediction.gbps));
     let rate = if prediction.gflops > 0.0 {
         format!("{} GFLOP/s, {useful}", rate_text(prediction.gflops))
@@ -168,32 +161,141 @@ pub fn throughput_text(prediction: &Prediction) -> String {
     .join(" · ")
 }
 
-/// The units that were busy, busiest first, as bars of their share of the time.
-fn unit_bars(prediction: &Prediction) -> Html {
+/// A rate as the headline prints it: whole numbers from 100 up, one decimal from 1, as the
+/// lectures write 36.8 GB/s and 183.9 GFLOP/s, and two significant figures below 1, so that a
+/// small rate (a matmul's useful bytes) does not round to nothing.
+fn rate_text(rate: f64) -> String {
+    if rate >= 100.0 {
+        format_number(rate.round())
+    } else if rate >= 1.0 || rate <= 0.0 {
+        format!("{rate:.1}")
+    } else {
+        let decimals = (1 - rate.log10().floor() as i32) as usize;
+        format!("{rate:.decimals$}")
+    }
+}
+
+/// The units the bars show: those busy at least 1% of the predicted time, busiest first, at
+/// most five, each with its share in whole percent as printed.
+fn shown_units(prediction: &Prediction) -> Vec<(Unit, f64)> {
     let mut units: Vec<_> = prediction
         .units
         .iter()
         .filter(|unit| unit.share >= 0.01)
         .collect();
     units.sort_by(|a, b| b.share.total_cmp(&a.share));
+    units
+        .into_iter()
+        .take(5)
+        .map(|unit| (unit.unit, (unit.share * 100.0).min(100.0).round()))
+        .collect()
+}
+
+/// The kernel card's view name in the bars' statements.
+const BARS_VIEW: &str = "kernel-card";
+
+/// What the unit bars and the headline's rates show, as statements: each bar's share, what a
+/// bar is and why the shares do not add up to 100%, what instruction issue is where it has a
+/// bar, and what the useful GB/s counts.
+pub fn unit_bar_statements(prediction: &Prediction) -> Vec<Statement> {
+    let units = shown_units(prediction);
+    let mut statements: Vec<Statement> = units
+        .iter()
+        .map(|&(unit, pct)| {
+            Statement::figure(
+                BARS_VIEW,
+                format!("{} busy", unit.describe()),
+                pct,
+                format!("{}: {pct:.0}%", unit.describe()),
+            )
+        })
+        .collect();
+    let sum: f64 = units.iter().map(|(_, pct)| pct).sum();
+    if !units.is_empty() {
+        statements.push(Statement {
+            view: BARS_VIEW,
+            text: format!(
+                "Each bar is the share of the predicted time a unit is busy. The units work at \
+                 the same time, a load in flight while another warp computes, so the shares need \
+                 not add up to 100%: here they add up to {sum:.0}%."
+            ),
+            claim: Claim::Formula {
+                shown: sum,
+                recomputed: units.iter().map(|(_, pct)| pct).sum(),
+                tolerance: 0.0,
+            },
+        });
+    }
+    if units.iter().any(|(unit, _)| *unit == Unit::Issue) || prediction.bottleneck == Unit::Issue {
+        statements.push(Statement::words(
+            BARS_VIEW,
+            "Instruction issue is the SMs' warp schedulers starting instructions, each at most \
+             one warp instruction per clock: every instruction of the kernel, arithmetic, \
+             address or load, passes through it.",
+        ));
+    }
+    let useful_mb = prediction.useful_bytes / 1e6;
+    let mut useful = format!(
+        "Useful GB/s counts each distinct byte the launch reads or writes once ({} MB) over the \
+         predicted time; a byte read again, from DRAM or a cache, does not count again.",
+        format_number(useful_mb)
+    );
+    // Why the figure can be small, where the launch says so itself: it rereads its bytes, or it
+    // does much arithmetic per distinct byte.
+    let reread = prediction.dram_bytes / prediction.useful_bytes.max(1.0);
+    if reread >= 2.0 {
+        useful.push_str(&format!(
+            " DRAM moves {}× as many bytes: the kernel reads the same bytes again and again.",
+            format_number(reread.round())
+        ));
+    }
+    let flop_per_byte = prediction.gflops / prediction.gbps.max(f64::MIN_POSITIVE);
+    if prediction.gflops > 0.0 && flop_per_byte >= 1.0 {
+        useful.push_str(&format!(
+            " It does {} FLOP per useful byte, so beside the rate at which it computes its \
+             useful GB/s is small.",
+            format_number(flop_per_byte.round())
+        ));
+    }
+    statements.push(Statement::figure(
+        BARS_VIEW,
+        "useful megabytes",
+        useful_mb,
+        useful,
+    ));
+    statements
+}
+
+/// The units that were busy, busiest first, as bars of their share of the time, with what a bar
+/// is and what the headline's terms mean beneath them.
+fn unit_bars(prediction: &Prediction) -> Html {
+    let statements = unit_bar_statements(prediction);
+    let units = shown_units(prediction);
+    let notes = statements
+        .iter()
+        .filter(|statement| !matches!(statement.claim, Claim::Figure { ref label, .. } if label.ends_with(" busy")));
     html! {
-        <ul class="unit-bars" aria-label="How busy each unit is, as a share of the predicted time">
-            { for units.into_iter().take(5).map(|unit| {
-                let pct = (unit.share * 100.0).min(100.0);
-                html! {
-                    <li>
-                        <span class="unit-name">{ unit.unit.describe() }</span>
-                        // An SVG bar, whose width is an attribute rather than an inline style,
-                        // which the page's Content-Security-Policy forbids.
-                        <svg class="unit-bar" aria-hidden="true" viewBox="0 0 100 1"
-                            preserveAspectRatio="none">
-                            <rect width={format!("{pct:.0}")} height="1" />
-                        </svg>
-                        <span class="unit-pct">{ format!("{pct:.0}%") }</span>
-                    </li>
-                }
+        <div class="unit-bars-block">
+            <ul class="unit-bars" aria-label="How busy each unit is, as a share of the predicted time">
+                { for units.into_iter().map(|(unit, pct)| {
+                    html! {
+                        <li>
+                            <span class="unit-name">{ unit.describe() }</span>
+                            // An SVG bar, whose width is an attribute rather than an inline style,
+                            // which the page's Content-Security-Policy forbids.
+                            <svg class="unit-bar" aria-hidden="true" viewBox="0 0 100 1"
+                                preserveAspectRatio="none">
+                                <rect width={format!("{pct:.0}")} height="1" />
+                            </svg>
+                            <span class="unit-pct">{ format!("{pct:.0}%") }</span>
+                        </li>
+                    }
+                }) }
+            </ul>
+            { for notes.map(|note| html! {
+                <p class="hint" data-testid="unit-bars-note">{ note.text.clone() }</p>
             }) }
-        </ul>
+        </div>
     }
 }
 
@@ -1055,8 +1157,78 @@ mod tests {
                 regs: 10,
                 ..State::default()
             },
-            "175 ms · 12.3 GFLOP/s, 0.1 GB/s useful · DRAM 36.8 GB/s · bottleneck: DRAM bandwidth",
+            "175 ms · 12.3 GFLOP/s, 0.072 GB/s useful · DRAM 36.8 GB/s · bottleneck: DRAM bandwidth",
         );
+    }
+
+    /// The bars' statements of `state`'s launch.
+    fn bar_statements(state: State) -> Vec<Statement> {
+        let report = simulate(&state.launch()).expect("the lesson runs");
+        unit_bar_statements(&memplay_sim::timing::predict(&report))
+    }
+
+    #[test]
+    fn the_bars_say_what_a_share_is_and_add_up_to_the_sum_they_print() {
+        let statements = bar_statements(State {
+            variant: Variant::MatmulNaive,
+            ..State::default()
+        });
+        let shares: f64 = statements
+            .iter()
+            .filter_map(|s| match &s.claim {
+                Claim::Figure { label, value } if label.ends_with(" busy") => Some(*value),
+                _ => None,
+            })
+            .sum();
+        let sum = statements
+            .iter()
+            .find(|s| {
+                s.text
+                    .starts_with("Each bar is the share of the predicted time")
+            })
+            .unwrap_or_else(|| panic!("no word on what a bar is: {statements:?}"));
+        assert!(
+            sum.text
+                .ends_with(&format!("here they add up to {shares:.0}%.")),
+            "{}",
+            sum.text
+        );
+        assert!(shares > 100.0, "the naive matmul's units overlap: {shares}");
+        assert!(
+            statements
+                .iter()
+                .any(|s| s.text.starts_with("Instruction issue is")),
+            "{statements:?}"
+        );
+    }
+
+    #[test]
+    fn a_matmuls_small_useful_rate_is_explained_by_its_rereads_and_its_arithmetic() {
+        let statements = bar_statements(State {
+            device: memplay_sim::DeviceId::G80,
+            variant: Variant::MatmulNaive,
+            regs: 10,
+            ..State::default()
+        });
+        let useful = &statements.last().expect("the useful bytes").text;
+        assert!(
+            useful.starts_with(
+                "Useful GB/s counts each distinct byte the launch reads or writes once (12.6 MB)"
+            ),
+            "{useful}"
+        );
+        assert!(
+            useful.contains("the kernel reads the same bytes again and again")
+                && useful.contains("FLOP per useful byte"),
+            "{useful}"
+        );
+    }
+
+    #[test]
+    fn small_rates_keep_two_significant_figures() {
+        assert_eq!(rate_text(0.0719), "0.072");
+        assert_eq!(rate_text(36.84), "36.8");
+        assert_eq!(rate_text(1073.2), "1,073");
     }
 
     #[test]
