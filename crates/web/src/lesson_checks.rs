@@ -9,7 +9,8 @@ use crate::components::lesson_guide::{answer_words, fill, plain, simulator_answe
 use crate::components::kernel_view::SimulationRun;
 use crate::facts::{At, Fact, FactContext, LaunchView, SweepRun, SweepRuns};
 use crate::lesson_text::{parse, typed_numbers, Inline, LessonText, Paragraph};
-use crate::components::kernel_view::counter_statements;
+use crate::components::kernel_view::{counter_statements, unit_bar_statements};
+use crate::components::occupancy_view::occupancy_statements;
 use crate::components::latency_view::LatencyFacts;
 use crate::components::measured_view::measured_statements;
 use crate::components::roofline_view::roofline_statements;
@@ -138,6 +139,18 @@ fn view_statements(page: &Page) -> Vec<Statement> {
     if views.contains(&View::Pitched) {
         statements.extend(pitched_statements(page.state.device, PitchedInputs::default()));
     }
+    if let Some(prediction) = &run.prediction {
+        statements.extend(unit_bar_statements(prediction));
+    }
+    if views.contains(&View::Occupancy) {
+        let (resources, launch) = crate::model::lesson_occupancy(&run.input, &run.result);
+        statements.extend(occupancy_statements(
+            &run.input.device,
+            &resources,
+            &run.input.kernel,
+            &launch,
+        ));
+    }
     if let Ok(report) = &run.result {
         statements.extend(counter_statements(report));
         if views.contains(&View::Lines) {
@@ -177,7 +190,8 @@ fn view_statements(page: &Page) -> Vec<Statement> {
 }
 
 /// Checks what a statement claims: a formula recomputes from its printed terms, a bound called
-/// "at most" holds the prediction beside it, "at most" is said only of such a bound, and every
+/// "at most" holds the prediction beside it, a rate is called "at most" only as such a bound, and
+/// every
 /// label of one access (the per-line table's, the map's) names one conflict degree.
 fn check_claims(statements: &[Statement], context: &str) {
     let mut degrees: std::collections::BTreeMap<&str, BTreeSet<u32>> = Default::default();
@@ -210,8 +224,11 @@ fn check_claims(statements: &[Statement], context: &str) {
                 "{context}: {predicted} predicted beyond the bound {bound}: {}",
                 statement.text
             ),
+            // A capacity ("an SM holds at most 64 warps") is no prediction's bound; a rate
+            // called "at most" is, and must be checked against the prediction beside it.
             _ => assert!(
-                !statement.text.contains("at most"),
+                !(statement.text.contains("at most")
+                    && (statement.text.contains("GFLOP/s") || statement.text.contains("GB/s"))),
                 "{context}: \"at most\" without a bound it is checked against: {}",
                 statement.text
             ),

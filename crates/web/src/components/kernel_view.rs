@@ -229,7 +229,7 @@ pub fn unit_bar_statements(prediction: &Prediction) -> Vec<Statement> {
     if units.iter().any(|(unit, _)| *unit == Unit::Issue) || prediction.bottleneck == Unit::Issue {
         statements.push(Statement::words(
             BARS_VIEW,
-            "Instruction issue is the SMs' warp schedulers starting instructions, each at most \
+            "Instruction issue is the SMs' warp schedulers starting instructions, each up to \
              one warp instruction per clock: every instruction of the kernel, arithmetic, \
              address or load, passes through it.",
         ));
