@@ -1613,7 +1613,7 @@ async fn every_export_downloads_a_file_with_the_right_content() {
     let csv = String::from_utf8(csv).expect("the CSV is UTF-8");
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines[0], "counter,metric,value", "{csv}");
-    assert_eq!(lines.len(), 10, "a header and nine counters: {csv}");
+    assert_eq!(lines.len(), 11, "a header and ten counters: {csv}");
     assert!(
         lines.contains(&&*format!(
             "global load requests,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,{global_loads}"
