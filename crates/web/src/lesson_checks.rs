@@ -13,6 +13,7 @@ use crate::components::kernel_view::{counter_statements, unit_bar_statements};
 use crate::components::occupancy_view::occupancy_statements;
 use crate::components::latency_view::LatencyFacts;
 use crate::components::measured_view::measured_statements;
+use crate::components::roofline_levels::roofline_levels_statements;
 use crate::components::roofline_view::roofline_statements;
 use crate::components::memory_spaces::{memory_spaces_statements, MemorySpacesProps};
 use crate::components::pitched::{pitched_statements, PitchedInputs};
@@ -175,6 +176,11 @@ fn view_statements(page: &Page) -> Vec<Statement> {
             }
             _ => None,
         };
+        if let (Ok(report), Some(prediction)) = (&run.result, &run.prediction) {
+            statements.extend(roofline_levels_statements(
+                &memplay_sim::roofline::hierarchical(report, prediction),
+            ));
+        }
         statements.extend(
             roofline_statements(
                 device,

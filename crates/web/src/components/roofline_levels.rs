@@ -6,6 +6,7 @@
 
 use crate::components::chart::{points, power_of_ten_label, power_of_two_label, px, Scale};
 use crate::model::{format_intensity, format_number};
+use crate::statements::{Claim, Statement};
 use memplay_sim::roofline::{Hierarchical, Level, LevelPoint};
 use yew::prelude::*;
 
@@ -47,29 +48,95 @@ fn marker(level: Level, cx: f64, cy: f64) -> Html {
     }
 }
 
-/// What binds, in a sentence.
-pub fn binding_sentence(levels: &Hierarchical) -> String {
-    match levels.binding {
+/// The view's name in its statements.
+const VIEW: &str = "roofline-levels";
+
+/// What binds, in a sentence, with the bound it sets beside the launch's predicted rate: the level whose bandwidth allows the least (or
+/// the FP32 roof), which the predicted rate must not exceed.
+fn binding_statement(levels: &Hierarchical) -> Statement {
+    let predicted = format_number(levels.gflops.round());
+    let (text, bound) = match levels.binding {
         Some(level) => {
             let point = levels.levels.iter().find(|p| p.level == level);
-            format!(
-                "{} binds: at {} FLOP per byte it moved, its {} GB/s allow {} GFLOP/s, less \
-                 than any other level or the FP32 roof ({} GFLOP/s).",
-                level.label(),
-                point
-                    .and_then(|p| p.intensity)
-                    .map_or("–".to_string(), format_intensity),
-                format_number(point.map_or(0.0, |p| p.bandwidth_gbps).round()),
-                format_number(point.map_or(0.0, |p| p.bound_gflops).round()),
-                format_number(levels.peak_gflops.round())
+            let bound = point.map_or(0.0, |p| p.bound_gflops);
+            (
+                format!(
+                    "{} binds: at {} FLOP per byte it moved, its {} GB/s allow at most {} \
+                     GFLOP/s, less than any other level or the FP32 roof ({} GFLOP/s); the \
+                     launch is predicted at {predicted} GFLOP/s.",
+                    level.label(),
+                    point
+                        .and_then(|p| p.intensity)
+                        .map_or("–".to_string(), format_intensity),
+                    format_number(point.map_or(0.0, |p| p.bandwidth_gbps).round()),
+                    format_number(bound.round()),
+                    format_number(levels.peak_gflops.round())
+                ),
+                bound,
             )
         }
-        None => format!(
-            "The FP32 roof binds: every level's bandwidth would allow more than its {} GFLOP/s.",
-            format_number(levels.peak_gflops.round())
+        None => (
+            format!(
+                "The FP32 roof binds: every level's bandwidth would allow more than its {} \
+                 GFLOP/s, and the launch is predicted at {predicted} GFLOP/s.",
+                format_number(levels.peak_gflops.round())
+            ),
+            levels.peak_gflops,
         ),
+    };
+    Statement {
+        view: VIEW,
+        text,
+        claim: Claim::AtMost {
+            bound,
+            predicted: levels.gflops,
+        },
     }
 }
+
+/// What the hierarchical roofline says: the binding level with its bound, each level's
+/// bandwidth, bytes, intensity and allowance as figures, and where the lectures count.
+pub fn roofline_levels_statements(levels: &Hierarchical) -> Vec<Statement> {
+    let mut statements = vec![binding_statement(levels)];
+    if levels
+        .levels
+        .iter()
+        .any(|p| p.level == Level::Dram && p.bytes == 0.0)
+    {
+        statements.push(Statement::words(VIEW, DRAM_MOVED_NOTHING));
+    }
+    for point in &levels.levels {
+        let label = point.level.label();
+        statements.push(Statement::figure(
+            VIEW,
+            format!("{label} bytes moved"),
+            point.bytes,
+            format!("{label}: {} bytes moved", format_number(point.bytes)),
+        ));
+        if let Some(intensity) = point.intensity {
+            statements.push(Statement::figure(
+                VIEW,
+                format!("{label} FLOP per byte"),
+                intensity,
+                format!("{label}: {} FLOP/B", format_intensity(intensity)),
+            ));
+        }
+    }
+    statements.push(Statement::words(VIEW, LECTURE_COUNT));
+    statements
+}
+
+/// Why DRAM can move nothing.
+const DRAM_MOVED_NOTHING: &str = "DRAM moved no byte: the launch writes nothing, and what it \
+                                  reads fits the L2, where timed runs one after another find it.";
+
+/// Which level the lectures' intensities are counted at.
+const LECTURE_COUNT: &str = "The lectures count a kernel's intensity at its load instructions: \
+     0.25 FLOP per byte for the naive matmul, TILE / 4 for the tiled one. Those are the bytes \
+     the kernel asks of global memory, which the L1 and L2 see (the L1 moves whole 32-byte \
+     sectors, so a little more); the L2 keeps the matrices between blocks, so DRAM sees far \
+     fewer bytes and the same FLOPs sit far to the right there. The point on the roofline \
+     above counts DRAM bytes only; here every level has its own.";
 
 /// The range of intensities to draw, in powers of two, covering every point.
 fn x_exponents(levels: &Hierarchical) -> (i32, i32) {
@@ -239,26 +306,15 @@ pub fn roofline_levels(props: &RooflineLevelsProps) -> Html {
                 <div class="roofline-layout">
                     <div class="roofline-chart">{ chart(levels, &props.kernel) }</div>
                     <div class="roofline-text">
-                        <p data-testid="roofline-binding">{ binding_sentence(levels) }</p>
+                        <p data-testid="roofline-binding">{ roofline_levels_statements(levels).swap_remove(0).text }</p>
                         if levels.levels.iter().any(|p| p.level == Level::Dram && p.bytes == 0.0) {
-                            <p>
-                                { "DRAM moved no byte: the launch writes nothing, and what it \
-                                   reads fits the L2, where timed runs one after another find it." }
-                            </p>
+                            <p>{ DRAM_MOVED_NOTHING }</p>
                         }
                     </div>
                 </div>
                 // Under the chart, full width: five columns do not fit beside it in a frame.
                 { table(levels) }
-                <p class="caption">
-                    { "The lectures count a kernel's intensity at its load instructions: 0.25 \
-                       FLOP per byte for the naive matmul, TILE / 4 for the tiled one. Those are \
-                       the bytes the kernel asks for, which the L1 and L2 see (the L1 moves whole \
-                       32-byte sectors, so a little more); the L2 keeps the matrices between \
-                       blocks, so DRAM sees far fewer bytes and the same FLOPs sit far to the \
-                       right there. The point on the chart above counts DRAM bytes only; here \
-                       every level has its own." }
-                </p>
+                <p class="caption">{ LECTURE_COUNT }</p>
             </>
         },
         None => html! { <p>{ "The levels appear once the launch has run." }</p> },
@@ -299,20 +355,57 @@ mod tests {
             binding,
             gflops: 30_000.0,
         };
-        assert_eq!(binding_sentence(&levels), expected);
+        assert_eq!(binding_statement(&levels).text, expected);
     }
 
     #[test]
     fn the_binding_level_is_named_with_its_numbers() {
         check(
             Some(Level::L2),
-            "L2 binds: at 4 FLOP per byte it moved, its 10,000 GB/s allow 40,000 GFLOP/s, less \
-             than any other level or the FP32 roof (60,000 GFLOP/s).",
+            "L2 binds: at 4 FLOP per byte it moved, its 10,000 GB/s allow at most 40,000 \
+             GFLOP/s, less than any other level or the FP32 roof (60,000 GFLOP/s); the launch is \
+             predicted at 30,000 GFLOP/s.",
         );
         check(
             None,
             "The FP32 roof binds: every level's bandwidth would allow more than its 60,000 \
-             GFLOP/s.",
+             GFLOP/s, and the launch is predicted at 30,000 GFLOP/s.",
         );
+    }
+
+    #[test]
+    fn no_launch_of_the_roofline_lesson_beats_the_level_that_binds_it() {
+        use crate::lessons::Variant;
+        use crate::state::State;
+        use memplay_sim::roofline::hierarchical;
+        use memplay_sim::simulate::simulate;
+        use memplay_sim::timing::predict;
+        use memplay_sim::DeviceId;
+        for device in DeviceId::ALL {
+            for variant in [Variant::RooflineNaive, Variant::RooflineTiled] {
+                for tile in [4, 8, 16, 32] {
+                    let state = State {
+                        variant,
+                        device,
+                        tile,
+                        ..State::default()
+                    };
+                    let Ok(report) = simulate(&state.launch()) else {
+                        // The G80 and GT200 refuse 32 x 32 blocks, as the roofline's test asserts.
+                        continue;
+                    };
+                    let levels = hierarchical(&report, &predict(&report));
+                    for statement in roofline_levels_statements(&levels) {
+                        if let Claim::AtMost { bound, predicted } = statement.claim {
+                            assert!(
+                                predicted <= bound * 1.005,
+                                "{device:?} {variant:?} at TILE = {tile}: {}",
+                                statement.text
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 }
