@@ -595,3 +595,18 @@ fn no_roofline_bound_is_exceeded_by_the_prediction_beside_it_at_any_tile_on_any_
         }
     }
 }
+
+#[test]
+fn a_number_of_a_sweep_launch_the_device_cannot_run_is_marked_and_explained() {
+    // The G80's 8,192 registers hold no block of 256 threads at 64 registers per thread.
+    let text = parse(Lesson::LatencyHiding.text()).expect("parses");
+    let page = page_at(&state_at(Variant::LatencyAdjDiff, DeviceId::G80), &text);
+    let (words, unfilled) = lesson_words_and_unfilled(&page, &text);
+    assert!(unfilled.is_empty(), "{unfilled:?}");
+    let raise = words
+        .iter()
+        .find(|words| words.starts_with("Raise the registers"))
+        .expect("the paragraph about more registers");
+    assert!(raise.contains("cover —%"), "{raise}");
+    assert!(raise.ends_with("does not run on this device at that setting.)"), "{raise}");
+}

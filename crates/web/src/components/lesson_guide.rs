@@ -49,8 +49,23 @@ pub enum Shown {
     Link { label: String, query: String },
 }
 
-/// The paragraph with its placeholders filled in from `context`.
+/// The paragraph with its placeholders filled in from `context`. A number of a launch that does
+/// not run (a setting the device cannot launch) shows as "—", and the paragraph then says why.
 pub fn fill(pieces: &Paragraph, context: Option<&FactContext>) -> Vec<Shown> {
+    let mut shown = fill_pieces(pieces, context);
+    if shown.contains(&Shown::Number(NOT_RUN.to_string())) {
+        shown.push(Shown::Text(
+            " (— marks a number of a launch that does not run on this device at that setting.)"
+                .to_string(),
+        ));
+    }
+    shown
+}
+
+/// What a number of a launch that did not run shows.
+const NOT_RUN: &str = "—";
+
+fn fill_pieces(pieces: &Paragraph, context: Option<&FactContext>) -> Vec<Shown> {
     pieces
         .iter()
         .map(|piece| match piece {
@@ -285,6 +300,7 @@ pub fn lesson_guide(props: &LessonGuideProps) -> Html {
                     { format!("{}{mark}", choice.text) }
                 </label>
                 if revealed && !choice.reason.is_empty() {
+                    { " " }
                     <span class="choice-reason" data-testid="choice-reason">
                         { inline_html(&choice.reason, context, &props.lesson_href) }
                     </span>
