@@ -325,10 +325,13 @@ pub enum LaunchFact {
     Iterations,
     /// Grid threads along x: blocks along x times the block's x.
     ThreadsAcross,
+    /// Threads of the grid beyond the n x n matrix, known from the launch alone (the metric
+    /// `threads-without-an-element` answers only for a launch that ran).
+    ThreadsBeyondMatrix,
 }
 
 impl LaunchFact {
-    pub const ALL: [LaunchFact; 14] = [
+    pub const ALL: [LaunchFact; 15] = [
         LaunchFact::Tile,
         LaunchFact::Pad,
         LaunchFact::ThreadsPerBlock,
@@ -343,6 +346,7 @@ impl LaunchFact {
         LaunchFact::MatrixElements,
         LaunchFact::Iterations,
         LaunchFact::ThreadsAcross,
+        LaunchFact::ThreadsBeyondMatrix,
     ];
 
     pub fn key(self) -> &'static str {
@@ -361,6 +365,7 @@ impl LaunchFact {
             LaunchFact::MatrixElements => "matrix-elements",
             LaunchFact::Iterations => "iterations",
             LaunchFact::ThreadsAcross => "threads-across",
+            LaunchFact::ThreadsBeyondMatrix => "threads-beyond-the-matrix",
         }
     }
 
@@ -391,6 +396,9 @@ impl LaunchFact {
             LaunchFact::MatrixElements => Some(argument("n")?.powi(2)),
             LaunchFact::Iterations => argument("iters"),
             LaunchFact::ThreadsAcross => Some(f64::from(input.grid.x) * f64::from(input.block.x)),
+            LaunchFact::ThreadsBeyondMatrix => {
+                Some(input.grid.count() as f64 * threads - argument("n")?.powi(2))
+            }
         }
     }
 }
