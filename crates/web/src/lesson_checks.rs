@@ -305,10 +305,6 @@ fn lesson_words_and_unfilled(page: &Page, text: &LessonText) -> (Vec<String>, Ve
         let report = memplay_sim::banks::analyze(&pattern.access, &state.device.device());
         words.push(crate::model::explain(&report));
     }
-    // The kernel card's predicted time, which the sweep chart draws at each value.
-    if let Some(prediction) = &run.prediction {
-        words.push(crate::model::format_time(prediction.time_ms));
-    }
     (words, unfilled)
 }
 
