@@ -150,7 +150,10 @@ pub fn features_used(program: &Program, kernel: usize) -> Vec<FeatureUse> {
                 let shared = base_object(addr)
                     .and_then(|object| program.objects.get(object))
                     .is_some_and(|object| {
-                        matches!(object.space, ObjectSpace::Shared | ObjectSpace::DynamicShared)
+                        matches!(
+                            object.space,
+                            ObjectSpace::Shared | ObjectSpace::DynamicShared
+                        )
                     });
                 let wide = matches!(ty, Scalar::I64 | Scalar::U64);
                 let feature = match (op, ty) {
@@ -203,9 +206,9 @@ pub fn first_unsupported(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::{Dim3, Value};
     use crate::lesson_kernels::ATOMICS;
     use crate::simulate::{simulate, SimulationError, SimulationInput};
-    use crate::kernel::{Dim3, Value};
 
     /// Launches `kernel` in four blocks of 64 threads, with `n` = 256 where it takes an `n` and a
     /// 1 KB buffer for each of its pointers.
@@ -243,13 +246,19 @@ mod tests {
              the G80 has 1.0, so the kernel does not compile for it"
         );
         // The hierarchical kernel's first atomic is the shared one.
-        assert!(refusal(ATOMICS, "sum_hier_atomic", DeviceId::G80)
-            .starts_with("'atomicAdd' on a 32-bit integer in shared memory needs compute capability 1.2"));
+        assert!(
+            refusal(ATOMICS, "sum_hier_atomic", DeviceId::G80).starts_with(
+                "'atomicAdd' on a 32-bit integer in shared memory needs compute capability 1.2"
+            )
+        );
     }
 
     #[test]
     fn the_gt200_runs_both_atomics_lesson_kernels() {
-        assert_eq!(launch(ATOMICS, "sum_global_atomic", DeviceId::Gt200), Ok(()));
+        assert_eq!(
+            launch(ATOMICS, "sum_global_atomic", DeviceId::Gt200),
+            Ok(())
+        );
         assert_eq!(launch(ATOMICS, "sum_hier_atomic", DeviceId::Gt200), Ok(()));
     }
 

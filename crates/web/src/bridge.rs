@@ -100,7 +100,11 @@ pub struct Scheduler {
 }
 
 /// A launch that ran: its input, its predicted time or why it did not run, and its report.
-type Known = (SimulationInput, Result<f64, String>, Option<Rc<SweptLaunch>>);
+type Known = (
+    SimulationInput,
+    Result<f64, String>,
+    Option<Rc<SweptLaunch>>,
+);
 
 /// The job with the worker: its request's number and which of its jobs it is.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -385,7 +385,10 @@ mod tests {
             let rows = rows((&own, &predict(&own)), (&other, &predict(&other)));
             let (own_time, other_time, ratio) = rows[0].cells();
             assert_ne!(own_time, "0", "{variant:?}");
-            assert!(own_time.ends_with("µs") || own_time.ends_with("ms"), "{own_time}");
+            assert!(
+                own_time.ends_with("µs") || own_time.ends_with("ms"),
+                "{own_time}"
+            );
             assert_ne!(ratio, "1×", "{variant:?}: {own_time} against {other_time}");
             let said = sentence(&state.compare_own_label(), &label, &rows);
             assert!(!said.contains(" 1× "), "{said}");

@@ -519,9 +519,7 @@ impl DeviceFact {
             DeviceFact::SharedBytesPerSm => number(f64::from(device.smem_per_sm)),
             DeviceFact::L2Megabytes => number(device.l2_bytes as f64 / f64::from(1 << 20)),
             DeviceFact::Sms => number(f64::from(device.n_sms)),
-            DeviceFact::ReservedSharedPerBlock => {
-                number(f64::from(device.reserved_smem_per_block))
-            }
+            DeviceFact::ReservedSharedPerBlock => number(f64::from(device.reserved_smem_per_block)),
             DeviceFact::PitchAlignment => number(f64::from(device.pitch_alignment_bytes)),
             DeviceFact::DramGbps => number(device.dram_bandwidth_gbps),
             DeviceFact::ComputeCapability => format!(
@@ -534,7 +532,9 @@ impl DeviceFact {
             }
             DeviceFact::HostLinkName => device.host_link.name.to_string(),
             DeviceFact::HostLinkGbps => format_significant(device.host_link.raw_gbps),
-            DeviceFact::SharedKilobytesPerBlock => number(f64::from(device.smem_per_block) / 1024.0),
+            DeviceFact::SharedKilobytesPerBlock => {
+                number(f64::from(device.smem_per_block) / 1024.0)
+            }
             DeviceFact::SharedKilobytesPerSm => number(f64::from(device.smem_per_sm) / 1024.0),
             DeviceFact::SectorBytes => number(memplay_sim::coalescing::SECTOR_BYTES as f64),
             DeviceFact::LineBytes => number(memplay_sim::coalescing::LINE_BYTES as f64),
@@ -608,9 +608,9 @@ impl FactRef {
         let at = match words.next() {
             None => None,
             Some(setting) => {
-                let (name, value) = setting
-                    .split_once('=')
-                    .ok_or(format!("`{setting}` in `{{{text}}}` is not `setting=value`"))?;
+                let (name, value) = setting.split_once('=').ok_or(format!(
+                    "`{setting}` in `{{{text}}}` is not `setting=value`"
+                ))?;
                 if name == "device" {
                     let device = DeviceId::ALL
                         .into_iter()

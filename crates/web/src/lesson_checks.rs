@@ -5,21 +5,21 @@
 //! every control of a lesson must move some number the lesson shows; and the launches refused on
 //! a device are exactly the expected ones.
 
-use crate::components::lesson_guide::{answer_words, fill, plain, simulator_answer, Shown};
 use crate::components::kernel_view::SimulationRun;
-use crate::facts::{At, Fact, FactContext, LaunchView, SweepRun, SweepRuns};
-use crate::lesson_text::{parse, typed_numbers, Inline, LessonText, Paragraph};
 use crate::components::kernel_view::{counter_statements, unit_bar_statements};
-use crate::components::occupancy_view::occupancy_statements;
 use crate::components::latency_view::LatencyFacts;
+use crate::components::lesson_guide::{answer_words, fill, plain, simulator_answer, Shown};
 use crate::components::measured_view::measured_statements;
+use crate::components::memory_spaces::{memory_spaces_statements, MemorySpacesProps};
+use crate::components::occupancy_view::occupancy_statements;
+use crate::components::pitched::{pitched_statements, PitchedInputs};
 use crate::components::roofline_levels::roofline_levels_statements;
 use crate::components::roofline_view::roofline_statements;
-use crate::components::memory_spaces::{memory_spaces_statements, MemorySpacesProps};
-use crate::components::pitched::{pitched_statements, PitchedInputs};
+use crate::facts::{At, Fact, FactContext, LaunchView, SweepRun, SweepRuns};
+use crate::lesson_text::{parse, typed_numbers, Inline, LessonText, Paragraph};
 use crate::lessons::{Control, Lesson, SweepSetting, Variant, View};
-use crate::statements::{Claim, Statement};
 use crate::state::State;
+use crate::statements::{Claim, Statement};
 use memplay_sim::simulate::simulate;
 use memplay_sim::timing::predict;
 use memplay_sim::DeviceId;
@@ -30,7 +30,13 @@ use std::rc::Rc;
 /// Words that name what a student never sees: the lecture notes' file names, probe groups, the
 /// reference files.
 const INTERNAL_NAMES: [&str; 7] = [
-    "seed", "probe", ".txt", ".json", "tests/", "reference/", "group I",
+    "seed",
+    "probe",
+    ".txt",
+    ".json",
+    "tests/",
+    "reference/",
+    "group I",
 ];
 
 fn internal_names(text: &str) -> Vec<&'static str> {
@@ -43,7 +49,12 @@ fn internal_names(text: &str) -> Vec<&'static str> {
 
 /// Every paragraph of a lesson, question and choices' reasons included.
 fn paragraphs(text: &LessonText) -> Vec<&Paragraph> {
-    let mut all: Vec<&Paragraph> = text.intro.iter().chain(&text.why).chain(&text.devices).collect();
+    let mut all: Vec<&Paragraph> = text
+        .intro
+        .iter()
+        .chain(&text.why)
+        .chain(&text.devices)
+        .collect();
     all.push(&text.question.prompt);
     all.extend(text.question.choices.iter().map(|choice| &choice.reason));
     all
@@ -138,7 +149,10 @@ fn view_statements(page: &Page) -> Vec<Statement> {
         }));
     }
     if views.contains(&View::Pitched) {
-        statements.extend(pitched_statements(page.state.device, PitchedInputs::default()));
+        statements.extend(pitched_statements(
+            page.state.device,
+            PitchedInputs::default(),
+        ));
     }
     if let Some(prediction) = &run.prediction {
         statements.extend(unit_bar_statements(prediction));
@@ -294,14 +308,22 @@ fn lesson_words_and_unfilled(page: &Page, text: &LessonText) -> (Vec<String>, Ve
         })
         .collect();
     words.push(answer_words(text, &simulator_answer(text, Some(run))));
-    words.extend(view_statements(page).into_iter().map(|statement| statement.text));
+    words.extend(
+        view_statements(page)
+            .into_iter()
+            .map(|statement| statement.text),
+    );
     // The pattern explorer's sentence, where the lesson has one.
-    if text.question.variant.lesson().views().contains(&crate::lessons::View::BankMap) {
+    if text
+        .question
+        .variant
+        .lesson()
+        .views()
+        .contains(&crate::lessons::View::BankMap)
+    {
         let state = &page.state;
-        let pattern = memplay_sim::patterns::build(
-            state.pattern,
-            crate::model::pattern_params(state),
-        );
+        let pattern =
+            memplay_sim::patterns::build(state.pattern, crate::model::pattern_params(state));
         let report = memplay_sim::banks::analyze(&pattern.access, &state.device.device());
         words.push(crate::model::explain(&report));
     }
@@ -363,7 +385,8 @@ fn every_placeholder_reads_a_value_the_lessons_sweep_has() {
 }
 
 #[test]
-fn every_lesson_at_every_variant_on_every_device_fills_in_every_number_and_names_nothing_internal() {
+fn every_lesson_at_every_variant_on_every_device_fills_in_every_number_and_names_nothing_internal()
+{
     let mut refused = BTreeSet::new();
     for lesson in Lesson::ALL {
         let text = parse(lesson.text()).expect("parses");
@@ -398,10 +421,7 @@ fn every_lesson_at_every_variant_on_every_device_fills_in_every_number_and_names
     let expected: BTreeSet<(&str, &str)> = DeviceId::ALL
         .into_iter()
         .map(|device| ("boundary-unguarded", device.as_str()))
-        .chain([
-            ("atomics-global", "g80"),
-            ("atomics-hierarchical", "g80"),
-        ])
+        .chain([("atomics-global", "g80"), ("atomics-hierarchical", "g80")])
         .collect();
     assert_eq!(refused, expected);
 }
@@ -441,30 +461,30 @@ fn every_numeric_control_of_a_lesson_moves_a_number_its_words_show() {
     for lesson in Lesson::ALL {
         let text = parse(lesson.text()).expect("parses");
         for &variant in lesson.variants() {
-        for control in state_at(variant, DeviceId::H100).controls() {
-            let Some(setting) = swept(control) else {
-                continue;
-            };
-            let shown: BTreeSet<Vec<String>> = setting
-                .values()
-                .iter()
-                .map(|&value| {
-                    let mut state = state_at(variant, DeviceId::H100);
-                    let settings = setting.with(state.settings(), value);
-                    state.tile = settings.tile;
-                    state.pad = settings.pad;
-                    state.stride = settings.stride;
-                    state.block = settings.block;
-                    state.regs = settings.regs;
-                    lesson_words(&page_at(&state, &text), &text)
-                })
-                .collect();
-            assert!(
-                shown.len() > 1,
-                "{variant:?}: the {} moves nothing the lesson's words show",
-                setting.label()
-            );
-        }
+            for control in state_at(variant, DeviceId::H100).controls() {
+                let Some(setting) = swept(control) else {
+                    continue;
+                };
+                let shown: BTreeSet<Vec<String>> = setting
+                    .values()
+                    .iter()
+                    .map(|&value| {
+                        let mut state = state_at(variant, DeviceId::H100);
+                        let settings = setting.with(state.settings(), value);
+                        state.tile = settings.tile;
+                        state.pad = settings.pad;
+                        state.stride = settings.stride;
+                        state.block = settings.block;
+                        state.regs = settings.regs;
+                        lesson_words(&page_at(&state, &text), &text)
+                    })
+                    .collect();
+                assert!(
+                    shown.len() > 1,
+                    "{variant:?}: the {} moves nothing the lesson's words show",
+                    setting.label()
+                );
+            }
         }
     }
 }
@@ -507,7 +527,10 @@ fn every_try_link_opens_its_lesson_at_the_settings_it_names() {
             let state = State::from_query(&format!("lesson={}{query}", lesson.key()));
             assert_eq!(state.notes, Vec::<String>::new(), "{lesson:?}: {query}");
             assert_eq!(state.variant.lesson(), lesson);
-            assert_ne!(state, State::from_query(&format!("lesson={}", lesson.key())));
+            assert_ne!(
+                state,
+                State::from_query(&format!("lesson={}", lesson.key()))
+            );
         }
     }
 }
@@ -539,7 +562,10 @@ fn a_wrong_pick_is_told_apart_from_the_answer_the_simulator_gives() {
         printed: "32".into(),
         choice: Some(3),
     };
-    assert_eq!(verdict(Some(3), &answer, Some(3)), Some("Your prediction was right."));
+    assert_eq!(
+        verdict(Some(3), &answer, Some(3)),
+        Some("Your prediction was right.")
+    );
     assert!(verdict(Some(0), &answer, Some(3))
         .expect("a verdict")
         .starts_with("Your prediction was not the simulator's"));
@@ -604,5 +630,8 @@ fn a_number_of_a_sweep_launch_the_device_cannot_run_is_marked_and_explained() {
         .find(|words| words.starts_with("Raise the registers"))
         .expect("the paragraph about more registers");
     assert!(raise.contains("cover —%"), "{raise}");
-    assert!(raise.ends_with("does not run on this device at that setting.)"), "{raise}");
+    assert!(
+        raise.ends_with("does not run on this device at that setting.)"),
+        "{raise}"
+    );
 }

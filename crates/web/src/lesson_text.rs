@@ -437,7 +437,10 @@ mod tests {
             &SMALL.replace("Because.", "Because {speed}."),
             Err("line 15: `{speed}` names no metric"),
         );
-        check(&SMALL.replace("Because.", "Because {banks."), Err("never closed"));
+        check(
+            &SMALL.replace("Because.", "Because {banks."),
+            Err("never closed"),
+        );
     }
 
     #[test]

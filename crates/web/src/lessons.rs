@@ -573,17 +573,13 @@ impl Variant {
             Variant::PitchedTranspose => "Transpose, naive: 2-D indexing",
             Variant::RooflineNaive => "Matrix multiply, naive",
             Variant::LatencyAdjDiff => "Adjacent difference over 64 M elements",
-            Variant::DivergenceSplit => {
-                "Branch on odd and even lanes: every warp splits"
-            }
+            Variant::DivergenceSplit => "Branch on odd and even lanes: every warp splits",
             Variant::DivergenceUniform => "Branch on whole warps: no warp splits",
             Variant::TransposeSwizzle => {
                 "Transpose through a swizzled tile: XOR instead of padding"
             }
             Variant::TransfersAdjDiff => "Adjacent difference, with its copies",
-            Variant::TransfersMatmul => {
-                "Tiled matmul at n = 1000, with its copies"
-            }
+            Variant::TransfersMatmul => "Tiled matmul at n = 1000, with its copies",
             Variant::MyKernel => "Your kernel, launched as you write it",
         }
     }

@@ -52,7 +52,12 @@ impl Statement {
         }
     }
 
-    pub fn figure(view: &'static str, label: impl Into<String>, value: f64, text: impl Into<String>) -> Statement {
+    pub fn figure(
+        view: &'static str,
+        label: impl Into<String>,
+        value: f64,
+        text: impl Into<String>,
+    ) -> Statement {
         Statement {
             view,
             text: text.into(),

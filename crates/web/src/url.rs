@@ -924,14 +924,21 @@ mod tests {
                     state.host_memory,
                     state.compile,
                     state.compare,
-                    memplay_sim::patterns::build(state.pattern, crate::model::pattern_params(state))
-                        .access,
+                    memplay_sim::patterns::build(
+                        state.pattern,
+                        crate::model::pattern_params(state),
+                    )
+                    .access,
                 )
             };
             assert_eq!(shown(&embedded), shown(&full), "{context}");
-            assert!(!full
-                .embed_query()
-                .contains(if link.contains("divergence") { "tile=" } else { "&&" }));
+            assert!(
+                !full.embed_query().contains(if link.contains("divergence") {
+                    "tile="
+                } else {
+                    "&&"
+                })
+            );
         }
     }
 

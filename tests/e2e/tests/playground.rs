@@ -346,14 +346,16 @@ async fn the_g80_refuses_the_atomics_lesson_with_the_capability_it_lacks() {
     // Compute capability 1.0 has no atomic functions: the launch is refused with the reason, as
     // a block too large for the device is, and the GT200 (1.3) runs the same kernel.
     let page = Harness::start().await;
-    page.open("?lesson=atomics&variant=hierarchical&device=g80").await;
+    page.open("?lesson=atomics&variant=hierarchical&device=g80")
+        .await;
     let error = page
         .wait_for_text_where("kernel-error", "refuse the G80's atomics", |text| {
             text.contains("needs compute capability 1.2") && text.contains("the G80 has 1.0")
         })
         .await;
     println!("the G80's atomics: {error}");
-    page.open("?lesson=atomics&variant=hierarchical&device=gt200").await;
+    page.open("?lesson=atomics&variant=hierarchical&device=gt200")
+        .await;
     page.wait_for_simulated("run the GT200's atomics").await;
     page.finish().await;
 }
@@ -2772,7 +2774,11 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
             .find_all(By::Css("[data-testid='choice-reason']"))
             .await
             .expect("the choices' reasons");
-        assert_eq!(reasons.len(), choices.len(), "{lesson}: a reason per choice");
+        assert_eq!(
+            reasons.len(),
+            choices.len(),
+            "{lesson}: a reason per choice"
+        );
         println!("{lesson}: {}", answer.lines().next().unwrap_or_default());
     }
     page.finish().await;

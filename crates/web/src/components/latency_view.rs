@@ -105,7 +105,10 @@ impl LatencyFacts {
             let warps_recomputed = shown_blocks * f64::from(self.warps_per_block);
             statements.push(Statement {
                 view: "latency-hiding",
-                text: format!("{blocks} blocks of {} warps, {warps} warps", self.warps_per_block),
+                text: format!(
+                    "{blocks} blocks of {} warps, {warps} warps",
+                    self.warps_per_block
+                ),
                 claim: Claim::Formula {
                     shown: read(&warps),
                     recomputed: warps_recomputed,
@@ -127,7 +130,10 @@ impl LatencyFacts {
                 "latency-hiding",
                 "warps resident per SM",
                 f64::from(hiding.resident_warps),
-                format!("Warps resident per SM: {} of {}", hiding.resident_warps, self.max_warps),
+                format!(
+                    "Warps resident per SM: {} of {}",
+                    hiding.resident_warps, self.max_warps
+                ),
             ),
             Statement::figure(
                 "latency-hiding",

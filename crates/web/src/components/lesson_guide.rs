@@ -4,10 +4,10 @@
 //! `www/lessons/`); nothing of it is inserted as HTML.
 
 use crate::components::kernel_view::{Shared, SimulationRun};
+use crate::facts::SweepRuns;
 use crate::facts::{FactContext, LaunchView};
 use crate::lesson_text::{Inline, LessonText, Paragraph};
 use crate::state::{Action, Prediction};
-use crate::facts::SweepRuns;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -46,7 +46,10 @@ pub enum Shown {
     Number(String),
     Quote(String),
     /// A link to the lesson at named settings: its words, and its query after the lesson.
-    Link { label: String, query: String },
+    Link {
+        label: String,
+        query: String,
+    },
 }
 
 /// The paragraph with its placeholders filled in from `context`. A number of a launch that does
@@ -221,7 +224,11 @@ fn spaced(words: &str) -> String {
 }
 
 /// The verdict on the student's pick against the simulator's answer.
-pub fn verdict(chosen: Option<usize>, answer: &SimulatorAnswer, marked: Option<usize>) -> Option<&'static str> {
+pub fn verdict(
+    chosen: Option<usize>,
+    answer: &SimulatorAnswer,
+    marked: Option<usize>,
+) -> Option<&'static str> {
     let chosen = chosen?;
     let right = match answer {
         SimulatorAnswer::Number { choice, .. } => *choice,
