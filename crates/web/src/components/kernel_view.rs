@@ -119,7 +119,6 @@ pub fn copies_text(report: &SimulationReport, prediction: &Prediction) -> String
 }
 
 pub fn throughput_text(prediction: &Prediction) -> String {
-    let rate_text = rate_text;
     let useful = format!("{} GB/s useful", rate_text(prediction.gbps));
     let rate = if prediction.gflops > 0.0 {
         format!("{} GFLOP/s, {useful}", rate_text(prediction.gflops))
