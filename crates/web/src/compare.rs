@@ -10,6 +10,7 @@
 use crate::facts::format_significant;
 use crate::lessons::Variant;
 use crate::state::State;
+#[cfg(test)]
 use crate::statements::{printed_number, Claim, Statement};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::simulate::{SimulationInput, SimulationReport};
@@ -189,6 +190,7 @@ impl CompareRow {
 
 /// What the comparison shows, as statements: each row's ratio recomputes from the two cells
 /// printed beside it.
+#[cfg(test)]
 pub fn compare_statements(
     own_label: &str,
     other_label: &str,

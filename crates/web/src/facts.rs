@@ -571,6 +571,7 @@ impl Fact {
             })
     }
 
+    #[cfg(test)]
     pub fn key(self) -> &'static str {
         match self {
             Fact::Metric(metric) => metric.key(),

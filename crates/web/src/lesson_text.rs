@@ -305,6 +305,7 @@ fn placeholders(text: &str, line: usize, pieces: &mut Vec<Inline>) -> Result<(),
 /// Digits in the words a student reads that neither a placeholder, a quotation nor code
 /// accounts for: each a number typed by hand. A choice's own text is the question's answer,
 /// not words, and is not looked at.
+#[cfg(test)]
 pub fn typed_numbers(text: &LessonText) -> Vec<String> {
     let mut paragraphs: Vec<&Paragraph> = text
         .intro
@@ -334,6 +335,7 @@ pub fn typed_numbers(text: &LessonText) -> Vec<String> {
 /// Considerations 2"), the device presets' names ("H100"), the levels of the memory hierarchy
 /// ("L2"), the FP32 pipe and the compute capability class "1.x", which name a thing rather than
 /// count.
+#[cfg(test)]
 fn without_names(words: &str, lectures: &str) -> String {
     let mut text = words.to_string();
     for lecture in lectures.split(';') {

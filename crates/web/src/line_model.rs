@@ -19,6 +19,7 @@
 //! view says, for the host tests.
 
 use crate::model::{explain, format_number, lane_list};
+#[cfg(test)]
 use crate::statements::{Claim, Statement};
 use memplay_sim::access::{AccessKind, AccessWidth, Space, WarpAccess};
 use memplay_sim::banks::{self, BankReport};
@@ -133,6 +134,7 @@ pub fn degree_text(degree: f64) -> String {
 /// The degree a label names, read back from its words: 1 for "no conflict", n for "n-way"
 /// (rounded where the label gives an average). The statements carry this, so a check compares
 /// what the student reads, not what the code meant.
+#[cfg(test)]
 pub fn degree_in_words(label: &str) -> Option<u32> {
     if label.starts_with("no conflict") {
         return Some(1);
@@ -177,6 +179,7 @@ pub fn bank_words(report: &BankReport) -> BankWords {
 
 /// What one bank map says, as statements: its degree and wavefronts as the labels of one access
 /// (`site` names it), and its sentence. `per_fused_load` is 1 unless nvcc fused the loads.
+#[cfg(test)]
 pub fn bank_statements(
     view: &'static str,
     site: &str,
@@ -203,6 +206,7 @@ pub fn bank_statements(
 /// labels of that access (the degree its words name, its wavefronts per instruction, and how
 /// many of the source's loads one fused load serves, with the words that say so), for every
 /// global row its sectors per request, and the picked access's map.
+#[cfg(test)]
 pub fn access_statements(view: &LineView) -> Vec<Statement> {
     const VIEW: &str = "lines";
     let mut statements = Vec::new();

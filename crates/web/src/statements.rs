@@ -35,6 +35,7 @@ pub enum Claim {
     /// The labels of one access: the conflict degree its words name (1 = none) and the wavefronts
     /// per instruction shown for it. Where nvcc's fusion changes the count, `per_fused_load` says
     /// how many of the source's loads one executed load serves.
+    #[cfg(test)]
     Access {
         site: String,
         degree_in_words: u32,

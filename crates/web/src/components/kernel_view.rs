@@ -637,6 +637,7 @@ pub fn counter_rows(
 
 /// What the counters table shows of the simulated launch, as statements: each row's figure by
 /// its label, with the row's words as the page prints them.
+#[cfg(test)]
 pub fn counter_statements(report: &SimulationReport) -> Vec<Statement> {
     simulated_figures(report)
         .into_iter()

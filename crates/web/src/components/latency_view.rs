@@ -123,6 +123,7 @@ impl LatencyFacts {
     }
 
     /// Everything the view shows, as statements: its three figures and the count.
+    #[cfg(test)]
     pub fn statements(&self) -> Vec<Statement> {
         let hiding = &self.hiding;
         let mut statements = vec![

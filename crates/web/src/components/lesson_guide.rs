@@ -99,6 +99,7 @@ fn fill_pieces(pieces: &Paragraph, context: Option<&FactContext>) -> Vec<Shown> 
 }
 
 /// The words of a filled paragraph, as a screen reader or a test reads them.
+#[cfg(test)]
 pub fn plain(shown: &[Shown]) -> String {
     shown
         .iter()

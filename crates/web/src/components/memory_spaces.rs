@@ -16,6 +16,7 @@
 //! of every row, as each is shown when chosen); the view writes its words with the same functions.
 
 use crate::model::format_number;
+#[cfg(test)]
 use crate::statements::Statement;
 use memplay_sim::kernel::Diagnostic;
 use memplay_sim::memory_spaces::{Declaration, DeclarationKind, MemorySpace, Scope};
@@ -167,6 +168,7 @@ pub fn explanation(declaration: &Declaration, threads_per_block: u64, blocks: u6
 }
 
 /// The part of the page these statements belong to.
+#[cfg(test)]
 const VIEW: &str = "memory-spaces";
 
 /// The card's heading, around the kernel's name (which the page sets as code).
@@ -223,6 +225,7 @@ fn row_cells(declaration: &Declaration) -> [String; 7] {
 /// Every sentence the card can show for `props`: its heading and help line; then the pending
 /// line, the kernel's error, or the table (caption, headings, each row as its cells joined by
 /// " | "), the line shown while no row is chosen and each row's explanation.
+#[cfg(test)]
 pub fn memory_spaces_statements(props: &MemorySpacesProps) -> Vec<Statement> {
     let mut statements = vec![
         Statement::words(VIEW, format!("{}{}{}", TITLE.0, props.kernel, TITLE.1)),

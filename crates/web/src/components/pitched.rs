@@ -17,6 +17,7 @@
 
 use crate::components::controls::typed_number;
 use crate::model::format_number;
+#[cfg(test)]
 use crate::statements::Statement;
 use memplay_sim::pitch::PitchedLayout;
 use memplay_sim::DeviceId;
@@ -281,12 +282,14 @@ fn device_cells(id: DeviceId, layout: &PitchedLayout) -> [String; 5] {
 }
 
 /// The part of the page these statements belong to.
+#[cfg(test)]
 const VIEW: &str = "pitched";
 
 /// Every sentence and figure the card shows on `device` for `inputs` (clamped first, as the view
 /// keeps them): heading, figures, the call, the worked-out address and how a kernel reads the
 /// element, the picture's description, why the rows are padded, and the table of every preset
 /// (each row as its cells joined by " | ").
+#[cfg(test)]
 pub fn pitched_statements(device: DeviceId, inputs: PitchedInputs) -> Vec<Statement> {
     let inputs = inputs.clamped();
     let mut statements = vec![Statement::words(VIEW, TITLE)];
