@@ -7,8 +7,8 @@
 //! `State::compare_launch` makes the second launch, which the worker runs after the first. Pure:
 //! the rows, ratios and sentence are tested on the host.
 
-use crate::facts::format_significant;
 use crate::lessons::Variant;
+use crate::model::format_significant;
 use crate::state::State;
 #[cfg(test)]
 use crate::statements::{printed_number, Claim, Statement};

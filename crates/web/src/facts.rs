@@ -8,7 +8,7 @@
 //! a lecture's own figures are quoted instead (`lesson_text::Inline::Quote`).
 
 use crate::lessons::SweepSetting;
-use crate::model::{format_number, format_time};
+use crate::model::{format_number, format_significant, format_time};
 use memplay_sim::simulate::{SimulationInput, SimulationReport};
 use memplay_sim::timing::Prediction;
 use memplay_sim::DeviceId;
@@ -271,26 +271,6 @@ impl Metric {
             | Metric::MemoryWaitNs => format!("{value:.0}"),
             _ => format_significant(value),
         }
-    }
-}
-
-/// A number with three significant digits, trailing zeros dropped, and thousands commas from
-/// 1,000 on: `0.25`, `36.5`, `4`, `16,064`. A choice of a question is written the same way, so
-/// the simulator's number and the answer read alike.
-pub fn format_significant(value: f64) -> String {
-    if !value.is_finite() {
-        return "–".to_string();
-    }
-    if value.abs() >= 1000.0 || value == 0.0 {
-        return format_number(value.round());
-    }
-    let magnitude = value.abs().log10().floor() as i32;
-    let decimals = (2 - magnitude).clamp(0, 6) as usize;
-    let text = format!("{value:.decimals$}");
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
     }
 }
 
@@ -777,16 +757,6 @@ mod tests {
         assert!(FactRef::parse("banks regs=many")
             .unwrap_err()
             .contains("not a whole number"));
-    }
-
-    #[test]
-    fn a_number_keeps_three_significant_digits() {
-        assert_eq!(format_significant(0.25), "0.25");
-        assert_eq!(format_significant(36.4879), "36.5");
-        assert_eq!(format_significant(4.0), "4");
-        assert_eq!(format_significant(16064.0), "16,064");
-        assert_eq!(format_significant(0.0), "0");
-        assert_eq!(format_significant(512.4), "512");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::components::pitched::{pitched_statements, PitchedInputs};
 use crate::components::roofline_levels::roofline_levels_statements;
 use crate::components::roofline_view::roofline_statements;
 use crate::facts::{At, Fact, FactContext, LaunchView, SweepRun, SweepRuns};
-use crate::lesson_text::{parse, typed_numbers, Inline, LessonText, Paragraph};
+use crate::lesson_text::{parse, typed_numbers, Inline, LessonText};
 use crate::lessons::{Control, Lesson, SweepSetting, Variant, View};
 use crate::state::State;
 use crate::statements::{Claim, Statement};
@@ -47,22 +47,9 @@ fn internal_names(text: &str) -> Vec<&'static str> {
         .collect()
 }
 
-/// Every paragraph of a lesson, question and choices' reasons included.
-fn paragraphs(text: &LessonText) -> Vec<&Paragraph> {
-    let mut all: Vec<&Paragraph> = text
-        .intro
-        .iter()
-        .chain(&text.why)
-        .chain(&text.devices)
-        .collect();
-    all.push(&text.question.prompt);
-    all.extend(text.question.choices.iter().map(|choice| &choice.reason));
-    all
-}
-
 /// The values of the swept setting a lesson's placeholders read at.
 fn swept_values(text: &LessonText) -> BTreeSet<(SweepSetting, u32)> {
-    paragraphs(text)
+    text.paragraphs()
         .into_iter()
         .flatten()
         .filter_map(|piece| match piece {
@@ -292,7 +279,8 @@ fn lesson_words_and_unfilled(page: &Page, text: &LessonText) -> (Vec<String>, Ve
         },
         sweep: None,
     };
-    let mut words: Vec<String> = paragraphs(text)
+    let mut words: Vec<String> = text
+        .paragraphs()
         .into_iter()
         .map(|paragraph| {
             let context = if std::ptr::eq(paragraph, &text.question.prompt) {
@@ -516,7 +504,7 @@ fn the_coalescing_lessons_stride_is_explained_in_global_memory() {
 fn every_try_link_opens_its_lesson_at_the_settings_it_names() {
     for lesson in Lesson::ALL {
         let text = parse(lesson.text()).expect("parses");
-        for piece in paragraphs(&text).into_iter().flatten() {
+        for piece in text.paragraphs().into_iter().flatten() {
             let Inline::Try { settings, .. } = piece else {
                 continue;
             };

@@ -21,6 +21,7 @@
 
 use crate::facts::FactRef;
 use crate::lessons::{Lesson, Variant};
+use crate::statements::printed_number;
 
 /// A lesson's words, parsed.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +35,23 @@ pub struct LessonText {
     pub devices: Vec<Paragraph>,
     /// The lesson to go to next.
     pub next: Lesson,
+}
+
+impl LessonText {
+    /// Every paragraph a student reads: the introduction, why, the devices, the question's prompt
+    /// and each choice's reason. The host tests read them all.
+    #[cfg(test)]
+    pub fn paragraphs(&self) -> Vec<&Paragraph> {
+        let mut all: Vec<&Paragraph> = self
+            .intro
+            .iter()
+            .chain(&self.why)
+            .chain(&self.devices)
+            .collect();
+        all.push(&self.question.prompt);
+        all.extend(self.question.choices.iter().map(|choice| &choice.reason));
+        all
+    }
 }
 
 /// One paragraph: text and code, in order.
@@ -80,7 +98,7 @@ pub use crate::facts::Metric;
 impl Choice {
     /// The choice's number, if it is one.
     pub fn number(&self) -> Option<f64> {
-        parse_number(&self.text)
+        printed_number(&self.text)
     }
 }
 
@@ -89,7 +107,8 @@ impl Question {
     /// magnitude apart): what the simulator answers.
     pub fn nearest_choice(&self, value: f64) -> Option<usize> {
         let distance = |choice: &Choice| {
-            parse_number(&choice.text).map(|number| (number.max(1e-9) / value.max(1e-9)).ln().abs())
+            printed_number(&choice.text)
+                .map(|number| (number.max(1e-9) / value.max(1e-9)).ln().abs())
         };
         (0..self.choices.len())
             .filter_map(|index| Some((index, distance(&self.choices[index])?)))
@@ -101,11 +120,6 @@ impl Question {
     pub fn correct(&self) -> Option<usize> {
         self.choices.iter().position(|choice| choice.correct)
     }
-}
-
-/// A choice's number: digits with thousands commas and an optional fraction.
-fn parse_number(text: &str) -> Option<f64> {
-    text.replace(',', "").trim().parse().ok()
 }
 
 /// Parses a lesson file; the error names the line and what is wrong.
@@ -307,15 +321,7 @@ fn placeholders(text: &str, line: usize, pieces: &mut Vec<Inline>) -> Result<(),
 /// not words, and is not looked at.
 #[cfg(test)]
 pub fn typed_numbers(text: &LessonText) -> Vec<String> {
-    let mut paragraphs: Vec<&Paragraph> = text
-        .intro
-        .iter()
-        .chain(&text.why)
-        .chain(&text.devices)
-        .collect();
-    paragraphs.push(&text.question.prompt);
-    paragraphs.extend(text.question.choices.iter().map(|choice| &choice.reason));
-    paragraphs
+    text.paragraphs()
         .into_iter()
         .flatten()
         .filter_map(|piece| match piece {

@@ -578,6 +578,25 @@ pub fn format_intensity(value: f64) -> String {
     } else {
         3
     };
+    trimmed(value, decimals)
+}
+
+/// A number with three significant digits, trailing zeros dropped, and thousands commas from
+/// 1,000 on: `0.25`, `36.5`, `4`, `16,064`. A choice of a question is written the same way, so
+/// the simulator's number and the answer read alike.
+pub fn format_significant(value: f64) -> String {
+    if !value.is_finite() {
+        return "–".to_string();
+    }
+    if value.abs() >= 1000.0 || value == 0.0 {
+        return format_number(value.round());
+    }
+    let magnitude = value.abs().log10().floor() as i32;
+    trimmed(value, (2 - magnitude).clamp(0, 6) as usize)
+}
+
+/// `value` to `decimals` places, with the zeros a fraction ends in (and a bare point) dropped.
+fn trimmed(value: f64, decimals: usize) -> String {
     let text = format!("{value:.decimals$}");
     if text.contains('.') {
         text.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -742,6 +761,16 @@ mod tests {
             &[],
             "No lane is active, so shared memory has nothing to deliver.",
         );
+    }
+
+    #[test]
+    fn a_number_keeps_three_significant_digits() {
+        assert_eq!(format_significant(0.25), "0.25");
+        assert_eq!(format_significant(36.4879), "36.5");
+        assert_eq!(format_significant(4.0), "4");
+        assert_eq!(format_significant(16064.0), "16,064");
+        assert_eq!(format_significant(0.0), "0");
+        assert_eq!(format_significant(512.4), "512");
     }
 
     #[test]

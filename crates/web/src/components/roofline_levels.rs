@@ -372,40 +372,4 @@ mod tests {
              GFLOP/s, and the launch is predicted at 30,000 GFLOP/s.",
         );
     }
-
-    #[test]
-    fn no_launch_of_the_roofline_lesson_beats_the_level_that_binds_it() {
-        use crate::lessons::Variant;
-        use crate::state::State;
-        use memplay_sim::roofline::hierarchical;
-        use memplay_sim::simulate::simulate;
-        use memplay_sim::timing::predict;
-        use memplay_sim::DeviceId;
-        for device in DeviceId::ALL {
-            for variant in [Variant::RooflineNaive, Variant::RooflineTiled] {
-                for tile in [4, 8, 16, 32] {
-                    let state = State {
-                        variant,
-                        device,
-                        tile,
-                        ..State::default()
-                    };
-                    let Ok(report) = simulate(&state.launch()) else {
-                        // The G80 and GT200 refuse 32 x 32 blocks, as the roofline's test asserts.
-                        continue;
-                    };
-                    let levels = hierarchical(&report, &predict(&report));
-                    for statement in roofline_levels_statements(&levels) {
-                        if let Claim::AtMost { bound, predicted } = statement.claim {
-                            assert!(
-                                predicted <= bound * 1.005,
-                                "{device:?} {variant:?} at TILE = {tile}: {}",
-                                statement.text
-                            );
-                        }
-                    }
-                }
-            }
-        }
-    }
 }
