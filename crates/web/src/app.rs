@@ -301,23 +301,7 @@ pub fn app() -> Html {
         crate::lesson_text::parse(lesson.text()).ok().map(Rc::new)
     });
     // The sweep's launches, for a lesson's words about another value of the swept setting.
-    let sweep_runs = shown.sweep.as_ref().and_then(|sweep| {
-        let setting = crate::lessons::SweepSetting::ALL
-            .into_iter()
-            .find(|setting| setting.label() == sweep.setting)?;
-        let runs = sweep
-            .launches
-            .iter()
-            .zip(&sweep.points)
-            .map(|((value, input, launch), point)| crate::facts::SweepRun {
-                value: *value,
-                input: input.clone(),
-                launch: launch.clone(),
-                failed: matches!(point.time_ms, Some(Err(_))),
-            })
-            .collect();
-        Some(Rc::new(crate::facts::SweepRuns { setting, runs }))
-    });
+    let sweep_runs = shown.sweep.as_ref().map(|sweep| Rc::clone(&sweep.runs));
     let guide = (*lesson_text).clone().map(|text| {
         let next = text.next;
         let next_href = if embedded {
@@ -400,7 +384,7 @@ pub fn app() -> Html {
                 >
                     if let Some(sweep) = shown.sweep {
                         <TimeSweep
-                            setting={sweep.setting}
+                            setting={sweep.setting.label()}
                             points={sweep.points}
                             current={sweep.current}
                         />

@@ -33,17 +33,20 @@ use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent};
 use yew::prelude::*;
 
+use crate::facts::{SweepRun, SweepRuns};
 pub use crate::lessons::SweepLaunches;
+use crate::lessons::SweepSetting;
 
 /// The sweep chart's data: the predicted time at each value, `None` while it is being simulated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepView {
-    pub setting: &'static str,
+    pub setting: SweepSetting,
     pub current: u32,
     pub points: Vec<TimePoint>,
     /// The launch at each point and, once it ran, its report and prediction: the numbers a
-    /// lesson's words name at another value of the swept setting come from these.
-    pub launches: Vec<(u32, SimulationInput, Option<Rc<SweptLaunch>>)>,
+    /// lesson's words name at another value of the swept setting come from these. Shared, so
+    /// the lesson's words take them without a copy.
+    pub runs: Rc<SweepRuns>,
 }
 
 /// What the page shows of the simulations.
@@ -239,13 +242,18 @@ impl Scheduler {
                 time_ms: found(input).map(|(_, time, _)| time.clone()),
             })
             .collect();
-        let swept_launches = wanted
+        let runs = wanted
             .sweep
             .launches
             .iter()
             .map(|(value, input)| {
-                let launch = found(input).and_then(|(_, _, launch)| launch.clone());
-                (*value, input.clone(), launch)
+                let known = found(input);
+                SweepRun {
+                    value: *value,
+                    input: input.clone(),
+                    launch: known.and_then(|(_, _, launch)| launch.clone()),
+                    failed: known.is_some_and(|(_, time, _)| time.is_err()),
+                }
             })
             .collect();
         // Only this sweep's times can be used again (moving along the swept setting); the rest
@@ -257,7 +265,10 @@ impl Scheduler {
             setting: wanted.sweep.setting,
             current: wanted.sweep.current,
             points,
-            launches: swept_launches,
+            runs: Rc::new(SweepRuns {
+                setting: wanted.sweep.setting,
+                runs,
+            }),
         });
         wanted.sweeping = true;
     }
@@ -296,8 +307,9 @@ impl Scheduler {
         };
         if wanted.sweeping {
             point.time_ms = Some(time_ms.clone());
-            if let Some(slot) = sweep.launches.get_mut(index) {
-                slot.2 = launch.clone();
+            if let Some(run) = Rc::make_mut(&mut sweep.runs).runs.get_mut(index) {
+                run.launch = launch.clone();
+                run.failed = time_ms.is_err();
             }
             self.known.push((input.clone(), time_ms, launch));
         }
@@ -372,12 +384,13 @@ impl Scheduler {
                     JobKind::Launch => wanted.launched = true,
                     JobKind::Compare => wanted.compared = true,
                     JobKind::SweepPoint(index) => {
-                        if let Some(point) = self
-                            .sweep
-                            .as_mut()
-                            .and_then(|sweep| sweep.points.get_mut(index))
-                        {
-                            point.time_ms = Some(Err(message));
+                        if let Some(sweep) = self.sweep.as_mut() {
+                            if let Some(point) = sweep.points.get_mut(index) {
+                                point.time_ms = Some(Err(message));
+                            }
+                            if let Some(run) = Rc::make_mut(&mut sweep.runs).runs.get_mut(index) {
+                                run.failed = true;
+                            }
                         }
                     }
                 }
@@ -714,7 +727,7 @@ mod tests {
         (
             state.launch(),
             SweepLaunches {
-                setting: sweep.label(),
+                setting: sweep,
                 current: tile,
                 launches,
             },

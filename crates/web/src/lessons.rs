@@ -314,8 +314,8 @@ pub struct Settings {
 /// The sweep of a launch: the swept setting, its current value and the launch at each value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepLaunches {
-    /// The swept setting in words ("tile width").
-    pub setting: &'static str,
+    /// The swept setting.
+    pub setting: SweepSetting,
     pub current: u32,
     pub launches: Vec<(u32, SimulationInput)>,
 }
@@ -391,7 +391,7 @@ impl SweepSetting {
         launch_at: impl Fn(Settings) -> SimulationInput,
     ) -> SweepLaunches {
         SweepLaunches {
-            setting: self.label(),
+            setting: self,
             current: self.current(settings),
             launches: self
                 .values()
