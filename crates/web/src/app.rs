@@ -295,15 +295,10 @@ pub fn app() -> Html {
     // The lesson decides which settings and views the page shows.
     let lesson = state.variant.lesson();
     let views = lesson.views();
-    // The lesson's words, parsed once per lesson; a file that does not parse (the tests make sure
-    // none ships) leaves the page without them rather than without the simulator.
-    let lesson_text = use_memo(state.variant.lesson(), |lesson| {
-        crate::lesson_text::parse(lesson.text()).ok().map(Rc::new)
-    });
     // The sweep's launches, for a lesson's words about another value of the swept setting.
     let sweep_runs = shown.sweep.as_ref().map(|sweep| Rc::clone(&sweep.runs));
-    let guide = (*lesson_text).clone().map(|text| {
-        let next = text.next;
+    let guide = {
+        let next = lesson.next().unwrap_or(lesson);
         let next_href = if embedded {
             format!("?lesson={}&embed=1", next.key())
         } else {
@@ -312,7 +307,7 @@ pub fn app() -> Html {
         let next_title = next.title().to_string();
         let question_launch = Rc::new(
             State {
-                variant: text.question.variant,
+                variant: lesson.question_variant(),
                 ..(*state).clone()
             }
             .launch(),
@@ -324,7 +319,7 @@ pub fn app() -> Html {
         };
         html! {
             <LessonGuide
-                text={text}
+                lesson={lesson}
                 run={shown.run.clone()}
                 sweep={sweep_runs.clone()}
                 question_launch={question_launch}
@@ -336,7 +331,7 @@ pub fn app() -> Html {
                 on_action={on_action.clone()}
             />
         }
-    });
+    };
     html! {
         <>
             if !embedded {
@@ -354,7 +349,7 @@ pub fn app() -> Html {
                               full_page_href={link(&state.full_page_query(),
                                                    state.source_link.fragment())} />
                 }
-                { for guide }
+                { guide }
                 <Controls
                     device={state.device}
                     pattern={state.pattern}
@@ -424,7 +419,7 @@ pub fn app() -> Html {
                     }
                     if views.contains(&View::Transfers) {
                         <TransferView run={shown.run.clone()} host_memory={state.host_memory}
-                                      layout={state.variant.transfer_layout()} />
+                                      layout={state.variant.transfer_layout(state.settings())} />
                     }
                     if views.contains(&View::Occupancy) {
                         <OccupancyView

@@ -702,7 +702,6 @@ pub fn use_simulations(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lessons::Variant;
     use crate::state::State;
     use memplay_sim::kernel::Span;
     use memplay_sim::simulate::SimulationError;
@@ -711,7 +710,7 @@ mod tests {
     /// The launch and the tile-width sweep of the tiled matmul lesson at `tile`.
     fn request_at(tile: u32, source: Option<&str>) -> (SimulationInput, SweepLaunches) {
         let state = State {
-            variant: Variant::MatmulTiled,
+            variant: crate::lessons::variant("tiled-matmul", "tiled"),
             tile,
             edited_source: source.map(str::to_string),
             ..State::default()

@@ -7,7 +7,6 @@
 //! `State::compare_launch` makes the second launch, which the worker runs after the first. Pure:
 //! the rows, ratios and sentence are tested on the host.
 
-use crate::lessons::Variant;
 use crate::model::format_significant;
 use crate::state::State;
 #[cfg(test)]
@@ -93,7 +92,7 @@ impl State {
                 let here = variants
                     .iter()
                     .position(|&variant| variant == self.variant)?;
-                let partner: Variant = *variants.get((here + 1) % variants.len())?;
+                let partner = *variants.get((here + 1) % variants.len())?;
                 if partner == self.variant {
                     return None;
                 }
@@ -322,7 +321,6 @@ pub fn sentence(own_label: &str, other_label: &str, rows: &[CompareRow]) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lessons::Variant;
     use memplay_sim::simulate::simulate;
     use memplay_sim::timing::predict;
 
@@ -357,7 +355,7 @@ mod tests {
     fn one_word_of_padding_takes_the_row_per_thread_read_from_32_wavefronts_to_1() {
         check(
             State {
-                variant: Variant::RowPerThread,
+                variant: crate::lessons::variant("bank-conflicts", "row-per-thread"),
                 compile: CompileEffects::AS_WRITTEN,
                 compare: CompareWith::Padding,
                 ..State::default()
@@ -371,9 +369,18 @@ mod tests {
         // The row-per-thread kernel takes microseconds: its times once read "0 0 1×" and its
         // sentence "PAD=1 ... is 1× faster".
         for (variant, compile) in [
-            (Variant::RowPerThread, CompileEffects::default()),
-            (Variant::RowPerThread, CompileEffects::AS_WRITTEN),
-            (Variant::TransposeShared, CompileEffects::default()),
+            (
+                crate::lessons::variant("bank-conflicts", "row-per-thread"),
+                CompileEffects::default(),
+            ),
+            (
+                crate::lessons::variant("bank-conflicts", "row-per-thread"),
+                CompileEffects::AS_WRITTEN,
+            ),
+            (
+                crate::lessons::variant("bank-conflicts", "transpose"),
+                CompileEffects::default(),
+            ),
         ] {
             let state = State {
                 variant,
@@ -415,7 +422,7 @@ mod tests {
     fn nothing_to_compare_gives_no_second_launch() {
         assert_eq!(State::default().compare_launch(), None);
         let only_one = State {
-            variant: Variant::OccupancyTiled,
+            variant: crate::lessons::variant("occupancy", "tiled"),
             compare: CompareWith::Variant,
             ..State::default()
         };

@@ -17,7 +17,7 @@ use crate::components::roofline_levels::roofline_levels_statements;
 use crate::components::roofline_view::roofline_statements;
 use crate::facts::{At, Fact, FactContext, LaunchView, SweepRun, SweepRuns};
 use crate::lesson_text::{parse, typed_numbers, Inline, LessonText};
-use crate::lessons::{Control, Lesson, SweepSetting, Variant, View};
+use crate::lessons::{Control, SweepSetting, Variant, View};
 use crate::state::State;
 use crate::statements::{Claim, Statement};
 use memplay_sim::simulate::simulate;
@@ -267,7 +267,7 @@ fn lesson_words_and_unfilled(page: &Page, text: &LessonText) -> (Vec<String>, Ve
     };
     // The prompt reads the question's launch at the page's settings, before anything runs.
     let question_input = State {
-        variant: text.question.variant,
+        variant: page.state.variant.lesson().question_variant(),
         ..page.state.clone()
     }
     .launch();
@@ -295,15 +295,16 @@ fn lesson_words_and_unfilled(page: &Page, text: &LessonText) -> (Vec<String>, Ve
             plain(&shown)
         })
         .collect();
-    words.push(answer_words(text, &simulator_answer(text, Some(run))));
+    let lesson = page.state.variant.lesson();
+    words.push(answer_words(lesson, &simulator_answer(lesson, Some(run))));
     words.extend(
         view_statements(page)
             .into_iter()
             .map(|statement| statement.text),
     );
     // The pattern explorer's sentence, where the lesson has one.
-    if text
-        .question
+    if page
+        .state
         .variant
         .lesson()
         .views()
@@ -319,8 +320,9 @@ fn lesson_words_and_unfilled(page: &Page, text: &LessonText) -> (Vec<String>, Ve
 }
 
 /// The reveal's sentence on the simulator's number.
-fn simulator_answer_words(page: &Page, text: &LessonText) -> String {
-    answer_words(text, &simulator_answer(text, Some(&page.run)))
+fn simulator_answer_words(page: &Page) -> String {
+    let lesson = page.state.variant.lesson();
+    answer_words(lesson, &simulator_answer(lesson, Some(&page.run)))
 }
 
 /// The page at a variant's first settings on `device`, as its link opens it.
@@ -335,16 +337,16 @@ fn state_at(variant: Variant, device: DeviceId) -> State {
 
 #[test]
 fn no_lesson_types_a_number_outside_a_placeholder_a_quotation_or_code() {
-    for lesson in Lesson::ALL {
-        let text = parse(lesson.text()).unwrap_or_else(|error| panic!("{lesson:?}: {error}"));
-        assert_eq!(typed_numbers(&text), Vec::<String>::new(), "{lesson:?}");
+    for lesson in crate::lessons::all() {
+        let text = lesson.words();
+        assert_eq!(typed_numbers(text), Vec::<String>::new(), "{lesson:?}");
     }
 }
 
 #[test]
 fn a_question_names_only_numbers_known_before_its_launch_runs() {
-    for lesson in Lesson::ALL {
-        let text = parse(lesson.text()).expect("parses");
+    for lesson in crate::lessons::all() {
+        let text = lesson.words();
         for piece in &text.question.prompt {
             if let Inline::Fact(fact) = piece {
                 assert!(
@@ -361,9 +363,9 @@ fn a_question_names_only_numbers_known_before_its_launch_runs() {
 fn every_placeholder_reads_a_value_the_lessons_sweep_has() {
     // `{predicted-time pad=1}` reads the sweep's launch at PAD = 1, so the sweep must be over the
     // padding and run 1; otherwise the page could never fill it in.
-    for lesson in Lesson::ALL {
-        let text = parse(lesson.text()).expect("parses");
-        for (setting, value) in swept_values(&text) {
+    for lesson in crate::lessons::all() {
+        let text = lesson.words();
+        for (setting, value) in swept_values(text) {
             for variant in lesson.variants() {
                 assert_eq!(variant.sweep(), setting, "{lesson:?} {variant:?}");
                 assert!(setting.values().contains(&value), "{lesson:?}: {value}");
@@ -376,17 +378,17 @@ fn every_placeholder_reads_a_value_the_lessons_sweep_has() {
 fn every_lesson_at_every_variant_on_every_device_fills_in_every_number_and_names_nothing_internal()
 {
     let mut refused = BTreeSet::new();
-    for lesson in Lesson::ALL {
-        let text = parse(lesson.text()).expect("parses");
-        for &variant in lesson.variants() {
+    for lesson in crate::lessons::all() {
+        let text = lesson.words();
+        for variant in lesson.variants() {
             for device in DeviceId::ALL {
                 let state = state_at(variant, device);
-                let page = page_at(&state, &text);
-                let (words, unfilled) = lesson_words_and_unfilled(&page, &text);
+                let page = page_at(&state, text);
+                let (words, unfilled) = lesson_words_and_unfilled(&page, text);
                 check_claims(&view_statements(&page), &format!("{variant:?} on {device}"));
                 let ran = page.run.result.is_ok();
                 if !ran {
-                    refused.insert((variant.old_key(), device.as_str()));
+                    refused.insert((format!("{variant:?}"), device.as_str()));
                 }
                 for sentence in words.iter().chain([&variant.title().to_string()]) {
                     assert_eq!(
@@ -406,28 +408,40 @@ fn every_lesson_at_every_variant_on_every_device_fills_in_every_number_and_names
         }
         assert!(internal_names(&text.lectures).is_empty(), "{lesson:?}");
     }
-    let expected: BTreeSet<(&str, &str)> = DeviceId::ALL
+    let expected: BTreeSet<(String, &str)> = DeviceId::ALL
         .into_iter()
-        .map(|device| ("boundary-unguarded", device.as_str()))
-        .chain([("atomics-global", "g80"), ("atomics-hierarchical", "g80")])
+        .map(|device| ("boundary-checks/unguarded".to_string(), device.as_str()))
+        .chain([
+            ("atomics/global".to_string(), "g80"),
+            ("atomics/hierarchical".to_string(), "g80"),
+        ])
         .collect();
     assert_eq!(refused, expected);
 }
 
 #[test]
 fn a_refused_launch_is_answered_with_its_reason_not_a_number() {
-    let text = parse(Lesson::BoundaryChecks.text()).expect("parses");
-    let page = page_at(&state_at(Variant::BoundaryUnguarded, DeviceId::H100), &text);
-    let answer = simulator_answer_words(&page, &text);
+    let text = crate::lessons::lesson("boundary-checks").words();
+    let page = page_at(
+        &state_at(
+            crate::lessons::variant("boundary-checks", "unguarded"),
+            DeviceId::H100,
+        ),
+        text,
+    );
+    let answer = simulator_answer_words(&page);
     assert!(answer.contains("Kernel menu"), "{answer}");
-    let text = parse(Lesson::MemorySpaces.text()).expect("parses");
+    let text = crate::lessons::lesson("memory-spaces").words();
     let state = State {
         device: DeviceId::G80,
         tile: 32,
-        ..state_at(Variant::MemorySpacesTiled, DeviceId::G80)
+        ..state_at(
+            crate::lessons::variant("memory-spaces", "tiled"),
+            DeviceId::G80,
+        )
     };
-    let page = page_at(&state, &text);
-    let answer = simulator_answer_words(&page, &text);
+    let page = page_at(&state, text);
+    let answer = simulator_answer_words(&page);
     assert!(answer.contains("does not run"), "{answer}");
     assert!(!answer.contains("0 bytes"), "{answer}");
 }
@@ -446,9 +460,9 @@ fn swept(control: Control) -> Option<SweepSetting> {
 
 #[test]
 fn every_numeric_control_of_a_lesson_moves_a_number_its_words_show() {
-    for lesson in Lesson::ALL {
-        let text = parse(lesson.text()).expect("parses");
-        for &variant in lesson.variants() {
+    for lesson in crate::lessons::all() {
+        let text = lesson.words();
+        for variant in lesson.variants() {
             for control in state_at(variant, DeviceId::H100).controls() {
                 let Some(setting) = swept(control) else {
                     continue;
@@ -464,7 +478,7 @@ fn every_numeric_control_of_a_lesson_moves_a_number_its_words_show() {
                         state.stride = settings.stride;
                         state.block = settings.block;
                         state.regs = settings.regs;
-                        lesson_words(&page_at(&state, &text), &text)
+                        lesson_words(&page_at(&state, text), text)
                     })
                     .collect();
                 assert!(
@@ -483,7 +497,13 @@ fn a_placeholder_about_another_device_names_that_devices_preset() {
                 {banks device=g80} and {banks}.\n\n== question\nQ?\nmetric: sectors-per-load-request\n\
                 choice*: 4\n\n== why\nW.\n\n== devices\nD.\n\n== next\natomics\n";
     let text = parse(text).expect("parses");
-    let page = page_at(&state_at(Variant::StridedCopy, DeviceId::H100), &text);
+    let page = page_at(
+        &state_at(
+            crate::lessons::variant("coalescing", "strided-copy"),
+            DeviceId::H100,
+        ),
+        &text,
+    );
     assert_eq!(lesson_words(&page, &text)[0], "16 and 32.");
     assert!(matches!(
         text.intro[0][0],
@@ -493,17 +513,21 @@ fn a_placeholder_about_another_device_names_that_devices_preset() {
 
 #[test]
 fn the_coalescing_lessons_stride_is_explained_in_global_memory() {
-    let coalescing = crate::components::controls::stride_hint(&Variant::StridedCopy.controls());
+    let coalescing = crate::components::controls::stride_hint(
+        &crate::lessons::variant("coalescing", "strided-copy").controls(),
+    );
     assert!(coalescing.contains("global"), "{coalescing}");
     assert!(!coalescing.contains("shared"), "{coalescing}");
-    let banks = crate::components::controls::stride_hint(&Variant::SmemStride.controls());
+    let banks = crate::components::controls::stride_hint(
+        &crate::lessons::variant("bank-conflicts", "stride").controls(),
+    );
     assert!(banks.contains("shared"), "{banks}");
 }
 
 #[test]
 fn every_try_link_opens_its_lesson_at_the_settings_it_names() {
-    for lesson in Lesson::ALL {
-        let text = parse(lesson.text()).expect("parses");
+    for lesson in crate::lessons::all() {
+        let text = lesson.words();
         for piece in text.paragraphs().into_iter().flatten() {
             let Inline::Try { settings, .. } = piece else {
                 continue;
@@ -534,8 +558,8 @@ fn the_occupancy_lessons_g80_link_reaches_the_lectures_three_blocks_of_256_threa
 
 #[test]
 fn every_choice_says_in_one_line_why_it_is_or_is_not_the_answer() {
-    for lesson in Lesson::ALL {
-        let text = parse(lesson.text()).expect("parses");
+    for lesson in crate::lessons::all() {
+        let text = lesson.words();
         for choice in &text.question.choices {
             assert!(!choice.reason.is_empty(), "{lesson:?}: {}", choice.text);
         }
@@ -572,9 +596,12 @@ fn a_wrong_pick_is_told_apart_from_the_answer_the_simulator_gives() {
 #[test]
 fn the_roofline_reveal_prints_the_answer_as_the_choice_reads() {
     // The reveal said "0.2 FLOP per byte ... (the answer 0.25)": one decimal of 0.25.
-    let text = parse(Lesson::Roofline.text()).expect("parses");
-    let page = page_at(&state_at(Variant::RooflineNaive, DeviceId::H100), &text);
-    let answer = lesson_words(&page, &text)
+    let text = crate::lessons::lesson("roofline").words();
+    let page = page_at(
+        &state_at(crate::lessons::variant("roofline", "naive"), DeviceId::H100),
+        text,
+    );
+    let answer = lesson_words(&page, text)
         .into_iter()
         .find(|words| words.starts_with("The simulator, at the settings on the page"))
         .expect("the simulator's answer");
@@ -589,14 +616,17 @@ fn no_roofline_bound_is_exceeded_by_the_prediction_beside_it_at_any_tile_on_any_
     // The page said "Naive matmul: 0.25 FLOP/B, at most 752.8 GFLOP/s" beside a prediction of
     // 5,087 GFLOP/s: the lecture's count, every load from DRAM, is no bound on a cached launch.
     for device in DeviceId::ALL {
-        for variant in [Variant::RooflineNaive, Variant::RooflineTiled] {
+        for variant in [
+            crate::lessons::variant("roofline", "naive"),
+            crate::lessons::variant("roofline", "tiled"),
+        ] {
             for tile in [4, 8, 16, 32] {
                 let state = State {
                     tile,
                     ..state_at(variant, device)
                 };
-                let text = parse(Lesson::Roofline.text()).expect("parses");
-                let page = page_at(&state, &text);
+                let text = crate::lessons::lesson("roofline").words();
+                let page = page_at(&state, text);
                 check_claims(
                     &view_statements(&page),
                     &format!("{variant:?} at tile {tile} on {device}"),
@@ -609,9 +639,15 @@ fn no_roofline_bound_is_exceeded_by_the_prediction_beside_it_at_any_tile_on_any_
 #[test]
 fn a_number_of_a_sweep_launch_the_device_cannot_run_is_marked_and_explained() {
     // The G80's 8,192 registers hold no block of 256 threads at 64 registers per thread.
-    let text = parse(Lesson::LatencyHiding.text()).expect("parses");
-    let page = page_at(&state_at(Variant::LatencyAdjDiff, DeviceId::G80), &text);
-    let (words, unfilled) = lesson_words_and_unfilled(&page, &text);
+    let text = crate::lessons::lesson("latency-hiding").words();
+    let page = page_at(
+        &state_at(
+            crate::lessons::variant("latency-hiding", "adjacent-difference"),
+            DeviceId::G80,
+        ),
+        text,
+    );
+    let (words, unfilled) = lesson_words_and_unfilled(&page, text);
     assert!(unfilled.is_empty(), "{unfilled:?}");
     let raise = words
         .iter()

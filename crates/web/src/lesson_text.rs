@@ -20,7 +20,6 @@
 //! check that no other digit is left in a lesson's words, outside code.
 
 use crate::facts::FactRef;
-use crate::lessons::{Lesson, Variant};
 use crate::statements::printed_number;
 
 /// A lesson's words, parsed.
@@ -33,8 +32,8 @@ pub struct LessonText {
     pub question: Question,
     pub why: Vec<Paragraph>,
     pub devices: Vec<Paragraph>,
-    /// The lesson to go to next.
-    pub next: Lesson,
+    /// The key of the lesson to go to next.
+    pub next: String,
 }
 
 impl LessonText {
@@ -79,8 +78,6 @@ pub enum Inline {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Question {
     pub prompt: Paragraph,
-    /// The launch the question is about, at the page's first settings.
-    pub variant: Variant,
     pub metric: Metric,
     pub choices: Vec<Choice>,
 }
@@ -122,62 +119,99 @@ impl Question {
     }
 }
 
-/// Parses a lesson file; the error names the line and what is wrong.
-pub fn parse(text: &str) -> Result<LessonText, String> {
-    let mut fields: Vec<(&str, &str)> = Vec::new();
-    let mut sections: Vec<(&str, Vec<(usize, &str)>)> = Vec::new();
+/// A lesson file cut into its `key: value` fields and its `== name` sections, each line with its
+/// number. `lessons` reads the fields and the variant and kernel sections; `words` the rest.
+/// Lines of a file, each with its number.
+pub type Lines<'a> = Vec<(usize, &'a str)>;
+
+#[derive(Debug)]
+pub struct Sections<'a> {
+    fields: Vec<(usize, &'a str, &'a str)>,
+    sections: Vec<(usize, &'a str, Lines<'a>)>,
+}
+
+impl<'a> Sections<'a> {
+    /// The field's line and value, if the file has it.
+    pub fn field(&self, key: &str) -> Option<(usize, &'a str)> {
+        self.fields
+            .iter()
+            .find(|(_, name, _)| *name == key)
+            .map(|(line, _, value)| (*line, *value))
+    }
+
+    pub fn required(&self, key: &str) -> Result<(usize, &'a str), String> {
+        self.field(key)
+            .ok_or(format!("the field `{key}:` is missing"))
+    }
+
+    /// The lines of the section `== name`.
+    pub fn section(&self, name: &str) -> Result<&[(usize, &'a str)], String> {
+        self.sections
+            .iter()
+            .find(|(_, section, _)| *section == name)
+            .map(|(_, _, lines)| lines.as_slice())
+            .ok_or(format!("the section `== {name}` is missing"))
+    }
+
+    /// Every section `== kind NAME`: its heading's line, its name and its lines.
+    pub fn named(&self, kind: &str) -> Vec<(usize, &'a str, &Lines<'a>)> {
+        self.sections
+            .iter()
+            .filter_map(|(line, heading, lines)| {
+                let name = heading.strip_prefix(kind)?.strip_prefix(' ')?;
+                Some((*line, name.trim(), lines))
+            })
+            .collect()
+    }
+}
+
+/// Cuts a lesson file into fields and sections.
+pub fn split(text: &str) -> Result<Sections<'_>, String> {
+    let mut fields = Vec::new();
+    let mut sections: Vec<(usize, &str, Lines)> = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let number = index + 1;
         if let Some(name) = line.strip_prefix("== ") {
-            sections.push((name.trim(), Vec::new()));
-        } else if let Some((_, lines)) = sections.last_mut() {
+            sections.push((number, name.trim(), Vec::new()));
+        } else if let Some((_, _, lines)) = sections.last_mut() {
             lines.push((number, line));
-        } else if !line.trim().is_empty() {
+        } else if !line.trim().is_empty() && !line.starts_with('#') {
             let (key, value) = line.split_once(':').ok_or(format!(
                 "line {number}: expected `key: value` before the sections"
             ))?;
-            fields.push((key.trim(), value.trim()));
+            fields.push((number, key.trim(), value.trim()));
         }
     }
-    let field = |key: &str| {
-        fields
-            .iter()
-            .find(|(name, _)| *name == key)
-            .map(|(_, value)| value.to_string())
-            .ok_or(format!("the field `{key}:` is missing"))
-    };
-    let section = |name: &str| {
-        sections
-            .iter()
-            .find(|(section, _)| *section == name)
-            .map(|(_, lines)| lines.as_slice())
-            .ok_or(format!("the section `== {name}` is missing"))
-    };
-    let variant_key = field("question-variant")?;
-    let variant = Variant::parse_old_key(&variant_key).ok_or(format!(
-        "question-variant: {variant_key} is not a lesson kernel"
-    ))?;
-    let next_name = section("next")?
+    Ok(Sections { fields, sections })
+}
+
+/// The words of a lesson file: title, lectures, the word sections and the next lesson.
+pub fn words(file: &Sections) -> Result<LessonText, String> {
+    let next = file
+        .section("next")?
         .iter()
         .map(|(_, line)| line.trim())
         .find(|line| !line.is_empty())
         .unwrap_or_default()
         .to_string();
     Ok(LessonText {
-        title: field("title")?,
-        lectures: field("lectures")?,
-        intro: paragraphs(section("intro")?)?,
-        question: question(section("question")?, variant)?,
-        why: paragraphs(section("why")?)?,
-        devices: paragraphs(section("devices")?)?,
-        next: Lesson::ALL
-            .into_iter()
-            .find(|lesson| lesson.key() == next_name)
-            .ok_or(format!("next: {next_name} is not a lesson"))?,
+        title: file.required("title")?.1.to_string(),
+        lectures: file.required("lectures")?.1.to_string(),
+        intro: paragraphs(file.section("intro")?)?,
+        question: question(file.section("question")?)?,
+        why: paragraphs(file.section("why")?)?,
+        devices: paragraphs(file.section("devices")?)?,
+        next,
     })
 }
 
-fn question(lines: &[(usize, &str)], variant: Variant) -> Result<Question, String> {
+/// Parses the words of a lesson file; the error names the line and what is wrong.
+#[cfg(test)]
+pub fn parse(text: &str) -> Result<LessonText, String> {
+    words(&split(text)?)
+}
+
+fn question(lines: &[(usize, &str)]) -> Result<Question, String> {
     let mut prompt = Vec::new();
     let mut metric = None;
     let mut choices = Vec::new();
@@ -213,7 +247,6 @@ fn question(lines: &[(usize, &str)], variant: Variant) -> Result<Question, Strin
     }
     let question = Question {
         prompt: inline(&prompt.join(" "), prompt_line)?,
-        variant,
         metric: metric.ok_or("the question names no `metric:`")?,
         choices,
     };
@@ -386,7 +419,7 @@ mod tests {
             ]]
         );
         assert_eq!(lesson.question.correct(), Some(1));
-        assert_eq!(lesson.next, Lesson::Atomics);
+        assert_eq!(lesson.next, "atomics");
     }
 
     #[test]
@@ -460,17 +493,11 @@ mod tests {
 
     #[test]
     fn every_lessons_question_is_answered_by_the_simulator_as_its_file_says() {
-        for each in Lesson::ALL {
-            let lesson = parse(each.text())
-                .unwrap_or_else(|error| panic!("{each:?}'s lesson file: {error}"));
+        for each in crate::lessons::all() {
+            let lesson = each.words();
             let question = &lesson.question;
-            assert_eq!(
-                question.variant.lesson(),
-                each,
-                "a question about its own lesson"
-            );
             let state = State {
-                variant: question.variant,
+                variant: each.question_variant(),
                 ..State::default()
             };
             let input = state.launch();
@@ -504,11 +531,11 @@ mod tests {
         // Seed 003's count on the H100: 64 warps cover DRAM's wait for the adjacent difference
         // (it needs about 50); at 128 registers per thread the SM holds 2 blocks, 16 warps,
         // which cover about a third of it, and the page's revealed answer moves to 25%.
-        let lesson = parse(Lesson::LatencyHiding.text()).expect("parses");
-        let question = &lesson.question;
+        let each = crate::lessons::lesson("latency-hiding");
+        let question = &each.words().question;
         let answer = |regs: u32| {
             let state = State {
-                variant: question.variant,
+                variant: each.question_variant(),
                 regs,
                 ..State::default()
             };

@@ -1,733 +1,380 @@
-//! The lessons and their kernels: the lectures' CUDA kernels, launched from the page's settings.
+//! The lessons: each one file of `www/lessons/`, which holds everything a lesson is.
 //!
-//! A `Lesson` is one topic of the lectures (`?lesson=tiled-matmul`); its `Variant`s are the kernels
-//! it compares (`&variant=naive`). The keys of the page's first links, one per kernel
-//! (`?lesson=matmul-naive`), still open their lesson at that variant (`Variant::old_key`).
+//! A `Lesson` is one topic of the lectures (`?lesson=tiled-matmul`, the file's name); its
+//! `Variant`s are the kernels it compares (`&variant=naive`), each with its launch written as
+//! expressions of the page's settings (`lesson_launch`). Besides its words (`lesson_text`), a
+//! file names the lesson's controls, its primary view and the others, the bank map's first
+//! pattern, the variant its question is about and where it stands in the menu. A variant's
+//! kernel is one of `www/kernels/` or a `== kernel NAME` section of the file itself, so a lesson
+//! an instructor writes is one file. The page's code names no lesson: the built-in files are
+//! listed by `build.rs`, and a lesson loaded at run time (`?lesson-url=`, `#lesson=`) joins them
+//! through `load`.
 //!
-//! Each lesson is one kernel of the files in `www/kernels/` (the kernels measured on a real H100,
-//! `tests/reference/kernels/`), at the size it was measured at, with the settings a student
-//! turns mapped onto its launch: the tile width becomes `TILE_WIDTH` and the block edge of the
-//! matrix multiplications, the padding becomes `PAD`, threads per block the block of the 1-D
-//! kernels, the stride the `stride` argument. Everything here is pure, so the launches are tested on
-//! the host; the page runs them through `memplay_sim::simulate`.
+//! The format, with a worked example, is in README ("Writing a lesson"). A malformed file is
+//! refused with its line and what is wrong.
+//!
+//! `Lesson` and `Variant` are small copyable handles on lessons read once and kept for the
+//! page's life, so the state, the views and the tests pass them around as freely as the enums
+//! they replace.
 
+use crate::lesson_launch::{Expression, LaunchSpec};
+use crate::lesson_text::{self, LessonText, Sections};
+use crate::my_kernel::{self, MyLaunch};
+pub use crate::settings::{Control, Settings, SweepLaunches, SweepSetting, View};
 use memplay_sim::compile_effects::CompileEffects;
-use memplay_sim::kernel::{Dim3, Value};
+use memplay_sim::patterns::PatternId;
 use memplay_sim::simulate::SimulationInput;
 use memplay_sim::transfer::Layout;
 use memplay_sim::DeviceId;
+use std::cell::RefCell;
+use std::sync::OnceLock;
 
-use memplay_sim::lesson_kernels::{
-    ADJ_DIFF, ATOMICS, BANKS, BOUNDARY, COALESCING, DIVERGENCE, MATMUL, SWIZZLE, TRANSPOSE,
-};
+include!(concat!(env!("OUT_DIR"), "/shipped_files.rs"));
 
-/// A setting of the page's controls that a lesson turns (the device is always shown).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Control {
-    Pattern,
-    Tile,
-    Pad,
-    Stride,
-    Block,
-    Regs,
-    /// Pinned or pageable host memory for the copies (`host=`).
-    HostMemory,
+/// A lesson as its file gives it.
+#[derive(Debug, PartialEq)]
+pub struct LessonDef {
+    /// The id in the link (`lesson=tiled-matmul`): the file's name.
+    pub key: String,
+    /// Where the lesson stands in the menu (`order:`).
+    pub order: u32,
+    /// Whether the page opens on this lesson when its link names none (`home: yes`).
+    pub home: bool,
+    /// What page errors the lesson explains (`explains: ragged-tiles`), so an error elsewhere
+    /// can link to it.
+    pub explains: Vec<String>,
+    pub text: LessonText,
+    /// The settings the lesson's kernels depend on, in the order the page shows them.
+    pub controls: Vec<Control>,
+    /// The view that shows the lesson's point, on its first screen.
+    pub view: View,
+    /// The other views that matter, one click away.
+    pub views: Vec<View>,
+    /// The bank map's pattern where the link names none.
+    pub pattern: PatternId,
+    /// The variant the question is about.
+    pub question_variant: usize,
+    pub variants: Vec<VariantDef>,
+    /// The file as it was read, for the lesson editor.
+    pub file: String,
 }
 
-/// A view of the page beside the lesson's words and kernel card, shown where it matters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum View {
-    /// The bank map of one warp's access pattern (`pattern=`).
-    BankMap,
-    Occupancy,
-    Roofline,
-    /// Where each of the kernel's variables lives (seed 000's tables).
-    MemorySpaces,
-    /// cudaMallocPitch's padded rows.
-    Pitched,
-    /// The kernel's memory accesses line by line, with one warp's bank or coalescing map.
-    Lines,
-    /// Warps resident on an SM against the warps its memory latency needs (seed 003).
-    LatencyHiding,
-    /// Active lanes per warp instruction, and the FP32 work the split warps waste (seed 001).
-    Divergence,
-    /// The copies to and from the host beside the kernel (seeds 000, 001).
-    Transfers,
-    /// The launch form of the my-kernel lesson.
-    LaunchForm,
+/// One kernel of a lesson and its launch.
+#[derive(Debug, PartialEq)]
+pub struct VariantDef {
+    /// The name in the link (`variant=naive`).
+    pub name: String,
+    pub title: String,
+    /// The kernel's key in the page's first links (`lesson=matmul-naive`), which still open it.
+    pub old_key: Option<String>,
+    /// The kernel's file (`matmul.cu`) and its text.
+    pub file: String,
+    pub source: &'static str,
+    /// The `__global__` function the lesson launches.
+    pub kernel: String,
+    /// Which settings change the launch, in words, so the page can say what to try.
+    pub settings: String,
+    pub controls: Vec<Control>,
+    pub sweep: SweepSetting,
+    pub launch: LaunchRule,
 }
 
-/// The lessons, in the order of the lectures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    MatmulNaive,
-    MatmulTiled,
-    AdjDiffNaive,
-    AdjDiffShared,
-    SmemStride,
-    RowPerThread,
-    StridedCopy,
-    TransposeNaive,
-    TransposeShared,
-    AtomicsGlobal,
-    AtomicsHierarchical,
-    /// The tiled matmul at an n that is not a multiple of the tile: its loads leave the matrices.
-    BoundaryUnguarded,
-    /// Seed 004's tiled matmul with boundary checks, at the same n.
-    BoundaryGuarded,
-    /// The tiled matmul, as the occupancy lesson launches it.
-    OccupancyTiled,
-    /// The naive and the tiled matmul, as the roofline lesson launches them.
-    RooflineNaive,
-    RooflineTiled,
-    /// The tiled matmul, whose variables the memory-spaces lesson places.
-    MemorySpacesTiled,
-    /// The naive transpose, the 2-D indexing the pitched-allocation lesson pads.
-    PitchedTranspose,
-    /// The naive adjacent difference over arrays larger than the L2, whose registers the
-    /// latency-hiding lesson turns.
-    LatencyAdjDiff,
-    /// The shared-tile transpose with an XOR swizzle instead of padding.
-    TransposeSwizzle,
-    /// The adjacent difference with its input copied in and its result copied out.
-    TransfersAdjDiff,
-    /// The guarded tiled matmul at n = 1000 with its matrices copied in and out.
-    TransfersMatmul,
-    /// Any kernel of the student's source, launched as the student writes it (`my_kernel`).
-    MyKernel,
-    /// The divergence lesson's loop with odd and even lanes on different paths.
-    DivergenceSplit,
-    /// The same loop with whole warps on one path.
-    DivergenceUniform,
+/// How a variant is launched.
+#[derive(Debug, PartialEq)]
+pub enum LaunchRule {
+    /// As the file writes it.
+    Written(Box<LaunchSpec>),
+    /// As the student writes it in the launch form (`launch: form`).
+    Form,
 }
 
-/// The lessons, in the order of the lectures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Lesson {
-    MemorySpaces,
-    AdjacentDifference,
-    TiledMatmul,
-    BoundaryChecks,
-    BankConflicts,
-    Coalescing,
-    PitchedAllocation,
-    WarpDivergence,
-    Atomics,
-    Occupancy,
-    LatencyHiding,
-    Roofline,
-    HostTransfers,
-    MyKernel,
+/// A lesson: a handle on a lesson read once for the page's life.
+#[derive(Clone, Copy)]
+pub struct Lesson(&'static LessonDef);
+
+impl PartialEq for Lesson {
+    fn eq(&self, other: &Lesson) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for Lesson {}
+
+impl std::hash::Hash for Lesson {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.key.hash(state);
+    }
+}
+
+impl std::fmt::Debug for Lesson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.key)
+    }
+}
+
+/// A kernel of a lesson.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Variant {
+    lesson: Lesson,
+    index: usize,
+}
+
+impl std::fmt::Debug for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.lesson.key(), self.name())
+    }
+}
+
+/// The lessons built into the page, in menu order. A built-in file that does not parse is left
+/// out (a test reads every one).
+fn builtin() -> &'static [Lesson] {
+    static BUILTIN: OnceLock<Vec<Lesson>> = OnceLock::new();
+    BUILTIN.get_or_init(|| {
+        let mut lessons: Vec<Lesson> = LESSON_FILES
+            .iter()
+            .filter_map(|(key, text)| parse(key, text).ok())
+            .map(|def| Lesson(Box::leak(Box::new(def))))
+            .collect();
+        lessons.sort_by_key(|lesson| lesson.0.order);
+        lessons
+    })
+}
+
+thread_local! {
+    /// Lessons loaded at run time (`?lesson-url=`, `#lesson=`, the lesson editor's preview).
+    static LOADED: RefCell<Vec<Lesson>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Every lesson: the built-in ones in menu order, then those loaded at run time.
+pub fn all() -> Vec<Lesson> {
+    let mut lessons = builtin().to_vec();
+    LOADED.with(|loaded| lessons.extend(loaded.borrow().iter().copied()));
+    lessons
+}
+
+/// Every variant of every lesson.
+pub fn all_variants() -> Vec<Variant> {
+    all().into_iter().flat_map(Lesson::variants).collect()
+}
+
+/// Reads a lesson at run time and adds it to the menu; a lesson of the same key loaded before is
+/// replaced, and the same text again gives the same lesson. Each text read is kept for the
+/// page's life, which the few lessons a student opens afford.
+pub fn load(key: &str, text: &str) -> Result<Lesson, String> {
+    if let Some(same) = LOADED.with(|loaded| {
+        loaded
+            .borrow()
+            .iter()
+            .copied()
+            .find(|lesson| lesson.0.key == key && lesson.0.file == text)
+    }) {
+        return Ok(same);
+    }
+    let lesson = Lesson(Box::leak(Box::new(parse(key, text)?)));
+    LOADED.with(|loaded| {
+        let mut loaded = loaded.borrow_mut();
+        loaded.retain(|other| other.0.key != key);
+        loaded.push(lesson);
+    });
+    Ok(lesson)
+}
+
+/// A name a file may give a lesson it carries: lowercase words joined by `-`.
+pub fn valid_key(key: &str) -> bool {
+    !key.is_empty()
+        && key.len() <= 64
+        && key
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
 impl Lesson {
-    pub const ALL: [Lesson; 14] = [
-        Lesson::MemorySpaces,
-        Lesson::AdjacentDifference,
-        Lesson::TiledMatmul,
-        Lesson::BoundaryChecks,
-        Lesson::BankConflicts,
-        Lesson::Coalescing,
-        Lesson::PitchedAllocation,
-        Lesson::WarpDivergence,
-        Lesson::Atomics,
-        Lesson::Occupancy,
-        Lesson::LatencyHiding,
-        Lesson::Roofline,
-        Lesson::HostTransfers,
-        Lesson::MyKernel,
-    ];
-
-    /// The id in the URL (`lesson=tiled-matmul`), also the name of its file in `www/lessons/`.
-    pub fn key(self) -> &'static str {
-        match self {
-            Lesson::MemorySpaces => "memory-spaces",
-            Lesson::PitchedAllocation => "pitched-allocation",
-            Lesson::AdjacentDifference => "adjacent-difference",
-            Lesson::TiledMatmul => "tiled-matmul",
-            Lesson::BoundaryChecks => "boundary-checks",
-            Lesson::BankConflicts => "bank-conflicts",
-            Lesson::Coalescing => "coalescing",
-            Lesson::Atomics => "atomics",
-            Lesson::Occupancy => "occupancy",
-            Lesson::Roofline => "roofline",
-            Lesson::WarpDivergence => "warp-divergence",
-            Lesson::LatencyHiding => "latency-hiding",
-            Lesson::HostTransfers => "host-transfers",
-            Lesson::MyKernel => "my-kernel",
+    /// The lesson whose id, or whose kernel's old key, this is, with the variant the key names
+    /// (the lesson's first for a lesson id). A lesson loaded at run time comes first.
+    pub fn parse(key: &str) -> Option<(Lesson, Variant)> {
+        let lessons = all();
+        if let Some(lesson) = lessons.iter().rev().find(|lesson| lesson.key() == key) {
+            return Some((*lesson, lesson.first()));
         }
+        lessons
+            .into_iter()
+            .flat_map(Lesson::variants)
+            .find(|variant| variant.def().old_key.as_deref() == Some(key))
+            .map(|variant| (variant.lesson(), variant))
     }
 
-    /// The lesson whose id, or whose kernel's old key, this is, with the variant the key names
-    /// (the lesson's first for a lesson id).
-    pub fn parse(key: &str) -> Option<(Lesson, Variant)> {
-        if let Some(lesson) = Lesson::ALL.into_iter().find(|lesson| lesson.key() == key) {
-            return Some((lesson, lesson.variants()[0]));
-        }
-        Variant::parse_old_key(key).map(|variant| (variant.lesson(), variant))
+    /// The lesson the page opens on when its link names none.
+    pub fn home() -> Lesson {
+        let lessons = builtin();
+        lessons
+            .iter()
+            .copied()
+            .find(|lesson| lesson.0.home)
+            .or_else(|| lessons.first().copied())
+            .expect("the page ships its lessons")
+    }
+
+    /// The lesson that explains an error of this kind (`explains:`), if one does.
+    pub fn explaining(what: &str) -> Option<Lesson> {
+        all()
+            .into_iter()
+            .find(|lesson| lesson.0.explains.iter().any(|e| e == what))
+    }
+
+    /// The id in the URL (`lesson=tiled-matmul`), also the name of its file.
+    pub fn key(self) -> &'static str {
+        &self.0.key
     }
 
     pub fn title(self) -> &'static str {
-        match self {
-            Lesson::MemorySpaces => "Memory spaces",
-            Lesson::PitchedAllocation => "Pitched allocation",
-            Lesson::AdjacentDifference => "Adjacent difference",
-            Lesson::TiledMatmul => "Tiled matrix multiply",
-            Lesson::BoundaryChecks => "Boundary checks",
-            Lesson::BankConflicts => "Shared-memory bank conflicts",
-            Lesson::Coalescing => "Coalescing global memory",
-            Lesson::Atomics => "Atomics: global and hierarchical",
-            Lesson::Occupancy => "Occupancy",
-            Lesson::Roofline => "The roofline",
-            Lesson::WarpDivergence => "Warp divergence",
-            Lesson::LatencyHiding => "Latency hiding",
-            Lesson::HostTransfers => "Copies to and from the host",
-            Lesson::MyKernel => "My kernel",
-        }
+        &self.0.text.title
+    }
+
+    /// The lesson's words.
+    pub fn words(self) -> &'static LessonText {
+        &self.0.text
     }
 
     /// The kernels the lesson compares; the first is where it opens.
-    pub fn variants(self) -> &'static [Variant] {
-        match self {
-            Lesson::AdjacentDifference => &[Variant::AdjDiffNaive, Variant::AdjDiffShared],
-            Lesson::TiledMatmul => &[Variant::MatmulTiled, Variant::MatmulNaive],
-            // The transpose first: its column read goes from every lane in one bank to none
-            // with one word of padding, and the padding halves its time.
-            Lesson::BankConflicts => &[
-                Variant::TransposeShared,
-                Variant::RowPerThread,
-                Variant::SmemStride,
-                Variant::TransposeSwizzle,
-            ],
-            Lesson::Coalescing => &[Variant::StridedCopy, Variant::TransposeNaive],
-            Lesson::Atomics => &[Variant::AtomicsGlobal, Variant::AtomicsHierarchical],
-            Lesson::BoundaryChecks => &[Variant::BoundaryUnguarded, Variant::BoundaryGuarded],
-            Lesson::Occupancy => &[Variant::OccupancyTiled],
-            Lesson::Roofline => &[Variant::RooflineNaive, Variant::RooflineTiled],
-            Lesson::MemorySpaces => &[Variant::MemorySpacesTiled],
-            Lesson::PitchedAllocation => &[Variant::PitchedTranspose],
-            Lesson::WarpDivergence => &[Variant::DivergenceSplit, Variant::DivergenceUniform],
-            Lesson::LatencyHiding => &[Variant::LatencyAdjDiff],
-            Lesson::HostTransfers => &[Variant::TransfersAdjDiff, Variant::TransfersMatmul],
-            Lesson::MyKernel => &[Variant::MyKernel],
+    pub fn variants(self) -> Vec<Variant> {
+        (0..self.0.variants.len())
+            .map(|index| Variant {
+                lesson: self,
+                index,
+            })
+            .collect()
+    }
+
+    pub fn first(self) -> Variant {
+        Variant {
+            lesson: self,
+            index: 0,
+        }
+    }
+
+    /// The variant the lesson's question is about.
+    pub fn question_variant(self) -> Variant {
+        Variant {
+            lesson: self,
+            index: self.0.question_variant,
         }
     }
 
     /// The settings the lesson's kernels depend on, in the order the page shows them.
     pub fn controls(self) -> &'static [Control] {
-        match self {
-            Lesson::AdjacentDifference | Lesson::Atomics | Lesson::LatencyHiding => {
-                &[Control::Block, Control::Regs]
-            }
-            Lesson::WarpDivergence => &[Control::Block],
-            Lesson::HostTransfers => &[Control::HostMemory],
-            Lesson::MyKernel => &[Control::Regs, Control::HostMemory],
-            Lesson::TiledMatmul | Lesson::Occupancy => {
-                &[Control::Tile, Control::Pad, Control::Regs]
-            }
-            Lesson::BoundaryChecks | Lesson::Roofline | Lesson::MemorySpaces => &[Control::Tile],
-            Lesson::PitchedAllocation => &[],
-            Lesson::BankConflicts => &[
-                Control::Pattern,
-                Control::Stride,
-                Control::Pad,
-                Control::Block,
-            ],
-            Lesson::Coalescing => &[Control::Stride, Control::Block],
-        }
+        &self.0.controls
     }
 
-    /// The views that matter for the lesson, beside its kernel card.
-    pub fn views(self) -> &'static [View] {
-        match self {
-            Lesson::TiledMatmul => &[View::Lines, View::Roofline, View::Occupancy],
-            Lesson::BankConflicts => &[View::BankMap, View::Lines],
-            Lesson::Occupancy => &[View::Occupancy],
-            Lesson::Roofline => &[View::Roofline],
-            Lesson::MemorySpaces => &[View::MemorySpaces],
-            Lesson::PitchedAllocation => &[View::Pitched],
-            Lesson::LatencyHiding => &[View::LatencyHiding, View::Occupancy],
-            Lesson::WarpDivergence => &[View::Divergence],
-            Lesson::HostTransfers => &[View::Transfers],
-            Lesson::MyKernel => &[
-                View::LaunchForm,
-                View::Lines,
-                View::Occupancy,
-                View::LatencyHiding,
-                View::Divergence,
-                View::Roofline,
-                View::Transfers,
-            ],
-            Lesson::AdjacentDifference
-            | Lesson::BoundaryChecks
-            | Lesson::Coalescing
-            | Lesson::Atomics => &[View::Lines],
-        }
+    /// The lesson's primary view.
+    pub fn view(self) -> View {
+        self.0.view
+    }
+
+    /// Every view that matters for the lesson, its primary view first.
+    pub fn views(self) -> Vec<View> {
+        let mut views = vec![self.0.view];
+        views.extend(self.0.views.iter().copied());
+        views
+    }
+
+    /// The bank map's pattern where the link names none.
+    pub fn pattern(self) -> PatternId {
+        self.0.pattern
     }
 
     /// The lesson's variant of this name (`naive`), if it has one.
     pub fn variant_named(self, name: &str) -> Option<Variant> {
         self.variants()
-            .iter()
-            .copied()
+            .into_iter()
             .find(|variant| variant.name() == name)
     }
 
-    /// The lesson's words (`lesson_text`), as shipped in `www/lessons/`.
-    pub fn text(self) -> &'static str {
-        match self {
-            Lesson::AdjacentDifference => {
-                include_str!("../../../www/lessons/adjacent-difference.txt")
-            }
-            Lesson::TiledMatmul => include_str!("../../../www/lessons/tiled-matmul.txt"),
-            Lesson::BankConflicts => include_str!("../../../www/lessons/bank-conflicts.txt"),
-            Lesson::Coalescing => include_str!("../../../www/lessons/coalescing.txt"),
-            Lesson::Atomics => include_str!("../../../www/lessons/atomics.txt"),
-            Lesson::BoundaryChecks => include_str!("../../../www/lessons/boundary-checks.txt"),
-            Lesson::Occupancy => include_str!("../../../www/lessons/occupancy.txt"),
-            Lesson::Roofline => include_str!("../../../www/lessons/roofline.txt"),
-            Lesson::MemorySpaces => include_str!("../../../www/lessons/memory-spaces.txt"),
-            Lesson::PitchedAllocation => {
-                include_str!("../../../www/lessons/pitched-allocation.txt")
-            }
-            Lesson::WarpDivergence => include_str!("../../../www/lessons/warp-divergence.txt"),
-            Lesson::LatencyHiding => include_str!("../../../www/lessons/latency-hiding.txt"),
-            Lesson::HostTransfers => include_str!("../../../www/lessons/host-transfers.txt"),
-            Lesson::MyKernel => include_str!("../../../www/lessons/my-kernel.txt"),
-        }
+    /// The lesson to go to next, if it is on the page.
+    pub fn next(self) -> Option<Lesson> {
+        let next = &self.0.text.next;
+        all().into_iter().find(|lesson| lesson.key() == next)
     }
 }
-
-/// What a launch depends on besides its kernel and source: the values the page's controls set.
-/// A plain value, so the lessons need nothing of the page's state.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Settings {
-    pub device: DeviceId,
-    pub tile: u32,
-    pub block: u32,
-    pub pad: u32,
-    pub stride: u32,
-    pub regs: u32,
-    pub compile: CompileEffects,
-}
-
-/// The sweep of a launch: the swept setting, its current value and the launch at each value.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SweepLaunches {
-    /// The swept setting.
-    pub setting: SweepSetting,
-    pub current: u32,
-    pub launches: Vec<(u32, SimulationInput)>,
-}
-
-/// The setting a lesson's sweep chart varies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum SweepSetting {
-    Tile,
-    Block,
-    Pad,
-    Stride,
-    Regs,
-}
-
-impl SweepSetting {
-    pub const ALL: [SweepSetting; 5] = [
-        SweepSetting::Tile,
-        SweepSetting::Block,
-        SweepSetting::Pad,
-        SweepSetting::Stride,
-        SweepSetting::Regs,
-    ];
-
-    /// The setting's name in a link's query and in a lesson's placeholders (`regs=64`).
-    pub fn key(self) -> &'static str {
-        match self {
-            SweepSetting::Tile => "tile",
-            SweepSetting::Block => "block",
-            SweepSetting::Pad => "pad",
-            SweepSetting::Stride => "stride",
-            SweepSetting::Regs => "regs",
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            SweepSetting::Tile => "tile width",
-            SweepSetting::Block => "threads per block",
-            SweepSetting::Pad => "padding",
-            SweepSetting::Stride => "stride",
-            SweepSetting::Regs => "registers per thread",
-        }
-    }
-
-    /// The values the chart shows.
-    pub fn values(self) -> &'static [u32] {
-        match self {
-            SweepSetting::Tile => &[4, 8, 16, 32],
-            SweepSetting::Block => &[64, 128, 256, 512, 1024],
-            SweepSetting::Pad => &[0, 1, 2, 4],
-            SweepSetting::Stride => &[1, 2, 4, 8, 16, 32],
-            // Where the H100's 65,536 registers hold 64, 48, 32, 24, 16 and 8 warps.
-            SweepSetting::Regs => &[32, 40, 64, 80, 128, 255],
-        }
-    }
-
-    /// The current value of this setting.
-    pub fn current(self, settings: Settings) -> u32 {
-        match self {
-            SweepSetting::Tile => settings.tile,
-            SweepSetting::Block => settings.block,
-            SweepSetting::Pad => settings.pad,
-            SweepSetting::Stride => settings.stride,
-            SweepSetting::Regs => settings.regs,
-        }
-    }
-
-    /// The sweep over this setting's values, the others as in `settings`, with the launch that
-    /// `launch_at` makes of each.
-    pub fn launches(
-        self,
-        settings: Settings,
-        launch_at: impl Fn(Settings) -> SimulationInput,
-    ) -> SweepLaunches {
-        SweepLaunches {
-            setting: self,
-            current: self.current(settings),
-            launches: self
-                .values()
-                .iter()
-                .map(|&value| (value, launch_at(self.with(settings, value))))
-                .collect(),
-        }
-    }
-
-    /// The settings with this one at `value`.
-    pub fn with(self, mut settings: Settings, value: u32) -> Settings {
-        match self {
-            SweepSetting::Tile => settings.tile = value,
-            SweepSetting::Block => settings.block = value,
-            SweepSetting::Pad => settings.pad = value,
-            SweepSetting::Stride => settings.stride = value,
-            SweepSetting::Regs => settings.regs = value,
-        }
-        settings
-    }
-}
-
-/// Matrices of the matmul lessons are n x n with this n, as measured on the H100.
-pub const MATMUL_N: u32 = 1024;
-/// The boundary-checks lesson's n: not a multiple of any tile width but 1, 2, 4 and 8.
-pub const BOUNDARY_N: u32 = 1000;
-/// Elements of the adjacent-difference input, as in the H100 counter measurements.
-pub const ADJ_DIFF_N: u32 = 1 << 22;
-/// Transposed matrices are n x n with this n.
-pub const TRANSPOSE_N: u32 = 2048;
-/// Elements copied by the strided copy, and summed by the atomics lessons.
-pub const COPY_N: u32 = 1 << 20;
-/// Elements of the latency-hiding lesson's arrays: 256 MB each, well beyond the H100's 50 MB
-/// L2, so every launch streams them from DRAM and DRAM's latency is what the warps must cover.
-pub const LATENCY_N: u32 = 1 << 26;
-/// The divergence lesson's launch, as probe group I measured it on the H100: 1,056 blocks of
-/// 256 threads (eight per SM), each thread a chain of 4,096 multiply-adds.
-pub const DIVERGENCE_BLOCKS: u32 = 1056;
-pub const DIVERGENCE_ITERS: u32 = 4096;
 
 impl Variant {
-    pub const ALL: [Variant; 25] = [
-        Variant::MatmulNaive,
-        Variant::MatmulTiled,
-        Variant::AdjDiffNaive,
-        Variant::AdjDiffShared,
-        Variant::SmemStride,
-        Variant::RowPerThread,
-        Variant::StridedCopy,
-        Variant::TransposeNaive,
-        Variant::TransposeShared,
-        Variant::AtomicsGlobal,
-        Variant::AtomicsHierarchical,
-        Variant::BoundaryUnguarded,
-        Variant::BoundaryGuarded,
-        Variant::OccupancyTiled,
-        Variant::RooflineNaive,
-        Variant::RooflineTiled,
-        Variant::MemorySpacesTiled,
-        Variant::PitchedTranspose,
-        Variant::LatencyAdjDiff,
-        Variant::DivergenceSplit,
-        Variant::DivergenceUniform,
-        Variant::TransposeSwizzle,
-        Variant::TransfersAdjDiff,
-        Variant::TransfersMatmul,
-        Variant::MyKernel,
-    ];
-
-    /// The kernel's key in the page's first links (`lesson=matmul-tiled`), which still open its
-    /// lesson at this variant.
-    pub fn old_key(self) -> &'static str {
-        match self {
-            Variant::MatmulNaive => "matmul-naive",
-            Variant::MatmulTiled => "matmul-tiled",
-            Variant::AdjDiffNaive => "adj-diff-naive",
-            Variant::AdjDiffShared => "adj-diff-shared",
-            Variant::SmemStride => "smem-stride",
-            Variant::RowPerThread => "row-per-thread",
-            Variant::StridedCopy => "strided-copy",
-            Variant::TransposeNaive => "transpose-naive",
-            Variant::TransposeShared => "transpose-shared",
-            Variant::AtomicsGlobal => "atomics-global",
-            Variant::AtomicsHierarchical => "atomics-hierarchical",
-            Variant::BoundaryUnguarded => "boundary-unguarded",
-            Variant::BoundaryGuarded => "boundary-guarded",
-            Variant::OccupancyTiled => "occupancy-tiled",
-            Variant::RooflineNaive => "roofline-naive",
-            Variant::RooflineTiled => "roofline-tiled",
-            Variant::MemorySpacesTiled => "memory-spaces-tiled",
-            Variant::PitchedTranspose => "pitched-transpose",
-            Variant::LatencyAdjDiff => "latency-adj-diff",
-            Variant::DivergenceSplit => "divergence-split",
-            Variant::DivergenceUniform => "divergence-uniform",
-            Variant::TransposeSwizzle => "transpose-swizzle",
-            Variant::TransfersAdjDiff => "transfers-adj-diff",
-            Variant::TransfersMatmul => "transfers-matmul",
-            Variant::MyKernel => "my-kernel-saxpy",
-        }
-    }
-
-    /// The variant whose old key this is.
-    pub fn parse_old_key(key: &str) -> Option<Variant> {
-        Variant::ALL
-            .into_iter()
-            .find(|variant| variant.old_key() == key)
+    fn def(self) -> &'static VariantDef {
+        &self.lesson.0.variants[self.index]
     }
 
     /// The lesson this kernel belongs to.
     pub fn lesson(self) -> Lesson {
-        match self {
-            Variant::MatmulNaive | Variant::MatmulTiled => Lesson::TiledMatmul,
-            Variant::AdjDiffNaive | Variant::AdjDiffShared => Lesson::AdjacentDifference,
-            Variant::SmemStride
-            | Variant::RowPerThread
-            | Variant::TransposeShared
-            | Variant::TransposeSwizzle => Lesson::BankConflicts,
-            Variant::TransfersAdjDiff | Variant::TransfersMatmul => Lesson::HostTransfers,
-            Variant::MyKernel => Lesson::MyKernel,
-            Variant::StridedCopy | Variant::TransposeNaive => Lesson::Coalescing,
-            Variant::AtomicsGlobal | Variant::AtomicsHierarchical => Lesson::Atomics,
-            Variant::BoundaryUnguarded | Variant::BoundaryGuarded => Lesson::BoundaryChecks,
-            Variant::OccupancyTiled => Lesson::Occupancy,
-            Variant::RooflineNaive | Variant::RooflineTiled => Lesson::Roofline,
-            Variant::MemorySpacesTiled => Lesson::MemorySpaces,
-            Variant::PitchedTranspose => Lesson::PitchedAllocation,
-            Variant::LatencyAdjDiff => Lesson::LatencyHiding,
-            Variant::DivergenceSplit | Variant::DivergenceUniform => Lesson::WarpDivergence,
-        }
+        self.lesson
     }
 
     /// The variant's name within its lesson (`variant=naive`).
     pub fn name(self) -> &'static str {
-        match self {
-            Variant::MatmulNaive | Variant::AdjDiffNaive => "naive",
-            Variant::MatmulTiled => "tiled",
-            Variant::AdjDiffShared => "shared",
-            Variant::SmemStride => "stride",
-            Variant::RowPerThread => "row-per-thread",
-            Variant::TransposeShared | Variant::TransposeNaive => "transpose",
-            Variant::StridedCopy => "strided-copy",
-            Variant::AtomicsGlobal => "global",
-            Variant::AtomicsHierarchical => "hierarchical",
-            Variant::BoundaryUnguarded => "unguarded",
-            Variant::BoundaryGuarded => "guarded",
-            Variant::OccupancyTiled | Variant::RooflineTiled | Variant::MemorySpacesTiled => {
-                "tiled"
-            }
-            Variant::PitchedTranspose => "transpose",
-            Variant::RooflineNaive => "naive",
-            Variant::LatencyAdjDiff => "adjacent-difference",
-            Variant::DivergenceSplit => "divergent",
-            Variant::DivergenceUniform => "uniform",
-            Variant::TransposeSwizzle => "swizzle",
-            Variant::TransfersAdjDiff => "adjacent-difference",
-            Variant::TransfersMatmul => "matmul",
-            Variant::MyKernel => "my-kernel",
-        }
+        &self.def().name
     }
 
     pub fn title(self) -> &'static str {
-        match self {
-            Variant::MatmulNaive => "Matrix multiply, naive",
-            Variant::MatmulTiled => "Matrix multiply, tiled in shared memory",
-            Variant::AdjDiffNaive => "Adjacent difference, two global loads",
-            Variant::AdjDiffShared => "Adjacent difference through shared memory",
-            Variant::SmemStride => "Shared memory read with a stride",
-            Variant::RowPerThread => "32x32 array, each thread a row",
-            Variant::StridedCopy => "Strided global copy: coalescing",
-            Variant::TransposeNaive => "Transpose, naive (coalescing)",
-            Variant::TransposeShared => "Transpose through a shared tile (banks, padding)",
-            Variant::AtomicsGlobal => "Sum with one global atomic per thread",
-            Variant::AtomicsHierarchical => "Sum with hierarchical atomics",
-            Variant::BoundaryUnguarded => "Tiled matmul at n = 1000, no boundary checks",
-            Variant::BoundaryGuarded => "Tiled matmul at n = 1000, with boundary checks",
-            Variant::OccupancyTiled | Variant::RooflineTiled | Variant::MemorySpacesTiled => {
-                "Matrix multiply, tiled"
-            }
-            Variant::PitchedTranspose => "Transpose, naive: 2-D indexing",
-            Variant::RooflineNaive => "Matrix multiply, naive",
-            Variant::LatencyAdjDiff => "Adjacent difference over 64 M elements",
-            Variant::DivergenceSplit => "Branch on odd and even lanes: every warp splits",
-            Variant::DivergenceUniform => "Branch on whole warps: no warp splits",
-            Variant::TransposeSwizzle => {
-                "Transpose through a swizzled tile: XOR instead of padding"
-            }
-            Variant::TransfersAdjDiff => "Adjacent difference, with its copies",
-            Variant::TransfersMatmul => "Tiled matmul at n = 1000, with its copies",
-            Variant::MyKernel => "Your kernel, launched as you write it",
-        }
+        &self.def().title
     }
 
-    /// The lesson's source file as shipped in `www/kernels/`.
+    /// The kernel's key in the page's first links, if it had one.
+    pub fn old_key(self) -> Option<&'static str> {
+        self.def().old_key.as_deref()
+    }
+
+    /// The kernel's source as the lesson ships it.
     pub fn source(self) -> &'static str {
-        match self {
-            Variant::MatmulNaive | Variant::MatmulTiled => MATMUL,
-            Variant::AdjDiffNaive | Variant::AdjDiffShared => ADJ_DIFF,
-            Variant::SmemStride | Variant::RowPerThread => BANKS,
-            Variant::StridedCopy => COALESCING,
-            Variant::TransposeNaive | Variant::TransposeShared => TRANSPOSE,
-            Variant::AtomicsGlobal | Variant::AtomicsHierarchical => ATOMICS,
-            Variant::BoundaryUnguarded
-            | Variant::OccupancyTiled
-            | Variant::RooflineNaive
-            | Variant::RooflineTiled
-            | Variant::MemorySpacesTiled => MATMUL,
-            Variant::PitchedTranspose => TRANSPOSE,
-            Variant::BoundaryGuarded => BOUNDARY,
-            Variant::LatencyAdjDiff => ADJ_DIFF,
-            Variant::DivergenceSplit | Variant::DivergenceUniform => DIVERGENCE,
-            Variant::TransposeSwizzle => SWIZZLE,
-            Variant::TransfersAdjDiff => ADJ_DIFF,
-            Variant::TransfersMatmul => BOUNDARY,
-            Variant::MyKernel => crate::my_kernel::STARTER,
-        }
+        self.def().source
     }
 
     /// The `__global__` function the lesson launches.
     pub fn kernel(self) -> &'static str {
-        match self {
-            Variant::MatmulNaive => "mm_naive",
-            Variant::MatmulTiled => "mm_tiled",
-            Variant::AdjDiffNaive => "adj_diff_naive",
-            Variant::AdjDiffShared => "adj_diff_shared",
-            Variant::SmemStride => "smem_stride",
-            Variant::RowPerThread => "row_per_thread",
-            Variant::StridedCopy => "strided_copy",
-            Variant::TransposeNaive => "tr_naive",
-            Variant::TransposeShared => "tr_shared",
-            Variant::AtomicsGlobal => "sum_global_atomic",
-            Variant::AtomicsHierarchical => "sum_hier_atomic",
-            Variant::BoundaryUnguarded
-            | Variant::OccupancyTiled
-            | Variant::RooflineTiled
-            | Variant::MemorySpacesTiled => "mm_tiled",
-            Variant::PitchedTranspose => "tr_naive",
-            Variant::RooflineNaive => "mm_naive",
-            Variant::BoundaryGuarded => "mm_tiled_guarded",
-            Variant::LatencyAdjDiff => "adj_diff_naive",
-            Variant::DivergenceSplit | Variant::DivergenceUniform => "branch",
-            Variant::TransposeSwizzle => "tr_swizzle",
-            Variant::TransfersAdjDiff => "adj_diff_naive",
-            Variant::TransfersMatmul => "mm_tiled_guarded",
-            Variant::MyKernel => "saxpy",
-        }
+        &self.def().kernel
     }
 
-    /// Which settings change the launch, so the page can say what to try.
+    /// Which settings change the launch, in words.
     pub fn settings(self) -> &'static str {
-        match self {
-            Variant::MatmulNaive => "tile width (the block is TILE x TILE), registers",
-            Variant::MatmulTiled => "tile width, padding, registers",
-            Variant::AdjDiffNaive | Variant::AdjDiffShared => "threads per block, registers",
-            Variant::SmemStride => "stride, threads per block",
-            Variant::RowPerThread => "padding",
-            Variant::StridedCopy => "stride, threads per block",
-            Variant::TransposeNaive => "none (32x8 blocks over 32x32 tiles)",
-            Variant::TransposeShared => "padding",
-            Variant::AtomicsGlobal | Variant::AtomicsHierarchical => "threads per block",
-            Variant::BoundaryUnguarded | Variant::BoundaryGuarded => "tile width",
-            Variant::OccupancyTiled => "tile width, padding, registers, device",
-            Variant::RooflineNaive | Variant::RooflineTiled => "tile width, device",
-            Variant::MemorySpacesTiled => "tile width (the tiles' size)",
-            Variant::PitchedTranspose => "none (32x8 blocks over 32x32 tiles)",
-            Variant::LatencyAdjDiff => "registers per thread, threads per block",
-            Variant::DivergenceSplit | Variant::DivergenceUniform => "threads per block",
-            Variant::TransposeSwizzle => "none (the swizzle replaces the padding)",
-            Variant::TransfersAdjDiff | Variant::TransfersMatmul => {
-                "host memory (pinned or pageable), device"
-            }
-            Variant::MyKernel => "the kernel, its launch below the editor, registers, device",
-        }
+        &self.def().settings
     }
 
-    /// How the launch's buffers are laid out for the host-transfers lesson: the matmul's
-    /// matrices in pitched rows of n floats (`cudaMallocPitch`, `cudaMemcpy2D`), the rest in one
-    /// block each.
-    pub fn transfer_layout(self) -> Layout {
-        match self {
-            Variant::TransfersMatmul => Layout::Pitched {
-                row_bytes: u64::from(BOUNDARY_N) * 4,
-            },
-            _ => Layout::Linear,
-        }
-    }
-
-    /// The lesson's controls that change this kernel's launch or a view beside it: a fixed
-    /// block (the transposes, the row-per-thread kernel) takes no threads-per-block slider, and
-    /// the naive matmul has no padding.
+    /// The lesson's controls that change this kernel's launch or a view beside it.
     pub fn controls(self) -> Vec<Control> {
-        let fixed_block = matches!(
-            self,
-            Variant::RowPerThread
-                | Variant::TransposeShared
-                | Variant::TransposeSwizzle
-                | Variant::TransposeNaive
-                | Variant::PitchedTranspose
-        );
-        self.lesson()
-            .controls()
-            .iter()
-            .copied()
-            .filter(|control| match control {
-                Control::Block => !fixed_block,
-                Control::Pad => self != Variant::MatmulNaive,
-                _ => true,
-            })
-            .collect()
+        self.def().controls.clone()
     }
 
     /// The setting the sweep chart varies.
     pub fn sweep(self) -> SweepSetting {
-        match self {
-            Variant::MatmulNaive
-            | Variant::MatmulTiled
-            | Variant::BoundaryUnguarded
-            | Variant::BoundaryGuarded
-            | Variant::OccupancyTiled
-            | Variant::RooflineNaive
-            | Variant::RooflineTiled
-            | Variant::MemorySpacesTiled
-            | Variant::TransfersMatmul => SweepSetting::Tile,
-            Variant::RowPerThread
-            | Variant::TransposeShared
-            | Variant::TransposeNaive
-            | Variant::PitchedTranspose
-            | Variant::TransposeSwizzle => SweepSetting::Pad,
-            Variant::SmemStride | Variant::StridedCopy => SweepSetting::Stride,
-            Variant::LatencyAdjDiff | Variant::MyKernel => SweepSetting::Regs,
-            Variant::AdjDiffNaive
-            | Variant::AdjDiffShared
-            | Variant::AtomicsGlobal
-            | Variant::AtomicsHierarchical
-            | Variant::DivergenceSplit
-            | Variant::DivergenceUniform
-            | Variant::TransfersAdjDiff => SweepSetting::Block,
+        self.def().sweep
+    }
+
+    /// Whether the student writes the launch in the launch form.
+    pub fn takes_launch_form(self) -> bool {
+        self.def().launch == LaunchRule::Form
+    }
+
+    /// How the launch's buffers are copied to and from the host at `settings`.
+    pub fn transfer_layout(self, settings: Settings) -> Layout {
+        match &self.def().launch {
+            LaunchRule::Written(spec) => spec
+                .launch(self.kernel(), "", settings)
+                .map_or(Layout::Linear, |(_, layout)| layout),
+            LaunchRule::Form => Layout::Linear,
+        }
+    }
+
+    /// The launch of this kernel for the page's settings, running `source` (the lesson's
+    /// file, or the student's edit of it). The launch form's variant launches the form's
+    /// first launch; the page passes the student's (`State::launch`).
+    pub fn launch(self, settings: Settings, source: &str) -> SimulationInput {
+        match &self.def().launch {
+            // The file's expressions were checked when it was read; one that fails at other
+            // settings (a division by a zero setting) leaves the bare launch, which the
+            // simulation refuses with its reason.
+            LaunchRule::Written(spec) => spec
+                .launch(self.kernel(), source, settings)
+                .map(|(input, _)| input)
+                .unwrap_or_else(|_| {
+                    SimulationInput::new(source, self.kernel(), settings.device.device())
+                }),
+            LaunchRule::Form => my_kernel::build(&MyLaunch::default(), source, settings).0,
         }
     }
 
@@ -737,148 +384,371 @@ impl Variant {
         self.sweep()
             .launches(settings, |settings| self.launch(settings, source))
     }
+}
 
-    /// The launch of this lesson's kernel for the page's settings, running `source` (the lesson's
-    /// file, or the student's edit of it).
-    pub fn launch(self, settings: Settings, source: &str) -> SimulationInput {
-        let state = settings;
-        let device = state.device.device();
-        let mut input = SimulationInput::new(source, self.kernel(), device);
-        input.regs = state.regs;
-        input.compile = state.compile;
-        let define = |name: &str, value: u32| (name.to_string(), value.to_string());
-        let int = |name: &str, value: u32| (name.to_string(), Value::Int(i64::from(value)));
-        let bytes = |name: &str, elements: u64| (name.to_string(), elements * 4);
-        let block = state.block;
-        let blocks_for = |n: u32| n.div_ceil(block.max(1));
-        match self {
-            Variant::MatmulNaive
-            | Variant::MatmulTiled
-            | Variant::BoundaryUnguarded
-            | Variant::BoundaryGuarded
-            | Variant::OccupancyTiled
-            | Variant::RooflineNaive
-            | Variant::RooflineTiled
-            | Variant::MemorySpacesTiled
-            | Variant::TransfersMatmul => {
-                let n = match self {
-                    Variant::BoundaryUnguarded
-                    | Variant::BoundaryGuarded
-                    | Variant::TransfersMatmul => BOUNDARY_N,
-                    _ => MATMUL_N,
-                };
-                let tile = state.tile;
-                input.grid = Dim3::new(n.div_ceil(tile), n.div_ceil(tile), 1);
-                input.block = Dim3::new(tile, tile, 1);
-                input.defines = vec![define("TILE_WIDTH", tile), define("PAD", state.pad)];
-                input.args = vec![int("n", n)];
-                let elements = u64::from(n) * u64::from(n);
-                input.buffers = vec![
-                    bytes("a", elements),
-                    bytes("b", elements),
-                    bytes("c", elements),
-                ];
-            }
-            Variant::AdjDiffNaive
-            | Variant::AdjDiffShared
-            | Variant::LatencyAdjDiff
-            | Variant::TransfersAdjDiff => {
-                let n = match self {
-                    // Devices before Kepler launch at most 65,535 blocks along x; the 1-D kernel
-                    // then covers as many elements as that many blocks do.
-                    Variant::LatencyAdjDiff => {
-                        let most_blocks = input.device.max_grid_dim[0];
-                        LATENCY_N.min(most_blocks.saturating_mul(block.max(1)))
-                    }
-                    _ => ADJ_DIFF_N,
-                };
-                input.grid = Dim3::new(blocks_for(n), 1, 1);
-                input.block = Dim3::new(block, 1, 1);
-                if self == Variant::AdjDiffShared {
-                    input.dyn_smem = block * 4;
-                }
-                input.args = vec![int("n", n)];
-                input.buffers = vec![bytes("result", n.into()), bytes("input", n.into())];
-            }
-            Variant::SmemStride => {
-                // One block per H100 SM, as measured: the shared reads, not the grid, are the lesson.
-                let grid = 132;
-                input.grid = Dim3::new(grid, 1, 1);
-                input.block = Dim3::new(block, 1, 1);
-                input.args = vec![int("stride", state.stride), int("iters", 64)];
-                input.buffers = vec![bytes("out", u64::from(grid) * u64::from(block))];
-            }
-            Variant::RowPerThread => {
-                let grid = 132;
-                input.grid = Dim3::new(grid, 1, 1);
-                input.block = Dim3::new(32, 1, 1);
-                input.defines = vec![define("PAD", state.pad)];
-                input.buffers = vec![
-                    bytes("out", u64::from(grid) * 32),
-                    bytes("in", u64::from(grid) * 1024),
-                ];
-            }
-            Variant::StridedCopy => {
-                let n_out = COPY_N;
-                let stride = state.stride.max(1);
-                input.grid = Dim3::new(blocks_for(n_out), 1, 1);
-                input.block = Dim3::new(block, 1, 1);
-                input.args = vec![int("stride", stride), int("n_out", n_out)];
-                input.buffers = vec![
-                    bytes("out", n_out.into()),
-                    bytes("in", u64::from(n_out) * u64::from(stride)),
-                ];
-            }
-            Variant::TransposeNaive
-            | Variant::TransposeShared
-            | Variant::PitchedTranspose
-            | Variant::TransposeSwizzle => {
-                let n = TRANSPOSE_N;
-                input.grid = Dim3::new(n / 32, n / 32, 1);
-                input.block = Dim3::new(32, 8, 1);
-                input.defines = vec![define("PAD", state.pad)];
-                input.args = vec![int("n", n)];
-                let elements = u64::from(n) * u64::from(n);
-                input.buffers = vec![bytes("out", elements), bytes("in", elements)];
-            }
-            Variant::DivergenceSplit | Variant::DivergenceUniform => {
-                // The branch takes `threadIdx.x & split`: bit 0 splits every warp's lanes,
-                // bit 5 whole warps.
-                let split = match self {
-                    Variant::DivergenceSplit => 1,
-                    _ => 32,
-                };
-                let blocks = DIVERGENCE_BLOCKS;
-                input.grid = Dim3::new(blocks, 1, 1);
-                input.block = Dim3::new(block, 1, 1);
-                input.args = vec![int("iters", DIVERGENCE_ITERS), int("split", split)];
-                input.buffers = vec![bytes("out", u64::from(blocks) * u64::from(block))];
-            }
-            Variant::MyKernel => {
-                // The lesson's own launch comes from the page's `MyLaunch` (`State::launch`);
-                // without one, the starter's.
-                input = crate::my_kernel::build(
-                    &crate::my_kernel::MyLaunch::default(),
-                    source,
-                    settings,
-                )
-                .0;
-            }
-            Variant::AtomicsGlobal | Variant::AtomicsHierarchical => {
-                let n = COPY_N;
-                input.grid = Dim3::new(blocks_for(n), 1, 1);
-                input.block = Dim3::new(block, 1, 1);
-                input.args = vec![int("n", n)];
-                input.buffers = vec![bytes("in", n.into()), bytes("result", 1)];
-            }
-        }
-        input
+/// The settings a file's launches are checked at when it is read: the page's first ones.
+fn first_settings() -> Settings {
+    Settings {
+        device: DeviceId::H100,
+        tile: 16,
+        block: 256,
+        pad: 0,
+        stride: 1,
+        regs: 32,
+        compile: CompileEffects::AS_COMPILED,
     }
+}
+
+/// Reads one lesson file; the error names the line and what is wrong.
+pub fn parse(key: &str, text: &str) -> Result<LessonDef, String> {
+    if !valid_key(key) {
+        return Err(format!(
+            "`{key}` is not a lesson's name: lowercase letters, digits and `-`"
+        ));
+    }
+    let sections = lesson_text::split(text)?;
+    let words = lesson_text::words(&sections)?;
+    let list = |name: &str, parse_one: &dyn Fn(&str) -> bool| -> Result<Vec<String>, String> {
+        match sections.field(name) {
+            None => Ok(Vec::new()),
+            Some((line, value)) => value
+                .split_whitespace()
+                .map(|word| {
+                    if parse_one(word) {
+                        Ok(word.to_string())
+                    } else {
+                        Err(format!("line {line}: `{word}` is not one of the {name}"))
+                    }
+                })
+                .collect(),
+        }
+    };
+    let controls = |name: &str| -> Result<Vec<Control>, String> {
+        Ok(list(name, &|word| Control::parse(word).is_some())?
+            .iter()
+            .filter_map(|word| Control::parse(word))
+            .collect())
+    };
+    let lesson_controls = controls("controls")?;
+    let (view_line, view) = sections.required("view")?;
+    let view = View::parse(view).ok_or(format!("line {view_line}: `{view}` is not a view"))?;
+    let views: Vec<View> = list("views", &|word| View::parse(word).is_some())?
+        .iter()
+        .filter_map(|word| View::parse(word))
+        .collect();
+    let pattern = match sections.field("pattern") {
+        None => PatternId::Stride,
+        Some((line, value)) => PatternId::ALL
+            .into_iter()
+            .find(|pattern| pattern.as_str() == value)
+            .ok_or(format!("line {line}: `{value}` is not a bank-map pattern"))?,
+    };
+    let order = match sections.field("order") {
+        None => u32::MAX,
+        Some((line, value)) => value
+            .parse()
+            .map_err(|_| format!("line {line}: `order:` is a whole number"))?,
+    };
+    let mut variants = Vec::new();
+    for (line, name, lines) in sections.named("variant") {
+        if variants.iter().any(|v: &VariantDef| v.name == name) {
+            return Err(format!("line {line}: a second variant `{name}`"));
+        }
+        variants.push(read_variant(name, lines, &lesson_controls, &sections)?);
+    }
+    if variants.is_empty() {
+        return Err("the lesson has no `== variant NAME` section".to_string());
+    }
+    let (question_line, question_name) = sections.required("question-variant")?;
+    let question_variant = variants
+        .iter()
+        .position(|v| v.name == question_name)
+        .ok_or(format!(
+            "line {question_line}: `{question_name}` is not a variant of this lesson"
+        ))?;
+    Ok(LessonDef {
+        key: key.to_string(),
+        order,
+        home: sections
+            .field("home")
+            .is_some_and(|(_, value)| value == "yes"),
+        explains: list("explains", &|_| true)?,
+        text: words,
+        controls: lesson_controls,
+        view,
+        views,
+        pattern,
+        question_variant,
+        variants,
+        file: text.to_string(),
+    })
+}
+
+/// One `== variant NAME` section: `key: value` lines, then the launch's `NAME = EXPR` lines.
+fn read_variant(
+    name: &str,
+    lines: &[(usize, &str)],
+    lesson_controls: &[Control],
+    sections: &Sections,
+) -> Result<VariantDef, String> {
+    let mut fields: Vec<(usize, &str, &str)> = Vec::new();
+    let first_line = lines.first().map_or(0, |(line, _)| *line);
+    let mut spec = LaunchSpec::new(first_line);
+    let mut buffers: Vec<(usize, String, Expression)> = Vec::new();
+    for &(line, text) in lines {
+        let text = text.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        if let Some((left, expression)) =
+            text.split_once('=').filter(|(left, _)| !left.contains(':'))
+        {
+            let expression = Expression::new(expression, line);
+            let words: Vec<&str> = left.split_whitespace().collect();
+            let three = |expression: &Expression| -> Result<[Expression; 3], String> {
+                let parts: Vec<&str> = expression.text.split(',').collect();
+                if parts.len() > 3 {
+                    return Err(format!("line {line}: at most three extents, x, y and z"));
+                }
+                let part = |i: usize| Expression::new(parts.get(i).copied().unwrap_or("1"), line);
+                Ok([part(0), part(1), part(2)])
+            };
+            match words[..] {
+                ["let", name] => spec.lets.push((name.to_string(), expression)),
+                ["define", name] => spec.defines.push((name.to_string(), expression)),
+                ["arg", name] => spec.args.push((name.to_string(), expression)),
+                ["buffer", name] => buffers.push((line, name.to_string(), expression)),
+                ["grid"] => spec.grid = three(&expression)?,
+                ["block"] => spec.block = three(&expression)?,
+                ["dynamic-shared"] => spec.dynamic_shared = expression,
+                ["pitched-rows"] => spec.pitched_rows = Some(expression),
+                _ => {
+                    return Err(format!(
+                        "line {line}: `{}` is not a launch value: write `let`, `define`, `arg` \
+                         or `buffer` and a name, or `grid`, `block`, `dynamic-shared` or \
+                         `pitched-rows`",
+                        left.trim()
+                    ))
+                }
+            }
+        } else if let Some((key, value)) = text.split_once(':') {
+            fields.push((line, key.trim(), value.trim()));
+        } else {
+            return Err(format!(
+                "line {line}: expected `key: value` or `NAME = EXPRESSION`"
+            ));
+        }
+    }
+    let field = |key: &str| {
+        fields
+            .iter()
+            .find(|(_, k, _)| *k == key)
+            .map(|(l, _, v)| (*l, *v))
+    };
+    let required = |key: &str| {
+        field(key).ok_or(format!(
+            "line {first_line}: the variant `{name}` has no `{key}:`"
+        ))
+    };
+    let (kernel_line, kernel_at) = required("kernel")?;
+    let (kernel, file) = kernel_at.split_once(" in ").ok_or(format!(
+        "line {kernel_line}: write the kernel as `NAME in FILE.cu`"
+    ))?;
+    let (kernel, file) = (kernel.trim(), file.trim());
+    let source = sections
+        .named("kernel")
+        .into_iter()
+        .find(|(_, section, _)| *section == file)
+        .map(|(_, _, lines)| -> &'static str {
+            let text: Vec<&str> = lines.iter().map(|(_, line)| *line).collect();
+            Box::leak(text.join("\n").into_boxed_str())
+        })
+        .or_else(|| {
+            KERNEL_FILES
+                .iter()
+                .find(|(name, _)| *name == file)
+                .map(|(_, text)| *text)
+        })
+        .ok_or(format!(
+            "line {kernel_line}: `{file}` is neither a kernel of the page nor a `== kernel {file}` \
+             section of this file"
+        ))?;
+    let controls = match field("controls") {
+        None => lesson_controls.to_vec(),
+        Some((line, value)) => value
+            .split_whitespace()
+            .map(|word| {
+                Control::parse(word).ok_or(format!("line {line}: `{word}` is not a control"))
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let (sweep_line, sweep) = required("sweep")?;
+    let sweep = SweepSetting::parse(sweep).ok_or(format!(
+        "line {sweep_line}: `{sweep}` is not a setting the sweep can vary"
+    ))?;
+    let launch = match field("launch") {
+        Some((_, "form")) => LaunchRule::Form,
+        Some((line, other)) => {
+            return Err(format!(
+                "line {line}: `launch: {other}`: the only launch named so is `form`"
+            ))
+        }
+        None => {
+            let params = my_kernel::kernels(source)
+                .map_err(|error| format!("line {kernel_line}: `{file}` does not compile: {error}"))?
+                .into_iter()
+                .find(|(name, _)| name == kernel)
+                .map(|(_, params)| params)
+                .ok_or(format!(
+                    "line {kernel_line}: `{file}` has no kernel `{kernel}`"
+                ))?;
+            for (line, name, expression) in buffers {
+                let bytes = params
+                    .iter()
+                    .find(|param| param.name == name)
+                    .and_then(|param| param.element_bytes)
+                    .ok_or(format!(
+                        "line {line}: `{kernel}` has no pointer parameter `{name}`"
+                    ))?;
+                spec.buffers.push((name, expression, bytes));
+            }
+            spec.check(first_settings())
+                .map_err(|error| error.to_string())?;
+            LaunchRule::Written(Box::new(spec))
+        }
+    };
+    Ok(VariantDef {
+        name: name.to_string(),
+        title: required("title")?.1.to_string(),
+        old_key: field("old-key").map(|(_, key)| key.to_string()),
+        file: file.to_string(),
+        source,
+        kernel: kernel.to_string(),
+        settings: field("settings").map_or(String::new(), |(_, text)| text.to_string()),
+        controls,
+        sweep,
+        launch,
+    })
+}
+
+/// A lesson and a variant by their keys, for the tests.
+#[cfg(test)]
+pub fn variant(lesson: &str, name: &str) -> Variant {
+    Lesson::parse(lesson)
+        .and_then(|(lesson, _)| lesson.variant_named(name))
+        .unwrap_or_else(|| panic!("no variant {lesson}/{name}"))
+}
+
+/// A lesson by its key, for the tests.
+#[cfg(test)]
+pub fn lesson(key: &str) -> Lesson {
+    Lesson::parse(key)
+        .map(|(lesson, _)| lesson)
+        .unwrap_or_else(|| panic!("no lesson {key}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A lesson of one variant whose kernel is in the file itself.
+    const FIXTURE: &str = "title: A fixture lesson\nlectures: CUDA Memories\norder: 99\n\
+controls: block\nview: lines\nquestion-variant: copy\n\n== intro\nOne copy.\n\n\
+== question\nHow many load requests does a warp make?\nmetric: global-load-requests-per-warp\n\
+choice*: 1 | one coalesced load.\nchoice: 2 | two loads.\n\n== why\nOne load.\n\n\
+== devices\nThe same.\n\n== next\ncoalescing\n\n== variant copy\ntitle: A copy\n\
+kernel: copy in copy.cu\nsweep: block\nlet n = 1 << 16\ngrid = (n + block - 1) / block\n\
+block = block\narg n = n\nbuffer out = n\nbuffer in = n\n\n== kernel copy.cu\n\
+__global__ void copy(float *out, const float *in, int n) {\n\
+    int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+    if (i < n) out[i] = in[i];\n\
+}\n";
+
+    #[test]
+    fn every_lesson_file_the_page_ships_is_read() {
+        assert_eq!(all().len(), LESSON_FILES.len());
+        for (key, text) in LESSON_FILES {
+            if let Err(error) = parse(key, text) {
+                panic!("{key}: {error}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_lesson_added_as_one_file_is_in_the_menu_and_runs_its_own_kernel() {
+        let lesson = load("fixture", FIXTURE).expect("the fixture reads");
+        assert!(all().contains(&lesson));
+        assert_eq!(Lesson::parse("fixture"), Some((lesson, lesson.first())));
+        assert_eq!(
+            load("fixture", FIXTURE),
+            Ok(lesson),
+            "the same text is the same lesson"
+        );
+        let settings = crate::state::State::default().settings();
+        let input = lesson.first().launch(settings, lesson.first().source());
+        assert_eq!((input.grid.x, input.block.x), (256, 256));
+        assert_eq!(
+            input.buffers,
+            vec![("out".to_string(), 1 << 18), ("in".to_string(), 1 << 18)]
+        );
+        let report = simulate(&input).expect("the fixture's kernel runs");
+        assert_eq!(
+            report
+                .counters
+                .get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+            Some(2048.0)
+        );
+    }
+
+    fn refused(text: &str, expected: &str) {
+        match parse("fixture", text) {
+            Ok(_) => panic!("read a file that should be refused for {expected:?}"),
+            Err(error) => assert_eq!(error, expected),
+        }
+    }
+
+    #[test]
+    fn a_malformed_lesson_file_is_refused_with_its_line_and_what_is_wrong() {
+        refused(
+            &FIXTURE.replace("view: lines", "view: sideways"),
+            "line 5: `sideways` is not a view",
+        );
+        refused(
+            &FIXTURE.replace("controls: block", "controls: block speed"),
+            "line 4: `speed` is not one of the controls",
+        );
+        refused(
+            &FIXTURE.replace("question-variant: copy", "question-variant: paste"),
+            "line 6: `paste` is not a variant of this lesson",
+        );
+        refused(
+            &FIXTURE.replace("grid = (n + block - 1) / block", "grid = (m + block - 1) / block"),
+            "line 31: `(m + block - 1) / block`: the value is not a constant integer expression (a name \
+             that is no #define, a division by zero, or a call)",
+        );
+        refused(
+            &FIXTURE.replace("kernel: copy in copy.cu", "kernel: copy in paste.cu"),
+            "line 28: `paste.cu` is neither a kernel of the page nor a `== kernel paste.cu` \
+             section of this file",
+        );
+        refused(
+            &FIXTURE.replace("buffer in = n", "buffer input = n"),
+            "line 35: `copy` has no pointer parameter `input`",
+        );
+        refused(
+            &FIXTURE.replace("arg n = n", "argument n = n"),
+            "line 33: `argument n` is not a launch value: write `let`, `define`, `arg` or \
+             `buffer` and a name, or `grid`, `block`, `dynamic-shared` or `pitched-rows`",
+        );
+        refused(
+            &FIXTURE.replace("sweep: block", "sweep: colour"),
+            "line 29: `colour` is not a setting the sweep can vary",
+        );
+        refused(
+            &FIXTURE.replace("choice*: 1", "choice: 1"),
+            "the question must mark exactly one `choice*:`",
+        );
+    }
     use crate::state::State;
     use memplay_sim::simulate::simulate;
 
@@ -892,7 +762,7 @@ mod tests {
 
     #[test]
     fn every_kernel_belongs_to_the_lesson_that_lists_it_under_its_name() {
-        for variant in Variant::ALL {
+        for variant in all_variants() {
             let lesson = variant.lesson();
             assert_eq!(lesson.variant_named(variant.name()), Some(variant));
             assert_eq!(
@@ -905,7 +775,7 @@ mod tests {
 
     #[test]
     fn the_pattern_menu_shows_exactly_where_the_bank_map_it_drives_does() {
-        for lesson in Lesson::ALL {
+        for lesson in all() {
             assert_eq!(
                 lesson.controls().contains(&Control::Pattern),
                 lesson.views().contains(&View::BankMap),
@@ -916,14 +786,14 @@ mod tests {
 
     #[test]
     fn every_lesson_simulates_at_the_default_settings() {
-        for lesson in Variant::ALL {
+        for lesson in all_variants() {
             let input = lesson.launch(State::default().settings(), lesson.source());
             // The unguarded kernel of the boundary-checks lesson fails by design (the next test).
-            if lesson != Variant::BoundaryUnguarded {
+            if lesson != variant("boundary-checks", "unguarded") {
                 assert!(simulate(&input).is_ok(), "{lesson:?}");
             }
             assert_eq!(
-                Lesson::parse(lesson.old_key()),
+                lesson.old_key().and_then(Lesson::parse),
                 Some((lesson.lesson(), lesson))
             );
         }
@@ -932,12 +802,12 @@ mod tests {
     #[test]
     fn without_boundary_checks_a_ragged_n_reads_outside_the_matrix_and_with_them_it_runs() {
         // Seed 004: n = 1000 needs 63 tiles of 16 per side; the last ones hang over the edge.
-        let unguarded = Variant::BoundaryUnguarded;
+        let unguarded = variant("boundary-checks", "unguarded");
         let input = unguarded.launch(State::default().settings(), unguarded.source());
         assert_eq!((input.grid.x, input.grid.y), (63, 63));
         let error = simulate(&input).expect_err("the unguarded kernel leaves the matrix");
         assert!(error.to_string().contains("outside"), "{error}");
-        let guarded = Variant::BoundaryGuarded;
+        let guarded = variant("boundary-checks", "guarded");
         let report = simulate(&guarded.launch(State::default().settings(), guarded.source()))
             .expect("the guarded kernel runs");
         // Every element of C is written once: n * n stores of 4 bytes, in warp requests.
@@ -959,13 +829,13 @@ mod tests {
             ..State::default()
         };
         check(
-            Variant::RowPerThread,
+            variant("bank-conflicts", "row-per-thread"),
             state.clone(),
             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
             132.0 * 32.0 * 32.0,
         );
         check(
-            Variant::RowPerThread,
+            variant("bank-conflicts", "row-per-thread"),
             State { pad: 1, ..state },
             "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
             132.0 * 32.0,
@@ -976,9 +846,9 @@ mod tests {
     fn sixteen_wide_tiles_load_each_matrix_element_once_per_tile() {
         // Seed 003: 16x16 tiles cut global loads 16-fold, to 2 n^3 / 16 element loads, made by
         // warp-level requests of 32 lanes each.
-        let n = f64::from(MATMUL_N);
+        let n = 1024.0;
         check(
-            Variant::MatmulTiled,
+            variant("tiled-matmul", "tiled"),
             State::default(),
             "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
             2.0 * n * n * n / 16.0 / 32.0,
@@ -995,8 +865,8 @@ mod tests {
                 .expect("the divergence lesson runs")
                 .counters
         };
-        let divergent = run(Variant::DivergenceSplit);
-        let uniform = run(Variant::DivergenceUniform);
+        let divergent = run(variant("warp-divergence", "divergent"));
+        let uniform = run(variant("warp-divergence", "uniform"));
         let paths = divergent.inst_executed / uniform.inst_executed;
         assert!((1.9..2.0).contains(&paths), "{paths}");
         let lanes = |c: &memplay_sim::counters::Counters| c.thread_inst_executed / c.inst_executed;
@@ -1028,9 +898,9 @@ mod tests {
                 "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"
             )) / counter(format!("smsp__inst_executed_op_shared_{op}.sum"))
         };
-        let unpadded = run(Variant::TransposeShared, 0);
-        let padded = run(Variant::TransposeShared, 1);
-        let swizzled = run(Variant::TransposeSwizzle, 0);
+        let unpadded = run(variant("bank-conflicts", "transpose"), 0);
+        let padded = run(variant("bank-conflicts", "transpose"), 1);
+        let swizzled = run(variant("bank-conflicts", "swizzle"), 0);
         assert_eq!(per_load(&unpadded, "ld"), 32.0);
         assert_eq!(per_load(&padded, "ld"), 1.0);
         assert_eq!(per_load(&swizzled, "ld"), 1.0);
@@ -1043,13 +913,13 @@ mod tests {
     fn the_new_lessons_run_on_every_device_at_their_first_settings() {
         // The timing lessons invite a change of device: none of their launches may fail on one.
         for variant in [
-            Variant::LatencyAdjDiff,
-            Variant::DivergenceSplit,
-            Variant::DivergenceUniform,
-            Variant::TransposeSwizzle,
-            Variant::TransfersAdjDiff,
-            Variant::TransfersMatmul,
-            Variant::MyKernel,
+            variant("latency-hiding", "adjacent-difference"),
+            variant("warp-divergence", "divergent"),
+            variant("warp-divergence", "uniform"),
+            variant("bank-conflicts", "swizzle"),
+            variant("host-transfers", "adjacent-difference"),
+            variant("host-transfers", "matmul"),
+            variant("my-kernel", "my-kernel"),
         ] {
             for device in memplay_sim::DeviceId::ALL {
                 let state = State {

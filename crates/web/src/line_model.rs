@@ -748,7 +748,7 @@ pub fn sector_text(cell: &SectorCell) -> String {
 mod tests {
     use super::*;
     use crate::components::kernel_view::{counter_rows, counter_statements};
-    use crate::lessons::{Lesson, Variant};
+
     use crate::model::bank_grid;
     use crate::state::State;
     use memplay_sim::access::AccessWidth;
@@ -1150,18 +1150,20 @@ mod tests {
     #[test]
     fn every_label_of_a_shared_access_names_one_degree_on_the_h100_and_the_g80() {
         let variants = [
-            Variant::RowPerThread,
-            Variant::SmemStride,
-            Variant::TransposeShared,
-            Variant::TransposeSwizzle,
-            Variant::MatmulTiled,
+            crate::lessons::variant("bank-conflicts", "row-per-thread"),
+            crate::lessons::variant("bank-conflicts", "stride"),
+            crate::lessons::variant("bank-conflicts", "transpose"),
+            crate::lessons::variant("bank-conflicts", "swizzle"),
+            crate::lessons::variant("tiled-matmul", "tiled"),
         ];
         for variant in variants {
             for device in [DeviceId::H100, DeviceId::G80] {
                 for compile in [CompileEffects::AS_COMPILED, CompileEffects::AS_WRITTEN] {
                     for pad in [0, 1] {
                         for stride in [1, 2, 32] {
-                            if stride != 1 && variant != Variant::SmemStride {
+                            if stride != 1
+                                && variant != crate::lessons::variant("bank-conflicts", "stride")
+                            {
                                 continue;
                             }
                             labels_agree(&State {
@@ -1211,7 +1213,7 @@ mod tests {
     fn the_row_per_thread_read_fused_into_128_bit_loads_is_8_way_and_says_it_is_32_way_as_written()
     {
         let state = State {
-            variant: Variant::RowPerThread,
+            variant: crate::lessons::variant("bank-conflicts", "row-per-thread"),
             ..State::default()
         };
         assert_eq!(
@@ -1240,7 +1242,7 @@ mod tests {
     fn the_tiled_matmuls_row_read_on_the_g80_is_4_way_as_compiled_and_says_it_has_none_as_written()
     {
         let state = State {
-            variant: Variant::MatmulTiled,
+            variant: crate::lessons::variant("tiled-matmul", "tiled"),
             device: DeviceId::G80,
             ..State::default()
         };
@@ -1261,7 +1263,7 @@ mod tests {
     fn the_coalescing_lessons_map_opens_on_the_strided_load_whose_sectors_the_stride_moves() {
         let opened = |stride: u32| {
             let state = State {
-                variant: Lesson::Coalescing.variants()[0],
+                variant: crate::lessons::lesson("coalescing").variants()[0],
                 stride,
                 ..State::default()
             };
@@ -1299,7 +1301,7 @@ mod tests {
     fn the_bank_lessons_map_opens_on_the_column_read_that_padding_frees() {
         let opened = |pad: u32| {
             let state = State {
-                variant: Lesson::BankConflicts.variants()[0],
+                variant: crate::lessons::lesson("bank-conflicts").variants()[0],
                 pad,
                 ..State::default()
             };

@@ -16,12 +16,14 @@ mod deflate;
 mod facts;
 #[cfg(test)]
 mod lesson_checks;
+mod lesson_launch;
 mod lesson_text;
 mod lessons;
 mod line_model;
 mod measured;
 mod model;
 mod my_kernel;
+mod settings;
 mod source_link;
 mod state;
 mod statements;

@@ -295,7 +295,7 @@ mod tests {
 
     fn tiled(tile: u32, pad: u32) -> State {
         State {
-            variant: Variant::MatmulTiled,
+            variant: crate::lessons::variant("tiled-matmul", "tiled"),
             tile,
             pad,
             ..State::default()
@@ -411,7 +411,7 @@ mod tests {
         // The naive kernel takes no define: the block's width is what was measured.
         for tile in [8, 16, 32] {
             let state = State {
-                variant: Variant::MatmulNaive,
+                variant: crate::lessons::variant("tiled-matmul", "naive"),
                 tile,
                 ..State::default()
             };
@@ -462,19 +462,59 @@ mod tests {
                 }
             }
         };
-        expect(Variant::MatmulNaive, true, true);
-        expect(Variant::MatmulTiled, true, true);
-        expect(Variant::AdjDiffNaive, false, true);
-        expect(Variant::AdjDiffShared, false, true);
-        expect(Variant::SmemStride, false, true);
-        expect(Variant::RowPerThread, false, false);
-        expect(Variant::StridedCopy, false, true);
-        expect(Variant::TransposeNaive, true, true);
-        expect(Variant::TransposeShared, true, true);
-        expect(Variant::AtomicsGlobal, false, true);
-        expect(Variant::AtomicsHierarchical, false, false);
-        expect(Variant::DivergenceSplit, true, true);
-        expect(Variant::DivergenceUniform, true, true);
+        expect(crate::lessons::variant("tiled-matmul", "naive"), true, true);
+        expect(crate::lessons::variant("tiled-matmul", "tiled"), true, true);
+        expect(
+            crate::lessons::variant("adjacent-difference", "naive"),
+            false,
+            true,
+        );
+        expect(
+            crate::lessons::variant("adjacent-difference", "shared"),
+            false,
+            true,
+        );
+        expect(
+            crate::lessons::variant("bank-conflicts", "stride"),
+            false,
+            true,
+        );
+        expect(
+            crate::lessons::variant("bank-conflicts", "row-per-thread"),
+            false,
+            false,
+        );
+        expect(
+            crate::lessons::variant("coalescing", "strided-copy"),
+            false,
+            true,
+        );
+        expect(
+            crate::lessons::variant("coalescing", "transpose"),
+            true,
+            true,
+        );
+        expect(
+            crate::lessons::variant("bank-conflicts", "transpose"),
+            true,
+            true,
+        );
+        expect(crate::lessons::variant("atomics", "global"), false, true);
+        expect(
+            crate::lessons::variant("atomics", "hierarchical"),
+            false,
+            false,
+        );
+        expect(
+            crate::lessons::variant("warp-divergence", "divergent"),
+            true,
+            true,
+        );
+        expect(
+            crate::lessons::variant("warp-divergence", "uniform"),
+            true,
+            true,
+        );
     }
 
     #[test]
@@ -482,8 +522,14 @@ mod tests {
         // Probe group I timed the same loop at 1,056 blocks of 256 threads: split warps take
         // 0.090 ms, uniform ones 0.048 ms.
         for (variant, ms) in [
-            (Variant::DivergenceSplit, 0.090416),
-            (Variant::DivergenceUniform, 0.048208),
+            (
+                crate::lessons::variant("warp-divergence", "divergent"),
+                0.090416,
+            ),
+            (
+                crate::lessons::variant("warp-divergence", "uniform"),
+                0.048208,
+            ),
         ] {
             let state = State {
                 variant,
@@ -509,7 +555,7 @@ mod tests {
     #[test]
     fn the_divergence_lesson_at_another_block_size_matches_nothing() {
         let state = State {
-            variant: Variant::DivergenceSplit,
+            variant: crate::lessons::variant("warp-divergence", "divergent"),
             block: 128,
             ..State::default()
         };

@@ -819,7 +819,6 @@ mod tests {
 
     #[test]
     fn the_tiled_matmul_has_a_roofline_point_and_a_copy_without_flops_has_none() {
-        use crate::lessons::Variant;
         let point_of = |state: State| {
             let input = state.launch();
             let report = memplay_sim::simulate::simulate(&input).expect("the lesson runs");
@@ -832,7 +831,7 @@ mod tests {
         // only what leaves the caches, so it sits higher.
         assert!(tiled.intensity > 4.0, "{tiled:?}");
         let copy = State {
-            variant: Variant::StridedCopy,
+            variant: crate::lessons::variant("coalescing", "strided-copy"),
             ..State::default()
         };
         assert_eq!(point_of(copy), None);

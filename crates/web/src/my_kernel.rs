@@ -6,13 +6,14 @@
 //! make of it. Everything here is pure: the page's state holds a `MyLaunch`, the link carries
 //! its `encode`d text, and `build` turns it into the `SimulationInput` the worker runs.
 
-use crate::lessons::Settings;
+use crate::settings::Settings;
 use memplay_sim::fill::Fill;
 use memplay_sim::kernel::ast::Type;
 use memplay_sim::kernel::{self, Dim3, Value};
 use memplay_sim::simulate::SimulationInput;
 
-/// The starting source of the lesson.
+/// The starting source of the lesson, which its file names.
+#[cfg(test)]
 pub const STARTER: &str = include_str!("../../../www/kernels/my-kernel.cu");
 
 /// A launch as the student wrote it: every number is an expression's text.

@@ -88,12 +88,8 @@ pub const DEFAULT_PATTERN: PatternId = PatternId::Stride;
 /// PAD 1, so the lesson's padding moves its bank map from its first settings; a stride of 1
 /// would show no conflict at either.
 pub fn default_pattern(lesson: Lesson) -> PatternId {
-    match lesson {
-        Lesson::BankConflicts => PatternId::RowPerThread,
-        _ => DEFAULT_PATTERN,
-    }
+    lesson.pattern()
 }
-pub const DEFAULT_VARIANT: Variant = Variant::MatmulTiled;
 
 /// The student's answer to the lesson's predict-first question. Not part of the link: a shared
 /// link asks its reader to predict afresh.
@@ -196,26 +192,26 @@ impl State {
     /// The page's launch with what is wrong in the my-kernel lesson's values (none elsewhere),
     /// built once for a render: the launch form shows the errors, the worker runs the launch.
     pub fn launch_and_errors(&self) -> (SimulationInput, Vec<FieldError>) {
-        match self.variant {
-            Variant::MyKernel => my_kernel::build(&self.my_launch, self.source(), self.settings()),
-            _ => (
+        if self.variant.takes_launch_form() {
+            my_kernel::build(&self.my_launch, self.source(), self.settings())
+        } else {
+            (
                 self.variant.launch(self.settings(), self.source()),
                 Vec::new(),
-            ),
+            )
         }
     }
 
     /// The launches of the sweep chart around `launch`, the page's launch; the my-kernel lesson
     /// sweeps its registers, which change no value of the launch, so it is not built again.
     pub fn sweep_launches(&self, launch: &SimulationInput) -> SweepLaunches {
-        match self.variant {
-            Variant::MyKernel => {
-                SweepSetting::Regs.launches(self.settings(), |settings| SimulationInput {
-                    regs: settings.regs,
-                    ..launch.clone()
-                })
-            }
-            _ => self.variant.sweep_launches(self.settings(), self.source()),
+        if self.variant.takes_launch_form() {
+            SweepSetting::Regs.launches(self.settings(), |settings| SimulationInput {
+                regs: settings.regs,
+                ..launch.clone()
+            })
+        } else {
+            self.variant.sweep_launches(self.settings(), self.source())
         }
     }
 
@@ -241,7 +237,7 @@ impl Default for State {
             element: Element::Float,
             host_memory: HostMemory::Pinned,
             my_launch: MyLaunch::default(),
-            variant: DEFAULT_VARIANT,
+            variant: Lesson::home().first(),
             compile: CompileEffects::AS_COMPILED,
             embed: false,
             edited_source: None,
@@ -495,7 +491,7 @@ impl State {
                 "launch"
             }
             Action::SetLesson { lesson } => {
-                self.set_variant(lesson.variants()[0]);
+                self.set_variant(lesson.first());
                 "lesson"
             }
             Action::SetVariant { variant } => {
@@ -638,10 +634,10 @@ mod tests {
         check(
             edited,
             Action::SetVariant {
-                variant: Variant::AdjDiffShared,
+                variant: crate::lessons::variant("adjacent-difference", "shared"),
             },
             State {
-                variant: Variant::AdjDiffShared,
+                variant: crate::lessons::variant("adjacent-difference", "shared"),
                 ..State::default()
             },
         );
@@ -704,10 +700,10 @@ mod tests {
                 warp: 3,
             }),
             Action::SetLesson {
-                lesson: Lesson::Coalescing,
+                lesson: crate::lessons::lesson("coalescing"),
             },
             State {
-                variant: Variant::StridedCopy,
+                variant: crate::lessons::variant("coalescing", "strided-copy"),
                 ..State::default()
             },
         );
@@ -1016,7 +1012,7 @@ mod tests {
     #[test]
     fn another_lesson_asks_its_question_afresh_but_a_variant_of_the_same_keeps_the_answer() {
         let answered = State {
-            variant: Variant::MatmulTiled,
+            variant: crate::lessons::variant("tiled-matmul", "tiled"),
             prediction: Prediction {
                 chosen: Some(2),
                 revealed: true,
@@ -1024,11 +1020,11 @@ mod tests {
             ..State::default()
         };
         let naive = answered.clone().apply(Action::SetVariant {
-            variant: Variant::MatmulNaive,
+            variant: crate::lessons::variant("tiled-matmul", "naive"),
         });
         assert_eq!(naive.prediction, answered.prediction);
         let atomics = answered.apply(Action::SetVariant {
-            variant: Variant::AtomicsGlobal,
+            variant: crate::lessons::variant("atomics", "global"),
         });
         assert_eq!(atomics.prediction, Prediction::default());
     }

@@ -7,12 +7,12 @@
 //! it); `State::from_link` reads both. Pure string handling only, so the tests run on the host.
 
 use crate::compare::CompareWith;
-use crate::lessons::{Control, Lesson, Variant};
+use crate::lessons::{Control, Lesson};
 use crate::my_kernel;
 use crate::source_link::{read_fragment, Fragment, SourceLink};
 use crate::state::{
-    default_pattern, NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_PATTERN, DEFAULT_VARIANT,
-    PAD, REGS, STRIDE, TILE,
+    default_pattern, NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_PATTERN, PAD, REGS,
+    STRIDE, TILE,
 };
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::{Element, PatternId};
@@ -170,15 +170,17 @@ impl State {
                 "lesson" => match Lesson::parse(&value) {
                     Some((_, variant)) => state.variant = variant,
                     None => {
-                        let ids: Vec<&str> =
-                            Lesson::ALL.iter().map(|lesson| lesson.key()).collect();
+                        let ids: Vec<&str> = crate::lessons::all()
+                            .into_iter()
+                            .map(|lesson| lesson.key())
+                            .collect();
                         state.notes.push(format!(
                             "lesson={} is not one of {}; using {}.",
                             quote(&value),
                             ids.join(", "),
-                            DEFAULT_VARIANT.lesson().key()
+                            Lesson::home().key()
                         ));
-                        state.variant = DEFAULT_VARIANT;
+                        state.variant = Lesson::home().first();
                     }
                 },
                 "variant" => variant_name = Some(value),
@@ -282,7 +284,8 @@ impl State {
             ),
             (
                 "launch",
-                (self.variant == Variant::MyKernel)
+                self.variant
+                    .takes_launch_form()
                     .then(|| percent_encode(&my_kernel::encode(&self.my_launch))),
             ),
             ("embed", self.embed.then(|| embed_key(true).to_string())),
@@ -388,7 +391,7 @@ impl State {
                 None,
                 "launch",
                 percent_encode(&my_kernel::encode(&self.my_launch)),
-                self.variant == Variant::MyKernel,
+                self.variant.takes_launch_form(),
             ),
         ];
         for (control, key, value, differs) in settings {
@@ -546,7 +549,6 @@ fn percent_decode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lessons::Variant;
     use crate::state::{Action, EmbedCode};
 
     fn check(query: &str, expected: State) {
@@ -568,7 +570,7 @@ mod tests {
                 && (key != "compare" || state.compare != CompareWith::Nothing)
                 && (key != "element" || state.element != Element::Float)
                 && (key != "host" || state.host_memory != HostMemory::Pinned)
-                && (key != "launch" || state.variant == Variant::MyKernel)
+                && (key != "launch" || state.variant.takes_launch_form())
         });
         for key in written_keys {
             assert!(
@@ -583,7 +585,7 @@ mod tests {
         assert_eq!(
             State::from_link("?lesson=adj-diff-naive&pad=1", "#src=1.AwA"),
             State {
-                variant: Variant::AdjDiffNaive,
+                variant: crate::lessons::variant("adjacent-difference", "naive"),
                 pad: 1,
                 source_link: SourceLink::Opening {
                     fragment: "src=1.AwA".to_string(),
@@ -617,7 +619,7 @@ mod tests {
     #[test]
     fn an_unknown_lesson_falls_back_to_the_tiled_matmul_with_a_note() {
         let state = State::from_query("?lesson=fft&compile=fast");
-        assert_eq!(state.variant, DEFAULT_VARIANT);
+        assert_eq!(state.variant, Lesson::home().first());
         assert_eq!(state.compile, CompileEffects::AS_COMPILED);
         assert_eq!(state.notes.len(), 2, "{:?}", state.notes);
         assert!(state.notes[0].starts_with("lesson=fft is not one of"));
@@ -658,7 +660,7 @@ mod tests {
                 pad: 1,
                 stride: 2,
                 regs: 10,
-                variant: Variant::TransposeShared,
+                variant: crate::lessons::variant("bank-conflicts", "transpose"),
                 compile: CompileEffects::AS_WRITTEN,
                 embed: true,
                 edited_source: None,
@@ -803,7 +805,7 @@ mod tests {
         check(
             "?lesson=row-per-thread&embed=1",
             State {
-                variant: Variant::RowPerThread,
+                variant: crate::lessons::variant("bank-conflicts", "row-per-thread"),
                 // A link without a pattern opens the bank lesson's own, the row-per-thread array.
                 pattern: PatternId::RowPerThread,
                 embed: true,
@@ -886,7 +888,7 @@ mod tests {
         );
         // A student who comes from the bank lesson carries no pattern into the matmul's embed.
         let moved = banks.apply(Action::SetLesson {
-            lesson: Lesson::TiledMatmul,
+            lesson: crate::lessons::lesson("tiled-matmul"),
         });
         assert!(
             !moved.embed_query().contains("pattern"),
@@ -1044,7 +1046,10 @@ mod tests {
     #[test]
     fn a_first_links_kernel_key_opens_its_lesson_at_that_variant() {
         let state = State::from_query("lesson=matmul-naive");
-        assert_eq!(state.variant, Variant::MatmulNaive);
+        assert_eq!(
+            state.variant,
+            crate::lessons::variant("tiled-matmul", "naive")
+        );
         assert!(state.notes.is_empty());
         assert!(state
             .to_query()
@@ -1055,10 +1060,16 @@ mod tests {
     #[test]
     fn a_variant_is_read_within_its_lesson_wherever_it_stands() {
         let state = State::from_query("variant=shared&lesson=adjacent-difference");
-        assert_eq!(state.variant, Variant::AdjDiffShared);
+        assert_eq!(
+            state.variant,
+            crate::lessons::variant("adjacent-difference", "shared")
+        );
         assert!(state.notes.is_empty());
         let other = State::from_query("lesson=bank-conflicts&variant=shared");
-        assert_eq!(other.variant, Variant::TransposeShared);
+        assert_eq!(
+            other.variant,
+            crate::lessons::variant("bank-conflicts", "transpose")
+        );
         assert_eq!(
             other.notes,
             vec![

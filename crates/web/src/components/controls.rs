@@ -397,7 +397,6 @@ pub fn controls(props: &ControlsProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lessons::Variant;
 
     fn shown(query: &str) -> Vec<Control> {
         shown_controls(&State::from_query(query))
@@ -438,7 +437,7 @@ mod tests {
         );
         assert_eq!(
             shown_controls(&State {
-                variant: Variant::MatmulNaive,
+                variant: crate::lessons::variant("tiled-matmul", "naive"),
                 ..State::default()
             }),
             [Control::Tile, Control::Regs]

@@ -331,7 +331,6 @@ pub fn chart_export(props: &ChartExportProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lessons::Variant;
     use crate::state::State;
     use memplay_sim::simulate::simulate;
     use memplay_sim::timing::predict;
@@ -394,7 +393,7 @@ mod tests {
     fn a_lesson_s_launch_file_round_trips_through_the_envelope() {
         check_round_trip(State::default());
         check_round_trip(State {
-            variant: Variant::AdjDiffShared,
+            variant: crate::lessons::variant("adjacent-difference", "shared"),
             ..State::default()
         });
     }

@@ -826,9 +826,9 @@ fn run_outcome(run: &Shared<SimulationRun>, sweep: Html, source: &str, variant: 
                 if let Some(reason) = crate::model::ragged_tile_reason(&run.input, error) {
                     <p class="error-reason" data-testid="boundary-hint">
                         { reason }
-                        if variant.lesson() != Lesson::BoundaryChecks {
+                        if let Some(explaining) = Lesson::explaining("ragged-tiles").filter(|l| *l != variant.lesson()) {
                             { " " }
-                            <a href="?lesson=boundary-checks">{ "The boundary-checks lesson" }</a>
+                            <a href={format!("?lesson={}", explaining.key())}>{ format!("The lesson {}", explaining.title()) }</a>
                             { " shows the guarded kernel." }
                         } else {
                             { " Choose the guarded kernel in the Kernel menu." }
@@ -956,7 +956,7 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
                     <label class="label" for="lesson">{ "Lesson" }</label>
                     <select id="lesson" data-testid="control-lesson" onchange={on_lesson}
                             aria-describedby="lesson-hint">
-                        { for Lesson::ALL.into_iter().map(|lesson| html! {
+                        { for crate::lessons::all().into_iter().map(|lesson| html! {
                             <option value={lesson.key()} selected={lesson == props.variant.lesson()}>
                                 { lesson.title() }
                             </option>
@@ -1060,7 +1060,7 @@ mod tests {
     fn the_shared_adjacent_difference_passes_its_dynamic_shared_memory() {
         check(
             State {
-                variant: Variant::AdjDiffShared,
+                variant: crate::lessons::variant("adjacent-difference", "shared"),
                 ..State::default()
             },
             "adj_diff_shared<<<(16384, 1, 1), (256, 1, 1), 1024>>>(n = 4194304)",
@@ -1126,7 +1126,7 @@ mod tests {
     fn every_launch_says_what_its_copies_to_the_host_would_cost() {
         // The adjacent difference's 32 MB over the H100's PCIe 5.0: some 0.6 ms, 36 kernels.
         let state = State {
-            variant: Variant::AdjDiffNaive,
+            variant: crate::lessons::variant("adjacent-difference", "naive"),
             ..State::default()
         };
         let report = simulate(&state.launch()).expect("runs");
@@ -1153,7 +1153,7 @@ mod tests {
         check_throughput(
             State {
                 device: memplay_sim::DeviceId::G80,
-                variant: Variant::MatmulNaive,
+                variant: crate::lessons::variant("tiled-matmul", "naive"),
                 regs: 10,
                 ..State::default()
             },
@@ -1170,7 +1170,7 @@ mod tests {
     #[test]
     fn the_bars_say_what_a_share_is_and_add_up_to_the_sum_they_print() {
         let statements = bar_statements(State {
-            variant: Variant::MatmulNaive,
+            variant: crate::lessons::variant("tiled-matmul", "naive"),
             ..State::default()
         });
         let shares: f64 = statements
@@ -1206,7 +1206,7 @@ mod tests {
     fn a_matmuls_small_useful_rate_is_explained_by_its_rereads_and_its_arithmetic() {
         let statements = bar_statements(State {
             device: memplay_sim::DeviceId::G80,
-            variant: Variant::MatmulNaive,
+            variant: crate::lessons::variant("tiled-matmul", "naive"),
             regs: 10,
             ..State::default()
         });
@@ -1238,7 +1238,7 @@ mod tests {
         // the launch overhead is most of the time.
         check_throughput(
             State {
-                variant: Variant::StridedCopy,
+                variant: crate::lessons::variant("coalescing", "strided-copy"),
                 ..State::default()
             },
             "7.82 µs · 1,073 GB/s useful · reads stay in L2, DRAM 536 GB/s · bottleneck: the launch overhead",
@@ -1334,7 +1334,7 @@ mod tests {
     #[test]
     fn the_cost_counts_simulated_blocks_and_their_warp_instructions() {
         let state = State {
-            variant: Variant::AdjDiffNaive,
+            variant: crate::lessons::variant("adjacent-difference", "naive"),
             ..State::default()
         };
         let report = simulate(&state.launch()).expect("runs");
@@ -1355,7 +1355,7 @@ mod tests {
     #[test]
     fn the_cost_says_which_blocks_ran_and_which_were_shown_alike() {
         let state = State {
-            variant: Variant::MatmulTiled,
+            variant: crate::lessons::variant("tiled-matmul", "tiled"),
             tile: 32,
             ..State::default()
         };

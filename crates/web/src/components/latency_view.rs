@@ -238,7 +238,6 @@ pub fn latency_view(props: &LatencyViewProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lessons::Variant;
     use crate::state::State;
     use memplay_sim::simulate::simulate;
     use memplay_sim::timing::predict;
@@ -264,12 +263,36 @@ mod tests {
         // alone as the work, where (347.3 + 89.8) / 89.8 is 4.9: the model adds every unit's
         // work to the wait.
         for (variant, device, regs) in [
-            (Variant::LatencyAdjDiff, DeviceId::H100, 32),
-            (Variant::LatencyAdjDiff, DeviceId::H100, 64),
-            (Variant::LatencyAdjDiff, DeviceId::H100, 255),
-            (Variant::LatencyAdjDiff, DeviceId::G80, 16),
-            (Variant::MatmulTiled, DeviceId::H100, 32),
-            (Variant::MatmulNaive, DeviceId::Gt200, 16),
+            (
+                crate::lessons::variant("latency-hiding", "adjacent-difference"),
+                DeviceId::H100,
+                32,
+            ),
+            (
+                crate::lessons::variant("latency-hiding", "adjacent-difference"),
+                DeviceId::H100,
+                64,
+            ),
+            (
+                crate::lessons::variant("latency-hiding", "adjacent-difference"),
+                DeviceId::H100,
+                255,
+            ),
+            (
+                crate::lessons::variant("latency-hiding", "adjacent-difference"),
+                DeviceId::G80,
+                16,
+            ),
+            (
+                crate::lessons::variant("tiled-matmul", "tiled"),
+                DeviceId::H100,
+                32,
+            ),
+            (
+                crate::lessons::variant("tiled-matmul", "naive"),
+                DeviceId::Gt200,
+                16,
+            ),
         ] {
             let facts = facts(State {
                 variant,

@@ -6,14 +6,15 @@
 use crate::components::kernel_view::{Shared, SimulationRun};
 use crate::facts::SweepRuns;
 use crate::facts::{FactContext, LaunchView};
-use crate::lesson_text::{Inline, LessonText, Paragraph};
+use crate::lesson_text::{Inline, Paragraph};
+use crate::lessons::Lesson;
 use crate::state::{Action, Prediction};
 use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq, Debug)]
 pub struct LessonGuideProps {
-    pub text: Rc<LessonText>,
+    pub lesson: Lesson,
     /// The run the page shows, to answer the question from; `None` before the first.
     pub run: Option<Shared<SimulationRun>>,
     /// The launch the question is about at the page's settings: the prompt's numbers are this
@@ -152,12 +153,12 @@ pub enum SimulatorAnswer {
     },
 }
 
-pub fn simulator_answer(text: &LessonText, run: Option<&SimulationRun>) -> SimulatorAnswer {
-    let question = &text.question;
+pub fn simulator_answer(lesson: Lesson, run: Option<&SimulationRun>) -> SimulatorAnswer {
+    let question = &lesson.words().question;
     let Some(run) = run else {
         return SimulatorAnswer::Waiting;
     };
-    if run.input.kernel != question.variant.kernel() {
+    if run.input.kernel != lesson.question_variant().kernel() {
         return SimulatorAnswer::OtherKernel;
     }
     let report = match &run.result {
@@ -182,15 +183,15 @@ pub fn simulator_answer(text: &LessonText, run: Option<&SimulationRun>) -> Simul
 }
 
 /// The simulator's answer in words.
-pub fn answer_words(text: &LessonText, answer: &SimulatorAnswer) -> String {
-    let question = &text.question;
+pub fn answer_words(lesson: Lesson, answer: &SimulatorAnswer) -> String {
+    let question = &lesson.words().question;
     match answer {
         SimulatorAnswer::Waiting => {
             "The simulator has not answered yet; its number appears here when it has.".to_string()
         }
         SimulatorAnswer::OtherKernel => format!(
             "The question is about {}: choose it in the Kernel menu to see the simulator's number.",
-            question.variant.title()
+            lesson.question_variant().title()
         ),
         SimulatorAnswer::DidNotRun(reason) => {
             format!("At these settings the launch does not run: {reason}")
@@ -248,7 +249,7 @@ pub fn verdict(
 #[function_component(LessonGuide)]
 pub fn lesson_guide(props: &LessonGuideProps) -> Html {
     let Prediction { chosen, revealed } = props.prediction;
-    let text = &props.text;
+    let text = props.lesson.words();
     let question = &text.question;
     let run = props.run.as_deref();
     let shown = run.map(|run| LaunchView {
@@ -280,7 +281,7 @@ pub fn lesson_guide(props: &LessonGuideProps) -> Html {
         },
         sweep: None,
     };
-    let answer = simulator_answer(text, run);
+    let answer = simulator_answer(props.lesson, run);
     let right = match &answer {
         SimulatorAnswer::Number { choice, .. } => *choice,
         _ => question.correct(),
@@ -348,7 +349,7 @@ pub fn lesson_guide(props: &LessonGuideProps) -> Html {
                         <p class="verdict">{ verdict }</p>
                     }
                     <p class="simulator-answer">
-                        { answer_words(text, &answer) }
+                        { answer_words(props.lesson, &answer) }
                     </p>
                     { for text.why.iter().map(|p| paragraph(p, context, &props.lesson_href)) }
                 </div>

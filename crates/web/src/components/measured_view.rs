@@ -118,7 +118,6 @@ pub fn measured_lines(comparison: Comparison, predicted_ms: Option<f64>) -> Html
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lessons::Variant;
     use crate::measured::{compare, Unmeasured, COUNTED, TIMED};
     use crate::state::State;
     use crate::statements::Claim;
@@ -137,8 +136,14 @@ mod tests {
     #[test]
     fn the_divergence_card_shows_the_h100_s_measured_time_beside_the_prediction() {
         for (variant, shown) in [
-            (Variant::DivergenceSplit, "90.4 µs"),
-            (Variant::DivergenceUniform, "48.2 µs"),
+            (
+                crate::lessons::variant("warp-divergence", "divergent"),
+                "90.4 µs",
+            ),
+            (
+                crate::lessons::variant("warp-divergence", "uniform"),
+                "48.2 µs",
+            ),
         ] {
             let statements = statements_of(&State {
                 variant,
@@ -168,7 +173,7 @@ mod tests {
                 ..State::default()
             },
             State {
-                variant: Variant::BoundaryGuarded,
+                variant: crate::lessons::variant("boundary-checks", "guarded"),
                 ..State::default()
             },
         ] {

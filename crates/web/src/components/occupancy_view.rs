@@ -323,14 +323,13 @@ pub fn occupancy_view(props: &OccupancyViewProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lessons::Variant;
     use crate::state::State;
     use memplay_sim::DeviceId;
 
     /// The occupancy card's statements for the tiled matmul at `tile` on `device`.
     fn statements_at(device: DeviceId, tile: u32) -> Vec<Statement> {
         let state = State {
-            variant: Variant::OccupancyTiled,
+            variant: crate::lessons::variant("occupancy", "tiled"),
             device,
             tile,
             ..State::default()

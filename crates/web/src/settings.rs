@@ -1,0 +1,234 @@
+//! The page's settings: the controls a lesson turns, the views it shows, and the values a launch
+//! depends on. Plain values, shared by the lessons (which bind them to their kernels' launches),
+//! the state (which holds them) and the views (which show them), so none of those needs another.
+
+use memplay_sim::compile_effects::CompileEffects;
+use memplay_sim::simulate::SimulationInput;
+use memplay_sim::DeviceId;
+
+/// A setting of the page's controls that a lesson turns (the device is always shown).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    Pattern,
+    Tile,
+    Pad,
+    Stride,
+    Block,
+    Regs,
+    /// Pinned or pageable host memory for the copies (`host=`).
+    HostMemory,
+}
+
+/// A view of the page beside the lesson's words and kernel card, shown where it matters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// The bank map of one warp's access pattern (`pattern=`).
+    BankMap,
+    Occupancy,
+    Roofline,
+    /// Where each of the kernel's variables lives (seed 000's tables).
+    MemorySpaces,
+    /// cudaMallocPitch's padded rows.
+    Pitched,
+    /// The kernel's memory accesses line by line, with one warp's bank or coalescing map.
+    Lines,
+    /// Warps resident on an SM against the warps its memory latency needs (seed 003).
+    LatencyHiding,
+    /// Active lanes per warp instruction, and the FP32 work the split warps waste (seed 001).
+    Divergence,
+    /// The copies to and from the host beside the kernel (seeds 000, 001).
+    Transfers,
+    /// The launch form of the my-kernel lesson.
+    LaunchForm,
+}
+
+/// What a launch depends on besides its kernel and source: the values the page's controls set.
+/// A plain value, so the lessons need nothing of the page's state.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    pub device: DeviceId,
+    pub tile: u32,
+    pub block: u32,
+    pub pad: u32,
+    pub stride: u32,
+    pub regs: u32,
+    pub compile: CompileEffects,
+}
+
+/// The sweep of a launch: the swept setting, its current value and the launch at each value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepLaunches {
+    /// The swept setting.
+    pub setting: SweepSetting,
+    pub current: u32,
+    pub launches: Vec<(u32, SimulationInput)>,
+}
+
+/// The setting a lesson's sweep chart varies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SweepSetting {
+    Tile,
+    Block,
+    Pad,
+    Stride,
+    Regs,
+}
+
+impl SweepSetting {
+    pub const ALL: [SweepSetting; 5] = [
+        SweepSetting::Tile,
+        SweepSetting::Block,
+        SweepSetting::Pad,
+        SweepSetting::Stride,
+        SweepSetting::Regs,
+    ];
+
+    /// The setting's name in a link's query and in a lesson's placeholders (`regs=64`).
+    pub fn key(self) -> &'static str {
+        match self {
+            SweepSetting::Tile => "tile",
+            SweepSetting::Block => "block",
+            SweepSetting::Pad => "pad",
+            SweepSetting::Stride => "stride",
+            SweepSetting::Regs => "regs",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            SweepSetting::Tile => "tile width",
+            SweepSetting::Block => "threads per block",
+            SweepSetting::Pad => "padding",
+            SweepSetting::Stride => "stride",
+            SweepSetting::Regs => "registers per thread",
+        }
+    }
+
+    /// The values the chart shows.
+    pub fn values(self) -> &'static [u32] {
+        match self {
+            SweepSetting::Tile => &[4, 8, 16, 32],
+            SweepSetting::Block => &[64, 128, 256, 512, 1024],
+            SweepSetting::Pad => &[0, 1, 2, 4],
+            SweepSetting::Stride => &[1, 2, 4, 8, 16, 32],
+            // Where the H100's 65,536 registers hold 64, 48, 32, 24, 16 and 8 warps.
+            SweepSetting::Regs => &[32, 40, 64, 80, 128, 255],
+        }
+    }
+
+    /// The current value of this setting.
+    pub fn current(self, settings: Settings) -> u32 {
+        match self {
+            SweepSetting::Tile => settings.tile,
+            SweepSetting::Block => settings.block,
+            SweepSetting::Pad => settings.pad,
+            SweepSetting::Stride => settings.stride,
+            SweepSetting::Regs => settings.regs,
+        }
+    }
+
+    /// The sweep over this setting's values, the others as in `settings`, with the launch that
+    /// `launch_at` makes of each.
+    pub fn launches(
+        self,
+        settings: Settings,
+        launch_at: impl Fn(Settings) -> SimulationInput,
+    ) -> SweepLaunches {
+        SweepLaunches {
+            setting: self,
+            current: self.current(settings),
+            launches: self
+                .values()
+                .iter()
+                .map(|&value| (value, launch_at(self.with(settings, value))))
+                .collect(),
+        }
+    }
+
+    /// The settings with this one at `value`.
+    pub fn with(self, mut settings: Settings, value: u32) -> Settings {
+        match self {
+            SweepSetting::Tile => settings.tile = value,
+            SweepSetting::Block => settings.block = value,
+            SweepSetting::Pad => settings.pad = value,
+            SweepSetting::Stride => settings.stride = value,
+            SweepSetting::Regs => settings.regs = value,
+        }
+        settings
+    }
+}
+
+impl Control {
+    pub const ALL: [Control; 7] = [
+        Control::Pattern,
+        Control::Tile,
+        Control::Pad,
+        Control::Stride,
+        Control::Block,
+        Control::Regs,
+        Control::HostMemory,
+    ];
+
+    /// The control's name in a lesson file (`controls: tile pad regs`), which is also its key
+    /// in the link's query.
+    pub fn key(self) -> &'static str {
+        match self {
+            Control::Pattern => "pattern",
+            Control::Tile => "tile",
+            Control::Pad => "pad",
+            Control::Stride => "stride",
+            Control::Block => "block",
+            Control::Regs => "regs",
+            Control::HostMemory => "host",
+        }
+    }
+
+    pub fn parse(key: &str) -> Option<Control> {
+        Control::ALL
+            .into_iter()
+            .find(|control| control.key() == key)
+    }
+}
+
+impl View {
+    pub const ALL: [View; 10] = [
+        View::BankMap,
+        View::Occupancy,
+        View::Roofline,
+        View::MemorySpaces,
+        View::Pitched,
+        View::Lines,
+        View::LatencyHiding,
+        View::Divergence,
+        View::Transfers,
+        View::LaunchForm,
+    ];
+
+    /// The view's name in a lesson file (`view: bank-map`) and in the link (`tab=`).
+    pub fn key(self) -> &'static str {
+        match self {
+            View::BankMap => "bank-map",
+            View::Occupancy => "occupancy",
+            View::Roofline => "roofline",
+            View::MemorySpaces => "memory-spaces",
+            View::Pitched => "pitched",
+            View::Lines => "lines",
+            View::LatencyHiding => "latency-hiding",
+            View::Divergence => "divergence",
+            View::Transfers => "transfers",
+            View::LaunchForm => "launch-form",
+        }
+    }
+
+    pub fn parse(key: &str) -> Option<View> {
+        View::ALL.into_iter().find(|view| view.key() == key)
+    }
+}
+
+impl SweepSetting {
+    pub fn parse(key: &str) -> Option<SweepSetting> {
+        SweepSetting::ALL
+            .into_iter()
+            .find(|setting| setting.key() == key)
+    }
+}
