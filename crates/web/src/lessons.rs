@@ -20,7 +20,7 @@
 use crate::lesson_launch::{Expression, LaunchSpec};
 use crate::lesson_text::{self, LessonText, Sections};
 use crate::my_kernel::{self, MyLaunch};
-pub use crate::settings::{Control, Settings, SweepLaunches, SweepSetting, View};
+pub use crate::settings::{Control, Settings, SweepLaunches, SweepSetting, Tab, View};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::PatternId;
 use memplay_sim::simulate::SimulationInput;
@@ -275,6 +275,21 @@ impl Lesson {
         let mut views = vec![self.0.view];
         views.extend(self.0.views.iter().copied());
         views
+    }
+
+    /// The tabs below the lesson's first screen: the kernel, line by line, the lesson's other
+    /// views, the comparison and the lesson's file.
+    pub fn tabs(self) -> Vec<Tab> {
+        let mut tabs = vec![Tab::Kernel, Tab::View(View::Lines)];
+        tabs.extend(
+            self.views()
+                .into_iter()
+                .skip(1)
+                .filter(|&view| view != View::Lines)
+                .map(Tab::View),
+        );
+        tabs.extend([Tab::Compare, Tab::LessonFile]);
+        tabs
     }
 
     /// The bank map's pattern where the link names none.

@@ -232,3 +232,66 @@ impl SweepSetting {
             .find(|setting| setting.key() == key)
     }
 }
+
+/// The page's tabs below the lesson's first screen: the kernel card, the lesson's other views,
+/// line by line, the comparison and the lesson's file. Kept in the link (`tab=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Tab {
+    /// The source, the launch, the predicted time, the sweep and the counters.
+    #[default]
+    Kernel,
+    /// One of the views (`View::Lines` is the per-line table).
+    View(View),
+    Compare,
+    /// The lesson's file, with a live preview of an edit (the lesson editor).
+    LessonFile,
+}
+
+impl Tab {
+    /// The tab's name in the link.
+    pub fn key(self) -> &'static str {
+        match self {
+            Tab::Kernel => "kernel",
+            Tab::View(view) => view.key(),
+            Tab::Compare => "compare",
+            Tab::LessonFile => "lesson-file",
+        }
+    }
+
+    pub fn parse(key: &str) -> Option<Tab> {
+        match key {
+            "kernel" => Some(Tab::Kernel),
+            "compare" => Some(Tab::Compare),
+            "lesson-file" => Some(Tab::LessonFile),
+            _ => View::parse(key).map(Tab::View),
+        }
+    }
+
+    /// The tab's label on the page.
+    pub fn label(self) -> &'static str {
+        match self {
+            Tab::Kernel => "Kernel and time",
+            Tab::View(view) => view.label(),
+            Tab::Compare => "Compare",
+            Tab::LessonFile => "Lesson file",
+        }
+    }
+}
+
+impl View {
+    /// The view's name on its tab.
+    pub fn label(self) -> &'static str {
+        match self {
+            View::BankMap => "Bank map",
+            View::Occupancy => "Occupancy",
+            View::Roofline => "Roofline",
+            View::MemorySpaces => "Memory spaces",
+            View::Pitched => "Pitched rows",
+            View::Lines => "Line by line",
+            View::LatencyHiding => "Latency hiding",
+            View::Divergence => "Divergence",
+            View::Transfers => "Host copies",
+            View::LaunchForm => "Launch",
+        }
+    }
+}

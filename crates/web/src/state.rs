@@ -7,6 +7,7 @@
 
 use crate::compare::CompareWith;
 use crate::lessons::{Control, Lesson, Settings, SweepLaunches, SweepSetting, Variant};
+use crate::settings::Tab;
 use crate::my_kernel::{self, FieldError, MyLaunch};
 use crate::source_link::{opened_source, Compressed, Inflated, SourceLink};
 use memplay_sim::compile_effects::CompileEffects;
@@ -159,6 +160,14 @@ pub struct State {
     /// block, brought inside the launch when the launch is made (`line_model::trace_request`).
     pub trace_block: [u32; 2],
     pub trace_warp: u32,
+    /// The tab open below the lesson's first screen (`tab=`).
+    pub tab: Tab,
+    /// Whether the lesson's further words are unfolded (`more=1`).
+    pub more: bool,
+    /// Whether an embed shows the Lesson and Kernel menus (`menus=1`); the full page always does.
+    pub menus: bool,
+    /// Where the lesson was loaded from, for a lesson the page does not ship (`lesson-url=`).
+    pub lesson_url: Option<String>,
 }
 
 impl State {
@@ -250,6 +259,10 @@ impl Default for State {
             line_step: 0,
             trace_block: [0, 0],
             trace_warp: 0,
+            tab: Tab::Kernel,
+            more: false,
+            menus: false,
+            lesson_url: None,
         }
     }
 }
@@ -346,6 +359,24 @@ pub enum Action {
         block: [u32; 2],
         warp: u32,
     },
+    /// The student opened a tab below the lesson's first screen.
+    SetTab {
+        tab: Tab,
+    },
+    /// The student unfolded or folded the lesson's further words.
+    SetMore {
+        more: bool,
+    },
+    /// Reset: the lesson at its first settings (`State::reset_target`), its kernel the lesson's
+    /// own, its question asked afresh.
+    Reset {
+        to: Box<State>,
+    },
+    /// The page's link changed under it (Back, Forward, a lesson loaded for the link): the
+    /// page shows what the link says, keeping the student's answer where the lesson is the same.
+    OpenLink {
+        state: Box<State>,
+    },
 }
 
 impl State {
@@ -364,6 +395,30 @@ impl State {
         self.line_step = 0;
         self.trace_block = [0, 0];
         self.trace_warp = 0;
+    }
+
+    /// Where Reset takes the page: the link it was opened with (`opening`) where that is this
+    /// lesson, so an instructor's embed returns to the instructor's settings; another lesson's
+    /// first settings otherwise. The layout of the page (an embed, its menus, a loaded lesson's
+    /// address) stays.
+    pub fn reset_target(&self, opening: &State) -> State {
+        let lesson = self.variant.lesson();
+        let mut target = if opening.variant.lesson() == lesson {
+            opening.clone()
+        } else {
+            State {
+                variant: lesson.first(),
+                pattern: lesson.pattern(),
+                ..State::default()
+            }
+        };
+        target.embed = self.embed;
+        target.menus = self.menus;
+        target.lesson_url = self.lesson_url.clone();
+        target.notes = Vec::new();
+        target.prediction = Prediction::default();
+        target.embed_code = EmbedCode::Hidden;
+        target
     }
 
     /// The settings the page shows for this state (`controls::shown_controls`).
@@ -443,6 +498,26 @@ impl State {
             Action::SetLineStep { step } => {
                 self.line_step = step;
                 return self;
+            }
+            Action::SetTab { tab } => {
+                self.tab = tab;
+                "tab"
+            }
+            Action::SetMore { more } => {
+                self.more = more;
+                "more"
+            }
+            Action::Reset { to } => {
+                return *to;
+            }
+            Action::OpenLink { state } => {
+                let mut opened = *state;
+                if opened.variant.lesson() == self.variant.lesson() {
+                    opened.prediction = self.prediction;
+                }
+                // What the student did on this page, not what the link says, stays.
+                opened.embed_code = self.embed_code;
+                return opened;
             }
             Action::SetTraceWarp { block, warp } => {
                 self.trace_block = block;

@@ -8,6 +8,7 @@
 
 use crate::compare::CompareWith;
 use crate::lessons::{Control, Lesson};
+use crate::settings::Tab;
 use crate::my_kernel;
 use crate::source_link::{read_fragment, Fragment, SourceLink};
 use crate::state::{
@@ -43,9 +44,9 @@ pub fn pattern_key(pattern: PatternId) -> &'static str {
 
 /// The keys of the query, in the order `to_query` writes them. `embed` comes last and is written
 /// only when it is on, so a link copied from the full page never turns into an embed.
-const KEYS: [&str; 15] = [
+const KEYS: [&str; 19] = [
     "device", "pattern", "tile", "block", "pad", "stride", "regs", "lesson", "variant", "compile",
-    "compare", "element", "host", "launch", "embed",
+    "compare", "element", "host", "launch", "tab", "more", "lesson-url", "menus", "embed",
 ];
 
 /// The URL values of the page's two layouts: `1` is the compact embed of one lesson (README,
@@ -184,6 +185,22 @@ impl State {
                     }
                 },
                 "variant" => variant_name = Some(value),
+                "tab" => match Tab::parse(&value) {
+                    Some(tab) => state.tab = tab,
+                    None => state.notes.push(format!(
+                        "tab={} is not a tab of the page; opening the kernel's.",
+                        quote(&value)
+                    )),
+                },
+                "more" => state.more = read_flag(&key, &value, &mut state.notes),
+                "menus" => state.menus = read_flag(&key, &value, &mut state.notes),
+                "lesson-url" => match lesson_address(&value) {
+                    Ok(address) => state.lesson_url = Some(address),
+                    Err(problem) => state.notes.push(format!(
+                        "lesson-url={} cannot be loaded: {problem}.",
+                        quote(&value)
+                    )),
+                },
                 "compile" => {
                     let choices = [CompileEffects::AS_COMPILED, CompileEffects::AS_WRITTEN];
                     state.compile = read_choice(
@@ -288,6 +305,13 @@ impl State {
                     .takes_launch_form()
                     .then(|| percent_encode(&my_kernel::encode(&self.my_launch))),
             ),
+            ("tab", (self.tab != Tab::Kernel).then(|| self.tab.key().to_string())),
+            ("more", self.more.then(|| "1".to_string())),
+            (
+                "lesson-url",
+                self.lesson_url.as_deref().map(percent_encode),
+            ),
+            ("menus", self.menus.then(|| "1".to_string())),
             ("embed", self.embed.then(|| embed_key(true).to_string())),
         ];
         for (key, value) in optional {
@@ -462,6 +486,33 @@ fn read_number(setting: NumberSetting, value: &str, notes: &mut Vec<String>) -> 
     }
 }
 
+/// `1` or `0`; anything else is off, with a note.
+fn read_flag(key: &str, value: &str, notes: &mut Vec<String>) -> bool {
+    match value {
+        "1" => true,
+        "0" => false,
+        _ => {
+            notes.push(format!("{key}={} is not 1 or 0; using 0.", quote(value)));
+            false
+        }
+    }
+}
+
+/// A lesson file's address as a link may name it: a path on the page's own origin, relative
+/// (`lessons/cache.txt`, `../course/cache.txt`) or absolute (`/course/cache.txt`), ending in
+/// `.txt`. Another origin is refused here, before the page's policy (`connect-src 'self'`)
+/// would refuse the fetch.
+pub fn lesson_address(value: &str) -> Result<String, &'static str> {
+    let value = value.trim();
+    if value.contains("//") || value.contains(':') || value.contains('\\') {
+        return Err("only a path on this site is loaded, not another site's address");
+    }
+    if !value.ends_with(".txt") {
+        return Err("a lesson file's name ends in .txt");
+    }
+    Ok(value.to_string())
+}
+
 /// The one of `choices` whose URL id is `value`, or the default and a note saying why.
 fn read_choice<T: Copy>(
     key: &str,
@@ -571,6 +622,10 @@ mod tests {
                 && (key != "element" || state.element != Element::Float)
                 && (key != "host" || state.host_memory != HostMemory::Pinned)
                 && (key != "launch" || state.variant.takes_launch_form())
+                && (key != "tab" || state.tab != Tab::Kernel)
+                && (key != "more" || state.more)
+                && (key != "menus" || state.menus)
+                && (key != "lesson-url" || state.lesson_url.is_some())
         });
         for key in written_keys {
             assert!(
@@ -648,7 +703,8 @@ mod tests {
     fn every_key_is_read() {
         check(
             "device=g80&pattern=tile-column&tile=8&block=64&pad=1&stride=2&regs=10\
-             &lesson=transpose-shared&compile=as-written&element=float4&host=pageable&embed=1",
+             &lesson=transpose-shared&compile=as-written&element=float4&host=pageable&tab=lines\
+             &more=1&menus=1&embed=1",
             State {
                 device: DeviceId::G80,
                 pattern: PatternId::TileColumn,
@@ -674,6 +730,10 @@ mod tests {
                 line_step: 0,
                 trace_block: [0, 0],
                 trace_warp: 0,
+                tab: Tab::View(crate::lessons::View::Lines),
+                more: true,
+                menus: true,
+                lesson_url: None,
             },
         );
     }
@@ -740,6 +800,25 @@ mod tests {
     }
 
     #[test]
+    fn a_lesson_url_is_a_path_on_the_pages_own_site() {
+        assert_eq!(
+            lesson_address("lessons/cache.txt"),
+            Ok("lessons/cache.txt".to_string())
+        );
+        assert!(lesson_address("https://elsewhere.example/cache.txt").is_err());
+        assert!(lesson_address("//elsewhere.example/cache.txt").is_err());
+        assert!(lesson_address("javascript:alert(1)").is_err());
+        assert!(lesson_address("cache.html").is_err());
+        let state = State::from_query("lesson-url=course%2Fcache.txt&tab=nowhere");
+        assert_eq!(state.lesson_url.as_deref(), Some("course/cache.txt"));
+        assert_eq!(state.tab, Tab::Kernel);
+        assert_eq!(
+            state.notes,
+            vec!["tab=nowhere is not a tab of the page; opening the kernel's.".to_string()]
+        );
+    }
+
+    #[test]
     fn an_unknown_key_is_named_and_ignored() {
         check(
             "colour=red&pad=2",
@@ -748,7 +827,7 @@ mod tests {
                 notes: vec![
                     "colour is not a memplay setting (they are device, pattern, tile, block, \
                      pad, stride, regs, lesson, variant, compile, compare, element, host, \
-                     launch, embed); ignored."
+                     launch, tab, more, lesson-url, menus, embed); ignored."
                         .to_string(),
                 ],
                 ..State::default()
