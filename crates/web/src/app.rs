@@ -22,18 +22,21 @@ use crate::components::embed_bar::{EmbedBar, EmbedCodePanel};
 use crate::components::kernel_view::{launch_text, KernelView};
 use crate::components::latency_view::LatencyView;
 use crate::components::launch_form::LaunchForm;
-use crate::components::lesson_guide::LessonGuide;
-use crate::components::line_view::LineView;
+use crate::components::lesson_bar::LessonBar;
+use crate::components::lesson_file::LessonFileView;
+use crate::components::lesson_guide::{key_number, LessonGuide};
+use crate::components::line_view::{LineFocus, LineView};
 use crate::components::memory_spaces::MemorySpaces;
 use crate::components::notes::Notes;
 use crate::components::occupancy_view::OccupancyView;
 use crate::components::pitched::PitchedAllocation;
 use crate::components::roofline_levels::RooflineLevels;
 use crate::components::roofline_view::RooflineView;
+use crate::components::tabs::{Tabs, PANEL_ID as TAB_PANEL};
 use crate::components::time_sweep::TimeSweep;
 use crate::components::transfer_view::TransferView;
 use crate::deflate;
-use crate::lessons::View;
+use crate::lessons::{Control, Tab, View};
 use crate::line_model;
 use crate::model;
 use crate::source_link::SourceLink;
@@ -41,18 +44,18 @@ use crate::state::{Action, State};
 use gloo::timers::callback::Timeout;
 use memplay_sim::{banks, patterns, roofline};
 use std::rc::Rc;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use yew::prelude::*;
 
-/// The query of the address the page was opened with, `?` included.
+/// The query of the page's address, `?` included: at start, the link the page was opened with.
 fn initial_query() -> String {
     web_sys::window()
         .and_then(|window| window.location().search().ok())
         .unwrap_or_default()
 }
 
-/// The fragment of the address the page was opened with, `#` included (empty without one).
+/// The fragment of the page's address, `#` included (empty without one).
 fn initial_fragment() -> String {
     web_sys::window()
         .and_then(|window| window.location().hash().ok())
@@ -73,13 +76,72 @@ fn link(query: &str, fragment: Option<&str>) -> String {
 /// slider dragged across its values writes the link once, when it stops.
 const LINK_SETTLE_MS: u32 = 250;
 
-/// Replaces the current history entry's query and fragment, keeping the path.
-fn write_link(query: &str, fragment: Option<&str>) {
-    let Some(history) = web_sys::window().and_then(|window| window.history().ok()) else {
+/// How the page's link is written into the browser's history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LinkWrite {
+    /// A new history entry: at the top level, for each change that settles, so Back and Forward
+    /// step through the student's settings.
+    Push,
+    /// The current entry: for the page's first write (which only spells the opening link out)
+    /// and always inside a frame, where the history is the course page's.
+    Replace,
+}
+
+/// Whether the page runs inside another page's frame.
+fn framed() -> bool {
+    let Some(window) = web_sys::window() else {
+        return false;
+    };
+    match window.top() {
+        Ok(Some(top)) => !js_sys::Object::is(&top, &window),
+        // A top window the page may not read is another page's.
+        _ => true,
+    }
+}
+
+/// Writes the page's query and fragment into its history entry, keeping the path; nothing when
+/// the address already says them (after Back or Forward).
+fn write_link(query: &str, fragment: Option<&str>, how: LinkWrite) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let target = link(query, fragment);
+    let location = window.location();
+    let current = format!(
+        "{}{}",
+        location.search().unwrap_or_default(),
+        location.hash().unwrap_or_default()
+    );
+    if current == target || (current.is_empty() && target == "?") {
+        return;
+    }
+    let Ok(history) = window.history() else {
         return;
     };
     // A failure here (say, inside a sandboxed iframe) only costs the shareable link.
-    let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&link(query, fragment)));
+    let _ = match how {
+        LinkWrite::Push => history.push_state_with_url(&JsValue::NULL, "", Some(&target)),
+        LinkWrite::Replace => history.replace_state_with_url(&JsValue::NULL, "", Some(&target)),
+    };
+}
+
+/// Calls `on_change` with the page's new query and fragment whenever the student steps through
+/// its history (Back, Forward); the returned guard stops listening.
+fn listen_to_history(on_change: impl Fn(String, String) + 'static) -> impl FnOnce() {
+    let closure = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+        on_change(initial_query(), initial_fragment());
+    });
+    let window = web_sys::window();
+    if let Some(window) = &window {
+        let _ =
+            window.add_event_listener_with_callback("popstate", closure.as_ref().unchecked_ref());
+    }
+    move || {
+        if let Some(window) = window {
+            let _ = window
+                .remove_event_listener_with_callback("popstate", closure.as_ref().unchecked_ref());
+        }
+    }
 }
 
 /// The address of the page without its query or fragment: where an embed of this view points.
@@ -142,6 +204,12 @@ pub fn install_panic_hook() {
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| State::from_link(&initial_query(), &initial_fragment()));
+    // Whether the page has written its link once: the first write replaces the opening entry.
+    let written = use_memo((), |_| std::cell::Cell::new(false));
+    // The link the page was opened with, where Reset returns.
+    let opening = use_memo((), |_| {
+        State::from_link(&initial_query(), &initial_fragment())
+    });
     // The link is written once the settings have rested for LINK_SETTLE_MS: a newer change
     // cancels the write of the one before (the effect's cleanup drops its timer).
     use_effect_with(
@@ -149,14 +217,35 @@ pub fn app() -> Html {
             state.to_query(),
             state.source_link.fragment().map(str::to_string),
         ),
-        |(query, fragment)| {
-            let (query, fragment) = (query.clone(), fragment.clone());
-            let write = Timeout::new(LINK_SETTLE_MS, move || {
-                write_link(&query, fragment.as_deref())
-            });
-            move || drop(write)
+        {
+            let written = written.clone();
+            move |(query, fragment)| {
+                let (query, fragment) = (query.clone(), fragment.clone());
+                let write = Timeout::new(LINK_SETTLE_MS, move || {
+                    let how = if written.get() && !framed() {
+                        LinkWrite::Push
+                    } else {
+                        LinkWrite::Replace
+                    };
+                    written.set(true);
+                    write_link(&query, fragment.as_deref(), how)
+                });
+                move || drop(write)
+            }
         },
     );
+    // Back and Forward show the settings of the entry they step to.
+    {
+        let state = state.clone();
+        use_effect_with((), move |_| {
+            listen_to_history(move |query, fragment| {
+                let opened = State::from_link(&query, &fragment);
+                state.dispatch(Action::OpenLink {
+                    state: Box::new(opened),
+                });
+            })
+        });
+    }
     // Once the page runs: the boot line goes, and a kernel in the opening link is unpacked (the
     // lesson's own kernel shows meanwhile).
     {
@@ -286,6 +375,7 @@ pub fn app() -> Html {
             &run.input,
             report,
             state.line_site,
+            state.variant.opens_on(),
             state.line_step,
         )),
         Err(_) => None,
@@ -294,7 +384,6 @@ pub fn app() -> Html {
     let embedded = state.embed;
     // The lesson decides which settings and views the page shows.
     let lesson = state.variant.lesson();
-    let views = lesson.views();
     // The sweep's launches, for a lesson's words about another value of the swept setting.
     let sweep_runs = shown.sweep.as_ref().map(|sweep| Rc::clone(&sweep.runs));
     let guide = {
@@ -327,127 +416,212 @@ pub fn app() -> Html {
                 next_href={next_href}
                 next_title={next_title}
                 prediction={state.prediction}
-                compact={embedded}
+                more={state.more}
                 on_action={on_action.clone()}
             />
         }
+    };
+    // One view of the lesson, drawn in the first screen when it is the lesson's own and in its
+    // tab otherwise.
+    let primary = lesson.view();
+    let render_view = |view: View| -> Html {
+        match view {
+            View::LaunchForm => html! {
+                <LaunchForm source={state.source().to_string()} launch={state.my_launch.clone()}
+                            errors={launch_errors.clone()} on_action={on_action.clone()} />
+            },
+            // The access the lesson is about; the table of every access draws it only where the
+            // first screen does not.
+            View::Access => html! {
+                <LineFocus view={line_view.clone()} on_action={on_action.clone()} />
+            },
+            View::Lines => html! {
+                <LineView view={line_view.clone()} with_detail={primary != View::Access}
+                          on_action={on_action.clone()} />
+            },
+            // The explorer's own pattern menu comes with it where it is not the lesson's view.
+            View::BankMap if primary != View::BankMap => html! {
+                <>
+                    <Controls
+                        device={state.device}
+                        pattern={state.pattern}
+                        element={state.element}
+                        host_memory={state.host_memory}
+                        tile={state.tile}
+                        block={state.block}
+                        pad={state.pad}
+                        stride={state.stride}
+                        regs={state.regs}
+                        shown={vec![Control::Pattern]}
+                        with_device={false}
+                        on_action={on_action.clone()}
+                    />
+                    <BankMap
+                        device={device.clone()}
+                        pattern={pattern.clone()}
+                        report={bank_report.clone()}
+                        tile={state.tile}
+                        pad={state.pad}
+                        stride={state.stride}
+                    />
+                </>
+            },
+            View::BankMap => html! {
+                <BankMap
+                    device={device.clone()}
+                    pattern={pattern.clone()}
+                    report={bank_report.clone()}
+                    tile={state.tile}
+                    pad={state.pad}
+                    stride={state.stride}
+                />
+            },
+            View::LatencyHiding => html! { <LatencyView run={shown.run.clone()} /> },
+            View::Divergence => html! { <DivergenceView run={shown.run.clone()} /> },
+            View::Transfers => html! {
+                <TransferView run={shown.run.clone()} host_memory={state.host_memory}
+                              layout={state.variant.transfer_layout(state.settings())} />
+            },
+            View::Occupancy => html! {
+                <OccupancyView
+                    device={occupancy_device.clone()}
+                    resources={resources}
+                    kernel={occupancy_kernel.clone()}
+                    launch={launch_occupancy}
+                    sweeps={sweeps.clone()}
+                />
+            },
+            View::Roofline => html! {
+                <>
+                    <RooflineView device={device.clone()} ceilings={ceilings} tile={state.tile}
+                                  simulated={simulated_point.clone()} />
+                    <RooflineLevels kernel={levels_kernel.clone()} device_name={device.name.to_string()}
+                                    levels={levels.clone()} />
+                </>
+            },
+            View::MemorySpaces => html! {
+                <MemorySpaces kernel={spaces_kernel.clone()} declarations={declarations.clone()}
+                              threads_per_block={threads_per_block} blocks={blocks} />
+            },
+            View::Pitched => html! { <PitchedAllocation device={state.device} /> },
+        }
+    };
+    // The first screen's controls; the pattern menu goes with the explorer where that is a tab.
+    let first_controls: Vec<Control> = state
+        .controls()
+        .into_iter()
+        .filter(|&control| control != Control::Pattern || primary == View::BankMap)
+        .collect();
+    let tabs = lesson.tabs();
+    // A tab the lesson does not have (a link from another lesson) opens the kernel's.
+    let tab = if tabs.contains(&state.tab) {
+        state.tab
+    } else {
+        Tab::Kernel
+    };
+    let tab_panel = match tab {
+        Tab::Kernel => html! {
+            <KernelView
+                variant={state.variant}
+                source={state.source().to_string()}
+                edited={state.edited_source.is_some()}
+                link_status={state.source_link.status()}
+                compile={state.compile}
+                launch={launch.clone()}
+                run={shown.run.clone()}
+                progress={shown.progress}
+                worker_failure={shown.worker_failure.clone()}
+                cancelled={shown.cancelled}
+                on_action={on_action.clone()}
+            >
+                if let Some(sweep) = shown.sweep.clone() {
+                    <TimeSweep
+                        setting={sweep.setting.label()}
+                        points={sweep.points}
+                        current={sweep.current}
+                    />
+                }
+            </KernelView>
+        },
+        Tab::Compare => html! {
+            <CompareView
+                compare={state.compare}
+                own_label={state.compare_own_label()}
+                other_label={compared.clone().map(|(label, _)| label)}
+                own={shown.run.clone()}
+                other={shown.compare.clone()}
+                on_action={on_action.clone()}
+            />
+        },
+        Tab::View(view) => render_view(view),
+        Tab::LessonFile => html! {
+            <LessonFileView lesson={lesson} on_action={on_action.clone()} />
+        },
+    };
+    let key_number = key_number(lesson, shown.run.as_deref(), state.prediction.revealed);
+    let on_reset = {
+        let state = state.clone();
+        let opening = opening.clone();
+        Callback::from(move |()| {
+            let to = Box::new(state.reset_target(&opening));
+            state.dispatch(Action::Reset { to });
+        })
     };
     html! {
         <>
             if !embedded {
             <header class="site-header">
-                <h1>{ "memplay" }</h1>
+                <h1><a href="?" class="brand">{ "memplay" }</a></h1>
                 <p class="tagline">
-                    { "How one warp uses GPU memory: shared-memory banks, occupancy and the \
-                       roofline, on devices from G80 to H100. Change a setting and watch." }
+                    { "How one warp uses GPU memory, on devices from G80 to H100." }
                 </p>
+                <LessonBar variant={state.variant} menus={true} on_action={on_action.clone()}
+                           on_reset={on_reset.clone()} />
             </header>
             }
             <main class={classes!(embedded.then_some("embedded"))}>
                 if embedded {
-                    <EmbedBar title={state.variant.title()}
+                    <EmbedBar title={lesson.title()}
                               full_page_href={link(&state.full_page_query(),
-                                                   state.source_link.fragment())} />
+                                                   state.source_link.fragment())}>
+                        <LessonBar variant={state.variant} menus={state.menus}
+                                   on_action={on_action.clone()} on_reset={on_reset.clone()} />
+                    </EmbedBar>
                 }
-                { guide }
-                <Controls
-                    device={state.device}
-                    pattern={state.pattern}
-                    element={state.element}
-                    host_memory={state.host_memory}
-                    tile={state.tile}
-                    block={state.block}
-                    pad={state.pad}
-                    stride={state.stride}
-                    regs={state.regs}
-                    shown={state.controls()}
-                    on_action={on_action.clone()}
-                />
-                <Notes notes={state.notes.clone()} />
-                <KernelView
-                    variant={state.variant}
-                    source={state.source().to_string()}
-                    edited={state.edited_source.is_some()}
-                    link_status={state.source_link.status()}
-                    compile={state.compile}
-                    launch={launch}
-                    run={shown.run.clone()}
-                    progress={shown.progress}
-                    worker_failure={shown.worker_failure.clone()}
-                    cancelled={shown.cancelled}
-                    on_action={on_action.clone()}
-                >
-                    if let Some(sweep) = shown.sweep {
-                        <TimeSweep
-                            setting={sweep.setting.label()}
-                            points={sweep.points}
-                            current={sweep.current}
-                        />
-                    }
-                </KernelView>
-                <CompareView
-                    compare={state.compare}
-                    own_label={state.compare_own_label()}
-                    other_label={compared.map(|(label, _)| label)}
-                    own={shown.run.clone()}
-                    other={shown.compare.clone()}
-                    on_action={on_action.clone()}
-                />
-                if views.contains(&View::LaunchForm) {
-                    <LaunchForm source={state.source().to_string()} launch={state.my_launch.clone()}
-                                errors={launch_errors} on_action={on_action.clone()} />
-                }
-                if views.contains(&View::Lines) {
-                    <LineView view={line_view} on_action={on_action.clone()} />
-                }
-                <div class="views">
-                    if views.contains(&View::BankMap) {
-                        <BankMap
-                            device={device.clone()}
-                            pattern={pattern}
-                            report={bank_report}
+                <div class="lesson-first">
+                    <div class="lesson-text">
+                        { guide }
+                    </div>
+                    <div class="lesson-stage">
+                        <Controls
+                            device={state.device}
+                            pattern={state.pattern}
+                            element={state.element}
+                            host_memory={state.host_memory}
                             tile={state.tile}
+                            block={state.block}
                             pad={state.pad}
                             stride={state.stride}
+                            regs={state.regs}
+                            shown={first_controls}
+                            on_action={on_action.clone()}
                         />
-                    }
-                    if views.contains(&View::LatencyHiding) {
-                        <LatencyView run={shown.run.clone()} />
-                    }
-                    if views.contains(&View::Divergence) {
-                        <DivergenceView run={shown.run.clone()} />
-                    }
-                    if views.contains(&View::Transfers) {
-                        <TransferView run={shown.run.clone()} host_memory={state.host_memory}
-                                      layout={state.variant.transfer_layout(state.settings())} />
-                    }
-                    if views.contains(&View::Occupancy) {
-                        <OccupancyView
-                            device={occupancy_device}
-                            resources={resources}
-                            kernel={occupancy_kernel}
-                            launch={launch_occupancy}
-                            sweeps={sweeps}
-                        />
-                    }
-                    if views.contains(&View::Roofline) {
-                        <RooflineView device={device.clone()} ceilings={ceilings} tile={state.tile}
-                                      simulated={simulated_point} />
-                        <RooflineLevels kernel={levels_kernel} device_name={device.name.to_string()}
-                                        levels={levels} />
-                    }
-                </div>
-                if views.contains(&View::MemorySpaces) || views.contains(&View::Pitched) {
-                    <div class="views lesson-views">
-                        if views.contains(&View::MemorySpaces) {
-                            <MemorySpaces kernel={spaces_kernel} declarations={declarations}
-                                          threads_per_block={threads_per_block} blocks={blocks} />
-                        }
-                        if views.contains(&View::Pitched) {
-                            <PitchedAllocation device={state.device} />
-                        }
+                        <Notes notes={state.notes.clone()} />
+                        <section class="card lesson-view" data-testid="lesson-view"
+                                 aria-label={format!("{}: {}", lesson.title(), primary.label())}>
+                            <p class="key-number" data-testid="key-number" role="status">{ key_number }</p>
+                            if let Some(Err(error)) = shown.run.as_ref().map(|run| &run.result) {
+                                <p class="kernel-error" data-testid="lesson-error">{ error.to_string() }</p>
+                            }
+                            { render_view(primary) }
+                        </section>
                     </div>
-                }
+                </div>
+                <Tabs tabs={tabs} current={tab} on_action={on_action.clone()} />
+                <div class="tab-panel" id={TAB_PANEL} role="tabpanel"
+                     aria-labelledby={format!("tab-{}", tab.key())}>
+                    { tab_panel }
+                </div>
                 if !embedded {
                     <EmbedCodePanel code={state.embed_code(&page_address())}
                                     status={state.embed_code} on_copy={on_copy_embed} />

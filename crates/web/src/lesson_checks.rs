@@ -155,8 +155,15 @@ fn view_statements(page: &Page) -> Vec<Statement> {
     }
     if let Ok(report) = &run.result {
         statements.extend(counter_statements(report));
-        if views.contains(&View::Lines) {
-            let view = crate::line_model::line_view(&run.input, report, None, 0);
+        // Every lesson has the per-line view, in its first screen or one tab away.
+        {
+            let view = crate::line_model::line_view(
+                &run.input,
+                report,
+                None,
+                page.state.variant.opens_on(),
+                0,
+            );
             statements.extend(crate::line_model::access_statements(&view));
         }
     }
@@ -658,4 +665,26 @@ fn a_number_of_a_sweep_launch_the_device_cannot_run_is_marked_and_explained() {
         raise.ends_with("does not run on this device at that setting.)"),
         "{raise}"
     );
+}
+
+#[test]
+fn every_access_a_lesson_opens_on_is_an_access_of_its_kernel() {
+    let mut named = 0;
+    for variant in crate::lessons::all_variants() {
+        let Some(code) = variant.opens_on() else {
+            continue;
+        };
+        named += 1;
+        let page = page_at(&state_at(variant, DeviceId::H100), variant.lesson().words());
+        let report = page.run.result.as_ref().expect("the launch runs");
+        let view = crate::line_model::line_view(&page.run.input, report, None, Some(code), 0);
+        let picked = view.picked.map(|i| view.rows[i].access.clone());
+        let plain = |code: &str| code.split_whitespace().collect::<String>();
+        assert_eq!(
+            picked.as_deref().map(plain),
+            Some(plain(code)),
+            "{variant:?}"
+        );
+    }
+    assert!(named >= 4, "the lessons about one access name it");
 }

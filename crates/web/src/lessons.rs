@@ -77,6 +77,9 @@ pub struct VariantDef {
     pub controls: Vec<Control>,
     pub sweep: SweepSetting,
     pub launch: LaunchRule,
+    /// The access the per-line view opens on (`access:`, its code), where the lesson is about
+    /// one; the costliest access otherwise.
+    pub access: Option<String>,
 }
 
 /// How a variant is launched.
@@ -153,6 +156,7 @@ pub fn all() -> Vec<Lesson> {
 }
 
 /// Every variant of every lesson.
+#[cfg(test)]
 pub fn all_variants() -> Vec<Variant> {
     all().into_iter().flat_map(Lesson::variants).collect()
 }
@@ -230,6 +234,11 @@ impl Lesson {
         &self.0.text.title
     }
 
+    /// The lesson's file as it was read.
+    pub fn file(self) -> &'static str {
+        &self.0.file
+    }
+
     /// The lesson's words.
     pub fn words(self) -> &'static LessonText {
         &self.0.text
@@ -280,12 +289,15 @@ impl Lesson {
     /// The tabs below the lesson's first screen: the kernel, line by line, the lesson's other
     /// views, the comparison and the lesson's file.
     pub fn tabs(self) -> Vec<Tab> {
-        let mut tabs = vec![Tab::Kernel, Tab::View(View::Lines)];
+        let mut tabs = vec![Tab::Kernel];
+        if self.view() != View::Lines {
+            tabs.push(Tab::View(View::Lines));
+        }
         tabs.extend(
             self.views()
                 .into_iter()
                 .skip(1)
-                .filter(|&view| view != View::Lines)
+                .filter(|&view| view != View::Lines && view != View::Access)
                 .map(Tab::View),
         );
         tabs.extend([Tab::Compare, Tab::LessonFile]);
@@ -331,6 +343,7 @@ impl Variant {
     }
 
     /// The kernel's key in the page's first links, if it had one.
+    #[cfg(test)]
     pub fn old_key(self) -> Option<&'static str> {
         self.def().old_key.as_deref()
     }
@@ -358,6 +371,11 @@ impl Variant {
     /// The setting the sweep chart varies.
     pub fn sweep(self) -> SweepSetting {
         self.def().sweep
+    }
+
+    /// The code of the access the per-line view opens on, if the lesson names one.
+    pub fn opens_on(self) -> Option<&'static str> {
+        self.def().access.as_deref()
     }
 
     /// Whether the student writes the launch in the launch form.
@@ -643,6 +661,7 @@ fn read_variant(
         controls,
         sweep,
         launch,
+        access: field("access").map(|(_, code)| code.to_string()),
     })
 }
 

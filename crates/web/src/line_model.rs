@@ -450,9 +450,15 @@ pub fn focus(rows: &[LineRow]) -> Option<usize> {
 }
 
 /// Which row is picked: the one the student picked, while it is in the table, or the one the
-/// view opens on (`focus`).
-pub fn picked(rows: &[LineRow], site: Option<AccessSite>) -> Option<usize> {
+/// view opens on: the access the lesson names (`opens_on`, its code as the source writes it,
+/// spaces aside), or else the costliest (`focus`).
+pub fn picked(rows: &[LineRow], site: Option<AccessSite>, opens_on: Option<&str>) -> Option<usize> {
+    let plain = |code: &str| code.split_whitespace().collect::<String>();
     site.and_then(|site| rows.iter().position(|row| row.site == site))
+        .or_else(|| {
+            let code = plain(opens_on?);
+            rows.iter().position(|row| plain(&row.access) == code)
+        })
         .or_else(|| focus(rows))
 }
 
@@ -519,10 +525,11 @@ pub fn line_view(
     input: &SimulationInput,
     report: &SimulationReport,
     site: Option<AccessSite>,
+    opens_on: Option<&str>,
     step: usize,
 ) -> LineView {
     let rows = rows(report, &input.source);
-    let picked = picked(&rows, site);
+    let picked = picked(&rows, site, opens_on);
     let trace = report.trace.as_ref();
     let records = trace.map_or(&[][..], |trace| &trace.records[..]);
     let executions = picked.map_or_else(Vec::new, |i| executions(records, rows[i].site));
@@ -773,13 +780,13 @@ mod tests {
         expected_map: &str,
     ) {
         let report = simulate(input).expect("the launch simulates");
-        let site = line_view(input, &report, None, 0)
+        let site = line_view(input, &report, None, None, 0)
             .rows
             .iter()
             .map(|row| row.site)
             .find(|s| s.span.line == line && s.space == space && s.kind == kind)
             .unwrap_or_else(|| panic!("no row for line {line}: {:?}", report.lines));
-        let view = line_view(input, &report, Some(site), 0);
+        let view = line_view(input, &report, Some(site), None, 0);
         let row = &view.rows[view.picked.expect("a row is picked")];
         assert_eq!(
             [
@@ -965,14 +972,14 @@ mod tests {
         let rows = rows(&report, TRANSPOSE);
         // Row 3 is the 32-way column read; row 0 the conflict-free row write.
         assert_eq!(rows[3].verdict, "32-way conflict");
-        assert_eq!(picked(&rows, None), Some(3));
-        assert_eq!(picked(&rows, Some(rows[0].site)), Some(0));
+        assert_eq!(picked(&rows, None, None), Some(3));
+        assert_eq!(picked(&rows, Some(rows[0].site), None), Some(0));
         let gone = AccessSite {
             span: Span::default(),
             ..rows[0].site
         };
-        assert_eq!(picked(&rows, Some(gone)), Some(3));
-        assert_eq!(picked(&[], Some(gone)), None);
+        assert_eq!(picked(&rows, Some(gone), None), Some(3));
+        assert_eq!(picked(&[], Some(gone), None), None);
         assert_eq!(step_text(1, 4), "execution 2 of 4");
         assert_eq!(step_text(9, 4), "execution 4 of 4");
         assert_eq!(step_text(0, 0), "this warp does not make this access");
@@ -984,7 +991,7 @@ mod tests {
         let verdict = |stride: u32| {
             let report = simulate(&strided_copy(stride)).expect("it simulates");
             let rows = rows(&report, COALESCING);
-            let row = &rows[picked(&rows, None).expect("a row")];
+            let row = &rows[picked(&rows, None, None).expect("a row")];
             assert_eq!(row.what, "global load");
             row.verdict.clone()
         };
@@ -1057,7 +1064,7 @@ mod tests {
                 "{:?} {:?} line {}",
                 state, line.site.kind, line.site.span.line
             );
-            let view = line_view(&input, &report, Some(line.site), 0);
+            let view = line_view(&input, &report, Some(line.site), None, 0);
             let row = &view.rows[view.picked.expect("picked")];
             let degree = conflict_degree(line.wavefronts, line.wavefronts - line.bank_conflicts);
             let named = degree_in_words(&row.verdict).expect("the verdict names a degree");
@@ -1191,7 +1198,7 @@ mod tests {
             .map(|l| l.site)
             .find(|s| s.span.line == line && s.space == Space::Shared && s.kind == AccessKind::Load)
             .expect("the shared load");
-        let view = line_view(&input, &report, Some(site), 0);
+        let view = line_view(&input, &report, Some(site), None, 0);
         let row = &view.rows[view.picked.expect("picked")];
         let Some(AccessMap::Banks(map)) = &view.map else {
             panic!("a bank map");
@@ -1268,7 +1275,7 @@ mod tests {
                 ..State::default()
             };
             let (input, report) = page_launch(&state);
-            let view = line_view(&input, &report, None, 0);
+            let view = line_view(&input, &report, None, None, 0);
             let row = &view.rows[view.picked.expect("a row is open")];
             let Some(AccessMap::Sectors(map)) = &view.map else {
                 panic!("a sector map");
@@ -1306,7 +1313,7 @@ mod tests {
                 ..State::default()
             };
             let (input, report) = page_launch(&state);
-            let view = line_view(&input, &report, None, 0);
+            let view = line_view(&input, &report, None, None, 0);
             let row = &view.rows[view.picked.expect("a row is open")];
             let Some(AccessMap::Banks(map)) = &view.map else {
                 panic!("a bank map");

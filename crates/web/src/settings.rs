@@ -40,6 +40,9 @@ pub enum View {
     Transfers,
     /// The launch form of the my-kernel lesson.
     LaunchForm,
+    /// One access of the kernel drawn for one warp: the bank map or the sector map of the access
+    /// the lesson is about (`access:` of its variant), without the table of the others.
+    Access,
 }
 
 /// What a launch depends on besides its kernel and source: the values the page's controls set.
@@ -188,10 +191,24 @@ impl Control {
             .into_iter()
             .find(|control| control.key() == key)
     }
+
+    /// The control's name in a sentence.
+    pub fn label(self) -> &'static str {
+        match self {
+            Control::Pattern => "access pattern",
+            Control::Tile => "tile width",
+            Control::Pad => "padding",
+            Control::Stride => "stride",
+            Control::Block => "threads per block",
+            Control::Regs => "registers per thread",
+            Control::HostMemory => "host memory",
+        }
+    }
 }
 
 impl View {
-    pub const ALL: [View; 10] = [
+    pub const ALL: [View; 11] = [
+        View::Access,
         View::BankMap,
         View::Occupancy,
         View::Roofline,
@@ -217,6 +234,7 @@ impl View {
             View::Divergence => "divergence",
             View::Transfers => "transfers",
             View::LaunchForm => "launch-form",
+            View::Access => "access",
         }
     }
 
@@ -292,6 +310,7 @@ impl View {
             View::Divergence => "Divergence",
             View::Transfers => "Host copies",
             View::LaunchForm => "Launch",
+            View::Access => "Access map",
         }
     }
 }

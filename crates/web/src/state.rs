@@ -7,8 +7,8 @@
 
 use crate::compare::CompareWith;
 use crate::lessons::{Control, Lesson, Settings, SweepLaunches, SweepSetting, Variant};
-use crate::settings::Tab;
 use crate::my_kernel::{self, FieldError, MyLaunch};
+use crate::settings::Tab;
 use crate::source_link::{opened_source, Compressed, Inflated, SourceLink};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::{Element, PatternId};

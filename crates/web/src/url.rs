@@ -8,8 +8,8 @@
 
 use crate::compare::CompareWith;
 use crate::lessons::{Control, Lesson};
-use crate::settings::Tab;
 use crate::my_kernel;
+use crate::settings::Tab;
 use crate::source_link::{read_fragment, Fragment, SourceLink};
 use crate::state::{
     default_pattern, NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_PATTERN, PAD, REGS,
@@ -45,8 +45,25 @@ pub fn pattern_key(pattern: PatternId) -> &'static str {
 /// The keys of the query, in the order `to_query` writes them. `embed` comes last and is written
 /// only when it is on, so a link copied from the full page never turns into an embed.
 const KEYS: [&str; 19] = [
-    "device", "pattern", "tile", "block", "pad", "stride", "regs", "lesson", "variant", "compile",
-    "compare", "element", "host", "launch", "tab", "more", "lesson-url", "menus", "embed",
+    "device",
+    "pattern",
+    "tile",
+    "block",
+    "pad",
+    "stride",
+    "regs",
+    "lesson",
+    "variant",
+    "compile",
+    "compare",
+    "element",
+    "host",
+    "launch",
+    "tab",
+    "more",
+    "lesson-url",
+    "menus",
+    "embed",
 ];
 
 /// The URL values of the page's two layouts: `1` is the compact embed of one lesson (README,
@@ -305,12 +322,12 @@ impl State {
                     .takes_launch_form()
                     .then(|| percent_encode(&my_kernel::encode(&self.my_launch))),
             ),
-            ("tab", (self.tab != Tab::Kernel).then(|| self.tab.key().to_string())),
-            ("more", self.more.then(|| "1".to_string())),
             (
-                "lesson-url",
-                self.lesson_url.as_deref().map(percent_encode),
+                "tab",
+                (self.tab != Tab::Kernel).then(|| self.tab.key().to_string()),
             ),
+            ("more", self.more.then(|| "1".to_string())),
+            ("lesson-url", self.lesson_url.as_deref().map(percent_encode)),
             ("menus", self.menus.then(|| "1".to_string())),
             ("embed", self.embed.then(|| embed_key(true).to_string())),
         ];

@@ -25,8 +25,12 @@ pub struct ControlsProps {
     pub pad: u32,
     pub stride: u32,
     pub regs: u32,
-    /// The settings the lesson turns; the device is always there.
+    /// The settings the lesson turns.
     pub shown: Vec<Control>,
+    /// Whether the device is among them: in the lesson's first screen it is; above the pattern
+    /// explorer in its tab, only the pattern is.
+    #[prop_or(true)]
+    pub with_device: bool,
     pub on_action: Callback<Action>,
 }
 
@@ -265,6 +269,7 @@ pub fn controls(props: &ControlsProps) -> Html {
 
     html! {
         <section class="controls" aria-label="Settings">
+            if props.with_device {
             <div class="control">
                 <label for="device">{ "Device" }</label>
                 <select id="device" data-testid="control-device" onchange={on_device}
@@ -279,6 +284,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                     { "cc 1.x: 16 banks, served per half-warp. Later: 32 banks, whole warp." }
                 </p>
             </div>
+            }
 
             if props.shown.contains(&Control::Pattern) {
                 <div class="control">

@@ -15,6 +15,9 @@ pub struct EmbedBarProps {
     pub title: AttrValue,
     /// The same view on the full page: a relative `?query` without `embed=1`.
     pub full_page_href: AttrValue,
+    /// The lesson's bar (menus where the link asks for them, and Reset).
+    #[prop_or_default]
+    pub children: Html,
 }
 
 /// The embed's one line of chrome: what it shows, and the way out to the full playground.
@@ -38,6 +41,7 @@ pub fn embed_bar(props: &EmbedBarProps) -> Html {
                 <span aria-hidden="true">{ "↗" }</span>
                 <span class="sr-only">{ "(opens in a new tab)" }</span>
             </a>
+            { props.children.clone() }
         </div>
     }
 }

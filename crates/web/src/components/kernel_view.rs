@@ -863,25 +863,6 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
             }
         });
     }
-    let on_lesson = {
-        let on_action = props.on_action.clone();
-        Callback::from(move |event: Event| {
-            let select: HtmlSelectElement = event.target_unchecked_into();
-            if let Some((lesson, _)) = Lesson::parse(&select.value()) {
-                on_action.emit(Action::SetLesson { lesson });
-            }
-        })
-    };
-    let on_variant = {
-        let on_action = props.on_action.clone();
-        let lesson = props.variant.lesson();
-        Callback::from(move |event: Event| {
-            let select: HtmlSelectElement = event.target_unchecked_into();
-            if let Some(variant) = lesson.variant_named(&select.value()) {
-                on_action.emit(Action::SetVariant { variant });
-            }
-        })
-    };
     let on_compile = {
         let on_action = props.on_action.clone();
         Callback::from(move |event: Event| {
@@ -947,34 +928,11 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
 
     html! {
         <section class="card kernel" data-testid="kernel" aria-labelledby="kernel-title">
-            <h2 id="kernel-title">{ "Kernel: run a lecture kernel warp by warp" }</h2>
+            <h2 id="kernel-title">{ format!("Kernel: {}", props.variant.title()) }</h2>
             // Labels name their controls by `for`, and hints describe them by
             // `aria-describedby`: a label wrapped around a control and its hint would make the
             // hint part of the control's name.
             <div class="kernel-controls">
-                <div class="field">
-                    <label class="label" for="lesson">{ "Lesson" }</label>
-                    <select id="lesson" data-testid="control-lesson" onchange={on_lesson}
-                            aria-describedby="lesson-hint">
-                        { for crate::lessons::all().into_iter().map(|lesson| html! {
-                            <option value={lesson.key()} selected={lesson == props.variant.lesson()}>
-                                { lesson.title() }
-                            </option>
-                        }) }
-                    </select>
-                </div>
-                <div class="field">
-                    <label class="label" for="variant">{ "Kernel" }</label>
-                    <select id="variant" data-testid="control-variant" onchange={on_variant}
-                            aria-describedby="lesson-hint">
-                        { for props.variant.lesson().variants().iter().map(|&variant| html! {
-                            <option value={variant.name()} selected={variant == props.variant}>
-                                { variant.title() }
-                            </option>
-                        }) }
-                    </select>
-                    <span class="hint" id="lesson-hint">{ format!("Settings that change it: {}.", props.variant.settings()) }</span>
-                </div>
                 <div class="field">
                     <label class="label" for="compile">{ "Count instructions" }</label>
                     <select id="compile" data-testid="control-compile" onchange={on_compile}>

@@ -7,7 +7,7 @@ use crate::components::kernel_view::{Shared, SimulationRun};
 use crate::facts::SweepRuns;
 use crate::facts::{FactContext, LaunchView};
 use crate::lesson_text::{Inline, Paragraph};
-use crate::lessons::Lesson;
+use crate::lessons::{Control, Lesson};
 use crate::state::{Action, Prediction};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -31,10 +31,8 @@ pub struct LessonGuideProps {
     pub sweep: Option<Rc<SweepRuns>>,
     /// The student's answer so far.
     pub prediction: Prediction,
-    /// The embed's compact layout: the question stays, the introduction and the rest fold away
-    /// behind a summary, since the course page around the frame tells the story.
-    #[prop_or_default]
-    pub compact: bool,
+    /// Whether the further words are unfolded (`more=1`).
+    pub more: bool,
     pub on_action: Callback<Action>,
 }
 
@@ -246,6 +244,51 @@ pub fn verdict(
     })
 }
 
+/// The one number that answers the lesson's question, at the top of its view: the simulator's,
+/// once the student has shown the answer; until then, what it will be.
+pub fn key_number(lesson: Lesson, run: Option<&SimulationRun>, revealed: bool) -> String {
+    let metric = lesson.words().question.metric;
+    if !revealed {
+        return format!(
+            "Predict first: the {} shows here once you show the answer.",
+            metric.words()
+        );
+    }
+    match simulator_answer(lesson, run) {
+        SimulatorAnswer::Number { printed, .. } => {
+            format!("{}: {printed}", capitalized(metric.words()))
+        }
+        other => answer_words(lesson, &other),
+    }
+}
+
+fn capitalized(words: &str) -> String {
+    let mut chars = words.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// What to try once the answer is shown: the lesson's own controls, its view, the next lesson.
+pub fn try_next(lesson: Lesson) -> String {
+    let controls: Vec<&str> = lesson
+        .controls()
+        .iter()
+        .filter(|control| **control != Control::Pattern)
+        .map(|control| control.label())
+        .collect();
+    let view = lesson.view().label().to_lowercase();
+    match controls.split_last() {
+        None => format!("Now try another device, and watch the {view} change."),
+        Some((last, [])) => format!("Now move the {last} and watch the {view} change."),
+        Some((last, first)) => format!(
+            "Now move the {} or the {last}, and watch the {view} change.",
+            first.join(", the ")
+        ),
+    }
+}
+
 #[function_component(LessonGuide)]
 pub fn lesson_guide(props: &LessonGuideProps) -> Html {
     let Prediction { chosen, revealed } = props.prediction;
@@ -320,23 +363,42 @@ pub fn lesson_guide(props: &LessonGuideProps) -> Html {
     let on_reveal = props.on_action.reform(|_: MouseEvent| Action::RevealAnswer);
     let verdict = verdict(chosen, &answer, question.correct());
 
+    // The short intro is the first paragraph; the rest folds away with the devices, so the
+    // question and the lesson's view fit the first screen.
     let intro = html! {
         <div class="lesson-intro" data-testid="lesson-intro">
-            { for text.intro.iter().map(|p| paragraph(p, context, &props.lesson_href)) }
-            <p class="seeds">{ format!("From the lectures: {}.", text.lectures) }</p>
+            { for text.intro.first().map(|p| paragraph(p, context, &props.lesson_href)) }
         </div>
     };
+    let on_toggle = {
+        let on_action = props.on_action.clone();
+        let more = props.more;
+        Callback::from(move |event: Event| {
+            let details: web_sys::HtmlDetailsElement = event.target_unchecked_into();
+            // The toggle event also fires when the page itself opens the fold from the link.
+            if details.open() != more {
+                on_action.emit(Action::SetMore {
+                    more: details.open(),
+                });
+            }
+        })
+    };
     let rest = html! {
-        <>
+        <details class="lesson-more" data-testid="lesson-more" open={props.more} ontoggle={on_toggle}>
+            <summary>{ "More about this lesson" }</summary>
+            { for text.intro.iter().skip(1).map(|p| paragraph(p, context, &props.lesson_href)) }
+            <p class="seeds">{ format!("From the lectures: {}.", text.lectures) }</p>
             <div class="lesson-devices" data-testid="lesson-devices">
                 <h3>{ "On another device" }</h3>
                 { for text.devices.iter().map(|p| paragraph(p, context, &props.lesson_href)) }
             </div>
-            <p class="lesson-next">
-                { "Next: " }
-                <a href={props.next_href.clone()} data-testid="lesson-next">{ &props.next_title }</a>
-            </p>
-        </>
+        </details>
+    };
+    let next = html! {
+        <p class="lesson-next">
+            { "Next: " }
+            <a href={props.next_href.clone()} data-testid="lesson-next">{ &props.next_title }</a>
+        </p>
     };
     let predict = html! {
         <fieldset class="predict" data-testid="predict">
@@ -352,6 +414,7 @@ pub fn lesson_guide(props: &LessonGuideProps) -> Html {
                         { answer_words(props.lesson, &answer) }
                     </p>
                     { for text.why.iter().map(|p| paragraph(p, context, &props.lesson_href)) }
+                    <p class="try-next" data-testid="try-next">{ try_next(props.lesson) }</p>
                 </div>
             } else {
                 <button type="button" data-testid="predict-reveal" onclick={on_reveal}
@@ -364,18 +427,10 @@ pub fn lesson_guide(props: &LessonGuideProps) -> Html {
     html! {
         <section class="card lesson-guide" aria-labelledby="lesson-title">
             <h2 id="lesson-title">{ &text.title }</h2>
-            if props.compact {
-                { predict }
-                <details class="lesson-more">
-                    <summary>{ "About this lesson" }</summary>
-                    { intro }
-                    { rest }
-                </details>
-            } else {
-                { intro }
-                { predict }
-                { rest }
-            }
+            { intro }
+            { predict }
+            { rest }
+            { next }
         </section>
     }
 }

@@ -27,6 +27,10 @@ use yew::prelude::*;
 pub struct LineViewProps {
     /// The view of the last launch that ran; `None` before one has.
     pub view: Option<LineViewData>,
+    /// Whether the picked access is drawn under the table; where the lesson's first screen draws
+    /// it (`LineFocus`), the table only picks it.
+    #[prop_or(true)]
+    pub with_detail: bool,
     pub on_action: Callback<Action>,
 }
 
@@ -299,7 +303,11 @@ pub fn line_view(props: &LineViewProps) -> Html {
                         </tbody>
                     </table>
                 </div>
-                { detail(view, &props.on_action) }
+                if props.with_detail {
+                    { detail(view, &props.on_action) }
+                } else {
+                    <p class="hint">{ "The picked access is drawn at the top of the lesson." }</p>
+                }
             </>
         },
     };
@@ -313,5 +321,21 @@ pub fn line_view(props: &LineViewProps) -> Html {
             </p>
             { body }
         </section>
+    }
+}
+
+/// The lesson's primary view where it is one access: the drawing of the access the lesson is
+/// about (the costliest one until the student picks another, `line_model::focus`), without the
+/// table of every access, which is one tab away.
+#[function_component(LineFocus)]
+pub fn line_focus(props: &LineViewProps) -> Html {
+    match &props.view {
+        None => html! {
+            <p class="hint">{ "The access appears once the kernel runs without an error." }</p>
+        },
+        Some(view) if view.rows.is_empty() => html! {
+            <p class="hint">{ "This kernel makes no shared or global memory access." }</p>
+        },
+        Some(view) => detail(view, &props.on_action),
     }
 }

@@ -14,6 +14,8 @@ pub mod export;
 pub mod kernel_view;
 pub mod latency_view;
 pub mod launch_form;
+pub mod lesson_bar;
+pub mod lesson_file;
 pub mod lesson_guide;
 pub mod line_view;
 pub mod measured_view;
@@ -23,6 +25,7 @@ pub mod occupancy_view;
 pub mod pitched;
 pub mod roofline_levels;
 pub mod roofline_view;
+pub mod tabs;
 pub mod time_sweep;
 pub mod transfer_view;
 

@@ -1,0 +1,81 @@
+//! The lesson's bar above its first screen: the Lesson and Kernel menus, and Reset.
+//!
+//! The full page always shows the menus; an embed shows them only where its link asks
+//! (`menus=1`), so a student inside a course page stays in the instructor's lesson. Reset is
+//! always there: it returns the lesson to the settings it was opened with (`State::reset_target`).
+//! Display only: the choices are reported through `on_action` and `on_reset`.
+
+use crate::lessons::{self, Lesson, Variant};
+use crate::state::Action;
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq, Debug)]
+pub struct LessonBarProps {
+    pub variant: Variant,
+    /// Whether the Lesson and Kernel menus are shown.
+    pub menus: bool,
+    pub on_action: Callback<Action>,
+    pub on_reset: Callback<()>,
+}
+
+#[function_component(LessonBar)]
+pub fn lesson_bar(props: &LessonBarProps) -> Html {
+    let on_lesson = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |event: Event| {
+            let select: HtmlSelectElement = event.target_unchecked_into();
+            if let Some((lesson, _)) = Lesson::parse(&select.value()) {
+                on_action.emit(Action::SetLesson { lesson });
+            }
+        })
+    };
+    let lesson = props.variant.lesson();
+    let on_variant = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |event: Event| {
+            let select: HtmlSelectElement = event.target_unchecked_into();
+            if let Some(variant) = lesson.variant_named(&select.value()) {
+                on_action.emit(Action::SetVariant { variant });
+            }
+        })
+    };
+    let on_reset = props.on_reset.reform(|_: MouseEvent| ());
+    let variants = lesson.variants();
+    html! {
+        <nav class="lesson-bar" aria-label="Lesson">
+            if props.menus {
+                <div class="field">
+                    <label class="label" for="lesson">{ "Lesson" }</label>
+                    <select id="lesson" data-testid="control-lesson" onchange={on_lesson}>
+                        { for lessons::all().into_iter().map(|each| html! {
+                            <option value={each.key()} selected={each == lesson}>
+                                { each.title() }
+                            </option>
+                        }) }
+                    </select>
+                </div>
+                if variants.len() > 1 {
+                    <div class="field">
+                        <label class="label" for="variant">{ "Kernel" }</label>
+                        <select id="variant" data-testid="control-variant" onchange={on_variant}
+                                aria-describedby="variant-hint">
+                            { for variants.iter().map(|&variant| html! {
+                                <option value={variant.name()} selected={variant == props.variant}>
+                                    { variant.title() }
+                                </option>
+                            }) }
+                        </select>
+                        <span class="sr-only" id="variant-hint">
+                            { format!("Settings that change it: {}.", props.variant.settings()) }
+                        </span>
+                    </div>
+                }
+            }
+            <button type="button" class="reset" data-testid="reset" onclick={on_reset}
+                    title="The lesson's first settings and its own kernel">
+                { "Reset" }
+            </button>
+        </nav>
+    }
+}
