@@ -589,9 +589,7 @@ pub fn app() -> Html {
                     </EmbedBar>
                 }
                 <div class="lesson-first">
-                    <div class="lesson-text">
-                        { guide }
-                    </div>
+                    { guide }
                     <div class="lesson-stage">
                         <Controls
                             device={state.device}
@@ -611,7 +609,12 @@ pub fn app() -> Html {
                                  aria-label={format!("{}: {}", lesson.title(), primary.label())}>
                             <p class="key-number" data-testid="key-number" role="status">{ key_number }</p>
                             if let Some(Err(error)) = shown.run.as_ref().map(|run| &run.result) {
-                                <p class="kernel-error" data-testid="lesson-error">{ error.to_string() }</p>
+                                <div class="kernel-error" data-testid="lesson-error" role="alert">
+                                    <p>{ error.to_string() }</p>
+                                    if let Some(reason) = shown.run.as_ref().and_then(|run| model::ragged_tile_reason(&run.input, error)) {
+                                        <p class="error-reason">{ reason }</p>
+                                    }
+                                </div>
                             }
                             { render_view(primary) }
                         </section>

@@ -424,13 +424,28 @@ pub fn lesson_guide(props: &LessonGuideProps) -> Html {
             }
         </fieldset>
     };
+    let more_now = props.more;
+    // The intro's toggle: on a narrow or short screen the intro shows its first lines until the
+    // student asks for the rest, with the further words below.
+    let on_more = props
+        .on_action
+        .reform(move |_: MouseEvent| Action::SetMore { more: !more_now });
     html! {
-        <section class="card lesson-guide" aria-labelledby="lesson-title">
-            <h2 id="lesson-title">{ &text.title }</h2>
-            { intro }
-            { predict }
-            { rest }
-            { next }
-        </section>
+        <>
+            <section class={classes!("card", "lesson-guide", "lesson-text", props.more.then_some("more"))}
+                     aria-labelledby="lesson-title">
+                <h2 id="lesson-title">{ &text.title }</h2>
+                { intro }
+                <button type="button" class="link-button intro-more" aria-expanded={props.more.to_string()}
+                        onclick={on_more}>
+                    { if props.more { "Fewer words" } else { "Read the whole introduction" } }
+                </button>
+                { predict }
+            </section>
+            <div class="lesson-after">
+                { rest }
+                { next }
+            </div>
+        </>
     }
 }
