@@ -36,11 +36,14 @@ use crate::components::tabs::{Tabs, PANEL_ID as TAB_PANEL};
 use crate::components::time_sweep::TimeSweep;
 use crate::components::transfer_view::TransferView;
 use crate::deflate;
-use crate::lessons::{Control, Tab, View};
+use crate::lesson_link;
+use crate::lessons::{self, Control, Lesson, Tab, View};
 use crate::line_model;
 use crate::model;
+use crate::source_link::Inflated;
 use crate::source_link::SourceLink;
 use crate::state::{Action, State};
+use crate::url;
 use gloo::timers::callback::Timeout;
 use memplay_sim::{banks, patterns, roofline};
 use std::rc::Rc;
@@ -153,6 +156,89 @@ fn page_address() -> String {
     href[..end].to_string()
 }
 
+/// A lesson the page's link names that the page does not ship: in the fragment, or at an
+/// address of the page's own site.
+enum LinkedLesson {
+    Fragment(String),
+    Address(String),
+}
+
+impl LinkedLesson {
+    fn of(state: &State) -> Option<LinkedLesson> {
+        match (&state.lesson_fragment, &state.lesson_url) {
+            (Some(part), _) => Some(LinkedLesson::Fragment(part.clone())),
+            (None, Some(address)) => Some(LinkedLesson::Address(address.clone())),
+            (None, None) => None,
+        }
+    }
+
+    /// Reads the lesson into the page's menu, or says why it could not.
+    async fn load(self) -> Result<Lesson, String> {
+        match self {
+            LinkedLesson::Fragment(part) => {
+                let compressed = lesson_link::payload(&part)?;
+                let text = match deflate::inflate(&compressed).await {
+                    Inflated::Bytes(bytes) => String::from_utf8(bytes)
+                        .map_err(|_| "The lesson in this link is not text".to_string())?,
+                    _ => {
+                        return Err(
+                            "The lesson in this link cannot be unpacked: the link may be \
+                                    cut short, or this browser cannot read compressed links"
+                                .to_string(),
+                        )
+                    }
+                };
+                lessons::load(&lesson_link::lesson_key(&initial_query()), &text)
+                    .map_err(|error| format!("The lesson in this link does not read: {error}"))
+            }
+            LinkedLesson::Address(address) => {
+                let text = fetch_text(&address).await.map_err(|why| {
+                    format!(
+                        "The lesson {} could not be loaded: {why}",
+                        url::quote(&address)
+                    )
+                })?;
+                lessons::load(&lesson_link::file_key(&address), &text).map_err(|error| {
+                    format!("The lesson {} does not read: {error}", url::quote(&address))
+                })
+            }
+        }
+    }
+}
+
+/// The text of a file of the page's own site (the policy allows no other: `connect-src 'self'`).
+async fn fetch_text(address: &str) -> Result<String, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let response = JsFuture::from(window.fetch_with_str(address))
+        .await
+        .map_err(|_| "the site did not answer".to_string())?;
+    let response: web_sys::Response = response
+        .dyn_into()
+        .map_err(|_| "the answer is not a file".to_string())?;
+    if !response.ok() {
+        return Err(format!("the site answered {}", response.status()));
+    }
+    let text = response
+        .text()
+        .map_err(|_| "the file is not text".to_string())?;
+    JsFuture::from(text)
+        .await
+        .ok()
+        .and_then(|text| text.as_string())
+        .ok_or_else(|| "the file is not text".to_string())
+}
+
+/// The page at the link `query#hash` once `lesson` is in its menu: the link's settings, on that
+/// lesson where the link names no other.
+fn opened_with(lesson: Lesson, query: &str, hash: &str) -> State {
+    let mut opened = State::from_link(query, hash);
+    if opened.variant.lesson() != lesson {
+        opened.variant = lesson.first();
+        opened.pattern = lesson.pattern();
+    }
+    opened
+}
+
 /// `index.html` shows a line saying memplay is starting (and what it needs, should it never
 /// start); the app is running, so the line goes.
 fn remove_boot_status() {
@@ -212,28 +298,22 @@ pub fn app() -> Html {
     });
     // The link is written once the settings have rested for LINK_SETTLE_MS: a newer change
     // cancels the write of the one before (the effect's cleanup drops its timer).
-    use_effect_with(
-        (
-            state.to_query(),
-            state.source_link.fragment().map(str::to_string),
-        ),
-        {
-            let written = written.clone();
-            move |(query, fragment)| {
-                let (query, fragment) = (query.clone(), fragment.clone());
-                let write = Timeout::new(LINK_SETTLE_MS, move || {
-                    let how = if written.get() && !framed() {
-                        LinkWrite::Push
-                    } else {
-                        LinkWrite::Replace
-                    };
-                    written.set(true);
-                    write_link(&query, fragment.as_deref(), how)
-                });
-                move || drop(write)
-            }
-        },
-    );
+    use_effect_with((state.to_query(), state.link_fragment()), {
+        let written = written.clone();
+        move |(query, fragment)| {
+            let (query, fragment) = (query.clone(), fragment.clone());
+            let write = Timeout::new(LINK_SETTLE_MS, move || {
+                let how = if written.get() && !framed() {
+                    LinkWrite::Push
+                } else {
+                    LinkWrite::Replace
+                };
+                written.set(true);
+                write_link(&query, fragment.as_deref(), how)
+            });
+            move || drop(write)
+        }
+    });
     // Back and Forward show the settings of the entry they step to.
     {
         let state = state.clone();
@@ -256,12 +336,26 @@ pub fn app() -> Html {
         let state = state.clone();
         use_effect_with((), move |_| {
             remove_boot_status();
-            if let Some(compressed) = opening {
-                wasm_bindgen_futures::spawn_local(async move {
+            let linked = LinkedLesson::of(&state);
+            wasm_bindgen_futures::spawn_local(async move {
+                // A lesson the link names is read first, so that the link's settings, and the
+                // kernel it carries, are read against it.
+                if let Some(linked) = linked {
+                    match linked.load().await {
+                        Ok(lesson) => {
+                            let opened = opened_with(lesson, &initial_query(), &initial_fragment());
+                            state.dispatch(Action::OpenLink {
+                                state: Box::new(opened),
+                            });
+                        }
+                        Err(note) => state.dispatch(Action::LessonNotLoaded { note }),
+                    }
+                }
+                if let Some(compressed) = opening {
                     let inflated = deflate::inflate(&compressed).await;
                     state.dispatch(Action::SharedSourceOpened { inflated });
-                });
-            }
+                }
+            });
         });
     }
     // Every new edit is compressed for the link; the reducer drops an answer about an older one.
@@ -555,7 +649,7 @@ pub fn app() -> Html {
         },
         Tab::View(view) => render_view(view),
         Tab::LessonFile => html! {
-            <LessonFileView lesson={lesson} on_action={on_action.clone()} />
+            <LessonFileView lesson={lesson} page={page_address()} on_action={on_action.clone()} />
         },
     };
     let key_number = key_number(lesson, shown.run.as_deref(), state.prediction.revealed);
@@ -583,7 +677,7 @@ pub fn app() -> Html {
                 if embedded {
                     <EmbedBar title={lesson.title()}
                               full_page_href={link(&state.full_page_query(),
-                                                   state.source_link.fragment())}>
+                                                   state.link_fragment().as_deref())}>
                         <LessonBar variant={state.variant} menus={state.menus}
                                    on_action={on_action.clone()} on_reset={on_reset.clone()} />
                     </EmbedBar>

@@ -17,6 +17,7 @@ mod facts;
 #[cfg(test)]
 mod lesson_checks;
 mod lesson_launch;
+mod lesson_link;
 mod lesson_text;
 mod lessons;
 mod line_model;

@@ -172,9 +172,16 @@ pub enum Compressed {
 }
 
 /// The fragment (without `#`) that carries these compressed bytes, if it fits the limit.
+#[cfg(test)]
 pub fn write_fragment(compressed: &[u8]) -> Option<String> {
+    write_fragment_within(compressed, MAX_FRAGMENT_CHARS)
+}
+
+/// The fragment that carries these compressed bytes, if it fits in `budget` characters (what a
+/// lesson in the same link leaves, `lesson_link::kernel_budget`).
+pub fn write_fragment_within(compressed: &[u8], budget: usize) -> Option<String> {
     let fragment = format!("{FRAGMENT_KEY}{FORMAT}.{}", encode_base64url(compressed));
-    (fragment.len() <= MAX_FRAGMENT_CHARS).then_some(fragment)
+    (fragment.len() <= budget).then_some(fragment)
 }
 
 /// Where the kernel on the page stands in the page's link.
@@ -210,9 +217,16 @@ impl SourceLink {
     }
 
     /// How the link stands once the browser has compressed the edit.
+    #[cfg(test)]
     pub fn after_compression(compressed: Compressed) -> SourceLink {
+        SourceLink::after_compression_within(compressed, MAX_FRAGMENT_CHARS)
+    }
+
+    /// How the link stands once the browser has compressed the edit, with `budget` characters of
+    /// the fragment left for it.
+    pub fn after_compression_within(compressed: Compressed, budget: usize) -> SourceLink {
         match compressed {
-            Compressed::Bytes(bytes) => match write_fragment(&bytes) {
+            Compressed::Bytes(bytes) => match write_fragment_within(&bytes, budget) {
                 Some(fragment) => SourceLink::Shared { fragment },
                 None => SourceLink::TooLarge,
             },

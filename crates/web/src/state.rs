@@ -168,6 +168,9 @@ pub struct State {
     pub menus: bool,
     /// Where the lesson was loaded from, for a lesson the page does not ship (`lesson-url=`).
     pub lesson_url: Option<String>,
+    /// A whole lesson carried in the link's fragment (`#lesson=1.…`, `lesson_link`), as the link
+    /// spells it, kept so the page's own link keeps carrying it.
+    pub lesson_fragment: Option<String>,
 }
 
 impl State {
@@ -224,6 +227,11 @@ impl State {
         }
     }
 
+    /// The fragment of the page's link (without `#`): the lesson it carries, and the edit.
+    pub fn link_fragment(&self) -> Option<String> {
+        crate::lesson_link::join(self.lesson_fragment.as_deref(), self.source_link.fragment())
+    }
+
     /// The edit the browser is to compress for the link, while that is due.
     pub fn source_to_compress(&self) -> Option<&str> {
         match self.source_link {
@@ -263,6 +271,7 @@ impl Default for State {
             more: false,
             menus: false,
             lesson_url: None,
+            lesson_fragment: None,
         }
     }
 }
@@ -372,6 +381,10 @@ pub enum Action {
     Reset {
         to: Box<State>,
     },
+    /// A lesson the link names could not be loaded: the note says which and why.
+    LessonNotLoaded {
+        note: String,
+    },
     /// The page's link changed under it (Back, Forward, a lesson loaded for the link): the
     /// page shows what the link says, keeping the student's answer where the lesson is the same.
     OpenLink {
@@ -415,6 +428,7 @@ impl State {
         target.embed = self.embed;
         target.menus = self.menus;
         target.lesson_url = self.lesson_url.clone();
+        target.lesson_fragment = self.lesson_fragment.clone();
         target.notes = Vec::new();
         target.prediction = Prediction::default();
         target.embed_code = EmbedCode::Hidden;
@@ -461,7 +475,10 @@ impl State {
                 if self.source_link == SourceLink::Compressing
                     && self.edited_source.as_deref() == Some(source.as_str())
                 {
-                    self.source_link = SourceLink::after_compression(compressed);
+                    self.source_link = SourceLink::after_compression_within(
+                        compressed,
+                        crate::lesson_link::kernel_budget(self.lesson_fragment.as_deref()),
+                    );
                 }
                 return self;
             }
@@ -506,6 +523,10 @@ impl State {
             Action::SetMore { more } => {
                 self.more = more;
                 "more"
+            }
+            Action::LessonNotLoaded { note } => {
+                self.notes.push(note);
+                return self;
             }
             Action::Reset { to } => {
                 return *to;

@@ -103,7 +103,14 @@ impl State {
     /// the browser does asynchronously; until then the state holds it as `SourceLink::Opening`.
     pub fn from_link(query: &str, hash: &str) -> State {
         let mut state = State::from_query(query);
-        match read_fragment(hash) {
+        let fragment = crate::lesson_link::split(hash);
+        state.lesson_fragment = fragment.lesson;
+        // A lesson the link carries or names by address is read once the page runs; until then
+        // its name is no lesson of the menu, and that is no mistake of the link.
+        if state.lesson_fragment.is_some() || state.lesson_url.is_some() {
+            state.notes.retain(|note| !note.starts_with("lesson="));
+        }
+        match read_fragment(&fragment.rest) {
             Fragment::Absent => {}
             Fragment::Kernel {
                 fragment,
@@ -751,6 +758,7 @@ mod tests {
                 more: true,
                 menus: true,
                 lesson_url: None,
+                lesson_fragment: None,
             },
         );
     }

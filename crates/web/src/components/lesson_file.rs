@@ -6,7 +6,10 @@
 //! pieces, never HTML. The edit is read on the page (`lessons::parse`), which only reads text:
 //! its kernels run, like every kernel, in the simulation worker once the lesson is opened.
 
+use crate::deflate;
+use crate::lesson_link;
 use crate::lessons::{self, Lesson};
+use crate::source_link::Compressed;
 use crate::state::Action;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
@@ -14,7 +17,30 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq, Debug)]
 pub struct LessonFileProps {
     pub lesson: Lesson,
+    /// The address of the page without a query, for the link to an edit.
+    pub page: AttrValue,
     pub on_action: Callback<Action>,
+}
+
+/// The link that opens `text` as the lesson `key`, its file carried in the fragment, or why
+/// there is none.
+pub fn lesson_link_text(page: &str, key: &str, compressed: Compressed) -> Result<String, String> {
+    match compressed {
+        Compressed::Bytes(bytes) => lesson_link::write_part(&bytes)
+            .map(|part| format!("{page}?lesson={key}#{part}"))
+            .ok_or_else(too_long),
+        Compressed::OverLimit => Err(too_long()),
+        Compressed::Unavailable => Err("This browser cannot compress a lesson into a link; \
+                                        host the file beside memplay and link it with \
+                                        lesson-url= instead."
+            .to_string()),
+    }
+}
+
+fn too_long() -> String {
+    "This lesson is too long for a link; host the file beside memplay and link it with \
+     lesson-url= instead."
+        .to_string()
 }
 
 /// What the editor says of a text: what the lesson holds, or the line that is wrong and why.
@@ -69,6 +95,36 @@ pub fn lesson_file_view(props: &LessonFileProps) -> Html {
             }
         })
     };
+    // The link to the edit, made on request: compressing is the browser's, and asynchronous.
+    let link = use_state(|| None::<Result<String, String>>);
+    {
+        let link = link.clone();
+        use_effect_with((props.lesson, (*text).clone()), move |_| link.set(None));
+    }
+    let on_link = {
+        let text = text.clone();
+        let link = link.clone();
+        let key = key.clone();
+        let page = props.page.to_string();
+        Callback::from(move |_: MouseEvent| {
+            let (text, link, key, page) = (text.clone(), link.clone(), key.clone(), page.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let compressed = deflate::compress(&text).await;
+                link.set(Some(lesson_link_text(&page, &key, compressed)));
+            });
+        })
+    };
+    let link_html = match &*link {
+        None => Html::default(),
+        Some(Ok(address)) => html! {
+            <p>
+                <label class="label" for="lesson-file-link">{ "A link that opens this lesson" }</label>
+                <input id="lesson-file-link" data-testid="lesson-file-link" readonly=true
+                       value={address.clone()} />
+            </p>
+        },
+        Some(Err(why)) => html! { <p class="hint" role="status">{ why.clone() }</p> },
+    };
     let status = match &read {
         Ok(words) => html! {
             <p class="lesson-file-status" data-testid="lesson-file-status" role="status">
@@ -93,10 +149,17 @@ pub fn lesson_file_view(props: &LessonFileProps) -> Html {
             <textarea id="lesson-file-text" data-testid="lesson-file-text" spellcheck="false"
                       wrap="off" rows="20" value={(*text).clone()} oninput={on_input} />
             { status }
-            <button type="button" data-testid="lesson-file-open" disabled={read.is_err()}
-                    onclick={on_open}>
-                { "Open this edit as a lesson" }
-            </button>
+            <div class="kernel-buttons">
+                <button type="button" data-testid="lesson-file-open" disabled={read.is_err()}
+                        onclick={on_open}>
+                    { "Open this edit as a lesson" }
+                </button>
+                <button type="button" data-testid="lesson-file-make-link" disabled={read.is_err()}
+                        onclick={on_link}>
+                    { "Make a link to it" }
+                </button>
+            </div>
+            { link_html }
         </section>
     }
 }
@@ -120,5 +183,17 @@ mod tests {
         assert!(error.starts_with("line "), "{error}");
         assert_eq!(preview_key("coalescing"), "coalescing-edit");
         assert_eq!(preview_key("coalescing-edit"), "coalescing-edit");
+    }
+
+    #[test]
+    fn a_lesson_link_names_the_lesson_and_carries_its_file() {
+        let link = lesson_link_text(
+            "https://c.example/m/",
+            "cache-edit",
+            Compressed::Bytes(vec![1, 2]),
+        )
+        .expect("fits");
+        assert_eq!(link, "https://c.example/m/?lesson=cache-edit#lesson=1.AQI");
+        assert!(lesson_link_text("p", "k", Compressed::OverLimit).is_err());
     }
 }
