@@ -439,9 +439,7 @@ pub fn listen(
     parent_origin: &ParentOrigin,
     on_message: impl Fn(Incoming) + 'static,
 ) -> Option<Listener> {
-    if parent_origin.target().is_none() {
-        return None;
-    }
+    parent_origin.target()?;
     let (window, parent) = window_and_parent()?;
     if js_sys::Object::is(&window, &parent) {
         return None;

@@ -555,13 +555,10 @@ impl State {
 /// keys that are not settings of the state, such as `parent-origin`.
 pub fn query_value(query: &str, key: &str) -> Option<String> {
     let query = query.strip_prefix('?').unwrap_or(query);
-    query
-        .split('&')
-        .filter_map(|pair| {
-            let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
-            (percent_decode(raw_key) == key).then(|| percent_decode(raw_value))
-        })
-        .last()
+    query.split('&').rev().find_map(|pair| {
+        let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
+        (percent_decode(raw_key) == key).then(|| percent_decode(raw_value))
+    })
 }
 
 /// `query` with `key=value` appended, the value percent-encoded: the link the page writes keeps
