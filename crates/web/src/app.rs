@@ -166,8 +166,10 @@ pub fn app() -> Html {
                 let fragment = fragment.clone();
                 let write = Timeout::new(LINK_SETTLE_MS, move || {
                     write_link(&query, fragment.as_deref());
-                    let written = link(&query, fragment.as_deref());
-                    embed_api::post(&Outgoing::settings(&state, written), &parent_origin);
+                    // The query alone: an edited kernel in the fragment is the student's
+                    // text, which a course page of any origin could otherwise read.
+                    let shared = link(&query, None);
+                    embed_api::post(&Outgoing::settings(&state, shared), &parent_origin);
                 });
                 move || drop(write)
             },

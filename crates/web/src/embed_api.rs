@@ -55,7 +55,7 @@ pub enum Outgoing {
     /// The page runs and listens.
     Ready,
     /// The settings the page's link now holds: the lesson's controls by URL key, the lesson, and
-    /// the link itself (`?query`, and `#fragment` with an edited kernel).
+    /// the link's query (`?device=...`), without the fragment that carries an edited kernel.
     Settings {
         lesson: String,
         settings: Vec<(String, String)>,
