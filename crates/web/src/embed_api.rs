@@ -708,6 +708,35 @@ mod tests {
     }
 
     #[test]
+    fn the_results_of_a_run_name_its_time_and_the_kernel_cards_counters() {
+        let global_loads = |tile: &str| {
+            let state = State::from_query(&format!("?lesson=tiled-matmul&tile={tile}"));
+            let report = memplay_sim::simulate::simulate(&state.launch()).expect("it runs");
+            let Outgoing::Results { lesson, numbers } =
+                Outgoing::results("tiled-matmul", &report, Some(0.5))
+            else {
+                panic!("a results message");
+            };
+            assert_eq!(lesson, "tiled-matmul");
+            let names: Vec<&str> = numbers.iter().map(|(name, _)| name.as_str()).collect();
+            assert_eq!(names[0], "time_ms");
+            assert_eq!(numbers[0].1, 0.5);
+            assert!(
+                names.contains(&"smsp__inst_executed_op_shared_ld.sum"),
+                "{names:?}"
+            );
+            assert!(names.contains(&"fp32_flops"), "{names:?}");
+            let (_, loads) = numbers
+                .iter()
+                .find(|(name, _)| name == "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
+                .expect("the global loads are among the results");
+            *loads
+        };
+        // A tile twice as wide loads each element from global memory half as often.
+        assert_eq!(global_loads("16"), 2.0 * global_loads("32"));
+    }
+
+    #[test]
     fn results_are_a_flat_object_of_named_numbers() {
         let message = Outgoing::Results {
             lesson: "tiled-matmul".to_string(),
