@@ -1539,6 +1539,79 @@ async fn a_button_of_the_course_page_sets_the_frames_tile_and_the_frame_reports_
     page.finish().await;
 }
 
+#[tokio::test]
+async fn a_frame_pinned_to_its_course_pages_origin_talks_to_it_and_one_pinned_elsewhere_does_not() {
+    let page = Harness::start().await;
+    page.open("course-example.html").await;
+    page.wait_for("iframe").await;
+    // The first frame is pinned to this page's origin, the second to another one.
+    page.driver
+        .execute(
+            "const frames = document.querySelectorAll('iframe'); \
+             const pin = (frame, origin) => { frame.src = frame.getAttribute('src') \
+                 + '&parent-origin=' + encodeURIComponent(origin); }; \
+             pin(frames[0], location.origin); \
+             pin(frames[1], 'https://elsewhere.example');",
+            vec![],
+        )
+        .await
+        .expect("the frames take new addresses");
+    // The pinned frame has started (it listens before it posts) and keeps its origin in its link.
+    wait_for_host_log(&page, "show the pinned frame's settings", |log| {
+        host_log_lines(log, "tiling", "settings")
+            .iter()
+            .any(|line| line.contains("parent-origin=http%3A%2F%2F127.0.0.1"))
+    })
+    .await;
+    page.wait_for("[data-testid='set-tile-32']")
+        .await
+        .click()
+        .await
+        .expect("Tile 32 is a button");
+    // The pinned frame takes the course page's setting.
+    wait_for_host_log(
+        &page,
+        "show the pinned frame's settings at tile 32",
+        |log| {
+            host_log_lines(log, "tiling", "settings")
+                .iter()
+                .any(|line| {
+                    line.contains("parent-origin=http%3A%2F%2F127.0.0.1")
+                        && line.contains("\"tile\":\"32\"")
+                })
+        },
+    )
+    .await;
+    // The frame pinned elsewhere has written its link, so it has posted its settings: to an
+    // origin that is not this page's, which the browser does not deliver.
+    page.driver
+        .enter_frame(1)
+        .await
+        .expect("the driver enters the second frame");
+    wait_for_script(
+        &page,
+        "return location.search.includes('parent-origin=https%3A%2F%2Felsewhere.example');",
+        "the second frame's link",
+    )
+    .await;
+    page.wait_for_simulated("report the second frame's lesson")
+        .await;
+    page.driver
+        .enter_default_frame()
+        .await
+        .expect("the driver leaves the frame");
+    let log = wait_for_host_log(&page, "still hold the first frame's lines", |log| {
+        !log.is_empty()
+    })
+    .await;
+    assert!(
+        !log.lines()
+            .any(|line| line.starts_with("banks:") && line.contains("elsewhere.example")),
+        "{log}"
+    );
+    page.finish().await;
+}
+
 /// Copies a folder (the built site) into another, subfolders included.
 fn copy_folder(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).expect("the temporary folder can be made");
