@@ -12,6 +12,8 @@
 //! With `embed=1` the page drops its header and footer and shows the lesson compactly under a bar
 //! linking to the full page; the full page offers the `<iframe>` code of its view, and copies it
 //! with the async Clipboard API where the browser allows (README, "Embedding in a course page").
+//! In a frame, the page tells its course page what happens and takes its settings through
+//! `embed_api` (README, "The embed API").
 
 use crate::bridge::use_simulations;
 use crate::components::bank_map::BankMap;
@@ -36,6 +38,7 @@ use crate::components::tabs::{Tabs, PANEL_ID as TAB_PANEL};
 use crate::components::time_sweep::TimeSweep;
 use crate::components::transfer_view::TransferView;
 use crate::deflate;
+use crate::embed_api::{self, Incoming, Outgoing, ParentOrigin, PARENT_ORIGIN_KEY};
 use crate::lesson_link;
 use crate::lessons::{self, Control, Lesson, Tab, View};
 use crate::line_model;
@@ -296,24 +299,39 @@ pub fn app() -> Html {
     let opening = use_memo((), |_| {
         State::from_link(&initial_query(), &initial_fragment())
     });
-    // The link is written once the settings have rested for LINK_SETTLE_MS: a newer change
-    // cancels the write of the one before (the effect's cleanup drops its timer).
-    use_effect_with((state.to_query(), state.link_fragment()), {
-        let written = written.clone();
-        move |(query, fragment)| {
-            let (query, fragment) = (query.clone(), fragment.clone());
-            let write = Timeout::new(LINK_SETTLE_MS, move || {
-                let how = if written.get() && !framed() {
-                    LinkWrite::Push
-                } else {
-                    LinkWrite::Replace
-                };
-                written.set(true);
-                write_link(&query, fragment.as_deref(), how)
-            });
-            move || drop(write)
-        }
+    // The course page around an embed, as the link's `parent-origin=` names it (embed_api).
+    let parent_origin = use_memo((), |_| {
+        ParentOrigin::from_value(url::query_value(&initial_query(), PARENT_ORIGIN_KEY).as_deref())
     });
+    // The link is written once the settings have rested for LINK_SETTLE_MS: a newer change
+    // cancels the write of the one before (the effect's cleanup drops its timer). It keeps the
+    // course page's origin, and the course page hears of the settings it now holds.
+    {
+        let state = state.clone();
+        let parent_origin = parent_origin.clone();
+        let written = written.clone();
+        use_effect_with(
+            (state.to_query(), state.link_fragment()),
+            move |(query, fragment)| {
+                let query = url::with_pair(query.clone(), PARENT_ORIGIN_KEY, parent_origin.value());
+                let fragment = fragment.clone();
+                let write = Timeout::new(LINK_SETTLE_MS, move || {
+                    let how = if written.get() && !framed() {
+                        LinkWrite::Push
+                    } else {
+                        LinkWrite::Replace
+                    };
+                    written.set(true);
+                    write_link(&query, fragment.as_deref(), how);
+                    // The query alone: an edited kernel in the fragment is the student's
+                    // text, which a course page of any origin could otherwise read.
+                    let shared = link(&query, None);
+                    embed_api::post(&Outgoing::settings(&state, shared), &parent_origin);
+                });
+                move || drop(write)
+            },
+        );
+    }
     // Back and Forward show the settings of the entry they step to.
     {
         let state = state.clone();
@@ -324,6 +342,25 @@ pub fn app() -> Html {
                     state: Box::new(opened),
                 });
             })
+        });
+    }
+    // The embed API: the page listens to its course page, then tells it that it runs. A `set`
+    // message becomes the actions its settings would in a link, taken against the newest state.
+    {
+        let latest = use_mut_ref(|| state.clone());
+        *latest.borrow_mut() = state.clone();
+        let parent_origin = parent_origin.clone();
+        use_effect_with((), move |_| {
+            let listener = embed_api::listen(&parent_origin, move |message| match message {
+                Incoming::Set(pairs) => {
+                    let state = latest.borrow().clone();
+                    for action in state.link_actions(&pairs) {
+                        state.dispatch(action);
+                    }
+                }
+            });
+            embed_api::post(&Outgoing::Ready, &parent_origin);
+            move || drop(listener)
         });
     }
     // Once the page runs: the boot line goes, and a kernel in the opening link is unpacked (the
@@ -410,6 +447,20 @@ pub fn app() -> Html {
         compared.as_ref().map(|(_, input)| input.clone()),
         sweep_launches,
     );
+    // Each new run the page shows is told to the course page: its time and counters.
+    {
+        let parent_origin = parent_origin.clone();
+        let lesson = state.variant.lesson().key();
+        use_effect_with(shown.run.clone(), move |run| {
+            if let Some(run) = run {
+                if let Ok(report) = &run.result {
+                    let time_ms = run.prediction.as_ref().map(|prediction| prediction.time_ms);
+                    let results = Outgoing::results(lesson, report, time_ms);
+                    embed_api::post(&results, &parent_origin);
+                }
+            }
+        });
+    }
     // The occupancy view shows the launch of the run on the page (its shared memory is the
     // kernel's as the simulation laid it out), on that run's device; before the first run comes
     // back, the launch asked for, with only its dynamic shared memory known.
@@ -478,6 +529,25 @@ pub fn app() -> Html {
     let embedded = state.embed;
     // The lesson decides which settings and views the page shows.
     let lesson = state.variant.lesson();
+    // A revealed answer is told to the course page: the choice, and whether the lesson marks it
+    // as right.
+    {
+        let parent_origin = parent_origin.clone();
+        use_effect_with((state.prediction, lesson), move |(prediction, lesson)| {
+            let choice = prediction
+                .chosen
+                .filter(|_| prediction.revealed)
+                .and_then(|index| lesson.words().question.choices.get(index));
+            if let Some(choice) = choice {
+                let answered = Outgoing::Answered {
+                    lesson: lesson.key().to_string(),
+                    choice: choice.text.clone(),
+                    correct: choice.correct,
+                };
+                embed_api::post(&answered, &parent_origin);
+            }
+        });
+    }
     // The sweep's launches, for a lesson's words about another value of the swept setting.
     let sweep_runs = shown.sweep.as_ref().map(|sweep| Rc::clone(&sweep.runs));
     let guide = {

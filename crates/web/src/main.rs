@@ -13,6 +13,7 @@ mod bridge;
 mod compare;
 mod components;
 mod deflate;
+mod embed_api;
 mod facts;
 #[cfg(test)]
 mod lesson_checks;

@@ -12,8 +12,8 @@ use crate::my_kernel;
 use crate::settings::Tab;
 use crate::source_link::{read_fragment, Fragment, SourceLink};
 use crate::state::{
-    default_pattern, NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_PATTERN, PAD, REGS,
-    STRIDE, TILE,
+    default_pattern, Action, NumberSetting, State, BLOCK, DEFAULT_DEVICE, DEFAULT_PATTERN, PAD,
+    REGS, STRIDE, TILE,
 };
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::{Element, PatternId};
@@ -65,6 +65,23 @@ const KEYS: [&str; 19] = [
     "menus",
     "embed",
 ];
+
+/// The URL key of a lesson's control.
+pub fn control_key(control: Control) -> &'static str {
+    match control {
+        Control::Pattern => "pattern",
+        Control::Tile => TILE.key,
+        Control::Pad => PAD.key,
+        Control::Stride => STRIDE.key,
+        Control::Block => BLOCK.key,
+        Control::Regs => REGS.key,
+        Control::HostMemory => "host",
+    }
+}
+
+/// The keys that belong to the frame rather than to the lesson: its layout, and the course page
+/// it talks to (`embed_api`). A course page's `set` message cannot change them.
+const FRAME_KEYS: [&str; 2] = ["embed", crate::embed_api::PARENT_ORIGIN_KEY];
 
 /// The URL values of the page's two layouts: `1` is the compact embed of one lesson (README,
 /// "Embedding in a course page"), `0` the full page.
@@ -255,6 +272,18 @@ impl State {
                         false,
                         &mut state.notes,
                     );
+                }
+                // The course page's origin is the embed API's (`embed_api::ParentOrigin`); the
+                // page reads it from the link itself, and only a value that is no origin is
+                // worth a note here.
+                "parent-origin" => {
+                    if crate::embed_api::read_origin(&value).is_err() {
+                        state.notes.push(format!(
+                            "parent-origin={} is not an origin such as https://course.example; \
+                             this page sends its course page nothing.",
+                            quote(&value)
+                        ));
+                    }
                 }
                 _ => state.notes.push(format!(
                     "{} is not a memplay setting (they are {}); ignored.",
@@ -477,6 +506,121 @@ impl State {
     }
 }
 
+impl State {
+    /// The actions that make this state what a link saying `pairs` (URL keys and values, as a
+    /// course page's `set` message gives them) would make it, every other setting kept. A pair
+    /// the link would refuse with a note (an unknown key, a value out of range) is left out, as
+    /// are the frame's own keys (`FRAME_KEYS`). A new lesson opens at its first variant and its
+    /// own pattern unless the pairs name them too.
+    pub fn link_actions(&self, pairs: &[(String, String)]) -> Vec<Action> {
+        let current = self.to_query();
+        // The lesson first, so that a variant or pattern of the new lesson is read within it.
+        let mut given: Vec<&(String, String)> = pairs
+            .iter()
+            .filter(|(key, _)| !FRAME_KEYS.contains(&key.as_str()))
+            .collect();
+        given.sort_by_key(|(key, _)| key != "lesson");
+        let query_with = |accepted: &[&(String, String)]| {
+            let named = |key: &str| accepted.iter().any(|(given, _)| given == key);
+            let new_lesson = named("lesson");
+            let kept = current.split('&').filter(|pair| {
+                let key = pair.split_once('=').map_or(*pair, |(key, _)| key);
+                !named(key) && !(new_lesson && (key == "variant" || key == "pattern"))
+            });
+            let set = accepted
+                .iter()
+                .map(|(key, value)| format!("{}={}", percent_encode(key), percent_encode(value)));
+            kept.map(str::to_string)
+                .chain(set)
+                .collect::<Vec<_>>()
+                .join("&")
+        };
+        let mut accepted: Vec<&(String, String)> = Vec::new();
+        for pair in given {
+            let mut trial = accepted.clone();
+            trial.push(pair);
+            if State::from_query(&query_with(&trial)).notes.is_empty() {
+                accepted = trial;
+            }
+        }
+        let target = State::from_query(&query_with(&accepted));
+        // Each setting that differs, in an order where no later action undoes an earlier one:
+        // another variant resets the pattern, so it comes first.
+        type Step = fn(&State, &State) -> Option<Action>;
+        let steps: [Step; 13] = [
+            |now, to| {
+                (now.variant != to.variant).then_some(Action::SetVariant {
+                    variant: to.variant,
+                })
+            },
+            |now, to| (now.device != to.device).then_some(Action::SetDevice { device: to.device }),
+            |now, to| {
+                (now.pattern != to.pattern).then_some(Action::SetPattern {
+                    pattern: to.pattern,
+                })
+            },
+            |now, to| {
+                (now.element != to.element).then_some(Action::SetElement {
+                    element: to.element,
+                })
+            },
+            |now, to| {
+                (now.host_memory != to.host_memory).then_some(Action::SetHostMemory {
+                    host_memory: to.host_memory,
+                })
+            },
+            |now, to| {
+                (now.my_launch != to.my_launch).then(|| Action::SetMyLaunch {
+                    launch: to.my_launch.clone(),
+                })
+            },
+            |now, to| (now.tile != to.tile).then_some(Action::SetTile { tile: to.tile }),
+            |now, to| (now.block != to.block).then_some(Action::SetBlock { block: to.block }),
+            |now, to| (now.pad != to.pad).then_some(Action::SetPad { pad: to.pad }),
+            |now, to| (now.stride != to.stride).then_some(Action::SetStride { stride: to.stride }),
+            |now, to| (now.regs != to.regs).then_some(Action::SetRegs { regs: to.regs }),
+            |now, to| {
+                (now.compile != to.compile).then_some(Action::SetCompile {
+                    compile: to.compile,
+                })
+            },
+            |now, to| {
+                (now.compare != to.compare).then_some(Action::SetCompare {
+                    compare: to.compare,
+                })
+            },
+        ];
+        let mut now = self.clone();
+        let mut actions = Vec::new();
+        for step in steps {
+            if let Some(action) = step(&now, &target) {
+                now = now.apply(action.clone());
+                actions.push(action);
+            }
+        }
+        actions
+    }
+}
+
+/// The last value of `key` in a query string (`?` optional), decoded: how the page reads the
+/// keys that are not settings of the state, such as `parent-origin`.
+pub fn query_value(query: &str, key: &str) -> Option<String> {
+    let query = query.strip_prefix('?').unwrap_or(query);
+    query.split('&').rev().find_map(|pair| {
+        let (raw_key, raw_value) = pair.split_once('=').unwrap_or((pair, ""));
+        (percent_decode(raw_key) == key).then(|| percent_decode(raw_value))
+    })
+}
+
+/// `query` with `key=value` appended, the value percent-encoded: the link the page writes keeps
+/// the keys the state does not hold.
+pub fn with_pair(query: String, key: &str, value: Option<&str>) -> String {
+    match value {
+        Some(value) => format!("{query}&{key}={}", percent_encode(value)),
+        None => query,
+    }
+}
+
 /// Text made safe for a double-quoted HTML attribute.
 fn escape_attribute(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
@@ -657,6 +801,136 @@ mod tests {
                 "{written} names {key}"
             );
         }
+    }
+
+    fn pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(key, value)| (key.to_string(), value.to_string()))
+            .collect()
+    }
+
+    /// `start` after the actions of `set`.
+    fn after(start: &State, set: &[(&str, &str)]) -> State {
+        start
+            .link_actions(&pairs(set))
+            .into_iter()
+            .fold(start.clone(), State::apply)
+    }
+
+    #[test]
+    fn a_course_pages_tile_of_32_is_one_tile_action() {
+        let start = State::from_query("?lesson=tiled-matmul&tile=16");
+        assert_eq!(
+            start.link_actions(&pairs(&[("tile", "32")])),
+            vec![Action::SetTile { tile: 32 }]
+        );
+    }
+
+    #[test]
+    fn settings_set_by_a_course_page_read_as_the_same_link_would() {
+        let start = State::from_query("?lesson=tiled-matmul&tile=16&device=h100");
+        let set = after(
+            &start,
+            &[("tile", "8"), ("device", "g80"), ("compile", "as-written")],
+        );
+        assert_eq!(
+            set.to_query(),
+            State::from_query("?lesson=tiled-matmul&tile=8&device=g80&compile=as-written")
+                .to_query()
+        );
+    }
+
+    #[test]
+    fn another_lesson_opens_at_its_own_variant_and_pattern() {
+        let start = State::from_query("?lesson=tiled-matmul&tile=8");
+        let set = after(&start, &[("lesson", "bank-conflicts")]);
+        let fresh = State::from_query("?lesson=bank-conflicts&tile=8");
+        assert_eq!(set.variant, fresh.variant);
+        assert_eq!(set.pattern, fresh.pattern);
+        assert_eq!(set.tile, 8, "the settings the lesson shares are kept");
+    }
+
+    #[test]
+    fn a_variant_named_before_its_lesson_is_read_within_that_lesson() {
+        let start = State::from_query("?lesson=tiled-matmul");
+        let set = after(
+            &start,
+            &[("variant", "row-per-thread"), ("lesson", "bank-conflicts")],
+        );
+        assert_eq!(
+            set.variant,
+            State::from_query("?lesson=bank-conflicts&variant=row-per-thread").variant
+        );
+    }
+
+    #[test]
+    fn values_a_link_would_refuse_and_the_frames_own_keys_change_nothing() {
+        let start = State::from_query("?lesson=tiled-matmul&tile=16&embed=1");
+        let refused = [
+            ("tile", "abc"),
+            ("tile", "16.5"),
+            ("pad", "99"),
+            ("lesson", "fft"),
+            ("colour", "red"),
+            ("embed", "0"),
+            ("parent-origin", "https://course.example"),
+        ];
+        for pair in refused {
+            assert_eq!(start.link_actions(&pairs(&[pair])), Vec::new(), "{pair:?}");
+        }
+        // A refused pair leaves the good ones beside it working.
+        assert_eq!(
+            start.link_actions(&pairs(&[("tile", "abc"), ("tile", "32")])),
+            vec![Action::SetTile { tile: 32 }]
+        );
+    }
+
+    #[test]
+    fn an_edited_kernel_survives_a_setting_from_the_course_page() {
+        let start = State::from_query("?lesson=tiled-matmul").apply(Action::EditSource {
+            source: "__global__ void k() {}".to_string(),
+        });
+        let set = after(&start, &[("tile", "32"), ("lesson", "tiled-matmul")]);
+        assert_eq!(set.tile, 32);
+        assert_eq!(set.edited_source, start.edited_source);
+    }
+
+    #[test]
+    fn parent_origin_is_known_to_the_link_and_a_bad_one_is_named_in_a_note() {
+        let pinned = State::from_query("?tile=8&parent-origin=https%3A%2F%2Fcourse.example");
+        assert_eq!(pinned.notes, Vec::<String>::new());
+        assert_eq!(pinned.tile, 8);
+        let bad = State::from_query("?parent-origin=course.example");
+        assert_eq!(
+            bad.notes,
+            vec![
+                "parent-origin=course.example is not an origin such as https://course.example; \
+                 this page sends its course page nothing."
+                    .to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn the_written_link_keeps_the_parent_origin_it_was_opened_with() {
+        let opened = "?lesson=tiled-matmul&parent-origin=https://course.example:8443";
+        let origin = query_value(opened, "parent-origin");
+        assert_eq!(origin.as_deref(), Some("https://course.example:8443"));
+        let written = with_pair(
+            State::from_query(opened).to_query(),
+            "parent-origin",
+            origin.as_deref(),
+        );
+        assert!(
+            written.ends_with("&parent-origin=https%3A%2F%2Fcourse.example%3A8443"),
+            "{written}"
+        );
+        assert_eq!(query_value(&written, "parent-origin"), origin);
+        assert_eq!(
+            with_pair("tile=8".to_string(), "parent-origin", None),
+            "tile=8"
+        );
     }
 
     #[test]

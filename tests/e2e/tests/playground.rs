@@ -1388,6 +1388,230 @@ async fn the_course_example_shows_two_lessons_in_sandboxed_frames() {
     page.finish().await;
 }
 
+/// Polls the course example's log of what its frames posted until `condition` holds for it;
+/// returns the log. The log is read as text (textContent), as the course page writes it.
+async fn wait_for_host_log(page: &Harness, what: &str, condition: impl Fn(&str) -> bool) -> String {
+    let start = Instant::now();
+    let mut last = String::from("<no log>");
+    loop {
+        if let Ok(value) = page
+            .driver
+            .execute(
+                "const log = document.querySelector(\"[data-testid='host-log']\"); \
+                 return log ? log.textContent : null;",
+                vec![],
+            )
+            .await
+        {
+            if let Some(text) = value.json().as_str() {
+                if condition(text) {
+                    return text.to_string();
+                }
+                last = text.to_string();
+            }
+        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "the course page's log should {what}, it reads {last:?}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// The lines of the log from the frame named `frame` whose message is of type `kind`.
+fn host_log_lines<'a>(log: &'a str, frame: &str, kind: &str) -> Vec<&'a str> {
+    let prefix = format!("{frame}: {kind} ");
+    log.lines()
+        .filter(|line| line.starts_with(&prefix))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_frame_of_the_course_example_tells_the_course_page_that_it_runs() {
+    let page = Harness::start().await;
+    page.open("course-example.html").await;
+    wait_for_host_log(&page, "show the first frame's ready", |log| {
+        !host_log_lines(log, "tiling", "ready").is_empty()
+    })
+    .await;
+    // Once it runs the frame writes its link, and says which settings it holds.
+    let log = wait_for_host_log(&page, "show the first frame's settings", |log| {
+        !host_log_lines(log, "tiling", "settings").is_empty()
+    })
+    .await;
+    let settings = host_log_lines(&log, "tiling", "settings")[0];
+    assert!(
+        settings.contains("\"lesson\":\"tiled-matmul\""),
+        "{settings}"
+    );
+    assert!(settings.contains("\"tile\":\"16\""), "{settings}");
+    assert!(settings.contains("\"link\":\"?device=h100"), "{settings}");
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn an_answer_revealed_in_a_frame_is_posted_to_the_course_page() {
+    let page = Harness::start().await;
+    page.open("course-example.html").await;
+    wait_for_host_log(&page, "show the first frame's ready", |log| {
+        !host_log_lines(log, "tiling", "ready").is_empty()
+    })
+    .await;
+    page.driver
+        .enter_frame(0)
+        .await
+        .expect("the driver enters the first frame");
+    let choice = page.wait_for("[data-testid='predict-choice']").await;
+    choice.click().await.expect("a choice is a radio button");
+    page.wait_for("[data-testid='predict-reveal']")
+        .await
+        .click()
+        .await
+        .expect("the reveal is a button");
+    page.driver
+        .enter_default_frame()
+        .await
+        .expect("the driver leaves the frame");
+    let log = wait_for_host_log(&page, "show the answer", |log| {
+        !host_log_lines(log, "tiling", "answered").is_empty()
+    })
+    .await;
+    let answered = host_log_lines(&log, "tiling", "answered")[0];
+    println!("{answered}");
+    assert!(
+        answered.contains("\"lesson\":\"tiled-matmul\""),
+        "{answered}"
+    );
+    assert!(answered.contains("\"choice\":\""), "{answered}");
+    assert!(
+        answered.contains("\"correct\":true") || answered.contains("\"correct\":false"),
+        "{answered}"
+    );
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn a_button_of_the_course_page_sets_the_frames_tile_and_the_frame_reports_it() {
+    let page = Harness::start().await;
+    page.open("course-example.html").await;
+    wait_for_host_log(&page, "show the first frame's ready", |log| {
+        !host_log_lines(log, "tiling", "ready").is_empty()
+    })
+    .await;
+    page.wait_for("[data-testid='set-tile-32']")
+        .await
+        .click()
+        .await
+        .expect("Tile 32 is a button");
+    let log = wait_for_host_log(&page, "show settings with a tile of 32", |log| {
+        host_log_lines(log, "tiling", "settings")
+            .iter()
+            .any(|line| line.contains("\"tile\":\"32\""))
+    })
+    .await;
+    // The run at the new tile is reported with its counters.
+    let results = wait_for_host_log(&page, "show a run's numbers", |log| {
+        host_log_lines(log, "tiling", "results")
+            .iter()
+            .any(|line| line.contains("\"time_ms\":"))
+    })
+    .await;
+    assert!(
+        results.contains("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+        "{results}"
+    );
+    page.driver
+        .enter_frame(0)
+        .await
+        .expect("the driver enters the first frame");
+    // The frame's own link says the tile too (the driver's URL is the course page's).
+    wait_for_script(
+        &page,
+        "return location.search.includes('tile=32');",
+        "the frame's link",
+    )
+    .await;
+    page.driver
+        .enter_default_frame()
+        .await
+        .expect("the driver leaves the frame");
+    println!("{log}");
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn a_frame_pinned_to_its_course_pages_origin_talks_to_it_and_one_pinned_elsewhere_does_not() {
+    let page = Harness::start().await;
+    page.open("course-example.html").await;
+    page.wait_for("iframe").await;
+    // The first frame is pinned to this page's origin, the second to another one.
+    page.driver
+        .execute(
+            "const frames = document.querySelectorAll('iframe'); \
+             const pin = (frame, origin) => { frame.src = frame.getAttribute('src') \
+                 + '&parent-origin=' + encodeURIComponent(origin); }; \
+             pin(frames[0], location.origin); \
+             pin(frames[1], 'https://elsewhere.example');",
+            vec![],
+        )
+        .await
+        .expect("the frames take new addresses");
+    // The pinned frame has started (it listens before it posts) and keeps its origin in its link.
+    wait_for_host_log(&page, "show the pinned frame's settings", |log| {
+        host_log_lines(log, "tiling", "settings")
+            .iter()
+            .any(|line| line.contains("parent-origin=http%3A%2F%2F127.0.0.1"))
+    })
+    .await;
+    page.wait_for("[data-testid='set-tile-32']")
+        .await
+        .click()
+        .await
+        .expect("Tile 32 is a button");
+    // The pinned frame takes the course page's setting.
+    wait_for_host_log(
+        &page,
+        "show the pinned frame's settings at tile 32",
+        |log| {
+            host_log_lines(log, "tiling", "settings")
+                .iter()
+                .any(|line| {
+                    line.contains("parent-origin=http%3A%2F%2F127.0.0.1")
+                        && line.contains("\"tile\":\"32\"")
+                })
+        },
+    )
+    .await;
+    // The frame pinned elsewhere has written its link, so it has posted its settings: to an
+    // origin that is not this page's, which the browser does not deliver.
+    page.driver
+        .enter_frame(1)
+        .await
+        .expect("the driver enters the second frame");
+    wait_for_script(
+        &page,
+        "return location.search.includes('parent-origin=https%3A%2F%2Felsewhere.example');",
+        "the second frame's link",
+    )
+    .await;
+    page.wait_for_simulated("report the second frame's lesson")
+        .await;
+    page.driver
+        .enter_default_frame()
+        .await
+        .expect("the driver leaves the frame");
+    let log = wait_for_host_log(&page, "still hold the first frame's lines", |log| {
+        !log.is_empty()
+    })
+    .await;
+    assert!(
+        !log.lines()
+            .any(|line| line.starts_with("banks:") && line.contains("elsewhere.example")),
+        "{log}"
+    );
+    page.finish().await;
+}
+
 /// Copies a folder (the built site) into another, subfolders included.
 fn copy_folder(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).expect("the temporary folder can be made");
