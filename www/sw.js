@@ -59,6 +59,28 @@ self.addEventListener("fetch", (event) => {
               headers: response.headers,
             }),
       );
+  // A lesson file a link names (`lesson-url=`, a `.txt` of the site) is no file of the build: it
+  // comes from the network when there is one, so an instructor's edit shows at once, and is kept,
+  // so the lesson works offline after one visit.
+  if (new URL(request.url).pathname.endsWith(".txt")) {
+    event.respondWith(
+      fetch(request)
+        .then((response) => {
+          if (response.ok) {
+            const copy = response.clone();
+            caches.open(CACHE).then((cache) => cache.put(request, copy));
+          }
+          return response;
+        })
+        .catch((error) =>
+          caches
+            .open(CACHE)
+            .then((cache) => cache.match(request))
+            .then((response) => response ?? Promise.reject(error)),
+        ),
+    );
+    return;
+  }
   if (request.mode === "navigate") {
     event.respondWith(
       fetch(request).catch((error) => cached().then((response) => response ?? Promise.reject(error))),
