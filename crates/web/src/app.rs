@@ -198,11 +198,14 @@ impl LinkedLesson {
                 let text = fetch_text(&address).await.map_err(|why| {
                     format!(
                         "The lesson {} could not be loaded: {why}",
-                        url::quote(&address)
+                        crate::format::quote(&address)
                     )
                 })?;
                 lessons::load(&lesson_link::file_key(&address), &text).map_err(|error| {
-                    format!("The lesson {} does not read: {error}", url::quote(&address))
+                    format!(
+                        "The lesson {} does not read: {error}",
+                        crate::format::quote(&address)
+                    )
                 })
             }
         }
@@ -427,7 +430,7 @@ pub fn app() -> Html {
     };
 
     let device = state.device.device();
-    let pattern = patterns::build(state.pattern, model::pattern_params(&state));
+    let pattern = patterns::build(state.pattern, crate::state::pattern_params(&state));
     let bank_report = banks::analyze(&pattern.access, &device);
     let ceilings = roofline::ceilings(&device);
     // The launch and its sweep go to the worker; only a change of them makes a new request.

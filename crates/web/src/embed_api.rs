@@ -139,7 +139,12 @@ impl Outgoing {
             .filter_map(|pair| pair.split_once('='))
             .collect();
         let mut keys = vec!["device", "variant"];
-        keys.extend(state.controls().into_iter().map(crate::url::control_key));
+        keys.extend(
+            state
+                .controls()
+                .into_iter()
+                .map(crate::lessons::Control::key),
+        );
         let settings = keys
             .into_iter()
             .filter_map(|key| {

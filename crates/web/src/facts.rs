@@ -7,8 +7,8 @@
 //! at that value, so no number in a lesson's words can disagree with the simulator or the preset;
 //! a lecture's own figures are quoted instead (`lesson_text::Inline::Quote`).
 
-use crate::lessons::SweepSetting;
-use crate::model::{format_number, format_significant, format_time};
+use crate::format::{format_number, format_significant, format_time};
+use crate::settings::SweepSetting;
 use memplay_sim::simulate::{SimulationInput, SimulationReport};
 use memplay_sim::timing::Prediction;
 use memplay_sim::DeviceId;

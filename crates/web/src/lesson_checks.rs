@@ -5,7 +5,6 @@
 //! every control of a lesson must move some number the lesson shows; and the launches refused on
 //! a device are exactly the expected ones.
 
-use crate::components::kernel_view::SimulationRun;
 use crate::components::kernel_view::{counter_statements, unit_bar_statements};
 use crate::components::latency_view::LatencyFacts;
 use crate::components::lesson_guide::{answer_words, fill, plain, simulator_answer, Shown};
@@ -18,6 +17,7 @@ use crate::components::roofline_view::roofline_statements;
 use crate::facts::{At, Fact, FactContext, LaunchView, SweepRun, SweepRuns};
 use crate::lesson_text::{parse, typed_numbers, Inline, LessonText};
 use crate::lessons::{Control, SweepSetting, Variant, View};
+use crate::run::SimulationRun;
 use crate::state::State;
 use crate::statements::{Claim, Statement};
 use memplay_sim::simulate::simulate;
@@ -319,7 +319,7 @@ fn lesson_words_and_unfilled(page: &Page, text: &LessonText) -> (Vec<String>, Ve
     {
         let state = &page.state;
         let pattern =
-            memplay_sim::patterns::build(state.pattern, crate::model::pattern_params(state));
+            memplay_sim::patterns::build(state.pattern, crate::state::pattern_params(state));
         let report = memplay_sim::banks::analyze(&pattern.access, &state.device.device());
         words.push(crate::model::explain(&report));
     }

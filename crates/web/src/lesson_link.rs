@@ -12,10 +12,10 @@
 //! names it `shared-lesson`. Everything here is pure; the browser unpacks the payload
 //! (`deflate`) and `app` reads the lesson (`lessons::load`) and the link again once it has.
 
+use crate::format::format_number;
+use crate::format::quote;
 use crate::lessons::valid_key;
-use crate::model::format_number;
 use crate::source_link::{decode_base64url, encode_base64url, FORMAT, MAX_FRAGMENT_CHARS};
-use crate::url::quote;
 
 /// What the lesson's part of the fragment starts with.
 pub const LESSON_KEY: &str = "lesson=";

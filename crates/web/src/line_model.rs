@@ -18,7 +18,8 @@
 //! ideal (`focus`), which is the one the lessons' controls move; `access_statements` is what the
 //! view says, for the host tests.
 
-use crate::model::{explain, format_number, lane_list};
+use crate::format::format_number;
+use crate::model::{explain, lane_list};
 #[cfg(test)]
 use crate::statements::{Claim, Statement};
 use memplay_sim::access::{AccessKind, AccessWidth, Space, WarpAccess};

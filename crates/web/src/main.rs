@@ -15,6 +15,7 @@ mod components;
 mod deflate;
 mod embed_api;
 mod facts;
+mod format;
 #[cfg(test)]
 mod lesson_checks;
 mod lesson_launch;
@@ -25,6 +26,7 @@ mod line_model;
 mod measured;
 mod model;
 mod my_kernel;
+mod run;
 mod settings;
 mod source_link;
 mod state;

@@ -314,3 +314,67 @@ impl View {
         }
     }
 }
+
+/// What the launch on the page is compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareWith {
+    Nothing,
+    /// The lesson's next kernel (naive against tiled, global against hierarchical atomics).
+    Variant,
+    /// The other padding: PAD = 1 against PAD = 0.
+    Padding,
+    /// The other way of counting: as written against as nvcc compiles it.
+    Compile,
+    /// The lectures' other end: the GT200 against the H100 (the H100 against any other device).
+    OtherEnd,
+    /// The same launch on this device.
+    Device(DeviceId),
+}
+
+impl CompareWith {
+    pub const ALL: [CompareWith; 11] = [
+        CompareWith::Nothing,
+        CompareWith::Variant,
+        CompareWith::Padding,
+        CompareWith::Compile,
+        CompareWith::OtherEnd,
+        CompareWith::Device(DeviceId::G80),
+        CompareWith::Device(DeviceId::Gt200),
+        CompareWith::Device(DeviceId::Fermi),
+        CompareWith::Device(DeviceId::V100),
+        CompareWith::Device(DeviceId::A100),
+        CompareWith::Device(DeviceId::H100),
+    ];
+
+    /// The value in the link (`compare=padding`).
+    pub fn key(self) -> &'static str {
+        match self {
+            CompareWith::Nothing => "none",
+            CompareWith::Variant => "variant",
+            CompareWith::Padding => "padding",
+            CompareWith::Compile => "compile",
+            CompareWith::OtherEnd => "device",
+            // The device's own key: `compare=g80`.
+            CompareWith::Device(device) => device.as_str(),
+        }
+    }
+
+    /// The menu's words.
+    pub fn label(self) -> &'static str {
+        match self {
+            CompareWith::Nothing => "nothing",
+            CompareWith::Variant => "the lesson's other kernel",
+            CompareWith::Padding => "the other padding (PAD 0 / 1)",
+            CompareWith::Compile => "the other way of counting (as written / as compiled)",
+            CompareWith::OtherEnd => "the GT200 / the H100",
+            CompareWith::Device(device) => match device {
+                DeviceId::G80 => "the same launch on the G80",
+                DeviceId::Gt200 => "the same launch on the GT200",
+                DeviceId::Fermi => "the same launch on Fermi",
+                DeviceId::V100 => "the same launch on the V100",
+                DeviceId::A100 => "the same launch on the A100",
+                DeviceId::H100 => "the same launch on the H100",
+            },
+        }
+    }
+}

@@ -16,8 +16,8 @@
 //! and messages the page shows), so the tests run on the host; `deflate` does the compression in
 //! the browser and `app` wires the two together.
 
-use crate::model::format_number;
-use crate::url::quote;
+use crate::format::format_number;
+use crate::format::quote;
 use memplay_sim::kernel::limits::MAX_SOURCE_BYTES;
 
 /// What the fragment starts with; the rest is the payload.

@@ -5,9 +5,9 @@
 //! by pure calls into `memplay-sim` (see `model`); the URL query mirrors it (see `url`), and an
 //! edited kernel goes into the URL's fragment (see `source_link`).
 
-use crate::compare::CompareWith;
-use crate::lessons::{Control, Lesson, Settings, SweepLaunches, SweepSetting, Variant};
+use crate::lessons::{Control, Lesson, Settings, SweepLaunches, SweepSetting, Variant, View};
 use crate::my_kernel::{self, FieldError, MyLaunch};
+use crate::settings::CompareWith;
 use crate::settings::Tab;
 use crate::source_link::{opened_source, Compressed, Inflated, SourceLink};
 use memplay_sim::compile_effects::CompileEffects;
@@ -171,6 +171,69 @@ pub struct State {
     /// A whole lesson carried in the link's fragment (`#lesson=1.…`, `lesson_link`), as the link
     /// spells it, kept so the page's own link keeps carrying it.
     pub lesson_fragment: Option<String>,
+}
+
+/// The controls the page shows for `state`: its variant's (`Variant::controls`), less a number
+/// that moves nothing on the page at its settings, that is, one that changes neither the
+/// kernel's launch nor, where the lesson shows the pattern explorer, the explorer's warp. The
+/// transposes take no stride while the explorer draws the row-per-thread array, and the stride
+/// kernel no padding while it draws a stride; choosing the stride pattern brings the stride back.
+pub fn shown_controls(state: &State) -> Vec<Control> {
+    let explorer = state.variant.lesson().views().contains(&View::BankMap);
+    let seen = |state: &State| {
+        let pattern = explorer
+            .then(|| memplay_sim::patterns::build(state.pattern, pattern_params(state)).access);
+        (state.launch(), pattern)
+    };
+    let here = seen(state);
+    state
+        .variant
+        .controls()
+        .into_iter()
+        .filter(|&control| {
+            let setting = match control {
+                Control::Tile => TILE,
+                Control::Pad => PAD,
+                Control::Stride => STRIDE,
+                Control::Block => BLOCK,
+                Control::Regs => REGS,
+                Control::Pattern | Control::HostMemory => return true,
+            };
+            // Another value of the setting, inside its range: one more, or one less at the top.
+            let set = |state: &mut State, value: u32| match control {
+                Control::Tile => state.tile = value,
+                Control::Pad => state.pad = value,
+                Control::Stride => state.stride = value,
+                Control::Block => state.block = value,
+                _ => state.regs = value,
+            };
+            let current = match control {
+                Control::Tile => state.tile,
+                Control::Pad => state.pad,
+                Control::Stride => state.stride,
+                Control::Block => state.block,
+                _ => state.regs,
+            };
+            let other = if current < setting.max {
+                current + 1
+            } else {
+                current - 1
+            };
+            let mut moved = state.clone();
+            set(&mut moved, other);
+            seen(&moved) != here
+        })
+        .collect()
+}
+
+/// The pattern explorer's parameters at this state.
+pub fn pattern_params(state: &State) -> memplay_sim::patterns::PatternParams {
+    memplay_sim::patterns::PatternParams {
+        tile: state.tile,
+        pad: state.pad,
+        stride: state.stride,
+        element: state.element,
+    }
 }
 
 impl State {
@@ -437,7 +500,7 @@ impl State {
 
     /// The settings the page shows for this state (`controls::shown_controls`).
     pub fn controls(&self) -> Vec<Control> {
-        crate::components::controls::shown_controls(self)
+        shown_controls(self)
     }
 
     /// The pure transition: numbers are clamped to their ranges, and a note about the link's bad

@@ -6,9 +6,10 @@
 //! one promised. An edited kernel travels in the fragment instead (`source_link` reads and writes
 //! it); `State::from_link` reads both. Pure string handling only, so the tests run on the host.
 
-use crate::compare::CompareWith;
+use crate::format::quote;
 use crate::lessons::{Control, Lesson};
 use crate::my_kernel;
+use crate::settings::CompareWith;
 use crate::settings::Tab;
 use crate::source_link::{read_fragment, Fragment, SourceLink};
 use crate::state::{
@@ -66,19 +67,6 @@ const KEYS: [&str; 19] = [
     "embed",
 ];
 
-/// The URL key of a lesson's control.
-pub fn control_key(control: Control) -> &'static str {
-    match control {
-        Control::Pattern => "pattern",
-        Control::Tile => TILE.key,
-        Control::Pad => PAD.key,
-        Control::Stride => STRIDE.key,
-        Control::Block => BLOCK.key,
-        Control::Regs => REGS.key,
-        Control::HostMemory => "host",
-    }
-}
-
 /// The keys that belong to the frame rather than to the lesson: its layout, and the course page
 /// it talks to (`embed_api`). A course page's `set` message cannot change them.
 const FRAME_KEYS: [&str; 2] = ["embed", crate::embed_api::PARENT_ORIGIN_KEY];
@@ -110,9 +98,6 @@ pub fn compile_key(compile: CompileEffects) -> &'static str {
         "as-written"
     }
 }
-
-/// A value quoted in a note is cut to this many characters, so a junk link cannot flood the page.
-const QUOTE_LIMIT: usize = 32;
 
 impl State {
     /// Reads the page's whole link: the query (`from_query`) and the fragment, which carries an
@@ -701,16 +686,6 @@ fn read_choice<T: Copy>(
         id(default)
     ));
     default
-}
-
-/// The value as typed, shortened if it is long. The page shows it as text, never as HTML.
-pub(crate) fn quote(value: &str) -> String {
-    if value.chars().count() > QUOTE_LIMIT {
-        let cut: String = value.chars().take(QUOTE_LIMIT).collect();
-        format!("{cut}…")
-    } else {
-        value.to_string()
-    }
 }
 
 /// Escapes every byte but the unreserved ones of RFC 3986 (letters, digits, `-._~`) as `%XX`,
@@ -1306,7 +1281,7 @@ mod tests {
                     state.compare,
                     memplay_sim::patterns::build(
                         state.pattern,
-                        crate::model::pattern_params(state),
+                        crate::state::pattern_params(state),
                     )
                     .access,
                 )
@@ -1341,7 +1316,7 @@ mod tests {
         let degree = |query: &str| {
             let state = State::from_query(query);
             let pattern =
-                memplay_sim::patterns::build(state.pattern, crate::model::pattern_params(&state));
+                memplay_sim::patterns::build(state.pattern, crate::state::pattern_params(&state));
             let report = memplay_sim::banks::analyze(&pattern.access, &state.device.device());
             crate::line_model::bank_words(&report).degree
         };

@@ -8,7 +8,8 @@
 //! student who cannot see the chart, or cannot see it well, gets everything it shows.
 
 use crate::components::export::ChartExport;
-use crate::model::{format_number, Sweep, SweepKind, SweepPoint};
+use crate::format::format_number;
+use crate::model::{Sweep, SweepKind, SweepPoint};
 use yew::prelude::*;
 
 /// Maps data values to SVG coordinates, linearly or by their logarithm.

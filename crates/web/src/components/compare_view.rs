@@ -3,7 +3,7 @@
 //! difference (`compare::rows`, `compare::sentence`).
 
 use crate::compare::{self, CompareWith};
-use crate::components::kernel_view::{Shared, SimulationRun};
+use crate::run::{Shared, SimulationRun};
 use crate::state::Action;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;

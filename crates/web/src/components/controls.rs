@@ -4,11 +4,10 @@
 //! the value is committed). On `change` it also rewrites its own text to the value the state
 //! kept, so a typed 100 in a 1..64 field visibly becomes 64 and an emptied field its old value.
 
-use crate::lessons::{Control, View};
-use crate::model::pattern_params;
+use crate::lessons::Control;
 use crate::state::{Action, NumberSetting, State, BLOCK, PAD, REGS, STRIDE, TILE};
 use crate::url::{pattern_key, PATTERNS};
-use memplay_sim::patterns::{self, Element, PatternId};
+use memplay_sim::patterns::{Element, PatternId};
 use memplay_sim::transfer::HostMemory;
 use memplay_sim::DeviceId;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -32,59 +31,6 @@ pub struct ControlsProps {
     #[prop_or(true)]
     pub with_device: bool,
     pub on_action: Callback<Action>,
-}
-
-/// The controls the page shows for `state`: its variant's (`Variant::controls`), less a number
-/// that moves nothing on the page at its settings, that is, one that changes neither the
-/// kernel's launch nor, where the lesson shows the pattern explorer, the explorer's warp. The
-/// transposes take no stride while the explorer draws the row-per-thread array, and the stride
-/// kernel no padding while it draws a stride; choosing the stride pattern brings the stride back.
-pub fn shown_controls(state: &State) -> Vec<Control> {
-    let explorer = state.variant.lesson().views().contains(&View::BankMap);
-    let seen = |state: &State| {
-        let pattern =
-            explorer.then(|| patterns::build(state.pattern, pattern_params(state)).access);
-        (state.launch(), pattern)
-    };
-    let here = seen(state);
-    state
-        .variant
-        .controls()
-        .into_iter()
-        .filter(|&control| {
-            let setting = match control {
-                Control::Tile => TILE,
-                Control::Pad => PAD,
-                Control::Stride => STRIDE,
-                Control::Block => BLOCK,
-                Control::Regs => REGS,
-                Control::Pattern | Control::HostMemory => return true,
-            };
-            // Another value of the setting, inside its range: one more, or one less at the top.
-            let set = |state: &mut State, value: u32| match control {
-                Control::Tile => state.tile = value,
-                Control::Pad => state.pad = value,
-                Control::Stride => state.stride = value,
-                Control::Block => state.block = value,
-                _ => state.regs = value,
-            };
-            let current = match control {
-                Control::Tile => state.tile,
-                Control::Pad => state.pad,
-                Control::Stride => state.stride,
-                Control::Block => state.block,
-                _ => state.regs,
-            };
-            let other = if current < setting.max {
-                current + 1
-            } else {
-                current - 1
-            };
-            let mut moved = state.clone();
-            set(&mut moved, other);
-            seen(&moved) != here
-        })
-        .collect()
 }
 
 /// The short name of a device in the menu; its full name is in the bank map.
@@ -403,6 +349,7 @@ pub fn controls(props: &ControlsProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::shown_controls;
 
     fn shown(query: &str) -> Vec<Control> {
         shown_controls(&State::from_query(query))

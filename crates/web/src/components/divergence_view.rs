@@ -3,8 +3,8 @@
 //! much of the FP32 pipe's work is useful, from the simulated counters
 //! (`smsp__thread_inst_executed` over `smsp__inst_executed`, as Nsight Compute reports it).
 
-use crate::components::kernel_view::{Shared, SimulationRun};
-use crate::model::format_number;
+use crate::format::format_number;
+use crate::run::{Shared, SimulationRun};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq, Debug)]

@@ -15,7 +15,7 @@
 //! the chart (`aria-describedby`). The PNG draws that SVG, loaded
 //! from a `blob:` URL (allowed by the page's `img-src`), onto a canvas at twice its size.
 
-use crate::components::kernel_view::SimulationRun;
+use crate::run::SimulationRun;
 use memplay_sim::replay::LaunchFile;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{

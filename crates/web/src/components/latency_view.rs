@@ -2,8 +2,8 @@
 //! memory latency"): the warps an SM holds against the warps its wait for memory needs, read
 //! off the timing model (`memplay_sim::timing::LatencyHiding`), with the count spelt out.
 
-use crate::components::kernel_view::{Shared, SimulationRun};
-use crate::model::format_number;
+use crate::format::format_number;
+use crate::run::{Shared, SimulationRun};
 use crate::statements::{printed_number, Claim, Statement};
 use memplay_sim::timing::{LatencyHiding, Prediction};
 use yew::prelude::*;

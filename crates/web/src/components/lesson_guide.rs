@@ -3,11 +3,11 @@
 //! another device and the next lesson. The text comes from `lesson_text` (data files in
 //! `www/lessons/`); nothing of it is inserted as HTML.
 
-use crate::components::kernel_view::{Shared, SimulationRun};
 use crate::facts::SweepRuns;
 use crate::facts::{FactContext, LaunchView};
 use crate::lesson_text::{Inline, Paragraph};
 use crate::lessons::{Control, Lesson};
+use crate::run::{Shared, SimulationRun};
 use crate::state::{Action, Prediction};
 use std::rc::Rc;
 use yew::prelude::*;

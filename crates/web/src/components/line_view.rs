@@ -12,11 +12,12 @@
 
 use crate::components::bank_map::phase_table;
 use crate::components::controls::typed_number;
+use crate::format::format_number;
 use crate::line_model::{
     bank_words, kind_name, per_request_text, sector_text, space_name, step_text, AccessMap,
     CoalescingMap, LineRow, LineView as LineViewData,
 };
-use crate::model::{bank_grid, format_number};
+use crate::model::bank_grid;
 use crate::state::Action;
 use memplay_sim::access::AccessKind;
 use memplay_sim::banks::BankReport;

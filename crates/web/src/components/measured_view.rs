@@ -9,10 +9,10 @@
 //! in `measured`. The counters' measured column is part of the counters table (`kernel_view`).
 //! `measured_statements` is every sentence these lines show, and the view writes them from it.
 
+use crate::format::format_time;
 use crate::measured::{
     difference_text, prediction_note, Comparison, Counted, Timed, MEASURED_ON, MODEL_ERROR,
 };
-use crate::model::format_time;
 use crate::statements::Statement;
 use yew::prelude::*;
 

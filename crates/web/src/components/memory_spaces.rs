@@ -15,7 +15,7 @@
 //! `memory_spaces_statements` is every sentence the view can show for its props (the explanation
 //! of every row, as each is shown when chosen); the view writes its words with the same functions.
 
-use crate::model::format_number;
+use crate::format::format_number;
 #[cfg(test)]
 use crate::statements::Statement;
 use memplay_sim::kernel::Diagnostic;

@@ -5,7 +5,8 @@
 //! never as an empty card.
 
 use crate::components::chart::SweepChart;
-use crate::model::{format_number, Sweeps};
+use crate::format::format_number;
+use crate::model::Sweeps;
 use crate::statements::{Claim, Statement};
 use memplay_sim::occupancy::{BlockResources, Limiter, OccupancyError, OccupancyReport};
 use memplay_sim::Device;

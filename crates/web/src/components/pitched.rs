@@ -16,7 +16,7 @@
 //! view writes its words with the same functions.
 
 use crate::components::controls::typed_number;
-use crate::model::format_number;
+use crate::format::format_number;
 #[cfg(test)]
 use crate::statements::Statement;
 use memplay_sim::pitch::PitchedLayout;

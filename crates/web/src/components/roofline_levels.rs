@@ -5,7 +5,7 @@
 //! explained under it, since they are the intensities of the requests, before any cache.
 
 use crate::components::chart::{points, power_of_ten_label, power_of_two_label, px, Scale};
-use crate::model::{format_intensity, format_number};
+use crate::format::{format_intensity, format_number};
 use crate::statements::{Claim, Statement};
 use memplay_sim::roofline::{Hierarchical, Level, LevelPoint};
 use yew::prelude::*;

@@ -8,10 +8,9 @@
 
 use crate::components::chart::{points, power_of_ten_label, power_of_two_label, px, Scale};
 use crate::components::export::ChartExport;
+use crate::format::{format_intensity, format_number};
 pub use crate::model::SimulatedPoint;
-use crate::model::{
-    format_intensity, format_number, tiled_matmul_intensity, NAIVE_MATMUL_INTENSITY,
-};
+use crate::model::{tiled_matmul_intensity, NAIVE_MATMUL_INTENSITY};
 use crate::statements::{Claim, Statement};
 use memplay_sim::roofline::{Ceilings, Roofline};
 use memplay_sim::Device;

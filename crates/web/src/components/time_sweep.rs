@@ -8,7 +8,7 @@ use crate::components::chart::{
     capitalized, in_sentence, points, px, ChartNumbers, NumberRow, Scale,
 };
 use crate::components::export::ChartExport;
-use crate::model::format_time;
+use crate::format::format_time;
 use yew::prelude::*;
 
 /// One value of the swept setting and the predicted time, or why there is none.

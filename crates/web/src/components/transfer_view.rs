@@ -4,8 +4,8 @@
 //! (`memplay_sim::transfer`). The transfer model is a few divisions, so it runs on the page from
 //! the worker's report and prediction; nothing here simulates.
 
-use crate::components::kernel_view::{Shared, SimulationRun};
-use crate::model::format_number;
+use crate::format::format_number;
+use crate::run::{Shared, SimulationRun};
 use memplay_sim::transfer::{
     copy_time, launch_transfers, Direction, HostMemory, LaunchTransfers, Layout,
 };
