@@ -679,6 +679,10 @@ pub fn app() -> Html {
         .into_iter()
         .filter(|&control| control != Control::Pattern || primary == View::BankMap)
         .collect();
+    let lesson_labels: Vec<(Control, String)> = Control::ALL
+        .into_iter()
+        .filter_map(|control| Some((control, lesson.label(control)?.to_string())))
+        .collect();
     let tabs = lesson.tabs();
     // A tab the lesson does not have (a link from another lesson) opens the kernel's.
     let tab = if tabs.contains(&state.tab) {
@@ -769,6 +773,7 @@ pub fn app() -> Html {
                             stride={state.stride}
                             regs={state.regs}
                             shown={first_controls}
+                            labels={lesson_labels}
                             on_action={on_action.clone()}
                         />
                         <Notes notes={state.notes.clone()} />

@@ -139,6 +139,15 @@ impl<'a> Sections<'a> {
             .map(|(line, _, value)| (*line, *value))
     }
 
+    /// Every field whose key starts with `prefix` (`label stride:`): its line, the rest of its
+    /// key and its value.
+    pub fn fields_starting(&self, prefix: &str) -> Vec<(usize, &'a str, &'a str)> {
+        self.fields
+            .iter()
+            .filter_map(|(line, key, value)| Some((*line, key.strip_prefix(prefix)?, *value)))
+            .collect()
+    }
+
     pub fn required(&self, key: &str) -> Result<(usize, &'a str), String> {
         self.field(key)
             .ok_or(format!("the field `{key}:` is missing"))

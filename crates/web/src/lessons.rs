@@ -52,6 +52,9 @@ pub struct LessonDef {
     pub views: Vec<View>,
     /// The bank map's pattern where the link names none.
     pub pattern: PatternId,
+    /// Names the lesson gives its controls (`label stride: Offset (floats)`), where the page's
+    /// own would not say what the control means in this lesson's kernel.
+    pub labels: Vec<(Control, String)>,
     /// The variant the question is about.
     pub question_variant: usize,
     pub variants: Vec<VariantDef>,
@@ -304,6 +307,15 @@ impl Lesson {
         tabs
     }
 
+    /// The name the lesson gives a control, where it gives one.
+    pub fn label(self, control: Control) -> Option<&'static str> {
+        self.0
+            .labels
+            .iter()
+            .find(|(each, _)| *each == control)
+            .map(|(_, label)| label.as_str())
+    }
+
     /// The bank map's pattern where the link names none.
     pub fn pattern(self) -> PatternId {
         self.0.pattern
@@ -476,6 +488,15 @@ pub fn parse(key: &str, text: &str) -> Result<LessonDef, String> {
             .find(|pattern| pattern.as_str() == value)
             .ok_or(format!("line {line}: `{value}` is not a bank-map pattern"))?,
     };
+    let labels = sections
+        .fields_starting("label ")
+        .into_iter()
+        .map(|(line, name, label)| {
+            let control = Control::parse(name)
+                .ok_or(format!("line {line}: `label {name}:` names no control"))?;
+            Ok((control, label.to_string()))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let order = match sections.field("order") {
         None => u32::MAX,
         Some((line, value)) => value
@@ -511,6 +532,7 @@ pub fn parse(key: &str, text: &str) -> Result<LessonDef, String> {
         view,
         views,
         pattern,
+        labels,
         question_variant,
         variants,
         file: text.to_string(),
@@ -697,6 +719,38 @@ __global__ void copy(float *out, const float *in, int n) {\n\
     int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
     if (i < n) out[i] = in[i];\n\
 }\n";
+
+    #[test]
+    fn the_course_examples_own_lesson_reads_and_the_simulator_gives_its_marked_answer() {
+        let text = include_str!("../../../www/course/misaligned-loads.txt");
+        let lesson = load("misaligned-loads", text).expect("the course lesson reads");
+        assert_eq!(
+            lesson.label(Control::Stride),
+            Some("Offset of the first element (floats)")
+        );
+        let question = &lesson.words().question;
+        let answer = |offset: u32| {
+            let state = crate::state::State {
+                variant: lesson.question_variant(),
+                stride: offset,
+                ..crate::state::State::default()
+            };
+            let input = state.launch();
+            let report = simulate(&input).expect("the copy runs");
+            let prediction = memplay_sim::timing::predict(&report);
+            question
+                .metric
+                .value(&input, &report, &prediction)
+                .expect("a load")
+        };
+        assert_eq!(answer(1), 5.0);
+        assert_eq!(question.nearest_choice(answer(1)), question.correct());
+        assert_eq!(
+            answer(8),
+            4.0,
+            "an offset of a whole sector is aligned again"
+        );
+    }
 
     #[test]
     fn every_lesson_file_the_page_ships_is_read() {

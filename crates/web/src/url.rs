@@ -85,10 +85,11 @@ pub fn embed_key(embed: bool) -> &'static str {
 /// "Embedding in a course page", says why each is there).
 pub const EMBED_SANDBOX: &str = "allow-scripts allow-same-origin allow-popups allow-downloads";
 
-/// The embed code's frame size in CSS pixels: wide enough for the kernel card and two views side
-/// by side, tall enough for the lesson's readout without scrolling the course page.
-pub const EMBED_WIDTH: u32 = 960;
-pub const EMBED_HEIGHT: u32 = 760;
+/// The embed code's frame size in CSS pixels: the size at which a lesson's first screen (its
+/// words, question, controls and view) shows without scrolling; a course page's stylesheet may
+/// size the frame to its column instead, and down to 640 x 480 the first screen still fits.
+pub const EMBED_WIDTH: u32 = 800;
+pub const EMBED_HEIGHT: u32 = 600;
 
 /// The URL values of the two ways of counting a kernel's instructions.
 pub fn compile_key(compile: CompileEffects) -> &'static str {
@@ -1213,7 +1214,7 @@ mod tests {
              lesson=tiled-matmul&amp;variant=tiled&amp;tile=8&amp;pad=0&amp;regs=32&amp;\
              embed=1\" \
              title=\"memplay: Matrix multiply, tiled in shared memory\" \
-             width=\"960\" height=\"760\" loading=\"lazy\" \
+             width=\"800\" height=\"600\" loading=\"lazy\" \
              sandbox=\"allow-scripts allow-same-origin allow-popups allow-downloads\"></iframe>"
         );
     }

@@ -2473,7 +2473,7 @@ async fn axe_finds_no_serious_or_critical_violation_on_the_page_an_embed_and_eve
     checks.push((
         "an embedded lesson".to_string(),
         "?lesson=transpose-shared&pattern=tile-column&pad=0&embed=1".to_string(),
-        (960, 760),
+        (800, 600),
     ));
     for key in &lessons {
         checks.push((

@@ -30,6 +30,9 @@ pub struct ControlsProps {
     /// explorer in its tab, only the pattern is.
     #[prop_or(true)]
     pub with_device: bool,
+    /// The names the lesson gives its controls, where it gives one.
+    #[prop_or_default]
+    pub labels: Vec<(Control, String)>,
     pub on_action: Callback<Action>,
 }
 
@@ -119,7 +122,7 @@ fn number_handlers(
 /// controls differ only in these words.
 fn number_field(
     setting: NumberSetting,
-    label: &'static str,
+    label: &str,
     hint: &'static str,
     value: u32,
     handlers: NumberHandlers,
@@ -213,6 +216,21 @@ pub fn controls(props: &ControlsProps) -> Html {
         regs,
     });
 
+    let label = |control: Control, own: &'static str| -> String {
+        props
+            .labels
+            .iter()
+            .find(|(each, _)| *each == control)
+            .map_or(own.to_string(), |(_, label)| label.clone())
+    };
+    // A control the lesson names means what the lesson says; the page's own hint would not fit.
+    let hint = |control: Control, own: &'static str| -> &'static str {
+        if props.labels.iter().any(|(each, _)| *each == control) {
+            ""
+        } else {
+            own
+        }
+    };
     html! {
         <section class="controls" aria-label="Settings">
             if props.with_device {
@@ -281,7 +299,7 @@ pub fn controls(props: &ControlsProps) -> Html {
 
             if props.shown.contains(&Control::Tile) {
                 <div class="control">
-                    <label for="tile" id="tile-label">{ "Tile width TILE" }</label>
+                    <label for="tile" id="tile-label">{ label(Control::Tile, "Tile width TILE") }</label>
                     <div class="control-row">
                         <input type="range" id="tile-range" data-testid="control-tile-range"
                                aria-labelledby="tile-label"
@@ -300,7 +318,7 @@ pub fn controls(props: &ControlsProps) -> Html {
 
             if props.shown.contains(&Control::Pad) {
                 <div class="control">
-                    <label for="pad">{ "Padding PAD (words per row)" }</label>
+                    <label for="pad">{ label(Control::Pad, "Padding PAD (words per row)") }</label>
                     <div class="control-row">
                         <input type="range" id="pad" data-testid="control-pad"
                                aria-describedby="pad-hint"
@@ -316,8 +334,8 @@ pub fn controls(props: &ControlsProps) -> Html {
             if props.shown.contains(&Control::Stride) {
                 { number_field(
                     STRIDE,
-                    "Stride s",
-                    stride_hint(&props.shown),
+                    &label(Control::Stride, "Stride s"),
+                    hint(Control::Stride, stride_hint(&props.shown)),
                     props.stride,
                     stride,
                 ) }
@@ -326,8 +344,11 @@ pub fn controls(props: &ControlsProps) -> Html {
             if props.shown.contains(&Control::Block) {
                 { number_field(
                     BLOCK,
-                    "Threads per block",
-                    "The block of the 1-D lessons; 1 to 1024, old devices take at most 512.",
+                    &label(Control::Block, "Threads per block"),
+                    hint(
+                        Control::Block,
+                        "The block of the 1-D lessons; 1 to 1024, old devices take at most 512.",
+                    ),
                     props.block,
                     block,
                 ) }
@@ -336,7 +357,7 @@ pub fn controls(props: &ControlsProps) -> Html {
             if props.shown.contains(&Control::Regs) {
                 { number_field(
                     REGS,
-                    "Registers per thread",
+                    &label(Control::Regs, "Registers per thread"),
                     "As nvcc --resource-usage reports them.",
                     props.regs,
                     regs,
