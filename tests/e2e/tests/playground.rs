@@ -3562,3 +3562,236 @@ async fn my_kernel_runs_an_edited_kernel_with_a_new_name_and_launch_from_a_link_
     .await;
     page.finish().await;
 }
+
+impl Harness {
+    /// Sizes the window so that the page's viewport is `width` x `height` CSS pixels.
+    async fn set_viewport(&self, width: u32, height: u32) {
+        self.driver
+            .set_window_rect(0, 0, width, height)
+            .await
+            .expect("the window can be resized");
+        let inner = self
+            .driver
+            .execute("return [innerWidth, innerHeight];", vec![])
+            .await
+            .expect("the page reports its viewport");
+        let inner: Vec<u32> = serde_json::from_value(inner.json().clone()).expect("two numbers");
+        self.driver
+            .set_window_rect(0, 0, 2 * width - inner[0], 2 * height - inner[1])
+            .await
+            .expect("the window can be resized");
+    }
+
+    /// The keys of the lessons the full page's menu lists.
+    async fn lesson_keys(&self) -> Vec<String> {
+        self.open("").await;
+        self.wait_for("[data-testid='control-lesson']").await;
+        let mut keys = Vec::new();
+        for option in self
+            .driver
+            .find_all(By::Css("[data-testid='control-lesson'] option"))
+            .await
+            .expect("the lesson menu has options")
+        {
+            keys.push(
+                option
+                    .value()
+                    .await
+                    .expect("an option has a value")
+                    .expect("every lesson has a key"),
+            );
+        }
+        keys
+    }
+
+    /// The value of the number control `test_id`.
+    async fn control_value(&self, test_id: &str) -> String {
+        self.wait_for(&format!("[data-testid='{test_id}']"))
+            .await
+            .prop("value")
+            .await
+            .expect("a control has a value")
+            .unwrap_or_default()
+    }
+
+    /// Types `value` into the number control `test_id` and commits it.
+    async fn set_number(&self, test_id: &str, value: u32) {
+        let input = self.wait_for(&format!("[data-testid='{test_id}']")).await;
+        input.clear().await.expect("the control clears");
+        input
+            .send_keys(format!("{value}\n"))
+            .await
+            .expect("the control takes a number");
+        input
+            .send_keys(Key::Tab)
+            .await
+            .expect("the focus moves on, which commits the value");
+    }
+}
+
+/// Where a lesson's view and question begin and how wide the page is, in one viewport.
+#[derive(Debug)]
+struct FirstScreen {
+    width: f64,
+    height: f64,
+    page_width: f64,
+    view_top: f64,
+    predict_top: f64,
+}
+
+impl FirstScreen {
+    fn read(json: &serde_json::Value) -> FirstScreen {
+        // A missing element's top is Infinity, which JSON carries as null: below any screen.
+        let number = |key: &str| json[key].as_f64().unwrap_or(f64::INFINITY);
+        FirstScreen {
+            width: number("width"),
+            height: number("height"),
+            page_width: number("page_width"),
+            view_top: number("view_top"),
+            predict_top: number("predict_top"),
+        }
+    }
+}
+
+const FIRST_SCREEN: &str = "
+    const top = (id) => {
+        const element = document.querySelector(`[data-testid='${id}']`);
+        return element ? element.getBoundingClientRect().top : Infinity;
+    };
+    return {
+        width: innerWidth,
+        height: innerHeight,
+        page_width: document.documentElement.scrollWidth,
+        view_top: top('lesson-view'),
+        predict_top: top('predict'),
+    };";
+
+#[tokio::test]
+async fn every_lesson_begins_its_view_and_question_on_the_first_screen_at_every_size() {
+    let page = Harness::start().await;
+    let lessons = page.lesson_keys().await;
+    assert!(lessons.len() >= 14, "the menu lists the lessons: {lessons:?}");
+    // A laptop's window, the embed code's frame and a smaller one, and a phone.
+    let sizes = [
+        ("a laptop", 1280, 800, ""),
+        ("an 800 x 600 frame", 800, 600, "&embed=1"),
+        ("a 640 x 480 frame", 640, 480, "&embed=1"),
+        ("a phone", 390, 844, ""),
+    ];
+    let mut failures = Vec::new();
+    for (what, width, height, embed) in sizes {
+        page.set_viewport(width, height).await;
+        for key in &lessons {
+            page.open(&format!("?lesson={key}{embed}")).await;
+            page.wait_for("[data-testid='lesson-view']").await;
+            page.wait_for_run_or_kernel_error().await;
+            page.wait_until_updated().await;
+            let screen = page
+                .driver
+                .execute(FIRST_SCREEN, vec![])
+                .await
+                .expect("the page reports its layout");
+            let screen = FirstScreen::read(screen.json());
+            assert_eq!((screen.width, screen.height), (width.into(), height.into()));
+            if screen.view_top >= screen.height || screen.predict_top >= screen.height {
+                failures.push(format!(
+                    "{key} in {what}: the view begins at {} and the question at {}, below {}",
+                    screen.view_top, screen.predict_top, screen.height
+                ));
+            }
+            if screen.page_width > screen.width {
+                failures.push(format!(
+                    "{key} in {what}: the page is {} px wide in a {} px viewport",
+                    screen.page_width, screen.width
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn back_and_forward_step_through_the_settings_and_reset_returns_to_the_first() {
+    let page = Harness::start().await;
+    page.set_viewport(1280, 800).await;
+    page.open("?lesson=tiled-matmul").await;
+    page.wait_for_url_containing("tile=16").await;
+    page.set_number("control-tile", 32).await;
+    page.wait_for_url_containing("tile=32").await;
+    page.set_number("control-tile", 8).await;
+    page.wait_for_url_containing("tile=8").await;
+    // Each setting that settled is an entry of the history: Back steps to the one before.
+    page.driver.back().await.expect("the browser goes back");
+    page.wait_for_url_containing("tile=32").await;
+    wait_for_script(
+        &page,
+        "return document.querySelector(\"[data-testid='control-tile']\").value === '32';",
+        "Back shows the tile of the entry it steps to",
+    )
+    .await;
+    page.driver.forward().await.expect("the browser goes forward");
+    page.wait_for_url_containing("tile=8").await;
+    assert_eq!(page.control_value("control-tile").await, "8");
+    // The link the page was opened with is where Reset goes: the lesson's first tile, its own
+    // kernel, and the question asked afresh.
+    page.wait_for("[data-testid='reset']")
+        .await
+        .click()
+        .await
+        .expect("Reset is a button");
+    page.wait_for_url_containing("tile=16").await;
+    assert_eq!(page.control_value("control-tile").await, "16");
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn an_instructors_lesson_opens_from_its_file_and_from_a_link_that_carries_it() {
+    let page = Harness::start().await;
+    page.set_viewport(1280, 800).await;
+    // The course example's own lesson, a file beside memplay's page.
+    page.open("?lesson-url=course%2Fmisaligned-loads.txt").await;
+    page.wait_for_text("lesson-title", "Misaligned loads").await;
+    page.wait_for_text_where("control-lesson", "list the loaded lesson", |text| {
+        text.contains("Misaligned loads")
+    })
+    .await;
+    page.wait_for_url_containing("lesson=misaligned-loads").await;
+    // Its file, edited in the lesson editor, travels whole in a link.
+    page.wait_for("[data-testid='tab-lesson-file']")
+        .await
+        .click()
+        .await
+        .expect("the lesson file's tab opens");
+    let area = page.wait_for("[data-testid='lesson-file-text']").await;
+    page.driver
+        .execute(
+            "const area = arguments[0];
+             area.value = area.value.replace('title: Misaligned loads', 'title: Loads off the edge');
+             area.dispatchEvent(new Event('input', { bubbles: true }));",
+            vec![area.to_json().expect("an element is an argument")],
+        )
+        .await
+        .expect("the editor takes the edit");
+    page.wait_for_text_where("lesson-file-status", "read the edit", |text| {
+        text.contains("Loads off the edge")
+    })
+    .await;
+    page.wait_for("[data-testid='lesson-file-make-link']")
+        .await
+        .click()
+        .await
+        .expect("the link is made on request");
+    let link = page
+        .wait_for("[data-testid='lesson-file-link']")
+        .await
+        .prop("value")
+        .await
+        .expect("the link is a value")
+        .unwrap_or_default();
+    assert!(link.contains("#lesson=1."), "{link}");
+    page.driver.goto(&link).await.expect("the link opens");
+    page.driver.refresh().await.expect("the page reloads from the link");
+    page.wait_for_text("lesson-title", "Loads off the edge").await;
+    page.finish().await;
+}
