@@ -1353,7 +1353,7 @@ async fn copy_embed_code_gives_the_iframe_of_the_view_with_its_sandbox_tokens() 
 }
 
 #[tokio::test]
-async fn the_course_example_shows_two_lessons_in_sandboxed_frames() {
+async fn the_course_example_shows_two_lessons_and_an_instructors_own_in_sandboxed_frames() {
     let page = Harness::start().await;
     page.open("course-example.html").await;
     page.wait_for("iframe").await;
@@ -1362,7 +1362,11 @@ async fn the_course_example_shows_two_lessons_in_sandboxed_frames() {
         .find_all(By::Css("iframe"))
         .await
         .expect("the course page has frames");
-    assert_eq!(frames.len(), 2, "the course example embeds two lessons");
+    assert_eq!(
+        frames.len(),
+        3,
+        "the course example embeds two lessons and its own"
+    );
     let mut titles = Vec::new();
     for (index, frame) in frames.iter().enumerate() {
         assert_eq!(attribute(frame, "sandbox").await, EMBED_SANDBOX);
@@ -1374,7 +1378,7 @@ async fn the_course_example_shows_two_lessons_in_sandboxed_frames() {
             .await
             .expect("the frame scrolls into view");
         page.driver
-            .enter_frame(u16::try_from(index).expect("two frames"))
+            .enter_frame(u16::try_from(index).expect("three frames"))
             .await
             .expect("the driver enters the frame");
         page.wait_for_simulated("report the embedded lesson").await;
@@ -1385,6 +1389,7 @@ async fn the_course_example_shows_two_lessons_in_sandboxed_frames() {
             .expect("the driver leaves the frame");
     }
     assert_ne!(titles[0], titles[1], "two different lessons");
+    assert_eq!(titles[2], "memplay: Misaligned loads", "the instructor's own lesson");
     page.finish().await;
 }
 
@@ -3614,18 +3619,19 @@ impl Harness {
             .unwrap_or_default()
     }
 
-    /// Types `value` into the number control `test_id` and commits it.
+    /// Types `value` over the number in the control `test_id`, as a student selects it and
+    /// types.
     async fn set_number(&self, test_id: &str, value: u32) {
         let input = self.wait_for(&format!("[data-testid='{test_id}']")).await;
-        input.clear().await.expect("the control clears");
+        input.focus().await.expect("the control takes focus");
         input
-            .send_keys(format!("{value}\n"))
+            .send_keys(Key::Control + "a")
+            .await
+            .expect("the student selects the number");
+        input
+            .send_keys(value.to_string())
             .await
             .expect("the control takes a number");
-        input
-            .send_keys(Key::Tab)
-            .await
-            .expect("the focus moves on, which commits the value");
     }
 }
 

@@ -434,7 +434,7 @@ pub fn lesson_guide(props: &LessonGuideProps) -> Html {
         <>
             <section class={classes!("card", "lesson-guide", "lesson-text", props.more.then_some("more"))}
                      aria-labelledby="lesson-title">
-                <h2 id="lesson-title">{ &text.title }</h2>
+                <h2 id="lesson-title" data-testid="lesson-title">{ &text.title }</h2>
                 { intro }
                 <button type="button" class="link-button intro-more" aria-expanded={props.more.to_string()}
                         onclick={on_more}>
