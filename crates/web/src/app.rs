@@ -438,8 +438,8 @@ pub fn app() -> Html {
     let sweep_launches = state.sweep_launches(&input);
     // The launch the page shows traces one warp for the per-line view; its sweep traces none.
     input.trace = Some(line_model::trace_request(
-        state.trace_block,
-        state.trace_warp,
+        state.page.trace_block,
+        state.page.trace_warp,
         &input,
     ));
     let launch = launch_text(&input);
@@ -522,9 +522,9 @@ pub fn app() -> Html {
         Ok(report) => Some(line_model::line_view(
             &run.input,
             report,
-            state.line_site,
+            state.page.line_site,
             state.variant.opens_on(),
-            state.line_step,
+            state.page.line_step,
         )),
         Err(_) => None,
     });
@@ -536,20 +536,23 @@ pub fn app() -> Html {
     // as right.
     {
         let parent_origin = parent_origin.clone();
-        use_effect_with((state.prediction, lesson), move |(prediction, lesson)| {
-            let choice = prediction
-                .chosen
-                .filter(|_| prediction.revealed)
-                .and_then(|index| lesson.words().question.choices.get(index));
-            if let Some(choice) = choice {
-                let answered = Outgoing::Answered {
-                    lesson: lesson.key().to_string(),
-                    choice: choice.text.clone(),
-                    correct: choice.correct,
-                };
-                embed_api::post(&answered, &parent_origin);
-            }
-        });
+        use_effect_with(
+            (state.page.prediction, lesson),
+            move |(prediction, lesson)| {
+                let choice = prediction
+                    .chosen
+                    .filter(|_| prediction.revealed)
+                    .and_then(|index| lesson.words().question.choices.get(index));
+                if let Some(choice) = choice {
+                    let answered = Outgoing::Answered {
+                        lesson: lesson.key().to_string(),
+                        choice: choice.text.clone(),
+                        correct: choice.correct,
+                    };
+                    embed_api::post(&answered, &parent_origin);
+                }
+            },
+        );
     }
     // The sweep's launches, for a lesson's words about another value of the swept setting.
     let sweep_runs = shown.sweep.as_ref().map(|sweep| Rc::clone(&sweep.runs));
@@ -582,7 +585,7 @@ pub fn app() -> Html {
                 lesson_href={lesson_href}
                 next_href={next_href}
                 next_title={next_title}
-                prediction={state.prediction}
+                prediction={state.page.prediction}
                 more={state.more}
                 on_action={on_action.clone()}
             />
@@ -729,7 +732,7 @@ pub fn app() -> Html {
             <LessonFileView lesson={lesson} page={page_address()} on_action={on_action.clone()} />
         },
     };
-    let key_number = key_number(lesson, shown.run.as_deref(), state.prediction.revealed);
+    let key_number = key_number(lesson, shown.run.as_deref(), state.page.prediction.revealed);
     let on_reset = {
         let state = state.clone();
         let opening = opening.clone();
@@ -799,7 +802,7 @@ pub fn app() -> Html {
                 </div>
                 if !embedded {
                     <EmbedCodePanel code={state.embed_code(&page_address())}
-                                    status={state.embed_code} on_copy={on_copy_embed} />
+                                    status={state.page.embed_code} on_copy={on_copy_embed} />
                 }
             </main>
             if !embedded {

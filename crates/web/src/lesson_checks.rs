@@ -74,8 +74,8 @@ fn page_at(state: &State, text: &LessonText) -> Page {
     // The page's launch traces one warp for the per-line view's map, as `app` asks for it.
     let mut input = state.launch();
     input.trace = Some(crate::line_model::trace_request(
-        state.trace_block,
-        state.trace_warp,
+        state.page.trace_block,
+        state.page.trace_warp,
         &input,
     ));
     let result = simulate(&input);

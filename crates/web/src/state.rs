@@ -115,7 +115,42 @@ pub enum EmbedCode {
     SelectToCopy,
 }
 
-/// Everything the page shows is a function of this.
+/// What the student did on this page that its link does not carry: what they answered, where
+/// they look in the per-line view, and the embed code's status. Like a scroll position, a shared
+/// link starts without it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageState {
+    /// The answer to the lesson's question, which a new lesson clears.
+    pub prediction: Prediction,
+    /// The access picked in the per-line view (`None`: the one the lesson opens on), and which
+    /// of the traced warp's executions of it is shown.
+    pub line_site: Option<AccessSite>,
+    pub line_step: usize,
+    /// The warp whose accesses the per-line view draws: block (x, y) of the grid and warp of the
+    /// block, brought inside the launch when the launch is made (`line_model::trace_request`).
+    pub trace_block: [u32; 2],
+    pub trace_warp: u32,
+    /// The embed code's status.
+    pub embed_code: EmbedCode,
+}
+
+impl Default for PageState {
+    fn default() -> PageState {
+        PageState {
+            prediction: Prediction::default(),
+            line_site: None,
+            line_step: 0,
+            trace_block: [0, 0],
+            trace_warp: 0,
+            embed_code: EmbedCode::Hidden,
+        }
+    }
+}
+
+/// Everything the page shows is a function of this: the settings its link carries (the lesson,
+/// the controls, the tab, an edited kernel in the fragment, and the notes on what the link said
+/// that could not be used) and what the student did on this page (`page`). What the worker is
+/// doing lives with the worker (`bridge`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
     pub device: DeviceId,
@@ -143,23 +178,10 @@ pub struct State {
     /// Where the kernel stands in the page's link: the lesson's own, being unpacked from the
     /// opening link, being compressed, in the fragment, or too large for it.
     pub source_link: SourceLink,
-    /// The embed code's status. Not part of the link: it is what the student did on this page.
-    pub embed_code: EmbedCode,
-    /// The answer to the lesson's question, which a new lesson clears.
-    pub prediction: Prediction,
     /// What the launch is compared with (`compare=`).
     pub compare: CompareWith,
     /// One sentence for every value of the page's link that could not be used.
     pub notes: Vec<String>,
-    /// The access picked in the per-line view (`None`: the table's first), and which of the
-    /// traced warp's executions of it is shown. Not part of the link: like a scroll position,
-    /// they are where the student looks, not what the page computes.
-    pub line_site: Option<AccessSite>,
-    pub line_step: usize,
-    /// The warp whose accesses the per-line view draws: block (x, y) of the grid and warp of the
-    /// block, brought inside the launch when the launch is made (`line_model::trace_request`).
-    pub trace_block: [u32; 2],
-    pub trace_warp: u32,
     /// The tab open below the lesson's first screen (`tab=`).
     pub tab: Tab,
     /// Whether the lesson's further words are unfolded (`more=1`).
@@ -168,6 +190,8 @@ pub struct State {
     pub menus: bool,
     /// Where the lesson was loaded from, for a lesson the page does not ship (`lesson-url=`).
     pub lesson_url: Option<String>,
+    /// What the student did on this page that the link does not carry.
+    pub page: PageState,
     /// A whole lesson carried in the link's fragment (`#lesson=1.…`, `lesson_link`), as the link
     /// spells it, kept so the page's own link keeps carrying it.
     pub lesson_fragment: Option<String>,
@@ -322,14 +346,9 @@ impl Default for State {
             embed: false,
             edited_source: None,
             source_link: SourceLink::Lesson,
-            embed_code: EmbedCode::Hidden,
-            prediction: Prediction::default(),
             compare: CompareWith::Nothing,
             notes: Vec::new(),
-            line_site: None,
-            line_step: 0,
-            trace_block: [0, 0],
-            trace_warp: 0,
+            page: PageState::default(),
             tab: Tab::Kernel,
             more: false,
             menus: false,
@@ -460,17 +479,17 @@ impl State {
     /// same lesson keeps the answer, since the question is the same.
     fn set_variant(&mut self, variant: Variant) {
         if variant.lesson() != self.variant.lesson() {
-            self.prediction = Prediction::default();
+            self.page.prediction = Prediction::default();
             self.pattern = crate::state::default_pattern(variant.lesson());
         }
         self.variant = variant;
         self.edited_source = None;
         self.source_link = SourceLink::Lesson;
         // Another kernel has other lines and another grid.
-        self.line_site = None;
-        self.line_step = 0;
-        self.trace_block = [0, 0];
-        self.trace_warp = 0;
+        self.page.line_site = None;
+        self.page.line_step = 0;
+        self.page.trace_block = [0, 0];
+        self.page.trace_warp = 0;
     }
 
     /// Where Reset takes the page: the link it was opened with (`opening`) where that is this
@@ -493,8 +512,8 @@ impl State {
         target.lesson_url = self.lesson_url.clone();
         target.lesson_fragment = self.lesson_fragment.clone();
         target.notes = Vec::new();
-        target.prediction = Prediction::default();
-        target.embed_code = EmbedCode::Hidden;
+        target.page.prediction = Prediction::default();
+        target.page.embed_code = EmbedCode::Hidden;
         target
     }
 
@@ -508,23 +527,23 @@ impl State {
     pub fn apply(mut self, action: Action) -> State {
         let key = match action {
             Action::Predict { index } => {
-                if !self.prediction.revealed {
-                    self.prediction.chosen = Some(index);
+                if !self.page.prediction.revealed {
+                    self.page.prediction.chosen = Some(index);
                 }
                 return self;
             }
             Action::RevealAnswer => {
-                self.prediction.revealed = self.prediction.chosen.is_some();
+                self.page.prediction.revealed = self.page.prediction.chosen.is_some();
                 return self;
             }
             Action::ShowEmbedCode => {
-                self.embed_code = EmbedCode::Shown;
+                self.page.embed_code = EmbedCode::Shown;
                 return self;
             }
             Action::EmbedCodeCopied { query, copied } => {
                 // An answer that arrives after the student changed the view is about old code.
-                if self.embed_code != EmbedCode::Hidden && query == self.to_query() {
-                    self.embed_code = if copied {
+                if self.page.embed_code != EmbedCode::Hidden && query == self.to_query() {
+                    self.page.embed_code = if copied {
                         EmbedCode::Copied
                     } else {
                         EmbedCode::SelectToCopy
@@ -571,12 +590,12 @@ impl State {
             // Where the per-line view looks is not in the link, so it leaves notes and the
             // embed code as they are.
             Action::PickLineSite { site } => {
-                self.line_site = Some(site);
-                self.line_step = 0;
+                self.page.line_site = Some(site);
+                self.page.line_step = 0;
                 return self;
             }
             Action::SetLineStep { step } => {
-                self.line_step = step;
+                self.page.line_step = step;
                 return self;
             }
             Action::SetTab { tab } => {
@@ -597,16 +616,16 @@ impl State {
             Action::OpenLink { state } => {
                 let mut opened = *state;
                 if opened.variant.lesson() == self.variant.lesson() {
-                    opened.prediction = self.prediction;
+                    opened.page.prediction = self.page.prediction;
                 }
                 // What the student did on this page, not what the link says, stays.
-                opened.embed_code = self.embed_code;
+                opened.page.embed_code = self.page.embed_code;
                 return opened;
             }
             Action::SetTraceWarp { block, warp } => {
-                self.trace_block = block;
-                self.trace_warp = warp;
-                self.line_step = 0;
+                self.page.trace_block = block;
+                self.page.trace_warp = warp;
+                self.page.line_step = 0;
                 return self;
             }
             Action::SetDevice { device } => {
@@ -687,8 +706,8 @@ impl State {
         let prefix = format!("{key}=");
         self.notes.retain(|note| !note.starts_with(&prefix));
         // The code on the page follows the view; what was copied before no longer matches it.
-        if self.embed_code != EmbedCode::Hidden {
-            self.embed_code = EmbedCode::Shown;
+        if self.page.embed_code != EmbedCode::Hidden {
+            self.page.embed_code = EmbedCode::Shown;
         }
         self
     }
@@ -819,15 +838,21 @@ mod tests {
     #[test]
     fn picking_a_line_shows_its_first_execution() {
         let stepped = State {
-            line_site: Some(site(19)),
-            line_step: 3,
+            page: PageState {
+                line_site: Some(site(19)),
+                line_step: 3,
+                ..PageState::default()
+            },
             ..State::default()
         };
         check(
             stepped,
             Action::PickLineSite { site: site(23) },
             State {
-                line_site: Some(site(23)),
+                page: PageState {
+                    line_site: Some(site(23)),
+                    ..PageState::default()
+                },
                 ..State::default()
             },
         );
@@ -836,8 +861,11 @@ mod tests {
     #[test]
     fn another_warp_starts_at_its_first_execution_and_another_lesson_forgets_the_line() {
         let looking = State {
-            line_site: Some(site(23)),
-            line_step: 2,
+            page: PageState {
+                line_site: Some(site(23)),
+                line_step: 2,
+                ..PageState::default()
+            },
             ..State::default()
         };
         check(
@@ -847,9 +875,12 @@ mod tests {
                 warp: 3,
             },
             State {
-                line_site: Some(site(23)),
-                trace_block: [1, 2],
-                trace_warp: 3,
+                page: PageState {
+                    line_site: Some(site(23)),
+                    trace_block: [1, 2],
+                    trace_warp: 3,
+                    ..PageState::default()
+                },
                 ..State::default()
             },
         );
@@ -1088,12 +1119,15 @@ mod tests {
     #[test]
     fn copy_embed_code_shows_the_code_and_a_granted_clipboard_marks_it_copied() {
         let shown = State::default().apply(Action::ShowEmbedCode);
-        assert_eq!(shown.embed_code, EmbedCode::Shown);
+        assert_eq!(shown.page.embed_code, EmbedCode::Shown);
         check(
             shown,
             copied(&State::default(), true),
             State {
-                embed_code: EmbedCode::Copied,
+                page: PageState {
+                    embed_code: EmbedCode::Copied,
+                    ..PageState::default()
+                },
                 ..State::default()
             },
         );
@@ -1105,7 +1139,10 @@ mod tests {
             State::default().apply(Action::ShowEmbedCode),
             copied(&State::default(), false),
             State {
-                embed_code: EmbedCode::SelectToCopy,
+                page: PageState {
+                    embed_code: EmbedCode::SelectToCopy,
+                    ..PageState::default()
+                },
                 ..State::default()
             },
         );
@@ -1121,7 +1158,10 @@ mod tests {
             Action::SetPad { pad: 1 },
             State {
                 pad: 1,
-                embed_code: EmbedCode::Shown,
+                page: PageState {
+                    embed_code: EmbedCode::Shown,
+                    ..PageState::default()
+                },
                 ..State::default()
             },
         );
@@ -1147,7 +1187,10 @@ mod tests {
     #[test]
     fn an_answer_is_shown_only_once_chosen_and_then_stays_fixed() {
         let asked = |chosen, revealed| State {
-            prediction: Prediction { chosen, revealed },
+            page: PageState {
+                prediction: Prediction { chosen, revealed },
+                ..PageState::default()
+            },
             ..State::default()
         };
         check(State::default(), Action::RevealAnswer, asked(None, false));
@@ -1172,19 +1215,22 @@ mod tests {
     fn another_lesson_asks_its_question_afresh_but_a_variant_of_the_same_keeps_the_answer() {
         let answered = State {
             variant: crate::lessons::variant("tiled-matmul", "tiled"),
-            prediction: Prediction {
-                chosen: Some(2),
-                revealed: true,
+            page: PageState {
+                prediction: Prediction {
+                    chosen: Some(2),
+                    revealed: true,
+                },
+                ..PageState::default()
             },
             ..State::default()
         };
         let naive = answered.clone().apply(Action::SetVariant {
             variant: crate::lessons::variant("tiled-matmul", "naive"),
         });
-        assert_eq!(naive.prediction, answered.prediction);
+        assert_eq!(naive.page.prediction, answered.page.prediction);
         let atomics = answered.apply(Action::SetVariant {
             variant: crate::lessons::variant("atomics", "global"),
         });
-        assert_eq!(atomics.prediction, Prediction::default());
+        assert_eq!(atomics.page.prediction, Prediction::default());
     }
 }

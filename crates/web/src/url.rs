@@ -744,7 +744,7 @@ fn percent_decode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::{Action, EmbedCode};
+    use crate::state::{Action, PageState};
 
     fn check(query: &str, expected: State) {
         let state = State::from_query(query);
@@ -995,20 +995,15 @@ mod tests {
                 embed: true,
                 edited_source: None,
                 source_link: SourceLink::Lesson,
-                embed_code: EmbedCode::Hidden,
-                prediction: Default::default(),
                 compare: CompareWith::Nothing,
                 notes: Vec::new(),
-                // Where the per-line view looks is not in the link.
-                line_site: None,
-                line_step: 0,
-                trace_block: [0, 0],
-                trace_warp: 0,
                 tab: Tab::View(crate::lessons::View::Lines),
                 more: true,
                 menus: true,
                 lesson_url: None,
                 lesson_fragment: None,
+                // What the student did on the page, and where they look, is not in the link.
+                page: PageState::default(),
             },
         );
     }
