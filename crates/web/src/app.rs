@@ -720,6 +720,7 @@ pub fn app() -> Html {
         Tab::Compare => html! {
             <CompareView
                 compare={state.compare}
+                choices={lesson.compare_choices().to_vec()}
                 own_label={state.compare_own_label()}
                 other_label={compared.clone().map(|(label, _)| label)}
                 own={shown.run.clone()}

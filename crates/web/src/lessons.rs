@@ -20,7 +20,7 @@
 use crate::lesson_launch::{Expression, LaunchSpec};
 use crate::lesson_text::{self, LessonText, Sections};
 use crate::my_kernel::{self, MyLaunch};
-pub use crate::settings::{Control, Settings, SweepLaunches, SweepSetting, Tab, View};
+pub use crate::settings::{CompareWith, Control, Settings, SweepLaunches, SweepSetting, Tab, View};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::PatternId;
 use memplay_sim::simulate::SimulationInput;
@@ -55,6 +55,8 @@ pub struct LessonDef {
     /// Names the lesson gives its controls (`label stride: Offset (floats)`), where the page's
     /// own would not say what the control means in this lesson's kernel.
     pub labels: Vec<(Control, String)>,
+    /// What the lesson's launch may be compared with (`compare:`), besides nothing.
+    pub compare: Vec<CompareWith>,
     /// The variant the question is about.
     pub question_variant: usize,
     pub variants: Vec<VariantDef>,
@@ -316,6 +318,11 @@ impl Lesson {
             .map(|(_, label)| label.as_str())
     }
 
+    /// What the lesson's launch may be compared with, nothing first.
+    pub fn compare_choices(self) -> &'static [CompareWith] {
+        &self.0.compare
+    }
+
     /// The bank map's pattern where the link names none.
     pub fn pattern(self) -> PatternId {
         self.0.pattern
@@ -497,6 +504,21 @@ pub fn parse(key: &str, text: &str) -> Result<LessonDef, String> {
             Ok((control, label.to_string()))
         })
         .collect::<Result<Vec<_>, String>>()?;
+    let compare = match sections.field("compare") {
+        None => CompareWith::ALL.to_vec(),
+        Some((line, value)) => {
+            let mut choices = vec![CompareWith::Nothing];
+            for word in value.split_whitespace() {
+                choices.push(
+                    CompareWith::ALL
+                        .into_iter()
+                        .find(|choice| choice.key() == word)
+                        .ok_or(format!("line {line}: `{word}` is not a comparison"))?,
+                );
+            }
+            choices
+        }
+    };
     let order = match sections.field("order") {
         None => u32::MAX,
         Some((line, value)) => value
@@ -533,6 +555,7 @@ pub fn parse(key: &str, text: &str) -> Result<LessonDef, String> {
         views,
         pattern,
         labels,
+        compare,
         question_variant,
         variants,
         file: text.to_string(),

@@ -11,6 +11,8 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq, Debug)]
 pub struct CompareViewProps {
     pub compare: CompareWith,
+    /// What the lesson lets its launch be compared with.
+    pub choices: Vec<CompareWith>,
     /// The names of the two launches in the table.
     pub own_label: String,
     pub other_label: Option<String>,
@@ -87,7 +89,7 @@ pub fn compare_view(props: &CompareViewProps) -> Html {
             <div class="field">
                 <label class="label" for="compare">{ "Compare this launch with" }</label>
                 <select id="compare" data-testid="control-compare" onchange={on_change}>
-                    { for CompareWith::ALL.into_iter().map(|compare| html! {
+                    { for props.choices.iter().copied().map(|compare| html! {
                         <option value={compare.key()} selected={compare == props.compare}>
                             { compare.label() }
                         </option>
