@@ -104,7 +104,14 @@ pub enum FromWorker {
 /// A message as the bytes posted between the page and the worker.
 pub fn encode<T: Serialize>(message: &T) -> Vec<u8> {
     // Encoding into memory fails only for types serde cannot represent, and ours are plain data.
-    bincode::serialize(message).unwrap_or_default()
+    // `serialize_into` a growing vector writes the same bytes as `bincode::serialize`, which
+    // first walks the message once more to size the vector exactly: a second copy of every
+    // message type's encoder in the module, for one allocation saved.
+    let mut bytes = Vec::new();
+    match bincode::serialize_into(&mut bytes, message) {
+        Ok(()) => bytes,
+        Err(_) => Vec::new(),
+    }
 }
 
 /// Why bytes posted between the page and the worker are not a message.
@@ -207,6 +214,17 @@ mod tests {
     /// Encodes and decodes as the page and the worker do.
     fn over_the_wire<T: Serialize + for<'de> Deserialize<'de>>(value: &T) -> T {
         decode(&encode(value)).expect("the message decodes")
+    }
+
+    #[test]
+    fn a_message_is_encoded_into_the_same_bytes_as_bincode_serialize_writes() {
+        let request = Request {
+            seq: 7,
+            job: Job::Launch(tiled_matmul()),
+        };
+        let sized = bincode::serialize(&request).expect("plain data");
+        assert_eq!(encode(&request), sized);
+        assert_eq!(encode(&FromWorker::Ready), vec![0, 0, 0, 0]);
     }
 
     #[test]
