@@ -358,7 +358,9 @@ fn build_dist() -> Result {
 
 /// The most the page's module may weigh (the wasm and JS files of dist/, gzipped at level 9):
 /// `cargo xtask test` fails above it, so a change that grows the download is noticed when it is
-/// made. It is the figure of the last cut plus about 2 KB of room; lower it as the module shrinks.
+/// made. 539,263 bytes is the ceiling the page was given, 5 % under the 566,067 it weighed when
+/// the ceiling was set. Lower it as the module shrinks, to the new figure plus about 2 KB of
+/// room, so that the bytes a cut saves are not spent again unnoticed.
 const BUNDLE_LIMIT_GZIP_BYTES: u64 = 539_263;
 
 /// What the module should come down to: 450 KB gzip, where it still shows its first screen
