@@ -509,13 +509,30 @@ fn worker_name() -> Result<String, String> {
     let (Some(js), Some(wasm)) = (data.get("memplayJs"), data.get("memplayWasm")) else {
         return Err("the page's script element does not name its module's files".to_string());
     };
-    // Two strings quoted as JSON, without the weight of serde_json's `Value` in the bundle.
-    let quote = |text: &str| serde_json::to_string(text).map_err(|error| error.to_string());
     Ok(format!(
         "{{\"js\":{},\"wasm\":{}}}",
-        quote(&js)?,
-        quote(&wasm)?
+        json_string(&js),
+        json_string(&wasm)
     ))
+}
+
+/// `text` as a JSON string literal. Written out rather than by serde_json, whose error type and
+/// its messages the page would otherwise link for this alone.
+fn json_string(text: &str) -> String {
+    let mut quoted = String::with_capacity(text.len() + 2);
+    quoted.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => quoted.push_str("\\\""),
+            '\\' => quoted.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => {
+                quoted.push_str(&format!("\\u{:04x}", u32::from(c)));
+            }
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    quoted
 }
 
 impl Connection {
@@ -608,7 +625,7 @@ impl Connection {
                         Ok(FromWorker::Answer(response)) => {
                             self.scheduler.borrow_mut().receive(response)
                         }
-                        Err(message) => self.failed(message),
+                        Err(error) => self.failed(error.to_string()),
                     }
                 }
             }
@@ -706,6 +723,22 @@ mod tests {
     use memplay_sim::kernel::Span;
     use memplay_sim::simulate::SimulationError;
     use memplay_web::protocol::{respond, Outcome};
+
+    #[test]
+    fn a_json_string_reads_back_as_the_text_it_quotes() {
+        for text in [
+            "memplay-web-ee66cf1732d93652.js",
+            "a \"quoted\" name",
+            "back\\slash",
+            "line\nbreak, tab\t and bell\u{7}",
+            "caf\u{e9} \u{1f680}",
+            "",
+        ] {
+            let quoted = json_string(text);
+            let read: String = serde_json::from_str(&quoted).expect("valid JSON");
+            assert_eq!(read, text, "{quoted}");
+        }
+    }
 
     /// The launch and the tile-width sweep of the tiled matmul lesson at `tile`.
     fn request_at(tile: u32, source: Option<&str>) -> (SimulationInput, SweepLaunches) {
