@@ -45,6 +45,7 @@ use crate::line_model;
 use crate::model;
 use crate::source_link::Inflated;
 use crate::source_link::SourceLink;
+use crate::state;
 use crate::state::{Action, State};
 use crate::url;
 use gloo::timers::callback::Timeout;
@@ -686,6 +687,11 @@ pub fn app() -> Html {
         .into_iter()
         .filter_map(|control| Some((control, lesson.label(control)?.to_string())))
         .collect();
+    let lesson_ranges: Vec<(Control, state::NumberSetting)> = Control::ALL
+        .into_iter()
+        .filter(|&control| lesson.range(control).is_some())
+        .filter_map(|control| Some((control, state.setting(control)?)))
+        .collect();
     let tabs = lesson.tabs();
     // A tab the lesson does not have (a link from another lesson) opens the kernel's.
     let tab = if tabs.contains(&state.tab) {
@@ -778,6 +784,7 @@ pub fn app() -> Html {
                             regs={state.regs}
                             shown={first_controls}
                             labels={lesson_labels}
+                            ranges={lesson_ranges}
                             on_action={on_action.clone()}
                         />
                         <Notes notes={state.notes.clone()} />

@@ -55,6 +55,8 @@ pub struct LessonDef {
     /// Names the lesson gives its controls (`label stride: Offset (floats)`), where the page's
     /// own would not say what the control means in this lesson's kernel.
     pub labels: Vec<(Control, String)>,
+    /// The values the lesson lets a control take (`range stride: 0..32`), within the page's own.
+    pub ranges: Vec<(Control, u32, u32)>,
     /// What the lesson's launch may be compared with (`compare:`), besides nothing.
     pub compare: Vec<CompareWith>,
     /// The variant the question is about.
@@ -318,6 +320,15 @@ impl Lesson {
             .map(|(_, label)| label.as_str())
     }
 
+    /// The values the lesson lets a control take, where it narrows the page's own range.
+    pub fn range(self, control: Control) -> Option<(u32, u32)> {
+        self.0
+            .ranges
+            .iter()
+            .find(|(each, ..)| *each == control)
+            .map(|&(_, low, high)| (low, high))
+    }
+
     /// What the lesson's launch may be compared with, nothing first.
     pub fn compare_choices(self) -> &'static [CompareWith] {
         &self.0.compare
@@ -504,6 +515,32 @@ pub fn parse(key: &str, text: &str) -> Result<LessonDef, String> {
             Ok((control, label.to_string()))
         })
         .collect::<Result<Vec<_>, String>>()?;
+    let ranges = sections
+        .fields_starting("range ")
+        .into_iter()
+        .map(|(line, name, range)| {
+            let control = Control::parse(name)
+                .ok_or(format!("line {line}: `range {name}:` names no control"))?;
+            let page = crate::settings::number_setting(control).ok_or(format!(
+                "line {line}: `{name}` is not a number the page sets"
+            ))?;
+            let bound = |text: &str| text.trim().parse::<u32>().ok();
+            match range
+                .split_once("..")
+                .map(|(low, high)| (bound(low), bound(high)))
+            {
+                Some((Some(low), Some(high)))
+                    if low <= high && page.accepts(low) && page.accepts(high) =>
+                {
+                    Ok((control, low, high))
+                }
+                _ => Err(format!(
+                    "line {line}: `range {name}:` is `LOW..HIGH` within {}..{}",
+                    page.min, page.max
+                )),
+            }
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let compare = match sections.field("compare") {
         None => CompareWith::ALL.to_vec(),
         Some((line, value)) => {
@@ -555,6 +592,7 @@ pub fn parse(key: &str, text: &str) -> Result<LessonDef, String> {
         views,
         pattern,
         labels,
+        ranges,
         compare,
         question_variant,
         variants,

@@ -378,3 +378,77 @@ impl CompareWith {
         }
     }
 }
+
+/// A whole-number setting: its URL key, its allowed range and its default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NumberSetting {
+    pub key: &'static str,
+    pub min: u32,
+    pub max: u32,
+    pub default: u32,
+}
+
+impl NumberSetting {
+    /// Brings any value into the allowed range, so a slider or a typed number can never produce
+    /// a state the views cannot draw.
+    pub fn clamp(self, value: u32) -> u32 {
+        value.clamp(self.min, self.max)
+    }
+
+    pub fn accepts(self, value: u32) -> bool {
+        (self.min..=self.max).contains(&value)
+    }
+}
+
+/// The tile width TILE of the tiled matrix multiplication (seed 003).
+pub const TILE: NumberSetting = NumberSetting {
+    key: "tile",
+    min: 1,
+    max: 64,
+    default: 16,
+};
+
+/// Threads per block. Up to 1024, the largest block any preset launches; the occupancy view
+/// explains when a device takes fewer (G80 and GT200 stop at 512).
+pub const BLOCK: NumberSetting = NumberSetting {
+    key: "block",
+    min: 1,
+    max: 1024,
+    default: 256,
+};
+
+/// Words of padding added to every row of a shared tile (seed 001, "Memory padding").
+pub const PAD: NumberSetting = NumberSetting {
+    key: "pad",
+    min: 0,
+    max: 8,
+    default: 0,
+};
+
+/// The stride s of `shared[base + s*tid]` (seed 001, "Bank Addressing Examples").
+pub const STRIDE: NumberSetting = NumberSetting {
+    key: "stride",
+    min: 0,
+    max: 64,
+    default: 1,
+};
+
+/// Registers per thread, as `nvcc --resource-usage` would report them.
+pub const REGS: NumberSetting = NumberSetting {
+    key: "regs",
+    min: 1,
+    max: 255,
+    default: 32,
+};
+
+/// The page's range of a numeric control; `None` for the pattern and the host memory.
+pub fn number_setting(control: Control) -> Option<NumberSetting> {
+    match control {
+        Control::Tile => Some(TILE),
+        Control::Block => Some(BLOCK),
+        Control::Pad => Some(PAD),
+        Control::Stride => Some(STRIDE),
+        Control::Regs => Some(REGS),
+        Control::Pattern | Control::HostMemory => None,
+    }
+}

@@ -19,67 +19,7 @@ use memplay_sim::DeviceId;
 use std::rc::Rc;
 use yew::Reducible;
 
-/// A whole-number setting: its URL key, its allowed range and its default.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NumberSetting {
-    pub key: &'static str,
-    pub min: u32,
-    pub max: u32,
-    pub default: u32,
-}
-
-impl NumberSetting {
-    /// Brings any value into the allowed range, so a slider or a typed number can never produce
-    /// a state the views cannot draw.
-    pub fn clamp(self, value: u32) -> u32 {
-        value.clamp(self.min, self.max)
-    }
-
-    pub fn accepts(self, value: u32) -> bool {
-        (self.min..=self.max).contains(&value)
-    }
-}
-
-/// The tile width TILE of the tiled matrix multiplication (seed 003).
-pub const TILE: NumberSetting = NumberSetting {
-    key: "tile",
-    min: 1,
-    max: 64,
-    default: 16,
-};
-
-/// Threads per block. Up to 1024, the largest block any preset launches; the occupancy view
-/// explains when a device takes fewer (G80 and GT200 stop at 512).
-pub const BLOCK: NumberSetting = NumberSetting {
-    key: "block",
-    min: 1,
-    max: 1024,
-    default: 256,
-};
-
-/// Words of padding added to every row of a shared tile (seed 001, "Memory padding").
-pub const PAD: NumberSetting = NumberSetting {
-    key: "pad",
-    min: 0,
-    max: 8,
-    default: 0,
-};
-
-/// The stride s of `shared[base + s*tid]` (seed 001, "Bank Addressing Examples").
-pub const STRIDE: NumberSetting = NumberSetting {
-    key: "stride",
-    min: 0,
-    max: 64,
-    default: 1,
-};
-
-/// Registers per thread, as `nvcc --resource-usage` would report them.
-pub const REGS: NumberSetting = NumberSetting {
-    key: "regs",
-    min: 1,
-    max: 255,
-    default: 32,
-};
+pub use crate::settings::{number_setting, NumberSetting, BLOCK, PAD, REGS, STRIDE, TILE};
 
 pub const DEFAULT_DEVICE: DeviceId = DeviceId::H100;
 pub const DEFAULT_PATTERN: PatternId = PatternId::Stride;
@@ -517,6 +457,44 @@ impl State {
         target
     }
 
+    /// A numeric control's range in this state's lesson: the page's, narrowed where the lesson's
+    /// file says (`range stride: 0..32`), with its default brought inside.
+    pub fn setting(&self, control: Control) -> Option<NumberSetting> {
+        let page = number_setting(control)?;
+        Some(match self.variant.lesson().range(control) {
+            Some((min, max)) => NumberSetting {
+                min,
+                max,
+                default: page.default.clamp(min, max),
+                ..page
+            },
+            None => page,
+        })
+    }
+
+    /// Brings every numeric setting inside its lesson's range.
+    pub fn fit_to_lesson(&mut self) {
+        for control in [
+            Control::Tile,
+            Control::Block,
+            Control::Pad,
+            Control::Stride,
+            Control::Regs,
+        ] {
+            let Some(setting) = self.setting(control) else {
+                continue;
+            };
+            let value = match control {
+                Control::Tile => &mut self.tile,
+                Control::Block => &mut self.block,
+                Control::Pad => &mut self.pad,
+                Control::Stride => &mut self.stride,
+                _ => &mut self.regs,
+            };
+            *value = setting.clamp(*value);
+        }
+    }
+
     /// The settings the page shows for this state (`controls::shown_controls`).
     pub fn controls(&self) -> Vec<Control> {
         shown_controls(self)
@@ -703,6 +681,7 @@ impl State {
                 "src"
             }
         };
+        self.fit_to_lesson();
         let prefix = format!("{key}=");
         self.notes.retain(|note| !note.starts_with(&prefix));
         // The code on the page follows the view; what was copied before no longer matches it.

@@ -301,6 +301,8 @@ impl State {
         if !pattern_named {
             state.pattern = default_pattern(state.variant.lesson());
         }
+        // A lesson may narrow a setting's range: a link's value outside it is brought inside.
+        state.fit_to_lesson();
         state
     }
 

@@ -33,6 +33,9 @@ pub struct ControlsProps {
     /// The names the lesson gives its controls, where it gives one.
     #[prop_or_default]
     pub labels: Vec<(Control, String)>,
+    /// The ranges the lesson gives its numeric controls, where it narrows the page's.
+    #[prop_or_default]
+    pub ranges: Vec<(Control, NumberSetting)>,
     pub on_action: Callback<Action>,
 }
 
@@ -200,20 +203,34 @@ pub fn controls(props: &ControlsProps) -> Html {
             }
         })
     };
-    let tile = number_handlers(TILE, props.tile, &props.on_action, |tile| Action::SetTile {
-        tile,
+    let range = |control: Control, page: NumberSetting| -> NumberSetting {
+        props
+            .ranges
+            .iter()
+            .find(|(each, _)| *each == control)
+            .map_or(page, |(_, setting)| *setting)
+    };
+    let (tile_range, block_range, pad_range, stride_range, regs_range) = (
+        range(Control::Tile, TILE),
+        range(Control::Block, BLOCK),
+        range(Control::Pad, PAD),
+        range(Control::Stride, STRIDE),
+        range(Control::Regs, REGS),
+    );
+    let tile = number_handlers(tile_range, props.tile, &props.on_action, |tile| {
+        Action::SetTile { tile }
     });
-    let block = number_handlers(BLOCK, props.block, &props.on_action, |block| {
+    let block = number_handlers(block_range, props.block, &props.on_action, |block| {
         Action::SetBlock { block }
     });
-    let pad = number_handlers(PAD, props.pad, &props.on_action, |pad| Action::SetPad {
-        pad,
+    let pad = number_handlers(pad_range, props.pad, &props.on_action, |pad| {
+        Action::SetPad { pad }
     });
-    let stride = number_handlers(STRIDE, props.stride, &props.on_action, |stride| {
+    let stride = number_handlers(stride_range, props.stride, &props.on_action, |stride| {
         Action::SetStride { stride }
     });
-    let regs = number_handlers(REGS, props.regs, &props.on_action, |regs| Action::SetRegs {
-        regs,
+    let regs = number_handlers(regs_range, props.regs, &props.on_action, |regs| {
+        Action::SetRegs { regs }
     });
 
     let label = |control: Control, own: &'static str| -> String {
@@ -303,12 +320,12 @@ pub fn controls(props: &ControlsProps) -> Html {
                     <div class="control-row">
                         <input type="range" id="tile-range" data-testid="control-tile-range"
                                aria-labelledby="tile-label"
-                               min={TILE.min.to_string()} max={TILE.max.to_string()} step="1"
+                               min={tile_range.min.to_string()} max={tile_range.max.to_string()} step="1"
                                value={props.tile.to_string()}
                                oninput={tile.on_input.clone()} onchange={tile.on_change.clone()} />
                         <input type="number" id="tile" data-testid="control-tile" class="narrow"
                                inputmode="numeric" aria-describedby="tile-hint"
-                               min={TILE.min.to_string()} max={TILE.max.to_string()} step="1"
+                               min={tile_range.min.to_string()} max={tile_range.max.to_string()} step="1"
                                value={props.tile.to_string()}
                                oninput={tile.on_input} onchange={tile.on_change} />
                     </div>
@@ -322,7 +339,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                     <div class="control-row">
                         <input type="range" id="pad" data-testid="control-pad"
                                aria-describedby="pad-hint"
-                               min={PAD.min.to_string()} max={PAD.max.to_string()} step="1"
+                               min={pad_range.min.to_string()} max={pad_range.max.to_string()} step="1"
                                value={props.pad.to_string()}
                                oninput={pad.on_input} onchange={pad.on_change} />
                         <output for="pad" class="range-value">{ props.pad }</output>
@@ -333,7 +350,7 @@ pub fn controls(props: &ControlsProps) -> Html {
 
             if props.shown.contains(&Control::Stride) {
                 { number_field(
-                    STRIDE,
+                    stride_range,
                     &label(Control::Stride, "Stride s"),
                     hint(Control::Stride, stride_hint(&props.shown)),
                     props.stride,
@@ -343,7 +360,7 @@ pub fn controls(props: &ControlsProps) -> Html {
 
             if props.shown.contains(&Control::Block) {
                 { number_field(
-                    BLOCK,
+                    block_range,
                     &label(Control::Block, "Threads per block"),
                     hint(
                         Control::Block,
@@ -356,7 +373,7 @@ pub fn controls(props: &ControlsProps) -> Html {
 
             if props.shown.contains(&Control::Regs) {
                 { number_field(
-                    REGS,
+                    regs_range,
                     &label(Control::Regs, "Registers per thread"),
                     "As nvcc --resource-usage reports them.",
                     props.regs,
