@@ -229,22 +229,6 @@ fn chart(levels: &Hierarchical, kernel: &str) -> Html {
             { for levels.levels.iter().map(|point| html! {
                 <polyline class={classes!("level-roof", key(point.level))} points={slope(point)} />
             }) }
-            // The slopes' legend sits in the top left corner, above every slope at low intensity,
-            // where no point can be: a point lies under its own level's slope.
-            { for levels.levels.iter().enumerate().map(|(row, point)| {
-                let line_y = TOP + 14.0 + 18.0 * row as f64;
-                html! {
-                    <g class="level-legend">
-                        <line class={classes!("level-roof", key(point.level))}
-                              x1={px(LEFT + 10.0)} x2={px(LEFT + 40.0)}
-                              y1={px(line_y)} y2={px(line_y)} />
-                        <text class={classes!("level-label", key(point.level))}
-                              x={px(LEFT + 46.0)} y={px(line_y + 4.0)}>
-                            { format!("{} {} GB/s", point.level.label(), format_number(point.bandwidth_gbps.round())) }
-                        </text>
-                    </g>
-                }
-            }) }
             { for levels.levels.iter().filter_map(|point| {
                 let intensity = point.intensity?.clamp(x_min, x_max);
                 let cx = x.map(intensity);
@@ -256,6 +240,27 @@ fn chart(levels: &Hierarchical, kernel: &str) -> Html {
                 })
             }) }
         </svg>
+    }
+}
+
+/// The slopes' legend, as text under the chart rather than inside it: the chart's canvas shrinks
+/// with the page, and labels drawn in it would be a few pixels high on a phone, while the page's
+/// own text stays readable at any width. Each entry draws its slope's dash pattern.
+fn legend(levels: &Hierarchical) -> Html {
+    html! {
+        <ul class="legend level-legend" aria-label="Slopes of the chart">
+            { for levels.levels.iter().map(|point| html! {
+                <li>
+                    <svg class="legend-line" viewBox="0 0 40 10" aria-hidden="true">
+                        <line class={classes!("level-roof", key(point.level))}
+                              x1="0" x2="40" y1="5" y2="5" />
+                    </svg>
+                    <span class={classes!("level-label", key(point.level))}>
+                        { format!("{} {} GB/s", point.level.label(), format_number(point.bandwidth_gbps.round())) }
+                    </span>
+                </li>
+            }) }
+        </ul>
     }
 }
 
@@ -304,7 +309,10 @@ pub fn roofline_levels(props: &RooflineLevelsProps) -> Html {
         Some(levels) => html! {
             <>
                 <div class="roofline-layout">
-                    <div class="roofline-chart">{ chart(levels, &props.kernel) }</div>
+                    <div class="roofline-chart">
+                        { chart(levels, &props.kernel) }
+                        { legend(levels) }
+                    </div>
                     <div class="roofline-text">
                         <p data-testid="roofline-binding">{ roofline_levels_statements(levels).swap_remove(0).text }</p>
                         if levels.levels.iter().any(|p| p.level == Level::Dram && p.bytes == 0.0) {
