@@ -266,40 +266,45 @@ fn legend(levels: &Hierarchical) -> Html {
 
 fn table(levels: &Hierarchical) -> Html {
     html! {
-        <table class="numbers" id="roofline-levels-table">
-            <caption>{ "Each level: its bandwidth, the bytes it moved, the kernel's FLOP per byte there, and what that allows" }</caption>
-            <thead>
-                <tr>
-                    <th scope="col">{ "Level" }</th>
-                    <th scope="col">{ "GB/s" }</th>
-                    <th scope="col">{ "Bytes moved" }</th>
-                    <th scope="col">{ "FLOP/B" }</th>
-                    <th scope="col">{ "Allows GFLOP/s" }</th>
-                </tr>
-            </thead>
-            <tbody>
-                { for levels.levels.iter().map(|point| {
-                    let binds = levels.binding == Some(point.level);
-                    html! {
-                        <tr class={classes!(binds.then_some("limiter"))}
-                            data-testid={format!("roofline-level-{}", key(point.level))}>
-                            <th scope="row">
-                                { point.level.label() }
-                                if binds { <span class="badge">{ "binds" }</span> }
-                            </th>
-                            <td>{ format_number(point.bandwidth_gbps.round()) }</td>
-                            <td>{ format_number(point.bytes) }</td>
-                            <td>{ point.intensity.map_or("–".to_string(), format_intensity) }</td>
-                            <td>{ if point.bound_gflops.is_finite() {
-                                format_number(point.bound_gflops.round())
-                            } else {
-                                "no limit".to_string()
-                            } }</td>
-                        </tr>
-                    }
-                }) }
-            </tbody>
-        </table>
+        // A phone is narrower than the five columns: the table scrolls in its own box, a named
+        // region with a tab stop, and the page does not pan sideways.
+        <div class="table-scroll scroll-edge" tabindex="0" role="region"
+             aria-label="Each level's numbers">
+            <table class="numbers" id="roofline-levels-table">
+                <caption>{ "Each level: its bandwidth, the bytes it moved, the kernel's FLOP per byte there, and what that allows" }</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">{ "Level" }</th>
+                        <th scope="col">{ "GB/s" }</th>
+                        <th scope="col">{ "Bytes moved" }</th>
+                        <th scope="col">{ "FLOP/B" }</th>
+                        <th scope="col">{ "Allows GFLOP/s" }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for levels.levels.iter().map(|point| {
+                        let binds = levels.binding == Some(point.level);
+                        html! {
+                            <tr class={classes!(binds.then_some("limiter"))}
+                                data-testid={format!("roofline-level-{}", key(point.level))}>
+                                <th scope="row">
+                                    { point.level.label() }
+                                    if binds { <span class="badge">{ "binds" }</span> }
+                                </th>
+                                <td>{ format_number(point.bandwidth_gbps.round()) }</td>
+                                <td>{ format_number(point.bytes) }</td>
+                                <td>{ point.intensity.map_or("–".to_string(), format_intensity) }</td>
+                                <td>{ if point.bound_gflops.is_finite() {
+                                    format_number(point.bound_gflops.round())
+                                } else {
+                                    "no limit".to_string()
+                                } }</td>
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+        </div>
     }
 }
 
