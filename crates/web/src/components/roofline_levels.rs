@@ -245,15 +245,20 @@ fn chart(levels: &Hierarchical, kernel: &str) -> Html {
 
 /// The slopes' legend, as text under the chart rather than inside it: the chart's canvas shrinks
 /// with the page, and labels drawn in it would be a few pixels high on a phone, while the page's
-/// own text stays readable at any width. Each entry draws its slope's dash pattern.
+/// own text stays readable at any width. Each entry draws its slope's dash pattern and its
+/// point's marker, so on a phone, where the points' own labels would crowd each other, the
+/// legend names the points too.
 fn legend(levels: &Hierarchical) -> Html {
     html! {
-        <ul class="legend level-legend" aria-label="Slopes of the chart">
+        <ul class="legend level-legend" aria-label="Slopes and points of the chart">
             { for levels.levels.iter().map(|point| html! {
                 <li>
-                    <svg class="legend-line" viewBox="0 0 40 10" aria-hidden="true">
+                    <svg class="legend-line" viewBox="0 0 64 18" aria-hidden="true">
                         <line class={classes!("level-roof", key(point.level))}
-                              x1="0" x2="40" y1="5" y2="5" />
+                              x1="0" x2="64" y1="9" y2="9" />
+                        <g class={classes!("level-point", key(point.level))}>
+                            { marker(point.level, 32.0, 10.0) }
+                        </g>
                     </svg>
                     <span class={classes!("level-label", key(point.level))}>
                         { format!("{} {} GB/s", point.level.label(), format_number(point.bandwidth_gbps.round())) }
