@@ -160,6 +160,20 @@ pub fn bank_grid(report: &BankReport) -> Vec<PhaseGrid> {
         .collect()
 }
 
+/// Banks drawn side by side in one block of the bank map: the 16 banks of compute capability 1.x.
+pub const BANKS_PER_BLOCK: usize = 16;
+
+/// The banks of each block of the bank map, in order. A map of 32 banks is two blocks, banks
+/// 0-15 and 16-31, which the page sets side by side where there is room for 32 columns and one
+/// above the other where there is not (a phone, a course page's frame), so every bank is on the
+/// screen without scrolling sideways.
+pub fn bank_blocks(n_banks: usize) -> Vec<std::ops::Range<usize>> {
+    (0..n_banks)
+        .step_by(BANKS_PER_BLOCK)
+        .map(|first| first..(first + BANKS_PER_BLOCK).min(n_banks))
+        .collect()
+}
+
 /// What the phases are called: a warp split in two is served by half-warps.
 pub fn phase_name(n_phases: usize) -> &'static str {
     match n_phases {
@@ -557,6 +571,21 @@ mod tests {
             assert_eq!(text.join(" "), lanes, "row {row}, bank {bank}");
         }
         assert_eq!(explain(report), expected_sentence);
+    }
+
+    #[test]
+    fn thirty_two_banks_are_drawn_as_two_blocks_of_sixteen() {
+        assert_eq!(bank_blocks(32), vec![0..16, 16..32]);
+    }
+
+    #[test]
+    fn sixteen_banks_are_drawn_as_one_block() {
+        assert_eq!(bank_blocks(16), vec![0..16]);
+    }
+
+    #[test]
+    fn a_bank_count_that_is_not_a_multiple_of_sixteen_ends_with_a_shorter_block() {
+        assert_eq!(bank_blocks(20), vec![0..16, 16..20]);
     }
 
     #[test]

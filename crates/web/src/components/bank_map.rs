@@ -6,11 +6,13 @@
 //! reader, so colour is never the only cue. Cells where several lanes share one word (broadcast,
 //! multicast) list all those lanes.
 //!
-//! The table scrolls sideways where the page is narrow (a course page's frame); its scrolling box
-//! is a named region with a tab stop, so the keyboard can scroll it too.
+//! A map of 32 banks is drawn as two blocks of 16 banks, side by side where the box has room for
+//! all 32 columns and one above the other where it has not (a phone, a course page's frame), so
+//! no bank is ever out of sight. The map's box is still a named region with a tab stop that
+//! scrolls sideways, for a frame too narrow even for 16 columns.
 
 use crate::line_model::bank_words;
-use crate::model::{bank_grid, lane_list, phase_name, BankCell, PhaseGrid};
+use crate::model::{bank_blocks, bank_grid, lane_list, phase_name, BankCell, PhaseGrid};
 use memplay_sim::banks::BankReport;
 use memplay_sim::device::{SharedPhase, SharedWordDelivery};
 use memplay_sim::patterns::{Element, Pattern, PatternId};
@@ -102,10 +104,84 @@ fn cell_title(cell: &BankCell, bank: usize, wavefront: u32) -> String {
         .join("; ")
 }
 
-/// One phase's table. `map_name` names its scrolling region ("Bank map"), so that the per-line
+/// One block of a phase's map: the banks of `banks` as columns, every wavefront of the phase as a
+/// row, so the blocks of one phase line up row by row when they stand side by side.
+fn block_table(grid: &PhaseGrid, banks: std::ops::Range<usize>, whole: bool) -> Html {
+    let caption = if whole {
+        "Banks as columns, wavefronts as rows; each cell lists the lanes it serves.".to_string()
+    } else {
+        format!(
+            "Banks {} to {} as columns, wavefronts as rows; each cell lists the lanes it serves.",
+            banks.start,
+            banks.end - 1
+        )
+    };
+    html! {
+        // A class, not a style attribute: the page's Content-Security-Policy allows no inline
+        // styles. The stylesheet sizes a block of 16 banks.
+        <table class={format!("bank-table banks-{}", banks.len())}>
+            <caption class="sr-only">{ caption }</caption>
+            <thead>
+                <tr>
+                    <th scope="col" class="corner">{ "bank" }</th>
+                    { for banks.clone().map(|bank| html! {
+                        <th scope="col">{ bank }</th>
+                    }) }
+                </tr>
+                <tr class="cycles">
+                    <th scope="row" class="corner">{ "cycles" }</th>
+                    { for grid.cycles_per_bank[banks.clone()].iter().map(|&cycles| html! {
+                        <td class={classes!((cycles > 1).then_some("conflict"))}>
+                            { if cycles > 1 { format!("{cycles}×") } else { cycles.to_string() } }
+                        </td>
+                    }) }
+                </tr>
+            </thead>
+            <tbody>
+                { for grid.rows.iter().enumerate().map(|(row, cells)| {
+                    let wavefront = grid.first_wavefront + row as u32;
+                    html! {
+                        <tr>
+                            <th scope="row" title={format!("wavefront {}", wavefront + 1)}>
+                                { format!("w{}", wavefront + 1) }
+                            </th>
+                            { for banks.clone().map(|bank| {
+                                let cell = &cells[bank];
+                                if cell.words.is_empty() {
+                                    return html! { <td class="empty"></td> };
+                                }
+                                let shared = cell.words.iter().any(|w| w.is_shared());
+                                let class = classes!(
+                                    "lane",
+                                    cell.conflict.then_some("conflict"),
+                                    shared.then_some("shared"),
+                                );
+                                html! {
+                                    <td class={class} title={cell_title(cell, bank, wavefront)}>
+                                        { cell_text(cell) }
+                                        if cell.conflict {
+                                            <span class="sr-only">{ " conflict" }</span>
+                                        }
+                                    </td>
+                                }
+                            }) }
+                        </tr>
+                    }
+                }) }
+            </tbody>
+        </table>
+    }
+}
+
+/// One phase's map. `map_name` names its scrolling region ("Bank map"), so that the per-line
 /// view's map (`line_view`) is a region of its own name.
+///
+/// The banks come in blocks of 16 (`bank_blocks`): the stylesheet sets a 32-bank map's two
+/// blocks side by side where the box has room for 32 columns and one above the other where it
+/// has not, so all 32 banks are on the screen of a phone.
 pub(crate) fn phase_table(grid: &PhaseGrid, n_phases: usize, map_name: &str) -> Html {
-    let banks = grid.cycles_per_bank.len();
+    let blocks = bank_blocks(grid.cycles_per_bank.len());
+    let whole = blocks.len() == 1;
     let (heading, region) = if n_phases > 1 {
         let name = phase_name(n_phases);
         let mut name = name.to_string();
@@ -127,63 +203,12 @@ pub(crate) fn phase_table(grid: &PhaseGrid, n_phases: usize, map_name: &str) -> 
     html! {
         <div class="phase">
             { heading }
-            // A region with a tab stop: where the table is wider than the page, the keyboard
+            // A region with a tab stop: where even one block is wider than the box, the keyboard
             // scrolls it with the arrow keys once it has the focus.
-            <div class="bank-scroll" tabindex="0" role="region" aria-label={region}>
-                // A class, not a style attribute: the page's Content-Security-Policy allows no
-                // inline styles. The stylesheet sizes the 16- and 32-bank tables.
-                <table class={format!("bank-table banks-{banks}")}>
-                    <caption class="sr-only">
-                        { "Banks as columns, wavefronts as rows; each cell lists the lanes it serves." }
-                    </caption>
-                    <thead>
-                        <tr>
-                            <th scope="col" class="corner">{ "bank" }</th>
-                            { for (0..banks).map(|bank| html! {
-                                <th scope="col">{ bank }</th>
-                            }) }
-                        </tr>
-                        <tr class="cycles">
-                            <th scope="row" class="corner">{ "cycles" }</th>
-                            { for grid.cycles_per_bank.iter().map(|&cycles| html! {
-                                <td class={classes!((cycles > 1).then_some("conflict"))}>
-                                    { if cycles > 1 { format!("{cycles}×") } else { cycles.to_string() } }
-                                </td>
-                            }) }
-                        </tr>
-                    </thead>
-                    <tbody>
-                        { for grid.rows.iter().enumerate().map(|(row, cells)| {
-                            let wavefront = grid.first_wavefront + row as u32;
-                            html! {
-                                <tr>
-                                    <th scope="row" title={format!("wavefront {}", wavefront + 1)}>
-                                        { format!("w{}", wavefront + 1) }
-                                    </th>
-                                    { for cells.iter().enumerate().map(|(bank, cell)| {
-                                        if cell.words.is_empty() {
-                                            return html! { <td class="empty"></td> };
-                                        }
-                                        let shared = cell.words.iter().any(|w| w.is_shared());
-                                        let class = classes!(
-                                            "lane",
-                                            cell.conflict.then_some("conflict"),
-                                            shared.then_some("shared"),
-                                        );
-                                        html! {
-                                            <td class={class} title={cell_title(cell, bank, wavefront)}>
-                                                { cell_text(cell) }
-                                                if cell.conflict {
-                                                    <span class="sr-only">{ " conflict" }</span>
-                                                }
-                                            </td>
-                                        }
-                                    }) }
-                                </tr>
-                            }
-                        }) }
-                    </tbody>
-                </table>
+            <div class="bank-scroll scroll-edge" tabindex="0" role="region" aria-label={region}>
+                <div class="bank-blocks">
+                    { for blocks.into_iter().map(|banks| block_table(grid, banks, whole)) }
+                </div>
             </div>
         </div>
     }

@@ -640,38 +640,44 @@ fn counters_table(report: &SimulationReport, counted: Option<&Counted>) -> Html 
     } else {
         "What the whole launch does (Nsight Compute's counters)"
     };
+    // The table scrolls inside its own box where it is wider than the page (a phone beside a
+    // measured launch), a named region with a tab stop so the keyboard scrolls it too; the page
+    // itself never pans sideways.
     html! {
-        <table class={classes!("counters", measured.is_some().then_some("with-measured"))}
-               data-testid="counters">
-            <caption>{ caption }</caption>
-            if measured.is_some() {
-                <thead>
-                    <tr>
-                        <th scope="col">{ "Counter" }</th>
-                        <th scope="col" class="number">{ "Simulated" }</th>
-                        <th scope="col" class="number" data-testid="measured-counters">
-                            { "Measured (H100)" }
-                        </th>
-                        <th scope="col" class="number">{ "Difference" }</th>
-                    </tr>
-                </thead>
-            }
-            <tbody>
-                { for rows.into_iter().enumerate().map(|(i, (label, metric, value, _))| {
-                    let measured = measured.as_ref().and_then(|cells| cells.get(i)).cloned();
-                    html! {
-                        <tr title={metric}>
-                            <th scope="row">{ label }</th>
-                            <td>{ value }</td>
-                            if let Some((value, difference)) = measured {
-                                <td class="measured">{ value }</td>
-                                <td class="difference">{ difference }</td>
-                            }
+        <div class="counters-scroll scroll-edge" tabindex="0" role="region"
+             aria-label="The launch's counters">
+            <table class={classes!("counters", measured.is_some().then_some("with-measured"))}
+                   data-testid="counters">
+                <caption>{ caption }</caption>
+                if measured.is_some() {
+                    <thead>
+                        <tr>
+                            <th scope="col">{ "Counter" }</th>
+                            <th scope="col" class="number">{ "Simulated" }</th>
+                            <th scope="col" class="number" data-testid="measured-counters">
+                                { "Measured (H100)" }
+                            </th>
+                            <th scope="col" class="number">{ "Difference" }</th>
                         </tr>
-                    }
-                }) }
-            </tbody>
-        </table>
+                    </thead>
+                }
+                <tbody>
+                    { for rows.into_iter().enumerate().map(|(i, (label, metric, value, _))| {
+                        let measured = measured.as_ref().and_then(|cells| cells.get(i)).cloned();
+                        html! {
+                            <tr title={metric}>
+                                <th scope="row">{ label }</th>
+                                <td>{ value }</td>
+                                if let Some((value, difference)) = measured {
+                                    <td class="measured">{ value }</td>
+                                    <td class="difference">{ difference }</td>
+                                }
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+        </div>
     }
 }
 

@@ -193,40 +193,44 @@ fn sector_drawing(map: &CoalescingMap) -> Html {
                     format_number((map.efficiency * 100.0).round())
                 ),
             ) }
-            <table class="sector-table">
-                <caption class="sr-only">
-                    { "The 128-byte lines the warp touches as rows, their four 32-byte sectors as \
-                       columns; each cell lists the lanes whose bytes are in it." }
-                </caption>
-                <thead>
-                    <tr>
-                        <th scope="col">{ "128-byte line" }</th>
-                        { for (0..4).map(|i| html! { <th scope="col">{ format!("sector {i}") }</th> }) }
-                    </tr>
-                </thead>
-                <tbody>
-                    { for map.lines.iter().map(|line| html! {
+            // Lines of four sectors are wider than a phone: the table scrolls in its own box.
+            <div class="sector-scroll scroll-edge" tabindex="0" role="region"
+                 aria-label="Sectors of the warp's lines">
+                <table class="sector-table">
+                    <caption class="sr-only">
+                        { "The 128-byte lines the warp touches as rows, their four 32-byte sectors as \
+                           columns; each cell lists the lanes whose bytes are in it." }
+                    </caption>
+                    <thead>
                         <tr>
-                            <th scope="row">{ line.place.clone() }</th>
-                            { for line.sectors.iter().map(|cell| {
-                                let (class, text) = match (cell.moved, cell.lanes.is_empty()) {
-                                    (true, false) => ("sector used", sector_text(cell)),
-                                    (true, true) => ("sector unused", "moved, unused".to_string()),
-                                    (false, _) => ("sector idle", String::new()),
-                                };
-                                html! {
-                                    <td class={class}>
-                                        { text }
-                                        if !cell.moved {
-                                            <span class="sr-only">{ "not moved" }</span>
-                                        }
-                                    </td>
-                                }
-                            }) }
+                            <th scope="col">{ "128-byte line" }</th>
+                            { for (0..4).map(|i| html! { <th scope="col">{ format!("sector {i}") }</th> }) }
                         </tr>
-                    }) }
-                </tbody>
-            </table>
+                    </thead>
+                    <tbody>
+                        { for map.lines.iter().map(|line| html! {
+                            <tr>
+                                <th scope="row">{ line.place.clone() }</th>
+                                { for line.sectors.iter().map(|cell| {
+                                    let (class, text) = match (cell.moved, cell.lanes.is_empty()) {
+                                        (true, false) => ("sector used", sector_text(cell)),
+                                        (true, true) => ("sector unused", "moved, unused".to_string()),
+                                        (false, _) => ("sector idle", String::new()),
+                                    };
+                                    html! {
+                                        <td class={class}>
+                                            { text }
+                                            if !cell.moved {
+                                                <span class="sr-only">{ "not moved" }</span>
+                                            }
+                                        </td>
+                                    }
+                                }) }
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            </div>
             <details class="chart-numbers">
                 <summary>{ "Each lane's address, sector and line" }</summary>
                 <ol class="lane-bytes">
@@ -282,7 +286,8 @@ pub fn line_view(props: &LineViewProps) -> Html {
         },
         Some(view) => html! {
             <>
-                <div class="line-scroll">
+                <div class="line-scroll scroll-edge" tabindex="0" role="region"
+                     aria-label="Accesses of the kernel">
                     <table class="line-table" data-testid="line-counters">
                         <caption class="sr-only">
                             { "Each shared or global access of the kernel with its counters over \

@@ -274,7 +274,7 @@ pub fn memory_spaces(props: &MemorySpacesProps) -> Html {
             };
             html! {
                 <>
-                    <div class="memory-scroll" tabindex="0" role="region"
+                    <div class="memory-scroll scroll-edge" tabindex="0" role="region"
                          aria-label="Variables and their memory spaces">
                         <table class="memory-table">
                             <caption class="sr-only">{ caption(&props.kernel) }</caption>

@@ -227,33 +227,38 @@ fn limits_table(device: &Device, report: &OccupancyReport) -> Html {
         ),
     ];
     html! {
-        <table class="limits">
-            <caption>{ "The four limits: blocks of this size that fit on one SM" }</caption>
-            <thead>
-                <tr>
-                    <th scope="col">{ "Resource" }</th>
-                    <th scope="col">{ "One block" }</th>
-                    <th scope="col">{ "One SM" }</th>
-                    <th scope="col">{ "Blocks that fit" }</th>
-                </tr>
-            </thead>
-            <tbody>
-                { for rows.into_iter().map(|(limiter, block, sm, fit)| {
-                    let is_limiter = limiter == report.limiter;
-                    html! {
-                        <tr class={classes!(is_limiter.then_some("limiter"))}>
-                            <th scope="row">
-                                { limiter_label(limiter) }
-                                if is_limiter { <span class="badge">{ "limiter" }</span> }
-                            </th>
-                            <td>{ block }</td>
-                            <td>{ sm }</td>
-                            <td>{ blocks_text(fit) }</td>
-                        </tr>
-                    }
-                }) }
-            </tbody>
-        </table>
+        // A phone is narrower than the four columns: the table scrolls in its own box, a named
+        // region with a tab stop, and the page does not pan sideways.
+        <div class="table-scroll scroll-edge" tabindex="0" role="region"
+             aria-label="The four limits">
+            <table class="limits">
+                <caption>{ "The four limits: blocks of this size that fit on one SM" }</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">{ "Resource" }</th>
+                        <th scope="col">{ "One block" }</th>
+                        <th scope="col">{ "One SM" }</th>
+                        <th scope="col">{ "Blocks that fit" }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for rows.into_iter().map(|(limiter, block, sm, fit)| {
+                        let is_limiter = limiter == report.limiter;
+                        html! {
+                            <tr class={classes!(is_limiter.then_some("limiter"))}>
+                                <th scope="row">
+                                    { limiter_label(limiter) }
+                                    if is_limiter { <span class="badge">{ "limiter" }</span> }
+                                </th>
+                                <td>{ block }</td>
+                                <td>{ sm }</td>
+                                <td>{ blocks_text(fit) }</td>
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+        </div>
     }
 }
 

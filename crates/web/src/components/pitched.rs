@@ -406,38 +406,43 @@ fn picture(layout: &PitchedLayout, row: u32, col: u32) -> Html {
 /// The same allocation on every preset, the page's device marked.
 fn devices_table(inputs: PitchedInputs, current: DeviceId) -> Html {
     html! {
-        <table class="limits pitch-table" data-testid="pitch-table">
-            <caption>{ TABLE_CAPTION }</caption>
-            <thead>
-                <tr>
-                    { for TABLE_COLUMNS.iter().map(|column| html! {
-                        <th scope="col">{ *column }</th>
+        // A phone is narrower than the five columns: the table scrolls in its own box, a named
+        // region with a tab stop, and the page does not pan sideways.
+        <div class="table-scroll scroll-edge" tabindex="0" role="region"
+             aria-label="Every device's pitch">
+            <table class="limits pitch-table" data-testid="pitch-table">
+                <caption>{ TABLE_CAPTION }</caption>
+                <thead>
+                    <tr>
+                        { for TABLE_COLUMNS.iter().map(|column| html! {
+                            <th scope="col">{ *column }</th>
+                        }) }
+                    </tr>
+                </thead>
+                <tbody>
+                    { for DeviceId::ALL.into_iter().filter_map(|id| {
+                        let layout = inputs.layout(id)?;
+                        let is_current = id == current;
+                        let [name, alignment, pitch, padding, total] = device_cells(id, &layout);
+                        Some(html! {
+                            <tr class={classes!(is_current.then_some("current"))}
+                                data-device={id.as_str()}>
+                                <th scope="row">
+                                    { name }
+                                    if is_current {
+                                        <span class="badge">{ "this page" }</span>
+                                    }
+                                </th>
+                                <td>{ alignment }</td>
+                                <td data-testid={format!("pitch-{}", id.as_str())}>{ pitch }</td>
+                                <td>{ padding }</td>
+                                <td>{ total }</td>
+                            </tr>
+                        })
                     }) }
-                </tr>
-            </thead>
-            <tbody>
-                { for DeviceId::ALL.into_iter().filter_map(|id| {
-                    let layout = inputs.layout(id)?;
-                    let is_current = id == current;
-                    let [name, alignment, pitch, padding, total] = device_cells(id, &layout);
-                    Some(html! {
-                        <tr class={classes!(is_current.then_some("current"))}
-                            data-device={id.as_str()}>
-                            <th scope="row">
-                                { name }
-                                if is_current {
-                                    <span class="badge">{ "this page" }</span>
-                                }
-                            </th>
-                            <td>{ alignment }</td>
-                            <td data-testid={format!("pitch-{}", id.as_str())}>{ pitch }</td>
-                            <td>{ padding }</td>
-                            <td>{ total }</td>
-                        </tr>
-                    })
-                }) }
-            </tbody>
-        </table>
+                </tbody>
+            </table>
+        </div>
     }
 }
 

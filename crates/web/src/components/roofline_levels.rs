@@ -229,22 +229,6 @@ fn chart(levels: &Hierarchical, kernel: &str) -> Html {
             { for levels.levels.iter().map(|point| html! {
                 <polyline class={classes!("level-roof", key(point.level))} points={slope(point)} />
             }) }
-            // The slopes' legend sits in the top left corner, above every slope at low intensity,
-            // where no point can be: a point lies under its own level's slope.
-            { for levels.levels.iter().enumerate().map(|(row, point)| {
-                let line_y = TOP + 14.0 + 18.0 * row as f64;
-                html! {
-                    <g class="level-legend">
-                        <line class={classes!("level-roof", key(point.level))}
-                              x1={px(LEFT + 10.0)} x2={px(LEFT + 40.0)}
-                              y1={px(line_y)} y2={px(line_y)} />
-                        <text class={classes!("level-label", key(point.level))}
-                              x={px(LEFT + 46.0)} y={px(line_y + 4.0)}>
-                            { format!("{} {} GB/s", point.level.label(), format_number(point.bandwidth_gbps.round())) }
-                        </text>
-                    </g>
-                }
-            }) }
             { for levels.levels.iter().filter_map(|point| {
                 let intensity = point.intensity?.clamp(x_min, x_max);
                 let cx = x.map(intensity);
@@ -259,42 +243,73 @@ fn chart(levels: &Hierarchical, kernel: &str) -> Html {
     }
 }
 
+/// The slopes' legend, as text under the chart rather than inside it: the chart's canvas shrinks
+/// with the page, and labels drawn in it would be a few pixels high on a phone, while the page's
+/// own text stays readable at any width. Each entry draws its slope's dash pattern and its
+/// point's marker, so on a phone, where the points' own labels would crowd each other, the
+/// legend names the points too.
+fn legend(levels: &Hierarchical) -> Html {
+    html! {
+        <ul class="legend level-legend" aria-label="Slopes and points of the chart">
+            { for levels.levels.iter().map(|point| html! {
+                <li>
+                    <svg class="legend-line" viewBox="0 0 64 18" aria-hidden="true">
+                        <line class={classes!("level-roof", key(point.level))}
+                              x1="0" x2="64" y1="9" y2="9" />
+                        <g class={classes!("level-point", key(point.level))}>
+                            { marker(point.level, 32.0, 10.0) }
+                        </g>
+                    </svg>
+                    <span class={classes!("level-label", key(point.level))}>
+                        { format!("{} {} GB/s", point.level.label(), format_number(point.bandwidth_gbps.round())) }
+                    </span>
+                </li>
+            }) }
+        </ul>
+    }
+}
+
 fn table(levels: &Hierarchical) -> Html {
     html! {
-        <table class="numbers" id="roofline-levels-table">
-            <caption>{ "Each level: its bandwidth, the bytes it moved, the kernel's FLOP per byte there, and what that allows" }</caption>
-            <thead>
-                <tr>
-                    <th scope="col">{ "Level" }</th>
-                    <th scope="col">{ "GB/s" }</th>
-                    <th scope="col">{ "Bytes moved" }</th>
-                    <th scope="col">{ "FLOP/B" }</th>
-                    <th scope="col">{ "Allows GFLOP/s" }</th>
-                </tr>
-            </thead>
-            <tbody>
-                { for levels.levels.iter().map(|point| {
-                    let binds = levels.binding == Some(point.level);
-                    html! {
-                        <tr class={classes!(binds.then_some("limiter"))}
-                            data-testid={format!("roofline-level-{}", key(point.level))}>
-                            <th scope="row">
-                                { point.level.label() }
-                                if binds { <span class="badge">{ "binds" }</span> }
-                            </th>
-                            <td>{ format_number(point.bandwidth_gbps.round()) }</td>
-                            <td>{ format_number(point.bytes) }</td>
-                            <td>{ point.intensity.map_or("–".to_string(), format_intensity) }</td>
-                            <td>{ if point.bound_gflops.is_finite() {
-                                format_number(point.bound_gflops.round())
-                            } else {
-                                "no limit".to_string()
-                            } }</td>
-                        </tr>
-                    }
-                }) }
-            </tbody>
-        </table>
+        // A phone is narrower than the five columns: the table scrolls in its own box, a named
+        // region with a tab stop, and the page does not pan sideways.
+        <div class="table-scroll scroll-edge" tabindex="0" role="region"
+             aria-label="Each level's numbers">
+            <table class="numbers" id="roofline-levels-table">
+                <caption>{ "Each level: its bandwidth, the bytes it moved, the kernel's FLOP per byte there, and what that allows" }</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">{ "Level" }</th>
+                        <th scope="col">{ "GB/s" }</th>
+                        <th scope="col">{ "Bytes moved" }</th>
+                        <th scope="col">{ "FLOP/B" }</th>
+                        <th scope="col">{ "Allows GFLOP/s" }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for levels.levels.iter().map(|point| {
+                        let binds = levels.binding == Some(point.level);
+                        html! {
+                            <tr class={classes!(binds.then_some("limiter"))}
+                                data-testid={format!("roofline-level-{}", key(point.level))}>
+                                <th scope="row">
+                                    { point.level.label() }
+                                    if binds { <span class="badge">{ "binds" }</span> }
+                                </th>
+                                <td>{ format_number(point.bandwidth_gbps.round()) }</td>
+                                <td>{ format_number(point.bytes) }</td>
+                                <td>{ point.intensity.map_or("–".to_string(), format_intensity) }</td>
+                                <td>{ if point.bound_gflops.is_finite() {
+                                    format_number(point.bound_gflops.round())
+                                } else {
+                                    "no limit".to_string()
+                                } }</td>
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+        </div>
     }
 }
 
@@ -304,7 +319,10 @@ pub fn roofline_levels(props: &RooflineLevelsProps) -> Html {
         Some(levels) => html! {
             <>
                 <div class="roofline-layout">
-                    <div class="roofline-chart">{ chart(levels, &props.kernel) }</div>
+                    <div class="roofline-chart">
+                        { chart(levels, &props.kernel) }
+                        { legend(levels) }
+                    </div>
                     <div class="roofline-text">
                         <p data-testid="roofline-binding">{ roofline_levels_statements(levels).swap_remove(0).text }</p>
                         if levels.levels.iter().any(|p| p.level == Level::Dram && p.bytes == 0.0) {
