@@ -184,12 +184,13 @@ fn sector_drawing(map: &CoalescingMap) -> Html {
                 per_request_text(map.sectors_per_request),
                 bad,
                 format!(
-                    "{} request{}, {} sectors of 32 bytes in {} lines of 128 bytes; {}% of the \
+                    "{} request{}, {} sectors of 32 bytes in {} line{} of 128 bytes; {}% of the \
                      moved bytes are used",
                     map.requests,
                     if map.requests == 1 { "" } else { "s" },
                     map.sectors,
                     map.lines.len(),
+                    if map.lines.len() == 1 { "" } else { "s" },
                     format_number((map.efficiency * 100.0).round())
                 ),
             ) }
