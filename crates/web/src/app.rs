@@ -592,6 +592,36 @@ pub fn app() -> Html {
             />
         }
     };
+    // The lesson's controls: those of its first screen, or the pattern alone above the explorer.
+    let lesson_labels: Vec<(Control, String)> = Control::ALL
+        .into_iter()
+        .filter_map(|control| Some((control, lesson.label(control)?.to_string())))
+        .collect();
+    let lesson_ranges: Vec<(Control, state::NumberSetting)> = Control::ALL
+        .into_iter()
+        .filter(|&control| lesson.range(control).is_some())
+        .filter_map(|control| Some((control, state.setting(control)?)))
+        .collect();
+    let controls = |shown: Vec<Control>, with_device: bool| -> Html {
+        html! {
+            <Controls
+                device={state.device}
+                pattern={state.pattern}
+                element={state.element}
+                host_memory={state.host_memory}
+                tile={state.tile}
+                block={state.block}
+                pad={state.pad}
+                stride={state.stride}
+                regs={state.regs}
+                shown={shown}
+                with_device={with_device}
+                labels={lesson_labels.clone()}
+                ranges={lesson_ranges.clone()}
+                on_action={on_action.clone()}
+            />
+        }
+    };
     // One view of the lesson, drawn in the first screen when it is the lesson's own and in its
     // tab otherwise.
     let primary = lesson.view();
@@ -613,20 +643,7 @@ pub fn app() -> Html {
             // The explorer's own pattern menu comes with it where it is not the lesson's view.
             View::BankMap if primary != View::BankMap => html! {
                 <>
-                    <Controls
-                        device={state.device}
-                        pattern={state.pattern}
-                        element={state.element}
-                        host_memory={state.host_memory}
-                        tile={state.tile}
-                        block={state.block}
-                        pad={state.pad}
-                        stride={state.stride}
-                        regs={state.regs}
-                        shown={vec![Control::Pattern]}
-                        with_device={false}
-                        on_action={on_action.clone()}
-                    />
+                    { controls(vec![Control::Pattern], false) }
                     <BankMap
                         device={device.clone()}
                         pattern={pattern.clone()}
@@ -682,15 +699,6 @@ pub fn app() -> Html {
         .controls()
         .into_iter()
         .filter(|&control| control != Control::Pattern || primary == View::BankMap)
-        .collect();
-    let lesson_labels: Vec<(Control, String)> = Control::ALL
-        .into_iter()
-        .filter_map(|control| Some((control, lesson.label(control)?.to_string())))
-        .collect();
-    let lesson_ranges: Vec<(Control, state::NumberSetting)> = Control::ALL
-        .into_iter()
-        .filter(|&control| lesson.range(control).is_some())
-        .filter_map(|control| Some((control, state.setting(control)?)))
         .collect();
     let tabs = lesson.tabs();
     // A tab the lesson does not have (a link from another lesson) opens the kernel's.
@@ -772,21 +780,7 @@ pub fn app() -> Html {
                 <div class="lesson-first">
                     { guide }
                     <div class="lesson-stage">
-                        <Controls
-                            device={state.device}
-                            pattern={state.pattern}
-                            element={state.element}
-                            host_memory={state.host_memory}
-                            tile={state.tile}
-                            block={state.block}
-                            pad={state.pad}
-                            stride={state.stride}
-                            regs={state.regs}
-                            shown={first_controls}
-                            labels={lesson_labels}
-                            ranges={lesson_ranges}
-                            on_action={on_action.clone()}
-                        />
+                        { controls(first_controls, true) }
                         <Notes notes={state.notes.clone()} />
                         <section class="card lesson-view" data-testid="lesson-view"
                                  aria-label={format!("{}: {}", lesson.title(), primary.label())}>
