@@ -640,10 +640,13 @@ pub fn app() -> Html {
                 <LineView view={line_view.clone()} with_detail={primary != View::Access}
                           on_action={on_action.clone()} />
             },
-            // The explorer's own pattern menu comes with it where it is not the lesson's view.
-            View::BankMap if primary != View::BankMap => html! {
+            View::BankMap => html! {
                 <>
-                    { controls(vec![Control::Pattern], false) }
+                    // The explorer's own pattern menu comes with it where it is a tab; in the
+                    // first screen the lesson's controls have it.
+                    if primary != View::BankMap {
+                        { controls(vec![Control::Pattern], false) }
+                    }
                     <BankMap
                         device={device.clone()}
                         pattern={pattern.clone()}
@@ -653,16 +656,6 @@ pub fn app() -> Html {
                         stride={state.stride}
                     />
                 </>
-            },
-            View::BankMap => html! {
-                <BankMap
-                    device={device.clone()}
-                    pattern={pattern.clone()}
-                    report={bank_report.clone()}
-                    tile={state.tile}
-                    pad={state.pad}
-                    stride={state.stride}
-                />
             },
             View::LatencyHiding => html! { <LatencyView run={shown.run.clone()} /> },
             View::Divergence => html! { <DivergenceView run={shown.run.clone()} /> },
