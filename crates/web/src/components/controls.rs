@@ -5,7 +5,7 @@
 //! kept, so a typed 100 in a 1..64 field visibly becomes 64 and an emptied field its old value.
 
 use crate::lessons::Control;
-use crate::state::{Action, NumberSetting, State, BLOCK, PAD, REGS, STRIDE, TILE};
+use crate::state::{Action, NumberSetting, BLOCK, PAD, REGS, STRIDE, TILE};
 use crate::url::{pattern_key, PATTERNS};
 use memplay_sim::patterns::{Element, PatternId};
 use memplay_sim::transfer::HostMemory;
@@ -387,7 +387,7 @@ pub fn controls(props: &ControlsProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::shown_controls;
+    use crate::state::{shown_controls, State};
 
     fn shown(query: &str) -> Vec<Control> {
         shown_controls(&State::from_query(query))
