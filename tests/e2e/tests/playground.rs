@@ -381,9 +381,12 @@ async fn padding_removes_the_32_way_conflict_of_row_per_thread() {
 #[tokio::test]
 async fn a_link_restores_the_view_and_bad_values_fall_back_with_a_note() {
     let page = Harness::start().await;
-    page.open("?lesson=bank-conflicts&device=g80&pattern=row-per-thread&pad=0&tile=abc")
-        .await;
-    // G80 serves shared memory per half-warp over 16 banks: the column read is 16-way there.
+    page.open(
+        "?lesson=bank-conflicts&device=g80&pattern=row-per-thread&pad=0&tile=abc&tab=bank-map",
+    )
+    .await;
+    // The link opens the pattern explorer's tab. G80 serves shared memory per half-warp over 16
+    // banks: the column read is 16-way there.
     page.wait_for_text("conflict-degree", "16-way").await;
     let notes = page.wait_for("[data-testid='url-notes']").await;
     let text = notes.text().await.expect("the note has text");
@@ -685,7 +688,8 @@ async fn a_kernel_that_never_ends_stops_at_the_step_budget_and_the_page_lives_on
     );
     // The rest of the page still answers.
     page.wait_for("[data-testid='predict']").await;
-    page.wait_for("[data-testid='compare']").await;
+    page.wait_for("[data-testid='lesson-view']").await;
+    page.wait_for("[data-testid='tab-compare']").await;
     page.finish().await;
 }
 
