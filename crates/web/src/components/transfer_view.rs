@@ -160,6 +160,9 @@ pub fn transfer_view(props: &TransferViewProps) -> Html {
                     </dl>
                     { bar(&transfers) }
                     <p data-testid="transfer-verdict">{ verdict(&transfers) }</p>
+                    // Wider than a narrow frame's column: each table scrolls in its own box.
+                    <div class="table-scroll scroll-edge" tabindex="0" role="region"
+                         aria-label="The copies and their times">
                     <table class="numbers">
                         <caption>{ format!(
                             "Each copy over the {}'s {} from {} host memory",
@@ -177,6 +180,9 @@ pub fn transfer_view(props: &TransferViewProps) -> Html {
                         </thead>
                         <tbody>{ for rows }</tbody>
                     </table>
+                    </div>
+                    <div class="table-scroll scroll-edge" tabindex="0" role="region"
+                         aria-label="The copies on every preset's bus">
                     <table class="numbers" data-testid="transfer-devices">
                         <caption>{ "The same copies on every preset's bus" }</caption>
                         <thead>
@@ -189,6 +195,7 @@ pub fn transfer_view(props: &TransferViewProps) -> Html {
                         </thead>
                         <tbody>{ for per_device }</tbody>
                     </table>
+                    </div>
                 </>
             }
         }
