@@ -890,6 +890,14 @@ __global__ void copy(float *out, const float *in, int n) {\n\
              `buffer` and a name, or `grid`, `block`, `dynamic-shared` or `pitched-rows`",
         );
         refused(
+            &FIXTURE.replace("view: lines", "view: lines\ncompare: variant sideways"),
+            "line 6: `sideways` is not a comparison",
+        );
+        refused(
+            &FIXTURE.replace("controls: block", "controls: block\nrange block: 0..4096"),
+            "line 5: `range block:` is `LOW..HIGH` within 1..1024",
+        );
+        refused(
             &FIXTURE.replace("sweep: block", "sweep: colour"),
             "line 29: `colour` is not a setting the sweep can vary",
         );
