@@ -1971,16 +1971,23 @@ async fn every_export_downloads_a_file_with_the_right_content() {
 /// Moves every file of the copied site into `sub_path` under it, as an instructor who copies the
 /// built folder into a course site's folder does.
 fn move_into(folder: &std::path::Path, sub_path: &str) {
-    let target = folder.join(sub_path);
-    std::fs::create_dir_all(&target).expect("the sub-path's folders can be made");
-    let top = sub_path.split('/').next().unwrap_or(sub_path);
+    // The files go into a folder aside first, since the sub-path's first folder may have the
+    // name of one of the site's own (its `course/`).
+    const ASIDE: &str = ".site-being-moved";
+    let aside = folder.join(ASIDE);
+    std::fs::create_dir(&aside).expect("a folder aside can be made");
     for entry in std::fs::read_dir(folder).expect("the copy can be listed") {
         let entry = entry.expect("a directory entry");
-        if entry.file_name() != top {
-            std::fs::rename(entry.path(), target.join(entry.file_name()))
+        if entry.file_name() != ASIDE {
+            std::fs::rename(entry.path(), aside.join(entry.file_name()))
                 .expect("a built file can be moved");
         }
     }
+    let target = folder.join(sub_path);
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent).expect("the sub-path's folders can be made");
+    }
+    std::fs::rename(&aside, &target).expect("the site moves into its sub-path");
 }
 
 /// Polls until `script` (the body of a function, which may return a promise) returns true.
@@ -2578,11 +2585,13 @@ return {
 
 /// Every element of the page that the keyboard should reach: the controls, links, disclosure
 /// summaries and anything given a tab stop. Elements that are not rendered (in a closed
-/// disclosure, or hidden by the layout) are left out.
+/// disclosure, or hidden by the layout) are left out: Chromium lays out a closed disclosure's
+/// content when asked for its boxes, so `checkVisibility` tells that it is not shown.
 const FOCUSABLE_ELEMENTS: &str = r#"
 return [...document.querySelectorAll(
     "a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1'])")]
-  .filter((element) => element.getClientRects().length > 0 && !element.disabled)
+  .filter((element) =>
+    element.getClientRects().length > 0 && element.checkVisibility() && !element.disabled)
   .map(nameOf);
 "#;
 
@@ -2637,6 +2646,31 @@ impl Harness {
             .unwrap_or_else(|e| panic!("{css} can be clicked: {e}"));
     }
 
+    /// Clicks just inside the top left corner of the first element `css` selects, where a box
+    /// with padding has none of its content: the keyboard's walk then starts at that element.
+    async fn click_top_left_corner_of(&self, css: &str) {
+        self.wait_for(css).await;
+        let corner = self
+            .driver
+            .execute(
+                "const box = document.querySelector(arguments[0]);
+                 box.scrollIntoView();
+                 const rect = box.getBoundingClientRect();
+                 return [Math.ceil(rect.left) + 2, Math.ceil(rect.top) + 2];",
+                vec![serde_json::Value::from(css)],
+            )
+            .await
+            .expect("the page reports the element's corner");
+        let corner: Vec<i64> = serde_json::from_value(corner.json().clone()).expect("two numbers");
+        self.driver
+            .action_chain()
+            .move_to(corner[0], corner[1])
+            .click()
+            .perform()
+            .await
+            .unwrap_or_else(|e| panic!("{css} can be clicked in its corner: {e}"));
+    }
+
     /// Presses a key as a keyboard does, on whatever has the focus.
     async fn press(&self, key: Key) {
         self.driver
@@ -2682,9 +2716,9 @@ async fn tab_reaches_every_control_with_a_visible_focus_ring_and_a_distinct_name
         )
         .expect("a list of names");
 
-        // From the top of the page (a click on its title starts the keyboard's walk there), Tab
-        // after Tab, until the focus leaves the page.
-        page.click_css(".site-header h1").await;
+        // From the top of the page (a click in the header's corner, beside its links, starts the
+        // keyboard's walk there), Tab after Tab, until the focus leaves the page.
+        page.click_top_left_corner_of(".site-header").await;
         let mut reached: Vec<String> = Vec::new();
         let mut without_ring = Vec::new();
         let mut names: Vec<(String, String, String)> = Vec::new();
@@ -3009,12 +3043,23 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
             "{lesson} shows the views that matter for it, not {not_shown}"
         );
         page.open_tab("kernel").await;
+        // The introduction's first paragraph is on the first screen, and the rest with the
+        // lectures it comes from is one click away in its fold.
         let intro = page
             .wait_for_text_where("lesson-intro", "introduce the lesson", |text| {
+                !text.is_empty()
+            })
+            .await;
+        page.click_css("[data-testid='lesson-more'] summary").await;
+        let more = page
+            .wait_for_text_where("lesson-more", "say where the lesson comes from", |text| {
                 text.contains("From the lectures:")
             })
             .await;
-        assert!(intro.len() > 200, "{lesson}: a real introduction: {intro}");
+        assert!(
+            intro.len() + more.len() > 200,
+            "{lesson}: a real introduction: {intro} {more}"
+        );
         page.wait_for_simulated("report the lesson's run").await;
         page.wait_until_updated().await;
         // The answer is hidden until the student has predicted.
