@@ -3750,6 +3750,8 @@ impl Harness {
 struct FirstScreen {
     width: f64,
     height: f64,
+    /// The viewport's width less a vertical scroll bar's: the width the page has to fit.
+    client_width: f64,
     page_width: f64,
     view_top: f64,
     predict_top: f64,
@@ -3762,6 +3764,7 @@ impl FirstScreen {
         FirstScreen {
             width: number("width"),
             height: number("height"),
+            client_width: number("client_width"),
             page_width: number("page_width"),
             view_top: number("view_top"),
             predict_top: number("predict_top"),
@@ -3777,6 +3780,7 @@ const FIRST_SCREEN: &str = "
     return {
         width: innerWidth,
         height: innerHeight,
+        client_width: document.documentElement.clientWidth,
         page_width: document.documentElement.scrollWidth,
         view_top: top('lesson-view'),
         predict_top: top('predict'),
@@ -3818,10 +3822,13 @@ async fn every_lesson_begins_its_view_and_question_on_the_first_screen_at_every_
                     screen.view_top, screen.predict_top, screen.height
                 ));
             }
-            if screen.page_width > screen.width {
+            // A page taller than the screen has a vertical scroll bar, which takes its width
+            // from the viewport's: the page pans sideways once wider than what is left.
+            if screen.page_width > screen.client_width {
                 failures.push(format!(
-                    "{key} in {what}: the page is {} px wide in a {} px viewport",
-                    screen.page_width, screen.width
+                    "{key} in {what}: the page is {} px wide in a {} px viewport ({} px beside \
+                     its scroll bar)",
+                    screen.page_width, screen.width, screen.client_width
                 ));
             }
         }
