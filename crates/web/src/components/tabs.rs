@@ -29,7 +29,8 @@ pub fn tabs(props: &TabsProps) -> Html {
                     <button type="button" role="tab" id={format!("tab-{}", tab.key())}
                             data-testid={format!("tab-{}", tab.key())}
                             aria-selected={selected.to_string()} aria-controls={PANEL_ID}
-                            tabindex={if selected { "0" } else { "-1" }}
+                            // Each tab is a stop of the Tab key, since no arrow key moves between them.
+                            tabindex="0"
                             class={classes!(selected.then_some("selected"))}
                             onclick={on_click}>
                         { tab.label() }
