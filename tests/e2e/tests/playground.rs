@@ -1442,14 +1442,20 @@ fn host_log_lines<'a>(log: &'a str, frame: &str, kind: &str) -> Vec<&'a str> {
         .collect()
 }
 
-#[tokio::test]
-async fn a_frame_of_the_course_example_tells_the_course_page_that_it_runs() {
+/// The course example, once its first frame has posted `ready`.
+async fn course_example_with_its_first_frame_ready() -> Harness {
     let page = Harness::start().await;
     page.open("course-example.html").await;
     wait_for_host_log(&page, "show the first frame's ready", |log| {
         !host_log_lines(log, "tiling", "ready").is_empty()
     })
     .await;
+    page
+}
+
+#[tokio::test]
+async fn a_frame_of_the_course_example_tells_the_course_page_that_it_runs() {
+    let page = course_example_with_its_first_frame_ready().await;
     // Once it runs the frame writes its link, and says which settings it holds.
     let log = wait_for_host_log(&page, "show the first frame's settings", |log| {
         !host_log_lines(log, "tiling", "settings").is_empty()
@@ -1467,12 +1473,7 @@ async fn a_frame_of_the_course_example_tells_the_course_page_that_it_runs() {
 
 #[tokio::test]
 async fn an_answer_revealed_in_a_frame_is_posted_to_the_course_page() {
-    let page = Harness::start().await;
-    page.open("course-example.html").await;
-    wait_for_host_log(&page, "show the first frame's ready", |log| {
-        !host_log_lines(log, "tiling", "ready").is_empty()
-    })
-    .await;
+    let page = course_example_with_its_first_frame_ready().await;
     page.driver
         .enter_frame(0)
         .await
@@ -1508,12 +1509,7 @@ async fn an_answer_revealed_in_a_frame_is_posted_to_the_course_page() {
 
 #[tokio::test]
 async fn a_button_of_the_course_page_sets_the_frames_tile_and_the_frame_reports_it() {
-    let page = Harness::start().await;
-    page.open("course-example.html").await;
-    wait_for_host_log(&page, "show the first frame's ready", |log| {
-        !host_log_lines(log, "tiling", "ready").is_empty()
-    })
-    .await;
+    let page = course_example_with_its_first_frame_ready().await;
     page.wait_for("[data-testid='set-tile-32']")
         .await
         .click()
