@@ -3925,3 +3925,36 @@ async fn an_instructors_lesson_opens_from_its_file_and_from_a_link_that_carries_
         .await;
     page.finish().await;
 }
+
+#[tokio::test]
+async fn moving_a_control_redraws_the_lessons_view_in_place() {
+    let page = Harness::start().await;
+    page.set_viewport(1280, 800).await;
+    page.open("?lesson=bank-conflicts&pad=0").await;
+    page.wait_for_text("line-conflict-degree", "32-way").await;
+    page.wait_until_updated().await;
+    let top = || async {
+        page.driver
+            .execute(
+                "return document.querySelector(\"[data-testid='lesson-view']\").getBoundingClientRect().top + scrollY;",
+                vec![],
+            )
+            .await
+            .expect("the page reports the view's place")
+            .json()
+            .as_f64()
+            .expect("a number")
+    };
+    let before = top().await;
+    let pad = page.wait_for("[data-testid='control-pad']").await;
+    pad.focus().await.expect("the padding control takes focus");
+    pad.send_keys(Key::Right)
+        .await
+        .expect("the keyboard moves the padding slider");
+    page.wait_for_text("line-conflict-degree", "no conflict")
+        .await;
+    page.wait_until_updated().await;
+    // The view redraws where it was: the student's eye stays on the map.
+    assert_eq!(top().await, before, "the lesson's view stays in place");
+    page.finish().await;
+}
