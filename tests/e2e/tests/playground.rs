@@ -2585,7 +2585,8 @@ return {
 /// content when asked for its boxes, so `checkVisibility` tells that it is not shown.
 const FOCUSABLE_ELEMENTS: &str = r#"
 return [...document.querySelectorAll(
-    "a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1'])")]
+    "a[href], button:not([tabindex='-1']), input, select, textarea, summary, \
+     [tabindex]:not([tabindex='-1'])")]
   .filter((element) =>
     element.getClientRects().length > 0 && element.checkVisibility() && !element.disabled)
   .map(nameOf);
@@ -3956,5 +3957,34 @@ async fn moving_a_control_redraws_the_lessons_view_in_place() {
     page.wait_until_updated().await;
     // The view redraws where it was: the student's eye stays on the map.
     assert_eq!(top().await, before, "the lesson's view stays in place");
+    page.finish().await;
+}
+
+#[tokio::test]
+async fn the_arrow_keys_move_between_the_tabs_and_the_link_keeps_the_open_one() {
+    let page = Harness::start().await;
+    page.open("?lesson=tiled-matmul").await;
+    let kernel = page.wait_for("[data-testid='tab-kernel']").await;
+    kernel.focus().await.expect("the open tab takes focus");
+    kernel
+        .send_keys(Key::Right)
+        .await
+        .expect("the arrow key reaches the tab");
+    // The tiled matmul's own view is its per-line table: the next tab is its roofline.
+    page.wait_for_url_containing("tab=roofline").await;
+    wait_for_script(
+        &page,
+        "return document.activeElement && document.activeElement.id === 'tab-roofline';",
+        "the focus follows the arrow key to the roofline's tab",
+    )
+    .await;
+    page.wait_for("[data-testid='roofline-simulated']").await;
+    let roofline = page.wait_for("[data-testid='tab-roofline']").await;
+    roofline
+        .send_keys(Key::Home)
+        .await
+        .expect("Home reaches the tab");
+    page.wait_for_url_where("open the kernel's tab again", |url| !url.contains("tab="))
+        .await;
     page.finish().await;
 }

@@ -6,6 +6,7 @@
 
 use crate::settings::Tab;
 use crate::state::Action;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq, Debug)]
@@ -18,25 +19,80 @@ pub struct TabsProps {
 /// The element id of a tab's panel, which its button controls.
 pub const PANEL_ID: &str = "tab-panel";
 
+/// The tab an arrow key, Home or End moves to from the tab at `index` of `count`, as the ARIA
+/// tabs pattern has it: the arrows wrap round, Home and End go to the ends.
+pub fn moved_to(key: &str, index: usize, count: usize) -> Option<usize> {
+    if count == 0 {
+        return None;
+    }
+    match key {
+        "ArrowRight" => Some((index + 1) % count),
+        "ArrowLeft" => Some((index + count - 1) % count),
+        "Home" => Some(0),
+        "End" => Some(count - 1),
+        _ => None,
+    }
+}
+
+/// Moves the keyboard's focus to the tab of this key, which is on the page already.
+fn focus_tab(tab: Tab) {
+    let element = web_sys::window()
+        .and_then(|window| window.document())
+        .and_then(|document| document.get_element_by_id(&format!("tab-{}", tab.key())))
+        .and_then(|element| element.dyn_into::<web_sys::HtmlElement>().ok());
+    if let Some(element) = element {
+        let _ = element.focus();
+    }
+}
+
 #[function_component(Tabs)]
 pub fn tabs(props: &TabsProps) -> Html {
+    let tabs = props.tabs.clone();
     html! {
         <div class="tabs" role="tablist" aria-label="More of this lesson">
-            { for props.tabs.iter().map(|&tab| {
+            { for props.tabs.iter().enumerate().map(|(index, &tab)| {
                 let selected = tab == props.current;
                 let on_click = props.on_action.reform(move |_: MouseEvent| Action::SetTab { tab });
+                let on_key = {
+                    let on_action = props.on_action.clone();
+                    let tabs = tabs.clone();
+                    Callback::from(move |event: KeyboardEvent| {
+                        if let Some(target) = moved_to(&event.key(), index, tabs.len()) {
+                            event.prevent_default();
+                            on_action.emit(Action::SetTab { tab: tabs[target] });
+                            focus_tab(tabs[target]);
+                        }
+                    })
+                };
                 html! {
                     <button type="button" role="tab" id={format!("tab-{}", tab.key())}
                             data-testid={format!("tab-{}", tab.key())}
                             aria-selected={selected.to_string()} aria-controls={PANEL_ID}
-                            // Each tab is a stop of the Tab key, since no arrow key moves between them.
-                            tabindex="0"
+                            // The open tab is the Tab key's one stop in the row; the arrow keys,
+                            // Home and End move between the tabs.
+                            tabindex={if selected { "0" } else { "-1" }}
                             class={classes!(selected.then_some("selected"))}
-                            onclick={on_click}>
+                            onclick={on_click} onkeydown={on_key}>
                         { tab.label() }
                     </button>
                 }
             }) }
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_arrow_keys_wrap_round_the_tabs_and_home_and_end_go_to_their_ends() {
+        assert_eq!(moved_to("ArrowRight", 0, 4), Some(1));
+        assert_eq!(moved_to("ArrowRight", 3, 4), Some(0));
+        assert_eq!(moved_to("ArrowLeft", 0, 4), Some(3));
+        assert_eq!(moved_to("Home", 2, 4), Some(0));
+        assert_eq!(moved_to("End", 1, 4), Some(3));
+        assert_eq!(moved_to("Enter", 1, 4), None);
+        assert_eq!(moved_to("ArrowRight", 0, 0), None);
     }
 }
