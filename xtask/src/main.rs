@@ -358,7 +358,7 @@ fn build_dist() -> Result {
 
 /// The most the page's module may weigh (the wasm and JS files of dist/, gzipped at level 9):
 /// `cargo xtask test` fails above it, so a change that grows the download is noticed when it is
-/// made. The module weighs 618,862 bytes; this limit is that figure and about 3 KB of room. The
+/// made. The module weighs 619,321 bytes; this limit is that figure and about 3 KB of room. The
 /// page's ceiling is 539,263 bytes (5 % under the 566,067 it weighed when the ceiling was set),
 /// which the module does not meet: lower the limit as cuts land, to the new figure plus about
 /// 2 KB, until it reaches the ceiling.
