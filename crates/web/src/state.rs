@@ -155,36 +155,22 @@ pub fn shown_controls(state: &State) -> Vec<Control> {
         .controls()
         .into_iter()
         .filter(|&control| {
-            let setting = match control {
-                Control::Tile => TILE,
-                Control::Pad => PAD,
-                Control::Stride => STRIDE,
-                Control::Block => BLOCK,
-                Control::Regs => REGS,
-                Control::Pattern | Control::HostMemory => return true,
+            let (Some(setting), Some(current)) = (state.setting(control), state.number(control))
+            else {
+                // The pattern and the host memory are choices, always shown where the lesson
+                // turns them.
+                return true;
             };
             // Another value of the setting, inside its range: one more, or one less at the top.
-            let set = |state: &mut State, value: u32| match control {
-                Control::Tile => state.tile = value,
-                Control::Pad => state.pad = value,
-                Control::Stride => state.stride = value,
-                Control::Block => state.block = value,
-                _ => state.regs = value,
-            };
-            let current = match control {
-                Control::Tile => state.tile,
-                Control::Pad => state.pad,
-                Control::Stride => state.stride,
-                Control::Block => state.block,
-                _ => state.regs,
-            };
             let other = if current < setting.max {
                 current + 1
             } else {
-                current - 1
+                current.saturating_sub(1)
             };
             let mut moved = state.clone();
-            set(&mut moved, other);
+            if let Some(value) = moved.number_mut(control) {
+                *value = other;
+            }
             seen(&moved) != here
         })
         .collect()
@@ -474,24 +460,37 @@ impl State {
 
     /// Brings every numeric setting inside its lesson's range.
     pub fn fit_to_lesson(&mut self) {
-        for control in [
-            Control::Tile,
-            Control::Block,
-            Control::Pad,
-            Control::Stride,
-            Control::Regs,
-        ] {
+        for control in Control::ALL {
             let Some(setting) = self.setting(control) else {
                 continue;
             };
-            let value = match control {
-                Control::Tile => &mut self.tile,
-                Control::Block => &mut self.block,
-                Control::Pad => &mut self.pad,
-                Control::Stride => &mut self.stride,
-                _ => &mut self.regs,
-            };
-            *value = setting.clamp(*value);
+            if let Some(value) = self.number_mut(control) {
+                *value = setting.clamp(*value);
+            }
+        }
+    }
+
+    /// The value of a numeric control; `None` for the pattern and the host memory.
+    pub fn number(&self, control: Control) -> Option<u32> {
+        match control {
+            Control::Tile => Some(self.tile),
+            Control::Block => Some(self.block),
+            Control::Pad => Some(self.pad),
+            Control::Stride => Some(self.stride),
+            Control::Regs => Some(self.regs),
+            Control::Pattern | Control::HostMemory => None,
+        }
+    }
+
+    /// The field a numeric control sets; `None` for the pattern and the host memory.
+    pub fn number_mut(&mut self, control: Control) -> Option<&mut u32> {
+        match control {
+            Control::Tile => Some(&mut self.tile),
+            Control::Block => Some(&mut self.block),
+            Control::Pad => Some(&mut self.pad),
+            Control::Stride => Some(&mut self.stride),
+            Control::Regs => Some(&mut self.regs),
+            Control::Pattern | Control::HostMemory => None,
         }
     }
 
