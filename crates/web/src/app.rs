@@ -192,7 +192,8 @@ impl LinkedLesson {
                         )
                     }
                 };
-                lessons::load(&lesson_link::lesson_key(&initial_query()), &text)
+                let named = url::query_value(&initial_query(), "lesson");
+                lessons::load(&lesson_link::lesson_key(named.as_deref()), &text)
                     .map_err(|error| format!("The lesson in this link does not read: {error}"))
             }
             LinkedLesson::Address(address) => {
@@ -300,9 +301,7 @@ pub fn app() -> Html {
     // Whether the page has written its link once: the first write replaces the opening entry.
     let written = use_memo((), |_| std::cell::Cell::new(false));
     // The link the page was opened with, where Reset returns.
-    let opening = use_memo((), |_| {
-        State::from_link(&initial_query(), &initial_fragment())
-    });
+    let opening = use_memo((), |_| (*state).clone());
     // The course page around an embed, as the link's `parent-origin=` names it (embed_api).
     let parent_origin = use_memo((), |_| {
         ParentOrigin::from_value(url::query_value(&initial_query(), PARENT_ORIGIN_KEY).as_deref())

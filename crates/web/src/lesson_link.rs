@@ -97,16 +97,12 @@ pub fn write_part(compressed: &[u8]) -> Option<String> {
     (part.chars().count() <= MAX_FRAGMENT_CHARS).then_some(part)
 }
 
-/// The name a lesson read from a link gets: the query's `lesson=`, where that is a lesson's name.
-pub fn lesson_key(query: &str) -> String {
-    let query = query.strip_prefix('?').unwrap_or(query);
-    query
-        .split('&')
-        .filter_map(|pair| pair.split_once('='))
-        .find(|(key, _)| *key == "lesson")
-        .map(|(_, value)| value.to_string())
+/// The name a lesson read from a link gets: the link's `lesson=` (`named`, as `url::query_value`
+/// reads it), where that is a lesson's name.
+pub fn lesson_key(named: Option<&str>) -> String {
+    named
         .filter(|key| valid_key(key))
-        .unwrap_or_else(|| SHARED_LESSON.to_string())
+        .map_or_else(|| SHARED_LESSON.to_string(), str::to_string)
 }
 
 /// The name a lesson loaded from `address` gets: its file's name without `.txt`.
@@ -161,9 +157,10 @@ mod tests {
 
     #[test]
     fn a_linked_lesson_is_named_by_the_link_or_its_file() {
-        assert_eq!(lesson_key("?device=h100&lesson=cache-lines"), "cache-lines");
-        assert_eq!(lesson_key("device=h100"), "shared-lesson");
-        assert_eq!(lesson_key("lesson=Not%20A%20Key"), "shared-lesson");
+        let named = |query: &str| lesson_key(crate::url::query_value(query, "lesson").as_deref());
+        assert_eq!(named("?device=h100&lesson=cache-lines"), "cache-lines");
+        assert_eq!(named("device=h100"), "shared-lesson");
+        assert_eq!(named("lesson=Not%20A%20Key"), "shared-lesson");
         assert_eq!(file_key("course/lessons/Cache-Lines.txt"), "cache-lines");
         assert_eq!(file_key("weird name.txt"), "shared-lesson");
     }
