@@ -471,34 +471,14 @@ pub fn parse(key: &str, text: &str) -> Result<LessonDef, String> {
     }
     let sections = lesson_text::split(text)?;
     let words = lesson_text::words(&sections)?;
-    let list = |name: &str, parse_one: &dyn Fn(&str) -> bool| -> Result<Vec<String>, String> {
-        match sections.field(name) {
-            None => Ok(Vec::new()),
-            Some((line, value)) => value
-                .split_whitespace()
-                .map(|word| {
-                    if parse_one(word) {
-                        Ok(word.to_string())
-                    } else {
-                        Err(format!("line {line}: `{word}` is not one of the {name}"))
-                    }
-                })
-                .collect(),
-        }
-    };
-    let controls = |name: &str| -> Result<Vec<Control>, String> {
-        Ok(list(name, &|word| Control::parse(word).is_some())?
-            .iter()
-            .filter_map(|word| Control::parse(word))
-            .collect())
-    };
-    let lesson_controls = controls("controls")?;
+    let lesson_controls = field_words(
+        sections.field("controls"),
+        "not one of the controls",
+        Control::parse,
+    )?;
     let (view_line, view) = sections.required("view")?;
     let view = View::parse(view).ok_or(format!("line {view_line}: `{view}` is not a view"))?;
-    let views: Vec<View> = list("views", &|word| View::parse(word).is_some())?
-        .iter()
-        .filter_map(|word| View::parse(word))
-        .collect();
+    let views = field_words(sections.field("views"), "not one of the views", View::parse)?;
     let pattern = match sections.field("pattern") {
         None => PatternId::Stride,
         Some((line, value)) => PatternId::ALL
@@ -543,16 +523,13 @@ pub fn parse(key: &str, text: &str) -> Result<LessonDef, String> {
         .collect::<Result<Vec<_>, String>>()?;
     let compare = match sections.field("compare") {
         None => CompareWith::ALL.to_vec(),
-        Some((line, value)) => {
+        Some(field) => {
             let mut choices = vec![CompareWith::Nothing];
-            for word in value.split_whitespace() {
-                choices.push(
-                    CompareWith::ALL
-                        .into_iter()
-                        .find(|choice| choice.key() == word)
-                        .ok_or(format!("line {line}: `{word}` is not a comparison"))?,
-                );
-            }
+            choices.extend(field_words(Some(field), "not a comparison", |word| {
+                CompareWith::ALL
+                    .into_iter()
+                    .find(|choice| choice.key() == word)
+            })?);
             choices
         }
     };
@@ -585,7 +562,9 @@ pub fn parse(key: &str, text: &str) -> Result<LessonDef, String> {
         home: sections
             .field("home")
             .is_some_and(|(_, value)| value == "yes"),
-        explains: list("explains", &|_| true)?,
+        explains: field_words(sections.field("explains"), "", |word| {
+            Some(word.to_string())
+        })?,
         text: words,
         controls: lesson_controls,
         view,
@@ -598,6 +577,22 @@ pub fn parse(key: &str, text: &str) -> Result<LessonDef, String> {
         variants,
         file: text.to_string(),
     })
+}
+
+/// The words of a field (`controls: tile pad regs`), each read by `parse`; the first that does
+/// not read is refused with the field's line: "`speed` is not one of the controls".
+fn field_words<T>(
+    field: Option<(usize, &str)>,
+    not: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Vec<T>, String> {
+    let Some((line, value)) = field else {
+        return Ok(Vec::new());
+    };
+    value
+        .split_whitespace()
+        .map(|word| parse(word).ok_or(format!("line {line}: `{word}` is {not}")))
+        .collect()
 }
 
 /// One `== variant NAME` section: `key: value` lines, then the launch's `NAME = EXPR` lines.
@@ -691,12 +686,7 @@ fn read_variant(
         ))?;
     let controls = match field("controls") {
         None => lesson_controls.to_vec(),
-        Some((line, value)) => value
-            .split_whitespace()
-            .map(|word| {
-                Control::parse(word).ok_or(format!("line {line}: `{word}` is not a control"))
-            })
-            .collect::<Result<_, _>>()?,
+        Some(words) => field_words(Some(words), "not a control", Control::parse)?,
     };
     let (sweep_line, sweep) = required("sweep")?;
     let sweep = SweepSetting::parse(sweep).ok_or(format!(
