@@ -430,9 +430,6 @@ pub fn app() -> Html {
     };
 
     let device = state.device.device();
-    let pattern = patterns::build(state.pattern, crate::state::pattern_params(&state));
-    let bank_report = banks::analyze(&pattern.access, &device);
-    let ceilings = roofline::ceilings(&device);
     // The launch and its sweep go to the worker; only a change of them makes a new request.
     let (mut input, launch_errors) = state.launch_and_errors();
     let sweep_launches = state.sweep_launches(&input);
@@ -443,7 +440,6 @@ pub fn app() -> Html {
         &input,
     ));
     let launch = launch_text(&input);
-    let kernel = input.kernel.clone();
     let compared = state.compare_launch();
     let shown = use_simulations(
         input.clone(),
@@ -464,70 +460,26 @@ pub fn app() -> Html {
             }
         });
     }
-    // The occupancy view shows the launch of the run on the page (its shared memory is the
-    // kernel's as the simulation laid it out), on that run's device; before the first run comes
-    // back, the launch asked for, with only its dynamic shared memory known.
-    let (resources, launch_occupancy, occupancy_device) = match &shown.run {
-        Some(run) => {
-            let (resources, launch) = model::lesson_occupancy(&run.input, &run.result);
-            (resources, launch, run.input.device.clone())
-        }
-        None => {
-            let (resources, launch) = model::launch_occupancy(&input);
-            (resources, launch, device.clone())
-        }
+    // What each view draws is derived only when the view is on the page: the lesson's own view
+    // and the open tab. The per-line view's data serves both its first-screen drawing and its
+    // tab, so it is derived at most once a render.
+    let line_view_data = std::cell::OnceCell::new();
+    let line_view = || {
+        line_view_data
+            .get_or_init(|| {
+                shown.run.as_ref().and_then(|run| match &run.result {
+                    Ok(report) => Some(line_model::line_view(
+                        &run.input,
+                        report,
+                        state.page.line_site,
+                        state.variant.opens_on(),
+                        state.page.line_step,
+                    )),
+                    Err(_) => None,
+                })
+            })
+            .clone()
     };
-    let occupancy_kernel = shown
-        .run
-        .as_ref()
-        .map_or(kernel, |run| run.input.kernel.clone());
-    // The kernel's point on the roofline: FLOP per simulated DRAM byte. When a launch writes
-    // nothing and what it reads stays in L2 between timed runs, no byte reaches DRAM; the point
-    // then counts each byte once, as a cold run would fetch it.
-    let simulated_point = shown
-        .run
-        .as_ref()
-        .and_then(|run| match (&run.result, &run.prediction) {
-            (Ok(report), Some(prediction)) => {
-                model::simulated_point(&run.input.kernel, report, prediction)
-            }
-            _ => None,
-        });
-    // The hierarchical roofline of the run on the page: its FLOPs against each level's bytes.
-    let levels = shown
-        .run
-        .as_ref()
-        .and_then(|run| match (&run.result, &run.prediction) {
-            (Ok(report), Some(prediction)) => Some(roofline::hierarchical(report, prediction)),
-            _ => None,
-        });
-    let levels_kernel = shown
-        .run
-        .as_ref()
-        .map_or(input.kernel.clone(), |run| run.input.kernel.clone());
-    let sweeps = model::occupancy_sweeps(&occupancy_device, resources);
-    // The memory spaces of the kernel that ran, with its launch's threads; before the first
-    // answer, the kernel asked for and nothing listed yet.
-    let (spaces_kernel, spaces_input, declarations) = match &shown.run {
-        Some(run) => (
-            run.input.kernel.clone(),
-            &run.input,
-            Some(run.declarations.clone()),
-        ),
-        None => (input.kernel.clone(), &input, None),
-    };
-    let threads_per_block = spaces_input.block.count();
-    let blocks = spaces_input.grid.count();
-    let line_view = shown.run.as_ref().and_then(|run| match &run.result {
-        Ok(report) => Some(line_model::line_view(
-            &run.input,
-            report,
-            state.page.line_site,
-            state.variant.opens_on(),
-            state.page.line_step,
-        )),
-        Err(_) => None,
-    });
 
     let embedded = state.embed;
     // The lesson decides which settings and views the page shows.
@@ -633,13 +585,16 @@ pub fn app() -> Html {
             // The access the lesson is about; the table of every access draws it only where the
             // first screen does not.
             View::Access => html! {
-                <LineFocus view={line_view.clone()} on_action={on_action.clone()} />
+                <LineFocus view={line_view()} on_action={on_action.clone()} />
             },
             View::Lines => html! {
-                <LineView view={line_view.clone()} with_detail={primary != View::Access}
+                <LineView view={line_view()} with_detail={primary != View::Access}
                           on_action={on_action.clone()} />
             },
-            View::BankMap => html! {
+            View::BankMap => {
+                let pattern = patterns::build(state.pattern, crate::state::pattern_params(&state));
+                let report = banks::analyze(&pattern.access, &device);
+                html! {
                 <>
                     // The explorer's own pattern menu comes with it where it is a tab; in the
                     // first screen the lesson's controls have it.
@@ -648,41 +603,91 @@ pub fn app() -> Html {
                     }
                     <BankMap
                         device={device.clone()}
-                        pattern={pattern.clone()}
-                        report={bank_report.clone()}
+                        pattern={pattern}
+                        report={report}
                         tile={state.tile}
                         pad={state.pad}
                         stride={state.stride}
                     />
                 </>
-            },
+                }
+            }
             View::LatencyHiding => html! { <LatencyView run={shown.run.clone()} /> },
             View::Divergence => html! { <DivergenceView run={shown.run.clone()} /> },
             View::Transfers => html! {
                 <TransferView run={shown.run.clone()} host_memory={state.host_memory}
                               layout={state.variant.transfer_layout(state.settings())} />
             },
-            View::Occupancy => html! {
-                <OccupancyView
-                    device={occupancy_device.clone()}
-                    resources={resources}
-                    kernel={occupancy_kernel.clone()}
-                    launch={launch_occupancy}
-                    sweeps={sweeps.clone()}
-                />
-            },
-            View::Roofline => html! {
-                <>
-                    <RooflineView device={device.clone()} ceilings={ceilings} tile={state.tile}
-                                  simulated={simulated_point.clone()} />
-                    <RooflineLevels kernel={levels_kernel.clone()} device_name={device.name.to_string()}
-                                    levels={levels.clone()} />
-                </>
-            },
-            View::MemorySpaces => html! {
-                <MemorySpaces kernel={spaces_kernel.clone()} declarations={declarations.clone()}
-                              threads_per_block={threads_per_block} blocks={blocks} />
-            },
+            View::Occupancy => {
+                // The launch of the run on the page (its shared memory is the kernel's as the
+                // simulation laid it out), on that run's device; before the first run comes back,
+                // the launch asked for, with only its dynamic shared memory known.
+                let ((resources, launch), device, kernel) = match &shown.run {
+                    Some(run) => (
+                        model::lesson_occupancy(&run.input, &run.result),
+                        run.input.device.clone(),
+                        run.input.kernel.clone(),
+                    ),
+                    None => (
+                        model::launch_occupancy(&input),
+                        device.clone(),
+                        input.kernel.clone(),
+                    ),
+                };
+                let sweeps = model::occupancy_sweeps(&device, resources);
+                html! {
+                    <OccupancyView device={device} resources={resources} kernel={kernel}
+                                   launch={launch} sweeps={sweeps} />
+                }
+            }
+            View::Roofline => {
+                let outcome =
+                    shown
+                        .run
+                        .as_ref()
+                        .and_then(|run| match (&run.result, &run.prediction) {
+                            (Ok(report), Some(prediction)) => Some((run, report, prediction)),
+                            _ => None,
+                        });
+                // The kernel's point: FLOP per simulated DRAM byte. When a launch writes nothing
+                // and what it reads stays in L2 between timed runs, no byte reaches DRAM; the
+                // point then counts each byte once, as a cold run would fetch it.
+                let simulated = outcome.and_then(|(run, report, prediction)| {
+                    model::simulated_point(&run.input.kernel, report, prediction)
+                });
+                // The hierarchical roofline: the run's FLOPs against each level's bytes.
+                let levels = outcome
+                    .map(|(_, report, prediction)| roofline::hierarchical(report, prediction));
+                let kernel = shown
+                    .run
+                    .as_ref()
+                    .map_or(input.kernel.clone(), |run| run.input.kernel.clone());
+                html! {
+                    <>
+                        <RooflineView device={device.clone()} ceilings={roofline::ceilings(&device)}
+                                      tile={state.tile} simulated={simulated} />
+                        <RooflineLevels kernel={kernel} device_name={device.name.to_string()}
+                                        levels={levels} />
+                    </>
+                }
+            }
+            View::MemorySpaces => {
+                // The memory spaces of the kernel that ran, with its launch's threads; before
+                // the first answer, the kernel asked for and nothing listed yet.
+                let (kernel, spaces_input, declarations) = match &shown.run {
+                    Some(run) => (
+                        run.input.kernel.clone(),
+                        &run.input,
+                        Some(run.declarations.clone()),
+                    ),
+                    None => (input.kernel.clone(), &input, None),
+                };
+                html! {
+                    <MemorySpaces kernel={kernel} declarations={declarations}
+                                  threads_per_block={spaces_input.block.count()}
+                                  blocks={spaces_input.grid.count()} />
+                }
+            }
             View::Pitched => html! { <PitchedAllocation device={state.device} /> },
         }
     };
