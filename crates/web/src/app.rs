@@ -300,8 +300,9 @@ pub fn app() -> Html {
     let state = use_reducer(|| State::from_link(&initial_query(), &initial_fragment()));
     // Whether the page has written its link once: the first write replaces the opening entry.
     let written = use_memo((), |_| std::cell::Cell::new(false));
-    // The link the page was opened with, where Reset returns.
-    let opening = use_memo((), |_| (*state).clone());
+    // The link the page was opened with, where Reset returns; read again against a lesson the
+    // link loads, once it is in the menu.
+    let opening = use_mut_ref(|| (*state).clone());
     // The course page around an embed, as the link's `parent-origin=` names it (embed_api).
     let parent_origin = use_memo((), |_| {
         ParentOrigin::from_value(url::query_value(&initial_query(), PARENT_ORIGIN_KEY).as_deref())
@@ -369,11 +370,12 @@ pub fn app() -> Html {
     // Once the page runs: the boot line goes, and a kernel in the opening link is unpacked (the
     // lesson's own kernel shows meanwhile).
     {
-        let opening = match &state.source_link {
+        let kernel = match &state.source_link {
             SourceLink::Opening { compressed, .. } => Some(compressed.clone()),
             _ => None,
         };
         let state = state.clone();
+        let opening = opening.clone();
         use_effect_with((), move |_| {
             remove_boot_status();
             let linked = LinkedLesson::of(&state);
@@ -384,6 +386,7 @@ pub fn app() -> Html {
                     match linked.load().await {
                         Ok(lesson) => {
                             let opened = opened_with(lesson, &initial_query(), &initial_fragment());
+                            *opening.borrow_mut() = opened.clone();
                             state.dispatch(Action::OpenLink {
                                 state: Box::new(opened),
                             });
@@ -391,7 +394,7 @@ pub fn app() -> Html {
                         Err(note) => state.dispatch(Action::LessonNotLoaded { note }),
                     }
                 }
-                if let Some(compressed) = opening {
+                if let Some(compressed) = kernel {
                     let inflated = deflate::inflate(&compressed).await;
                     state.dispatch(Action::SharedSourceOpened { inflated });
                 }
@@ -749,7 +752,7 @@ pub fn app() -> Html {
         let state = state.clone();
         let opening = opening.clone();
         Callback::from(move |()| {
-            let to = Box::new(state.reset_target(&opening));
+            let to = Box::new(state.reset_target(&opening.borrow()));
             state.dispatch(Action::Reset { to });
         })
     };

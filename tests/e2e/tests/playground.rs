@@ -3876,8 +3876,19 @@ async fn an_instructors_lesson_opens_from_its_file_and_from_a_link_that_carries_
     let page = Harness::start().await;
     page.set_viewport(1280, 800).await;
     // The course example's own lesson, a file beside memplay's page.
-    page.open("?lesson-url=course%2Fmisaligned-loads.txt").await;
+    page.open("?lesson-url=course%2Fmisaligned-loads.txt&stride=4")
+        .await;
     page.wait_for_text("lesson-title", "Misaligned loads").await;
+    // The link's offset is read against the loaded lesson, and Reset returns to it.
+    page.wait_for_url_containing("stride=4").await;
+    page.set_number("control-stride", 9).await;
+    page.wait_for_url_containing("stride=9").await;
+    page.wait_for("[data-testid='reset']")
+        .await
+        .click()
+        .await
+        .expect("Reset is a button");
+    page.wait_for_url_containing("stride=4").await;
     page.wait_for_text_where("control-lesson", "list the loaded lesson", |text| {
         text.contains("Misaligned loads")
     })
