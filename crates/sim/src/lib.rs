@@ -12,6 +12,7 @@ pub mod capability;
 pub mod coalescing;
 pub mod compile_effects;
 pub mod counters;
+pub mod decimal;
 pub mod device;
 pub mod fill;
 pub mod kernel;

@@ -355,7 +355,7 @@ impl LaunchFact {
                 .defines
                 .iter()
                 .find(|(define, _)| define == name)
-                .and_then(|(_, value)| value.parse::<f64>().ok())
+                .and_then(|(_, value)| memplay_sim::decimal::parse_f64(value))
         };
         let argument = |name: &str| crate::model::int_argument(input, name).map(|v| v as f64);
         let threads = input.block.count() as f64;

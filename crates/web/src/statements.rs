@@ -79,7 +79,7 @@ pub fn printed_number(text: &str) -> Option<f64> {
         .chars()
         .filter(|c| *c != ',')
         .collect();
-    cleaned.replace('\u{2212}', "-").parse().ok()
+    memplay_sim::decimal::parse_f64(&cleaned.replace('\u{2212}', "-"))
 }
 
 #[cfg(test)]

@@ -508,7 +508,7 @@ fn lex_number(
     }
     let text = &source[start..cur.pos];
     if is_float {
-        let value: f64 = text.parse().map_err(|_| bad(cur, text))?;
+        let value = crate::decimal::parse_f64(text).ok_or_else(|| bad(cur, text))?;
         let single = matches!(cur.peek(0), b'f' | b'F');
         if single || matches!(cur.peek(0), b'l' | b'L') {
             cur.bump();
@@ -520,7 +520,7 @@ fn lex_number(
     }
     if matches!(cur.peek(0), b'f' | b'F') {
         // `1f` is not C, but nobody is helped by rejecting it.
-        let value: f64 = text.parse().map_err(|_| bad(cur, text))?;
+        let value = crate::decimal::parse_f64(text).ok_or_else(|| bad(cur, text))?;
         cur.bump();
         return Ok(TokenKind::Float {
             value,

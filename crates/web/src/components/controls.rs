@@ -74,7 +74,7 @@ fn pattern_hint(pattern: PatternId) -> &'static str {
 /// A committed number: decimals are rounded and signs dropped, so any typed text that the
 /// browser accepts as a number means something.
 pub(crate) fn typed_number(text: &str) -> Option<u32> {
-    let value = text.trim().parse::<f64>().ok().filter(|v| v.is_finite())?;
+    let value = memplay_sim::decimal::parse_f64(text.trim()).filter(|v| v.is_finite())?;
     Some(value.round().clamp(0.0, f64::from(u32::MAX)) as u32)
 }
 

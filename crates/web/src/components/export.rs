@@ -103,9 +103,8 @@ pub fn view_box_size(view_box: &str) -> Option<(f64, f64)> {
     let numbers: Vec<f64> = view_box
         .split([' ', ','])
         .filter(|part| !part.is_empty())
-        .map(str::parse)
-        .collect::<Result<_, _>>()
-        .ok()?;
+        .map(memplay_sim::decimal::parse_f64)
+        .collect::<Option<_>>()?;
     match numbers[..] {
         [_, _, width, height] if width > 0.0 && height > 0.0 => Some((width, height)),
         _ => None,

@@ -53,7 +53,7 @@ pub fn reading(key: &str, text: &str) -> Result<String, String> {
         lesson.text.title,
         if kernels == 1 { "" } else { "s" },
         lesson.text.question.choices.len(),
-        lesson.view.label().to_lowercase(),
+        lesson.view.label().to_ascii_lowercase(),
     ))
 }
 

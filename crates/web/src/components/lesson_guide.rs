@@ -262,10 +262,14 @@ pub fn key_number(lesson: Lesson, run: Option<&SimulationRun>, revealed: bool) -
     }
 }
 
+/// The words with their first letter a capital. The words are the lessons' own labels, so an ASCII
+/// capital is enough, and the page's module needs no Unicode case tables (`str::to_uppercase`'s).
 fn capitalized(words: &str) -> String {
     let mut chars = words.chars();
     match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
+        Some(first) => std::iter::once(first.to_ascii_uppercase())
+            .chain(chars)
+            .collect(),
         None => String::new(),
     }
 }
@@ -278,7 +282,7 @@ pub fn try_next(lesson: Lesson) -> String {
         .filter(|control| **control != Control::Pattern)
         .map(|control| control.label())
         .collect();
-    let view = lesson.view().label().to_lowercase();
+    let view = lesson.view().label().to_ascii_lowercase();
     match controls.split_last() {
         None => format!("Now try another device, and watch the {view} change."),
         Some((last, [])) => format!("Now move the {last} and watch the {view} change."),
