@@ -174,7 +174,7 @@ pub fn features_used(program: &Program, kernel: usize) -> Vec<FeatureUse> {
             });
         }
     }
-    uses.sort_by_key(|each| (each.span.start, each.feature));
+    crate::sorting::sort_by_key(&mut uses, |each| (each.span.start, each.feature));
     uses
 }
 

@@ -26,6 +26,7 @@ pub mod replay;
 pub mod roofline;
 pub mod sampling;
 pub mod simulate;
+pub mod sorting;
 pub mod timing;
 pub mod trace;
 pub mod transfer;

@@ -318,7 +318,7 @@ pub fn declarations(
             | StmtKind::Unsupported(_) => {}
         }
     }
-    found.sort_by_key(|declaration| declaration.span.start);
+    crate::sorting::sort_by_key(&mut found, |declaration| declaration.span.start);
     Ok(found)
 }
 

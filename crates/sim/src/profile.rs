@@ -604,7 +604,7 @@ impl SiteRows {
     /// it opens one row per `row_bytes` of addresses. Otherwise each row it opened counts.
     fn first_activations(&self, row_bytes: u64) -> f64 {
         let mut spans = self.first_spans.clone();
-        spans.sort_unstable();
+        crate::sorting::sort_by(&mut spans, Ord::cmp);
         let mut covered = 0u64;
         let mut end: Option<u64> = None;
         for (start, stop) in spans {

@@ -66,7 +66,7 @@ pub fn strata(class: &BlockClass, grid: [u32; 3]) -> Vec<BlockClass> {
     if dims.is_empty() {
         return vec![class.clone()];
     }
-    dims.sort_by_key(|&(_, interior)| interior);
+    crate::sorting::sort_by_key(&mut dims, |&(_, interior)| interior);
     let mut runs: [Vec<(u32, u32)>; 3] = class.representative.map(|index| vec![(index, index + 1)]);
     let mut budget = MAX_STRATA;
     let mut left = dims.len() as u32;

@@ -145,7 +145,7 @@ fn builtin() -> &'static [Lesson] {
             .filter_map(|(key, text)| parse(key, text).ok())
             .map(|def| Lesson(Box::leak(Box::new(def))))
             .collect();
-        lessons.sort_by_key(|lesson| lesson.0.order);
+        memplay_sim::sorting::sort_by_key(&mut lessons, |lesson| lesson.0.order);
         lessons
     })
 }

@@ -144,7 +144,7 @@ pub fn bank_grid(report: &BankReport) -> Vec<PhaseGrid> {
                 for (bank, cell) in row.iter_mut().enumerate() {
                     cell.conflict = cycles_per_bank[bank] > 1;
                     for word in &mut cell.words {
-                        word.lanes.sort_unstable();
+                        memplay_sim::sorting::sort_by(&mut word.lanes, Ord::cmp);
                     }
                 }
             }

@@ -507,7 +507,7 @@ impl State {
             .iter()
             .filter(|(key, _)| !FRAME_KEYS.contains(&key.as_str()))
             .collect();
-        given.sort_by_key(|(key, _)| key != "lesson");
+        memplay_sim::sorting::sort_by_key(&mut given, |(key, _)| key != "lesson");
         let query_with = |accepted: &[&(String, String)]| {
             let named = |key: &str| accepted.iter().any(|(given, _)| given == key);
             let new_lesson = named("lesson");

@@ -432,7 +432,7 @@ pub fn analyze_loop(
     }
     let registers = loop_registers(&code[begin + 1..end], constants)?;
     let mut induction: Vec<Induction> = registers.induction.values().copied().collect();
-    induction.sort_unstable_by_key(|i| i.reg);
+    crate::sorting::sort_by_key(&mut induction, |i| i.reg);
     let shift = prove_with(
         function,
         constants,
@@ -723,7 +723,7 @@ fn prove_with(
                 return None;
             }
             let mut bytes_per_block: Vec<(usize, [i64; 3])> = analysis.sites.into_iter().collect();
-            bytes_per_block.sort_unstable();
+            crate::sorting::sort_by(&mut bytes_per_block, Ord::cmp);
             let guards = analysis.guards;
             // Two guards at one place would mix their ranges.
             let distinct: HashSet<GuardSite> = guards.iter().map(|g| g.site).collect();
@@ -742,7 +742,7 @@ fn prove_with(
                 })
                 .collect();
             let site_shifts = site_shifts.map(|mut sites| {
-                sites.sort_unstable_by_key(|site| (site.span, site.kind));
+                crate::sorting::sort_by_key(&mut sites, |site| (site.span, site.kind));
                 sites
             });
             return Some(BlockShift {

@@ -133,7 +133,7 @@ fn shown_units(prediction: &Prediction) -> Vec<(Unit, f64)> {
         .iter()
         .filter(|unit| unit.share >= 0.01)
         .collect();
-    units.sort_by(|a, b| b.share.total_cmp(&a.share));
+    memplay_sim::sorting::sort_by(&mut units, |a, b| b.share.total_cmp(&a.share));
     units
         .into_iter()
         .take(5)

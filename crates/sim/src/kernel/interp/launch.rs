@@ -913,7 +913,7 @@ impl<'p> Simulation<'p> {
             .filter(|o| o.in_global_memory())
             .map(|o| (o.name.clone(), o.base, o.size))
             .collect();
-        objects.sort_by_key(|&(_, base, _)| base);
+        crate::sorting::sort_by_key(&mut objects, |&(_, base, _)| base);
         objects
     }
 
