@@ -59,7 +59,7 @@ pub fn parse_f64(text: &str) -> Option<f64> {
             f64::INFINITY
         }
         _ if rest.eq_ignore_ascii_case(b"nan") => f64::NAN,
-        _ => Decimal::read(rest)?.to_f64(),
+        _ => Decimal::read(rest)?.into_f64(),
     };
     Some(if negative { -magnitude } else { magnitude })
 }
@@ -157,7 +157,7 @@ impl Decimal {
     }
 
     /// The nearest double, ties to even.
-    fn to_f64(mut self) -> f64 {
+    fn into_f64(mut self) -> f64 {
         if self.digits.is_empty() {
             return 0.0;
         }

@@ -16,27 +16,27 @@
 //! `embed_api` (README, "The embed API").
 
 use crate::bridge::use_simulations;
-use crate::components::bank_map::BankMap;
-use crate::components::compare_view::CompareView;
-use crate::components::controls::Controls;
-use crate::components::divergence_view::DivergenceView;
+use crate::components::bank_map::{bank_map, BankMapProps};
+use crate::components::compare_view::{compare_view, CompareViewProps};
+use crate::components::controls::{controls_view, ControlsProps};
+use crate::components::divergence_view::{divergence_view, DivergenceViewProps};
 use crate::components::embed_bar::{EmbedBar, EmbedCodePanel};
 use crate::components::kernel_view::{launch_text, KernelView};
-use crate::components::latency_view::LatencyView;
+use crate::components::latency_view::{latency_view, LatencyViewProps};
 use crate::components::launch_form::LaunchForm;
-use crate::components::lesson_bar::LessonBar;
+use crate::components::lesson_bar::{lesson_bar, LessonBarProps};
 use crate::components::lesson_file::LessonFileView;
-use crate::components::lesson_guide::{key_number, LessonGuide};
-use crate::components::line_view::{LineFocus, LineView};
+use crate::components::lesson_guide::{key_number, lesson_guide, LessonGuideProps};
+use crate::components::line_view::{line_focus, line_table, LineViewProps};
 use crate::components::memory_spaces::MemorySpaces;
-use crate::components::notes::Notes;
-use crate::components::occupancy_view::OccupancyView;
+use crate::components::notes::{notes, NotesProps};
+use crate::components::occupancy_view::{occupancy_view, OccupancyViewProps};
 use crate::components::pitched::PitchedAllocation;
-use crate::components::roofline_levels::RooflineLevels;
+use crate::components::roofline_levels::{roofline_levels, RooflineLevelsProps};
 use crate::components::roofline_view::RooflineView;
-use crate::components::tabs::{Tabs, PANEL_ID as TAB_PANEL};
+use crate::components::tabs::{tabs_view, TabsProps, PANEL_ID as TAB_PANEL};
 use crate::components::time_sweep::TimeSweep;
-use crate::components::transfer_view::TransferView;
+use crate::components::transfer_view::{transfer_view, TransferViewProps};
 use crate::deflate;
 use crate::embed_api::{self, Incoming, Outgoing, ParentOrigin, PARENT_ORIGIN_KEY};
 use crate::lesson_link;
@@ -531,20 +531,18 @@ pub fn app() -> Html {
         } else {
             format!("?lesson={}", lesson.key())
         };
-        html! {
-            <LessonGuide
-                lesson={lesson}
-                run={shown.run.clone()}
-                sweep={sweep_runs.clone()}
-                question_launch={question_launch}
-                lesson_href={lesson_href}
-                next_href={next_href}
-                next_title={next_title}
-                prediction={state.page.prediction}
-                more={state.more}
-                on_action={on_action.clone()}
-            />
-        }
+        lesson_guide(&LessonGuideProps {
+            lesson,
+            run: shown.run.clone(),
+            sweep: sweep_runs.clone(),
+            question_launch,
+            lesson_href,
+            next_href,
+            next_title,
+            prediction: state.page.prediction,
+            more: state.more,
+            on_action: on_action.clone(),
+        })
     };
     // The lesson's controls: those of its first screen, or the pattern alone above the explorer.
     let lesson_labels: Vec<(Control, String)> = Control::ALL
@@ -557,24 +555,22 @@ pub fn app() -> Html {
         .filter_map(|control| Some((control, state.setting(control)?)))
         .collect();
     let controls = |shown: Vec<Control>, with_device: bool| -> Html {
-        html! {
-            <Controls
-                device={state.device}
-                pattern={state.pattern}
-                element={state.element}
-                host_memory={state.host_memory}
-                tile={state.tile}
-                block={state.block}
-                pad={state.pad}
-                stride={state.stride}
-                regs={state.regs}
-                shown={shown}
-                with_device={with_device}
-                labels={lesson_labels.clone()}
-                ranges={lesson_ranges.clone()}
-                on_action={on_action.clone()}
-            />
-        }
+        controls_view(&ControlsProps {
+            device: state.device,
+            pattern: state.pattern,
+            element: state.element,
+            host_memory: state.host_memory,
+            tile: state.tile,
+            block: state.block,
+            pad: state.pad,
+            stride: state.stride,
+            regs: state.regs,
+            shown,
+            with_device,
+            labels: lesson_labels.clone(),
+            ranges: lesson_ranges.clone(),
+            on_action: on_action.clone(),
+        })
     };
     // One view of the lesson, drawn in the first screen when it is the lesson's own and in its
     // tab otherwise.
@@ -587,13 +583,16 @@ pub fn app() -> Html {
             },
             // The access the lesson is about; the table of every access draws it only where the
             // first screen does not.
-            View::Access => html! {
-                <LineFocus view={line_view()} on_action={on_action.clone()} />
-            },
-            View::Lines => html! {
-                <LineView view={line_view()} with_detail={primary != View::Access}
-                          on_action={on_action.clone()} />
-            },
+            View::Access => line_focus(&LineViewProps {
+                view: line_view(),
+                with_detail: true,
+                on_action: on_action.clone(),
+            }),
+            View::Lines => line_table(&LineViewProps {
+                view: line_view(),
+                with_detail: primary != View::Access,
+                on_action: on_action.clone(),
+            }),
             View::BankMap => {
                 let pattern = patterns::build(state.pattern, crate::state::pattern_params(&state));
                 let report = banks::analyze(&pattern.access, &device);
@@ -604,23 +603,28 @@ pub fn app() -> Html {
                     if primary != View::BankMap {
                         { controls(vec![Control::Pattern], false) }
                     }
-                    <BankMap
-                        device={device.clone()}
-                        pattern={pattern}
-                        report={report}
-                        tile={state.tile}
-                        pad={state.pad}
-                        stride={state.stride}
-                    />
+                    { bank_map(&BankMapProps {
+                        device: device.clone(),
+                        pattern,
+                        report,
+                        tile: state.tile,
+                        pad: state.pad,
+                        stride: state.stride,
+                    }) }
                 </>
                 }
             }
-            View::LatencyHiding => html! { <LatencyView run={shown.run.clone()} /> },
-            View::Divergence => html! { <DivergenceView run={shown.run.clone()} /> },
-            View::Transfers => html! {
-                <TransferView run={shown.run.clone()} host_memory={state.host_memory}
-                              layout={state.variant.transfer_layout(state.settings())} />
-            },
+            View::LatencyHiding => latency_view(&LatencyViewProps {
+                run: shown.run.clone(),
+            }),
+            View::Divergence => divergence_view(&DivergenceViewProps {
+                run: shown.run.clone(),
+            }),
+            View::Transfers => transfer_view(&TransferViewProps {
+                run: shown.run.clone(),
+                host_memory: state.host_memory,
+                layout: state.variant.transfer_layout(state.settings()),
+            }),
             View::Occupancy => {
                 // The launch of the run on the page (its shared memory is the kernel's as the
                 // simulation laid it out), on that run's device; before the first run comes back,
@@ -638,10 +642,13 @@ pub fn app() -> Html {
                     ),
                 };
                 let sweeps = model::occupancy_sweeps(&device, resources);
-                html! {
-                    <OccupancyView device={device} resources={resources} kernel={kernel}
-                                   launch={launch} sweeps={sweeps} />
-                }
+                occupancy_view(&OccupancyViewProps {
+                    device,
+                    resources,
+                    kernel,
+                    launch,
+                    sweeps,
+                })
             }
             View::Roofline => {
                 let outcome =
@@ -669,8 +676,11 @@ pub fn app() -> Html {
                     <>
                         <RooflineView device={device.clone()} ceilings={roofline::ceilings(&device)}
                                       tile={state.tile} simulated={simulated} />
-                        <RooflineLevels kernel={kernel} device_name={device.name.to_string()}
-                                        levels={levels} />
+                        { roofline_levels(&RooflineLevelsProps {
+                            kernel,
+                            device_name: device.name.to_string(),
+                            levels,
+                        }) }
                     </>
                 }
             }
@@ -731,17 +741,15 @@ pub fn app() -> Html {
                 }
             </KernelView>
         },
-        Tab::Compare => html! {
-            <CompareView
-                compare={state.compare}
-                choices={lesson.compare_choices().to_vec()}
-                own_label={state.compare_own_label()}
-                other_label={compared.clone().map(|(label, _)| label)}
-                own={shown.run.clone()}
-                other={shown.compare.clone()}
-                on_action={on_action.clone()}
-            />
-        },
+        Tab::Compare => compare_view(&CompareViewProps {
+            compare: state.compare,
+            choices: lesson.compare_choices().to_vec(),
+            own_label: state.compare_own_label(),
+            other_label: compared.clone().map(|(label, _)| label),
+            own: shown.run.clone(),
+            other: shown.compare.clone(),
+            on_action: on_action.clone(),
+        }),
         Tab::View(view) => render_view(view),
         Tab::LessonFile => html! {
             <LessonFileView lesson={lesson} page={page_address()} on_action={on_action.clone()} />
@@ -764,8 +772,12 @@ pub fn app() -> Html {
                 <p class="tagline">
                     { "How one warp uses GPU memory, on devices from G80 to H100." }
                 </p>
-                <LessonBar variant={state.variant} menus={true} on_action={on_action.clone()}
-                           on_reset={on_reset.clone()} />
+                { lesson_bar(&LessonBarProps {
+                    variant: state.variant,
+                    menus: true,
+                    on_action: on_action.clone(),
+                    on_reset: on_reset.clone(),
+                }) }
             </header>
             }
             <main class={classes!(embedded.then_some("embedded"))}>
@@ -773,15 +785,19 @@ pub fn app() -> Html {
                     <EmbedBar title={lesson.title()}
                               full_page_href={link(&state.full_page_query(),
                                                    state.link_fragment().as_deref())}>
-                        <LessonBar variant={state.variant} menus={state.menus}
-                                   on_action={on_action.clone()} on_reset={on_reset.clone()} />
+                        { lesson_bar(&LessonBarProps {
+                            variant: state.variant,
+                            menus: state.menus,
+                            on_action: on_action.clone(),
+                            on_reset: on_reset.clone(),
+                        }) }
                     </EmbedBar>
                 }
                 <div class="lesson-first">
                     { guide }
                     <div class="lesson-stage">
                         { controls(first_controls, true) }
-                        <Notes notes={state.notes.clone()} />
+                        { notes(&NotesProps { notes: state.notes.clone() }) }
                         <section class="card lesson-view" data-testid="lesson-view"
                                  aria-label={format!("{}: {}", lesson.title(), primary.label())}>
                             <p class="key-number" data-testid="key-number" role="status">{ key_number }</p>
@@ -797,7 +813,7 @@ pub fn app() -> Html {
                         </section>
                     </div>
                 </div>
-                <Tabs tabs={tabs} current={tab} on_action={on_action.clone()} />
+                { tabs_view(&TabsProps { tabs, current: tab, on_action: on_action.clone() }) }
                 <div class="tab-panel" id={TAB_PANEL} role="tabpanel"
                      aria-labelledby={format!("tab-{}", tab.key())}>
                     { tab_panel }

@@ -19,7 +19,7 @@ use memplay_sim::patterns::{Element, Pattern, PatternId};
 use memplay_sim::Device;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct BankMapProps {
     pub device: Device,
     pub pattern: Pattern,
@@ -214,7 +214,6 @@ pub(crate) fn phase_table(grid: &PhaseGrid, n_phases: usize, map_name: &str) -> 
     }
 }
 
-#[function_component(BankMap)]
 pub fn bank_map(props: &BankMapProps) -> Html {
     let report = &props.report;
     let grids = bank_grid(report);

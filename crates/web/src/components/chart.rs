@@ -7,7 +7,7 @@
 //! numbers in a sentence, and under it a disclosure holds the same numbers as a table, so that a
 //! student who cannot see the chart, or cannot see it well, gets everything it shows.
 
-use crate::components::export::ChartExport;
+use crate::components::export::{chart_export, ChartExportProps};
 use crate::format::format_number;
 use crate::model::{Sweep, SweepKind, SweepPoint};
 use yew::prelude::*;
@@ -242,7 +242,7 @@ impl NumberRow {
     }
 }
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct ChartNumbersProps {
     /// The chart's title: the table's caption, and what the disclosure's name says it opens.
     pub title: String,
@@ -255,7 +255,6 @@ pub struct ChartNumbersProps {
 /// The numbers behind a chart, as a table in a disclosure: one short line under the chart until a
 /// click, Enter or Space opens it. It is native HTML, so the keyboard and screen readers work
 /// without help, and magnified or read aloud a table is easier than a chart.
-#[function_component(ChartNumbers)]
 pub fn chart_numbers(props: &ChartNumbersProps) -> Html {
     html! {
         <details class="chart-numbers" data-testid={props.test_id.clone()}>
@@ -391,12 +390,18 @@ pub fn sweep_chart(props: &SweepChartProps) -> Html {
                 </text>
             </svg>
             <p id={description_id} hidden=true>{ describe_sweep(sweep) }</p>
-            <ChartExport chart={figure} name={file_name} id_suffix={id_suffix}
-                         title={in_sentence(title)} />
-            <ChartNumbers title={title.to_string()}
-                          columns={(capitalized(x_label), "Occupancy".to_string())}
-                          rows={sweep_rows(sweep)}
-                          test_id={format!("numbers{id_suffix}")} />
+            { chart_export(&ChartExportProps {
+                chart: figure,
+                name: file_name.to_string(),
+                id_suffix,
+                title: in_sentence(title).into(),
+            }) }
+            { chart_numbers(&ChartNumbersProps {
+                title: title.to_string(),
+                columns: (capitalized(x_label), "Occupancy".to_string()),
+                rows: sweep_rows(sweep),
+                test_id: format!("numbers{id_suffix}"),
+            }) }
         </figure>
     }
 }

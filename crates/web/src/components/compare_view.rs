@@ -8,7 +8,7 @@ use crate::state::Action;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct CompareViewProps {
     pub compare: CompareWith,
     /// What the lesson lets its launch be compared with.
@@ -22,7 +22,6 @@ pub struct CompareViewProps {
     pub on_action: Callback<Action>,
 }
 
-#[function_component(CompareView)]
 pub fn compare_view(props: &CompareViewProps) -> Html {
     let on_change = props.on_action.reform(|event: Event| {
         let select: HtmlSelectElement = event.target_unchecked_into();

@@ -13,7 +13,7 @@ use memplay_sim::DeviceId;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct ControlsProps {
     pub device: DeviceId,
     pub pattern: PatternId,
@@ -28,13 +28,10 @@ pub struct ControlsProps {
     pub shown: Vec<Control>,
     /// Whether the device is among them: in the lesson's first screen it is; above the pattern
     /// explorer in its tab, only the pattern is.
-    #[prop_or(true)]
     pub with_device: bool,
     /// The names the lesson gives its controls, where it gives one.
-    #[prop_or_default]
     pub labels: Vec<(Control, String)>,
     /// The ranges the lesson gives its numeric controls, where it narrows the page's.
-    #[prop_or_default]
     pub ranges: Vec<(Control, NumberSetting)>,
     pub on_action: Callback<Action>,
 }
@@ -156,8 +153,7 @@ pub fn stride_hint(shown: &[Control]) -> &'static str {
     }
 }
 
-#[function_component(Controls)]
-pub fn controls(props: &ControlsProps) -> Html {
+pub fn controls_view(props: &ControlsProps) -> Html {
     let on_device = {
         let on_action = props.on_action.clone();
         Callback::from(move |event: Event| {

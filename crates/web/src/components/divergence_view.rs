@@ -7,7 +7,7 @@ use crate::format::format_number;
 use crate::run::{Shared, SimulationRun};
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct DivergenceViewProps {
     /// The run the page shows; `None` before the first answer.
     pub run: Option<Shared<SimulationRun>>,
@@ -58,7 +58,6 @@ fn lane_row(facts: &DivergenceFacts) -> Html {
     }
 }
 
-#[function_component(DivergenceView)]
 pub fn divergence_view(props: &DivergenceViewProps) -> Html {
     let body = match props.run.as_deref().and_then(DivergenceFacts::new) {
         Some(facts) => html! {

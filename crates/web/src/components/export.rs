@@ -274,7 +274,7 @@ fn draw_png(
     canvas.to_blob_with_type(saved.unchecked_ref(), "image/png")
 }
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct ChartExportProps {
     /// The element that holds the chart's `<svg>`.
     pub chart: NodeRef,
@@ -282,7 +282,6 @@ pub struct ChartExportProps {
     pub name: String,
     /// Appended to the buttons' test ids (`export-svg`, `export-png`), so that several charts'
     /// buttons can be told apart: empty for the lesson's sweep chart, `-roofline` and so on.
-    #[prop_or_default]
     pub id_suffix: &'static str,
     /// The chart's title as a sentence says it ("occupancy vs block size"). Each button's name
     /// says which chart it saves, so that a screen reader tells the page's many "SVG" and "PNG"
@@ -291,7 +290,6 @@ pub struct ChartExportProps {
 }
 
 /// "SVG" and "PNG" buttons that download the chart in `chart`.
-#[function_component(ChartExport)]
 pub fn chart_export(props: &ChartExportProps) -> Html {
     let on_svg = {
         let chart = props.chart.clone();

@@ -8,7 +8,7 @@ use crate::statements::{printed_number, Claim, Statement};
 use memplay_sim::timing::{LatencyHiding, Prediction};
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct LatencyViewProps {
     /// The run the page shows; `None` before the first answer.
     pub run: Option<Shared<SimulationRun>>,
@@ -190,7 +190,6 @@ fn warp_slots(facts: &LatencyFacts) -> Html {
     }
 }
 
-#[function_component(LatencyView)]
 pub fn latency_view(props: &LatencyViewProps) -> Html {
     let facts = props.run.as_ref().and_then(|run| {
         let prediction = run.prediction.as_ref()?;

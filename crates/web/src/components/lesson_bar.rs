@@ -10,7 +10,7 @@ use crate::state::Action;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct LessonBarProps {
     pub variant: Variant,
     /// Whether the Lesson and Kernel menus are shown.
@@ -19,7 +19,6 @@ pub struct LessonBarProps {
     pub on_reset: Callback<()>,
 }
 
-#[function_component(LessonBar)]
 pub fn lesson_bar(props: &LessonBarProps) -> Html {
     let on_lesson = {
         let on_action = props.on_action.clone();

@@ -12,7 +12,7 @@ use crate::state::{Action, Prediction};
 use std::rc::Rc;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct LessonGuideProps {
     pub lesson: Lesson,
     /// The run the page shows, to answer the question from; `None` before the first.
@@ -27,7 +27,6 @@ pub struct LessonGuideProps {
     pub next_title: String,
     /// The launches of the lesson's sweep that ran, for placeholders about another value of the
     /// swept setting; `None` before the sweep starts.
-    #[prop_or_default]
     pub sweep: Option<Rc<SweepRuns>>,
     /// The student's answer so far.
     pub prediction: Prediction,
@@ -293,7 +292,6 @@ pub fn try_next(lesson: Lesson) -> String {
     }
 }
 
-#[function_component(LessonGuide)]
 pub fn lesson_guide(props: &LessonGuideProps) -> Html {
     let Prediction { chosen, revealed } = props.prediction;
     let text = props.lesson.words();

@@ -24,13 +24,12 @@ use memplay_sim::banks::BankReport;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct LineViewProps {
     /// The view of the last launch that ran; `None` before one has.
     pub view: Option<LineViewData>,
     /// Whether the picked access is drawn under the table; where the lesson's first screen draws
     /// it (`LineFocus`), the table only picks it.
-    #[prop_or(true)]
     pub with_detail: bool,
     pub on_action: Callback<Action>,
 }
@@ -276,8 +275,7 @@ fn detail(view: &LineViewData, on_action: &Callback<Action>) -> Html {
     }
 }
 
-#[function_component(LineView)]
-pub fn line_view(props: &LineViewProps) -> Html {
+pub fn line_table(props: &LineViewProps) -> Html {
     let body = match &props.view {
         None => {
             html! { <p class="hint">{ "The kernel's lines appear once it runs without an error." }</p> }
@@ -334,7 +332,6 @@ pub fn line_view(props: &LineViewProps) -> Html {
 /// The lesson's primary view where it is one access: the drawing of the access the lesson is
 /// about (the costliest one until the student picks another, `line_model::focus`), without the
 /// table of every access, which is one tab away.
-#[function_component(LineFocus)]
 pub fn line_focus(props: &LineViewProps) -> Html {
     match &props.view {
         None => html! {

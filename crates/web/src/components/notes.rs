@@ -2,12 +2,11 @@
 
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct NotesProps {
     pub notes: Vec<String>,
 }
 
-#[function_component(Notes)]
 pub fn notes(props: &NotesProps) -> Html {
     if props.notes.is_empty() {
         return Html::default();

@@ -12,7 +12,7 @@ use memplay_sim::occupancy::{BlockResources, Limiter, OccupancyError, OccupancyR
 use memplay_sim::Device;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct OccupancyViewProps {
     pub device: Device,
     pub resources: BlockResources,
@@ -262,7 +262,6 @@ fn limits_table(device: &Device, report: &OccupancyReport) -> Html {
     }
 }
 
-#[function_component(OccupancyView)]
 pub fn occupancy_view(props: &OccupancyViewProps) -> Html {
     let block = props.resources;
     let device = &props.device;

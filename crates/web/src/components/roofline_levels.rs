@@ -10,7 +10,7 @@ use crate::statements::{Claim, Statement};
 use memplay_sim::roofline::{Hierarchical, Level, LevelPoint};
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct RooflineLevelsProps {
     /// The kernel the levels are of.
     pub kernel: String,
@@ -313,7 +313,6 @@ fn table(levels: &Hierarchical) -> Html {
     }
 }
 
-#[function_component(RooflineLevels)]
 pub fn roofline_levels(props: &RooflineLevelsProps) -> Html {
     let body = match &props.levels {
         Some(levels) => html! {

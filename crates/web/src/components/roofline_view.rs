@@ -7,7 +7,7 @@
 //! description for screen readers (`aria-describedby`).
 
 use crate::components::chart::{points, power_of_ten_label, power_of_two_label, px, Scale};
-use crate::components::export::ChartExport;
+use crate::components::export::{chart_export, ChartExportProps};
 use crate::format::{format_intensity, format_number};
 pub use crate::model::SimulatedPoint;
 use crate::model::{tiled_matmul_intensity, NAIVE_MATMUL_INTENSITY};
@@ -388,9 +388,12 @@ pub fn roofline_view(props: &RooflineViewProps) -> Html {
                         { simulated_marker(point, &x, &y) }
                     }
                 </svg>
-                <ChartExport chart={chart} name={format!("roofline-{}", props.device.id.as_str())}
-                             id_suffix="-roofline"
-                             title={format!("the roofline of the {}", props.device.name)} />
+                { chart_export(&ChartExportProps {
+                    chart,
+                    name: format!("roofline-{}", props.device.id.as_str()),
+                    id_suffix: "-roofline",
+                    title: format!("the roofline of the {}", props.device.name).into(),
+                }) }
                 </div>
                 <div class="roofline-text" id="roofline-facts">
                     <ul class="facts">

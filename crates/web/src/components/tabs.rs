@@ -9,7 +9,7 @@ use crate::state::Action;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct TabsProps {
     pub tabs: Vec<Tab>,
     pub current: Tab,
@@ -45,8 +45,7 @@ fn focus_tab(tab: Tab) {
     }
 }
 
-#[function_component(Tabs)]
-pub fn tabs(props: &TabsProps) -> Html {
+pub fn tabs_view(props: &TabsProps) -> Html {
     let tabs = props.tabs.clone();
     html! {
         <div class="tabs" role="tablist" aria-label="More of this lesson">

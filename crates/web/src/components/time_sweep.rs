@@ -5,9 +5,9 @@
 //! launch: a point still being simulated shows as "…" on its tick, and the chart fills in.
 
 use crate::components::chart::{
-    capitalized, in_sentence, points, px, ChartNumbers, NumberRow, Scale,
+    capitalized, chart_numbers, in_sentence, points, px, ChartNumbersProps, NumberRow, Scale,
 };
-use crate::components::export::ChartExport;
+use crate::components::export::{chart_export, ChartExportProps};
 use crate::format::format_time;
 use yew::prelude::*;
 
@@ -192,11 +192,18 @@ pub fn time_sweep(props: &TimeSweepProps) -> Html {
             <p id="description-time-sweep" hidden=true>
                 { describe(props.setting, &props.points, props.current) }
             </p>
-            <ChartExport chart={figure} name={file_name} title={in_sentence(&title)} />
-            <ChartNumbers title={title}
-                          columns={(capitalized(props.setting), "Predicted time".to_string())}
-                          rows={number_rows(&props.points, props.current)}
-                          test_id="numbers-time-sweep" />
+            { chart_export(&ChartExportProps {
+                chart: figure,
+                name: file_name,
+                id_suffix: "",
+                title: in_sentence(&title).into(),
+            }) }
+            { chart_numbers(&ChartNumbersProps {
+                title,
+                columns: (capitalized(props.setting), "Predicted time".to_string()),
+                rows: number_rows(&props.points, props.current),
+                test_id: "numbers-time-sweep".to_string(),
+            }) }
         </figure>
     }
 }

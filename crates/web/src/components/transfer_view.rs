@@ -12,7 +12,7 @@ use memplay_sim::transfer::{
 use memplay_sim::DeviceId;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct TransferViewProps {
     pub run: Option<Shared<SimulationRun>>,
     pub host_memory: HostMemory,
@@ -91,7 +91,6 @@ fn bar(transfers: &LaunchTransfers) -> Html {
     }
 }
 
-#[function_component(TransferView)]
 pub fn transfer_view(props: &TransferViewProps) -> Html {
     let ran = props
         .run
