@@ -33,9 +33,9 @@ use crate::components::notes::{notes, NotesProps};
 use crate::components::occupancy_view::{occupancy_view, OccupancyViewProps};
 use crate::components::pitched::PitchedAllocation;
 use crate::components::roofline_levels::{roofline_levels, RooflineLevelsProps};
-use crate::components::roofline_view::RooflineView;
+use crate::components::roofline_view::{roofline_view, RooflineViewProps};
 use crate::components::tabs::{tabs_view, TabsProps, PANEL_ID as TAB_PANEL};
-use crate::components::time_sweep::TimeSweep;
+use crate::components::time_sweep::{time_sweep, TimeSweepProps};
 use crate::components::transfer_view::{transfer_view, TransferViewProps};
 use crate::deflate;
 use crate::embed_api::{self, Incoming, Outgoing, ParentOrigin, PARENT_ORIGIN_KEY};
@@ -674,8 +674,12 @@ pub fn app() -> Html {
                     .map_or(input.kernel.clone(), |run| run.input.kernel.clone());
                 html! {
                     <>
-                        <RooflineView device={device.clone()} ceilings={roofline::ceilings(&device)}
-                                      tile={state.tile} simulated={simulated} />
+                        { roofline_view(&RooflineViewProps {
+                            device: device.clone(),
+                            ceilings: roofline::ceilings(&device),
+                            tile: state.tile,
+                            simulated,
+                        }) }
                         { roofline_levels(&RooflineLevelsProps {
                             kernel,
                             device_name: device.name.to_string(),
@@ -733,11 +737,11 @@ pub fn app() -> Html {
                 on_action={on_action.clone()}
             >
                 if let Some(sweep) = shown.sweep.clone() {
-                    <TimeSweep
-                        setting={sweep.setting.label()}
-                        points={sweep.points}
-                        current={sweep.current}
-                    />
+                    { time_sweep(&TimeSweepProps {
+                        setting: sweep.setting.label(),
+                        points: sweep.points,
+                        current: sweep.current,
+                    }) }
                 }
             </KernelView>
         },

@@ -284,7 +284,7 @@ pub fn chart_numbers(props: &ChartNumbersProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct SweepChartProps {
     pub sweep: Sweep,
     /// Occupancy at the current value, 0 if that launch fails.
@@ -299,7 +299,6 @@ const TOP: f64 = 12.0;
 const BOTTOM: f64 = 52.0;
 
 /// One of the Occupancy Calculator's three charts: occupancy (%) against one resource.
-#[function_component(SweepChart)]
 pub fn sweep_chart(props: &SweepChartProps) -> Html {
     let sweep = &props.sweep;
     let (title, x_label) = sweep_texts(sweep.kind);
@@ -336,7 +335,9 @@ pub fn sweep_chart(props: &SweepChartProps) -> Html {
         current_y - 8.0
     };
 
-    let figure = use_node_ref();
+    // A new reference each render: Yew binds it to the element as this render is drawn, and the
+    // export buttons made in this render read it.
+    let figure = NodeRef::default();
     let (file_name, id_suffix) = match sweep.kind {
         SweepKind::BlockSize => ("occupancy-vs-block-size", "-occupancy-block-size"),
         SweepKind::Registers => ("occupancy-vs-registers", "-occupancy-registers"),

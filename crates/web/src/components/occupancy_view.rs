@@ -4,7 +4,7 @@
 //! An impossible launch (say 1024 threads on G80) is shown as the simulator's error message,
 //! never as an empty card.
 
-use crate::components::chart::SweepChart;
+use crate::components::chart::{sweep_chart, SweepChartProps};
 use crate::format::format_number;
 use crate::model::Sweeps;
 use crate::statements::{Claim, Statement};
@@ -317,9 +317,9 @@ pub fn occupancy_view(props: &OccupancyViewProps) -> Html {
             <p>{ resources }</p>
             { summary }
             <div class="sweeps">
-                <SweepChart sweep={props.sweeps.block_size.clone()} current_pct={current_pct} />
-                <SweepChart sweep={props.sweeps.registers.clone()} current_pct={current_pct} />
-                <SweepChart sweep={props.sweeps.shared_memory.clone()} current_pct={current_pct} />
+                { sweep_chart(&SweepChartProps { sweep: props.sweeps.block_size.clone(), current_pct }) }
+                { sweep_chart(&SweepChartProps { sweep: props.sweeps.registers.clone(), current_pct }) }
+                { sweep_chart(&SweepChartProps { sweep: props.sweeps.shared_memory.clone(), current_pct }) }
             </div>
         </section>
     }

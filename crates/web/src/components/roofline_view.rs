@@ -16,13 +16,12 @@ use memplay_sim::roofline::{Ceilings, Roofline};
 use memplay_sim::Device;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct RooflineViewProps {
     pub device: Device,
     pub ceilings: Ceilings,
     pub tile: u32,
     /// The simulated kernel's point, when it does arithmetic and moves DRAM bytes.
-    #[prop_or_default]
     pub simulated: Option<SimulatedPoint>,
 }
 
@@ -231,7 +230,6 @@ pub fn roofline_statements(
     lines
 }
 
-#[function_component(RooflineView)]
 pub fn roofline_view(props: &RooflineViewProps) -> Html {
     let ceilings = &props.ceilings;
     let theoretical = ceilings.theoretical;
@@ -312,7 +310,9 @@ pub fn roofline_view(props: &RooflineViewProps) -> Html {
         props.tile,
         props.simulated.as_ref(),
     );
-    let chart = use_node_ref();
+    // A new reference each render: Yew binds it to the element as this render is drawn, and the
+    // export buttons made in this render read it.
+    let chart = NodeRef::default();
     html! {
         <section class="card" data-testid="roofline" aria-labelledby="roofline-title">
             <h2 id="roofline-title">{ "Roofline: memory-bound or compute-bound?" }</h2>

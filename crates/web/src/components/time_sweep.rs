@@ -28,7 +28,7 @@ impl TimePoint {
     }
 }
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct TimeSweepProps {
     /// The swept setting, in words ("tile width").
     pub setting: &'static str,
@@ -100,7 +100,6 @@ pub fn describe(setting: &str, points: &[TimePoint], current: u32) -> String {
     )
 }
 
-#[function_component(TimeSweep)]
 pub fn time_sweep(props: &TimeSweepProps) -> Html {
     let n = props.points.len().max(1);
     let max_ms = props
@@ -120,7 +119,9 @@ pub fn time_sweep(props: &TimeSweepProps) -> Html {
         .filter_map(|(i, point)| point.ran().map(|ms| (x_at(i), y.map(ms))))
         .collect();
     let title = format!("Predicted time against {}", props.setting);
-    let figure = use_node_ref();
+    // A new reference each render: Yew binds it to the element as this render is drawn, and the
+    // export buttons made in this render read it.
+    let figure = NodeRef::default();
     let file_name = format!("time-vs-{}", props.setting.replace(' ', "-"));
 
     html! {
