@@ -20,7 +20,7 @@ use crate::components::bank_map::{bank_map, BankMapProps};
 use crate::components::compare_view::{compare_view, CompareViewProps};
 use crate::components::controls::{controls_view, ControlsProps};
 use crate::components::divergence_view::{divergence_view, DivergenceViewProps};
-use crate::components::embed_bar::{EmbedBar, EmbedCodePanel};
+use crate::components::embed_bar::{embed_bar, EmbedBarProps, EmbedCodePanel};
 use crate::components::kernel_view::{launch_text, KernelView};
 use crate::components::latency_view::{latency_view, LatencyViewProps};
 use crate::components::launch_form::LaunchForm;
@@ -786,16 +786,17 @@ pub fn app() -> Html {
             }
             <main class={classes!(embedded.then_some("embedded"))}>
                 if embedded {
-                    <EmbedBar title={lesson.title()}
-                              full_page_href={link(&state.full_page_query(),
-                                                   state.link_fragment().as_deref())}>
-                        { lesson_bar(&LessonBarProps {
+                    { embed_bar(&EmbedBarProps {
+                        title: lesson.title().into(),
+                        full_page_href: link(&state.full_page_query(),
+                                             state.link_fragment().as_deref()).into(),
+                        children: lesson_bar(&LessonBarProps {
                             variant: state.variant,
                             menus: state.menus,
                             on_action: on_action.clone(),
                             on_reset: on_reset.clone(),
-                        }) }
-                    </EmbedBar>
+                        }),
+                    }) }
                 }
                 <div class="lesson-first">
                     { guide }

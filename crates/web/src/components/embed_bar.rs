@@ -9,19 +9,17 @@ use crate::state::EmbedCode;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq, Debug)]
+#[derive(Debug)]
 pub struct EmbedBarProps {
     /// The lesson's title, as its kernel card names it.
     pub title: AttrValue,
     /// The same view on the full page: a relative `?query` without `embed=1`.
     pub full_page_href: AttrValue,
     /// The lesson's bar (menus where the link asks for them, and Reset).
-    #[prop_or_default]
     pub children: Html,
 }
 
 /// The embed's one line of chrome: what it shows, and the way out to the full playground.
-#[function_component(EmbedBar)]
 pub fn embed_bar(props: &EmbedBarProps) -> Html {
     html! {
         <div class="embed-bar" data-testid="embed-bar">
