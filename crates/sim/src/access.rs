@@ -20,13 +20,8 @@ pub enum Space {
     Constant,
 }
 
-/// Load, store or read-modify-write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum AccessKind {
-    Load,
-    Store,
-    Atomic,
-}
+/// Load, store or read-modify-write: the kernel language names it, as the IR's accesses carry it.
+pub use memplay_lang::ir::AccessKind;
 
 /// Bytes each lane moves: 1, 2, 4, 8 or 16 (a `float4` is 16). Read back from serialized data
 /// through `AccessWidth::new`, so no other width can enter from a message or a file.

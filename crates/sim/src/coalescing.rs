@@ -39,7 +39,6 @@
 use crate::access::{WarpAccess, WARP_LANES};
 use crate::device::{Device, GlobalCoalescing};
 use serde::Serialize;
-use std::collections::BTreeSet;
 
 /// Bytes in a sector, the unit the memory moves on cc >= 2.0 and the smallest cc 1.x transaction.
 pub const SECTOR_BYTES: u64 = 32;
@@ -91,13 +90,15 @@ pub fn analyze(access: &WarpAccess, device: &Device) -> CoalescingReport {
     let n_active = access.n_active();
     let requests = for_each_transaction(access, device, n_active, |t| transactions.push(t));
     let bytes_moved: u64 = transactions.iter().map(|t| u64::from(t.bytes)).sum();
-    let lines: BTreeSet<u64> = transactions
+    let mut lines: Vec<u64> = transactions
         .iter()
         .flat_map(|t| {
             let last = t.address.saturating_add(u64::from(t.bytes).max(1) - 1);
             (t.address / LINE_BYTES)..=(last / LINE_BYTES)
         })
         .collect();
+    lines.sort_unstable();
+    lines.dedup();
     CoalescingReport {
         requests,
         sectors: sectors(device, transactions.len() as u32, bytes_moved),

@@ -12,7 +12,6 @@ pub mod capability;
 pub mod coalescing;
 pub mod compile_effects;
 pub mod counters;
-pub mod decimal;
 pub mod device;
 pub mod fill;
 pub mod kernel;
@@ -26,10 +25,12 @@ pub mod replay;
 pub mod roofline;
 pub mod sampling;
 pub mod simulate;
-pub mod sorting;
 pub mod timing;
 pub mod trace;
 pub mod transfer;
+
+/// Decimal numbers and short sorts, shared with the kernel language, keep their paths here.
+pub use memplay_lang::{decimal, sorting};
 
 pub use access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
 pub use device::{Device, DeviceId};

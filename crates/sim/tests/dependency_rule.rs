@@ -1,5 +1,6 @@
 //! memplay-sim is the pure core: it must not depend, even indirectly, on anything that knows the
 //! web, wasm, the DOM, timers or the operating system's randomness (ARCHITECTURE.md, "Invariants").
+//! The kernel language it is built on, memplay-lang, is in that tree and held to the same rule.
 //! This test asks cargo for the crate's resolved dependency tree (normal and build dependencies,
 //! not the dev-dependencies the tests themselves use) and fails if a forbidden crate appears.
 

@@ -11,8 +11,8 @@ use memplay_sim::banks::BankReport;
 use memplay_sim::occupancy::Limiter;
 use memplay_sim::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
 use memplay_sim::simulate::{SimulationError, SimulationInput, SimulationReport};
+use memplay_sim::sorting::sorted_distinct;
 use memplay_sim::Device;
-use std::collections::{BTreeMap, BTreeSet};
 
 pub use memplay_sim::roofline::{tiled_matmul_intensity, NAIVE_MATMUL_INTENSITY};
 
@@ -107,7 +107,7 @@ const MAX_ROWS: u32 = 256;
 /// Lays the report out as the lecture's picture: banks as columns, wavefronts as rows.
 pub fn bank_grid(report: &BankReport) -> Vec<PhaseGrid> {
     let n_banks = report.n_banks as usize;
-    let phases: BTreeSet<u32> = report.lanes.iter().map(|l| l.phase).collect();
+    let phases = sorted_distinct(report.lanes.iter().map(|l| l.phase));
     phases
         .into_iter()
         .map(|phase| {
@@ -123,9 +123,13 @@ pub fn bank_grid(report: &BankReport) -> Vec<PhaseGrid> {
                 .collect();
             let last = entries.iter().map(|l| l.wavefront).max().unwrap_or(0);
             let mut rows = vec![vec![BankCell::default(); n_banks]; (last - first + 1) as usize];
-            let mut busy: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n_banks];
+            // The wavefronts in which each bank is busy, each once.
+            let mut busy: Vec<Vec<u32>> = vec![Vec::new(); n_banks];
             for entry in &entries {
-                busy[entry.bank as usize].insert(entry.wavefront);
+                let wavefronts = &mut busy[entry.bank as usize];
+                if !wavefronts.contains(&entry.wavefront) {
+                    wavefronts.push(entry.wavefront);
+                }
                 let cell = &mut rows[(entry.wavefront - first) as usize][entry.bank as usize];
                 match cell.words.iter_mut().find(|w| w.word == entry.word) {
                     Some(word) => {
@@ -148,10 +152,9 @@ pub fn bank_grid(report: &BankReport) -> Vec<PhaseGrid> {
                     }
                 }
             }
-            let lanes: BTreeSet<u32> = entries.iter().map(|l| l.lane).collect();
             PhaseGrid {
                 phase,
-                lanes: lanes.into_iter().collect(),
+                lanes: sorted_distinct(entries.iter().map(|l| l.lane)),
                 first_wavefront: first,
                 rows,
                 cycles_per_bank,
@@ -228,17 +231,19 @@ pub fn explain(report: &BankReport) -> String {
         .iter()
         .flat_map(|grid| {
             (0..grid.cycles_per_bank.len()).filter_map(move |bank| {
-                let words: BTreeMap<u64, usize> = grid
-                    .rows
-                    .iter()
-                    .flat_map(|row| row[bank].words.iter())
-                    .map(|w| (w.word, w.lanes.len()))
-                    .collect();
-                let first_word = *words.keys().next()?;
+                // Each word the bank holds for some lane, once, with the lanes that want it.
+                let mut words: Vec<(u64, usize)> = Vec::new();
+                for word in grid.rows.iter().flat_map(|row| row[bank].words.iter()) {
+                    match words.iter_mut().find(|(held, _)| *held == word.word) {
+                        Some(entry) => entry.1 = word.lanes.len(),
+                        None => words.push((word.word, word.lanes.len())),
+                    }
+                }
+                let first_word = words.iter().map(|&(word, _)| word).min()?;
                 Some(BankLoad {
                     phase: grid.phase,
                     bank: bank as u32,
-                    lanes: words.values().sum::<usize>() as u32,
+                    lanes: words.iter().map(|&(_, lanes)| lanes).sum::<usize>() as u32,
                     words: words.len() as u32,
                     cycles: grid.cycles_per_bank[bank],
                     first_word,
@@ -264,12 +269,7 @@ pub fn explain(report: &BankReport) -> String {
         let alike = worst_loads.len();
         let same_bank_each_phase = alike == grids.len()
             && worst_loads.iter().all(|l| l.bank == worst.bank)
-            && worst_loads
-                .iter()
-                .map(|l| l.phase)
-                .collect::<BTreeSet<_>>()
-                .len()
-                == alike;
+            && sorted_distinct(worst_loads.iter().map(|l| l.phase)).len() == alike;
         let serves = if worst.cycles == worst.words {
             "the bank serves them one per cycle".to_string()
         } else {
@@ -295,17 +295,24 @@ pub fn explain(report: &BankReport) -> String {
             // The banks are counted in one phase where every phase has as many, as the map
             // draws each phase's banks apart: a 128-bit row read keeps banks 0-3 busy in each
             // half-warp, four banks, not eight.
-            let mut per_phase: BTreeMap<u32, usize> = BTreeMap::new();
+            let mut per_phase: Vec<(u32, usize)> = Vec::new();
             for load in &worst_loads {
-                *per_phase.entry(load.phase).or_default() += 1;
+                match per_phase.iter_mut().find(|(phase, _)| *phase == load.phase) {
+                    Some(entry) => entry.1 += 1,
+                    None => per_phase.push((load.phase, 1)),
+                }
             }
+            let in_worst_phase = per_phase
+                .iter()
+                .find(|(phase, _)| *phase == worst.phase)
+                .map_or(0, |&(_, n)| n);
             let in_each = grids.len() > 1
                 && per_phase.len() == grids.len()
-                && per_phase.values().all(|&n| n == per_phase[&worst.phase]);
+                && per_phase.iter().all(|&(_, n)| n == in_worst_phase);
             let (across, busy) = if in_each {
                 (
                     format!("In each {}, ", phase_name(grids.len())),
-                    per_phase[&worst.phase],
+                    in_worst_phase,
                 )
             } else if grids.len() > 1 {
                 (format!("Over the {}s, ", phase_name(grids.len())), alike)
@@ -324,12 +331,7 @@ pub fn explain(report: &BankReport) -> String {
             )
         }
     } else {
-        let lanes = report
-            .lanes
-            .iter()
-            .map(|l| l.lane)
-            .collect::<BTreeSet<_>>()
-            .len() as u32;
+        let lanes = sorted_distinct(report.lanes.iter().map(|l| l.lane)).len() as u32;
         let per_phase = if grids.len() > 1 {
             format!(", one per {}", phase_name(grids.len()))
         } else {

@@ -1,17 +1,13 @@
-//! The kernel language: a CUDA C subset, parsed, checked and run warp by warp.
+//! Kernels run: the kernel language (`memplay-lang`: preprocessing, parsing, checking, lowering
+//! to `ir`) and the interpreter that runs its IR warp by warp.
 //!
-//! The lecture kernels (seeds 000-004 and `tests/reference/kernels/*.cu`) are written in a small
-//! part of CUDA C++: `__global__` kernels over `threadIdx`/`blockIdx`, `__shared__` tiles,
-//! `__syncthreads()`, atomics, `#define`d tile sizes. This module runs such kernels so that the
-//! rest of the simulator can see every warp-level memory access they make:
+//! The language keeps its paths here (`memplay_sim::kernel::ir`, `kernel::compile`, ...). This
+//! crate adds:
 //!
-//! - `preprocess` + `lexer`: source to tokens, with `#define`/`#ifndef` and `-D` overrides;
-//! - `parser`: tokens to the syntax tree of `ast`;
-//! - `sema`: names, types and C conversions checked, lowered to the `ir` the interpreter runs;
-//! - `issue`: what nvcc makes of it: each loop's unrolling and the SASS instructions of each op;
 //! - `interp`: a block runs warp by warp, lanes in lockstep with active masks, and each load, store
 //!   and atomic becomes a `MemRecord` holding a `WarpAccess` (CUDA C++ Programming Guide, "SIMT
-//!   Architecture").
+//!   Architecture");
+//! - `memory`: the buffers, arrays and fills a launch's kernel reads and writes.
 //!
 //! Every error is a `Diagnostic` with a line and column; no input makes this module panic.
 //!
@@ -31,19 +27,15 @@
 //! assert_eq!(runs[0].records.len(), 2); // one warp-level load and one store
 //! ```
 
-pub mod ast;
-pub mod block_shift;
+// The language itself (reading, checking, lowering, and the analyses of the IR) is the
+// `memplay-lang` crate; its modules keep their paths here, `memplay_sim::kernel::ir` and so on.
+pub use memplay_lang::{
+    ast, block_shift, compile, constant_expression, constant_expressions, ir, issue, lexer, limits,
+    parse, parser, preprocess, sema, span, uniformity,
+};
+
 pub mod interp;
-pub mod ir;
-pub mod issue;
-pub mod lexer;
-pub mod limits;
 pub mod memory;
-pub mod parser;
-pub mod preprocess;
-pub mod sema;
-pub mod span;
-pub mod uniformity;
 
 pub use interp::{
     move_lanes, run, BlockRun, BlockSelection, BlockStats, Dim3, IterationFences,
@@ -52,144 +44,6 @@ pub use interp::{
 };
 pub use sema::Program;
 pub use span::{Diagnostic, Span};
-
-/// Preprocesses and parses `source` (`defines` are `-D NAME=VALUE` overrides).
-pub fn parse(
-    source: &str,
-    defines: &[(String, String)],
-) -> Result<ast::TranslationUnit, Diagnostic> {
-    let tokens = lexer::lex(source)?;
-    let tokens = preprocess::preprocess(tokens, defines)?;
-    parser::parse(&tokens)
-}
-
-/// Preprocesses, parses and checks `source`: the program is ready to run.
-pub fn compile(source: &str, defines: &[(String, String)]) -> Result<Program, Diagnostic> {
-    sema::check(&parse(source, defines)?)
-}
-
-/// The name of the variable `constant_expression` evaluates its expression into.
-const LAUNCH_VALUE: &str = "__memplay_launch_value";
-
-/// A place in a one-line expression: line 1, column `col`.
-fn expression_span(col: u32) -> Span {
-    Span {
-        line: 1,
-        col,
-        ..Span::default()
-    }
-}
-
-/// The value of an integer constant expression written against `source`'s `#define`s (with the
-/// `defines` overrides), as a student writes a launch's grid, block, arguments and buffer sizes
-/// (`(N + 255) / 256`): the preprocessor expands the macros and the front end folds the result
-/// as it folds an array size, with C's integer rules. The error names the expression's own
-/// column (line 1) when the expression is at fault.
-pub fn constant_expression(
-    source: &str,
-    defines: &[(String, String)],
-    expression: &str,
-) -> Result<i64, Diagnostic> {
-    constant_expressions(source, defines, &[expression])
-        .pop()
-        .unwrap_or_else(|| Err(Diagnostic::new(expression_span(1), "the value is empty")))
-}
-
-/// `constant_expression` for each of `expressions`, with one pass of the front end over the source
-/// when all of them are well formed (a launch has a dozen values; each pass parses the whole
-/// source), and one pass each to place the errors when some are not.
-pub fn constant_expressions(
-    source: &str,
-    defines: &[(String, String)],
-    expressions: &[&str],
-) -> Vec<Result<i64, Diagnostic>> {
-    let shape: Vec<Result<(), Diagnostic>> = expressions.iter().map(|e| well_formed(e)).collect();
-    if shape.iter().all(Result::is_ok) {
-        let head = format!("{source}\n\n");
-        let mut text = head;
-        for (index, expression) in expressions.iter().enumerate() {
-            text.push_str(&format!(
-                "__constant__ long long {LAUNCH_VALUE}{index} = ({expression});\n"
-            ));
-        }
-        if let Ok(program) = compile(&text, defines) {
-            let values: Vec<Option<i64>> = (0..expressions.len())
-                .map(|index| launch_value(&program, &format!("{LAUNCH_VALUE}{index}")))
-                .collect();
-            if values.iter().all(Option::is_some) {
-                return values.into_iter().map(|v| Ok(v.unwrap_or(0))).collect();
-            }
-        }
-    }
-    expressions
-        .iter()
-        .zip(shape)
-        .map(|(expression, shape)| shape.and_then(|()| one_expression(source, defines, expression)))
-        .collect()
-}
-
-/// What a value must be before the front end sees it: one expression on one line.
-fn well_formed(expression: &str) -> Result<(), Diagnostic> {
-    if expression.trim().is_empty() {
-        return Err(Diagnostic::new(expression_span(1), "the value is empty"));
-    }
-    if expression.contains(['\n', ';', '{', '}']) {
-        return Err(Diagnostic::new(
-            expression_span(1),
-            "a value is one expression on one line, without ';' or braces",
-        ));
-    }
-    Ok(())
-}
-
-/// The 64-bit value the front end folded into the `__constant__` variable `name`.
-fn launch_value(program: &Program, name: &str) -> Option<i64> {
-    program
-        .objects
-        .iter()
-        .find(|object| object.name == name)
-        .and_then(|object| match &object.init {
-            ir::ObjectInit::Bytes(bytes) => {
-                let mut le = [0u8; 8];
-                le.copy_from_slice(bytes.get(..8)?);
-                Some(i64::from_le_bytes(le))
-            }
-            _ => None,
-        })
-}
-
-/// One expression in a pass of its own, its errors placed in the expression.
-fn one_expression(
-    source: &str,
-    defines: &[(String, String)],
-    expression: &str,
-) -> Result<i64, Diagnostic> {
-    let prefix = format!("__constant__ long long {LAUNCH_VALUE} = (");
-    let head = format!("{source}\n\n");
-    let line = head.matches('\n').count() as u32 + 1;
-    let text = format!("{head}{prefix}{expression});\n");
-    let at_expression = |diagnostic: Diagnostic| {
-        if diagnostic.span.line != line {
-            return diagnostic;
-        }
-        let col = diagnostic
-            .span
-            .col
-            .saturating_sub(prefix.len() as u32)
-            .max(1);
-        let message = if diagnostic.message.contains("must be a constant") {
-            "the value is not a constant integer expression (a name that is no #define, a \
-             division by zero, or a call)"
-                .to_string()
-        } else {
-            diagnostic.message
-        };
-        Diagnostic::new(expression_span(col), message)
-    };
-    let program = compile(&text, defines).map_err(at_expression)?;
-    launch_value(&program, LAUNCH_VALUE)
-        .ok_or_else(|| Diagnostic::new(expression_span(1), "the value is not a constant"))
-}
 
 #[cfg(test)]
 mod tests;

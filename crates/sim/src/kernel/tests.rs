@@ -2101,3 +2101,180 @@ mod repeats {
         );
     }
 }
+
+/// Runs `work` on a thread with a 1 MB stack, about what a browser gives WebAssembly, and
+/// returns its result (a failed assertion inside fails the test).
+fn on_a_small_stack<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    let thread = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(work)
+        .expect("a thread starts");
+    match thread.join() {
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
+/// The error that reading `source` ends in, read on a 1 MB stack.
+fn parse_error_on_a_small_stack(source: String) -> String {
+    on_a_small_stack(move || match crate::kernel::parse(&source, &[]) {
+        Ok(_) => "no error".to_string(),
+        Err(diagnostic) => diagnostic.to_string(),
+    })
+}
+
+/// `__global__ void k(int* a, int x) { BODY }`: the column of `BODY` is 36.
+fn kernel(body: &str) -> String {
+    format!("__global__ void k(int* a, int x) {{ {body} }}")
+}
+
+/// Kernels nested exactly as deep as the limits allow: each parses, compiles and runs on a
+/// 1 MB stack, so the limits are safe for sema and the interpreter too. One level more is an
+/// error.
+#[test]
+fn kernels_nested_exactly_at_the_limits_compile_and_run_on_a_small_stack() {
+    use crate::kernel::{compile, run, BlockSelection, Dim3, Launch, RunConfig};
+    // The deepest expression tree: `a[0] = ` and a chain of 199 terms make 200 levels.
+    let chain = |terms: usize| format!("a[0] = x{};", " + x".repeat(terms - 1));
+    // Statements nested 94 deep (blocks, then `if`s, then loops); the innermost one, at 95, reaches
+    // level 96 in its index and its right-hand side, and holds the deepest tree.
+    let statements = |extra: usize| {
+        format!(
+            "{}{}{}{} {{ a[0] += x{}; x = 2; }} {}",
+            "{ ".repeat(39 + extra),
+            "if (x > 0) ".repeat(30),
+            "for (int i = 0; i < 1; ++i) ".repeat(23),
+            "while (x == 1) ",
+            " + x".repeat(197),
+            "} ".repeat(39 + extra)
+        )
+    };
+    // Brackets nested to the limit after `a[0] = ` (levels 1 and 2): each `(` is a level and
+    // the `-` inside it one more, and each adds two levels to the tree.
+    let brackets = |depth: usize| {
+        format!(
+            "a[0] = {}x{};",
+            "x * (-x + ".repeat(depth),
+            ")".repeat(depth)
+        )
+    };
+    // Conditionals and prefix operators.
+    let conditionals = |depth: usize| format!("a[1] = {}x;", "x > 1 ? 1 : ".repeat(depth));
+    let prefixes = |depth: usize| format!("a[2] = {}x;", "- ~".repeat(depth / 2));
+    let source = [
+        kernel(&chain(199)).replace("void k(", "void chain("),
+        kernel(&statements(0)).replace("void k(", "void statements("),
+        kernel(&brackets(93)).replace("void k(", "void brackets("),
+        kernel(&conditionals(94)).replace("void k(", "void conditionals("),
+        kernel(&prefixes(94)).replace("void k(", "void prefixes("),
+    ]
+    .join("\n");
+    let ran = on_a_small_stack(move || {
+        let program = compile(&source, &[])?;
+        let launch = Launch {
+            grid: Dim3::new(1, 1, 1),
+            block: Dim3::new(32, 1, 1),
+            dyn_smem: 0,
+            args: vec![("x".to_string(), crate::kernel::Value::Int(1))],
+            buffers: vec![("a".to_string(), 64)],
+            fills: vec![],
+        };
+        let config = RunConfig {
+            step_budget: 1_000_000,
+            blocks: BlockSelection::All,
+            seed: 1,
+        };
+        let mut stores = Vec::new();
+        for kernel in [
+            "chain",
+            "statements",
+            "brackets",
+            "conditionals",
+            "prefixes",
+        ] {
+            let runs = run(&program, kernel, &launch, &config)?;
+            stores.push(format!("{kernel}: {} records", runs[0].records.len()));
+        }
+        Ok::<_, Diagnostic>(stores)
+    });
+    assert_eq!(
+        ran,
+        Ok(vec![
+            "chain: 1 records".to_string(),
+            "statements: 2 records".to_string(),
+            "brackets: 1 records".to_string(),
+            "conditionals: 1 records".to_string(),
+            "prefixes: 1 records".to_string(),
+        ])
+    );
+    let deeper = [
+        (
+            chain(200),
+            "1:41: this expression is deeper than the simulator's limit of 200 levels",
+        ),
+        (
+            statements(1),
+            "1:1110: the code nests deeper than the simulator's limit of 96 levels",
+        ),
+        (
+            brackets(94),
+            "1:979: the code nests deeper than the simulator's limit of 96 levels",
+        ),
+        (
+            conditionals(95),
+            "1:1179: the code nests deeper than the simulator's limit of 96 levels",
+        ),
+        (
+            prefixes(96),
+            "1:186: the code nests deeper than the simulator's limit of 96 levels",
+        ),
+    ];
+    for (body, expected) in deeper {
+        assert_eq!(parse_error_on_a_small_stack(kernel(&body)), expected);
+    }
+}
+
+/// A file with an unsupported construct in one kernel: the others compile and run, and the
+/// one that uses it reports it when run.
+#[test]
+fn only_the_kernel_with_an_unsupported_construct_fails() {
+    use crate::kernel::{compile, run, BlockSelection, Dim3, Launch, RunConfig};
+    let source = "__global__ void uses_switch(int* a) { switch (a[0]) { default: a[0] = 1; } }\n\
+                  __global__ void uses_arrow(int* a) { int y = a->x; }\n\
+                  __global__ void fine(int* a) { a[threadIdx.x] = 1; }";
+    let program = compile(source, &[]);
+    let launch = Launch {
+        grid: Dim3::new(1, 1, 1),
+        block: Dim3::new(32, 1, 1),
+        dyn_smem: 0,
+        args: vec![],
+        buffers: vec![("a".to_string(), 128)],
+        fills: vec![],
+    };
+    let config = RunConfig {
+        step_budget: 10_000,
+        blocks: BlockSelection::All,
+        seed: 1,
+    };
+    let outcomes: Vec<String> = ["uses_switch", "uses_arrow", "fine"]
+        .iter()
+        .map(|kernel| {
+            match program
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|p| run(p, kernel, &launch, &config))
+            {
+                Ok(runs) => format!("{kernel}: {} records", runs[0].records.len()),
+                Err(d) => format!("{kernel}: {d}"),
+            }
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            "uses_switch: 1:39: 'switch' is not supported by the simulator; use if/else",
+            "uses_arrow: 2:47: '->' is not supported: the kernel language has no structs",
+            "fine: 1 records",
+        ]
+    );
+}

@@ -619,7 +619,7 @@ fn is_loop_overhead(code: &[Op], begin: usize, pc: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::compile;
+    use crate::compile;
 
     /// Compiles `source` and gives, for the first kernel, the unroll of each loop in order and
     /// the SASS instructions of one pass through the op at each listed line (summed over ops).

@@ -14,6 +14,16 @@
 
 use super::ast::{FunctionKind, Scalar, Type};
 use super::span::{Diagnostic, Span};
+use serde::{Deserialize, Serialize};
+
+/// What an access does to memory: load, store or read-modify-write. The simulator's records of
+/// warp accesses carry it (`memplay_sim::access`), as do the IR's accesses and their analyses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum AccessKind {
+    Load,
+    Store,
+    Atomic,
+}
 
 /// A register number. Registers 0..`SPECIAL_REGS` hold `threadIdx`, `blockIdx`, `blockDim` and
 /// `gridDim` (x, y, z each); variables and temporaries follow.

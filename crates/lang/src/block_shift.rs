@@ -58,7 +58,7 @@ use super::ir::{
     BinOp, Elem, Ex, ExKind, FunctionIr, Op, Place, Reg, UnOp, REG_BLOCK_IDX, REG_THREAD_IDX,
 };
 use super::span::Span;
-use crate::access::AccessKind;
+use crate::ir::AccessKind;
 use std::collections::{HashMap, HashSet};
 
 /// What the analysis proves of a kernel's launch: every block runs the same instructions with
@@ -1431,8 +1431,8 @@ fn binary(op: BinOp, ty: Scalar, a: Value, b: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::compile;
-    use crate::kernel::ir::{ObjectSpace, REG_BLOCK_DIM};
+    use crate::compile;
+    use crate::ir::{ObjectSpace, REG_BLOCK_DIM};
 
     /// What the analysis proves of kernel `kernel` in `source` with `defines` (launched as
     /// `launch_of` says), and the names of the objects it numbers.
@@ -1455,13 +1455,13 @@ mod tests {
     /// a grid of 64 x 64: the names of the objects it numbers (pointer parameters from 1000 on)
     /// and what the analysis knows of it.
     fn launch_of(
-        program: &crate::kernel::Program,
+        program: &crate::Program,
         function: &FunctionIr,
     ) -> (HashMap<usize, String>, LaunchConstants) {
         let mut constants = LaunchConstants::default();
         let mut names: HashMap<usize, String> = HashMap::new();
         for (i, param) in function.params.iter().enumerate() {
-            if matches!(param.ty, crate::kernel::ast::Type::Pointer { .. }) {
+            if matches!(param.ty, crate::ast::Type::Pointer { .. }) {
                 let object = 1000 + i;
                 constants.pointers.insert(param.reg, object);
                 constants.global_objects.push(object);
@@ -1529,7 +1529,7 @@ mod tests {
     #[test]
     fn tiled_matmul_blocks_read_a_a_tile_row_apart_and_b_a_tile_column_apart() {
         check_kernel(
-            crate::lesson_kernels::MATMUL,
+            include_str!("../../../www/kernels/matmul.cu"),
             &[("TILE_WIDTH", "16"), ("PAD", "0")],
             "mm_tiled",
             Some(&[
@@ -1792,7 +1792,7 @@ mod tests {
         // 16 x 16 blocks with padded rows of 17 floats: a warp is two rows of the tile, and its
         // accesses move two rows of their array a warp, but for `sb[k][tx]`, which stays.
         let program = compile(
-            crate::lesson_kernels::MATMUL,
+            include_str!("../../../www/kernels/matmul.cu"),
             &[
                 ("TILE_WIDTH".to_string(), "16".to_string()),
                 ("PAD".to_string(), "1".to_string()),
@@ -1950,7 +1950,7 @@ mod tests {
         // each phase (line 20), one of `b` 16 rows further down (line 25); the loop's test and
         // both bounds checks are the guards.
         check_kernel_loop(
-            include_str!("../../../../www/kernels/boundary.cu"),
+            include_str!("../../../www/kernels/boundary.cu"),
             "mm_tiled_guarded",
             Some((&[(20, 64), (25, 16 * 1024 * 4)], 3)),
         );
@@ -1962,7 +1962,7 @@ mod tests {
         // The `k` loop inside the loop over the phases (line 30): `sa[ty][k]` one float further
         // each iteration, `sb[k][tx]` one row of 16 floats further; its test is the one guard.
         check_nth_loop(
-            include_str!("../../../../www/kernels/boundary.cu"),
+            include_str!("../../../www/kernels/boundary.cu"),
             "mm_tiled_guarded",
             1,
             Some((&[(30, 4), (30, 16 * 4)], 1)),

@@ -187,8 +187,8 @@ fn err<T>(span: Span, message: impl Into<String>) -> Result<T, Diagnostic> {
     Err(Diagnostic::new(span, message))
 }
 
-/// Registers a value of the type takes.
-pub(crate) fn width_of(ty: &Type) -> u8 {
+/// Registers a value of the type takes (the interpreter lays out parameters by it).
+pub fn width_of(ty: &Type) -> u8 {
     match ty {
         Type::Void | Type::Array(..) => 0,
         Type::Scalar(_) | Type::Pointer { .. } => 1,

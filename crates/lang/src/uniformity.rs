@@ -229,7 +229,7 @@ fn site(span: Span) -> (u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel::compile;
+    use crate::compile;
 
     /// Checks whether the one atomic of kernel `k` in `body` is found warp-uniform.
     fn check(body: &str, expected_uniform: bool) {

@@ -26,6 +26,15 @@ pub fn sort_by_key<T, K: Ord>(items: &mut [T], key: impl Fn(&T) -> K) {
     sort_by(items, |a, b| key(a).cmp(&key(b)));
 }
 
+/// The distinct items in ascending order, as collecting them into a `BTreeSet` gives them, without
+/// a copy of the B-tree's code for each element type.
+pub fn sorted_distinct<T: Ord>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut items: Vec<T> = items.into_iter().collect();
+    sort_by(&mut items, Ord::cmp);
+    items.dedup();
+    items
+}
+
 /// The indices `0..len` in the stable order of `compare`: element `order[i]` goes to place `i`.
 /// Never inlined: a copy inlined into a caller would carry its own copy of the sort.
 #[inline(never)]
@@ -55,7 +64,7 @@ fn move_into_order(order: Vec<usize>, swap: &mut dyn FnMut(usize, usize)) {
 
 #[cfg(test)]
 mod tests {
-    use super::{sort_by, sort_by_key};
+    use super::{sort_by, sort_by_key, sorted_distinct};
     use proptest::prelude::*;
 
     #[test]
@@ -70,6 +79,12 @@ mod tests {
         let mut shares = vec![0.25, 0.5, 0.125, 1.0];
         sort_by(&mut shares, |a: &f64, b| b.total_cmp(a));
         assert_eq!(shares, [1.0, 0.5, 0.25, 0.125]);
+    }
+
+    #[test]
+    fn distinct_items_come_out_in_ascending_order_once_each() {
+        assert_eq!(sorted_distinct([5, 1, 5, 3, 1, 9]), [1, 3, 5, 9]);
+        assert!(sorted_distinct(Vec::<u32>::new()).is_empty());
     }
 
     #[test]
