@@ -5,8 +5,9 @@
 //! An answer is what the page and the timing model read of a launch: its counters, occupancy,
 //! shared bytes per block, fused loads, memory profile, per-line counters, the trace of one warp
 //! (`TRACED_WARP`, asked for by every launch) and the prediction; or the error's text. Left out
-//! is what may change with such work: which blocks were run and how many steps it took. Two
-//! files keep them, one answer a line, compared as text:
+//! is what may change with such work: which blocks were run and how many steps it took. A check
+//! also runs every launch without the trace, whose answer must be the same but for the trace
+//! (`changed_by_the_trace`). Two files keep the answers, one a line, compared as text:
 //!
 //! - `snapshots/launches.jsonl`, every reference launch: the lecture launches that Nsight
 //!   Compute counted (`h100.json`) and that were timed (`h100-timing.json`), the probes, the
@@ -416,6 +417,50 @@ fn differences(kept: &str, now: &[String], ids: &[String]) -> Vec<String> {
     differ
 }
 
+/// The launches whose answers without a trace differ from `traced`, their answers with one, in
+/// more than the trace. A trace only reads what is counted (`memplay_sim::trace`), but the traced
+/// warp is never one whose work is reused from another warp's, so the snapshot's answers, all
+/// traced, take a path of their own through the reuse machinery; this holds the other path, the
+/// one the command line and the benchmarks take, to the same answers.
+fn changed_by_the_trace(launches: &[(String, SimulationInput)], traced: &[Timed]) -> Vec<String> {
+    let untraced: Vec<(String, SimulationInput)> = launches
+        .iter()
+        .map(|(id, input)| {
+            let mut input = input.clone();
+            input.trace = None;
+            (id.clone(), input)
+        })
+        .collect();
+    let without_trace = |answer: &Json| {
+        let mut answer = answer.clone();
+        if let Some(object) = answer.as_object_mut() {
+            object.remove("trace");
+            object.remove("case");
+        }
+        answer.to_string()
+    };
+    answers(&untraced)
+        .iter()
+        .zip(traced)
+        .zip(&untraced)
+        .filter(|((plain, traced), _)| {
+            without_trace(&plain.answer) != without_trace(&traced.answer)
+        })
+        .map(|(_, (id, _))| id.clone())
+        .collect()
+}
+
+/// Fails naming the launches whose answers the trace changed.
+fn assert_unchanged_by_the_trace(launches: &[(String, SimulationInput)], traced: &[Timed]) {
+    let changed = changed_by_the_trace(launches, traced);
+    assert!(
+        changed.is_empty(),
+        "{} launches answer otherwise than with block 0 warp 0 traced, other than by the trace:\n{}",
+        changed.len(),
+        changed.join("\n")
+    );
+}
+
 /// Compares the lines of a run with the snapshot file `path`, or rewrites it.
 fn check_or_update(path: &Path, lines: &[String], ids: &[String], action: &Action) {
     if *action == Action::Update {
@@ -478,6 +523,7 @@ fn every_reference_launch_simulates_exactly_as_the_snapshot_says() {
                 .map(|timed| kept_form(&timed.answer).to_string())
                 .collect();
             check_or_update(&launches_path(), &lines, &ids, &run.action);
+            assert_unchanged_by_the_trace(&launches, &timed);
         }
     }
 }
@@ -529,6 +575,7 @@ fn every_generated_case_of_the_fixed_seed_simulates_exactly_as_the_snapshot_says
         }
         Action::Check | Action::Update => {
             check_or_update(&generated_path(), &lines, &ids, &run.action);
+            assert_unchanged_by_the_trace(&launches, &timed);
         }
     }
 }
@@ -599,6 +646,21 @@ fn a_difference_names_the_launch_and_the_keys_or_the_case_that_changed() {
              changed)",
         ]
     );
+}
+
+#[test]
+fn a_launch_whose_answer_the_trace_changed_is_named() {
+    let source = "__global__ void k(float* a) { a[threadIdx.x * 2] = 1.0f; }";
+    let mut input = SimulationInput::new(source, "k", memplay_sim::DeviceId::H100.device());
+    input.block = memplay_sim::kernel::Dim3::new(64, 1, 1);
+    input.buffers = vec![("a".to_string(), 1024)];
+    input.trace = Some(TRACED_WARP);
+    let launches = vec![("one".to_string(), input)];
+    let mut traced = answers(&launches);
+    assert!(traced[0].answer["trace"].is_object());
+    assert!(changed_by_the_trace(&launches, &traced).is_empty());
+    traced[0].answer["counters"]["warp_instructions"] = json!(-1.0);
+    assert_eq!(changed_by_the_trace(&launches, &traced), vec!["one"]);
 }
 
 #[test]
