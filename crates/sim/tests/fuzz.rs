@@ -263,18 +263,6 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
-fn seed_bytes(seed: u64) -> [u8; 32] {
-    let mut bytes = [0u8; 32];
-    for (i, chunk) in bytes.chunks_mut(8).enumerate() {
-        let word = seed
-            .wrapping_add(i as u64)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .rotate_left(17);
-        chunk.copy_from_slice(&word.to_le_bytes());
-    }
-    bytes
-}
-
 #[test]
 fn generated_and_mutated_kernels_never_crash_hang_or_print_a_bad_error() {
     let seconds: f64 = env::var("MEMPLAY_FUZZ_SECONDS")
@@ -303,7 +291,7 @@ fn generated_and_mutated_kernels_never_crash_hang_or_print_a_bad_error() {
     let strategy = grammar::any_case();
     let mut master = TestRunner::new_with_rng(
         Config::default(),
-        TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes(seed)),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &case::seed_bytes(seed)),
     );
     let cases = Cell::new(0u64);
     let repeats = Cell::new(0u64);

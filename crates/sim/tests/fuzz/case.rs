@@ -218,6 +218,20 @@ impl Case {
     }
 }
 
+/// The 32 bytes of a proptest `TestRng` (ChaCha) from a 64-bit seed, so that a run is named by
+/// one number: the fuzz loop's `MEMPLAY_FUZZ_SEED` and the snapshot's generated cases.
+pub fn seed_bytes(seed: u64) -> [u8; 32] {
+    let mut bytes = [0u8; 32];
+    for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+        let word = seed
+            .wrapping_add(i as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(17);
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    bytes
+}
+
 /// FNV-1a (64 bits) of `bytes` as 16 hex digits; `cargo xtask fuzz` names crash files the same way.
 pub fn content_hash(bytes: &[u8]) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
