@@ -14,7 +14,6 @@
 //! (`n_banks`, `shared_phase`, `shared_word_delivery`, `global_coalescing`, ...), so a new preset
 //! only needs new numbers.
 
-use crate::transfer::HostLink;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
@@ -244,6 +243,20 @@ pub struct Device {
     pub host_link: HostLink,
     /// Latencies, cache and DRAM constants for the timing model (`timing`).
     pub timing: DeviceTiming,
+}
+
+/// The bus between the host and a device, with what a copy over it costs (`transfer` models
+/// the copies; its module doc gives the sources).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostLink {
+    /// The link's name, as a datasheet gives it ("PCIe 5.0 x16").
+    pub name: Cow<'static, str>,
+    /// Bytes per second per direction after the line code, in GB/s.
+    pub raw_gbps: f64,
+    /// The host's own memory copy bandwidth (the staging copy of pageable memory), in GB/s.
+    pub host_copy_gbps: f64,
+    /// The fixed cost of one copy call, in microseconds.
+    pub call_us: f64,
 }
 
 /// The constants the timing model (`timing`) needs beyond the limits above: latencies,
