@@ -42,13 +42,13 @@
 //! as `s[4 * t + k]`, whose alignment nvcc could prove from `4 * t`, are not fused.
 
 use crate::access::{AccessKind, AccessWidth, Space};
+use crate::hashing::IntegerHashMap;
 use crate::kernel::ast::{
     BinaryOp, Declaration, Expr, ExprKind, Initializer, Item, Stmt, StmtKind, Storage,
     TranslationUnit, Type, UnaryOp,
 };
 use crate::kernel::ir::Unroll;
 use crate::kernel::{MemRecord, Program, Span};
-use crate::profile::IntegerHashMap;
 use serde::{Deserialize, Serialize};
 
 /// Which compiler effects the counters include.

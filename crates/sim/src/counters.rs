@@ -10,9 +10,8 @@
 
 use crate::access::{AccessKind, Space, WarpAccess};
 use crate::banks;
-use crate::coalescing::{self, SECTOR_BYTES};
+use crate::coalescing::{self, SECTOR_BYTES, SHAPE_MOVE_BYTES};
 use crate::device::{Device, GlobalCoalescing};
-use crate::profile::SHAPE_MOVE_BYTES;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::fmt;
@@ -142,7 +141,7 @@ impl AccessMeasure {
     /// it makes the same wavefronts and conflicts; on devices that count sectors (cc >= 2.0) a
     /// global or local access moved by whole sectors makes one request and as many distinct
     /// sectors, however they fall into lines; and any access moved by whole
-    /// `profile::SHAPE_MOVE_BYTES` (the widest alignment a cc 1.x coalescing rule looks at)
+    /// `coalescing::SHAPE_MOVE_BYTES` (the widest alignment a cc 1.x coalescing rule looks at)
     /// makes the same requests and sectors. (The n = 1000 guarded matmul's warps are 8,000
     /// bytes apart: 250 sectors, 31.25 times 256 bytes.)
     pub fn holds_when_moved(access: &WarpAccess, by: i64, device: &Device) -> bool {

@@ -59,47 +59,19 @@
 //! (`BlockProfiler::place_copy`), and so does a loop iteration skipped (`loops`).
 
 use crate::access::{AccessKind, Space, WarpAccess};
-use crate::coalescing::{self, LINE_BYTES, SECTOR_BYTES};
+use crate::coalescing::{self, LINE_BYTES, SECTOR_BYTES, SHAPE_MOVE_BYTES};
 use crate::device::{Device, DramRows, GlobalCoalescing};
+use crate::hashing::{IntegerHashSet, IntegerHasher};
 use crate::kernel::{LoadOrder, MemRecord};
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::HashSet as StdHashSet;
+use std::hash::Hasher;
 
-/// A multiply-rotate hasher for the profiler's integer keys (sectors, addresses, source places).
-/// The standard SipHash guards against adversarial keys, which these are not, and cost a fifth
-/// of a simulation's time here.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct IntegerHasher(u64);
-
-impl Hasher for IntegerHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(u64::from(byte));
-        }
-    }
-
-    fn write_u32(&mut self, value: u32) {
-        self.write_u64(u64::from(value));
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 = (self.0.rotate_left(5) ^ value).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-
-    fn write_usize(&mut self, value: usize) {
-        self.write_u64(value as u64);
-    }
-}
-
-/// A map with integer keys hashed by `IntegerHasher`, for the simulator's per-record look-ups.
-pub type IntegerHashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<IntegerHasher>>;
+// The profiler's maps and sets are keyed by integers. The re-export keeps the path that the
+// simulation's driver names.
+pub use crate::hashing::IntegerHashMap;
 type HashMap<K, V> = IntegerHashMap<K, V>;
-type HashSet<K> = StdHashSet<K, BuildHasherDefault<IntegerHasher>>;
+type HashSet<K> = IntegerHashSet<K>;
 
 /// The unit in which HBM on A100 and H100 moves data: two sectors. Source: `h100.json`, ncu record
 /// `strided_copy stride=32`: 1,048,576 one-float loads, each in its own 128-byte line, read
@@ -564,11 +536,6 @@ impl ReadSectors {
             .is_some_and(|slots| slots[(sector % per_line) as usize] != 0)
     }
 }
-
-/// The moves that keep a global access's shape on every device: whole multiples of the widest
-/// alignment any coalescing rule looks at (cc 1.0 wants a half-warp of 16-byte words at a multiple
-/// of 256 bytes; lines, halves of lines, sectors and cc 1.x segments are all smaller).
-pub const SHAPE_MOVE_BYTES: i64 = 256;
 
 /// The moves that keep a global access's shape on `device` (`RecordShape`): on the devices of
 /// sectors (cc 2.0 on) nothing the shape holds looks past a 128-byte line (its sectors, their
