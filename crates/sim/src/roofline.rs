@@ -281,21 +281,10 @@ mod tests {
 
     /// The hierarchical roofline of the lecture matmul at n = 1024 on `device`.
     fn matmul_levels(kernel: &str, tile: u32, device: DeviceId) -> Hierarchical {
-        use crate::kernel::{Dim3, Value};
-        use crate::simulate::{simulate, SimulationInput};
-        let mut input =
-            SimulationInput::new(crate::lesson_kernels::MATMUL, kernel, device.device());
-        input.defines = vec![
-            ("TILE_WIDTH".to_string(), tile.to_string()),
-            ("PAD".to_string(), "0".to_string()),
-        ];
-        input.grid = Dim3::new(1024 / tile, 1024 / tile, 1);
-        input.block = Dim3::new(tile, tile, 1);
-        input.args = vec![("n".to_string(), Value::Int(1024))];
-        input.buffers = ["a", "b", "c"]
-            .iter()
-            .map(|b| (b.to_string(), 4 << 20))
-            .collect();
+        use crate::lesson_kernels::{matmul_launch, MATMUL};
+        use crate::simulate::simulate;
+        let mut input = matmul_launch(MATMUL, kernel, 1024, tile, device.device());
+        input.defines.push(("PAD".to_string(), "0".to_string()));
         let report = simulate(&input).expect("the matmul runs");
         let prediction = crate::timing::predict(&report);
         hierarchical(&report, &prediction)
