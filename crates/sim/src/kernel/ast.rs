@@ -41,11 +41,11 @@ impl Scalar {
         matches!(self, Scalar::F32 | Scalar::F64)
     }
 
-    pub fn is_integer(self) -> bool {
+    pub(crate) fn is_integer(self) -> bool {
         !self.is_float()
     }
 
-    pub fn is_signed(self) -> bool {
+    pub(crate) fn is_signed(self) -> bool {
         matches!(
             self,
             Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64 | Scalar::F32 | Scalar::F64
@@ -53,7 +53,7 @@ impl Scalar {
     }
 
     /// The integer conversion rank of C (C11 6.3.1.1), with floats above every integer.
-    pub fn rank(self) -> u8 {
+    pub(crate) fn rank(self) -> u8 {
         match self {
             Scalar::Bool => 0,
             Scalar::I8 | Scalar::U8 => 1,
@@ -99,7 +99,7 @@ pub enum Type {
 }
 
 impl Type {
-    pub fn pointer_to(pointee: Type, pointee_const: bool) -> Type {
+    pub(crate) fn pointer_to(pointee: Type, pointee_const: bool) -> Type {
         Type::Pointer {
             pointee: Box::new(pointee),
             pointee_const,
@@ -119,7 +119,7 @@ impl Type {
 
     /// The alignment of the type in bytes: vectors align to their whole size (CUDA C++ Programming
     /// Guide, "Built-in Vector Types", table "Alignment Requirements").
-    pub fn align(&self) -> u64 {
+    pub(crate) fn align(&self) -> u64 {
         match self {
             Type::Void => 1,
             Type::Scalar(s) => u64::from(s.size()),
@@ -137,7 +137,7 @@ impl Type {
     }
 
     /// The innermost element type of a (possibly multi-dimensional) array.
-    pub fn innermost(&self) -> &Type {
+    pub(crate) fn innermost(&self) -> &Type {
         match self {
             Type::Array(elem, _) => elem.innermost(),
             other => other,
@@ -228,7 +228,7 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
-    pub fn symbol(self) -> &'static str {
+    pub(crate) fn symbol(self) -> &'static str {
         match self {
             BinaryOp::Mul => "*",
             BinaryOp::Div => "/",

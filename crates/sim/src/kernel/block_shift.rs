@@ -180,7 +180,7 @@ impl Guard {
     /// out true stays on the true side once moved, and every one that came out false on the
     /// false side. The lanes may disagree among themselves (a loop's last test, `threadIdx.x <
     /// 100` in warp 3); each keeps its own outcome.
-    pub fn holds_alike(&self, range: GuardRange, shift: i128) -> bool {
+    pub(crate) fn holds_alike(&self, range: GuardRange, shift: i128) -> bool {
         shift == 0 || self.holds_alike_over(range, shift, shift)
     }
 
@@ -188,7 +188,7 @@ impl Guard {
     /// `greatest` (the iterations of a loop a warp skips): every difference, moved by any of
     /// them, stays on its side. Exact for the orderings, whose sides are half-lines; for `==` and
     /// `!=` it asks that no moved range of differences reach zero, more than each shift needs.
-    pub fn holds_alike_over(&self, range: GuardRange, least: i128, greatest: i128) -> bool {
+    pub(crate) fn holds_alike_over(&self, range: GuardRange, least: i128, greatest: i128) -> bool {
         // Not in a range of `t` for which the outcome is `outcome`, once moved: the condition
         // per comparison, on the range's least and greatest difference.
         let keeps = |side: Option<(i128, i128)>, outcome: bool| {

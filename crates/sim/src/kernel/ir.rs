@@ -73,7 +73,7 @@ pub enum BinOp {
 }
 
 impl BinOp {
-    pub fn is_comparison(self) -> bool {
+    pub(crate) fn is_comparison(self) -> bool {
         matches!(
             self,
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
@@ -127,7 +127,7 @@ pub enum Place {
 }
 
 impl Place {
-    pub fn elem(&self) -> Elem {
+    pub(crate) fn elem(&self) -> Elem {
         match self {
             Place::Reg { elem, .. } | Place::Mem { elem, .. } => *elem,
         }
@@ -211,7 +211,7 @@ impl Ex {
 
     /// The sub-expressions in the order the interpreter evaluates them. Temporaries are assigned in
     /// this order too, so that a later sibling never overwrites an earlier sibling's result.
-    pub fn children_mut(&mut self) -> Vec<&mut Ex> {
+    pub(crate) fn children_mut(&mut self) -> Vec<&mut Ex> {
         match &mut self.kind {
             ExKind::Const(_) | ExKind::Reg(_) | ExKind::AddrOf(_) | ExKind::Fence => Vec::new(),
             ExKind::Component(e, _) => vec![e],
@@ -258,7 +258,7 @@ impl Ex {
     }
 
     /// Gives this tree its temporary registers, starting at `first`; returns one past the last.
-    pub fn assign_temps(&mut self, first: Reg) -> Reg {
+    pub(crate) fn assign_temps(&mut self, first: Reg) -> Reg {
         self.tmp = first;
         let mut next = first + Reg::from(self.width);
         let mut end = next;

@@ -68,7 +68,7 @@ const UNROLLED_BUDGET: u32 = 160;
 
 /// The unroll factor nvcc gives a loop of a run-time trip count whose body issues `body` SASS
 /// instructions an iteration (module doc).
-pub fn unroll_by_size(body: u32) -> u32 {
+pub(crate) fn unroll_by_size(body: u32) -> u32 {
     if body <= SMALL_BODY {
         16
     } else {
@@ -83,7 +83,7 @@ pub fn unroll_by_size(body: u32) -> u32 {
 /// is unrolled when neither a pragma nor a constant trip count decides it: by the size of its body
 /// if its trip count can be computed when it starts (its condition compares a variable that the
 /// loop only steps by a constant with a loop-invariant bound), otherwise not at all.
-pub fn runtime_unroll(code: &[Op], begin: usize, end: usize) -> Unroll {
+pub(crate) fn runtime_unroll(code: &[Op], begin: usize, end: usize) -> Unroll {
     let written = written_registers(&code[begin..end]);
     let counted = code[begin..end].iter().any(|op| match op {
         Op::LoopCond { cond, .. } => counted_condition(cond, code, begin, end, &written),
@@ -400,7 +400,7 @@ fn math_cost(f: MathFn) -> u32 {
 /// Per op of `function`: the SASS instructions one execution issues (`ISSUE_SCALE`-ths, a loop's
 /// test and step shared by its unrolled copies) and how many executions of a load there a warp
 /// keeps in flight (the unroll factor of the innermost loop around it).
-pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
+pub(crate) fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
     let code = &function.code;
     let mut issue = vec![0u32; code.len()];
     let mut in_flight = vec![LOADS_IN_FLIGHT_OUTSIDE_LOOPS; code.len()];
@@ -464,7 +464,7 @@ const PREDICATED_BODY: u32 = 8;
 
 /// Whether nvcc if-converts the body `ops` of an `if` without `else`, and if so what it issues:
 /// a short body of straight-line statements (no loop, branch, barrier, call or return).
-pub fn predicated_body(ops: &[Op], objects: &[MemObject]) -> Option<PredicatedBody> {
+pub(crate) fn predicated_body(ops: &[Op], objects: &[MemObject]) -> Option<PredicatedBody> {
     let mut body = PredicatedBody::default();
     let mut straight = true;
     let never_invariant = |_: Reg| false;
@@ -555,7 +555,7 @@ fn entry_cost(function: &FunctionIr) -> u32 {
 /// `sqrtf(in[i]) * expf(in[i]) + sinf(in[i])`) share a class, which is what lets the compiler
 /// reuse one's value for the other (`compile_effects::LoadReuse`). Keyed by each load's span (line
 /// and column), over every function of the program.
-pub fn load_classes(functions: &[FunctionIr]) -> HashMap<(u32, u32), u32> {
+pub(crate) fn load_classes(functions: &[FunctionIr]) -> HashMap<(u32, u32), u32> {
     let mut shapes: HashMap<String, u32> = HashMap::new();
     let mut classes = HashMap::new();
     for function in functions {

@@ -224,11 +224,11 @@ pub struct Token {
 }
 
 impl Token {
-    pub fn is_punct(&self, p: Punct) -> bool {
+    pub(crate) fn is_punct(&self, p: Punct) -> bool {
         self.kind == TokenKind::Punct(p)
     }
 
-    pub fn ident(&self) -> Option<&str> {
+    pub(crate) fn ident(&self) -> Option<&str> {
         match &self.kind {
             TokenKind::Ident(name) => Some(name),
             _ => None,
@@ -274,7 +274,7 @@ impl Cursor<'_> {
 /// Splits `source` into tokens. Comments and whitespace disappear; a backslash at the end of a
 /// line joins it to the next, as in C. Spans are byte offsets into `source`, a leading byte order
 /// mark included.
-pub fn lex(source: &str) -> Result<Vec<Token>, Diagnostic> {
+pub(crate) fn lex(source: &str) -> Result<Vec<Token>, Diagnostic> {
     if source.len() > MAX_SOURCE_BYTES {
         let start = Span {
             line: 1,

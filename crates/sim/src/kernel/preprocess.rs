@@ -95,7 +95,7 @@ fn is_identifier(name: &str) -> bool {
 /// Runs the preprocessor over `tokens`. `defines` are `-D NAME=VALUE` overrides, defined before the
 /// file (so the file's `#ifndef NAME` guard skips its own default). Their errors have no place in
 /// the source: their span is the default one, line 0.
-pub fn preprocess(
+pub(crate) fn preprocess(
     tokens: Vec<Token>,
     defines: &[(String, String)],
 ) -> Result<Vec<Token>, Diagnostic> {

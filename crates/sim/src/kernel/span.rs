@@ -108,7 +108,7 @@ impl Span {
 
     /// The empty span just after this one, where a missing token (such as a `;`) belongs. It
     /// assumes the span lies on one line, which holds for every token.
-    pub fn just_after(self) -> Span {
+    pub(crate) fn just_after(self) -> Span {
         let len = self.end.saturating_sub(self.start);
         Span {
             line: self.line,

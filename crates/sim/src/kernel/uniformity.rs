@@ -22,7 +22,7 @@ use std::collections::HashSet;
 
 /// The source places (line, column) of the atomics of `function` whose address every lane of a
 /// warp provably shares.
-pub fn uniform_atomic_sites(function: &FunctionIr) -> HashSet<(u32, u32)> {
+pub(crate) fn uniform_atomic_sites(function: &FunctionIr) -> HashSet<(u32, u32)> {
     let mut analysis = Analysis {
         varying: (REG_THREAD_IDX..REG_THREAD_IDX + 3).collect(),
         uniform_atomics: HashSet::new(),

@@ -214,19 +214,19 @@ impl BlockProfiler {
 
     /// Whether a global load of the blocks so far had an address (or a branch before it) that
     /// needed data loaded from global or local memory.
-    pub fn data_steered(&self) -> bool {
+    pub(crate) fn data_steered(&self) -> bool {
         self.data_steered
     }
 
     /// Makes the profiler watch how the block's requests fill the halves of lines, for
     /// `TouchedRange::half_line_shift_safe`.
-    pub fn watch_half_lines(&mut self) {
+    pub(crate) fn watch_half_lines(&mut self) {
         self.watch_half_lines = true;
     }
 
     /// Per buffer of the layout: where it lies, and the first and last sector the current block
     /// has read or written, if any.
-    pub fn touched_sector_ranges(&self) -> Vec<TouchedRange> {
+    pub(crate) fn touched_sector_ranges(&self) -> Vec<TouchedRange> {
         self.layout
             .iter()
             .enumerate()
@@ -259,7 +259,7 @@ impl BlockProfiler {
     }
 
     /// The global sectors the current block has read or written, per buffer.
-    pub fn touched_sectors(&self) -> TouchedSectors {
+    pub(crate) fn touched_sectors(&self) -> TouchedSectors {
         let mut sectors = StdHashSet::new();
         for buffer in 0..self.layout.len() {
             sectors.extend(self.block_sectors(buffer).map(|s| (buffer, s)));
@@ -269,7 +269,7 @@ impl BlockProfiler {
 
     /// Names the atomics (by source line and column) whose address every lane of a warp provably
     /// shares: the compiler issues them once per warp.
-    pub fn set_uniform_atomic_sites(&mut self, sites: StdHashSet<(u32, u32)>) {
+    pub(crate) fn set_uniform_atomic_sites(&mut self, sites: StdHashSet<(u32, u32)>) {
         self.uniform_atomic_sites = sites;
     }
 
@@ -325,7 +325,7 @@ impl BlockProfiler {
 
     /// What the profile sees of a copy of `CopyKind::WarpOnly` (`place_copy`): that `warp` ran.
     /// A warp's accesses until its next barrier need note it only once.
-    pub fn warp_runs(&mut self, warp: u32) {
+    pub(crate) fn warp_runs(&mut self, warp: u32) {
         self.enter(warp);
     }
 
@@ -373,7 +373,7 @@ impl BlockProfiler {
     }
 
     /// The moves that keep a global access's shape on the profiler's device (`shape_move_bytes`).
-    pub fn shape_move_bytes(&self) -> i64 {
+    pub(crate) fn shape_move_bytes(&self) -> i64 {
         shape_move_bytes(&self.device)
     }
 
@@ -386,7 +386,7 @@ impl BlockProfiler {
     /// passes at moved sectors, and only what depends on where it lies (the sectors new to the
     /// block, the round trips they end) is counted anew. False for an access to be placed whose
     /// shape does not hold, which the caller adds whole.
-    pub fn place_copy(
+    pub(crate) fn place_copy(
         &mut self,
         (issue, warp, kind): (Issue, u32, CopyKind),
         shape: Option<(&RecordShape, i64)>,
@@ -410,7 +410,7 @@ impl BlockProfiler {
     /// lies, for the copies of it (`place_copy`): `None` for what has no such
     /// shape (shared, constant and local accesses, atomics, and any access on a device whose
     /// DRAM rows are counted, as rows do depend on where the access lies).
-    pub fn record_shape(&mut self, record: &MemRecord) -> Option<RecordShape> {
+    pub(crate) fn record_shape(&mut self, record: &MemRecord) -> Option<RecordShape> {
         let access = &record.access;
         let shaped = access.space == Space::Global
             && access.kind != AccessKind::Atomic

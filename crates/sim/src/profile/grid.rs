@@ -101,7 +101,7 @@ impl ProfileBuilder {
     }
 
     /// Adds `block` as standing for `times` blocks of the grid, and resets it for the next block.
-    pub fn add_block(&mut self, block: &mut BlockProfiler, times: f64) {
+    pub(crate) fn add_block(&mut self, block: &mut BlockProfiler, times: f64) {
         let p = &mut self.profile;
         let (mut fill_sectors, mut fill_lines) = (0u64, 0u64);
         for (i, buffer) in p.buffers.iter_mut().enumerate() {

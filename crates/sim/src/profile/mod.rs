@@ -70,7 +70,7 @@ mod shape;
 
 pub use block::{BlockProfiler, TouchedRange};
 pub use grid::ProfileBuilder;
-pub use shape::{shape_move_bytes, CopyKind, Issue, RecordShape};
+pub use shape::{CopyKind, Issue, RecordShape};
 // The profiler's maps are keyed by integers (`hashing`). The re-export keeps the path that the
 // simulation's driver names.
 pub use crate::hashing::IntegerHashMap;

@@ -195,7 +195,7 @@ impl CopyKind {
 /// so a move by whole lines keeps it; cc 1.x needs `SHAPE_MOVE_BYTES`. A loop that moves an
 /// access 68 bytes an iteration (a 17-wide tile of floats) so finds its shape again every 32
 /// iterations, not every 64.
-pub fn shape_move_bytes(device: &Device) -> i64 {
+pub(crate) fn shape_move_bytes(device: &Device) -> i64 {
     match device.global_coalescing {
         GlobalCoalescing::Sectors => LINE_BYTES as i64,
         GlobalCoalescing::SegmentHalfWarp | GlobalCoalescing::StrictHalfWarp => SHAPE_MOVE_BYTES,

@@ -37,7 +37,7 @@ impl Program {
     /// How nvcc unrolls the loop whose statement spans `span` (`issue`), if there is one: the
     /// one decision the passes after the front end read (`compile_effects` fuses the loads of a
     /// fully unrolled loop).
-    pub fn loop_unroll(&self, span: Span) -> Option<Unroll> {
+    pub(crate) fn loop_unroll(&self, span: Span) -> Option<Unroll> {
         self.functions.iter().find_map(|function| {
             function
                 .code
@@ -59,7 +59,7 @@ impl Program {
             .collect()
     }
 
-    pub fn kernel_index(&self, name: &str) -> Option<usize> {
+    pub(crate) fn kernel_index(&self, name: &str) -> Option<usize> {
         self.functions
             .iter()
             .position(|f| f.kind == FunctionKind::Kernel && f.name == name)
@@ -85,7 +85,7 @@ impl Program {
     }
 
     /// The kernel's function and every device function it calls, the kernel first.
-    pub fn reachable(&self, kernel: usize) -> Vec<usize> {
+    pub(crate) fn reachable(&self, kernel: usize) -> Vec<usize> {
         let mut seen = vec![kernel];
         let mut i = 0;
         while i < seen.len() {
