@@ -715,20 +715,8 @@ fn a_define_name_that_is_no_identifier_is_an_error() {
 /// The launch file the playground writes for `tiled_matmul`'s launch at TILE_WIDTH=16: the input,
 /// and the counters and time the simulator gives it, in `memplay_sim::replay`'s envelope.
 fn tiled_matmul_launch_file() -> memplay_sim::replay::LaunchFile {
-    use memplay_sim::kernel::{Dim3, Value};
-    let mut input = memplay_sim::SimulationInput::new(
-        memplay_sim::lesson_kernels::MATMUL,
-        "mm_tiled",
-        memplay_sim::device::h100(),
-    );
-    input.grid = Dim3::new(16, 16, 1);
-    input.block = Dim3::new(16, 16, 1);
-    input.defines = vec![("TILE_WIDTH".to_string(), "16".to_string())];
-    input.args = vec![("n".to_string(), Value::Int(256))];
-    input.buffers = ["a", "b", "c"]
-        .iter()
-        .map(|name| (name.to_string(), 262_144))
-        .collect();
+    use memplay_sim::lesson_kernels::{matmul_launch, MATMUL};
+    let input = matmul_launch(MATMUL, "mm_tiled", 256, 16, memplay_sim::device::h100());
     let report = memplay_sim::simulate(&input).expect("the tiled matmul runs");
     let time_ms = memplay_sim::timing::predict(&report).time_ms;
     memplay_sim::replay::LaunchFile::new(input, report.counters, time_ms)

@@ -11,19 +11,13 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use memplay_sim::device::h100;
 use memplay_sim::kernel::{Dim3, Value};
+use memplay_sim::lesson_kernels::{
+    matmul_launch, ADJ_DIFF, ATOMICS, BANKS, BOUNDARY, COALESCING, DIVERGENCE, MATMUL, TRANSPOSE,
+};
 use memplay_sim::simulate::{simulate, BlockSampling, SimulationInput};
 use memplay_sim::trace::TraceRequest;
 use std::hint::black_box;
 use std::time::Duration;
-
-const MATMUL: &str = include_str!("../../../www/kernels/matmul.cu");
-const ADJ_DIFF: &str = include_str!("../../../www/kernels/adj_diff.cu");
-const TRANSPOSE: &str = include_str!("../../../www/kernels/transpose.cu");
-const COALESCING: &str = include_str!("../../../www/kernels/coalescing.cu");
-const BANKS: &str = include_str!("../../../www/kernels/banks.cu");
-const ATOMICS: &str = include_str!("../../../www/kernels/atomics.cu");
-const DIVERGENCE: &str = include_str!("../../../www/kernels/divergence.cu");
-const BOUNDARY: &str = include_str!("../../../www/kernels/boundary.cu");
 
 /// One launch on H100, as the page or the reference measurements describe it.
 struct Launch {
@@ -64,42 +58,20 @@ impl Launch {
 }
 
 /// `mm_naive` or `mm_tiled` on n x n matrices with `tile` x `tile` blocks.
-fn matmul(kernel: &'static str, n: u32, tile: u32) -> Launch {
+fn matmul(kernel: &str, n: u32, tile: u32) -> SimulationInput {
     matmul_in(MATMUL, kernel, n, tile)
 }
 
-/// A matmul `kernel` of `source` on n x n matrices (n = 256, 1000 or 1024) with `tile` x `tile`
-/// blocks (8, 16, 17, 27, 30 or 32), as many as cover the matrix.
-fn matmul_in(source: &'static str, kernel: &'static str, n: u32, tile: u32) -> Launch {
-    let bytes = u64::from(n) * u64::from(n) * 4;
-    let defines: &'static [(&'static str, u32)] = match tile {
-        8 => &[("TILE_WIDTH", 8)],
-        16 => &[("TILE_WIDTH", 16)],
-        17 => &[("TILE_WIDTH", 17)],
-        27 => &[("TILE_WIDTH", 27)],
-        30 => &[("TILE_WIDTH", 30)],
-        _ => &[("TILE_WIDTH", 32)],
-    };
-    let args: &'static [(&'static str, i64)] = match n {
-        256 => &[("n", 256)],
-        1000 => &[("n", 1000)],
-        _ => &[("n", 1024)],
-    };
-    let blocks = n.div_ceil(tile);
-    Launch {
-        source,
-        kernel,
-        defines,
-        grid: [blocks, blocks, 1],
-        block: [tile, tile, 1],
-        dyn_smem: 0,
-        args,
-        buffers: vec![("a", bytes), ("b", bytes), ("c", bytes)],
-    }
+/// A matmul `kernel` of `source` on n x n matrices with `tile` x `tile` blocks, as many as cover
+/// the matrix (`matmul_launch`), with 32 registers as every launch here.
+fn matmul_in(source: &str, kernel: &str, n: u32, tile: u32) -> SimulationInput {
+    let mut input = matmul_launch(source, kernel, n, tile, h100());
+    input.regs = 32;
+    input
 }
 
 /// The lesson-sized launches, named as the benchmark reports them.
-fn lesson_launches() -> Vec<(String, Launch)> {
+fn lesson_launches() -> Vec<(String, SimulationInput)> {
     let mut launches = Vec::new();
     for tile in [8, 16, 32] {
         for kernel in ["mm_naive", "mm_tiled"] {
@@ -122,7 +94,8 @@ fn lesson_launches() -> Vec<(String, Launch)> {
                 dyn_smem,
                 args: &[("n", 65_536)],
                 buffers: vec![("result", 4 * n), ("input", 4 * n)],
-            },
+            }
+            .input(),
         ));
     }
     for (name, kernel, defines) in [
@@ -142,7 +115,8 @@ fn lesson_launches() -> Vec<(String, Launch)> {
                 dyn_smem: 0,
                 args: &[("n", 256)],
                 buffers: vec![("out", 256 * 256 * 4), ("in", 256 * 256 * 4)],
-            },
+            }
+            .input(),
         ));
     }
     for (stride, args) in [
@@ -160,7 +134,8 @@ fn lesson_launches() -> Vec<(String, Launch)> {
                 dyn_smem: 0,
                 args,
                 buffers: vec![("out", 4 * n), ("in", 4 * n * stride)],
-            },
+            }
+            .input(),
         ));
     }
     for (stride, args) in [
@@ -178,7 +153,8 @@ fn lesson_launches() -> Vec<(String, Launch)> {
                 dyn_smem: 0,
                 args,
                 buffers: vec![("out", 4 * 4 * 256)],
-            },
+            }
+            .input(),
         ));
     }
     for (pad, defines) in [(0, &[("PAD", 0)][..]), (1, &[("PAD", 1)][..])] {
@@ -193,7 +169,8 @@ fn lesson_launches() -> Vec<(String, Launch)> {
                 dyn_smem: 0,
                 args: &[],
                 buffers: vec![("out", 4 * 4 * 32), ("in", 4 * 4 * 1024)],
-            },
+            }
+            .input(),
         ));
     }
     for kernel in ["sum_global_atomic", "sum_hier_atomic"] {
@@ -208,14 +185,15 @@ fn lesson_launches() -> Vec<(String, Launch)> {
                 dyn_smem: 0,
                 args: &[("n", 65_536)],
                 buffers: vec![("in", 4 * n), ("result", 4)],
-            },
+            }
+            .input(),
         ));
     }
     launches
 }
 
 /// The n = 1024 matmul launches of the H100 reference measurements.
-fn reference_launches() -> Vec<(String, Launch)> {
+fn reference_launches() -> Vec<(String, SimulationInput)> {
     vec![
         (
             "mm_naive n=1024 T=16".to_string(),
@@ -238,7 +216,7 @@ fn reference_launches() -> Vec<(String, Launch)> {
 
 /// The launches of the page's heaviest lessons as the page sends them: with the trace of warp 0
 /// of block (0, 0) for the per-line view, a block the sampling does not run.
-fn page_launches() -> Vec<(String, Launch)> {
+fn page_launches() -> Vec<(String, SimulationInput)> {
     let mut launches = reference_launches();
     launches.push((
         "branch split=1 grid=1056 block=256 iters=4096".to_string(),
@@ -251,7 +229,8 @@ fn page_launches() -> Vec<(String, Launch)> {
             dyn_smem: 0,
             args: &[("iters", 4096), ("split", 1)],
             buffers: vec![("out", 4 * 1056 * 256)],
-        },
+        }
+        .input(),
     ));
     // The boundary-checks lesson's second variant and the host-transfers lesson's matmul: n is
     // no multiple of the tile, so the grid's last row and column of blocks hold partial tiles.
@@ -288,7 +267,7 @@ fn page_launches() -> Vec<(String, Launch)> {
 /// The launches the interpreter's speed shows on: every class's block run in full, every warp
 /// and every loop iteration (`BlockSampling::EdgeClassesEachRun`), as a kernel runs whose blocks,
 /// warps and iterations cannot be shown alike.
-fn full_launches() -> Vec<(String, Launch)> {
+fn full_launches() -> Vec<(String, SimulationInput)> {
     vec![
         (
             "mm_tiled n=1024 T=16 each class run".to_string(),
@@ -305,14 +284,13 @@ fn full_launches() -> Vec<(String, Launch)> {
     ]
 }
 
-fn bench(c: &mut Criterion, group_name: &str, launches: Vec<(String, Launch)>) {
+fn bench(c: &mut Criterion, group_name: &str, launches: Vec<(String, SimulationInput)>) {
     let mut group = c.benchmark_group(group_name);
     group
         .sample_size(10)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1));
-    for (name, launch) in launches {
-        let mut input = launch.input();
+    for (name, mut input) in launches {
         if group_name == "full" {
             input.sampling = BlockSampling::EdgeClassesEachRun;
         }

@@ -112,7 +112,7 @@ impl WarpAccess {
     }
 
     /// Bit i set when lane i is active: the warp's active mask, as `__activemask()` gives it.
-    pub fn active_mask(&self) -> u32 {
+    pub(crate) fn active_mask(&self) -> u32 {
         // A plain loop: this runs for every record, and the size-optimised build does not
         // inline iterator adapters.
         let mut mask = 0u32;

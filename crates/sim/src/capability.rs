@@ -125,7 +125,7 @@ fn base_object(addr: &Ex) -> Option<usize> {
 
 /// Every feature the kernel `kernel` (an index of `program.functions`) and the functions it
 /// calls use, in source order.
-pub fn features_used(program: &Program, kernel: usize) -> Vec<FeatureUse> {
+pub(crate) fn features_used(program: &Program, kernel: usize) -> Vec<FeatureUse> {
     let mut seen = vec![false; program.functions.len()];
     let mut stack = vec![kernel];
     let mut uses = Vec::new();
@@ -186,7 +186,7 @@ fn walk(e: &Ex, f: &mut dyn FnMut(&Ex)) {
 }
 
 /// The first feature of `uses` the device lacks, if any.
-pub fn first_unsupported(
+pub(crate) fn first_unsupported(
     uses: &[FeatureUse],
     device: DeviceId,
     has: ComputeCapability,

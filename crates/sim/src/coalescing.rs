@@ -46,6 +46,11 @@ pub const SECTOR_BYTES: u64 = 32;
 /// Bytes in a cache line (and the largest cc 1.x transaction).
 pub const LINE_BYTES: u64 = 128;
 
+/// The moves that keep a global access's shape on every device: whole multiples of the widest
+/// alignment any coalescing rule looks at (cc 1.0 wants a half-warp of 16-byte words at a multiple
+/// of 256 bytes; lines, halves of lines, sectors and cc 1.x segments are all smaller).
+pub const SHAPE_MOVE_BYTES: i64 = 256;
+
 /// One memory transaction: an aligned segment of 32, 64 or 128 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Transaction {

@@ -42,13 +42,13 @@
 //! as `s[4 * t + k]`, whose alignment nvcc could prove from `4 * t`, are not fused.
 
 use crate::access::{AccessKind, AccessWidth, Space};
+use crate::hashing::IntegerHashMap;
 use crate::kernel::ast::{
     BinaryOp, Declaration, Expr, ExprKind, Initializer, Item, Stmt, StmtKind, Storage,
     TranslationUnit, Type, UnaryOp,
 };
 use crate::kernel::ir::Unroll;
 use crate::kernel::{MemRecord, Program, Span};
-use crate::profile::IntegerHashMap;
 use serde::{Deserialize, Serialize};
 
 /// Which compiler effects the counters include.
@@ -148,7 +148,7 @@ impl Binding {
 
 /// The reads of `unit` that may be fused, in source order. Which loops nvcc unrolls is the front
 /// end's decision (`program`, `kernel::issue`); this pass only looks at their reads.
-pub fn fusible_loads(unit: &TranslationUnit, program: &Program) -> Vec<FusibleLoad> {
+pub(crate) fn fusible_loads(unit: &TranslationUnit, program: &Program) -> Vec<FusibleLoad> {
     let mut file_scope = Vec::new();
     for item in &unit.items {
         if let Item::Variable(declaration) = item {
@@ -725,7 +725,7 @@ impl LoadReuse {
     }
 
     /// The key the loads at `span` are compared under: their address class, or the site alone.
-    pub fn class_of_site(&self, span: Span) -> u64 {
+    pub(crate) fn class_of_site(&self, span: Span) -> u64 {
         let site = (span.line, span.col);
         self.classes
             .get(&site)
@@ -735,7 +735,7 @@ impl LoadReuse {
     }
 
     /// The loads not issued again so far, and their active lanes (`take_reused` clears them).
-    pub fn reused_so_far(&self) -> ReusedLoads {
+    pub(crate) fn reused_so_far(&self) -> ReusedLoads {
         ReusedLoads {
             instructions: self.reused,
             lanes: self.reused_lanes,
@@ -743,7 +743,7 @@ impl LoadReuse {
     }
 
     /// Counts loads another warp's records showed to be reused (`simulate`'s warps shown alike).
-    pub fn add_reused(&mut self, reused: ReusedLoads) {
+    pub(crate) fn add_reused(&mut self, reused: ReusedLoads) {
         self.reused += reused.instructions;
         self.reused_lanes += reused.lanes;
     }
@@ -783,7 +783,7 @@ impl LoadReuse {
 
     /// Whether `record`, were it pushed now, could reuse a value its warp loaded before: it is a
     /// load, and the warp keeps values loaded since its last fence, store or atomic.
-    pub fn may_reuse(&self, record: &MemRecord) -> bool {
+    pub(crate) fn may_reuse(&self, record: &MemRecord) -> bool {
         record.access.kind == AccessKind::Load
             && self
                 .warps
@@ -792,7 +792,7 @@ impl LoadReuse {
     }
 
     /// Loads not issued again since the last `take_reused`.
-    pub fn take_reused(&mut self) -> ReusedLoads {
+    pub(crate) fn take_reused(&mut self) -> ReusedLoads {
         self.warps.clear();
         ReusedLoads {
             instructions: std::mem::take(&mut self.reused),
@@ -825,7 +825,7 @@ fn reuse_key(record: &MemRecord, class: u64) -> u64 {
 
 /// Adds `after - before` (two `LoadFuser::tally_into`s) to `total`: the loads and instructions in
 /// between summed, and the widest load, where one wider than before was made in between.
-pub fn add_tally_difference(
+pub(crate) fn add_tally_difference(
     total: &mut Vec<(u64, u64, u32)>,
     before: &[(u64, u64, u32)],
     after: &[(u64, u64, u32)],
@@ -895,12 +895,15 @@ impl std::ops::Deref for TallyChanges {
 
 /// Adds `changes` (`TallyChanges`) to `total`: the loads and instructions of each site that
 /// changed, and its widest load where one was made.
-pub fn add_tally_changes(total: &mut Vec<(u64, u64, u32)>, changes: &[(usize, u64, u64, u32)]) {
+pub(crate) fn add_tally_changes(
+    total: &mut Vec<(u64, u64, u32)>,
+    changes: &[(usize, u64, u64, u32)],
+) {
     add_tally_changes_times(total, changes, 1);
 }
 
 /// Adds `changes` `times` over: the loads and instructions multiplied, the widest load once.
-pub fn add_tally_changes_times(
+pub(crate) fn add_tally_changes_times(
     total: &mut Vec<(u64, u64, u32)>,
     changes: &[(usize, u64, u64, u32)],
     times: u64,
@@ -1004,7 +1007,7 @@ impl LoadFuser {
     }
 
     /// What fusion did at each site so far: (site, loads in, instructions out, widest bytes).
-    pub fn tally(&self) -> impl Iterator<Item = (&FusibleLoad, u64, u64, u32)> + '_ {
+    pub(crate) fn tally(&self) -> impl Iterator<Item = (&FusibleLoad, u64, u64, u32)> + '_ {
         self.sites
             .iter()
             .zip(&self.tally)
@@ -1012,14 +1015,14 @@ impl LoadFuser {
     }
 
     /// The tally so far, per site (loads in, instructions out, widest bytes), into `out`.
-    pub fn tally_into(&self, out: &mut Vec<(u64, u64, u32)>) {
+    pub(crate) fn tally_into(&self, out: &mut Vec<(u64, u64, u32)>) {
         out.clear();
         out.extend_from_slice(&self.tally);
     }
 
     /// Adds another warp's part of the tally (`add_tally_difference`): its loads and
     /// instructions, and its widest load.
-    pub fn add_tally(&mut self, part: &[(u64, u64, u32)]) {
+    pub(crate) fn add_tally(&mut self, part: &[(u64, u64, u32)]) {
         for (t, p) in self.tally.iter_mut().zip(part) {
             t.0 += p.0;
             t.1 += p.1;
@@ -1028,17 +1031,17 @@ impl LoadFuser {
     }
 
     /// Adds a part of the tally given per site that changed (`tally_changes`), `times` over.
-    pub fn add_tally_at_times(&mut self, changes: &[(usize, u64, u64, u32)], times: u64) {
+    pub(crate) fn add_tally_at_times(&mut self, changes: &[(usize, u64, u64, u32)], times: u64) {
         add_tally_changes_times(&mut self.tally, changes, times);
     }
 
     /// Whether reads of `warp` wait to be fused.
-    pub fn has_pending(&self, warp: u32) -> bool {
+    pub(crate) fn has_pending(&self, warp: u32) -> bool {
         self.pending.iter().any(|p| p.warp == warp)
     }
 
     /// The widest load a read at `span` may be fused into, if it is a fusible site.
-    pub fn max_width_at(&self, span: Span) -> Option<u32> {
+    pub(crate) fn max_width_at(&self, span: Span) -> Option<u32> {
         self.sites
             .iter()
             .filter(|site| site.span == span)
@@ -1047,12 +1050,12 @@ impl LoadFuser {
     }
 
     /// Clears the tally, keeping the sites.
-    pub fn reset_tally(&mut self) {
+    pub(crate) fn reset_tally(&mut self) {
         self.tally.iter_mut().for_each(|t| *t = (0, 0, 0));
     }
 
     /// Emits the pending runs of `warp` (before its shared store, and its part of `finish`).
-    pub fn flush_warp(&mut self, warp: u32, emit: &mut dyn FnMut(&MemRecord)) {
+    pub(crate) fn flush_warp(&mut self, warp: u32, emit: &mut dyn FnMut(&MemRecord)) {
         let mut index = 0;
         while index < self.pending.len() {
             if self.pending[index].warp == warp {

@@ -10,9 +10,8 @@
 
 use crate::access::{AccessKind, Space, WarpAccess};
 use crate::banks;
-use crate::coalescing::{self, SECTOR_BYTES};
+use crate::coalescing::{self, SECTOR_BYTES, SHAPE_MOVE_BYTES};
 use crate::device::{Device, GlobalCoalescing};
-use crate::profile::SHAPE_MOVE_BYTES;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::fmt;
@@ -138,20 +137,15 @@ impl AccessMeasure {
         Some(measure)
     }
 
-    /// Whether `access`, moved by `by` bytes, still adds the measure taken of it on `device`: a shared access moved by whole rows of banks keeps every lane in its bank, so
-    /// it makes the same wavefronts and conflicts; on devices that count sectors (cc >= 2.0) a
-    /// global or local access moved by whole sectors makes one request and as many distinct
-    /// sectors, however they fall into lines; and any access moved by whole
-    /// `profile::SHAPE_MOVE_BYTES` (the widest alignment a cc 1.x coalescing rule looks at)
-    /// makes the same requests and sectors. (The n = 1000 guarded matmul's warps are 8,000
-    /// bytes apart: 250 sectors, 31.25 times 256 bytes.)
-    pub fn holds_when_moved(access: &WarpAccess, by: i64, device: &Device) -> bool {
-        by % AccessMeasure::move_unit(access, device) == 0
-    }
-
-    /// The moves of `access` under which its measure holds (`holds_when_moved`) are the
-    /// multiples of this many bytes.
-    pub fn move_unit(access: &WarpAccess, device: &Device) -> i64 {
+    /// The moves of `access` under which it still adds the measure taken of it on `device` are
+    /// the multiples of this many bytes: a shared access moved by whole rows of banks keeps
+    /// every lane in its bank, so it makes the same wavefronts and conflicts; on devices that
+    /// count sectors (cc >= 2.0) a global or local access moved by whole sectors makes one
+    /// request and as many distinct sectors, however they fall into lines; and any access moved
+    /// by whole `coalescing::SHAPE_MOVE_BYTES` (the widest alignment a cc 1.x coalescing rule
+    /// looks at) makes the same requests and sectors. (The n = 1000 guarded matmul's warps are
+    /// 8,000 bytes apart: 250 sectors, 31.25 times 256 bytes.)
+    pub(crate) fn move_unit(access: &WarpAccess, device: &Device) -> i64 {
         match (access.space, device.global_coalescing) {
             (Space::Shared, _) => {
                 i64::from(device.n_banks.max(1)) * i64::from(device.bank_width_bytes.max(1))
@@ -210,22 +204,31 @@ impl Counters {
     /// (`trace`) sums these per source line, so that it needs no second analysis of the access
     /// and its lines add up to these counters exactly. `None` for an access with no active lane,
     /// which counts nothing.
-    pub fn record_cost(&mut self, access: &WarpAccess, device: &Device) -> Option<AccessCost> {
+    pub(crate) fn record_cost(
+        &mut self,
+        access: &WarpAccess,
+        device: &Device,
+    ) -> Option<AccessCost> {
         let measure = AccessMeasure::of(access, device)?;
         self.add_measure(access, &measure);
         Some(measure.cost)
     }
 
-    /// Adds an access that `measure` measured: `access` itself, or the same access moved as
-    /// `AccessMeasure::holds_when_moved` allows (its space, kind and width are what count).
-    pub fn add_measure(&mut self, access: &WarpAccess, measure: &AccessMeasure) {
+    /// Adds an access that `measure` measured: `access` itself, or the same access moved
+    /// by a multiple of `AccessMeasure::move_unit` (its space, kind and width are what count).
+    pub(crate) fn add_measure(&mut self, access: &WarpAccess, measure: &AccessMeasure) {
         self.add_measure_times(access, measure, 1);
     }
 
     /// Adds `times` accesses that `measure` measured (the iterations of a loop skipped alike,
     /// `simulate`). Every count is a whole number, which a double holds exactly below 2^53, so
     /// this adds the same as `times` calls of `add_measure`.
-    pub fn add_measure_times(&mut self, access: &WarpAccess, measure: &AccessMeasure, times: u64) {
+    pub(crate) fn add_measure_times(
+        &mut self,
+        access: &WarpAccess,
+        measure: &AccessMeasure,
+        times: u64,
+    ) {
         let t = times as f64;
         let cost = &measure.cost;
         let requests = f64::from(cost.requests) * t;
@@ -287,7 +290,7 @@ impl Counters {
     }
 
     /// `self + other * times`: adds `times` copies of a block's counters.
-    pub fn add_scaled(&mut self, other: &Counters, times: f64) {
+    pub(crate) fn add_scaled(&mut self, other: &Counters, times: f64) {
         for (mine, theirs) in self.values_mut().into_iter().zip(other.values()) {
             *mine += theirs * times;
         }

@@ -14,7 +14,6 @@
 //! (`n_banks`, `shared_phase`, `shared_word_delivery`, `global_coalescing`, ...), so a new preset
 //! only needs new numbers.
 
-use crate::transfer::HostLink;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt;
@@ -246,6 +245,20 @@ pub struct Device {
     pub timing: DeviceTiming,
 }
 
+/// The bus between the host and a device, with what a copy over it costs (`transfer` models
+/// the copies; its module doc gives the sources).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostLink {
+    /// The link's name, as a datasheet gives it ("PCIe 5.0 x16").
+    pub name: Cow<'static, str>,
+    /// Bytes per second per direction after the line code, in GB/s.
+    pub raw_gbps: f64,
+    /// The host's own memory copy bandwidth (the staging copy of pageable memory), in GB/s.
+    pub host_copy_gbps: f64,
+    /// The fixed cost of one copy call, in microseconds.
+    pub call_us: f64,
+}
+
 /// The constants the timing model (`timing`) needs beyond the limits above: latencies,
 /// bandwidths of the levels between SM and DRAM, issue rates and fixed overheads. Each preset
 /// names the source of each value; where no source for a device was found the value is carried
@@ -338,21 +351,13 @@ pub struct DramRows {
 }
 
 impl Device {
-    /// Lanes that the shared memory serves in one phase for 32-bit accesses.
-    pub fn shared_phase_lanes(&self) -> u32 {
-        match self.shared_phase {
-            SharedPhase::HalfWarp => self.warp_size / 2,
-            SharedPhase::FullWarp => self.warp_size,
-        }
-    }
-
     /// The FP32 ceiling for the roofline: measured where known, else the datasheet peak.
-    pub fn best_fp32_gflops(&self) -> f64 {
+    pub(crate) fn best_fp32_gflops(&self) -> f64 {
         self.fp32_achievable_gflops.unwrap_or(self.fp32_peak_gflops)
     }
 
     /// The bandwidth ceiling for the roofline: measured where known, else the datasheet figure.
-    pub fn best_dram_gbps(&self) -> f64 {
+    pub(crate) fn best_dram_gbps(&self) -> f64 {
         self.dram_achievable_gbps
             .unwrap_or(self.dram_bandwidth_gbps)
     }
@@ -361,7 +366,7 @@ impl Device {
     /// extent at least 1 and within `max_grid_dim` and `max_block_dim`, and the block within
     /// `max_threads_per_block`. A launch that fails here fails on the GPU before any block runs
     /// (`cudaErrorInvalidConfiguration`), so nothing is simulated for it.
-    pub fn check_launch(&self, grid: [u32; 3], block: [u32; 3]) -> Result<(), LaunchError> {
+    pub(crate) fn check_launch(&self, grid: [u32; 3], block: [u32; 3]) -> Result<(), LaunchError> {
         for (what, extents, limits) in [
             (LaunchPart::Grid, grid, self.max_grid_dim),
             (LaunchPart::Block, block, self.max_block_dim),
@@ -1350,7 +1355,12 @@ mod tests {
             let d = id.device();
             let old = d.compute_capability.major == 1;
             assert_eq!(d.n_banks, if old { 16 } else { 32 }, "{id}");
-            assert_eq!(d.shared_phase_lanes(), if old { 16 } else { 32 }, "{id}");
+            let phase = if old {
+                SharedPhase::HalfWarp
+            } else {
+                SharedPhase::FullWarp
+            };
+            assert_eq!(d.shared_phase, phase, "{id}");
         }
     }
 }

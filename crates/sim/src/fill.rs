@@ -111,7 +111,10 @@ impl std::error::Error for FillError {}
 
 /// Checks that every fill names one of the launch's `buffers` (name and size), and no buffer
 /// twice, so that a misspelt name is an error rather than a fill that silently does nothing.
-pub fn check_fills(fills: &[(String, Fill)], buffers: &[(String, u64)]) -> Result<(), FillError> {
+pub(crate) fn check_fills(
+    fills: &[(String, Fill)],
+    buffers: &[(String, u64)],
+) -> Result<(), FillError> {
     for (index, (name, _)) in fills.iter().enumerate() {
         if !buffers.iter().any(|(buffer, _)| buffer == name) {
             return Err(FillError::NoSuchBuffer {
@@ -127,7 +130,7 @@ pub fn check_fills(fills: &[(String, Fill)], buffers: &[(String, u64)]) -> Resul
 }
 
 /// The fill `fills` gives the buffer `name`: `Fill::Small` when it names none.
-pub fn fill_of(fills: &[(String, Fill)], name: &str) -> Fill {
+pub(crate) fn fill_of(fills: &[(String, Fill)], name: &str) -> Fill {
     fills
         .iter()
         .find(|(filled, _)| filled == name)

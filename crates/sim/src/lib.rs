@@ -14,6 +14,7 @@ pub mod compile_effects;
 pub mod counters;
 pub mod device;
 pub mod fill;
+pub mod hashing;
 pub mod kernel;
 pub mod lesson_kernels;
 pub mod memory_spaces;

@@ -46,11 +46,6 @@ impl Roofline {
     pub fn attainable_gflops(&self, intensity: f64) -> f64 {
         self.peak_gflops.min(self.bandwidth_gbps * intensity)
     }
-
-    /// Whether a kernel of this intensity sits left of the ridge (limited by memory).
-    pub fn is_memory_bound(&self, intensity: f64) -> bool {
-        intensity < self.ridge_intensity()
-    }
 }
 
 /// A device's ceilings: from the datasheet, and from measurements where they exist.
@@ -136,7 +131,7 @@ pub struct Hierarchical {
 }
 
 /// The bandwidth of each level `device` has, in GB/s, from the timing model's constants.
-pub fn level_bandwidths(device: &Device) -> Vec<(Level, f64)> {
+pub(crate) fn level_bandwidths(device: &Device) -> Vec<(Level, f64)> {
     let t = &device.timing;
     let clock_ghz = f64::from(device.sm_clock_mhz) / 1e3;
     let sms = f64::from(device.n_sms);
@@ -252,8 +247,8 @@ mod tests {
         // 346.5 GFLOP/s peak, so 16-wide tiles sit a hair left of G80's ridge.
         check(DeviceId::G80, tiled_matmul_intensity(16), 345.6);
         let g80 = ceilings(&DeviceId::G80.device()).theoretical;
-        assert!(g80.is_memory_bound(tiled_matmul_intensity(16)));
-        assert!(!g80.is_memory_bound(tiled_matmul_intensity(32)));
+        assert!(tiled_matmul_intensity(16) < g80.ridge_intensity());
+        assert!(tiled_matmul_intensity(32) > g80.ridge_intensity());
     }
 
     #[test]
@@ -261,8 +256,8 @@ mod tests {
         let a100 = ceilings(&DeviceId::A100.device()).theoretical;
         // 19,500 GFLOP/s over 1555 GB/s: 12.5 FLOP/B; 16-wide tiles (4 FLOP/B) stay memory-bound.
         assert!((a100.ridge_intensity() - 12.54).abs() < 0.01);
-        assert!(a100.is_memory_bound(tiled_matmul_intensity(16)));
-        assert!(!a100.is_memory_bound(tiled_matmul_intensity(64)));
+        assert!(tiled_matmul_intensity(16) < a100.ridge_intensity());
+        assert!(tiled_matmul_intensity(64) > a100.ridge_intensity());
     }
 
     #[test]
@@ -281,21 +276,10 @@ mod tests {
 
     /// The hierarchical roofline of the lecture matmul at n = 1024 on `device`.
     fn matmul_levels(kernel: &str, tile: u32, device: DeviceId) -> Hierarchical {
-        use crate::kernel::{Dim3, Value};
-        use crate::simulate::{simulate, SimulationInput};
-        let mut input =
-            SimulationInput::new(crate::lesson_kernels::MATMUL, kernel, device.device());
-        input.defines = vec![
-            ("TILE_WIDTH".to_string(), tile.to_string()),
-            ("PAD".to_string(), "0".to_string()),
-        ];
-        input.grid = Dim3::new(1024 / tile, 1024 / tile, 1);
-        input.block = Dim3::new(tile, tile, 1);
-        input.args = vec![("n".to_string(), Value::Int(1024))];
-        input.buffers = ["a", "b", "c"]
-            .iter()
-            .map(|b| (b.to_string(), 4 << 20))
-            .collect();
+        use crate::lesson_kernels::{matmul_launch, MATMUL};
+        use crate::simulate::simulate;
+        let mut input = matmul_launch(MATMUL, kernel, 1024, tile, device.device());
+        input.defines.push(("PAD".to_string(), "0".to_string()));
         let report = simulate(&input).expect("the matmul runs");
         let prediction = crate::timing::predict(&report);
         hierarchical(&report, &prediction)

@@ -678,24 +678,14 @@ mod tests {
     use crate::kernel::{Dim3, Value};
     use crate::simulate::{simulate, SimulationInput};
 
-    use crate::lesson_kernels::{ADJ_DIFF, ATOMICS, MATMUL};
+    use crate::lesson_kernels::{matmul_launch, ADJ_DIFF, ATOMICS, MATMUL};
 
     /// Seed 000's matmul: n = 1024 with 16 x 16 tiles (4,096 blocks), and few registers, as the
     /// compilers of the time used for it.
     fn matmul(kernel: &str, device: Device) -> SimulationInput {
-        let mut input = SimulationInput::new(MATMUL, kernel, device);
-        input.defines = vec![
-            ("TILE_WIDTH".to_string(), "16".to_string()),
-            ("PAD".to_string(), "0".to_string()),
-        ];
-        input.grid = Dim3::new(64, 64, 1);
-        input.block = Dim3::new(16, 16, 1);
+        let mut input = matmul_launch(MATMUL, kernel, 1024, 16, device);
+        input.defines.push(("PAD".to_string(), "0".to_string()));
         input.regs = 10;
-        input.args = vec![("n".to_string(), Value::Int(1024))];
-        input.buffers = ["a", "b", "c"]
-            .iter()
-            .map(|b| (b.to_string(), 4 << 20))
-            .collect();
         input
     }
 

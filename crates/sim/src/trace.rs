@@ -647,7 +647,7 @@ mod tests {
     use crate::coalescing;
     use crate::compile_effects::CompileEffects;
     use crate::kernel::{Dim3, Value};
-    use crate::lesson_kernels::{COALESCING, MATMUL, TRANSPOSE};
+    use crate::lesson_kernels::{matmul_launch, COALESCING, MATMUL, TRANSPOSE};
     use crate::sampling::EdgePosition;
     use crate::simulate::{simulate, BlockSampling, SimulationInput, SimulationReport};
 
@@ -768,18 +768,8 @@ mod tests {
 
     #[test]
     fn the_lines_add_up_to_the_launchs_counters_and_tracing_changes_no_counter() {
-        let mut matmul = SimulationInput::new(MATMUL, "mm_tiled", h100());
-        matmul.defines = vec![
-            ("TILE_WIDTH".to_string(), "16".to_string()),
-            ("PAD".to_string(), "0".to_string()),
-        ];
-        matmul.grid = Dim3::new(4, 4, 1);
-        matmul.block = Dim3::new(16, 16, 1);
-        matmul.args = vec![("n".to_string(), Value::Int(64))];
-        matmul.buffers = ["a", "b", "c"]
-            .iter()
-            .map(|name| (name.to_string(), 64 * 64 * 4))
-            .collect();
+        let mut matmul = matmul_launch(MATMUL, "mm_tiled", 64, 16, h100());
+        matmul.defines.push(("PAD".to_string(), "0".to_string()));
         matmul.compile = CompileEffects::AS_COMPILED;
         for input in [matmul, transpose_shared(0), strided_copy(8, None)] {
             let traced = simulate(&SimulationInput {
@@ -855,18 +845,8 @@ mod tests {
     fn the_tiled_matmul_traces_its_row_reads_as_the_fused_128_bit_loads_it_counts() {
         // As compiled, a warp's 16 reads of sa[ty][k] per tile are 4 LDS.128 (seed 003 tiles,
         // fused as the H100 measurements show); the trace has the 4, each 16 bytes wide.
-        let mut input = SimulationInput::new(MATMUL, "mm_tiled", h100());
-        input.defines = vec![
-            ("TILE_WIDTH".to_string(), "16".to_string()),
-            ("PAD".to_string(), "0".to_string()),
-        ];
-        input.grid = Dim3::new(4, 4, 1);
-        input.block = Dim3::new(16, 16, 1);
-        input.args = vec![("n".to_string(), Value::Int(64))];
-        input.buffers = ["a", "b", "c"]
-            .iter()
-            .map(|name| (name.to_string(), 64 * 64 * 4))
-            .collect();
+        let mut input = matmul_launch(MATMUL, "mm_tiled", 64, 16, h100());
+        input.defines.push(("PAD".to_string(), "0".to_string()));
         input.trace = Some(TraceRequest {
             block: [0, 0, 0],
             warp: 0,

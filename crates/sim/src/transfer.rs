@@ -27,24 +27,14 @@
 //! lesson: the figures `bandwidthTest` reports on a given machine differ by its chipset and
 //! memory.
 
+// The link is a field of every device preset, so it is defined with the presets; this module
+// models the copies over it and keeps its path.
+pub use crate::device::HostLink;
+
 use crate::device::Device;
 use crate::simulate::SimulationReport;
 use crate::timing::Prediction;
 use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
-
-/// The bus between the host and a device, with what a copy over it costs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HostLink {
-    /// The link's name, as a datasheet gives it ("PCIe 5.0 x16").
-    pub name: Cow<'static, str>,
-    /// Bytes per second per direction after the line code, in GB/s.
-    pub raw_gbps: f64,
-    /// The host's own memory copy bandwidth (the staging copy of pageable memory), in GB/s.
-    pub host_copy_gbps: f64,
-    /// The fixed cost of one copy call, in microseconds.
-    pub call_us: f64,
-}
 
 /// Where the host's side of a copy lives.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

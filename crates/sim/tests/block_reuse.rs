@@ -16,6 +16,7 @@
 
 use memplay_sim::device::{a100, fermi, g80, gt200, h100};
 use memplay_sim::kernel::{Dim3, Value};
+use memplay_sim::lesson_kernels::{matmul_launch, BOUNDARY, MATMUL};
 use memplay_sim::simulate::{
     simulate, BlockSampling, SimulationError, SimulationInput, SimulationReport,
 };
@@ -679,26 +680,11 @@ fn a_loop_whose_reads_are_fused_in_pairs_is_skipped_two_iterations_at_a_time() {
     assert_eq!(skipped, [4 * (8 + 2 * 8); 9]);
 }
 
-const MATMUL: &str = include_str!("../../../www/kernels/matmul.cu");
-const BOUNDARY: &str = include_str!("../../../www/kernels/boundary.cu");
-
-/// A matmul `kernel` of `source` on the H100: n x n matrices of floats in `tile` x `tile` blocks,
-/// as many as cover them, with `PAD` floats of padding per tile row where the kernel has it.
+/// A matmul `kernel` of `source` on the H100 (`matmul_launch`), with `PAD` floats of padding per
+/// tile row where the kernel has it.
 fn matmul(source: &str, kernel: &str, n: u32, tile: u32, pad: u32) -> SimulationInput {
-    let mut input = SimulationInput::new(source, kernel, h100());
-    input.defines = vec![
-        ("TILE_WIDTH".to_string(), tile.to_string()),
-        ("PAD".to_string(), pad.to_string()),
-    ];
-    let blocks = n.div_ceil(tile);
-    input.grid = Dim3::new(blocks, blocks, 1);
-    input.block = Dim3::new(tile, tile, 1);
-    input.args = vec![("n".to_string(), Value::Int(i64::from(n)))];
-    let bytes = 4 * u64::from(n) * u64::from(n);
-    input.buffers = ["a", "b", "c"]
-        .iter()
-        .map(|b| (b.to_string(), bytes))
-        .collect();
+    let mut input = matmul_launch(source, kernel, n, tile, h100());
+    input.defines.push(("PAD".to_string(), pad.to_string()));
     input
 }
 

@@ -13,7 +13,7 @@
 
 use memplay_sim::device::h100;
 use memplay_sim::kernel::{Dim3, Value};
-use memplay_sim::lesson_kernels::{BOUNDARY, COALESCING, DIVERGENCE, MATMUL};
+use memplay_sim::lesson_kernels::{matmul_launch, BOUNDARY, COALESCING, DIVERGENCE, MATMUL};
 use memplay_sim::simulate::{simulate, BlockSampling, SimulationInput};
 use memplay_sim::trace::TraceRequest;
 
@@ -42,24 +42,24 @@ fn launch(source: &str, kernel: &str, grid: [u32; 2], block: [u32; 2]) -> Simula
     input.grid = Dim3::new(grid[0], grid[1], 1);
     input.block = Dim3::new(block[0], block[1], 1);
     input.regs = 32;
-    input.trace = Some(TraceRequest {
-        block: [0, 0, 0],
-        warp: 0,
-    });
+    input.trace = Some(page_trace());
     input
 }
 
-/// A square matmul of `n` with `tile` x `tile` blocks.
+/// The trace the page asks for: warp 0 of block (0, 0), for the per-line view.
+fn page_trace() -> TraceRequest {
+    TraceRequest {
+        block: [0, 0, 0],
+        warp: 0,
+    }
+}
+
+/// A square matmul of `n` with `tile` x `tile` blocks (`matmul_launch`), with 32 registers,
+/// traced as the page traces.
 fn matmul(source: &str, kernel: &str, n: u32, tile: u32) -> SimulationInput {
-    let blocks = n.div_ceil(tile);
-    let mut input = launch(source, kernel, [blocks, blocks], [tile, tile]);
-    input.defines = vec![("TILE_WIDTH".to_string(), tile.to_string())];
-    input.args = vec![("n".to_string(), Value::Int(i64::from(n)))];
-    let bytes = 4 * u64::from(n) * u64::from(n);
-    input.buffers = ["a", "b", "c"]
-        .iter()
-        .map(|name| (name.to_string(), bytes))
-        .collect();
+    let mut input = matmul_launch(source, kernel, n, tile, h100());
+    input.regs = 32;
+    input.trace = Some(page_trace());
     input
 }
 

@@ -30,19 +30,19 @@ pub fn pointer(object: usize, address: u64) -> u64 {
 }
 
 /// The address a pointer holds, sign-extended from its 48 bits.
-pub fn pointer_address(p: u64) -> i64 {
+pub(crate) fn pointer_address(p: u64) -> i64 {
     ((p << (64 - ADDRESS_BITS)) as i64) >> (64 - ADDRESS_BITS)
 }
 
 /// `address + bytes`, if both the sum and the address it gives are representable.
 #[inline]
-pub fn address_add(address: i64, bytes: i64) -> Option<i64> {
+pub(crate) fn address_add(address: i64, bytes: i64) -> Option<i64> {
     let sum = address.checked_add(bytes)?;
     (ADDRESS_MIN..ADDRESS_END).contains(&sum).then_some(sum)
 }
 
 /// The object a pointer points into, `None` for the null pointer.
-pub fn pointer_object(p: u64) -> Option<usize> {
+pub(crate) fn pointer_object(p: u64) -> Option<usize> {
     match p >> ADDRESS_BITS {
         0 => None,
         tag => Some(tag as usize - 1),
@@ -52,14 +52,14 @@ pub fn pointer_object(p: u64) -> Option<usize> {
 /// Moves a pointer by `bytes`, keeping its object; `None` when the address would leave the
 /// representable range (the move is out of bounds of any object).
 #[inline]
-pub fn pointer_add(p: u64, bytes: i64) -> Option<u64> {
+pub(crate) fn pointer_add(p: u64, bytes: i64) -> Option<u64> {
     let moved = address_add(pointer_address(p), bytes)?;
     Some((p & !ADDRESS_MASK) | (moved as u64 & ADDRESS_MASK))
 }
 
 /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014):
 /// a tiny, good-enough mixer for seeded test data.
-pub fn splitmix64(mut z: u64) -> u64 {
+pub(crate) fn splitmix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -86,7 +86,7 @@ impl Fill {
     /// The contents a launch's `fill` gives a buffer that holds `self` by default: `Random` of
     /// its element type, or `Zero` for a buffer of pointers, which stays null whatever the fill,
     /// as no fill can name an object for its pointers to point into.
-    pub fn with_launch_fill(self, fill: LaunchFill) -> Fill {
+    pub(crate) fn with_launch_fill(self, fill: LaunchFill) -> Fill {
         match (fill, self) {
             (LaunchFill::Small, contents) => contents,
             (LaunchFill::Zeros, _) => Fill::Zero,
@@ -252,7 +252,7 @@ impl PagedBuffer {
     /// Reads a little-endian value of `size` bytes (1 to 8) that does not cross a part, as an
     /// aligned access never does.
     #[inline]
-    pub fn read_le(&mut self, offset: u64, size: usize) -> u64 {
+    pub(crate) fn read_le(&mut self, offset: u64, size: usize) -> u64 {
         let at = offset as usize;
         let (index, within) = (at >> PAGE_BITS, at & (PAGE_BYTES - 1));
         if index >= self.pages.len() || (within & (PART_BYTES - 1)) + size > PART_BYTES || size > 8
