@@ -403,8 +403,8 @@ impl Machine<'_, '_> {
             *slot = (mask >> l & 1 != 0).then_some(ptrs[l] & ADDRESS_MASK);
         }
         self.sink.record(&self.record);
-        self.emitted += 1;
-        if self.capturing {
+        self.reuse.emitted += 1;
+        if self.reuse.capturing {
             let record = self.record;
             self.capture(&record);
         }
@@ -462,8 +462,8 @@ impl Machine<'_, '_> {
                 fences_passed: self.dependence.fences,
             };
             self.sink.record(&record);
-            self.emitted += 1;
-            if self.capturing {
+            self.reuse.emitted += 1;
+            if self.reuse.capturing {
                 self.capture(&record);
             }
         }

@@ -1032,7 +1032,6 @@ impl<'p> Simulation<'p> {
             threads,
             block,
             sink,
-            emitted: 0,
             budget: step_budget,
             regs: Registers::default(),
             tags: Vec::new(),
@@ -1068,16 +1067,11 @@ impl<'p> Simulation<'p> {
             },
             spare_args: Vec::new(),
             spare_stacks: Vec::new(),
-            guards: &self.guard_sites,
-            guard_ranges: vec![GuardRange::default(); self.guard_sites.len()],
-            loops: &self.loop_plans,
-            watch: None,
-            nested_watch: None,
-            spare_watches: std::mem::take(&mut self.spare_watches),
-            watch_head: usize::MAX,
-            capturing: false,
-            resumed: (0, WarpWork::default()),
-            iterations_skipped: 0,
+            reuse: ReuseBookkeeping::new(
+                &self.guard_sites,
+                &self.loop_plans,
+                std::mem::take(&mut self.spare_watches),
+            ),
         };
         let n_regs = self.program.n_regs as usize;
         let mut warps: Vec<WarpState> = (0..n_warps)
@@ -1163,8 +1157,8 @@ impl<'p> Simulation<'p> {
                 break;
             }
         }
-        self.guard_ranges = std::mem::take(&mut machine.guard_ranges);
-        self.spare_watches = std::mem::take(&mut machine.spare_watches);
+        self.guard_ranges = std::mem::take(&mut machine.reuse.guard_ranges);
+        self.spare_watches = std::mem::take(&mut machine.reuse.spare_watches);
         Ok(BlockStats {
             block,
             flops: machine.flops,
@@ -1177,7 +1171,7 @@ impl<'p> Simulation<'p> {
             predicated_off_threads: machine.predicated_off_threads,
             steps: machine.steps,
             warps_shown_alike: 0,
-            iterations_skipped: machine.iterations_skipped,
+            iterations_skipped: machine.reuse.iterations_skipped,
         })
     }
 }

@@ -330,15 +330,15 @@ impl Machine<'_, '_> {
         if self.call_depth != 0 {
             return;
         }
-        let Some(plan) = self.loops.iter().position(|plan| plan.head == pc + 1) else {
+        let Some(plan) = self.reuse.loops.iter().position(|plan| plan.head == pc + 1) else {
             return;
         };
-        let nested = self.loops[plan].nested;
+        let nested = self.reuse.loops[plan].nested;
         // One nested loop at a time: one inside a nested loop watched runs in full.
-        if nested && self.nested_watch.is_some() {
+        if nested && self.reuse.nested_watch.is_some() {
             return;
         }
-        let watch = match self.spare_watches.pop() {
+        let watch = match self.reuse.spare_watches.pop() {
             Some(mut watch) => {
                 watch.plan = plan;
                 watch.heads = 0;
@@ -370,13 +370,13 @@ impl Machine<'_, '_> {
             }),
         };
         if nested {
-            self.nested_watch = Some(watch);
+            self.reuse.nested_watch = Some(watch);
         } else {
-            self.watch = Some(watch);
-            self.resumed = (self.steps, WarpWork::of(self));
+            self.reuse.watch = Some(watch);
+            self.reuse.resumed = (self.steps, WarpWork::of(self));
         }
-        self.watch_head = pc + 1;
-        self.capturing = self.any_capturing();
+        self.reuse.watch_head = pc + 1;
+        self.reuse.refresh_capturing();
     }
 
     /// At a `LoopEnd` (`pc`): stops watching the loop it ends.
@@ -387,43 +387,35 @@ impl Machine<'_, '_> {
         let ends = |watch: &Option<Box<LoopWatch>>| {
             watch
                 .as_ref()
-                .is_some_and(|watch| self.loops[watch.plan].end == pc)
+                .is_some_and(|watch| self.reuse.loops[watch.plan].end == pc)
         };
-        if ends(&self.nested_watch) {
+        if ends(&self.reuse.nested_watch) {
             self.stop_watching_nested();
-        } else if ends(&self.watch) {
+        } else if ends(&self.reuse.watch) {
             self.stop_watching();
         }
-    }
-
-    /// Whether the warp's records and guards go to an iteration captured, of the loop it is in
-    /// or of the nested loop it is in.
-    fn any_capturing(&self) -> bool {
-        let capturing =
-            |watch: &Option<Box<LoopWatch>>| watch.as_ref().is_some_and(|watch| watch.capturing());
-        capturing(&self.watch) || capturing(&self.nested_watch)
     }
 
     /// Keeps `record` for the iterations the warp captures; an iteration too long to capture ends
     /// the watch, and for the loop that no other encloses the sink's log of it.
     pub(super) fn capture(&mut self, record: &MemRecord) {
-        if let Some(nested) = self.nested_watch.as_mut().filter(|w| w.capturing()) {
+        if let Some(nested) = self.reuse.nested_watch.as_mut().filter(|w| w.capturing()) {
             if !nested.capture(record) && nested.own_log {
                 self.sink.iterations_end(self.warp);
             }
         }
-        if let Some(watch) = self.watch.as_mut().filter(|w| w.capturing()) {
+        if let Some(watch) = self.reuse.watch.as_mut().filter(|w| w.capturing()) {
             if !watch.capture(record) {
                 self.sink.iterations_end(self.warp);
             }
         }
-        self.capturing = self.any_capturing();
+        self.reuse.refresh_capturing();
     }
 
     /// Notes the differences and outcomes a guard's lanes compared in each iteration being
     /// captured.
     pub(super) fn capture_guard(&mut self, site: usize, lanes: GuardRange) {
-        for watch in [&mut self.watch, &mut self.nested_watch] {
+        for watch in [&mut self.reuse.watch, &mut self.reuse.nested_watch] {
             if let Some(watch) = watch.as_mut().filter(|w| w.capturing()) {
                 watch.note_guard(site, lanes);
             }
@@ -433,7 +425,7 @@ impl Machine<'_, '_> {
     /// Notes a barrier in the iteration being captured of the loop that no other encloses (a
     /// nested loop with a barrier has no plan).
     pub(super) fn capture_barrier(&mut self) {
-        if let Some(watch) = self.watch.as_mut().filter(|w| w.capturing()) {
+        if let Some(watch) = self.reuse.watch.as_mut().filter(|w| w.capturing()) {
             watch.capture_barrier();
         }
     }
@@ -444,47 +436,48 @@ impl Machine<'_, '_> {
             if watch.records.capacity() > SPARE_RECORDS {
                 watch.records = Vec::new();
             }
-            if self.spare_watches.len() < SPARE_WATCHES {
-                self.spare_watches.push(*watch);
+            if self.reuse.spare_watches.len() < SPARE_WATCHES {
+                self.reuse.spare_watches.push(*watch);
             }
         }
     }
 
     /// Ends the watch over the nested loop; the head watched is the enclosing loop's again.
     fn stop_watching_nested(&mut self) {
-        let watch = self.nested_watch.take();
+        let watch = self.reuse.nested_watch.take();
         if watch.as_ref().is_some_and(|watch| watch.own_log) {
             self.sink.iterations_end(self.warp);
         }
         self.retire(watch);
-        self.watch_head = self
+        self.reuse.watch_head = self
+            .reuse
             .watch
             .as_ref()
-            .map_or(usize::MAX, |watch| self.loops[watch.plan].head);
-        self.capturing = self.any_capturing();
+            .map_or(usize::MAX, |watch| self.reuse.loops[watch.plan].head);
+        self.reuse.refresh_capturing();
     }
 
     /// Takes up the warp's watch (`WarpState::watch`) when it runs.
     pub(super) fn resume_watch(&mut self, watch: Option<Box<LoopWatch>>) {
-        self.watch_head = watch
+        self.reuse.watch_head = watch
             .as_ref()
-            .map_or(usize::MAX, |watch| self.loops[watch.plan].head);
-        self.capturing = watch.as_ref().is_some_and(|watch| watch.capturing());
+            .map_or(usize::MAX, |watch| self.reuse.loops[watch.plan].head);
+        self.reuse.capturing = watch.as_ref().is_some_and(|watch| watch.capturing());
         if watch.is_some() {
-            self.resumed = (self.steps, WarpWork::of(self));
+            self.reuse.resumed = (self.steps, WarpWork::of(self));
         }
-        self.watch = watch;
+        self.reuse.watch = watch;
     }
 
     /// Puts the warp's watch away when it stops, with the steps and work it did.
     pub(super) fn suspend_watch(&mut self) -> Option<Box<LoopWatch>> {
         // A nested loop watched has no barrier, so a warp never stops inside it but at an error.
-        let nested = self.nested_watch.take();
+        let nested = self.reuse.nested_watch.take();
         if nested.as_ref().is_some_and(|watch| watch.own_log) {
             self.sink.iterations_end(self.warp);
         }
         self.retire(nested);
-        let mut watch = self.watch.take()?;
+        let mut watch = self.reuse.watch.take()?;
         (watch.steps, watch.work) = self.own_progress(&watch);
         Some(watch)
     }
@@ -492,16 +485,16 @@ impl Machine<'_, '_> {
     /// The warp's own steps and work since it entered the watched loop.
     fn own_progress(&self, watch: &LoopWatch) -> (u64, WarpWork) {
         let mut work = watch.work;
-        work.add_difference(&WarpWork::of(self), &self.resumed.1);
-        (watch.steps + (self.steps - self.resumed.0), work)
+        work.add_difference(&WarpWork::of(self), &self.reuse.resumed.1);
+        (watch.steps + (self.steps - self.reuse.resumed.0), work)
     }
 
     /// Ends the watch over the loop, telling the sink that the warp skips no more of it.
     fn stop_watching(&mut self) {
-        let watch = self.watch.take();
+        let watch = self.reuse.watch.take();
         self.retire(watch);
-        self.watch_head = usize::MAX;
-        self.capturing = self.any_capturing();
+        self.reuse.watch_head = usize::MAX;
+        self.reuse.refresh_capturing();
         self.sink.iterations_end(self.warp);
     }
 
@@ -509,11 +502,11 @@ impl Machine<'_, '_> {
     /// being skipped, or captures an iteration, or decides to skip the iterations after the one
     /// captured.
     pub(super) fn at_loop_head(&mut self, flow: &Flow, span: Span) -> Result<AtHead, Diagnostic> {
-        if self.nested_watch.is_some() {
+        if self.reuse.nested_watch.is_some() {
             self.at_nested_head(flow, span)?;
             return Ok(AtHead::Run);
         }
-        let Some(mut watch) = self.watch.take() else {
+        let Some(mut watch) = self.reuse.watch.take() else {
             self.stop_watching();
             return Ok(AtHead::Run);
         };
@@ -522,8 +515,8 @@ impl Machine<'_, '_> {
             self.stop_watching();
             self.retire(Some(watch));
         } else {
-            self.capturing = watch.capturing();
-            self.watch = Some(watch);
+            self.reuse.capturing = watch.capturing();
+            self.reuse.watch = Some(watch);
         }
         result
     }
@@ -551,7 +544,7 @@ impl Machine<'_, '_> {
                 return Ok(self.hand_skipped(watch));
             }
         }
-        if watch.heads > CAPTURES * self.loops[watch.plan].unroll {
+        if watch.heads > CAPTURES * self.reuse.loops[watch.plan].unroll {
             watch.done = true;
             return Ok(AtHead::Run);
         }
@@ -564,13 +557,14 @@ impl Machine<'_, '_> {
     /// Whether the iteration being captured goes on at this head: it spans the plan's `unroll`
     /// iterations of the loop.
     fn capture_goes_on(&self, watch: &LoopWatch) -> bool {
-        watch.start.is_some() && watch.heads - watch.capture_head < self.loops[watch.plan].unroll
+        watch.start.is_some()
+            && watch.heads - watch.capture_head < self.reuse.loops[watch.plan].unroll
     }
 
     /// Starts capturing an iteration at the head (`flow`), the warp having done `progress` (its
     /// own steps and work) so far.
     fn begin_capture(&self, watch: &mut LoopWatch, flow: &Flow, progress: (u64, WarpWork)) {
-        let plan = &self.loops[watch.plan];
+        let plan = &self.reuse.loops[watch.plan];
         let (steps, work) = progress;
         watch.capture_head = watch.heads;
         watch.start = Some(IterationStart {
@@ -590,7 +584,7 @@ impl Machine<'_, '_> {
         watch.ranges.clear();
         watch
             .ranges
-            .resize(self.guards.len(), GuardRange::default());
+            .resize(self.reuse.guards.len(), GuardRange::default());
     }
 
     /// At the head of the nested loop watched: captures an iteration, or skips the iterations
@@ -598,12 +592,12 @@ impl Machine<'_, '_> {
     /// (`skip_nested`). The warp never stops inside a nested loop watched: the block's machine
     /// counts are its own there.
     fn at_nested_head(&mut self, flow: &Flow, span: Span) -> Result<(), Diagnostic> {
-        let Some(mut watch) = self.nested_watch.take() else {
+        let Some(mut watch) = self.reuse.nested_watch.take() else {
             return Ok(());
         };
         let result = self.nested_head(&mut watch, flow, span);
-        self.nested_watch = Some(watch);
-        self.capturing = self.any_capturing();
+        self.reuse.nested_watch = Some(watch);
+        self.reuse.refresh_capturing();
         result
     }
 
@@ -639,7 +633,7 @@ impl Machine<'_, '_> {
                 return Ok(());
             }
         }
-        if watch.heads > CAPTURES * self.loops[watch.plan].unroll {
+        if watch.heads > CAPTURES * self.reuse.loops[watch.plan].unroll {
             watch.done = true;
             if watch.own_log {
                 self.sink.iterations_end(self.warp);
@@ -649,7 +643,11 @@ impl Machine<'_, '_> {
         self.begin_capture(watch, flow, progress);
         // The enclosing loop's iteration is not being captured (or no loop watched encloses this
         // one): the sink may log this loop's iteration as its own.
-        watch.own_log = !self.watch.as_ref().is_some_and(|outer| outer.capturing());
+        watch.own_log = !self
+            .reuse
+            .watch
+            .as_ref()
+            .is_some_and(|outer| outer.capturing());
         if watch.own_log {
             self.sink.iteration_begins(self.warp);
         } else {
@@ -675,13 +673,14 @@ impl Machine<'_, '_> {
         };
         self.sink.nested_iterations_repeated(&batch);
         let whole = usize::try_from(alike.iterations).unwrap_or(usize::MAX);
-        self.emitted = self
+        self.reuse.emitted = self
+            .reuse
             .emitted
             .saturating_add(whole.saturating_mul(watch.records.len()));
         // A capture that grows too long ends (`capture`), and no record is kept after it.
         for iteration in 1..=alike.iterations {
             for (index, ran) in watch.records.iter().enumerate() {
-                if !self.capturing {
+                if !self.reuse.capturing {
                     return;
                 }
                 let mut record = *ran;
@@ -740,7 +739,7 @@ impl Machine<'_, '_> {
         flow: &Flow,
         progress: &(u64, WarpWork),
     ) -> Option<AlikeIterations> {
-        let plan = &self.loops[watch.plan];
+        let plan = &self.reuse.loops[watch.plan];
         let mask = flow.mask;
         if mask != start.mask
             || flow.stack.len() != start.depth
@@ -810,10 +809,11 @@ impl Machine<'_, '_> {
         work_now: &WarpWork,
         span: Span,
     ) -> Result<(), Diagnostic> {
-        let plan = &self.loops[watch.plan];
+        let plan = &self.reuse.loops[watch.plan];
         let times = alike.iterations;
         // Counted in the loop's own iterations, whatever a warp captures as one.
-        self.iterations_skipped = self
+        self.reuse.iterations_skipped = self
+            .reuse
             .iterations_skipped
             .saturating_add(times.saturating_mul(u64::from(plan.unroll)));
         for (induction, before) in plan.induction.iter().zip(&start.induction) {
@@ -850,11 +850,11 @@ impl Machine<'_, '_> {
             let per_iteration = i128::from(guard.shift[0]);
             let far = per_iteration * i128::from(times);
             let spread = watch.ranges[site].spread(per_iteration.min(far), per_iteration.max(far));
-            self.guard_ranges[site] = self.guard_ranges[site].join(spread);
+            self.reuse.guard_ranges[site] = self.reuse.guard_ranges[site].join(spread);
             // A nested loop's skipped iterations belong to the enclosing loop's iteration being
             // captured, whose guards must hold what they compared.
             if plan.nested {
-                if let Some(outer) = self.watch.as_mut().filter(|w| w.capturing()) {
+                if let Some(outer) = self.reuse.watch.as_mut().filter(|w| w.capturing()) {
                     if let Some(range) = outer.ranges.get_mut(site) {
                         *range = range.join(spread);
                     }
@@ -943,7 +943,7 @@ impl Machine<'_, '_> {
                     };
                     self.sink.iterations_repeated_from(&batch);
                     let whole = (last - iteration + 1) as usize;
-                    self.emitted += whole.saturating_mul(watch.records.len());
+                    self.reuse.emitted += whole.saturating_mul(watch.records.len());
                     skipping.iteration = last;
                     skipping.record = watch.records.len();
                     continue;
@@ -959,7 +959,7 @@ impl Machine<'_, '_> {
                 })
                 .max(from + 1);
             let iteration = skipping.iteration;
-            self.emitted += to - from;
+            self.reuse.emitted += to - from;
             // Before the sink's tail, only the records it still needs, and once that the warp
             // ran if it asks for that.
             let needed = skipping.needed.as_ref().filter(|needed| {

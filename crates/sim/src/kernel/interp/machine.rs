@@ -1,7 +1,7 @@
 //! A warp's control flow (branches, loops, barriers, calls) and the evaluation of its expressions.
 
 use super::*;
-use crate::kernel::block_shift::{Guard, GuardRange, GuardSite};
+use crate::kernel::block_shift::{Guard, GuardRange};
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Frame {
@@ -97,8 +97,6 @@ pub(super) struct Machine<'s, 'p> {
     pub(super) threads: u32,
     pub(super) block: [u32; 3],
     pub(super) sink: &'s mut dyn RecordSink,
-    /// How many records the block has handed to `sink` (`warps` cuts a warp's out by it).
-    pub(super) emitted: usize,
     /// The steps the block may take, all warps together, and the steps taken so far.
     pub(super) budget: u64,
     pub(super) regs: Registers,
@@ -132,26 +130,9 @@ pub(super) struct Machine<'s, 'p> {
     /// Vectors of finished `__device__` calls, for the next calls to reuse.
     pub(super) spare_args: Vec<Vec<usize>>,
     pub(super) spare_stacks: Vec<Vec<Frame>>,
-    /// The comparisons `block_shift` found the blocks' branches to depend on, and the least and
-    /// greatest `lhs - rhs` the block's lanes compared at each (empty for other kernels).
-    pub(super) guards: &'s [GuardSite],
-    pub(super) guard_ranges: Vec<GuardRange>,
-    /// The kernel's loops whose iterations are shown alike (`loops`), the current warp's watch
-    /// over the one it is in, that loop's head (`usize::MAX` when none) and whether the warp is
-    /// capturing an iteration of it.
-    pub(super) loops: &'s [LoopPlan],
-    pub(super) watch: Option<Box<LoopWatch>>,
-    /// The watch over a loop inside another that the warp is in (`LoopPlan::nested`), whose
-    /// head is then `watch_head`.
-    pub(super) nested_watch: Option<Box<LoopWatch>>,
-    /// Watches that ended, for the next to reuse (`Simulation::spare_watches`).
-    pub(super) spare_watches: Vec<LoopWatch>,
-    pub(super) watch_head: usize,
-    pub(super) capturing: bool,
-    /// The block's steps and work when the current warp resumed with a watch.
-    pub(super) resumed: (u64, WarpWork),
-    /// The loop iterations the block's warps skipped (`BlockStats::iterations_skipped`).
-    pub(super) iterations_skipped: u64,
+    /// What the block's run keeps for the reuse of its work: guard ranges, loop watches, the
+    /// records handed so far (`ReuseBookkeeping`).
+    pub(super) reuse: ReuseBookkeeping<'s>,
 }
 
 impl Machine<'_, '_> {
@@ -161,7 +142,7 @@ impl Machine<'_, '_> {
     #[inline(never)]
     fn note_guard(&mut self, e: &Ex, a: usize, b: usize, mask: u32) {
         let site = (e.span.line, e.span.col, e.tmp);
-        let Some(index) = self.guards.iter().position(|&g| g == site) else {
+        let Some(index) = self.reuse.guards.iter().position(|&g| g == site) else {
             return;
         };
         let ExKind::Binary { op, .. } = e.kind else {
@@ -185,8 +166,8 @@ impl Machine<'_, '_> {
             when_true: (true_low <= true_high).then_some((true_low, true_high)),
             when_false: (false_low <= false_high).then_some((false_low, false_high)),
         };
-        self.guard_ranges[index] = self.guard_ranges[index].join(lanes);
-        if self.capturing {
+        self.reuse.guard_ranges[index] = self.reuse.guard_ranges[index].join(lanes);
+        if self.reuse.capturing {
             self.capture_guard(index, lanes);
         }
     }
@@ -233,7 +214,7 @@ impl Machine<'_, '_> {
         let code = &func.code;
         loop {
             let pc = flow.pc;
-            if pc == self.watch_head && self.call_depth == 0 {
+            if pc == self.reuse.watch_head && self.call_depth == 0 {
                 if let AtHead::Barrier = self.at_loop_head(flow, func.spans[pc])? {
                     return Ok(Stop::Barrier);
                 }
@@ -319,7 +300,7 @@ impl Machine<'_, '_> {
                     });
                     if mask == 0 {
                         flow.pc = *end_at;
-                    } else if !self.loops.is_empty() {
+                    } else if !self.reuse.loops.is_empty() {
                         self.enter_loop(pc);
                     }
                 }
@@ -347,7 +328,7 @@ impl Machine<'_, '_> {
                     if let Some(Frame::Loop { entry, .. }) = flow.stack.pop() {
                         flow.mask = entry & flow.alive();
                     }
-                    if self.watch.is_some() || self.nested_watch.is_some() {
+                    if self.reuse.watch.is_some() || self.reuse.nested_watch.is_some() {
                         self.leave_loop(pc);
                     }
                 }
@@ -388,7 +369,7 @@ impl Machine<'_, '_> {
                                 ),
                             ));
                         }
-                        if self.capturing {
+                        if self.reuse.capturing {
                             self.capture_barrier();
                         }
                         return Ok(Stop::Barrier);
@@ -479,7 +460,7 @@ impl Machine<'_, '_> {
             ExKind::Binary { op, ty, lhs, rhs } => {
                 let a = self.eval(lhs, mask)?;
                 let b = self.eval(rhs, mask)?;
-                if !self.guards.is_empty() && op.is_comparison() {
+                if !self.reuse.guards.is_empty() && op.is_comparison() {
                     self.note_guard(e, a, b, mask);
                 }
                 self.arith(*op, *ty, a, b, dst, mask, e.span)?;

@@ -48,6 +48,7 @@ mod launch;
 mod loops;
 mod machine;
 mod registers;
+mod reuse;
 mod warps;
 
 use access::*;
@@ -56,5 +57,6 @@ pub use launch::*;
 use loops::*;
 use machine::*;
 use registers::*;
+use reuse::*;
 pub use warps::move_lanes;
 use warps::*;

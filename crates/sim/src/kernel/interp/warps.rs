@@ -391,8 +391,8 @@ impl WarpLog {
 
     /// Before warp `w` runs: its own guard ranges go to the machine.
     pub(super) fn begin(&mut self, w: usize, machine: &mut Machine<'_, '_>) -> (WarpWork, usize) {
-        std::mem::swap(&mut machine.guard_ranges, &mut self.guard_ranges[w]);
-        (WarpWork::of(machine), machine.emitted)
+        std::mem::swap(&mut machine.reuse.guard_ranges, &mut self.guard_ranges[w]);
+        (WarpWork::of(machine), machine.reuse.emitted)
     }
 
     /// After warp `w` ran: what it did.
@@ -402,8 +402,8 @@ impl WarpLog {
         (before, first_record): (WarpWork, usize),
         machine: &mut Machine<'_, '_>,
     ) {
-        std::mem::swap(&mut machine.guard_ranges, &mut self.guard_ranges[w]);
-        self.pieces[w].push((first_record, machine.emitted));
+        std::mem::swap(&mut machine.reuse.guard_ranges, &mut self.guard_ranges[w]);
+        self.pieces[w].push((first_record, machine.reuse.emitted));
         self.work[w].add_difference(&WarpWork::of(machine), &before);
     }
 }
