@@ -2,6 +2,12 @@
 
 use super::*;
 
+/// A register's value in each of a warp's 32 lanes.
+pub(super) type Lanes = [u64; WARP_LANES];
+
+/// The mask of every lane of a warp.
+pub(super) const FULL: u32 = u32::MAX;
+
 /// `to[l] = from[l]` for the lanes in `mask`.
 pub(super) fn copy_lanes_masked(from: &Lanes, to: &mut Lanes, mask: u32) {
     if mask == FULL {

@@ -56,147 +56,7 @@
 //! and nothing reads them but data. The step budget counts the steps a full run takes.
 
 use super::*;
-use crate::kernel::block_shift::{self, Guard, GuardRange, Induction, SiteShift};
-
-/// A loop of the kernel whose iterations are shown alike (`Simulation::summarise_loops`).
-#[derive(Clone, Debug)]
-pub(super) struct LoopPlan {
-    /// The loop's `LoopCond`, where each iteration starts.
-    head: usize,
-    /// Its `LoopEnd`.
-    end: usize,
-    /// Another loop encloses it: a warp skips its iterations by making their records at once
-    /// (`Machine::skip_nested`), since the enclosing loop's watch may be capturing them.
-    nested: bool,
-    induction: Vec<Induction>,
-    /// The guards, each with its index among `Simulation::guard_sites`; a guard's shift per
-    /// iteration is the first component of its `shift`.
-    guards: Vec<(usize, Guard)>,
-    site_shifts: Vec<SiteShift>,
-    /// How many of the loop's iterations a warp captures as one (`Simulation::summarise_loops`):
-    /// the steps, shifts and moves above are those of this many iterations.
-    unroll: u32,
-}
-
-/// What a warp in a loop of a `LoopPlan` is doing about it: capturing an iteration, or handing
-/// the sink the records of the iterations it skips.
-#[derive(Debug)]
-pub(super) struct LoopWatch {
-    plan: usize,
-    /// How many times the warp reached the loop's head...
-    heads: u32,
-    /// ... and at which of those heads the iteration being captured started.
-    capture_head: u32,
-    /// A nested loop whose enclosing loop's iteration is not being captured: its records go to
-    /// the sink's log of an iteration of its own (`RecordSink::iteration_begins`), and its skipped
-    /// iterations are handed as a loop that no other encloses hands them.
-    own_log: bool,
-    /// Where the iteration being captured started.
-    start: Option<IterationStart>,
-    /// The captured iteration's records, in order.
-    records: Vec<MemRecord>,
-    /// After how many of `records` the warp passed each barrier of the iteration.
-    barriers: Vec<usize>,
-    /// The differences each guard site compared in the captured iteration.
-    ranges: Vec<GuardRange>,
-    skipping: Option<Skipping>,
-    /// Nothing more to do in this loop.
-    done: bool,
-    /// The warp's own steps and work since it entered the loop, up to its latest resumption (the
-    /// machine's counts are the block's, which the other warps add to between the rounds).
-    steps: u64,
-    work: WarpWork,
-}
-
-impl LoopWatch {
-    /// Whether the warp's records and guards go to the captured iteration.
-    pub(super) fn capturing(&self) -> bool {
-        self.start.is_some() && self.skipping.is_none() && !self.done
-    }
-
-    /// Keeps `record` for the captured iteration; false, and the watch is over, where the
-    /// iteration grows past `MAX_CAPTURED_RECORDS` (an inner loop that never ends would
-    /// otherwise fill memory with it until the budget ran out).
-    pub(super) fn capture(&mut self, record: &MemRecord) -> bool {
-        if self.records.len() >= MAX_CAPTURED_RECORDS {
-            self.done = true;
-            return false;
-        }
-        self.records.push(*record);
-        true
-    }
-
-    pub(super) fn capture_barrier(&mut self) {
-        self.barriers.push(self.records.len());
-    }
-
-    pub(super) fn note_guard(&mut self, site: usize, lanes: GuardRange) {
-        if let Some(range) = self.ranges.get_mut(site) {
-            *range = range.join(lanes);
-        }
-    }
-}
-
-/// The warp at the head where the captured iteration started.
-#[derive(Debug)]
-struct IterationStart {
-    work: WarpWork,
-    steps: u64,
-    /// Each induction register, in the order of `LoopPlan::induction`.
-    induction: Vec<Lanes>,
-    mask: u32,
-    depth: usize,
-    dependence: Dependence,
-}
-
-/// The iterations a warp skips, and how far it has handed their records to the sink.
-#[derive(Debug)]
-struct Skipping {
-    /// Iterations 1 to `alike.iterations` after the captured one are skipped; `iteration` is
-    /// the one being handed.
-    alike: AlikeIterations,
-    iteration: u64,
-    /// The next record of the captured iteration to hand, and the next barrier to pass.
-    record: usize,
-    barrier: usize,
-    /// What the sink still needs of the iterations skipped (`RecordSink::repeats_needed`),
-    /// asked before the first is handed...
-    needed: Option<RepeatsNeeded>,
-    /// ... the records of the iteration that it needs, where it takes them at once...
-    handed: Vec<usize>,
-    /// ... and per run of an iteration to a barrier (by its first record), the records of it
-    /// that it needs and whether it asks for the warp's run: the same in every iteration.
-    runs: Vec<(usize, bool, Vec<usize>)>,
-}
-
-/// What `alike_after` finds of the iterations after a captured one.
-#[derive(Debug)]
-struct AlikeIterations {
-    /// How many come out alike.
-    iterations: u64,
-    /// Per record of the captured iteration: how far its site moves per iteration.
-    moves: Vec<i64>,
-    /// The loads, fences and steps of one iteration.
-    loads: u32,
-    fences: u32,
-    iteration_steps: u64,
-}
-
-impl AlikeIterations {
-    /// Record `index` of the captured iteration as it repeats in skipped iteration
-    /// `iteration`.
-    fn repeated(&self, index: usize, iteration: u64) -> Repeated {
-        // Load sequences and fence counts fit in 32 bits for any run within the budget.
-        Repeated {
-            index,
-            by: self.moves[index].wrapping_mul(iteration as i64),
-            loads: (u64::from(self.loads) * iteration) as u32,
-            fences: (u64::from(self.fences) * iteration) as u32,
-            iteration,
-            iterations: self.iterations,
-        }
-    }
-}
+use crate::kernel::block_shift::{self, Guard, GuardRange, SiteShift};
 
 /// The most heads at which a warp starts to capture an iteration: a loop whose lanes settle only
 /// after a few iterations (a strided loop whose lanes leave it one by one) is given as many
@@ -207,10 +67,6 @@ const CAPTURES: u32 = 3;
 /// records each keeps room for (a matmul's phase makes some 70 at tile 32): some 4 MB at most.
 const SPARE_WATCHES: usize = 32;
 const SPARE_RECORDS: usize = 256;
-
-/// The most records an iteration a warp captures may make: more than a matmul's phase makes at
-/// tile 32 (some 70), and few enough that a warp keeps at most a few megabytes.
-const MAX_CAPTURED_RECORDS: usize = 4096;
 
 impl Simulation<'_> {
     /// Finds the loops of the kernel whose iterations are shown alike (`block_shift::
@@ -295,35 +151,6 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
     a
 }
 
-impl LoopPlan {
-    /// The plan for capturing `unroll` iterations as one: the induction steps, the guards' shifts
-    /// and the sites' moves of that many; `None` where one overflows.
-    fn unrolled(&self, unroll: u32) -> Option<LoopPlan> {
-        let times = i64::from(unroll);
-        let mut plan = self.clone();
-        plan.unroll = unroll;
-        for induction in &mut plan.induction {
-            // Registers wrap: the step of `unroll` iterations is the step times `unroll`, wrapped.
-            induction.per_iteration = induction.per_iteration.wrapping_mul(times);
-        }
-        for (_, guard) in &mut plan.guards {
-            guard.shift[0] = guard.shift[0].checked_mul(times)?;
-        }
-        for site in &mut plan.site_shifts {
-            site.bytes_per_step = site.bytes_per_step.checked_mul(times)?;
-        }
-        Some(plan)
-    }
-}
-
-/// What a warp at a loop's head does next.
-pub(super) enum AtHead {
-    /// Runs the loop's test.
-    Run,
-    /// Stops at a barrier of a skipped iteration.
-    Barrier,
-}
-
 impl Machine<'_, '_> {
     /// At a `LoopBegin` of the kernel (`pc`): starts watching the loop if it has a plan.
     pub(super) fn enter_loop(&mut self, pc: usize) {
@@ -373,7 +200,7 @@ impl Machine<'_, '_> {
             self.reuse.nested_watch = Some(watch);
         } else {
             self.reuse.watch = Some(watch);
-            self.reuse.resumed = (self.steps, WarpWork::of(self));
+            self.reuse.resumed = (self.steps, self.work());
         }
         self.reuse.watch_head = pc + 1;
         self.reuse.refresh_capturing();
@@ -464,7 +291,7 @@ impl Machine<'_, '_> {
             .map_or(usize::MAX, |watch| self.reuse.loops[watch.plan].head);
         self.reuse.capturing = watch.as_ref().is_some_and(|watch| watch.capturing());
         if watch.is_some() {
-            self.reuse.resumed = (self.steps, WarpWork::of(self));
+            self.reuse.resumed = (self.steps, self.work());
         }
         self.reuse.watch = watch;
     }
@@ -485,7 +312,7 @@ impl Machine<'_, '_> {
     /// The warp's own steps and work since it entered the watched loop.
     fn own_progress(&self, watch: &LoopWatch) -> (u64, WarpWork) {
         let mut work = watch.work;
-        work.add_difference(&WarpWork::of(self), &self.reuse.resumed.1);
+        work.add_difference(&self.work(), &self.reuse.resumed.1);
         (watch.steps + (self.steps - self.reuse.resumed.0), work)
     }
 
@@ -614,7 +441,7 @@ impl Machine<'_, '_> {
         if self.capture_goes_on(watch) {
             return Ok(());
         }
-        let progress = (self.steps, WarpWork::of(self));
+        let progress = (self.steps, self.work());
         if let Some(start) = watch.start.take() {
             if watch.own_log {
                 if let Some(skipping) = self.skip(watch, &start, (flow, progress), span)? {
@@ -828,7 +655,7 @@ impl Machine<'_, '_> {
         }
         let mut work = WarpWork::default();
         work.add_difference(work_now, &start.work);
-        work.add_to_machine(self, times);
+        self.add_work_times(&work, times);
         self.steps = self
             .steps
             .saturating_add(alike.iteration_steps.saturating_mul(times));

@@ -54,36 +54,16 @@ pub(super) struct WarpState {
     pub(super) watch: Option<Box<LoopWatch>>,
 }
 
-/// The order a record carries: a global or local load is the warp's next one, with what it
-/// waits for and the loads in flight its op allows; any other record has none.
-pub(super) fn stamp(
-    dependence: &mut Dependence,
-    waits_for: u32,
-    in_flight: u32,
-    space: Space,
-    kind: AccessKind,
-) -> LoadOrder {
-    if kind != AccessKind::Load || !matches!(space, Space::Global | Space::Local) {
-        return LoadOrder::default();
-    }
-    dependence.loads += 1;
-    LoadOrder {
-        sequence: dependence.loads,
-        waits_for,
-        in_flight,
-    }
-}
-
-/// A warp's loads so far and what its control flow waited for (`LoadOrder`).
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Dependence {
-    pub(super) loads: u32,
-    pub(super) control: u32,
-    pub(super) fences: u32,
-}
-
 pub(super) enum Stop {
     Done,
+    Barrier,
+}
+
+/// What a warp at a loop's head does next.
+pub(super) enum AtHead {
+    /// Runs the loop's test.
+    Run,
+    /// Stops at a barrier of a skipped iteration.
     Barrier,
 }
 
@@ -136,6 +116,38 @@ pub(super) struct Machine<'s, 'p> {
 }
 
 impl Machine<'_, '_> {
+    /// The block's work so far, as `WarpWork` counts it (a warp's own is the difference of two).
+    pub(super) fn work(&self) -> WarpWork {
+        WarpWork {
+            instructions: self.instructions,
+            flops: self.flops,
+            fp32_issued_flops: self.fp32_issued_flops,
+            barriers: self.barriers,
+            issued: self.issued,
+            thread_issued: self.thread_issued,
+            predicated_off: self.predicated_off,
+            predicated_off_threads: self.predicated_off_threads,
+        }
+    }
+
+    /// Adds `times` times `work` (the work of one iteration of a loop) to the block's counts,
+    /// saturating: only a budget near 2^64 steps lets a skip come near the limit.
+    pub(super) fn add_work_times(&mut self, work: &WarpWork, times: u64) {
+        let add =
+            |count: &mut u64, per: u64| *count = count.saturating_add(per.saturating_mul(times));
+        add(&mut self.instructions, work.instructions);
+        add(&mut self.flops, work.flops);
+        add(&mut self.fp32_issued_flops, work.fp32_issued_flops);
+        add(&mut self.barriers, work.barriers);
+        add(&mut self.issued, work.issued);
+        add(&mut self.thread_issued, work.thread_issued);
+        add(
+            &mut self.predicated_off_threads,
+            work.predicated_off_threads,
+        );
+        self.predicated_off.add(&work.predicated_off.times(times));
+    }
+
     /// Widens the range of `lhs - rhs` (registers `a` and `b`, canonical integers) over the
     /// active lanes, if `e` is one of the guards. Kept out of `eval`, whose frame every level of
     /// an expression's recursion pays.
@@ -811,100 +823,6 @@ impl Machine<'_, '_> {
     }
 
     #[inline(never)]
-    pub(super) fn eval_load(
-        &mut self,
-        addr: &Ex,
-        elem: Elem,
-        mask: u32,
-        dst: usize,
-        span: Span,
-    ) -> Result<usize, Diagnostic> {
-        let outer = std::mem::take(&mut self.depends_on);
-        let mut target = Target::EMPTY;
-        self.resolve(addr, mask, &mut target)?;
-        self.instructions += 1;
-        // The load waits for what its address was computed from and for what the warp's
-        // branches so far waited for; its value depends on the load itself if it went to global
-        // or local memory (a round trip), otherwise on what its address did.
-        let waits_for = self.depends_on.max(self.dependence.control);
-        self.load_waits_for = waits_for;
-        let loads_before = self.dependence.loads;
-        let loaded = self.load(&target, mask, elem, dst, addr.span, span);
-        self.load_waits_for = 0;
-        loaded?;
-        let value = if self.dependence.loads > loads_before {
-            self.dependence.loads
-        } else {
-            waits_for
-        };
-        self.depends_on = outer.max(value);
-        Ok(dst)
-    }
-
-    #[inline(never)]
-    pub(super) fn assign(
-        &mut self,
-        place: &Place,
-        value: &Ex,
-        mask: u32,
-        span: Span,
-    ) -> Result<usize, Diagnostic> {
-        match place {
-            Place::Reg { reg, elem } => {
-                let outer = std::mem::take(&mut self.depends_on);
-                let v = self.eval(value, mask)?;
-                self.instructions += 1;
-                let value_depends_on = self.depends_on;
-                for k in 0..usize::from(elem.n) {
-                    self.copy_masked(v + k, *reg as usize + k, mask);
-                    if let Some(tag) = self.tags.get_mut(*reg as usize + k) {
-                        // Lanes left out keep their value, and what it depended on.
-                        *tag = if mask == FULL {
-                            value_depends_on
-                        } else {
-                            (*tag).max(value_depends_on)
-                        };
-                    }
-                }
-                self.depends_on = outer.max(value_depends_on);
-                Ok(*reg as usize)
-            }
-            Place::Mem { addr, elem } => {
-                let mut target = Target::EMPTY;
-                self.resolve(addr, mask, &mut target)?;
-                let v = self.eval(value, mask)?;
-                self.instructions += 1;
-                self.store(&target, mask, *elem, v, addr.span, span)?;
-                Ok(v)
-            }
-        }
-    }
-
-    /// Reads a place for a read-modify-write: its value goes to `dst` (memory) or stays in its
-    /// register; returns that register and, for memory, the span of the address whose lanes
-    /// `target` now holds, to write back to. The target is only made for memory: a register
-    /// place (`r += ...`, `++k`), the common case, needs none.
-    pub(super) fn read_place(
-        &mut self,
-        place: &Place,
-        mask: u32,
-        dst: usize,
-        span: Span,
-        target: &mut Option<Target>,
-    ) -> Result<(usize, Option<Span>), Diagnostic> {
-        match place {
-            Place::Reg { reg, .. } => Ok((*reg as usize, None)),
-            Place::Mem { addr, elem } => {
-                let target = target.insert(Target::EMPTY);
-                self.resolve(addr, mask, target)?;
-                self.instructions += 1;
-                self.load(target, mask, *elem, dst, addr.span, span)?;
-                Ok((dst, Some(addr.span)))
-            }
-        }
-    }
-
-    #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn compound(
         &mut self,
@@ -1050,41 +968,6 @@ impl Machine<'_, '_> {
             _ => {}
         }
         self.regs[dst] = if post { old } else { new };
-        Ok(dst)
-    }
-
-    #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn eval_atomic(
-        &mut self,
-        op: AtomicOp,
-        ty: Scalar,
-        addr: &Ex,
-        value: &Ex,
-        value2: Option<&Ex>,
-        mask: u32,
-        dst: usize,
-        span: Span,
-    ) -> Result<usize, Diagnostic> {
-        let mut target = Target::EMPTY;
-        self.resolve(addr, mask, &mut target)?;
-        let v = self.eval(value, mask)?;
-        let v2 = match value2 {
-            Some(x) => Some(self.eval(x, mask)?),
-            None => None,
-        };
-        self.instructions += 1;
-        self.atomic(
-            &target.pointers(),
-            mask,
-            op,
-            ty,
-            v,
-            v2,
-            dst,
-            addr.span,
-            span,
-        )?;
         Ok(dst)
     }
 

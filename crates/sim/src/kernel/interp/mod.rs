@@ -20,11 +20,14 @@
 //! "Device Memory Accesses", Local Memory): 32-bit word `w` of thread `t` of a block of `T`
 //! threads is at byte `(w * T + t) * 4` of the block's local memory.
 //!
-//! The interpreter is split along its seams: `launch` (the launch, its memory layout and the
-//! block loop), `machine` (a warp's control flow and expressions), `lanes` (arithmetic on the
-//! 32 lanes of a register), `registers` (a warp's registers, and which hold one value in every
-//! lane, computed once), `access` (memory accesses: addresses, bounds, records), `warps` (the
-//! warps of a block shown alike) and `loops` (the iterations of a loop shown alike).
+//! The interpreter is split along its seams, each module naming only those before it: `lanes`
+//! (arithmetic on the 32 lanes of a register), `registers` (a warp's registers, and which hold
+//! one value in every lane, computed once), `launch` (the launch, its objects, the records and the
+//! sink that takes them), `reuse` and `leader_records` (what a block's run keeps for reuse),
+//! `machine` (a warp's control flow and expressions), `access` (memory accesses: addresses,
+//! bounds, records), `simulation` (a launch laid out in memory, and the block loop), and on top
+//! `warps` (the warps of a block shown alike) and `loops` (the iterations of a loop shown alike,
+//! and the exactness contract of both), which add their methods to `Machine` and `Simulation`.
 
 use crate::access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
 use crate::kernel::ast::{Scalar, Type};
@@ -39,24 +42,21 @@ use crate::kernel::span::{Diagnostic, Span};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-type Lanes = [u64; WARP_LANES];
-const FULL: u32 = u32::MAX;
-
 mod access;
 mod lanes;
 mod launch;
+mod leader_records;
 mod loops;
 mod machine;
 mod registers;
 mod reuse;
+mod simulation;
 mod warps;
 
-use access::*;
 use lanes::*;
 pub use launch::*;
-use loops::*;
+use leader_records::*;
 use machine::*;
 use registers::*;
 use reuse::*;
-pub use warps::move_lanes;
-use warps::*;
+pub use simulation::*;
