@@ -1,6 +1,15 @@
 //! Memory accesses: a warp's addresses, their objects and bounds, loads, stores and atomics, and the records they make.
 
-use super::*;
+use super::lanes::{atomic_value, canon, read_le, write_le, Lanes, Offsets, FULL};
+use super::launch::{stamp, MemRecord, Storage};
+use super::machine::Machine;
+use crate::access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
+use crate::kernel::ast::Scalar;
+use crate::kernel::ir::{AtomicOp, Elem, Ex, ExKind, Place, Term};
+use crate::kernel::memory::{
+    address_add, decode, encode, pointer, pointer_address, pointer_object, ADDRESS_MASK,
+};
+use crate::kernel::span::{Diagnostic, Span};
 
 /// The addresses of a memory instruction, per lane.
 pub(super) enum Target {

@@ -5,10 +5,16 @@
 //! (`RecordSink`), and what a block did besides (`BlockStats`, summed from each warp's
 //! `WarpWork`).
 //!
-//! It is plain data that the rest of the interpreter builds on, and names no other module of it
-//! but `lanes`; the block loop that fills it is `simulation`'s.
+//! It is plain data that the rest of the interpreter builds on, and names no other module of it:
+//! the block loop that fills it is `simulation`'s.
 
-use super::*;
+use crate::access::{AccessKind, Space, WarpAccess};
+use crate::kernel::ast::{Scalar, Type};
+use crate::kernel::ir::{FunctionIr, ParamInfo, PredicatedBody};
+use crate::kernel::memory::Fill;
+use crate::kernel::span::{Diagnostic, Span};
+use serde::{Deserialize, Serialize};
+use std::fmt;
 
 /// Three extents or indices, as CUDA's `dim3`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

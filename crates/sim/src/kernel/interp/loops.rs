@@ -55,8 +55,18 @@
 //! counters and the profile are those of a full run to the last digit; the stored values are not,
 //! and nothing reads them but data. The step budget counts the steps a full run takes.
 
-use super::*;
+use super::lanes::canon;
+use super::launch::{
+    holding_object, IterationFences, IterationsRepeated, MemRecord, RepeatNeed, RepeatsNeeded,
+    WarpWork,
+};
+use super::machine::{AtHead, Flow, Machine};
+use super::reuse::{AlikeIterations, IterationStart, LoopPlan, LoopWatch, Skipping};
+use super::simulation::Simulation;
+use crate::access::WARP_LANES;
 use crate::kernel::block_shift::{self, Guard, GuardRange, SiteShift};
+use crate::kernel::ir::Op;
+use crate::kernel::span::{Diagnostic, Span};
 
 /// The most heads at which a warp starts to capture an iteration: a loop whose lanes settle only
 /// after a few iterations (a strided loop whose lanes leave it one by one) is given as many

@@ -1,7 +1,20 @@
 //! A warp's control flow (branches, loops, barriers, calls) and the evaluation of its expressions.
 
-use super::*;
+use super::lanes::{
+    binary_lanes, bits_f32, canon, convert_value, copy_lanes_masked, f32_of, fma_f32, lane_mask,
+    math_value, Lanes, Offsets, Step, FULL,
+};
+use super::launch::{step_budget_message, Dependence, MemRecord, RecordSink, RtObject, WarpWork};
+use super::registers::Registers;
+use super::reuse::{LoopWatch, ReuseBookkeeping};
+use crate::access::WARP_LANES;
+use crate::kernel::ast::Scalar;
 use crate::kernel::block_shift::{Guard, GuardRange};
+use crate::kernel::ir::{BinOp, Ex, ExKind, MathFn, Op, Place, PredicatedBody, Reg, Term, UnOp};
+use crate::kernel::limits::MAX_CALL_DEPTH;
+use crate::kernel::memory::{pointer, pointer_add, pointer_address, pointer_object, PagedBuffer};
+use crate::kernel::sema::Program;
+use crate::kernel::span::{Diagnostic, Span};
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Frame {

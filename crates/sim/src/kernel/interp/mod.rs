@@ -29,19 +29,6 @@
 //! `warps` (the warps of a block shown alike) and `loops` (the iterations of a loop shown alike,
 //! and the exactness contract of both), which add their methods to `Machine` and `Simulation`.
 
-use crate::access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
-use crate::kernel::ast::{Scalar, Type};
-use crate::kernel::ir::*;
-use crate::kernel::limits::MAX_CALL_DEPTH;
-use crate::kernel::memory::{
-    address_add, decode, encode, pointer, pointer_add, pointer_address, pointer_object, Fill,
-    PagedBuffer, ADDRESS_MASK,
-};
-use crate::kernel::sema::Program;
-use crate::kernel::span::{Diagnostic, Span};
-use serde::{Deserialize, Serialize};
-use std::fmt;
-
 mod access;
 mod lanes;
 mod launch;
@@ -53,10 +40,10 @@ mod reuse;
 mod simulation;
 mod warps;
 
-use lanes::*;
-pub use launch::*;
-use leader_records::*;
-use machine::*;
-use registers::*;
-use reuse::*;
-pub use simulation::*;
+pub use launch::{
+    move_lanes, step_budget_message, BlockRun, BlockSelection, BlockStats, Dim3, IterationFences,
+    IterationsRepeated, Launch, LoadOrder, MemRecord, MovedRecord, RecordSink, RepeatNeed,
+    Repeated, RepeatsNeeded, RunConfig, SiteMove, Value, WarpsAlike, GLOBAL_BASE, MAX_LOCAL_BYTES,
+    MAX_SHARED_BYTES,
+};
+pub use simulation::{run, Simulation};

@@ -10,7 +10,9 @@
 //! it; `loops` and `warps`, which decide what is reused, read it. The premises that make the reuse
 //! exact are stated once, in `loops`.
 
-use super::*;
+use super::lanes::Lanes;
+use super::launch::{Dependence, MemRecord, Repeated, RepeatsNeeded, WarpWork};
+use super::leader_records::LeaderRecords;
 use crate::kernel::block_shift::{Guard, GuardRange, GuardSite, Induction, SiteShift};
 
 /// The reuse bookkeeping of one block's run (`Machine::reuse`). Each part says what it records,

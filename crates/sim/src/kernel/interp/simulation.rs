@@ -7,10 +7,26 @@
 //! the guards `Simulation::shifted_buffers` starts afresh, the warp classes and loop plans, and the
 //! loop watches a block leaves for the next. `warps` and `loops` add the methods that fill them.
 
-use super::*;
+use super::launch::{
+    check_launch_names, fill_scalar, launch_error, scalar_argument, splitmix_stream, BlockRun,
+    BlockSelection, BlockStats, Dependence, Launch, LoadOrder, MemRecord, RecordSink, RtObject,
+    RunConfig, Storage, BUFFER_ALIGN, GLOBAL_BASE, MAX_BUFFER_BYTES, MAX_GLOBAL_END,
+    MAX_LOCAL_BYTES, MAX_SHARED_BYTES,
+};
+use super::machine::{Flow, Machine, Stop, WarpState};
+use super::registers::Registers;
+use super::reuse::{LoopPlan, LoopWatch, ReuseBookkeeping, WarpClasses, WarpLog};
+use crate::access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
+use crate::kernel::ast::Type;
 use crate::kernel::block_shift::{
     self, Guard, GuardRange, GuardSite, LaunchConstants, ShiftedBuffer,
 };
+use crate::kernel::ir::{
+    ObjectInit, ObjectSpace, PredicatedBody, Reg, REG_BLOCK_DIM, REG_BLOCK_IDX, REG_THREAD_IDX,
+};
+use crate::kernel::memory::{pointer, pointer_object, Fill, PagedBuffer};
+use crate::kernel::sema::Program;
+use crate::kernel::span::{Diagnostic, Span};
 
 /// A kernel ready to run: its launch, memory objects and the contents of global memory.
 #[derive(Debug)]

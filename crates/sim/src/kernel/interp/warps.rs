@@ -36,7 +36,13 @@
 //! leaders would together run more warps than the block has, so that a block costs at most twice
 //! a plain run.
 
-use super::*;
+use super::launch::{
+    holding_object, BlockStats, Dim3, MemRecord, MovedRecord, RecordSink, SiteMove, WarpWork,
+    WarpsAlike,
+};
+use super::leader_records::LeaderRecords;
+use super::reuse::{WarpClasses, WarpLog};
+use super::simulation::Simulation;
 use crate::kernel::block_shift::{self, GuardRange};
 
 /// How an attempt to replay a block with a set of leaders ended.
