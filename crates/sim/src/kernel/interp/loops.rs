@@ -1,3 +1,74 @@
+//! Loops whose iterations provably do the same work at moved addresses, and the exactness
+//! contract of all the interpreter's reuse: which premises make a skipped iteration or a warp that
+//! did not run exact, where each is checked, and what runs instead when one fails.
+//!
+//! # The exactness contract
+//!
+//! The records of the loop iterations a warp skips (here) and of the warps of a block that do not
+//! run (`warps`) reach the sink as a full run makes them, in the order it makes them, and the
+//! block's counts (work, steps, guard ranges, load order, fences) are what the full run makes.
+//! Only data are made up: a skipped iteration or warp stores nothing, so memory afterwards may
+//! differ, and nothing that decides a record reads it. The premises, each with where it is
+//! checked:
+//!
+//! 1. *No branch or address depends on loaded data, and each access site moves by a fixed number
+//!    of bytes per iteration (per warp of a class)*, with the rest of what `block_shift`'s module
+//!    doc lists. Proved from the kernel's code, with
+//!    the launch's values as constants: `block_shift::analyze_loop`, called by
+//!    `Simulation::summarise_loops` (here), and `block_shift::analyze_warps`, called by
+//!    `Simulation::show_warps_alike` (`warps`), which first checks with `warps::thread_shift`
+//!    that `threadIdx` moves alike in every lane. A nested loop with a barrier gets no plan.
+//!    Every record of the iteration run must come from a site the proof gives a move
+//!    (`Machine::alike_after`).
+//! 2. *The iteration run is one that the proof speaks of*: at the next head the same lanes are
+//!    in the loop at the same depth, with the same control dependence, every induction register
+//!    moved by its step in those lanes, and no record waited for data loaded in the iteration.
+//!    Checked by `Machine::alike_after` (here).
+//! 3. *Every guard keeps each lane's outcome* in every iteration skipped (the loop's own test
+//!    among them) and in every warp a leader stands for: `alike_iterations` with
+//!    `Guard::holds_alike_over` (here, from `Machine::alike_after`), and `Guard::holds_alike` in
+//!    `Simulation::replay_with` (`warps`).
+//! 4. *Every moved access stays inside its object, aligned*, as the interpreter requires of
+//!    every access: `Machine::room` (here) and `Simulation::moves_inside` (`warps`), both on
+//!    `launch::holding_object`.
+//! 5. *Where the proof leaves a site's move open* (warps only), the class's first two warps ran
+//!    and every record of the second is the first's, moved alike in every lane, with the same
+//!    site, width, load order and fences, and the two did the same work:
+//!    `Simulation::record_moves` with `warps::record_move`.
+//! 6. *The step budget*: skipped iterations count the steps they would take, and a skip past the
+//!    budget stops the block at the loop's test as a full run would stop it
+//!    (`Machine::alike_after`, `Machine::skip_ahead`).
+//!
+//! What falls back when a premise fails: a loop whose iteration does not bear out premise 2, 3 or
+//! 4 is captured again at its next head, up to `CAPTURES` times (times its `unroll`), and then runs
+//! in full; its iterations after the ones that come out alike (the guarded matmul's last phase)
+//! run; an iteration that makes more than `MAX_CAPTURED_RECORDS` records ends the watch and the
+//! loop runs in full. Where the proof gives every site's move, a block whose warps do not bear
+//! out premise 3 runs again with the first warp that differs as a leader too (`Attempt::Lead`), as
+//! long as the attempts together run no more warps than the block has; any other failure, or an
+//! error in an attempt, hands the sink nothing and the block runs every warp
+//! (`Simulation::run_block_into`, `Simulation::run_warps`).
+//!
+//! What a sink may do with the records is its own contract (`RecordSink`: every override is
+//! equal to its default). A sink that counts a repeated or moved record as the record it repeats
+//! rests on one lemma, tested below: an access moved by a whole number of
+//! `counters::AccessMeasure::move_unit` bytes makes the same measure (`AccessMeasure::of`). The
+//! unit is a row of banks for shared memory (128 bytes on the H100); for global and local memory
+//! it is a 32-byte sector on the devices that count sectors, so that a move by half a 128-byte
+//! line keeps the counters too, and `profile::SHAPE_MOVE_BYTES` (256 bytes) on cc 1.x. The
+//! profile's shape of an access (its lines per request) holds under moves of
+//! `profile::shape_move_bytes` (whole lines where sectors are counted); a block's shift by half a
+//! line more keeps its profile only where its requests fill no line's two halves
+//! (`profile::TouchedRange::half_line_shift_safe`, which `simulate`'s `runs_alike` reads before a
+//! block's run stands for another's). A read that the compiled
+//! code fuses with the next must move by whole fused loads, or its pairs would fall otherwise:
+//! `Simulation::summarise_loops` captures as many iterations at once as that takes
+//! (`unroll_for`); where that would take more than `MOST_UNROLLED` iterations, the sink finds
+//! the fused reads moving unevenly (`simulate`'s `effects_move_alike`) and passes the skipped
+//! iterations' records through the fuser one by one.
+//!
+//! # How a loop is skipped
+//!
 //! Loops whose iterations provably do the same work at moved addresses: a warp runs one
 //! iteration, and the records of the iterations after it are that iteration's moved, without
 //! running them (issue 13, "run less": "a loop whose iterations are provably alike up to an
@@ -890,4 +961,149 @@ fn alike_iterations(guard: &Guard, range: GuardRange, most: u64) -> u64 {
         }
     }
     low
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{alike_iterations, unroll_for};
+    use crate::access::{AccessKind, AccessWidth, Space, WarpAccess};
+    use crate::counters::AccessMeasure;
+    use crate::device::{gt200, h100, Device};
+    use crate::kernel::block_shift::{Guard, GuardRange, SiteShift};
+    use crate::kernel::ir::BinOp;
+    use crate::kernel::move_lanes;
+    use crate::kernel::span::Span;
+
+    /// A warp's access of `width`-byte words, lane `i` at `first + i * stride`.
+    fn access(space: Space, width: u32, first: u64, stride: u64) -> WarpAccess {
+        let width = AccessWidth::new(width).expect("a valid width");
+        WarpAccess::from_fn(space, AccessKind::Load, width, |lane| {
+            Some(first + u64::from(lane) * stride)
+        })
+    }
+
+    /// `access` moved by `by` bytes.
+    fn moved(access: &WarpAccess, by: i64) -> WarpAccess {
+        let mut moved = *access;
+        move_lanes(&mut moved, by);
+        moved
+    }
+
+    /// Whether `access` measures on `device` as it does moved by `by` bytes.
+    fn keeps_measure(access: &WarpAccess, by: i64, device: &Device) -> bool {
+        AccessMeasure::of(access, device) == AccessMeasure::of(&moved(access, by), device)
+    }
+
+    /// The lemma the reuse of a record's measure rests on: an access moved by a whole number of
+    /// its `AccessMeasure::move_unit` makes the same measure (requests, sectors, bytes,
+    /// wavefronts, conflicts), so a skipped iteration's or a warp shown alike's record may be
+    /// counted as the record it repeats.
+    #[test]
+    fn an_access_moved_by_whole_move_units_keeps_its_measure() {
+        let line_base = 0x1000_0000;
+        let cases = [
+            // A warp's 32 consecutive floats, at the start of a line and a quarter line on.
+            (h100(), access(Space::Global, 4, line_base, 4)),
+            (h100(), access(Space::Global, 4, line_base + 32, 4)),
+            // A strided read of 8-byte words, a line apart, and of 16-byte words.
+            (h100(), access(Space::Global, 8, line_base + 8, 128)),
+            (h100(), access(Space::Global, 16, line_base, 16)),
+            // A shared read of a tile's column, two-way conflicted.
+            (h100(), access(Space::Shared, 4, 0, 8)),
+            // On cc 1.3, whose unit is 256 bytes.
+            (gt200(), access(Space::Global, 16, line_base, 16)),
+            (gt200(), access(Space::Global, 4, line_base + 4, 4)),
+        ];
+        for (device, access) in cases {
+            let unit = AccessMeasure::move_unit(&access, &device);
+            for times in [-3i64, -1, 1, 2, 7] {
+                assert!(
+                    keeps_measure(&access, times * unit, &device),
+                    "{access:?} moved by {times} units of {unit} bytes on {}",
+                    device.name
+                );
+                assert!(AccessMeasure::holds_when_moved(
+                    &access,
+                    times * unit,
+                    &device
+                ));
+            }
+        }
+    }
+
+    /// Half a 128-byte line is two sectors: on a device that counts sectors, a global access
+    /// moved by half lines keeps its measure, which is why reuse takes half-line moves as well as
+    /// whole lines (the profile's lines per request are another matter: `simulate` takes a
+    /// block's half-line shift only where `TouchedRange::half_line_shift_safe`).
+    #[test]
+    fn a_move_by_half_a_line_keeps_a_global_measure_where_sectors_are_counted() {
+        let device = h100();
+        let floats = access(Space::Global, 4, 0x1000_0000, 4);
+        assert_eq!(AccessMeasure::move_unit(&floats, &device), 32);
+        for by in [64, -64, 128 + 64, 3 * 128] {
+            assert!(keeps_measure(&floats, by, &device), "moved by {by}");
+        }
+        let before = AccessMeasure::of(&floats, &device).expect("active lanes");
+        assert_eq!((before.cost.requests, before.cost.sectors), (1, 4));
+    }
+
+    /// A move that is no whole number of units may change the measure, and the reuse does not
+    /// take it: 32 floats moved by half a sector straddle five sectors instead of four; and a
+    /// move by one sector, which keeps them on the H100, makes the first half-warp of cc 1.3 fill
+    /// a whole 128-byte segment instead of half of one.
+    #[test]
+    fn a_move_by_less_than_the_unit_can_change_the_measure() {
+        let device = h100();
+        let floats = access(Space::Global, 4, 0x1000_0000, 4);
+        assert!(!AccessMeasure::holds_when_moved(&floats, 16, &device));
+        assert!(!keeps_measure(&floats, 16, &device));
+        let after = AccessMeasure::of(&moved(&floats, 16), &device).expect("active lanes");
+        assert_eq!(after.cost.sectors, 5);
+
+        assert!(keeps_measure(&floats, 32, &device));
+        let old = gt200();
+        assert!(!AccessMeasure::holds_when_moved(&floats, 32, &old));
+        assert!(!keeps_measure(&floats, 32, &old));
+    }
+
+    /// A guard `i < n` whose lanes compared -64 to -33 (true) moves by 32 an iteration: one
+    /// iteration more keeps every lane true, the second turns some false.
+    #[test]
+    fn a_guard_keeps_its_outcome_for_as_many_iterations_as_its_range_allows() {
+        let guard = Guard {
+            site: (1, 1, 0),
+            op: BinOp::Lt,
+            shift: [32, 0, 0],
+        };
+        let range = GuardRange {
+            when_true: Some((-64, -33)),
+            when_false: None,
+        };
+        assert_eq!(alike_iterations(&guard, range, u64::MAX), 1);
+        assert_eq!(alike_iterations(&guard, range, 0), 0);
+    }
+
+    /// A fused 8-byte read of 4-byte words that moves 4 bytes an iteration is captured two
+    /// iterations at a time, so that every skipped read moves by whole fused loads.
+    #[test]
+    fn a_fused_read_moving_half_its_width_is_captured_two_iterations_at_a_time() {
+        let span = Span {
+            line: 3,
+            col: 5,
+            ..Span::default()
+        };
+        let site = SiteShift {
+            span,
+            kind: AccessKind::Load,
+            bytes_per_step: 4,
+        };
+        assert_eq!(unroll_for(&[site], &[(span, 8)]), 2);
+        assert_eq!(unroll_for(&[site], &[(span, 4)]), 1);
+        // Sixteen-byte loads fused of 1-byte reads would need 16 iterations: not captured so.
+        let byte = SiteShift {
+            bytes_per_step: 1,
+            ..site
+        };
+        assert_eq!(unroll_for(&[byte], &[(span, 16)]), 1);
+    }
 }
