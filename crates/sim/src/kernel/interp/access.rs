@@ -412,7 +412,7 @@ impl Machine<'_, '_> {
             *slot = (mask >> l & 1 != 0).then_some(ptrs[l] & ADDRESS_MASK);
         }
         self.sink.record(&self.record);
-        self.reuse.emitted += 1;
+        self.reuse.note_handed(1);
         if self.reuse.capturing {
             let record = self.record;
             self.capture(&record);
@@ -471,7 +471,7 @@ impl Machine<'_, '_> {
                 fences_passed: self.dependence.fences,
             };
             self.sink.record(&record);
-            self.reuse.emitted += 1;
+            self.reuse.note_handed(1);
             if self.reuse.capturing {
                 self.capture(&record);
             }

@@ -238,10 +238,10 @@ impl Machine<'_, '_> {
         if self.call_depth != 0 {
             return;
         }
-        let Some(plan) = self.reuse.loops.iter().position(|plan| plan.head == pc + 1) else {
+        let Some(plan) = self.reuse.plan_at(pc + 1) else {
             return;
         };
-        let nested = self.reuse.loops[plan].nested;
+        let nested = self.reuse.plan(plan).nested;
         // One nested loop at a time: one inside a nested loop watched runs in full.
         if nested && self.reuse.nested_watch.is_some() {
             return;
@@ -295,7 +295,7 @@ impl Machine<'_, '_> {
         let ends = |watch: &Option<Box<LoopWatch>>| {
             watch
                 .as_ref()
-                .is_some_and(|watch| self.reuse.loops[watch.plan].end == pc)
+                .is_some_and(|watch| self.reuse.plan(watch.plan).end == pc)
         };
         if ends(&self.reuse.nested_watch) {
             self.stop_watching_nested();
@@ -361,7 +361,7 @@ impl Machine<'_, '_> {
             .reuse
             .watch
             .as_ref()
-            .map_or(usize::MAX, |watch| self.reuse.loops[watch.plan].head);
+            .map_or(usize::MAX, |watch| self.reuse.plan(watch.plan).head);
         self.reuse.refresh_capturing();
     }
 
@@ -369,7 +369,7 @@ impl Machine<'_, '_> {
     pub(super) fn resume_watch(&mut self, watch: Option<Box<LoopWatch>>) {
         self.reuse.watch_head = watch
             .as_ref()
-            .map_or(usize::MAX, |watch| self.reuse.loops[watch.plan].head);
+            .map_or(usize::MAX, |watch| self.reuse.plan(watch.plan).head);
         self.reuse.capturing = watch.as_ref().is_some_and(|watch| watch.capturing());
         if watch.is_some() {
             self.reuse.resumed = (self.steps, self.work());
@@ -452,7 +452,7 @@ impl Machine<'_, '_> {
                 return Ok(self.hand_skipped(watch));
             }
         }
-        if watch.heads > CAPTURES * self.reuse.loops[watch.plan].unroll {
+        if watch.heads > CAPTURES * self.reuse.plan(watch.plan).unroll {
             watch.done = true;
             return Ok(AtHead::Run);
         }
@@ -466,13 +466,13 @@ impl Machine<'_, '_> {
     /// iterations of the loop.
     fn capture_goes_on(&self, watch: &LoopWatch) -> bool {
         watch.start.is_some()
-            && watch.heads - watch.capture_head < self.reuse.loops[watch.plan].unroll
+            && watch.heads - watch.capture_head < self.reuse.plan(watch.plan).unroll
     }
 
     /// Starts capturing an iteration at the head (`flow`), the warp having done `progress` (its
     /// own steps and work) so far.
     fn begin_capture(&self, watch: &mut LoopWatch, flow: &Flow, progress: (u64, WarpWork)) {
-        let plan = &self.reuse.loops[watch.plan];
+        let plan = self.reuse.plan(watch.plan);
         let (steps, work) = progress;
         watch.capture_head = watch.heads;
         watch.start = Some(IterationStart {
@@ -492,7 +492,7 @@ impl Machine<'_, '_> {
         watch.ranges.clear();
         watch
             .ranges
-            .resize(self.reuse.guards.len(), GuardRange::default());
+            .resize(self.reuse.guard_count(), GuardRange::default());
     }
 
     /// At the head of the nested loop watched: captures an iteration, or skips the iterations
@@ -541,7 +541,7 @@ impl Machine<'_, '_> {
                 return Ok(());
             }
         }
-        if watch.heads > CAPTURES * self.reuse.loops[watch.plan].unroll {
+        if watch.heads > CAPTURES * self.reuse.plan(watch.plan).unroll {
             watch.done = true;
             if watch.own_log {
                 self.sink.iterations_end(self.warp);
@@ -581,10 +581,8 @@ impl Machine<'_, '_> {
         };
         self.sink.nested_iterations_repeated(&batch);
         let whole = usize::try_from(alike.iterations).unwrap_or(usize::MAX);
-        self.reuse.emitted = self
-            .reuse
-            .emitted
-            .saturating_add(whole.saturating_mul(watch.records.len()));
+        self.reuse
+            .note_handed(whole.saturating_mul(watch.records.len()));
         // A capture that grows too long ends (`capture`), and no record is kept after it.
         for iteration in 1..=alike.iterations {
             for (index, ran) in watch.records.iter().enumerate() {
@@ -647,7 +645,7 @@ impl Machine<'_, '_> {
         flow: &Flow,
         progress: &(u64, WarpWork),
     ) -> Option<AlikeIterations> {
-        let plan = &self.reuse.loops[watch.plan];
+        let plan = self.reuse.plan(watch.plan);
         let mask = flow.mask;
         if mask != start.mask
             || flow.stack.len() != start.depth
@@ -717,13 +715,11 @@ impl Machine<'_, '_> {
         work_now: &WarpWork,
         span: Span,
     ) -> Result<(), Diagnostic> {
-        let plan = &self.reuse.loops[watch.plan];
+        let plan = self.reuse.plan(watch.plan);
         let times = alike.iterations;
         // Counted in the loop's own iterations, whatever a warp captures as one.
-        self.reuse.iterations_skipped = self
-            .reuse
-            .iterations_skipped
-            .saturating_add(times.saturating_mul(u64::from(plan.unroll)));
+        self.reuse
+            .note_iterations_skipped(times.saturating_mul(u64::from(plan.unroll)));
         for (induction, before) in plan.induction.iter().zip(&start.induction) {
             let reg = &mut self.regs[induction.reg as usize];
             for lane in 0..WARP_LANES {
@@ -758,7 +754,7 @@ impl Machine<'_, '_> {
             let per_iteration = i128::from(guard.shift[0]);
             let far = per_iteration * i128::from(times);
             let spread = watch.ranges[site].spread(per_iteration.min(far), per_iteration.max(far));
-            self.reuse.guard_ranges[site] = self.reuse.guard_ranges[site].join(spread);
+            self.reuse.widen_guard_range(site, spread);
             // A nested loop's skipped iterations belong to the enclosing loop's iteration being
             // captured, whose guards must hold what they compared.
             if plan.nested {
@@ -851,7 +847,8 @@ impl Machine<'_, '_> {
                     };
                     self.sink.iterations_repeated_from(&batch);
                     let whole = (last - iteration + 1) as usize;
-                    self.reuse.emitted += whole.saturating_mul(watch.records.len());
+                    self.reuse
+                        .note_handed(whole.saturating_mul(watch.records.len()));
                     skipping.iteration = last;
                     skipping.record = watch.records.len();
                     continue;
@@ -867,7 +864,7 @@ impl Machine<'_, '_> {
                 })
                 .max(from + 1);
             let iteration = skipping.iteration;
-            self.reuse.emitted += to - from;
+            self.reuse.note_handed(to - from);
             // Before the sink's tail, only the records it still needs, and once that the warp
             // ran if it asks for that.
             let needed = skipping.needed.as_ref().filter(|needed| {

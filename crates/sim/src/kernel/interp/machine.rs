@@ -167,7 +167,7 @@ impl Machine<'_, '_> {
     #[inline(never)]
     fn note_guard(&mut self, e: &Ex, a: usize, b: usize, mask: u32) {
         let site = (e.span.line, e.span.col, e.tmp);
-        let Some(index) = self.reuse.guards.iter().position(|&g| g == site) else {
+        let Some(index) = self.reuse.guard_index(site) else {
             return;
         };
         let ExKind::Binary { op, .. } = e.kind else {
@@ -191,7 +191,7 @@ impl Machine<'_, '_> {
             when_true: (true_low <= true_high).then_some((true_low, true_high)),
             when_false: (false_low <= false_high).then_some((false_low, false_high)),
         };
-        self.reuse.guard_ranges[index] = self.reuse.guard_ranges[index].join(lanes);
+        self.reuse.widen_guard_range(index, lanes);
         if self.reuse.capturing {
             self.capture_guard(index, lanes);
         }
@@ -325,7 +325,7 @@ impl Machine<'_, '_> {
                     });
                     if mask == 0 {
                         flow.pc = *end_at;
-                    } else if !self.reuse.loops.is_empty() {
+                    } else if self.reuse.has_loop_plans() {
                         self.enter_loop(pc);
                     }
                 }
@@ -485,7 +485,7 @@ impl Machine<'_, '_> {
             ExKind::Binary { op, ty, lhs, rhs } => {
                 let a = self.eval(lhs, mask)?;
                 let b = self.eval(rhs, mask)?;
-                if !self.reuse.guards.is_empty() && op.is_comparison() {
+                if self.reuse.keeps_guards() && op.is_comparison() {
                     self.note_guard(e, a, b, mask);
                 }
                 self.arith(*op, *ty, a, b, dst, mask, e.span)?;

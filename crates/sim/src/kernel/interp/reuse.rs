@@ -21,20 +21,20 @@ pub(super) struct ReuseBookkeeping<'s> {
     /// How many records the block has handed to the sink, those of skipped iterations included.
     /// Counted by `access` as each record is made and by `loops` as a skipped iteration's are
     /// handed; read by `warps` (`WarpLog`), which cuts each leader's runs out of the records by it.
-    pub(super) emitted: usize,
+    emitted: usize,
     /// The comparisons `block_shift` found the blocks', warps' or loops' branches to depend on
     /// (`Simulation::guard_sites`; empty for other kernels), which `Machine::note_guard` looks up
     /// at every comparison...
-    pub(super) guards: &'s [GuardSite],
+    guards: &'s [GuardSite],
     /// ... and per guard, the least and greatest `lhs - rhs` the block's lanes compared, apart
     /// where it came out true and false. Widened by `Machine::note_guard` and, for the
     /// iterations a warp skips, by `loops` (`skip_ahead`); read by `warps` (each leader's own,
     /// swapped in while it runs, `WarpLog`) and, once the block ends, by
     /// `Simulation::guard_ranges`, from which `simulate` decides which blocks the run stands for.
-    pub(super) guard_ranges: Vec<GuardRange>,
+    guard_ranges: Vec<GuardRange>,
     /// The kernel's loops whose iterations are shown alike (`Simulation::summarise_loops`), read
     /// by `loops` at each `LoopBegin`, head and `LoopEnd`.
-    pub(super) loops: &'s [LoopPlan],
+    loops: &'s [LoopPlan],
     /// The current warp's watch over the loop it is in (that no other watched loop encloses),
     /// kept in `WarpState::watch` while the warp waits at a barrier...
     pub(super) watch: Option<Box<LoopWatch>>,
@@ -56,7 +56,7 @@ pub(super) struct ReuseBookkeeping<'s> {
     pub(super) resumed: (u64, WarpWork),
     /// The loop iterations the block's warps skipped, counted by `loops`; read into
     /// `BlockStats::iterations_skipped`.
-    pub(super) iterations_skipped: u64,
+    iterations_skipped: u64,
 }
 
 impl<'s> ReuseBookkeeping<'s> {
@@ -88,6 +88,64 @@ impl<'s> ReuseBookkeeping<'s> {
         let capturing =
             |watch: &Option<Box<LoopWatch>>| watch.as_ref().is_some_and(|watch| watch.capturing());
         capturing(&self.watch) || capturing(&self.nested_watch)
+    }
+
+    /// Counts `records` more records handed to the sink (`emitted`).
+    #[inline]
+    pub(super) fn note_handed(&mut self, records: usize) {
+        self.emitted = self.emitted.saturating_add(records);
+    }
+
+    /// Whether the kernel has guards whose ranges the block keeps.
+    #[inline]
+    pub(super) fn keeps_guards(&self) -> bool {
+        !self.guards.is_empty()
+    }
+
+    /// How many guards the block keeps ranges of.
+    pub(super) fn guard_count(&self) -> usize {
+        self.guards.len()
+    }
+
+    /// The index of the guard at `site`, if it is one.
+    pub(super) fn guard_index(&self, site: GuardSite) -> Option<usize> {
+        self.guards.iter().position(|&guard| guard == site)
+    }
+
+    /// Widens guard `index`'s range to hold `lanes` too.
+    pub(super) fn widen_guard_range(&mut self, index: usize, lanes: GuardRange) {
+        self.guard_ranges[index] = self.guard_ranges[index].join(lanes);
+    }
+
+    /// The guards' ranges, once the block has run.
+    pub(super) fn take_guard_ranges(&mut self) -> Vec<GuardRange> {
+        std::mem::take(&mut self.guard_ranges)
+    }
+
+    /// Whether the kernel has loops whose iterations are shown alike.
+    pub(super) fn has_loop_plans(&self) -> bool {
+        !self.loops.is_empty()
+    }
+
+    /// The plan of the loop whose head is `head`, by its index, if it has one.
+    pub(super) fn plan_at(&self, head: usize) -> Option<usize> {
+        self.loops.iter().position(|plan| plan.head == head)
+    }
+
+    /// Loop plan `index`.
+    pub(super) fn plan(&self, index: usize) -> &'s LoopPlan {
+        let loops: &'s [LoopPlan] = self.loops;
+        &loops[index]
+    }
+
+    /// Counts `iterations` more loop iterations skipped, saturating.
+    pub(super) fn note_iterations_skipped(&mut self, iterations: u64) {
+        self.iterations_skipped = self.iterations_skipped.saturating_add(iterations);
+    }
+
+    /// The loop iterations the block's warps skipped.
+    pub(super) fn iterations_skipped(&self) -> u64 {
+        self.iterations_skipped
     }
 
     /// Sets `capturing` again after a watch changed.

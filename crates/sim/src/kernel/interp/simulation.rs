@@ -651,7 +651,7 @@ impl<'p> Simulation<'p> {
                 break;
             }
         }
-        self.guard_ranges = std::mem::take(&mut machine.reuse.guard_ranges);
+        self.guard_ranges = machine.reuse.take_guard_ranges();
         self.spare_watches = std::mem::take(&mut machine.reuse.spare_watches);
         Ok(BlockStats {
             block,
@@ -665,7 +665,7 @@ impl<'p> Simulation<'p> {
             predicated_off_threads: machine.predicated_off_threads,
             steps: machine.steps,
             warps_shown_alike: 0,
-            iterations_skipped: machine.reuse.iterations_skipped,
+            iterations_skipped: machine.reuse.iterations_skipped(),
         })
     }
 }
