@@ -7,8 +7,11 @@
 //! addresses of any other block moved by a fixed number of bytes (`a` by `TILE_WIDTH * n * 4` per
 //! row of blocks, `b` by `TILE_WIDTH * 4` per column). Such blocks make the same counters and the
 //! same memory profile whenever every buffer's shift is a whole number of 128-byte lines (sectors,
-//! lines, the L1's banks and the DRAM atoms then line up alike), and the shifted addresses stay in
-//! their buffers.
+//! lines, the L1's banks and the DRAM atoms then line up alike), or half a line more where no
+//! request of the run block, nor the block as a whole, fills both halves of a line or the halves
+//! about a line's end (the counters count 32-byte sectors, which a half line moves whole, and the
+//! profile's lines stay as many and as filled: `profile::TouchedRange::half_line_shift_safe`), and
+//! the shifted addresses stay in their buffers.
 //!
 //! The analysis proves the first two properties from the kernel's code, with the launch's
 //! arguments and dimensions as constants, as an abstract interpretation over its registers, to a
@@ -30,10 +33,11 @@
 //! - the kernel has no atomics (their contention depends on which blocks share an address) and
 //!   calls no function.
 //!
-//! `simulate` then checks the rest per pair of blocks: each buffer's shift in bytes is a whole
-//! number of lines, the addresses the run block touched stay in the buffer once shifted, and
-//! every guard comes out the same in every lane each time. The interpreter keeps, per guard, the
-//! least and the greatest `lhs - rhs` the run block's lanes compared, apart for the lanes where
+//! `simulate` then checks the rest per pair of blocks (`runs_alike`): each buffer's shift in bytes
+//! is a whole number of lines, or half a line more where the run block's requests allow it, the
+//! addresses the run block touched stay in the buffer once shifted, and every guard comes out the
+//! same in every lane each time. The interpreter keeps, per guard, the least and the greatest
+//! `lhs - rhs` the run block's lanes compared, apart for the lanes where
 //! it came out true and false (`GuardRange`); the other block compares those plus the guard's
 //! shift, so `row < n`, true in every lane of the interior block of a 1024-row matmul in 16-row
 //! blocks (rows 512 to 527), stays true down to the last row of blocks (rows 1008 to 1023) and

@@ -416,51 +416,11 @@ fn edges(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String
         .collect()
 }
 
-/// Edges the test still allows, each as (from, to, the change that removes it). The list only
-/// shrinks: an edge that no longer exists fails `every_allowed_edge_still_exists`, so that it
-/// leaves the list.
-const ALLOWED: [(&str, &str, &str); 2] = [
-    (
-        "kernel/interp/launch",
-        "kernel/interp/warps",
-        "The launch's record sink calls `warps::move_lanes`; the edge goes when `move_lanes` \
-         lives in a module below both.",
-    ),
-    (
-        "kernel/interp/warps",
-        "kernel/interp/launch",
-        "The warps' classes call `launch::leader_of`; the edge goes when `leader_of` lives in a \
-         module below both.",
-    ),
-];
-
-/// Every module's edges, less the allowed ones.
-fn checked_edges(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
-    let mut edges = edges(modules);
-    for (from, to, _) in ALLOWED {
-        if let Some(targets) = edges.get_mut(from) {
-            targets.remove(to);
-        }
-    }
-    edges
-}
-
-#[test]
-fn every_allowed_edge_still_exists() {
-    let edges = edges(&modules());
-    for (from, to, _) in ALLOWED {
-        assert!(
-            edges.get(from).is_some_and(|targets| targets.contains(to)),
-            "{from} no longer names {to}: take the edge off the allowed list"
-        );
-    }
-}
-
 #[test]
 fn no_two_modules_of_the_simulator_import_each_other_even_through_others() {
     let modules = modules();
     assert!(modules.len() > 30, "found {} modules", modules.len());
-    let edges = checked_edges(&modules);
+    let edges = edges(&modules);
     let found = cycles(&edges);
     let described: Vec<String> = found
         .iter()

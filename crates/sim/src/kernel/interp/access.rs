@@ -1,6 +1,15 @@
 //! Memory accesses: a warp's addresses, their objects and bounds, loads, stores and atomics, and the records they make.
 
-use super::*;
+use super::lanes::{atomic_value, canon, read_le, write_le, Lanes, Offsets, FULL};
+use super::launch::{stamp, MemRecord, Storage};
+use super::machine::Machine;
+use crate::access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
+use crate::kernel::ast::Scalar;
+use crate::kernel::ir::{AtomicOp, Elem, Ex, ExKind, Place, Term};
+use crate::kernel::memory::{
+    address_add, decode, encode, pointer, pointer_address, pointer_object, ADDRESS_MASK,
+};
+use crate::kernel::span::{Diagnostic, Span};
 
 /// The addresses of a memory instruction, per lane.
 pub(super) enum Target {
@@ -403,8 +412,8 @@ impl Machine<'_, '_> {
             *slot = (mask >> l & 1 != 0).then_some(ptrs[l] & ADDRESS_MASK);
         }
         self.sink.record(&self.record);
-        self.emitted += 1;
-        if self.capturing {
+        self.reuse.note_handed(1);
+        if self.reuse.capturing {
             let record = self.record;
             self.capture(&record);
         }
@@ -462,8 +471,8 @@ impl Machine<'_, '_> {
                 fences_passed: self.dependence.fences,
             };
             self.sink.record(&record);
-            self.emitted += 1;
-            if self.capturing {
+            self.reuse.note_handed(1);
+            if self.reuse.capturing {
                 self.capture(&record);
             }
         }
@@ -585,5 +594,134 @@ impl Machine<'_, '_> {
         }
         self.emit_records(&locations, AccessKind::Atomic, width, span);
         Ok(())
+    }
+
+    #[inline(never)]
+    pub(super) fn eval_load(
+        &mut self,
+        addr: &Ex,
+        elem: Elem,
+        mask: u32,
+        dst: usize,
+        span: Span,
+    ) -> Result<usize, Diagnostic> {
+        let outer = std::mem::take(&mut self.depends_on);
+        let mut target = Target::EMPTY;
+        self.resolve(addr, mask, &mut target)?;
+        self.instructions += 1;
+        // The load waits for what its address was computed from and for what the warp's
+        // branches so far waited for; its value depends on the load itself if it went to global
+        // or local memory (a round trip), otherwise on what its address did.
+        let waits_for = self.depends_on.max(self.dependence.control);
+        self.load_waits_for = waits_for;
+        let loads_before = self.dependence.loads;
+        let loaded = self.load(&target, mask, elem, dst, addr.span, span);
+        self.load_waits_for = 0;
+        loaded?;
+        let value = if self.dependence.loads > loads_before {
+            self.dependence.loads
+        } else {
+            waits_for
+        };
+        self.depends_on = outer.max(value);
+        Ok(dst)
+    }
+
+    #[inline(never)]
+    pub(super) fn assign(
+        &mut self,
+        place: &Place,
+        value: &Ex,
+        mask: u32,
+        span: Span,
+    ) -> Result<usize, Diagnostic> {
+        match place {
+            Place::Reg { reg, elem } => {
+                let outer = std::mem::take(&mut self.depends_on);
+                let v = self.eval(value, mask)?;
+                self.instructions += 1;
+                let value_depends_on = self.depends_on;
+                for k in 0..usize::from(elem.n) {
+                    self.copy_masked(v + k, *reg as usize + k, mask);
+                    if let Some(tag) = self.tags.get_mut(*reg as usize + k) {
+                        // Lanes left out keep their value, and what it depended on.
+                        *tag = if mask == FULL {
+                            value_depends_on
+                        } else {
+                            (*tag).max(value_depends_on)
+                        };
+                    }
+                }
+                self.depends_on = outer.max(value_depends_on);
+                Ok(*reg as usize)
+            }
+            Place::Mem { addr, elem } => {
+                let mut target = Target::EMPTY;
+                self.resolve(addr, mask, &mut target)?;
+                let v = self.eval(value, mask)?;
+                self.instructions += 1;
+                self.store(&target, mask, *elem, v, addr.span, span)?;
+                Ok(v)
+            }
+        }
+    }
+
+    /// Reads a place for a read-modify-write: its value goes to `dst` (memory) or stays in its
+    /// register; returns that register and, for memory, the span of the address whose lanes
+    /// `target` now holds, to write back to. The target is only made for memory: a register
+    /// place (`r += ...`, `++k`), the common case, needs none.
+    pub(super) fn read_place(
+        &mut self,
+        place: &Place,
+        mask: u32,
+        dst: usize,
+        span: Span,
+        target: &mut Option<Target>,
+    ) -> Result<(usize, Option<Span>), Diagnostic> {
+        match place {
+            Place::Reg { reg, .. } => Ok((*reg as usize, None)),
+            Place::Mem { addr, elem } => {
+                let target = target.insert(Target::EMPTY);
+                self.resolve(addr, mask, target)?;
+                self.instructions += 1;
+                self.load(target, mask, *elem, dst, addr.span, span)?;
+                Ok((dst, Some(addr.span)))
+            }
+        }
+    }
+
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn eval_atomic(
+        &mut self,
+        op: AtomicOp,
+        ty: Scalar,
+        addr: &Ex,
+        value: &Ex,
+        value2: Option<&Ex>,
+        mask: u32,
+        dst: usize,
+        span: Span,
+    ) -> Result<usize, Diagnostic> {
+        let mut target = Target::EMPTY;
+        self.resolve(addr, mask, &mut target)?;
+        let v = self.eval(value, mask)?;
+        let v2 = match value2 {
+            Some(x) => Some(self.eval(x, mask)?),
+            None => None,
+        };
+        self.instructions += 1;
+        self.atomic(
+            &target.pointers(),
+            mask,
+            op,
+            ty,
+            v,
+            v2,
+            dst,
+            addr.span,
+            span,
+        )?;
+        Ok(dst)
     }
 }

@@ -1,6 +1,15 @@
 //! Arithmetic on the 32 lanes of a register: conversions, operators, math functions and atomics, and the exact sum of byte offsets.
 
-use super::*;
+use crate::access::WARP_LANES;
+use crate::kernel::ast::Scalar;
+use crate::kernel::ir::{AtomicOp, BinOp, MathFn};
+use crate::kernel::memory::pointer_add;
+
+/// A register's value in each of a warp's 32 lanes.
+pub(super) type Lanes = [u64; WARP_LANES];
+
+/// The mask of every lane of a warp.
+pub(super) const FULL: u32 = u32::MAX;
 
 /// `to[l] = from[l]` for the lanes in `mask`.
 pub(super) fn copy_lanes_masked(from: &Lanes, to: &mut Lanes, mask: u32) {

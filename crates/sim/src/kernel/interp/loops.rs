@@ -1,3 +1,74 @@
+//! Loops whose iterations provably do the same work at moved addresses, and the exactness
+//! contract of all the interpreter's reuse: which premises make a skipped iteration or a warp that
+//! did not run exact, where each is checked, and what runs instead when one fails.
+//!
+//! # The exactness contract
+//!
+//! The records of the loop iterations a warp skips (here) and of the warps of a block that do not
+//! run (`warps`) reach the sink as a full run makes them, in the order it makes them, and the
+//! block's counts (work, steps, guard ranges, load order, fences) are what the full run makes.
+//! Only data are made up: a skipped iteration or warp stores nothing, so memory afterwards may
+//! differ, and nothing that decides a record reads it. The premises, each with where it is
+//! checked:
+//!
+//! 1. *No branch or address depends on loaded data, and each access site moves by a fixed number
+//!    of bytes per iteration (per warp of a class)*, with the rest of what `block_shift`'s module
+//!    doc lists. Proved from the kernel's code, with
+//!    the launch's values as constants: `block_shift::analyze_loop`, called by
+//!    `Simulation::summarise_loops` (here), and `block_shift::analyze_warps`, called by
+//!    `Simulation::show_warps_alike` (`warps`), which first checks with `warps::thread_shift`
+//!    that `threadIdx` moves alike in every lane. A nested loop with a barrier gets no plan.
+//!    Every record of the iteration run must come from a site the proof gives a move
+//!    (`Machine::alike_after`).
+//! 2. *The iteration run is one that the proof speaks of*: at the next head the same lanes are
+//!    in the loop at the same depth, with the same control dependence, every induction register
+//!    moved by its step in those lanes, and no record waited for data loaded in the iteration.
+//!    Checked by `Machine::alike_after` (here).
+//! 3. *Every guard keeps each lane's outcome* in every iteration skipped (the loop's own test
+//!    among them) and in every warp a leader stands for: `alike_iterations` with
+//!    `Guard::holds_alike_over` (here, from `Machine::alike_after`), and `Guard::holds_alike` in
+//!    `Simulation::replay_with` (`warps`).
+//! 4. *Every moved access stays inside its object, aligned*, as the interpreter requires of
+//!    every access: `Machine::room` (here) and `Simulation::moves_inside` (`warps`), both on
+//!    `launch::holding_object`.
+//! 5. *Where the proof leaves a site's move open* (warps only), the class's first two warps ran
+//!    and every record of the second is the first's, moved alike in every lane, with the same
+//!    site, width, load order and fences, and the two did the same work:
+//!    `Simulation::record_moves` with `warps::record_move`.
+//! 6. *The step budget*: skipped iterations count the steps they would take, and a skip past the
+//!    budget stops the block at the loop's test as a full run would stop it
+//!    (`Machine::alike_after`, `Machine::skip_ahead`).
+//!
+//! What falls back when a premise fails: a loop whose iteration does not bear out premise 2, 3 or
+//! 4 is captured again at its next head, up to `CAPTURES` times (times its `unroll`), and then runs
+//! in full; its iterations after the ones that come out alike (the guarded matmul's last phase)
+//! run; an iteration that makes more than `MAX_CAPTURED_RECORDS` records ends the watch and the
+//! loop runs in full. Where the proof gives every site's move, a block whose warps do not bear
+//! out premise 3 runs again with the first warp that differs as a leader too (`Attempt::Lead`), as
+//! long as the attempts together run no more warps than the block has; any other failure, or an
+//! error in an attempt, hands the sink nothing and the block runs every warp
+//! (`Simulation::run_block_into`, `Simulation::run_warps`).
+//!
+//! What a sink may do with the records is its own contract (`RecordSink`: every override is
+//! equal to its default). A sink that counts a repeated or moved record as the record it repeats
+//! rests on one lemma, tested below: an access moved by a whole number of
+//! `counters::AccessMeasure::move_unit` bytes makes the same measure (`AccessMeasure::of`). The
+//! unit is a row of banks for shared memory (128 bytes on the H100); for global and local memory
+//! it is a 32-byte sector on the devices that count sectors, so that a move by half a 128-byte
+//! line keeps the counters too, and `profile::SHAPE_MOVE_BYTES` (256 bytes) on cc 1.x. The
+//! profile's shape of an access (its lines per request) holds under moves of
+//! `profile::shape_move_bytes` (whole lines where sectors are counted); a block's shift by half a
+//! line more keeps its profile only where its requests fill no line's two halves
+//! (`profile::TouchedRange::half_line_shift_safe`, which `simulate`'s `runs_alike` reads before a
+//! block's run stands for another's). A read that the compiled
+//! code fuses with the next must move by whole fused loads, or its pairs would fall otherwise:
+//! `Simulation::summarise_loops` captures as many iterations at once as that takes
+//! (`unroll_for`); where that would take more than `MOST_UNROLLED` iterations, the sink finds
+//! the fused reads moving unevenly (`simulate`'s `effects_move_alike`) and passes the skipped
+//! iterations' records through the fuser one by one.
+//!
+//! # How a loop is skipped
+//!
 //! Loops whose iterations provably do the same work at moved addresses: a warp runs one
 //! iteration, and the records of the iterations after it are that iteration's moved, without
 //! running them (issue 13, "run less": "a loop whose iterations are provably alike up to an
@@ -55,148 +126,18 @@
 //! counters and the profile are those of a full run to the last digit; the stored values are not,
 //! and nothing reads them but data. The step budget counts the steps a full run takes.
 
-use super::*;
-use crate::kernel::block_shift::{self, Guard, GuardRange, Induction, SiteShift};
-
-/// A loop of the kernel whose iterations are shown alike (`Simulation::summarise_loops`).
-#[derive(Clone, Debug)]
-pub(super) struct LoopPlan {
-    /// The loop's `LoopCond`, where each iteration starts.
-    head: usize,
-    /// Its `LoopEnd`.
-    end: usize,
-    /// Another loop encloses it: a warp skips its iterations by making their records at once
-    /// (`Machine::skip_nested`), since the enclosing loop's watch may be capturing them.
-    nested: bool,
-    induction: Vec<Induction>,
-    /// The guards, each with its index among `Simulation::guard_sites`; a guard's shift per
-    /// iteration is the first component of its `shift`.
-    guards: Vec<(usize, Guard)>,
-    site_shifts: Vec<SiteShift>,
-    /// How many of the loop's iterations a warp captures as one (`Simulation::summarise_loops`):
-    /// the steps, shifts and moves above are those of this many iterations.
-    unroll: u32,
-}
-
-/// What a warp in a loop of a `LoopPlan` is doing about it: capturing an iteration, or handing
-/// the sink the records of the iterations it skips.
-#[derive(Debug)]
-pub(super) struct LoopWatch {
-    plan: usize,
-    /// How many times the warp reached the loop's head...
-    heads: u32,
-    /// ... and at which of those heads the iteration being captured started.
-    capture_head: u32,
-    /// A nested loop whose enclosing loop's iteration is not being captured: its records go to
-    /// the sink's log of an iteration of its own (`RecordSink::iteration_begins`), and its skipped
-    /// iterations are handed as a loop that no other encloses hands them.
-    own_log: bool,
-    /// Where the iteration being captured started.
-    start: Option<IterationStart>,
-    /// The captured iteration's records, in order.
-    records: Vec<MemRecord>,
-    /// After how many of `records` the warp passed each barrier of the iteration.
-    barriers: Vec<usize>,
-    /// The differences each guard site compared in the captured iteration.
-    ranges: Vec<GuardRange>,
-    skipping: Option<Skipping>,
-    /// Nothing more to do in this loop.
-    done: bool,
-    /// The warp's own steps and work since it entered the loop, up to its latest resumption (the
-    /// machine's counts are the block's, which the other warps add to between the rounds).
-    steps: u64,
-    work: WarpWork,
-}
-
-impl LoopWatch {
-    /// Whether the warp's records and guards go to the captured iteration.
-    pub(super) fn capturing(&self) -> bool {
-        self.start.is_some() && self.skipping.is_none() && !self.done
-    }
-
-    /// Keeps `record` for the captured iteration; false, and the watch is over, where the
-    /// iteration grows past `MAX_CAPTURED_RECORDS` (an inner loop that never ends would
-    /// otherwise fill memory with it until the budget ran out).
-    pub(super) fn capture(&mut self, record: &MemRecord) -> bool {
-        if self.records.len() >= MAX_CAPTURED_RECORDS {
-            self.done = true;
-            return false;
-        }
-        self.records.push(*record);
-        true
-    }
-
-    pub(super) fn capture_barrier(&mut self) {
-        self.barriers.push(self.records.len());
-    }
-
-    pub(super) fn note_guard(&mut self, site: usize, lanes: GuardRange) {
-        if let Some(range) = self.ranges.get_mut(site) {
-            *range = range.join(lanes);
-        }
-    }
-}
-
-/// The warp at the head where the captured iteration started.
-#[derive(Debug)]
-struct IterationStart {
-    work: WarpWork,
-    steps: u64,
-    /// Each induction register, in the order of `LoopPlan::induction`.
-    induction: Vec<Lanes>,
-    mask: u32,
-    depth: usize,
-    dependence: Dependence,
-}
-
-/// The iterations a warp skips, and how far it has handed their records to the sink.
-#[derive(Debug)]
-struct Skipping {
-    /// Iterations 1 to `alike.iterations` after the captured one are skipped; `iteration` is
-    /// the one being handed.
-    alike: AlikeIterations,
-    iteration: u64,
-    /// The next record of the captured iteration to hand, and the next barrier to pass.
-    record: usize,
-    barrier: usize,
-    /// What the sink still needs of the iterations skipped (`RecordSink::repeats_needed`),
-    /// asked before the first is handed...
-    needed: Option<RepeatsNeeded>,
-    /// ... the records of the iteration that it needs, where it takes them at once...
-    handed: Vec<usize>,
-    /// ... and per run of an iteration to a barrier (by its first record), the records of it
-    /// that it needs and whether it asks for the warp's run: the same in every iteration.
-    runs: Vec<(usize, bool, Vec<usize>)>,
-}
-
-/// What `alike_after` finds of the iterations after a captured one.
-#[derive(Debug)]
-struct AlikeIterations {
-    /// How many come out alike.
-    iterations: u64,
-    /// Per record of the captured iteration: how far its site moves per iteration.
-    moves: Vec<i64>,
-    /// The loads, fences and steps of one iteration.
-    loads: u32,
-    fences: u32,
-    iteration_steps: u64,
-}
-
-impl AlikeIterations {
-    /// Record `index` of the captured iteration as it repeats in skipped iteration
-    /// `iteration`.
-    fn repeated(&self, index: usize, iteration: u64) -> Repeated {
-        // Load sequences and fence counts fit in 32 bits for any run within the budget.
-        Repeated {
-            index,
-            by: self.moves[index].wrapping_mul(iteration as i64),
-            loads: (u64::from(self.loads) * iteration) as u32,
-            fences: (u64::from(self.fences) * iteration) as u32,
-            iteration,
-            iterations: self.iterations,
-        }
-    }
-}
+use super::lanes::canon;
+use super::launch::{
+    holding_object, IterationFences, IterationsRepeated, MemRecord, RepeatNeed, RepeatsNeeded,
+    WarpWork,
+};
+use super::machine::{AtHead, Flow, Machine};
+use super::reuse::{AlikeIterations, IterationStart, LoopPlan, LoopWatch, Skipping};
+use super::simulation::Simulation;
+use crate::access::WARP_LANES;
+use crate::kernel::block_shift::{self, Guard, GuardRange, SiteShift};
+use crate::kernel::ir::Op;
+use crate::kernel::span::{Diagnostic, Span};
 
 /// The most heads at which a warp starts to capture an iteration: a loop whose lanes settle only
 /// after a few iterations (a strided loop whose lanes leave it one by one) is given as many
@@ -207,10 +148,6 @@ const CAPTURES: u32 = 3;
 /// records each keeps room for (a matmul's phase makes some 70 at tile 32): some 4 MB at most.
 const SPARE_WATCHES: usize = 32;
 const SPARE_RECORDS: usize = 256;
-
-/// The most records an iteration a warp captures may make: more than a matmul's phase makes at
-/// tile 32 (some 70), and few enough that a warp keeps at most a few megabytes.
-const MAX_CAPTURED_RECORDS: usize = 4096;
 
 impl Simulation<'_> {
     /// Finds the loops of the kernel whose iterations are shown alike (`block_shift::
@@ -295,50 +232,21 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
     a
 }
 
-impl LoopPlan {
-    /// The plan for capturing `unroll` iterations as one: the induction steps, the guards' shifts
-    /// and the sites' moves of that many; `None` where one overflows.
-    fn unrolled(&self, unroll: u32) -> Option<LoopPlan> {
-        let times = i64::from(unroll);
-        let mut plan = self.clone();
-        plan.unroll = unroll;
-        for induction in &mut plan.induction {
-            // Registers wrap: the step of `unroll` iterations is the step times `unroll`, wrapped.
-            induction.per_iteration = induction.per_iteration.wrapping_mul(times);
-        }
-        for (_, guard) in &mut plan.guards {
-            guard.shift[0] = guard.shift[0].checked_mul(times)?;
-        }
-        for site in &mut plan.site_shifts {
-            site.bytes_per_step = site.bytes_per_step.checked_mul(times)?;
-        }
-        Some(plan)
-    }
-}
-
-/// What a warp at a loop's head does next.
-pub(super) enum AtHead {
-    /// Runs the loop's test.
-    Run,
-    /// Stops at a barrier of a skipped iteration.
-    Barrier,
-}
-
 impl Machine<'_, '_> {
     /// At a `LoopBegin` of the kernel (`pc`): starts watching the loop if it has a plan.
     pub(super) fn enter_loop(&mut self, pc: usize) {
         if self.call_depth != 0 {
             return;
         }
-        let Some(plan) = self.loops.iter().position(|plan| plan.head == pc + 1) else {
+        let Some(plan) = self.reuse.plan_at(pc + 1) else {
             return;
         };
-        let nested = self.loops[plan].nested;
+        let nested = self.reuse.plan(plan).nested;
         // One nested loop at a time: one inside a nested loop watched runs in full.
-        if nested && self.nested_watch.is_some() {
+        if nested && self.reuse.nested_watch.is_some() {
             return;
         }
-        let watch = match self.spare_watches.pop() {
+        let watch = match self.reuse.spare_watches.pop() {
             Some(mut watch) => {
                 watch.plan = plan;
                 watch.heads = 0;
@@ -370,13 +278,13 @@ impl Machine<'_, '_> {
             }),
         };
         if nested {
-            self.nested_watch = Some(watch);
+            self.reuse.nested_watch = Some(watch);
         } else {
-            self.watch = Some(watch);
-            self.resumed = (self.steps, WarpWork::of(self));
+            self.reuse.watch = Some(watch);
+            self.reuse.resumed = (self.steps, self.work());
         }
-        self.watch_head = pc + 1;
-        self.capturing = self.any_capturing();
+        self.reuse.watch_head = pc + 1;
+        self.reuse.refresh_capturing();
     }
 
     /// At a `LoopEnd` (`pc`): stops watching the loop it ends.
@@ -387,43 +295,35 @@ impl Machine<'_, '_> {
         let ends = |watch: &Option<Box<LoopWatch>>| {
             watch
                 .as_ref()
-                .is_some_and(|watch| self.loops[watch.plan].end == pc)
+                .is_some_and(|watch| self.reuse.plan(watch.plan).end == pc)
         };
-        if ends(&self.nested_watch) {
+        if ends(&self.reuse.nested_watch) {
             self.stop_watching_nested();
-        } else if ends(&self.watch) {
+        } else if ends(&self.reuse.watch) {
             self.stop_watching();
         }
-    }
-
-    /// Whether the warp's records and guards go to an iteration captured, of the loop it is in
-    /// or of the nested loop it is in.
-    fn any_capturing(&self) -> bool {
-        let capturing =
-            |watch: &Option<Box<LoopWatch>>| watch.as_ref().is_some_and(|watch| watch.capturing());
-        capturing(&self.watch) || capturing(&self.nested_watch)
     }
 
     /// Keeps `record` for the iterations the warp captures; an iteration too long to capture ends
     /// the watch, and for the loop that no other encloses the sink's log of it.
     pub(super) fn capture(&mut self, record: &MemRecord) {
-        if let Some(nested) = self.nested_watch.as_mut().filter(|w| w.capturing()) {
+        if let Some(nested) = self.reuse.nested_watch.as_mut().filter(|w| w.capturing()) {
             if !nested.capture(record) && nested.own_log {
                 self.sink.iterations_end(self.warp);
             }
         }
-        if let Some(watch) = self.watch.as_mut().filter(|w| w.capturing()) {
+        if let Some(watch) = self.reuse.watch.as_mut().filter(|w| w.capturing()) {
             if !watch.capture(record) {
                 self.sink.iterations_end(self.warp);
             }
         }
-        self.capturing = self.any_capturing();
+        self.reuse.refresh_capturing();
     }
 
     /// Notes the differences and outcomes a guard's lanes compared in each iteration being
     /// captured.
     pub(super) fn capture_guard(&mut self, site: usize, lanes: GuardRange) {
-        for watch in [&mut self.watch, &mut self.nested_watch] {
+        for watch in [&mut self.reuse.watch, &mut self.reuse.nested_watch] {
             if let Some(watch) = watch.as_mut().filter(|w| w.capturing()) {
                 watch.note_guard(site, lanes);
             }
@@ -433,7 +333,7 @@ impl Machine<'_, '_> {
     /// Notes a barrier in the iteration being captured of the loop that no other encloses (a
     /// nested loop with a barrier has no plan).
     pub(super) fn capture_barrier(&mut self) {
-        if let Some(watch) = self.watch.as_mut().filter(|w| w.capturing()) {
+        if let Some(watch) = self.reuse.watch.as_mut().filter(|w| w.capturing()) {
             watch.capture_barrier();
         }
     }
@@ -444,47 +344,48 @@ impl Machine<'_, '_> {
             if watch.records.capacity() > SPARE_RECORDS {
                 watch.records = Vec::new();
             }
-            if self.spare_watches.len() < SPARE_WATCHES {
-                self.spare_watches.push(*watch);
+            if self.reuse.spare_watches.len() < SPARE_WATCHES {
+                self.reuse.spare_watches.push(*watch);
             }
         }
     }
 
     /// Ends the watch over the nested loop; the head watched is the enclosing loop's again.
     fn stop_watching_nested(&mut self) {
-        let watch = self.nested_watch.take();
+        let watch = self.reuse.nested_watch.take();
         if watch.as_ref().is_some_and(|watch| watch.own_log) {
             self.sink.iterations_end(self.warp);
         }
         self.retire(watch);
-        self.watch_head = self
+        self.reuse.watch_head = self
+            .reuse
             .watch
             .as_ref()
-            .map_or(usize::MAX, |watch| self.loops[watch.plan].head);
-        self.capturing = self.any_capturing();
+            .map_or(usize::MAX, |watch| self.reuse.plan(watch.plan).head);
+        self.reuse.refresh_capturing();
     }
 
     /// Takes up the warp's watch (`WarpState::watch`) when it runs.
     pub(super) fn resume_watch(&mut self, watch: Option<Box<LoopWatch>>) {
-        self.watch_head = watch
+        self.reuse.watch_head = watch
             .as_ref()
-            .map_or(usize::MAX, |watch| self.loops[watch.plan].head);
-        self.capturing = watch.as_ref().is_some_and(|watch| watch.capturing());
+            .map_or(usize::MAX, |watch| self.reuse.plan(watch.plan).head);
+        self.reuse.capturing = watch.as_ref().is_some_and(|watch| watch.capturing());
         if watch.is_some() {
-            self.resumed = (self.steps, WarpWork::of(self));
+            self.reuse.resumed = (self.steps, self.work());
         }
-        self.watch = watch;
+        self.reuse.watch = watch;
     }
 
     /// Puts the warp's watch away when it stops, with the steps and work it did.
     pub(super) fn suspend_watch(&mut self) -> Option<Box<LoopWatch>> {
         // A nested loop watched has no barrier, so a warp never stops inside it but at an error.
-        let nested = self.nested_watch.take();
+        let nested = self.reuse.nested_watch.take();
         if nested.as_ref().is_some_and(|watch| watch.own_log) {
             self.sink.iterations_end(self.warp);
         }
         self.retire(nested);
-        let mut watch = self.watch.take()?;
+        let mut watch = self.reuse.watch.take()?;
         (watch.steps, watch.work) = self.own_progress(&watch);
         Some(watch)
     }
@@ -492,16 +393,16 @@ impl Machine<'_, '_> {
     /// The warp's own steps and work since it entered the watched loop.
     fn own_progress(&self, watch: &LoopWatch) -> (u64, WarpWork) {
         let mut work = watch.work;
-        work.add_difference(&WarpWork::of(self), &self.resumed.1);
-        (watch.steps + (self.steps - self.resumed.0), work)
+        work.add_difference(&self.work(), &self.reuse.resumed.1);
+        (watch.steps + (self.steps - self.reuse.resumed.0), work)
     }
 
     /// Ends the watch over the loop, telling the sink that the warp skips no more of it.
     fn stop_watching(&mut self) {
-        let watch = self.watch.take();
+        let watch = self.reuse.watch.take();
         self.retire(watch);
-        self.watch_head = usize::MAX;
-        self.capturing = self.any_capturing();
+        self.reuse.watch_head = usize::MAX;
+        self.reuse.refresh_capturing();
         self.sink.iterations_end(self.warp);
     }
 
@@ -509,11 +410,11 @@ impl Machine<'_, '_> {
     /// being skipped, or captures an iteration, or decides to skip the iterations after the one
     /// captured.
     pub(super) fn at_loop_head(&mut self, flow: &Flow, span: Span) -> Result<AtHead, Diagnostic> {
-        if self.nested_watch.is_some() {
+        if self.reuse.nested_watch.is_some() {
             self.at_nested_head(flow, span)?;
             return Ok(AtHead::Run);
         }
-        let Some(mut watch) = self.watch.take() else {
+        let Some(mut watch) = self.reuse.watch.take() else {
             self.stop_watching();
             return Ok(AtHead::Run);
         };
@@ -522,8 +423,8 @@ impl Machine<'_, '_> {
             self.stop_watching();
             self.retire(Some(watch));
         } else {
-            self.capturing = watch.capturing();
-            self.watch = Some(watch);
+            self.reuse.capturing = watch.capturing();
+            self.reuse.watch = Some(watch);
         }
         result
     }
@@ -551,7 +452,7 @@ impl Machine<'_, '_> {
                 return Ok(self.hand_skipped(watch));
             }
         }
-        if watch.heads > CAPTURES * self.loops[watch.plan].unroll {
+        if watch.heads > CAPTURES * self.reuse.plan(watch.plan).unroll {
             watch.done = true;
             return Ok(AtHead::Run);
         }
@@ -564,13 +465,14 @@ impl Machine<'_, '_> {
     /// Whether the iteration being captured goes on at this head: it spans the plan's `unroll`
     /// iterations of the loop.
     fn capture_goes_on(&self, watch: &LoopWatch) -> bool {
-        watch.start.is_some() && watch.heads - watch.capture_head < self.loops[watch.plan].unroll
+        watch.start.is_some()
+            && watch.heads - watch.capture_head < self.reuse.plan(watch.plan).unroll
     }
 
     /// Starts capturing an iteration at the head (`flow`), the warp having done `progress` (its
     /// own steps and work) so far.
     fn begin_capture(&self, watch: &mut LoopWatch, flow: &Flow, progress: (u64, WarpWork)) {
-        let plan = &self.loops[watch.plan];
+        let plan = self.reuse.plan(watch.plan);
         let (steps, work) = progress;
         watch.capture_head = watch.heads;
         watch.start = Some(IterationStart {
@@ -590,7 +492,7 @@ impl Machine<'_, '_> {
         watch.ranges.clear();
         watch
             .ranges
-            .resize(self.guards.len(), GuardRange::default());
+            .resize(self.reuse.guard_count(), GuardRange::default());
     }
 
     /// At the head of the nested loop watched: captures an iteration, or skips the iterations
@@ -598,12 +500,12 @@ impl Machine<'_, '_> {
     /// (`skip_nested`). The warp never stops inside a nested loop watched: the block's machine
     /// counts are its own there.
     fn at_nested_head(&mut self, flow: &Flow, span: Span) -> Result<(), Diagnostic> {
-        let Some(mut watch) = self.nested_watch.take() else {
+        let Some(mut watch) = self.reuse.nested_watch.take() else {
             return Ok(());
         };
         let result = self.nested_head(&mut watch, flow, span);
-        self.nested_watch = Some(watch);
-        self.capturing = self.any_capturing();
+        self.reuse.nested_watch = Some(watch);
+        self.reuse.refresh_capturing();
         result
     }
 
@@ -620,7 +522,7 @@ impl Machine<'_, '_> {
         if self.capture_goes_on(watch) {
             return Ok(());
         }
-        let progress = (self.steps, WarpWork::of(self));
+        let progress = (self.steps, self.work());
         if let Some(start) = watch.start.take() {
             if watch.own_log {
                 if let Some(skipping) = self.skip(watch, &start, (flow, progress), span)? {
@@ -639,7 +541,7 @@ impl Machine<'_, '_> {
                 return Ok(());
             }
         }
-        if watch.heads > CAPTURES * self.loops[watch.plan].unroll {
+        if watch.heads > CAPTURES * self.reuse.plan(watch.plan).unroll {
             watch.done = true;
             if watch.own_log {
                 self.sink.iterations_end(self.warp);
@@ -649,7 +551,11 @@ impl Machine<'_, '_> {
         self.begin_capture(watch, flow, progress);
         // The enclosing loop's iteration is not being captured (or no loop watched encloses this
         // one): the sink may log this loop's iteration as its own.
-        watch.own_log = !self.watch.as_ref().is_some_and(|outer| outer.capturing());
+        watch.own_log = !self
+            .reuse
+            .watch
+            .as_ref()
+            .is_some_and(|outer| outer.capturing());
         if watch.own_log {
             self.sink.iteration_begins(self.warp);
         } else {
@@ -675,13 +581,12 @@ impl Machine<'_, '_> {
         };
         self.sink.nested_iterations_repeated(&batch);
         let whole = usize::try_from(alike.iterations).unwrap_or(usize::MAX);
-        self.emitted = self
-            .emitted
-            .saturating_add(whole.saturating_mul(watch.records.len()));
+        self.reuse
+            .note_handed(whole.saturating_mul(watch.records.len()));
         // A capture that grows too long ends (`capture`), and no record is kept after it.
         for iteration in 1..=alike.iterations {
             for (index, ran) in watch.records.iter().enumerate() {
-                if !self.capturing {
+                if !self.reuse.capturing {
                     return;
                 }
                 let mut record = *ran;
@@ -740,7 +645,7 @@ impl Machine<'_, '_> {
         flow: &Flow,
         progress: &(u64, WarpWork),
     ) -> Option<AlikeIterations> {
-        let plan = &self.loops[watch.plan];
+        let plan = self.reuse.plan(watch.plan);
         let mask = flow.mask;
         if mask != start.mask
             || flow.stack.len() != start.depth
@@ -810,12 +715,11 @@ impl Machine<'_, '_> {
         work_now: &WarpWork,
         span: Span,
     ) -> Result<(), Diagnostic> {
-        let plan = &self.loops[watch.plan];
+        let plan = self.reuse.plan(watch.plan);
         let times = alike.iterations;
         // Counted in the loop's own iterations, whatever a warp captures as one.
-        self.iterations_skipped = self
-            .iterations_skipped
-            .saturating_add(times.saturating_mul(u64::from(plan.unroll)));
+        self.reuse
+            .note_iterations_skipped(times.saturating_mul(u64::from(plan.unroll)));
         for (induction, before) in plan.induction.iter().zip(&start.induction) {
             let reg = &mut self.regs[induction.reg as usize];
             for lane in 0..WARP_LANES {
@@ -828,7 +732,7 @@ impl Machine<'_, '_> {
         }
         let mut work = WarpWork::default();
         work.add_difference(work_now, &start.work);
-        work.add_to_machine(self, times);
+        self.add_work_times(&work, times);
         self.steps = self
             .steps
             .saturating_add(alike.iteration_steps.saturating_mul(times));
@@ -850,11 +754,11 @@ impl Machine<'_, '_> {
             let per_iteration = i128::from(guard.shift[0]);
             let far = per_iteration * i128::from(times);
             let spread = watch.ranges[site].spread(per_iteration.min(far), per_iteration.max(far));
-            self.guard_ranges[site] = self.guard_ranges[site].join(spread);
+            self.reuse.widen_guard_range(site, spread);
             // A nested loop's skipped iterations belong to the enclosing loop's iteration being
             // captured, whose guards must hold what they compared.
             if plan.nested {
-                if let Some(outer) = self.watch.as_mut().filter(|w| w.capturing()) {
+                if let Some(outer) = self.reuse.watch.as_mut().filter(|w| w.capturing()) {
                     if let Some(range) = outer.ranges.get_mut(site) {
                         *range = range.join(spread);
                     }
@@ -943,7 +847,8 @@ impl Machine<'_, '_> {
                     };
                     self.sink.iterations_repeated_from(&batch);
                     let whole = (last - iteration + 1) as usize;
-                    self.emitted += whole.saturating_mul(watch.records.len());
+                    self.reuse
+                        .note_handed(whole.saturating_mul(watch.records.len()));
                     skipping.iteration = last;
                     skipping.record = watch.records.len();
                     continue;
@@ -959,7 +864,7 @@ impl Machine<'_, '_> {
                 })
                 .max(from + 1);
             let iteration = skipping.iteration;
-            self.emitted += to - from;
+            self.reuse.note_handed(to - from);
             // Before the sink's tail, only the records it still needs, and once that the warp
             // ran if it asks for that.
             let needed = skipping.needed.as_ref().filter(|needed| {
@@ -1053,4 +958,144 @@ fn alike_iterations(guard: &Guard, range: GuardRange, most: u64) -> u64 {
         }
     }
     low
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{alike_iterations, unroll_for};
+    use crate::access::{AccessKind, AccessWidth, Space, WarpAccess};
+    use crate::counters::AccessMeasure;
+    use crate::device::{gt200, h100, Device};
+    use crate::kernel::block_shift::{Guard, GuardRange, SiteShift};
+    use crate::kernel::ir::BinOp;
+    use crate::kernel::move_lanes;
+    use crate::kernel::span::Span;
+
+    /// A warp's access of `width`-byte words, lane `i` at `first + i * stride`.
+    fn access(space: Space, width: u32, first: u64, stride: u64) -> WarpAccess {
+        let width = AccessWidth::new(width).expect("a valid width");
+        WarpAccess::from_fn(space, AccessKind::Load, width, |lane| {
+            Some(first + u64::from(lane) * stride)
+        })
+    }
+
+    /// `access` moved by `by` bytes.
+    fn moved(access: &WarpAccess, by: i64) -> WarpAccess {
+        let mut moved = *access;
+        move_lanes(&mut moved, by);
+        moved
+    }
+
+    /// Whether `access` measures on `device` as it does moved by `by` bytes.
+    fn keeps_measure(access: &WarpAccess, by: i64, device: &Device) -> bool {
+        AccessMeasure::of(access, device) == AccessMeasure::of(&moved(access, by), device)
+    }
+
+    /// The lemma the reuse of a record's measure rests on: an access moved by a whole number of
+    /// its `AccessMeasure::move_unit` makes the same measure (requests, sectors, bytes,
+    /// wavefronts, conflicts), so a skipped iteration's or a warp shown alike's record may be
+    /// counted as the record it repeats.
+    #[test]
+    fn an_access_moved_by_whole_move_units_keeps_its_measure() {
+        let line_base = 0x1000_0000;
+        let cases = [
+            // A warp's 32 consecutive floats, at the start of a line and a quarter line on.
+            (h100(), access(Space::Global, 4, line_base, 4)),
+            (h100(), access(Space::Global, 4, line_base + 32, 4)),
+            // A strided read of 8-byte words, a line apart, and of 16-byte words.
+            (h100(), access(Space::Global, 8, line_base + 8, 128)),
+            (h100(), access(Space::Global, 16, line_base, 16)),
+            // A shared read of a tile's column, two-way conflicted.
+            (h100(), access(Space::Shared, 4, 0, 8)),
+            // On cc 1.3, whose unit is 256 bytes.
+            (gt200(), access(Space::Global, 16, line_base, 16)),
+            (gt200(), access(Space::Global, 4, line_base + 4, 4)),
+        ];
+        for (device, access) in cases {
+            let unit = AccessMeasure::move_unit(&access, &device);
+            for times in [-3i64, -1, 1, 2, 7] {
+                assert!(
+                    keeps_measure(&access, times * unit, &device),
+                    "{access:?} moved by {times} units of {unit} bytes on {}",
+                    device.name
+                );
+            }
+        }
+    }
+
+    /// Half a 128-byte line is two sectors: on a device that counts sectors, a global access
+    /// moved by half lines keeps its measure, which is why reuse takes half-line moves as well as
+    /// whole lines (the profile's lines per request are another matter: `simulate` takes a
+    /// block's half-line shift only where `TouchedRange::half_line_shift_safe`).
+    #[test]
+    fn a_move_by_half_a_line_keeps_a_global_measure_where_sectors_are_counted() {
+        let device = h100();
+        let floats = access(Space::Global, 4, 0x1000_0000, 4);
+        assert_eq!(AccessMeasure::move_unit(&floats, &device), 32);
+        for by in [64, -64, 128 + 64, 3 * 128] {
+            assert!(keeps_measure(&floats, by, &device), "moved by {by}");
+        }
+        let before = AccessMeasure::of(&floats, &device).expect("active lanes");
+        assert_eq!((before.cost.requests, before.cost.sectors), (1, 4));
+    }
+
+    /// A move that is no whole number of units may change the measure, and the reuse does not
+    /// take it: 32 floats moved by half a sector straddle five sectors instead of four; and a
+    /// move by one sector, which keeps them on the H100, makes the first half-warp of cc 1.3 fill
+    /// a whole 128-byte segment instead of half of one.
+    #[test]
+    fn a_move_by_less_than_the_unit_can_change_the_measure() {
+        let device = h100();
+        let floats = access(Space::Global, 4, 0x1000_0000, 4);
+        assert_ne!(16 % AccessMeasure::move_unit(&floats, &device), 0);
+        assert!(!keeps_measure(&floats, 16, &device));
+        let after = AccessMeasure::of(&moved(&floats, 16), &device).expect("active lanes");
+        assert_eq!(after.cost.sectors, 5);
+
+        assert!(keeps_measure(&floats, 32, &device));
+        let old = gt200();
+        assert_ne!(32 % AccessMeasure::move_unit(&floats, &old), 0);
+        assert!(!keeps_measure(&floats, 32, &old));
+    }
+
+    /// A guard `i < n` whose lanes compared -64 to -33 (true) moves by 32 an iteration: one
+    /// iteration more keeps every lane true, the second turns some false.
+    #[test]
+    fn a_guard_keeps_its_outcome_for_as_many_iterations_as_its_range_allows() {
+        let guard = Guard {
+            site: (1, 1, 0),
+            op: BinOp::Lt,
+            shift: [32, 0, 0],
+        };
+        let range = GuardRange {
+            when_true: Some((-64, -33)),
+            when_false: None,
+        };
+        assert_eq!(alike_iterations(&guard, range, u64::MAX), 1);
+        assert_eq!(alike_iterations(&guard, range, 0), 0);
+    }
+
+    /// A fused 8-byte read of 4-byte words that moves 4 bytes an iteration is captured two
+    /// iterations at a time, so that every skipped read moves by whole fused loads.
+    #[test]
+    fn a_fused_read_moving_half_its_width_is_captured_two_iterations_at_a_time() {
+        let span = Span {
+            line: 3,
+            col: 5,
+            ..Span::default()
+        };
+        let site = SiteShift {
+            span,
+            kind: AccessKind::Load,
+            bytes_per_step: 4,
+        };
+        assert_eq!(unroll_for(&[site], &[(span, 8)]), 2);
+        assert_eq!(unroll_for(&[site], &[(span, 4)]), 1);
+        // Sixteen-byte loads fused of 1-byte reads would need 16 iterations: not captured so.
+        let byte = SiteShift {
+            bytes_per_step: 1,
+            ..site
+        };
+        assert_eq!(unroll_for(&[byte], &[(span, 16)]), 1);
+    }
 }

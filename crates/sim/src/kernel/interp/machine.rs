@@ -1,7 +1,20 @@
 //! A warp's control flow (branches, loops, barriers, calls) and the evaluation of its expressions.
 
-use super::*;
-use crate::kernel::block_shift::{Guard, GuardRange, GuardSite};
+use super::lanes::{
+    binary_lanes, bits_f32, canon, convert_value, copy_lanes_masked, f32_of, fma_f32, lane_mask,
+    math_value, Lanes, Offsets, Step, FULL,
+};
+use super::launch::{step_budget_message, Dependence, MemRecord, RecordSink, RtObject, WarpWork};
+use super::registers::Registers;
+use super::reuse::{LoopWatch, ReuseBookkeeping};
+use crate::access::WARP_LANES;
+use crate::kernel::ast::Scalar;
+use crate::kernel::block_shift::{Guard, GuardRange};
+use crate::kernel::ir::{BinOp, Ex, ExKind, MathFn, Op, Place, PredicatedBody, Reg, Term, UnOp};
+use crate::kernel::limits::MAX_CALL_DEPTH;
+use crate::kernel::memory::{pointer, pointer_add, pointer_address, pointer_object, PagedBuffer};
+use crate::kernel::sema::Program;
+use crate::kernel::span::{Diagnostic, Span};
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Frame {
@@ -54,36 +67,16 @@ pub(super) struct WarpState {
     pub(super) watch: Option<Box<LoopWatch>>,
 }
 
-/// The order a record carries: a global or local load is the warp's next one, with what it
-/// waits for and the loads in flight its op allows; any other record has none.
-pub(super) fn stamp(
-    dependence: &mut Dependence,
-    waits_for: u32,
-    in_flight: u32,
-    space: Space,
-    kind: AccessKind,
-) -> LoadOrder {
-    if kind != AccessKind::Load || !matches!(space, Space::Global | Space::Local) {
-        return LoadOrder::default();
-    }
-    dependence.loads += 1;
-    LoadOrder {
-        sequence: dependence.loads,
-        waits_for,
-        in_flight,
-    }
-}
-
-/// A warp's loads so far and what its control flow waited for (`LoadOrder`).
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Dependence {
-    pub(super) loads: u32,
-    pub(super) control: u32,
-    pub(super) fences: u32,
-}
-
 pub(super) enum Stop {
     Done,
+    Barrier,
+}
+
+/// What a warp at a loop's head does next.
+pub(super) enum AtHead {
+    /// Runs the loop's test.
+    Run,
+    /// Stops at a barrier of a skipped iteration.
     Barrier,
 }
 
@@ -97,8 +90,6 @@ pub(super) struct Machine<'s, 'p> {
     pub(super) threads: u32,
     pub(super) block: [u32; 3],
     pub(super) sink: &'s mut dyn RecordSink,
-    /// How many records the block has handed to `sink` (`warps` cuts a warp's out by it).
-    pub(super) emitted: usize,
     /// The steps the block may take, all warps together, and the steps taken so far.
     pub(super) budget: u64,
     pub(super) regs: Registers,
@@ -132,36 +123,51 @@ pub(super) struct Machine<'s, 'p> {
     /// Vectors of finished `__device__` calls, for the next calls to reuse.
     pub(super) spare_args: Vec<Vec<usize>>,
     pub(super) spare_stacks: Vec<Vec<Frame>>,
-    /// The comparisons `block_shift` found the blocks' branches to depend on, and the least and
-    /// greatest `lhs - rhs` the block's lanes compared at each (empty for other kernels).
-    pub(super) guards: &'s [GuardSite],
-    pub(super) guard_ranges: Vec<GuardRange>,
-    /// The kernel's loops whose iterations are shown alike (`loops`), the current warp's watch
-    /// over the one it is in, that loop's head (`usize::MAX` when none) and whether the warp is
-    /// capturing an iteration of it.
-    pub(super) loops: &'s [LoopPlan],
-    pub(super) watch: Option<Box<LoopWatch>>,
-    /// The watch over a loop inside another that the warp is in (`LoopPlan::nested`), whose
-    /// head is then `watch_head`.
-    pub(super) nested_watch: Option<Box<LoopWatch>>,
-    /// Watches that ended, for the next to reuse (`Simulation::spare_watches`).
-    pub(super) spare_watches: Vec<LoopWatch>,
-    pub(super) watch_head: usize,
-    pub(super) capturing: bool,
-    /// The block's steps and work when the current warp resumed with a watch.
-    pub(super) resumed: (u64, WarpWork),
-    /// The loop iterations the block's warps skipped (`BlockStats::iterations_skipped`).
-    pub(super) iterations_skipped: u64,
+    /// What the block's run keeps for the reuse of its work: guard ranges, loop watches, the
+    /// records handed so far (`ReuseBookkeeping`).
+    pub(super) reuse: ReuseBookkeeping<'s>,
 }
 
 impl Machine<'_, '_> {
+    /// The block's work so far, as `WarpWork` counts it (a warp's own is the difference of two).
+    pub(super) fn work(&self) -> WarpWork {
+        WarpWork {
+            instructions: self.instructions,
+            flops: self.flops,
+            fp32_issued_flops: self.fp32_issued_flops,
+            barriers: self.barriers,
+            issued: self.issued,
+            thread_issued: self.thread_issued,
+            predicated_off: self.predicated_off,
+            predicated_off_threads: self.predicated_off_threads,
+        }
+    }
+
+    /// Adds `times` times `work` (the work of one iteration of a loop) to the block's counts,
+    /// saturating: only a budget near 2^64 steps lets a skip come near the limit.
+    pub(super) fn add_work_times(&mut self, work: &WarpWork, times: u64) {
+        let add =
+            |count: &mut u64, per: u64| *count = count.saturating_add(per.saturating_mul(times));
+        add(&mut self.instructions, work.instructions);
+        add(&mut self.flops, work.flops);
+        add(&mut self.fp32_issued_flops, work.fp32_issued_flops);
+        add(&mut self.barriers, work.barriers);
+        add(&mut self.issued, work.issued);
+        add(&mut self.thread_issued, work.thread_issued);
+        add(
+            &mut self.predicated_off_threads,
+            work.predicated_off_threads,
+        );
+        self.predicated_off.add(&work.predicated_off.times(times));
+    }
+
     /// Widens the range of `lhs - rhs` (registers `a` and `b`, canonical integers) over the
     /// active lanes, if `e` is one of the guards. Kept out of `eval`, whose frame every level of
     /// an expression's recursion pays.
     #[inline(never)]
     fn note_guard(&mut self, e: &Ex, a: usize, b: usize, mask: u32) {
         let site = (e.span.line, e.span.col, e.tmp);
-        let Some(index) = self.guards.iter().position(|&g| g == site) else {
+        let Some(index) = self.reuse.guard_index(site) else {
             return;
         };
         let ExKind::Binary { op, .. } = e.kind else {
@@ -185,8 +191,8 @@ impl Machine<'_, '_> {
             when_true: (true_low <= true_high).then_some((true_low, true_high)),
             when_false: (false_low <= false_high).then_some((false_low, false_high)),
         };
-        self.guard_ranges[index] = self.guard_ranges[index].join(lanes);
-        if self.capturing {
+        self.reuse.widen_guard_range(index, lanes);
+        if self.reuse.capturing {
             self.capture_guard(index, lanes);
         }
     }
@@ -233,7 +239,7 @@ impl Machine<'_, '_> {
         let code = &func.code;
         loop {
             let pc = flow.pc;
-            if pc == self.watch_head && self.call_depth == 0 {
+            if pc == self.reuse.watch_head && self.call_depth == 0 {
                 if let AtHead::Barrier = self.at_loop_head(flow, func.spans[pc])? {
                     return Ok(Stop::Barrier);
                 }
@@ -319,7 +325,7 @@ impl Machine<'_, '_> {
                     });
                     if mask == 0 {
                         flow.pc = *end_at;
-                    } else if !self.loops.is_empty() {
+                    } else if self.reuse.has_loop_plans() {
                         self.enter_loop(pc);
                     }
                 }
@@ -347,7 +353,7 @@ impl Machine<'_, '_> {
                     if let Some(Frame::Loop { entry, .. }) = flow.stack.pop() {
                         flow.mask = entry & flow.alive();
                     }
-                    if self.watch.is_some() || self.nested_watch.is_some() {
+                    if self.reuse.watch.is_some() || self.reuse.nested_watch.is_some() {
                         self.leave_loop(pc);
                     }
                 }
@@ -388,7 +394,7 @@ impl Machine<'_, '_> {
                                 ),
                             ));
                         }
-                        if self.capturing {
+                        if self.reuse.capturing {
                             self.capture_barrier();
                         }
                         return Ok(Stop::Barrier);
@@ -479,7 +485,7 @@ impl Machine<'_, '_> {
             ExKind::Binary { op, ty, lhs, rhs } => {
                 let a = self.eval(lhs, mask)?;
                 let b = self.eval(rhs, mask)?;
-                if !self.guards.is_empty() && op.is_comparison() {
+                if self.reuse.keeps_guards() && op.is_comparison() {
                     self.note_guard(e, a, b, mask);
                 }
                 self.arith(*op, *ty, a, b, dst, mask, e.span)?;
@@ -830,100 +836,6 @@ impl Machine<'_, '_> {
     }
 
     #[inline(never)]
-    pub(super) fn eval_load(
-        &mut self,
-        addr: &Ex,
-        elem: Elem,
-        mask: u32,
-        dst: usize,
-        span: Span,
-    ) -> Result<usize, Diagnostic> {
-        let outer = std::mem::take(&mut self.depends_on);
-        let mut target = Target::EMPTY;
-        self.resolve(addr, mask, &mut target)?;
-        self.instructions += 1;
-        // The load waits for what its address was computed from and for what the warp's
-        // branches so far waited for; its value depends on the load itself if it went to global
-        // or local memory (a round trip), otherwise on what its address did.
-        let waits_for = self.depends_on.max(self.dependence.control);
-        self.load_waits_for = waits_for;
-        let loads_before = self.dependence.loads;
-        let loaded = self.load(&target, mask, elem, dst, addr.span, span);
-        self.load_waits_for = 0;
-        loaded?;
-        let value = if self.dependence.loads > loads_before {
-            self.dependence.loads
-        } else {
-            waits_for
-        };
-        self.depends_on = outer.max(value);
-        Ok(dst)
-    }
-
-    #[inline(never)]
-    pub(super) fn assign(
-        &mut self,
-        place: &Place,
-        value: &Ex,
-        mask: u32,
-        span: Span,
-    ) -> Result<usize, Diagnostic> {
-        match place {
-            Place::Reg { reg, elem } => {
-                let outer = std::mem::take(&mut self.depends_on);
-                let v = self.eval(value, mask)?;
-                self.instructions += 1;
-                let value_depends_on = self.depends_on;
-                for k in 0..usize::from(elem.n) {
-                    self.copy_masked(v + k, *reg as usize + k, mask);
-                    if let Some(tag) = self.tags.get_mut(*reg as usize + k) {
-                        // Lanes left out keep their value, and what it depended on.
-                        *tag = if mask == FULL {
-                            value_depends_on
-                        } else {
-                            (*tag).max(value_depends_on)
-                        };
-                    }
-                }
-                self.depends_on = outer.max(value_depends_on);
-                Ok(*reg as usize)
-            }
-            Place::Mem { addr, elem } => {
-                let mut target = Target::EMPTY;
-                self.resolve(addr, mask, &mut target)?;
-                let v = self.eval(value, mask)?;
-                self.instructions += 1;
-                self.store(&target, mask, *elem, v, addr.span, span)?;
-                Ok(v)
-            }
-        }
-    }
-
-    /// Reads a place for a read-modify-write: its value goes to `dst` (memory) or stays in its
-    /// register; returns that register and, for memory, the span of the address whose lanes
-    /// `target` now holds, to write back to. The target is only made for memory: a register
-    /// place (`r += ...`, `++k`), the common case, needs none.
-    pub(super) fn read_place(
-        &mut self,
-        place: &Place,
-        mask: u32,
-        dst: usize,
-        span: Span,
-        target: &mut Option<Target>,
-    ) -> Result<(usize, Option<Span>), Diagnostic> {
-        match place {
-            Place::Reg { reg, .. } => Ok((*reg as usize, None)),
-            Place::Mem { addr, elem } => {
-                let target = target.insert(Target::EMPTY);
-                self.resolve(addr, mask, target)?;
-                self.instructions += 1;
-                self.load(target, mask, *elem, dst, addr.span, span)?;
-                Ok((dst, Some(addr.span)))
-            }
-        }
-    }
-
-    #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn compound(
         &mut self,
@@ -1069,41 +981,6 @@ impl Machine<'_, '_> {
             _ => {}
         }
         self.regs[dst] = if post { old } else { new };
-        Ok(dst)
-    }
-
-    #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn eval_atomic(
-        &mut self,
-        op: AtomicOp,
-        ty: Scalar,
-        addr: &Ex,
-        value: &Ex,
-        value2: Option<&Ex>,
-        mask: u32,
-        dst: usize,
-        span: Span,
-    ) -> Result<usize, Diagnostic> {
-        let mut target = Target::EMPTY;
-        self.resolve(addr, mask, &mut target)?;
-        let v = self.eval(value, mask)?;
-        let v2 = match value2 {
-            Some(x) => Some(self.eval(x, mask)?),
-            None => None,
-        };
-        self.instructions += 1;
-        self.atomic(
-            &target.pointers(),
-            mask,
-            op,
-            ty,
-            v,
-            v2,
-            dst,
-            addr.span,
-            span,
-        )?;
         Ok(dst)
     }
 

@@ -20,41 +20,30 @@
 //! "Device Memory Accesses", Local Memory): 32-bit word `w` of thread `t` of a block of `T`
 //! threads is at byte `(w * T + t) * 4` of the block's local memory.
 //!
-//! The interpreter is split along its seams: `launch` (the launch, its memory layout and the
-//! block loop), `machine` (a warp's control flow and expressions), `lanes` (arithmetic on the
-//! 32 lanes of a register), `registers` (a warp's registers, and which hold one value in every
-//! lane, computed once), `access` (memory accesses: addresses, bounds, records), `warps` (the
-//! warps of a block shown alike) and `loops` (the iterations of a loop shown alike).
-
-use crate::access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
-use crate::kernel::ast::{Scalar, Type};
-use crate::kernel::ir::*;
-use crate::kernel::limits::MAX_CALL_DEPTH;
-use crate::kernel::memory::{
-    address_add, decode, encode, pointer, pointer_add, pointer_address, pointer_object, Fill,
-    PagedBuffer, ADDRESS_MASK,
-};
-use crate::kernel::sema::Program;
-use crate::kernel::span::{Diagnostic, Span};
-use serde::{Deserialize, Serialize};
-use std::fmt;
-
-type Lanes = [u64; WARP_LANES];
-const FULL: u32 = u32::MAX;
+//! The interpreter is split along its seams, each module naming only those before it: `lanes`
+//! (arithmetic on the 32 lanes of a register), `registers` (a warp's registers, and which hold
+//! one value in every lane, computed once), `launch` (the launch, its objects, the records and the
+//! sink that takes them), `reuse` and `leader_records` (what a block's run keeps for reuse),
+//! `machine` (a warp's control flow and expressions), `access` (memory accesses: addresses,
+//! bounds, records), `simulation` (a launch laid out in memory, and the block loop), and on top
+//! `warps` (the warps of a block shown alike) and `loops` (the iterations of a loop shown alike,
+//! and the exactness contract of both), which add their methods to `Machine` and `Simulation`.
 
 mod access;
 mod lanes;
 mod launch;
+mod leader_records;
 mod loops;
 mod machine;
 mod registers;
+mod reuse;
+mod simulation;
 mod warps;
 
-use access::*;
-use lanes::*;
-pub use launch::*;
-use loops::*;
-use machine::*;
-use registers::*;
-pub use warps::move_lanes;
-use warps::*;
+pub use launch::{
+    move_lanes, step_budget_message, BlockRun, BlockSelection, BlockStats, Dim3, IterationFences,
+    IterationsRepeated, Launch, LoadOrder, MemRecord, MovedRecord, RecordSink, RepeatNeed,
+    Repeated, RepeatsNeeded, RunConfig, SiteMove, Value, WarpsAlike, GLOBAL_BASE, MAX_LOCAL_BYTES,
+    MAX_SHARED_BYTES,
+};
+pub use simulation::{run, Simulation};

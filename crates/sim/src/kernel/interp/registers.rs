@@ -17,7 +17,8 @@
 //! that for atomics): a value computed under a partial mask (the last warp of a block of 48
 //! threads, a divergent branch) is not uniform here, and is computed lane by lane as before.
 
-use super::Lanes;
+use super::lanes::Lanes;
+use crate::access::WARP_LANES;
 use std::ops::{Index, IndexMut};
 
 #[derive(Debug, Default)]
@@ -31,7 +32,7 @@ impl Registers {
     /// `n` registers of zeros (uniform).
     pub(super) fn zeroed(n: usize) -> Registers {
         Registers {
-            lanes: vec![[0; super::WARP_LANES]; n],
+            lanes: vec![[0; WARP_LANES]; n],
             uniform: vec![true; n],
         }
     }
@@ -53,7 +54,7 @@ impl Registers {
     /// The same bits in every lane of register `r`.
     #[inline(always)]
     pub(super) fn fill(&mut self, r: usize, bits: u64) {
-        self.lanes[r] = [bits; super::WARP_LANES];
+        self.lanes[r] = [bits; WARP_LANES];
         self.uniform[r] = true;
     }
 

@@ -36,260 +36,14 @@
 //! leaders would together run more warps than the block has, so that a block costs at most twice
 //! a plain run.
 
-use super::*;
-use crate::kernel::block_shift::{self, Guard, GuardRange, GuardSite, SiteShift};
-use std::borrow::Cow;
-
-/// How the warps of every block of a launch are shown alike: warps `w` and `w + step` run the
-/// same instructions with the same lanes, and each of their accesses is the other's moved by a
-/// fixed number of bytes.
-#[derive(Clone, Debug)]
-pub(super) struct WarpClasses {
-    step: u32,
-    n_warps: u32,
-    /// The guards, each with its index among `Simulation::guard_sites`; a guard's shift per step
-    /// is the first component of its `shift`.
-    guards: Vec<(usize, Guard)>,
-    /// How far each access site moves per step, where the proof says it of every site
-    /// (`BlockShift::site_shifts`): then only the first warp of each class runs, and the later
-    /// warps whose guards come out otherwise than their leader's.
-    site_shifts: Option<Vec<SiteShift>>,
-    /// The leaders the last block replayed needed, for the next block to start from: the blocks
-    /// of a launch mostly split their warps alike (the guarded matmul's last tile of `b`, half
-    /// inside the matrix, sets warps 4 to 7 of every block apart).
-    leaders: Vec<u32>,
-    /// The leaders' records, kept between blocks so that each block's do not allocate anew
-    /// (thousands of records of 560 bytes each for a matmul's block).
-    records: LeaderRecords,
-}
-
-/// The records the leaders made, as the interpreter handed them, with what it said of the loop
-/// iterations they ran and skipped (`loops`), for `replay_with` to hand on to the sink. A record
-/// of a skipped iteration is kept as the record of the iteration run it repeats and how it moves
-/// (`Handed::Repeats`): a matmul's leaders skip thousands of records a block, and copies of
-/// them, 560 bytes each, would not stay in the processor's caches.
-#[derive(Clone, Debug, Default)]
-pub(super) struct LeaderRecords {
-    /// The records the warps ran, and those of the iterations whose records the skipped ones
-    /// repeat.
-    kept: Vec<MemRecord>,
-    /// Per record handed, in order: where it is kept.
-    handed: Vec<Handed>,
-    /// Per warp: where the records of the iteration that its skipped ones repeat are kept.
-    repeating: Vec<Vec<usize>>,
-    /// What the warps said of their loops, in order: the number of records made before, the
-    /// warp, and what.
-    notes: Vec<(usize, u32, LoopNote)>,
-}
-
-/// Where a record handed to `LeaderRecords` is kept.
-#[derive(Clone, Copy, Debug)]
-enum Handed {
-    /// As it was handed, in `kept`, with what it repeats where it is one of a skipped iteration.
-    Kept(usize, Option<Repeated>),
-    /// As the record in `kept` that it repeats, moved (`Repeated::apply`).
-    Repeats(usize, Repeated),
-}
-
-#[derive(Clone, Debug)]
-enum LoopNote {
-    IterationBegins,
-    RepeatsBegin {
-        moves: Vec<i64>,
-        fences: IterationFences,
-    },
-    IterationsEnd,
-}
-
-impl LeaderRecords {
-    fn clear(&mut self) {
-        self.kept.clear();
-        self.handed.clear();
-        self.repeating.iter_mut().for_each(Vec::clear);
-        self.notes.clear();
-    }
-
-    /// How many records were handed.
-    fn len(&self) -> usize {
-        self.handed.len()
-    }
-
-    /// The record kept for record `at`: itself, or the one it repeats. Its warp, block, site
-    /// and access kind, space and width are the record's.
-    fn kept(&self, at: usize) -> &MemRecord {
-        &self.kept[self.kept_index(at)]
-    }
-
-    fn kept_index(&self, at: usize) -> usize {
-        match self.handed[at] {
-            Handed::Kept(i, _) | Handed::Repeats(i, _) => i,
-        }
-    }
-
-    /// Whether record `at` is kept as the record it repeats: one of a record kept whole is
-    /// handed before it.
-    fn repeats(&self, at: usize) -> bool {
-        matches!(self.handed[at], Handed::Repeats(..))
-    }
-
-    /// Which record of an iteration run record `at` repeats, if it is one of a skipped iteration.
-    fn repeated(&self, at: usize) -> Option<&Repeated> {
-        match &self.handed[at] {
-            Handed::Kept(_, repeated) => repeated.as_ref(),
-            Handed::Repeats(_, repeated) => Some(repeated),
-        }
-    }
-
-    /// Record `at`, as it was handed: made only for one kept as the record it repeats.
-    fn record(&self, at: usize) -> Cow<'_, MemRecord> {
-        match &self.handed[at] {
-            Handed::Kept(i, _) => Cow::Borrowed(&self.kept[*i]),
-            Handed::Repeats(i, repeated) => {
-                let mut record = self.kept[*i];
-                repeated.apply(&mut record);
-                Cow::Owned(record)
-            }
-        }
-    }
-
-    /// Hands record `at` to `sink` as the interpreter handed it.
-    fn hand(&self, at: usize, sink: &mut dyn RecordSink) {
-        match &self.handed[at] {
-            Handed::Kept(i, None) => sink.record(&self.kept[*i]),
-            Handed::Kept(i, Some(repeated)) => sink.record_repeated(&self.kept[*i], repeated),
-            Handed::Repeats(i, repeated) => sink.record_repeated_from(&self.kept[*i], repeated),
-        }
-    }
-
-    /// Record `at` as `record_repeated_from` takes it: the record it repeats and how, for one
-    /// kept as that (`repeats`). A record kept whole comes as its own repeat, moved by nothing
-    /// and of iteration 0, which no sink takes as one of a skipped iteration (`hand` hands
-    /// those).
-    fn repeats_at(&self, at: usize) -> (&MemRecord, Repeated) {
-        match self.handed[at] {
-            Handed::Repeats(i, repeated) => (&self.kept[i], repeated),
-            Handed::Kept(i, _) => {
-                let itself = Repeated {
-                    index: 0,
-                    by: 0,
-                    loads: 0,
-                    fences: 0,
-                    iteration: 0,
-                    iterations: 0,
-                };
-                (&self.kept[i], itself)
-            }
-        }
-    }
-
-    /// Record `at` as `RecordSink::record_moved` takes it for the warp `moved` says.
-    fn moved(&self, at: usize, moved: MovedRecord) -> (&MemRecord, MovedRecord) {
-        let (i, repeated) = match self.handed[at] {
-            Handed::Kept(i, _) => (i, None),
-            Handed::Repeats(i, repeated) => (i, Some(repeated)),
-        };
-        (&self.kept[i], MovedRecord { repeated, ..moved })
-    }
-
-    fn keep(&mut self, record: &MemRecord, repeated: Option<Repeated>) {
-        self.handed.push(Handed::Kept(self.kept.len(), repeated));
-        self.kept.push(*record);
-    }
-}
-
-impl RecordSink for LeaderRecords {
-    fn record(&mut self, record: &MemRecord) {
-        self.keep(record, None);
-    }
-
-    fn iteration_begins(&mut self, warp: u32) {
-        self.notes
-            .push((self.handed.len(), warp, LoopNote::IterationBegins));
-    }
-
-    fn iterations_end(&mut self, warp: u32) {
-        self.notes
-            .push((self.handed.len(), warp, LoopNote::IterationsEnd));
-    }
-
-    fn repeats_begin(&mut self, warp: u32, moves: &[i64], fences: IterationFences) {
-        let note = LoopNote::RepeatsBegin {
-            moves: moves.to_vec(),
-            fences,
-        };
-        self.notes.push((self.handed.len(), warp, note));
-        let warp = warp as usize;
-        if self.repeating.len() <= warp {
-            self.repeating.resize_with(warp + 1, Vec::new);
-        }
-        self.repeating[warp].clear();
-    }
-
-    fn record_repeated(&mut self, record: &MemRecord, repeated: &Repeated) {
-        self.keep(record, Some(*repeated));
-    }
-
-    fn record_repeated_from(&mut self, ran: &MemRecord, repeated: &Repeated) {
-        // The first skipped iteration hands the records of the iteration run in order: each is
-        // kept once, and the later iterations' repeat it.
-        let warp = ran.warp as usize;
-        let template = match self.repeating.get(warp) {
-            Some(kept) if repeated.index < kept.len() => {
-                debug_assert_eq!(self.kept[kept[repeated.index]], *ran);
-                Some(kept[repeated.index])
-            }
-            Some(kept) if repeated.index == kept.len() => {
-                self.kept.push(*ran);
-                self.repeating[warp].push(self.kept.len() - 1);
-                Some(self.kept.len() - 1)
-            }
-            _ => None,
-        };
-        match template {
-            Some(i) => self.handed.push(Handed::Repeats(i, *repeated)),
-            // Only a warp that began repeating hands repeated records; a sink takes any other
-            // way as it comes, whole.
-            None => {
-                let mut record = *ran;
-                repeated.apply(&mut record);
-                self.keep(&record, Some(*repeated));
-            }
-        }
-    }
-}
-
-/// Hands `sink` the notes `notes[*next..]` made by `warp` after `made` records.
-fn hand_notes(
-    notes: &[(usize, u32, LoopNote)],
-    next: &mut usize,
-    made: usize,
-    warp: u32,
-    sink: &mut dyn RecordSink,
-) {
-    while let Some((at, by, note)) = notes.get(*next) {
-        if *at != made || *by != warp {
-            break;
-        }
-        match note {
-            LoopNote::IterationBegins => sink.iteration_begins(warp),
-            LoopNote::RepeatsBegin { moves, fences } => sink.repeats_begin(warp, moves, *fences),
-            LoopNote::IterationsEnd => sink.iterations_end(warp),
-        }
-        *next += 1;
-    }
-}
-
-/// What the warps that run (the leaders of the classes) did (`Simulation::run_warps`), per warp
-/// of the block.
-#[derive(Debug)]
-pub(super) struct WarpLog {
-    runs: Vec<bool>,
-    /// Per warp: each of its runs (until a barrier or its end) as a range of the records the
-    /// sink received.
-    pieces: Vec<Vec<(usize, usize)>>,
-    work: Vec<WarpWork>,
-    guard_ranges: Vec<Vec<GuardRange>>,
-}
+use super::launch::{
+    holding_object, BlockStats, Dim3, MemRecord, MovedRecord, RecordSink, SiteMove, WarpWork,
+    WarpsAlike,
+};
+use super::leader_records::LeaderRecords;
+use super::reuse::{WarpClasses, WarpLog};
+use super::simulation::Simulation;
+use crate::kernel::block_shift::{self, GuardRange};
 
 /// How an attempt to replay a block with a set of leaders ended.
 enum Attempt {
@@ -304,108 +58,16 @@ enum Attempt {
     Refused,
 }
 
-/// The counts of a warp's work that `BlockStats` sums over warps.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct WarpWork {
-    instructions: u64,
-    flops: u64,
-    fp32_issued_flops: u64,
-    barriers: u64,
-    issued: u64,
-    thread_issued: u64,
-    predicated_off: PredicatedBody,
-    predicated_off_threads: u64,
-}
-
-impl WarpWork {
-    pub(super) fn of(machine: &Machine<'_, '_>) -> WarpWork {
-        WarpWork {
-            instructions: machine.instructions,
-            flops: machine.flops,
-            fp32_issued_flops: machine.fp32_issued_flops,
-            barriers: machine.barriers,
-            issued: machine.issued,
-            thread_issued: machine.thread_issued,
-            predicated_off: machine.predicated_off,
-            predicated_off_threads: machine.predicated_off_threads,
-        }
-    }
-
-    /// Adds `times` times `self` (the work of one iteration of a loop) to the machine's counts,
-    /// saturating: only a budget near 2^64 steps lets a skip come near the limit.
-    pub(super) fn add_to_machine(&self, machine: &mut Machine<'_, '_>, times: u64) {
-        let add =
-            |count: &mut u64, per: u64| *count = count.saturating_add(per.saturating_mul(times));
-        add(&mut machine.instructions, self.instructions);
-        add(&mut machine.flops, self.flops);
-        add(&mut machine.fp32_issued_flops, self.fp32_issued_flops);
-        add(&mut machine.barriers, self.barriers);
-        add(&mut machine.issued, self.issued);
-        add(&mut machine.thread_issued, self.thread_issued);
-        add(
-            &mut machine.predicated_off_threads,
-            self.predicated_off_threads,
-        );
-        machine
-            .predicated_off
-            .add(&self.predicated_off.times(times));
-    }
-
-    /// Adds `after - before`, the work of one run of a warp.
-    pub(super) fn add_difference(&mut self, after: &WarpWork, before: &WarpWork) {
-        self.instructions += after.instructions - before.instructions;
-        self.flops += after.flops - before.flops;
-        self.fp32_issued_flops += after.fp32_issued_flops - before.fp32_issued_flops;
-        self.barriers += after.barriers - before.barriers;
-        self.issued += after.issued - before.issued;
-        self.thread_issued += after.thread_issued - before.thread_issued;
-        self.predicated_off_threads += after.predicated_off_threads - before.predicated_off_threads;
-        let (a, b) = (&after.predicated_off, &before.predicated_off);
-        self.predicated_off.add(&PredicatedBody {
-            issue: a.issue - b.issue,
-            shared_loads: a.shared_loads - b.shared_loads,
-            shared_stores: a.shared_stores - b.shared_stores,
-            global_loads: a.global_loads - b.global_loads,
-            global_stores: a.global_stores - b.global_stores,
-        });
-    }
-
-    /// Adds `times` warps' worth of `work`.
-    fn add_times(&mut self, work: &WarpWork, times: u64) {
-        self.instructions += work.instructions * times;
-        self.flops += work.flops * times;
-        self.fp32_issued_flops += work.fp32_issued_flops * times;
-        self.barriers += work.barriers * times;
-        self.issued += work.issued * times;
-        self.thread_issued += work.thread_issued * times;
-        self.predicated_off_threads += work.predicated_off_threads * times;
-        self.predicated_off.add(&work.predicated_off.times(times));
-    }
-}
-
-impl WarpLog {
-    /// Whether warp `w` runs: it leads its class or a part of it.
-    pub(super) fn runs(&self, w: usize) -> bool {
-        self.runs.get(w).copied().unwrap_or(false)
-    }
-
-    /// Before warp `w` runs: its own guard ranges go to the machine.
-    pub(super) fn begin(&mut self, w: usize, machine: &mut Machine<'_, '_>) -> (WarpWork, usize) {
-        std::mem::swap(&mut machine.guard_ranges, &mut self.guard_ranges[w]);
-        (WarpWork::of(machine), machine.emitted)
-    }
-
-    /// After warp `w` ran: what it did.
-    pub(super) fn end(
-        &mut self,
-        w: usize,
-        (before, first_record): (WarpWork, usize),
-        machine: &mut Machine<'_, '_>,
-    ) {
-        std::mem::swap(&mut machine.guard_ranges, &mut self.guard_ranges[w]);
-        self.pieces[w].push((first_record, machine.emitted));
-        self.work[w].add_difference(&WarpWork::of(machine), &before);
-    }
+/// The last of `leaders` (in order) at or before `warp` in its class of every `step`-th warp, as
+/// its index, and the steps from it to `warp`.
+pub(super) fn leader_of(leaders: &[u32], step: u32, warp: u32) -> Option<(usize, u32)> {
+    let step = step.max(1);
+    leaders
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|&(_, &leader)| leader <= warp && (warp - leader).is_multiple_of(step))
+        .map(|(index, &leader)| (index, (warp - leader) / step))
 }
 
 /// How far `threadIdx` moves from each warp of a block to the warp `step` later, if that is the
@@ -467,17 +129,6 @@ fn record_move(first: &MemRecord, second: &MemRecord) -> Option<i64> {
 }
 
 impl Simulation<'_> {
-    /// The index of `site` among the guards whose ranges each block run keeps, added if new.
-    pub(super) fn guard_index(&mut self, site: GuardSite) -> usize {
-        match self.guard_sites.iter().position(|&s| s == site) {
-            Some(index) => index,
-            None => {
-                self.guard_sites.push(site);
-                self.guard_sites.len() - 1
-            }
-        }
-    }
-
     /// Tries to prove the warps of every block alike (`block_shift::analyze_warps`), with
     /// classes of every warp, every other warp, every fourth, ..., and keeps the first proof:
     /// from then on `run_block_into` runs the leaders of each class. Call it after
@@ -585,7 +236,7 @@ impl Simulation<'_> {
         let n_warps = classes.n_warps as usize;
         // Per warp: its leader (an index into `leaders`) and the steps from it.
         let Some(lead) = (0..n_warps as u32)
-            .map(|w| super::launch::leader_of(leaders, step, w))
+            .map(|w| leader_of(leaders, step, w))
             .collect::<Option<Vec<(usize, u32)>>>()
         else {
             return Attempt::Refused;
@@ -697,14 +348,13 @@ impl Simulation<'_> {
                 any = true;
                 if q == 0 {
                     // A leader's own records, with what it said of its loops between them.
-                    let notes = &collected.notes;
                     let mut at = first;
                     while at < end {
-                        hand_notes(notes, &mut next_note, at, w as u32, sink);
+                        collected.hand_notes(&mut next_note, at, w as u32, sink);
                         // The records of skipped iterations up to the next note, at once.
-                        let limit = notes
-                            .get(next_note)
-                            .map_or(end, |&(note_at, _, _)| note_at.clamp(at + 1, end));
+                        let limit = collected
+                            .note_at(next_note)
+                            .map_or(end, |note_at| note_at.clamp(at + 1, end));
                         let run_end = (at..limit)
                             .find(|&k| !collected.repeats(k))
                             .unwrap_or(limit);
@@ -717,7 +367,7 @@ impl Simulation<'_> {
                             at += 1;
                         }
                     }
-                    hand_notes(notes, &mut next_note, end, w as u32, sink);
+                    collected.hand_notes(&mut next_note, end, w as u32, sink);
                     continue;
                 }
                 let moved_record = |index: usize| {
@@ -781,7 +431,7 @@ impl Simulation<'_> {
             // Each record of a leader moves as the proof says its site does.
             Some(sites) => {
                 // Per record kept: its site's move, looked up once for all that repeat it.
-                let mut kept_moves: Vec<Option<i64>> = vec![None; collected.kept.len()];
+                let mut kept_moves: Vec<Option<i64>> = vec![None; collected.kept_len()];
                 for (k, &leader) in leaders.iter().enumerate() {
                     for &(a, a_end) in &log.pieces[leader as usize] {
                         for (at, slot) in moves.iter_mut().enumerate().take(a_end).skip(a) {
@@ -789,7 +439,7 @@ impl Simulation<'_> {
                             let by = match kept_moves[i] {
                                 Some(by) => by,
                                 None => {
-                                    let record = &collected.kept[i];
+                                    let record = collected.kept_at(i);
                                     let key = (record.span, record.access.kind);
                                     let site = sites
                                         .binary_search_by_key(&key, |site| (site.span, site.kind))
@@ -861,29 +511,5 @@ impl Simulation<'_> {
         let far = i128::from(per_step) * i128::from(last_step);
         i128::from(least) + far.min(0) >= i128::from(object.base)
             && i128::from(end) + far.max(0) <= i128::from(object.base) + i128::from(object.size)
-    }
-}
-
-/// The object that holds every active lane of `record`, with the least address they touch and
-/// the end of the greatest one's access; `None` where no object does, or no lane is active.
-pub(super) fn holding_object<'o>(
-    objects: &'o [RtObject],
-    record: &MemRecord,
-) -> Option<(&'o RtObject, u64, u64)> {
-    let mut lanes = record.access.lanes.iter().flatten();
-    let &first = lanes.next()?;
-    let (least, greatest) = lanes.fold((first, first), |(lo, hi), &a| (lo.min(a), hi.max(a)));
-    let end = greatest + u64::from(record.access.width.bytes());
-    let object = objects.iter().find(|o| {
-        o.records && o.space == record.access.space && o.base <= least && end <= o.base + o.size
-    })?;
-    Some((object, least, end))
-}
-
-/// Moves every active lane's address by `by` bytes. A plain loop over the lanes, not `flatten`,
-/// which the size-optimised build does not inline: it runs for every lane of every moved record.
-pub fn move_lanes(access: &mut crate::access::WarpAccess, by: i64) {
-    for lane in &mut access.lanes {
-        *lane = lane.map(|address| address.wrapping_add_signed(by));
     }
 }
