@@ -1,7 +1,8 @@
-//! The simulator's modules import one another without a cycle: a module can be read, tested and
-//! changed knowing only the modules below it.
+//! The modules of each crate (the kernel language, the simulator, the page) import one another
+//! without a cycle: a module can be read, tested and changed knowing only the modules below it
+//! (ARCHITECTURE.md, "Invariants").
 //!
-//! The test reads every file of `src/` (a module is a file, `foo.rs` or `foo/mod.rs`) and takes as
+//! The test reads every file of a crate's `src/` (a module is a file, `foo.rs` or `foo/mod.rs`) and takes as
 //! an edge each module a file names outside its tests: a `crate::a::b` path goes to the deepest
 //! module it names (`crate::kernel::interp::Launch` to `kernel/interp`, `crate::kernel::ast::Type`
 //! to `kernel/ast`), a `super::` or `self::` path is resolved from the module it is written in, and
@@ -12,10 +13,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Each module of `src/` (`profile`, `kernel/interp/launch`), with the source that the crate
-/// compiles outside its tests. The crate root and the files only tests compile are left out.
-fn modules() -> BTreeMap<String, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// Each module of the crate `crates/CRATE/src/` (`profile`, `kernel/interp/launch`), with the
+/// source that the crate compiles outside its tests. The crate roots (`lib.rs`, `main.rs`) and
+/// the files only tests compile are left out.
+fn modules(krate: &str) -> BTreeMap<String, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../crates")
+        .join(krate)
+        .join("src");
     let mut found = BTreeMap::new();
     let mut test_only = BTreeSet::new();
     let mut folders = vec![root.clone()];
@@ -56,7 +61,7 @@ fn module_name(relative: &Path) -> String {
         .to_string_lossy()
         .replace('\\', "/");
     let name = name.strip_suffix("/mod").unwrap_or(&name).to_string();
-    if name == "lib" || name == "mod" {
+    if name == "lib" || name == "main" || name == "mod" {
         String::new()
     } else {
         name
@@ -416,13 +421,16 @@ fn edges(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String
         .collect()
 }
 
-#[test]
-fn no_two_modules_of_the_simulator_import_each_other_even_through_others() {
-    let modules = modules();
-    assert!(modules.len() > 30, "found {} modules", modules.len());
+/// The import cycles among the modules of `crates/CRATE/src/`, each described by its edges.
+fn described_cycles(krate: &str, at_least: usize) -> Vec<String> {
+    let modules = modules(krate);
+    assert!(
+        modules.len() >= at_least,
+        "found {} modules in {krate}",
+        modules.len()
+    );
     let edges = edges(&modules);
-    let found = cycles(&edges);
-    let described: Vec<String> = found
+    cycles(&edges)
         .iter()
         .map(|set| {
             set.iter()
@@ -433,8 +441,25 @@ fn no_two_modules_of_the_simulator_import_each_other_even_through_others() {
                 .collect::<Vec<_>>()
                 .join("; ")
         })
-        .collect();
-    assert!(found.is_empty(), "import cycles: {described:#?}");
+        .collect()
+}
+
+#[test]
+fn no_two_modules_of_the_kernel_language_import_each_other_even_through_others() {
+    let found = described_cycles("lang", 15);
+    assert!(found.is_empty(), "import cycles: {found:#?}");
+}
+
+#[test]
+fn no_two_modules_of_the_simulator_import_each_other_even_through_others() {
+    let found = described_cycles("sim", 30);
+    assert!(found.is_empty(), "import cycles: {found:#?}");
+}
+
+#[test]
+fn no_two_modules_of_the_page_import_each_other_even_through_others() {
+    let found = described_cycles("web", 40);
+    assert!(found.is_empty(), "import cycles: {found:#?}");
 }
 
 #[test]
