@@ -45,10 +45,11 @@ pub mod sema;
 pub mod span;
 pub mod uniformity;
 
+pub(crate) use interp::RecordSink;
 pub use interp::{
     move_lanes, run, BlockRun, BlockSelection, BlockStats, Dim3, IterationFences,
-    IterationsRepeated, Launch, LoadOrder, MemRecord, MovedRecord, RecordSink, RepeatNeed,
-    Repeated, RepeatsNeeded, RunConfig, Simulation, SiteMove, Value, WarpsAlike,
+    IterationsRepeated, Launch, LoadOrder, MemRecord, MovedRecord, RepeatNeed, Repeated,
+    RepeatsNeeded, RunConfig, Simulation, SiteMove, Value, WarpsAlike,
 };
 pub use sema::Program;
 pub use span::{Diagnostic, Span};

@@ -549,3 +549,431 @@ impl RecordSink for BlockSink<'_> {
         self.records_moved(1, &|_| (record, *moved_record));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::BlockSink;
+    use crate::compile_effects::{fusible_loads, LoadFuser, LoadReuse, ReusedLoads};
+    use crate::counters::Counters;
+    use crate::device::{a100, fermi, gt200, h100, Device};
+    use crate::kernel::{
+        self, Diagnostic, Dim3, Launch, MemRecord, RecordSink, Simulation, Span, Value,
+    };
+    use crate::lesson_kernels::{ADJ_DIFF, ATOMICS, BANKS, DIVERGENCE, MATMUL, TRANSPOSE};
+    use crate::profile::{BlockProfiler, MemoryProfile, ProfileBuilder};
+    use crate::sampling;
+    use crate::simulate::counting::{Counting, SharedMeasures};
+    use crate::simulate::profile_copies::ShapeCopies;
+    use crate::simulate::DEFAULT_STEP_BUDGET;
+    use crate::trace::{LineCounters, LineTally, TraceRecorder, TraceRequest, WarpTrace};
+
+    /// One launch whose blocks the contract is checked on.
+    #[derive(Clone, Debug)]
+    struct Case {
+        source: String,
+        kernel: String,
+        defines: Vec<(String, String)>,
+        grid: Dim3,
+        block: Dim3,
+        dyn_smem: u32,
+        args: Vec<(String, Value)>,
+        buffers: Vec<(String, u64)>,
+        device: Device,
+    }
+
+    impl Case {
+        fn new(source: &str, kernel: &str, grid: Dim3, block: Dim3, device: Device) -> Case {
+            Case {
+                source: source.to_string(),
+                kernel: kernel.to_string(),
+                defines: Vec::new(),
+                grid,
+                block,
+                dyn_smem: 0,
+                args: Vec::new(),
+                buffers: Vec::new(),
+                device,
+            }
+        }
+
+        fn arg(mut self, name: &str, value: i64) -> Case {
+            self.args.push((name.to_string(), Value::Int(value)));
+            self
+        }
+
+        fn buffer(mut self, name: &str, bytes: u64) -> Case {
+            self.buffers.push((name.to_string(), bytes));
+            self
+        }
+
+        fn dynamic_shared(mut self, bytes: u32) -> Case {
+            self.dyn_smem = bytes;
+            self
+        }
+
+        fn define(mut self, name: &str, value: u32) -> Case {
+            self.defines.push((name.to_string(), value.to_string()));
+            self
+        }
+    }
+
+    /// How the block sink receives a block's records.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Handing {
+        /// Straight from the interpreter, through every method the block sink overrides.
+        Overrides,
+        /// Kept by a `Vec<MemRecord>`, which overrides nothing, then passed to the block sink's
+        /// `record` one by one: what the trait's defaults make of them.
+        DefaultsOnly,
+    }
+
+    /// Everything the block sink leaves of a launch's edge-class blocks, each counted once.
+    #[derive(Debug, PartialEq)]
+    struct Counted {
+        counters: Vec<Counters>,
+        reused: Vec<ReusedLoads>,
+        fused: Vec<(Span, u64, u64, u32)>,
+        lines: Vec<LineCounters>,
+        profile: MemoryProfile,
+        trace: WarpTrace,
+    }
+
+    /// How much of the launch the interpreter did not run, and handed as copies: the warps
+    /// shown alike and the loop iterations skipped, over its blocks.
+    #[derive(Debug, Default)]
+    struct Copies {
+        warps: u64,
+        iterations: u64,
+    }
+
+    /// Runs the representative block of each edge class of `case`, with its warps and loop
+    /// iterations shown alike as `simulate` shows them and both compiler effects on, and counts
+    /// its records through a block sink handed them as `handing` says. Warp 1 of the first block
+    /// is traced.
+    fn count(case: &Case, handing: Handing) -> Result<(Counted, Copies), Diagnostic> {
+        let unit = kernel::parse(&case.source, &case.defines)?;
+        let program = kernel::sema::check(&unit)?;
+        let launch = Launch {
+            grid: case.grid,
+            block: case.block,
+            dyn_smem: case.dyn_smem,
+            args: case.args.clone(),
+            buffers: case.buffers.clone(),
+            fills: Vec::new(),
+        };
+        let mut sim = Simulation::new(&program, &case.kernel, &launch, 1)?;
+        sim.show_warps_alike();
+        let fusible = fusible_loads(&unit, &program);
+        let move_units: Vec<(Span, u32)> = fusible
+            .iter()
+            .map(|site| (site.span, site.max_width))
+            .collect();
+        sim.summarise_loops(&move_units);
+        let layout = sim.global_objects();
+        let mut profiler = BlockProfiler::new(&case.device, layout.clone());
+        let mut profile = ProfileBuilder::new(&case.device, &layout);
+        let mut fuser = LoadFuser::new(fusible);
+        let mut reuse = LoadReuse::new(kernel::issue::load_classes(&program.functions));
+        let mut lines = LineTally::default();
+        let mut shared_measures = SharedMeasures::default();
+        let mut spare_classes = Vec::new();
+        let classes = sampling::classes([case.grid.x, case.grid.y, case.grid.z]);
+        let mut trace = TraceRecorder::new(TraceRequest {
+            block: classes[0].representative,
+            warp: 1,
+        });
+        let (mut counters, mut reused, mut fused) = (Vec::new(), Vec::new(), Vec::new());
+        let mut copies = Copies::default();
+        for class in &classes {
+            let block = class.representative;
+            let mut sink = BlockSink {
+                counting: Counting {
+                    device: &case.device,
+                    counters: Counters::default(),
+                    lines: &mut lines,
+                    trace: Some(&mut trace),
+                    shared_measures: &mut shared_measures,
+                },
+                reuse: Some(&mut reuse),
+                fuser: Some(&mut fuser),
+                profiler: &mut profiler,
+                moved: None,
+                spare_classes: &mut spare_classes,
+                iterations: Vec::new(),
+                tallies: (Vec::new(), Vec::new()),
+                shapes: ShapeCopies::default(),
+                nested: None,
+            };
+            let stats = match handing {
+                Handing::Overrides => sim.run_block_into(block, DEFAULT_STEP_BUDGET, &mut sink)?,
+                Handing::DefaultsOnly => {
+                    let mut records: Vec<MemRecord> = Vec::new();
+                    let stats = sim.run_block_into(block, DEFAULT_STEP_BUDGET, &mut records)?;
+                    for record in &records {
+                        sink.record(record);
+                    }
+                    stats
+                }
+            };
+            copies.warps += u64::from(stats.warps_shown_alike);
+            copies.iterations += stats.iterations_skipped;
+            sink.finish_moved_warps();
+            let BlockSink {
+                mut counting,
+                fuser: Some(block_fuser),
+                reuse: Some(block_reuse),
+                ..
+            } = sink
+            else {
+                unreachable!("the sink was made with both compiler effects");
+            };
+            block_fuser.finish(&mut |record| {
+                counting.count(record);
+            });
+            counters.push(counting.counters);
+            fused.extend(
+                block_fuser
+                    .tally()
+                    .map(|(site, loads, instructions, widest)| {
+                        (site.span, loads, instructions, widest)
+                    }),
+            );
+            block_fuser.reset_tally();
+            reused.push(block_reuse.take_reused());
+            profile.add_block(&mut profiler, 1.0);
+            lines.finish_block(1.0);
+        }
+        let counted = Counted {
+            counters,
+            reused,
+            fused,
+            lines: lines.into_lines(),
+            profile: profile.finish(),
+            trace: trace.finish(layout, None),
+        };
+        Ok((counted, copies))
+    }
+
+    /// Checks the contract on `case`: the block sink's overrides leave what its `record` alone
+    /// leaves of the records a `Vec<MemRecord>` keeps. Returns the copies the interpreter made.
+    fn check(case: &Case) -> Copies {
+        let (overrides, copies) = count(case, Handing::Overrides)
+            .unwrap_or_else(|error| panic!("{error}: {} in {}", case.kernel, case.source));
+        let (defaults, _) = count(case, Handing::DefaultsOnly).expect("the launch runs again");
+        assert_eq!(overrides, defaults, "{} in {}", case.kernel, case.source);
+        copies
+    }
+
+    /// Lecture kernels at lesson-sized launches: tiled matmuls whose loads fuse, a naive one whose
+    /// iterations are skipped by thousands, shared-memory neighbours, bank strides, transposes
+    /// through a padded tile, atomics and divergent loops.
+    fn lecture_cases() -> Vec<Case> {
+        let matmul = |kernel: &str, n: u32, tile: u32, pad: u32| {
+            let bytes = u64::from(n * n * 4);
+            Case::new(
+                MATMUL,
+                kernel,
+                Dim3::new(n / tile, n / tile, 1),
+                Dim3::new(tile, tile, 1),
+                h100(),
+            )
+            .define("TILE_WIDTH", tile)
+            .define("PAD", pad)
+            .arg("n", i64::from(n))
+            .buffer("a", bytes)
+            .buffer("b", bytes)
+            .buffer("c", bytes)
+        };
+        let transpose = |kernel: &str| {
+            Case::new(
+                TRANSPOSE,
+                kernel,
+                Dim3::new(2, 2, 1),
+                Dim3::new(32, 8, 1),
+                h100(),
+            )
+            .define("PAD", 1)
+            .arg("n", 64)
+            .buffer("out", 64 * 64 * 4)
+            .buffer("in", 64 * 64 * 4)
+        };
+        vec![
+            matmul("mm_tiled", 64, 16, 0),
+            matmul("mm_tiled", 96, 32, 1),
+            matmul("mm_naive", 64, 16, 0),
+            Case::new(
+                ADJ_DIFF,
+                "adj_diff_shared",
+                Dim3::new(5, 1, 1),
+                Dim3::new(64, 1, 1),
+                h100(),
+            )
+            .dynamic_shared(256)
+            .arg("n", 5 * 64 - 20)
+            .buffer("result", 4 * 320)
+            .buffer("input", 4 * 320),
+            Case::new(
+                ADJ_DIFF,
+                "adj_diff_naive",
+                Dim3::new(4, 1, 1),
+                Dim3::new(256, 1, 1),
+                gt200(),
+            )
+            .arg("n", 1024)
+            .buffer("result", 4096)
+            .buffer("input", 4096),
+            Case::new(
+                BANKS,
+                "smem_stride",
+                Dim3::new(2, 1, 1),
+                Dim3::new(256, 1, 1),
+                h100(),
+            )
+            .arg("stride", 4)
+            .arg("iters", 8)
+            .buffer("out", 2048),
+            Case::new(
+                BANKS,
+                "row_per_thread",
+                Dim3::new(3, 1, 1),
+                Dim3::new(32, 1, 1),
+                a100(),
+            )
+            .buffer("out", 3 * 32 * 4)
+            .buffer("in", 3 * 1024 * 4),
+            transpose("tr_naive"),
+            transpose("tr_shared"),
+            Case::new(
+                ATOMICS,
+                "sum_hier_atomic",
+                Dim3::new(3, 1, 1),
+                Dim3::new(128, 1, 1),
+                fermi(),
+            )
+            .arg("n", 3 * 128 - 7)
+            .buffer("in", 4 * 384)
+            .buffer("result", 4),
+            Case::new(
+                DIVERGENCE,
+                "branch",
+                Dim3::new(2, 1, 1),
+                Dim3::new(64, 1, 1),
+                h100(),
+            )
+            .arg("iters", 20)
+            .arg("split", 4)
+            .buffer("out", 2 * 64 * 4),
+        ]
+    }
+
+    /// A small deterministic source of choices (SplitMix64).
+    struct Choices(u64);
+
+    impl Choices {
+        fn pick<T: Copy>(&mut self, options: &[T]) -> T {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            options[(z % options.len() as u64) as usize]
+        }
+    }
+
+    /// A generated kernel of the shapes students write: a loop with a constant step over a
+    /// global buffer (its iterations skipped where alike), now and then behind a guard, with a
+    /// loop inside it, a tile staged in shared memory once or in every iteration between
+    /// barriers, shared reads that move with the iteration, and an atomic; blocks of 1 to 8
+    /// warps, on devices of every coalescing rule.
+    fn generated_case(seed: u64) -> Case {
+        let mut choose = Choices(seed);
+        let threads: u32 = choose.pick(&[32, 64, 96, 128, 256]);
+        let blocks: u32 = choose.pick(&[1, 2, 3, 5]);
+        let per_thread: u32 = choose.pick(&[1, 2, 4, 32, 33]);
+        let per_iteration: u32 = choose.pick(&[0, 1, 4, 32, 64, 128]);
+        let iterations: u32 = choose.pick(&[1, 2, 5, 17, 40]);
+        let inner: u32 = choose.pick(&[0, 0, 3]);
+        let guard = choose.pick(&["true", "i < n", "t % 2 == 0", "t < 48"]);
+        let tile = choose.pick(&["none", "once", "each iteration"]);
+        let shared_step: u32 = choose.pick(&[0, 1, 2, 32]);
+        let atomic = choose.pick(&[false, true]);
+        let device = choose.pick(&[0usize, 0, 1, 2, 3]);
+        let short = choose.pick(&[0u32, 20]);
+        let index = format!("i * {per_thread} + k * {per_iteration}");
+        let inner_loop = if inner > 0 {
+            format!("for (int j = 0; j < {inner}; ++j) acc += a[{index} + j];")
+        } else {
+            String::new()
+        };
+        let (tile_once, tile_each, tile_read) = match tile {
+            "once" => ("tile[t] = a[i]; __syncthreads();", "", true),
+            "each iteration" => (
+                "",
+                "__syncthreads(); tile[t] = a[i * {per_thread} + k * {per_iteration}]; __syncthreads();",
+                true,
+            ),
+            _ => ("", "", false),
+        };
+        let tile_each = tile_each
+            .replace("{per_thread}", &per_thread.to_string())
+            .replace("{per_iteration}", &per_iteration.to_string());
+        let shared_read = if tile_read {
+            format!("acc += tile[(t + k * {shared_step}) % {threads}];")
+        } else {
+            String::new()
+        };
+        let atomic = if atomic {
+            "atomicAdd(&out[t % 32], acc);"
+        } else {
+            ""
+        };
+        let source = format!(
+            "__global__ void generated(const float* a, float* out, int n) {{\n\
+             __shared__ float tile[{threads}];\n\
+             int t = threadIdx.x;\n\
+             int i = blockIdx.x * blockDim.x + t;\n\
+             float acc = 0.0f;\n\
+             {tile_once}\n\
+             for (int k = 0; k < {iterations}; ++k) {{\n\
+             {tile_each}\n\
+             if ({guard}) {{ acc += a[{index}]; {inner_loop} }}\n\
+             {shared_read}\n\
+             }}\n\
+             out[i] = acc;\n\
+             {atomic}\n\
+             }}\n"
+        );
+        let total = blocks * threads;
+        let a_elements = u64::from(total - 1) * u64::from(per_thread)
+            + u64::from((iterations - 1) * per_iteration)
+            + u64::from(inner)
+            + 1;
+        let device = [h100, a100, fermi, gt200][device]();
+        Case::new(
+            &source,
+            "generated",
+            Dim3::new(blocks, 1, 1),
+            Dim3::new(threads, 1, 1),
+            device,
+        )
+        .arg("n", i64::from(total - short.min(total - 1)))
+        .buffer("a", a_elements * 4)
+        .buffer("out", u64::from(total) * 4)
+    }
+
+    #[test]
+    fn every_override_of_the_block_sink_leaves_what_its_record_alone_leaves_of_a_full_run() {
+        let mut copies = Copies::default();
+        let cases = lecture_cases()
+            .into_iter()
+            .chain((0..40).map(|seed| generated_case(0x5eed_0000 + seed)));
+        for case in cases {
+            let made = check(&case);
+            copies.warps += made.warps;
+            copies.iterations += made.iterations;
+        }
+        // The interpreter handed copies of both kinds, so the overrides were exercised.
+        assert!(copies.warps > 100, "{copies:?}");
+        assert!(copies.iterations > 1000, "{copies:?}");
+    }
+}

@@ -24,7 +24,8 @@
 //! block loop), `machine` (a warp's control flow and expressions), `lanes` (arithmetic on the
 //! 32 lanes of a register), `registers` (a warp's registers, and which hold one value in every
 //! lane, computed once), `access` (memory accesses: addresses, bounds, records), `warps` (the
-//! warps of a block shown alike) and `loops` (the iterations of a loop shown alike).
+//! warps of a block shown alike), `loops` (the iterations of a loop shown alike) and `sink`
+//! (where the records go, and the contract a sink that takes copies at once must keep).
 
 use crate::access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
 use crate::kernel::ast::{Scalar, Type};
@@ -48,6 +49,7 @@ mod launch;
 mod loops;
 mod machine;
 mod registers;
+mod sink;
 mod warps;
 
 use access::*;
@@ -56,5 +58,7 @@ pub use launch::*;
 use loops::*;
 use machine::*;
 use registers::*;
+pub use sink::IterationsRepeated;
+pub(crate) use sink::RecordSink;
 pub use warps::move_lanes;
 use warps::*;
