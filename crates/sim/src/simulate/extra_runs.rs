@@ -10,7 +10,7 @@ use super::block_classes::checked_product;
 use super::input::SimulationInput;
 use crate::compile_effects::{FusibleLoad, LoadFuser, LoadReuse};
 use crate::kernel::span::one_line;
-use crate::kernel::{self, MemRecord, RecordSink, Simulation};
+use crate::kernel::{DiagnosticKind, MemRecord, RecordSink, Simulation};
 use crate::profile::{BlockProfiler, TouchedSectors};
 use crate::trace::{TraceRecorder, TraceRequest};
 use std::collections::HashMap;
@@ -136,7 +136,7 @@ pub(super) fn trace_uncounted_block(
     result.err().map(|diagnostic| {
         // The interpreter names only what was left of the budget, which is not a number the
         // student set.
-        let why = if diagnostic.message == kernel::interp::step_budget_message(remaining) {
+        let why = if diagnostic.kind == DiagnosticKind::StepBudget {
             "what was left of the step budget ran out".to_string()
         } else {
             diagnostic.message

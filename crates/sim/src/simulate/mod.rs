@@ -76,7 +76,7 @@ use crate::compile_effects::{
 use crate::counters::Counters;
 use crate::device::GlobalCoalescing;
 use crate::kernel::block_shift::{Guard, ShiftedBuffer};
-use crate::kernel::{self, Diagnostic, Launch, Simulation, Span};
+use crate::kernel::{self, Diagnostic, DiagnosticKind, Launch, Simulation, Span};
 use crate::occupancy::{self, BlockResources, OccupancyReport};
 use crate::profile::{BlockProfiler, ProfileBuilder, TouchedSectors};
 use crate::sampling::{self, BlockClass};
@@ -465,9 +465,7 @@ impl BlockRuns<'_> {
             Ok(stats) => stats,
             // The interpreter only knows what was left of the budget; the user set the whole of
             // it, so the error names that, with the place the block had reached.
-            Err(diagnostic)
-                if diagnostic.message == kernel::interp::step_budget_message(remaining) =>
-            {
+            Err(diagnostic) if diagnostic.kind == DiagnosticKind::StepBudget => {
                 return Err(Stop::Failed(SimulationError::StepBudget {
                     steps: input.step_budget,
                     budget: input.step_budget,
@@ -694,7 +692,7 @@ mod tests {
     use crate::compile_effects::CompileEffects;
     use crate::device::{g80, h100, Axis, DeviceId, LaunchError, LaunchPart};
     use crate::kernel::limits::MAX_MESSAGE_CHARS;
-    use crate::kernel::{Diagnostic, Dim3, Span, Value};
+    use crate::kernel::{Diagnostic, DiagnosticKind, Dim3, MemoryObject, Span, Value};
     use crate::lesson_kernels::{ADJ_DIFF, BANKS, MATMUL};
     use crate::occupancy::OccupancyError;
     use crate::sampling::{self, EdgePosition};
@@ -1144,5 +1142,91 @@ mod tests {
             let back: SimulationError = serde_json::from_str(&json).expect("it deserializes");
             assert_eq!(back, error);
         }
+    }
+
+    /// The diagnostic `simulate` stops `input` at.
+    fn diagnostic_of(input: &SimulationInput) -> Diagnostic {
+        match simulate(input) {
+            Err(SimulationError::Kernel(diagnostic)) => diagnostic,
+            other => panic!("not a kernel's error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_index_outside_its_object_is_told_by_its_kind_and_worded_as_before() {
+        let mut input = SimulationInput::new(
+            "__global__ void f(float* a) {\n  __shared__ float s[32];\n  \
+             s[threadIdx.x + INDEX] = 1.0f;\n  a[threadIdx.x + INDEX] = s[0];\n}",
+            "f",
+            h100(),
+        );
+        input.block = Dim3::new(32, 1, 1);
+        input.buffers = vec![("a".to_string(), 4 * 64)];
+        // One past the shared array: its store stops first.
+        input.defines = vec![("INDEX".to_string(), "1".to_string())];
+        let diagnostic = diagnostic_of(&input);
+        assert_eq!(
+            diagnostic.kind,
+            DiagnosticKind::OutOfBounds(MemoryObject::SharedArray)
+        );
+        assert_eq!(
+            diagnostic.to_string(),
+            "3:3: index 32 is outside shared array 's' (128 bytes)"
+        );
+        // Within the shared array but past the buffer's 64 floats.
+        input.source = input
+            .source
+            .replace("s[threadIdx.x + INDEX]", "s[threadIdx.x]");
+        input.defines = vec![("INDEX".to_string(), "40".to_string())];
+        let diagnostic = diagnostic_of(&input);
+        assert_eq!(
+            diagnostic.kind,
+            DiagnosticKind::OutOfBounds(MemoryObject::Buffer)
+        );
+        assert_eq!(
+            diagnostic.to_string(),
+            "4:3: index 64 is outside buffer 'a' (256 bytes)"
+        );
+    }
+
+    #[test]
+    fn a_size_that_is_not_constant_is_told_by_its_kind() {
+        let mut input = SimulationInput::new(
+            "__global__ void f(float* a, int n) {\n  __shared__ float s[n];\n  a[0] = s[0];\n}",
+            "f",
+            h100(),
+        );
+        input.args = vec![("n".to_string(), Value::Int(4))];
+        input.buffers = vec![("a".to_string(), 4)];
+        let diagnostic = diagnostic_of(&input);
+        assert_eq!(diagnostic.kind, DiagnosticKind::NotConstant);
+        assert!(
+            diagnostic.message.contains("must be a constant"),
+            "{diagnostic}"
+        );
+        // Other errors are of no kind anyone acts on.
+        input.source = "__global__ void f(float* a, int n) { a[0] = m; }".to_string();
+        assert_eq!(diagnostic_of(&input).kind, DiagnosticKind::Other);
+    }
+
+    #[test]
+    fn a_budget_spent_within_a_block_is_told_by_its_kind_whatever_was_left_of_it() {
+        // The second block runs out of what the first left: the interpreter's diagnostic names
+        // that remainder, and `simulate` still knows it for the spent budget by its kind.
+        let mut input = SimulationInput::new(
+            "__global__ void spin(int* a) {\n  for (int j = 0; j < 1000 * blockIdx.x + 10; ++j) a[0] = j;\n}",
+            "spin",
+            h100(),
+        );
+        input.grid = Dim3::new(3, 1, 1);
+        input.buffers = vec![("a".to_string(), 4)];
+        input.sampling = BlockSampling::All;
+        input.step_budget = 3_000;
+        let error = simulate(&input).expect_err("the budget runs out");
+        assert!(
+            matches!(error, SimulationError::StepBudget { budget: 3_000, .. }),
+            "{error:?}"
+        );
+        assert_eq!(error.span().map(|span| span.line), Some(2));
     }
 }

@@ -4,6 +4,7 @@ use super::*;
 use crate::kernel::block_shift::{
     self, Guard, GuardRange, GuardSite, LaunchConstants, ShiftedBuffer,
 };
+use crate::kernel::span::MemoryObject;
 
 /// Three extents or indices, as CUDA's `dim3`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -312,8 +313,8 @@ pub(super) enum Storage {
 #[derive(Clone, Debug)]
 pub(super) struct RtObject {
     pub(super) name: String,
-    /// How an error names it ("buffer", "shared array", ...).
-    pub(super) what: &'static str,
+    /// What kind of object it is, as an error names it ("buffer", "shared array", ...).
+    pub(super) what: MemoryObject,
     pub(super) space: Space,
     pub(super) base: u64,
     pub(super) size: u64,
@@ -474,12 +475,12 @@ impl<'p> Simulation<'p> {
                         let base = next_global;
                         next_global =
                             (next_global + obj.size).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN;
-                        (Space::Global, "__device__ variable", base)
+                        (Space::Global, MemoryObject::DeviceVariable, base)
                     } else {
                         let align = obj.align.max(4);
                         let base = constant_next.div_ceil(align) * align;
                         constant_next = base + obj.size;
-                        (Space::Constant, "__constant__ variable", base)
+                        (Space::Constant, MemoryObject::ConstantVariable, base)
                     };
                     RtObject {
                         name: obj.name.clone(),
@@ -502,7 +503,7 @@ impl<'p> Simulation<'p> {
                     };
                     RtObject {
                         name: obj.name.clone(),
-                        what: "shared array",
+                        what: MemoryObject::SharedArray,
                         space: Space::Shared,
                         base,
                         size,
@@ -514,7 +515,7 @@ impl<'p> Simulation<'p> {
                     dynamic_ids.push(objects.len());
                     RtObject {
                         name: obj.name.clone(),
-                        what: "dynamic shared array",
+                        what: MemoryObject::DynamicSharedArray,
                         space: Space::Shared,
                         base: 0,
                         size: 0,
@@ -527,7 +528,7 @@ impl<'p> Simulation<'p> {
                     let size = if reached { obj.size } else { 0 };
                     RtObject {
                         name: obj.name.clone(),
-                        what: "local array",
+                        what: MemoryObject::LocalArray,
                         space: Space::Local,
                         base,
                         size,
@@ -585,7 +586,7 @@ impl<'p> Simulation<'p> {
                     };
                     objects.push(RtObject {
                         name: p.name.clone(),
-                        what: "buffer",
+                        what: MemoryObject::Buffer,
                         space: Space::Global,
                         base: *base,
                         size: *bytes,

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::kernel::block_shift::{Guard, GuardRange, GuardSite};
+use crate::kernel::span::DiagnosticKind;
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Frame {
@@ -193,7 +194,11 @@ impl Machine<'_, '_> {
 
     #[cold]
     pub(super) fn budget_error(&self, span: Span) -> Diagnostic {
-        Diagnostic::new(span, step_budget_message(self.budget))
+        Diagnostic::of_kind(
+            DiagnosticKind::StepBudget,
+            span,
+            step_budget_message(self.budget),
+        )
     }
 
     /// Counts one step of the block, and stops it when the budget is used up.
@@ -810,7 +815,8 @@ impl Machine<'_, '_> {
         };
         let offset = i128::from(pointer_address(p)) - i128::from(obj.base) + moved_by;
         let index = offset.div_euclid(i128::from(unit.max(1)));
-        Diagnostic::new(
+        Diagnostic::of_kind(
+            DiagnosticKind::OutOfBounds(obj.what),
             span,
             format!(
                 "index {index} is outside {} '{}' ({} bytes)",
