@@ -49,23 +49,29 @@
 //!
 //! The work is split by responsibility: `input` and `report` hold the plain data in and out;
 //! this module runs the steps above in order (`simulate`); `block_classes` says which blocks
-//! stand for which (edge classes, strata, runs shown alike); `block_sink` is where one block's
-//! records go (`BlockSink`, the `RecordSink` the interpreter hands them to); `counting` counts
-//! a record once the compiler effects have decided what is executed; `warp_classes` and
-//! `repeats` let the records of a warp shown alike and of a skipped loop iteration reuse what
-//! their leader's or the iteration run's records made; `profile_copies` places those copies in
-//! the memory profile; and `extra_runs` holds the runs that count nothing (the traced block
-//! the sampling did not run, the launch's repetition).
+//! stand for which (edge classes, strata, runs shown alike); `counting` counts a record once the
+//! compiler effects have decided what is executed; `extra_runs` holds the runs that count
+//! nothing (the traced block the sampling did not run, the launch's repetition). Where one
+//! block's records go is layered, each module importing only those below it: `iteration_log`
+//! and `warp_classes` hold what the iteration a warp ran and each leader of warps shown alike
+//! made of their records; `profile_copies` places the copies taken from them in the memory
+//! profile; `block_sink` holds the sink (`BlockSink`) and a record's full pass through it;
+//! `repeats` and `warp_copies` let the records of a skipped loop iteration and of a warp shown
+//! alike take what the iteration run's or their leader's records made; and `record_sink_impl`
+//! ties these together as the `RecordSink` the interpreter hands a block's records to.
 
 mod block_classes;
 mod block_sink;
 mod counting;
 mod extra_runs;
 mod input;
+mod iteration_log;
 mod profile_copies;
+mod record_sink_impl;
 mod repeats;
 mod report;
 mod warp_classes;
+mod warp_copies;
 
 pub use input::{BlockSampling, SimulationInput, DEFAULT_STEP_BUDGET};
 pub use report::{SampledBlock, SimulationError, SimulationReport};
@@ -85,8 +91,8 @@ use block_classes::{checked_product, every_block, position_of, runs_alike, varie
 use block_sink::BlockSink;
 use counting::{Counting, SharedMeasures};
 use extra_runs::{outside_the_launch, repeat_moves_on, trace_uncounted_block};
+use iteration_log::IterationLog;
 use profile_copies::ShapeCopies;
-use repeats::IterationLog;
 use warp_classes::MovedClass;
 
 /// Simulates one launch: see the module documentation.

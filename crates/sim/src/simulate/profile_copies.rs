@@ -6,7 +6,7 @@
 //! from its origin's measured shape; else from the shape of a copy at the same alignment; else
 //! it is made whole and measured, as a full run would.
 
-use super::repeats::LoggedRecord;
+use super::iteration_log::LoggedRecord;
 use crate::kernel::{MemRecord, Repeated};
 use crate::profile::{BlockProfiler, CopyKind, IntegerHashMap, Issue, RecordShape};
 use std::rc::Rc;

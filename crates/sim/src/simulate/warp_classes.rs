@@ -1,26 +1,25 @@
 //! The warps of a block shown alike (`kernel::interp`'s `warps`): what the compiler effects and
-//! the counting made of each leader's records, so that the records of the warps it stands for,
-//! the same moved, need not pass through them again.
+//! the counting made of each leader's records (`MovedWarps`, a `MovedClass` per leader), so that
+//! the records of the warps it stands for, the same moved, need not pass through them again
+//! (`warp_copies` takes them from here).
 //!
 //! The premises a class's reuse rests on (`MovedClass::reusable`): every site moves by one amount
 //! from a warp of the class to the next; the loads load reuse compares with each other move
 //! alike, so the same ones are reused; every fusible read moves by a multiple of its widest
-//! fused load, so the same runs are fused from the same alignment (`effects_move_alike`); and a
-//! counted record's measure holds under the move (`OutputMove::holds`), else it is measured
-//! moved. The profiler, which keeps absolute addresses, still sees every copy.
+//! fused load, so the same runs are fused from the same alignment (`effects_move_alike`, which
+//! the skipped loop iterations check as well); and a counted record's measure holds under the
+//! move (`OutputMove::holds`), else it is measured moved. The profiler, which keeps absolute
+//! addresses, still sees every copy. A leader's records of a loop iteration it skipped join its
+//! class as the iteration run's records that they repeat (`LoggedRecord`, `FirstRecord::iteration`).
 
-use super::block_sink::BlockSink;
 use super::counting::OutputMove;
-use super::profile_copies::profile_copy;
-use super::repeats::LoggedRecord;
+use super::iteration_log::LoggedRecord;
 use crate::access::AccessKind;
-use crate::compile_effects::{
-    add_tally_changes, add_tally_difference, LoadFuser, LoadReuse, ReusedLoads,
-};
+use crate::compile_effects::{add_tally_changes, LoadFuser, LoadReuse, ReusedLoads};
 use crate::counters::AccessMeasure;
 use crate::device::Device;
-use crate::kernel::{self, MemRecord, MovedRecord, SiteMove};
-use crate::profile::{CopyKind, Issue, RecordShape};
+use crate::kernel::{MemRecord, SiteMove};
+use crate::profile::{CopyKind, RecordShape};
 use std::rc::Rc;
 
 /// Whether the compiler effects treat every copy of a warp's records, each place moved by its
@@ -248,135 +247,5 @@ impl MovedClass {
             every_step,
         };
         self.inputs.push(input);
-    }
-}
-
-impl BlockSink<'_> {
-    /// At the end of the block: the leaders' pending fused loads, and for every warp that
-    /// reused a leader's work, what that warp's end of block and reused loads and tally
-    /// were, moved.
-    pub(super) fn finish_moved_warps(&mut self) {
-        let Some(mut moved) = self.moved.take() else {
-            return;
-        };
-        let (mut before, mut after) = std::mem::take(&mut self.tallies);
-        for (k, &leader) in moved.leaders.iter().enumerate() {
-            let class = &mut moved.classes[k];
-            if !class.reusable {
-                continue;
-            }
-            if let Some(fuser) = self.fuser.as_deref_mut() {
-                fuser.tally_into(&mut before);
-                let counting = &mut self.counting;
-                let finished = &mut class.finished;
-                fuser.flush_warp(leader, &mut |r| {
-                    counting.count(r);
-                    finished.push(*r);
-                });
-                fuser.tally_into(&mut after);
-                add_tally_difference(&mut class.tally, &before, &after);
-            }
-            // The warps that did not run and reused this leader's work; the traced one went
-            // through everything.
-            let class = &moved.classes[k];
-            for (w, &(its_leader, q)) in moved.lead.iter().enumerate() {
-                let w = w as u32;
-                if its_leader != k || q == 0 || self.traced(moved.block, w) {
-                    continue;
-                }
-                let q = i64::from(q);
-                for record in &class.finished {
-                    let mut record = *record;
-                    record.warp = w;
-                    let by = class.move_of(&record) * q;
-                    kernel::move_lanes(&mut record.access, by);
-                    self.counting.count(&record);
-                }
-                if let Some(reuse) = self.reuse.as_deref_mut() {
-                    reuse.add_reused(class.reused);
-                }
-                if let Some(fuser) = self.fuser.as_deref_mut() {
-                    fuser.add_tally(&class.tally);
-                }
-            }
-        }
-        self.tallies = (before, after);
-        self.spare_classes.append(&mut moved.classes);
-    }
-}
-
-impl BlockSink<'_> {
-    /// A record of a warp shown alike to a leader whose class it may reuse, the warp not the
-    /// traced one (`RecordSink::records_moved`): the profile sees the copy, and the counting what
-    /// the leader's record counted, moved.
-    pub(super) fn copy_moved(&mut self, record: &MemRecord, moved_record: &MovedRecord) {
-        let MovedRecord {
-            warp, from, index, ..
-        } = *moved_record;
-        let BlockSink {
-            counting,
-            profiler,
-            moved,
-            shapes,
-            ..
-        } = self;
-        let Some(moved) = moved.as_ref() else {
-            return;
-        };
-        let class = &moved.classes[from as usize];
-        let q = i64::from(moved_record.steps);
-        let first = &class.inputs[index];
-        let (start, end) = first.outputs;
-        if first.issued {
-            let (origin, from) = first
-                .shape
-                .as_ref()
-                .map_or((None, 0), |(shape, from)| (Some(shape), *from));
-            profile_copy(
-                profiler,
-                shapes,
-                (
-                    Issue {
-                        order: moved_record.order(record),
-                        ..Issue::of(record)
-                    },
-                    warp,
-                    first.copy,
-                ),
-                origin,
-                from.wrapping_add(moved_record.by),
-                || moved_record.of(record),
-            );
-        }
-        if first.counts_nothing_more() {
-            return;
-        }
-        for (&k, output_move) in class.outputs[start..end]
-            .iter()
-            .zip(&class.moves[start..end])
-        {
-            let by = output_move.per_step * q;
-            // Moved so that every rule sees it alike, the access counts as the leader's, and as
-            // this warp is not the traced one, where it lies is not needed.
-            let holds = output_move.holds(q);
-            if holds && first.counted == Some(0) {
-                continue;
-            }
-            match (&class.kept[k], holds) {
-                ((output, Some(measure)), true) => match first.counted {
-                    Some(times) => counting.count_untraced_times(output, measure, times),
-                    None => counting.count_untraced(output, measure),
-                },
-                ((output, _), _) => {
-                    let mut output = *output;
-                    output.warp = warp;
-                    let lies = output_move
-                        .lies
-                        .wrapping_add(output_move.per_iteration.wrapping_mul(first.iteration));
-                    kernel::move_lanes(&mut output.access, by.wrapping_add(lies));
-                    counting.count(&output);
-                }
-            }
-        }
     }
 }
