@@ -34,7 +34,7 @@ pub mod span;
 pub mod uniformity;
 
 pub use sema::Program;
-pub use span::{Diagnostic, Span};
+pub use span::{Diagnostic, DiagnosticKind, MemoryObject, Span};
 
 /// Preprocesses and parses `source` (`defines` are `-D NAME=VALUE` overrides).
 pub fn parse(
@@ -160,7 +160,7 @@ fn one_expression(
             .col
             .saturating_sub(prefix.len() as u32)
             .max(1);
-        let message = if diagnostic.message.contains("must be a constant") {
+        let message = if diagnostic.kind == DiagnosticKind::NotConstant {
             "the value is not a constant integer expression (a name that is no #define, a \
              division by zero, or a call)"
                 .to_string()

@@ -130,14 +130,78 @@ impl fmt::Display for Span {
 pub struct Diagnostic {
     pub span: Span,
     pub message: String,
+    /// What kind of error it is, for code that acts on one kind: set where the diagnostic is
+    /// made, so that no one reads the message to learn it. Diagnostics written before the field
+    /// existed read as `DiagnosticKind::Other`.
+    #[serde(default)]
+    pub kind: DiagnosticKind,
+}
+
+/// The kinds of diagnostic that the simulator or a front end acts on; every other is `Other`.
+/// The message says the same in words, for a person.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagnosticKind {
+    #[default]
+    Other,
+    /// A run used up its step budget: the interpreter's budget, which is what was left of the
+    /// simulation's when the block began (`interp::step_budget_message`).
+    StepBudget,
+    /// An access at an index outside the memory object its pointer points into, and what kind
+    /// of object that is.
+    OutOfBounds(MemoryObject),
+    /// A value that must be a constant expression (a file-scope initialiser, an array's size)
+    /// is not one.
+    NotConstant,
+}
+
+/// The kinds of memory object a launch lays out, as an error names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryObject {
+    /// The buffer behind a pointer parameter.
+    Buffer,
+    DeviceVariable,
+    ConstantVariable,
+    SharedArray,
+    DynamicSharedArray,
+    /// A per-thread array in local memory.
+    LocalArray,
+}
+
+impl MemoryObject {
+    /// How a message names it: "buffer", "shared array", ...
+    pub fn noun(self) -> &'static str {
+        match self {
+            MemoryObject::Buffer => "buffer",
+            MemoryObject::DeviceVariable => "__device__ variable",
+            MemoryObject::ConstantVariable => "__constant__ variable",
+            MemoryObject::SharedArray => "shared array",
+            MemoryObject::DynamicSharedArray => "dynamic shared array",
+            MemoryObject::LocalArray => "local array",
+        }
+    }
+}
+
+impl fmt::Display for MemoryObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.noun())
+    }
 }
 
 impl Diagnostic {
-    /// A diagnostic at `span`; the message is made one printable line (`one_line`).
+    /// A diagnostic at `span` of no kind anyone acts on; the message is made one printable line
+    /// (`one_line`).
     pub fn new(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::of_kind(DiagnosticKind::Other, span, message)
+    }
+
+    /// A diagnostic of `kind` at `span`; the message is made one printable line (`one_line`).
+    pub fn of_kind(kind: DiagnosticKind, span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             span,
             message: one_line(&message.into()),
+            kind,
         }
     }
 }
@@ -216,5 +280,21 @@ mod tests {
             Diagnostic::new(previous.just_after(), "expected ';'"),
             "2:14: expected ';'",
         );
+    }
+
+    #[test]
+    fn a_diagnostic_written_before_kinds_existed_reads_as_of_no_kind() {
+        let json =
+            r#"{"span":{"line":2,"col":3,"start":10,"end":11},"message":"'m' is not declared"}"#;
+        let diagnostic: Diagnostic = serde_json::from_str(json).expect("it reads");
+        assert_eq!(diagnostic.kind, DiagnosticKind::Other);
+        let out_of_bounds = Diagnostic::of_kind(
+            DiagnosticKind::OutOfBounds(MemoryObject::DynamicSharedArray),
+            Span::default(),
+            "index 9 is outside dynamic shared array 's' (32 bytes)",
+        );
+        let json = serde_json::to_string(&out_of_bounds).expect("it writes");
+        let back: Diagnostic = serde_json::from_str(&json).expect("it reads back");
+        assert_eq!(back, out_of_bounds);
     }
 }

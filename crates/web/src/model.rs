@@ -7,6 +7,7 @@
 //! 0.25 FLOP/B, and a TILE-wide tile reuses every loaded value TILE times.
 
 use memplay_sim::banks::BankReport;
+use memplay_sim::kernel::{DiagnosticKind, MemoryObject};
 #[cfg(test)]
 use memplay_sim::occupancy::Limiter;
 use memplay_sim::occupancy::{self, BlockResources, OccupancyError, OccupancyReport};
@@ -473,7 +474,7 @@ pub fn ragged_tile_reason(input: &SimulationInput, error: &SimulationError) -> O
     let SimulationError::Kernel(diagnostic) = error else {
         return None;
     };
-    if !diagnostic.to_string().contains("outside buffer") {
+    if diagnostic.kind != DiagnosticKind::OutOfBounds(MemoryObject::Buffer) {
         return None;
     }
     let n = int_argument(input, "n")?;

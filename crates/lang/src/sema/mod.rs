@@ -20,7 +20,7 @@
 use super::ast::*;
 use super::ir::*;
 use super::issue;
-use super::span::{Diagnostic, Span};
+use super::span::{Diagnostic, DiagnosticKind, Span};
 use std::collections::HashMap;
 
 /// A checked program, ready to run.
@@ -407,10 +407,11 @@ impl<'a> Sema<'a> {
             }
             (Initializer::Expr(e), Type::Scalar(s)) => {
                 let Some(v) = self.const_value(e) else {
-                    return err(
+                    return Err(Diagnostic::of_kind(
+                        DiagnosticKind::NotConstant,
                         e.span,
                         "a file-scope variable's initialiser must be a constant",
-                    );
+                    ));
                 };
                 let bits = match v {
                     ConstValue::Int(i) => int_bits(i, *s),
@@ -461,10 +462,11 @@ impl<'a> Sema<'a> {
                         )
                     }
                     _ => {
-                        return err(
+                        return Err(Diagnostic::of_kind(
+                            DiagnosticKind::NotConstant,
                             e.span,
                             format!("the size of '{}' must be a constant expression", d.name),
-                        )
+                        ))
                     }
                 },
             };

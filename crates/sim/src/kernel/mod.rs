@@ -37,13 +37,14 @@ pub use memplay_lang::{
 pub mod interp;
 pub mod memory;
 
+pub(crate) use interp::RecordSink;
 pub use interp::{
     move_lanes, run, BlockRun, BlockSelection, BlockStats, Dim3, IterationFences,
-    IterationsRepeated, Launch, LoadOrder, MemRecord, MovedRecord, RecordSink, RepeatNeed,
-    Repeated, RepeatsNeeded, RunConfig, Simulation, SiteMove, Value, WarpsAlike,
+    IterationsRepeated, Launch, LoadOrder, MemRecord, MovedRecord, RepeatNeed, Repeated,
+    RepeatsNeeded, RunConfig, Simulation, SiteMove, Value, WarpsAlike,
 };
 pub use sema::Program;
-pub use span::{Diagnostic, Span};
+pub use span::{Diagnostic, DiagnosticKind, MemoryObject, Span};
 
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,8 @@
 //! the sink with the moved copies of the warps each leader stands for. A record of a skipped loop
 //! iteration is kept as the record it repeats and how it moves, not whole.
 
-use super::launch::{IterationFences, MemRecord, MovedRecord, RecordSink, Repeated};
+use super::launch::{IterationFences, MemRecord, MovedRecord, Repeated};
+use super::sink::RecordSink;
 use std::borrow::Cow;
 
 /// The records the leaders made, as the interpreter handed them, with what it said of the loop

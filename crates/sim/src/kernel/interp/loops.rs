@@ -128,12 +128,12 @@
 
 use super::lanes::canon;
 use super::launch::{
-    holding_object, IterationFences, IterationsRepeated, MemRecord, RepeatNeed, RepeatsNeeded,
-    WarpWork,
+    holding_object, IterationFences, MemRecord, RepeatNeed, RepeatsNeeded, WarpWork,
 };
 use super::machine::{AtHead, Flow, Machine};
 use super::reuse::{AlikeIterations, IterationStart, LoopPlan, LoopWatch, Skipping};
 use super::simulation::Simulation;
+use super::sink::IterationsRepeated;
 use crate::access::WARP_LANES;
 use crate::kernel::block_shift::{self, Guard, GuardRange, SiteShift};
 use crate::kernel::ir::Op;

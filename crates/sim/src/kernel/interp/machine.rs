@@ -4,9 +4,10 @@ use super::lanes::{
     binary_lanes, bits_f32, canon, convert_value, copy_lanes_masked, f32_of, fma_f32, lane_mask,
     math_value, Lanes, Offsets, Step, FULL,
 };
-use super::launch::{step_budget_message, Dependence, MemRecord, RecordSink, RtObject, WarpWork};
+use super::launch::{step_budget_message, Dependence, MemRecord, RtObject, WarpWork};
 use super::registers::Registers;
 use super::reuse::{LoopWatch, ReuseBookkeeping};
+use super::sink::RecordSink;
 use crate::access::WARP_LANES;
 use crate::kernel::ast::Scalar;
 use crate::kernel::block_shift::{Guard, GuardRange};
@@ -14,7 +15,7 @@ use crate::kernel::ir::{BinOp, Ex, ExKind, MathFn, Op, Place, PredicatedBody, Re
 use crate::kernel::limits::MAX_CALL_DEPTH;
 use crate::kernel::memory::{pointer, pointer_add, pointer_address, pointer_object, PagedBuffer};
 use crate::kernel::sema::Program;
-use crate::kernel::span::{Diagnostic, Span};
+use crate::kernel::span::{Diagnostic, DiagnosticKind, Span};
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Frame {
@@ -199,7 +200,11 @@ impl Machine<'_, '_> {
 
     #[cold]
     pub(super) fn budget_error(&self, span: Span) -> Diagnostic {
-        Diagnostic::new(span, step_budget_message(self.budget))
+        Diagnostic::of_kind(
+            DiagnosticKind::StepBudget,
+            span,
+            step_budget_message(self.budget),
+        )
     }
 
     /// Counts one step of the block, and stops it when the budget is used up.
@@ -816,7 +821,8 @@ impl Machine<'_, '_> {
         };
         let offset = i128::from(pointer_address(p)) - i128::from(obj.base) + moved_by;
         let index = offset.div_euclid(i128::from(unit.max(1)));
-        Diagnostic::new(
+        Diagnostic::of_kind(
+            DiagnosticKind::OutOfBounds(obj.what),
             span,
             format!(
                 "index {index} is outside {} '{}' ({} bytes)",

@@ -22,8 +22,8 @@
 //!
 //! The interpreter is split along its seams, each module naming only those before it: `lanes`
 //! (arithmetic on the 32 lanes of a register), `registers` (a warp's registers, and which hold
-//! one value in every lane, computed once), `launch` (the launch, its objects, the records and the
-//! sink that takes them), `reuse` and `leader_records` (what a block's run keeps for reuse),
+//! one value in every lane, computed once), `launch` (the launch, its objects and the records), `sink` (what
+//! takes the records, and the contract a sink that takes copies at once must keep), `reuse` and `leader_records` (what a block's run keeps for reuse),
 //! `machine` (a warp's control flow and expressions), `access` (memory accesses: addresses,
 //! bounds, records), `simulation` (a launch laid out in memory, and the block loop), and on top
 //! `warps` (the warps of a block shown alike) and `loops` (the iterations of a loop shown alike,
@@ -38,12 +38,14 @@ mod machine;
 mod registers;
 mod reuse;
 mod simulation;
+mod sink;
 mod warps;
 
 pub use launch::{
     move_lanes, step_budget_message, BlockRun, BlockSelection, BlockStats, Dim3, IterationFences,
-    IterationsRepeated, Launch, LoadOrder, MemRecord, MovedRecord, RecordSink, RepeatNeed,
-    Repeated, RepeatsNeeded, RunConfig, SiteMove, Value, WarpsAlike, GLOBAL_BASE, MAX_LOCAL_BYTES,
-    MAX_SHARED_BYTES,
+    Launch, LoadOrder, MemRecord, MovedRecord, RepeatNeed, Repeated, RepeatsNeeded, RunConfig,
+    SiteMove, Value, WarpsAlike, GLOBAL_BASE, MAX_LOCAL_BYTES, MAX_SHARED_BYTES,
 };
 pub use simulation::{run, Simulation};
+pub use sink::IterationsRepeated;
+pub(crate) use sink::RecordSink;

@@ -9,13 +9,14 @@
 
 use super::launch::{
     check_launch_names, fill_scalar, launch_error, scalar_argument, splitmix_stream, BlockRun,
-    BlockSelection, BlockStats, Dependence, Launch, LoadOrder, MemRecord, RecordSink, RtObject,
-    RunConfig, Storage, BUFFER_ALIGN, GLOBAL_BASE, MAX_BUFFER_BYTES, MAX_GLOBAL_END,
-    MAX_LOCAL_BYTES, MAX_SHARED_BYTES,
+    BlockSelection, BlockStats, Dependence, Launch, LoadOrder, MemRecord, RtObject, RunConfig,
+    Storage, BUFFER_ALIGN, GLOBAL_BASE, MAX_BUFFER_BYTES, MAX_GLOBAL_END, MAX_LOCAL_BYTES,
+    MAX_SHARED_BYTES,
 };
 use super::machine::{Flow, Machine, Stop, WarpState};
 use super::registers::Registers;
 use super::reuse::{LoopPlan, LoopWatch, ReuseBookkeeping, WarpClasses, WarpLog};
+use super::sink::RecordSink;
 use crate::access::{AccessKind, AccessWidth, Space, WarpAccess, WARP_LANES};
 use crate::kernel::ast::Type;
 use crate::kernel::block_shift::{
@@ -26,7 +27,7 @@ use crate::kernel::ir::{
 };
 use crate::kernel::memory::{pointer, pointer_object, Fill, PagedBuffer};
 use crate::kernel::sema::Program;
-use crate::kernel::span::{Diagnostic, Span};
+use crate::kernel::span::{Diagnostic, MemoryObject, Span};
 
 /// A kernel ready to run: its launch, memory objects and the contents of global memory.
 #[derive(Debug)]
@@ -159,12 +160,12 @@ impl<'p> Simulation<'p> {
                         let base = next_global;
                         next_global =
                             (next_global + obj.size).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN;
-                        (Space::Global, "__device__ variable", base)
+                        (Space::Global, MemoryObject::DeviceVariable, base)
                     } else {
                         let align = obj.align.max(4);
                         let base = constant_next.div_ceil(align) * align;
                         constant_next = base + obj.size;
-                        (Space::Constant, "__constant__ variable", base)
+                        (Space::Constant, MemoryObject::ConstantVariable, base)
                     };
                     RtObject {
                         name: obj.name.clone(),
@@ -187,7 +188,7 @@ impl<'p> Simulation<'p> {
                     };
                     RtObject {
                         name: obj.name.clone(),
-                        what: "shared array",
+                        what: MemoryObject::SharedArray,
                         space: Space::Shared,
                         base,
                         size,
@@ -199,7 +200,7 @@ impl<'p> Simulation<'p> {
                     dynamic_ids.push(objects.len());
                     RtObject {
                         name: obj.name.clone(),
-                        what: "dynamic shared array",
+                        what: MemoryObject::DynamicSharedArray,
                         space: Space::Shared,
                         base: 0,
                         size: 0,
@@ -212,7 +213,7 @@ impl<'p> Simulation<'p> {
                     let size = if reached { obj.size } else { 0 };
                     RtObject {
                         name: obj.name.clone(),
-                        what: "local array",
+                        what: MemoryObject::LocalArray,
                         space: Space::Local,
                         base,
                         size,
@@ -270,7 +271,7 @@ impl<'p> Simulation<'p> {
                     };
                     objects.push(RtObject {
                         name: p.name.clone(),
-                        what: "buffer",
+                        what: MemoryObject::Buffer,
                         space: Space::Global,
                         base: *base,
                         size: *bytes,
@@ -473,7 +474,7 @@ impl<'p> Simulation<'p> {
     /// Where `show_warps_alike` proved the block's warps alike, only the first warp of each class
     /// runs and the others' records are its own moved (`warps`); if the run does not bear the
     /// proof out, the block runs again warp by warp. Either way `sink` sees the same records.
-    pub fn run_block_into(
+    pub(crate) fn run_block_into(
         &mut self,
         block: [u32; 3],
         step_budget: u64,

@@ -37,12 +37,12 @@
 //! a plain run.
 
 use super::launch::{
-    holding_object, BlockStats, Dim3, MemRecord, MovedRecord, RecordSink, SiteMove, WarpWork,
-    WarpsAlike,
+    holding_object, BlockStats, Dim3, MemRecord, MovedRecord, SiteMove, WarpWork, WarpsAlike,
 };
 use super::leader_records::LeaderRecords;
 use super::reuse::{WarpClasses, WarpLog};
 use super::simulation::Simulation;
+use super::sink::RecordSink;
 use crate::kernel::block_shift::{self, GuardRange};
 
 /// How an attempt to replay a block with a set of leaders ended.
