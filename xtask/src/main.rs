@@ -358,14 +358,14 @@ fn build_dist() -> Result {
 
 /// The most the page's module may weigh (the wasm and JS files of dist/, gzipped at level 9):
 /// `cargo xtask test` fails above it, so a change that grows the download is noticed when it is
-/// made. The module weighs 619,321 bytes; this limit is that figure and about 3 KB of room. The
-/// page's ceiling is 539,263 bytes (5 % under the 566,067 it weighed when the ceiling was set),
-/// which the module does not meet: lower the limit as cuts land, to the new figure plus about
-/// 2 KB, until it reaches the ceiling.
-const BUNDLE_LIMIT_GZIP_BYTES: u64 = 622_000;
+/// made. The module weighs 533,396 bytes; this limit is that figure and about 2.5 KB of room.
+/// Lower it as cuts land, to the new figure plus about 2 KB.
+const BUNDLE_LIMIT_GZIP_BYTES: u64 = 536_000;
 
-/// The ceiling the page was given, which the limit comes down to.
+/// The ceiling the page was given (5 % under the 566,067 bytes it weighed when the ceiling was
+/// set): the limit never rises above it.
 const BUNDLE_CEILING_GZIP_BYTES: u64 = 539_263;
+const _: () = assert!(BUNDLE_LIMIT_GZIP_BYTES <= BUNDLE_CEILING_GZIP_BYTES);
 
 /// What the module should come down to: 450 KB gzip, where it still shows its first screen
 /// quickly on a slow connection. Meeting it is reported, not required.
