@@ -519,7 +519,7 @@ async fn predicted_time_moves_the_right_way_with_tile_width_and_padding() {
             t.contains(" ms · ") && t != tile_8
         })
         .await;
-    // The wasm timing of a rerun, once the engine has optimised the hot code, for BENCHMARKS.md.
+    // The wasm timing of a rerun, once the engine has optimised the hot code (BENCHMARKS.md reports it).
     let cost = page
         .wait_for_text_where("sim-cost", "report the rerun", |t| {
             t.starts_with("simulated 9 blocks of 4,096")

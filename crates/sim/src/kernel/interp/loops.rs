@@ -55,7 +55,7 @@
 //! `counters::AccessMeasure::move_unit` bytes makes the same measure (`AccessMeasure::of`). The
 //! unit is a row of banks for shared memory (128 bytes on the H100); for global and local memory
 //! it is a 32-byte sector on the devices that count sectors, so that a move by half a 128-byte
-//! line keeps the counters too, and `profile::SHAPE_MOVE_BYTES` (256 bytes) on cc 1.x. The
+//! line keeps the counters too, and `coalescing::SHAPE_MOVE_BYTES` (256 bytes) on cc 1.x. The
 //! profile's shape of an access (its lines per request) holds under moves of
 //! `profile::shape_move_bytes` (whole lines where sectors are counted); a block's shift by half a
 //! line more keeps its profile only where its requests fill no line's two halves
