@@ -28,9 +28,40 @@
 //! would, the whole launch runs again with each class's block run and nothing reused
 //! (`BlockSampling::EdgeClassesEachRun`).
 //!
-//! `Reuse::None` (in `input`, with the launch it belongs to) turns every reuse off, for a launch whose every warp and iteration must run:
-//! output that a skipped warp or iteration would not make (`printf`, `clock()`, a sanitizer's
-//! findings) needs it. It changes no counter: what it costs is time.
+//! The plan says what a launch *may* reuse. What each run *does* reuse depends on the records
+//! as they come, so the sink decides it then, per iteration log, record or warp class, each
+//! decision once, where its premise is checked, and read from a field afterwards:
+//!
+//! - `IterationLog::clean_start`, decided at `iteration_begins` and the iteration's first
+//!   record (`record_sink_impl`): the compiler effects hold nothing that record could fuse or
+//!   reuse. Read by `repeats_begin`.
+//! - `IterationLog::reusable`, decided at `repeats_begin`: every site moves by one amount, load
+//!   reuse and fusion move alike (`effects_move_alike`), and every output comes from one of
+//!   the iteration's own sites. Read through `BlockSink::reusable_log` (`repeats`,
+//!   `record_sink_impl`).
+//! - `IterationLog::tail`, decided at `repeats_begin` (`reuse_over_iterations`): how many of
+//!   the last skipped iterations must pass through everything to leave load reuse as a full
+//!   run does. Read only through `SkipWindow` (`IterationLog::window`, and in the interpreter
+//!   `RepeatsNeeded::window`), which computes the window of batched iterations once.
+//! - `LoggedRecord::batched` and `LoggedRecord::quiet`, decided at the first skipped iteration
+//!   (`IterationLog::decide_repeats`): every output keeps its measure moved by any number of
+//!   iterations; and, for quiet, besides every output measured, no placement in the profile,
+//!   the warp not traced, a leader's record an input of its class. Read by `repeats` and by
+//!   `record_sink_impl` (`repeats_needed`, `records_repeated_from`).
+//! - `MovedClass::reusable`, decided at `warps_alike` (`record_sink_impl`): the premises of
+//!   `warp_classes`. Read by `block_sink` and `record_sink_impl`.
+//! - `FirstRecord::inert`, a method over a class's measures: a copy counts nothing more and
+//!   needs no placement. Read by `record_sink_impl` (`records_moved`).
+//! - `as_run`, decided per repeat in `repeat_logged`: every output of the repeated record keeps
+//!   its measure at that iteration, so its class takes it as the iteration run's record.
+//!
+//! Where any of these comes out false, the record, iteration or warp goes through the sink
+//! whole, as in a full run: a failed premise costs time, never a digit.
+//!
+//! `Reuse::None` (in `input`, with the launch it belongs to) turns every reuse off, for a
+//! launch whose every warp and iteration must run: output that a skipped warp or iteration
+//! would not make (`printf`, `clock()`, a sanitizer's findings) needs it. It changes no
+//! counter: what it costs is time.
 
 use super::input::{BlockSampling, Reuse, SimulationInput};
 use crate::device::{Device, GlobalCoalescing};
