@@ -47,15 +47,20 @@
 //! (`kernel::span::one_line`) and neutral about the front end: the page and the command line
 //! each say in their own words how to change a launch.
 //!
+//! Steps 5 to 7 run only where the launch's reuse plan allows them (`plan`: decided once from
+//! the input; `Reuse::None` turns them all off, for a launch whose every warp and iteration
+//! must run), and where they run, each gives the records of a full run.
+//!
 //! The work is split by responsibility: `input` and `report` hold the plain data in and out;
-//! this module runs the steps above in order (`simulate`); `block_classes` says which blocks
-//! stand for which (edge classes, strata, runs shown alike); `counting` counts a record once the
-//! compiler effects have decided what is executed; `extra_runs` holds the runs that count
-//! nothing (the traced block the sampling did not run, the launch's repetition). Where one
-//! block's records go is layered, each module importing only those below it: `iteration_log`
-//! and `warp_classes` hold what the iteration a warp ran and each leader of warps shown alike
-//! made of their records; `profile_copies` places the copies taken from them in the memory
-//! profile; `block_sink` holds the sink (`BlockSink`) and a record's full pass through it;
+//! `plan` says what the launch may reuse; this module runs the steps above in order
+//! (`simulate`); `block_classes` says which blocks stand for which (edge classes, strata, runs
+//! shown alike); `counting` counts a record once the compiler effects have decided what is
+//! executed; `extra_runs` holds the runs that count nothing (the traced block the sampling did
+//! not run, the launch's repetition). Where one block's records go is layered, each module
+//! importing only those below it: `iteration_log` and `warp_classes` hold what the iteration a
+//! warp ran and each leader of warps shown alike made of their records; `profile_copies`
+//! places the copies taken from them in the memory profile; `block_sink` holds the sink
+//! (`BlockSink`) and a record's full pass through it;
 //! `repeats` and `warp_copies` let the records of a skipped loop iteration and of a warp shown
 //! alike take what the iteration run's or their leader's records made; and `record_sink_impl`
 //! ties these together as the `RecordSink` the interpreter hands a block's records to.
