@@ -123,6 +123,7 @@ mod tests {
     use crate::kernel::{Dim3, Value};
     use crate::lesson_kernels::{ADJ_DIFF, BANKS, MATMUL, TRANSPOSE};
     use crate::simulate::{simulate, BlockSampling, SimulationInput, SimulationReport};
+    use crate::trace::TraceRequest;
 
     /// A launch of a lecture kernel on H100 with the given grid, block, arguments and buffers.
     fn lecture_launch(
@@ -218,6 +219,31 @@ mod tests {
         }
         // Otherwise the comparison above would hold of two runs that reuse nothing alike.
         assert!(reused_by_default > 0);
+    }
+
+    #[test]
+    fn a_launch_that_reuses_nothing_traces_the_same_accesses() {
+        for input in lecture_launches() {
+            // The last block of the grid and its second warp: a block that a default run may
+            // not run itself, and a warp that may be shown alike to the first.
+            let traced = SimulationInput {
+                trace: Some(TraceRequest {
+                    block: [input.grid.x - 1, input.grid.y - 1, 0],
+                    warp: 1,
+                }),
+                ..input
+            };
+            let exact = simulate(&traced).expect("the launch simulates");
+            let every_run = simulate(&SimulationInput {
+                reuse: Reuse::None,
+                ..traced.clone()
+            })
+            .expect("the launch simulates");
+            assert!(exact.trace.is_some(), "{}", traced.kernel);
+            assert_eq!(every_run.trace, exact.trace, "{}", traced.kernel);
+            assert_eq!(every_run.counters, exact.counters, "{}", traced.kernel);
+            assert_eq!(every_run.lines, exact.lines, "{}", traced.kernel);
+        }
     }
 
     #[test]
