@@ -41,7 +41,7 @@ pub(crate) use interp::RecordSink;
 pub use interp::{
     move_lanes, run, BlockRun, BlockSelection, BlockStats, Dim3, IterationFences,
     IterationsRepeated, Launch, LoadOrder, MemRecord, MovedRecord, RepeatNeed, Repeated,
-    RepeatsNeeded, RunConfig, Simulation, SiteMove, Value, WarpsAlike,
+    RepeatsNeeded, RunConfig, Simulation, SiteMove, SkipWindow, Value, WarpsAlike,
 };
 pub use sema::Program;
 pub use span::{Diagnostic, DiagnosticKind, MemoryObject, Span};

@@ -37,6 +37,20 @@ pub enum BlockSampling {
     All,
 }
 
+/// Whether a launch may reuse runs it has shown alike, or must run every warp and iteration of
+/// each block it runs (`SimulationInput::reuse`; `plan` decides from it what is reused).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reuse {
+    /// Reuse every run a proof shows alike: the records are those of a full run, so the
+    /// counters are too, with fewer steps.
+    #[default]
+    Exact,
+    /// Reuse nothing: every block the sampling names, and every warp and loop iteration of it,
+    /// runs.
+    None,
+}
+
 /// One launch to simulate. Plain data: every field is what a user types on the page or what the
 /// `launch_spec` of a reference measurement says.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -73,11 +87,17 @@ pub struct SimulationInput {
     /// Launch files written before the field existed read as `None`.
     #[serde(default)]
     pub trace: Option<TraceRequest>,
+    /// Whether runs shown alike may be reused (`plan`), or every warp and loop iteration of
+    /// each block run must run. Launch files written before the field existed read as
+    /// `Reuse::Exact`.
+    #[serde(default)]
+    pub reuse: Reuse,
 }
 
 impl SimulationInput {
     /// A launch of `kernel` in `source` on `device` with the defaults: no defines, arguments or
-    /// buffers, one block of one thread, as compiled, edge-class sampling, the default budget.
+    /// buffers, one block of one thread, as compiled, edge-class sampling with exact reuse, the
+    /// default budget.
     pub fn new(source: &str, kernel: &str, device: Device) -> SimulationInput {
         SimulationInput {
             source: source.to_string(),
@@ -96,6 +116,7 @@ impl SimulationInput {
             step_budget: DEFAULT_STEP_BUDGET,
             seed: 1,
             trace: None,
+            reuse: Reuse::Exact,
         }
     }
 }

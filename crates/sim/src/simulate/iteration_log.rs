@@ -19,7 +19,7 @@ use crate::access::{AccessKind, Space};
 use crate::compile_effects::{LoadFuser, LoadReuse, ReusedLoads, TallyChanges, KEPT_LOADS};
 use crate::counters::AccessMeasure;
 use crate::device::Device;
-use crate::kernel::{self, IterationFences, MemRecord, SiteMove, Span};
+use crate::kernel::{self, IterationFences, MemRecord, SiteMove, SkipWindow, Span};
 use crate::profile::{CopyKind, RecordShape};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -59,6 +59,15 @@ pub(super) struct IterationLog {
 pub(super) type MeasuresByRemainder = Vec<(i64, Option<AccessMeasure>)>;
 
 impl IterationLog {
+    /// The window of `iterations` skipped iterations with this log's tail (`SkipWindow`): which
+    /// of them take what its records made.
+    pub(super) fn window(&self, iterations: u64) -> SkipWindow {
+        SkipWindow {
+            iterations,
+            tail: self.tail,
+        }
+    }
+
     /// Where the outputs (`IterationLog::outputs`) of logged record `k` lie.
     pub(super) fn outputs_of(&self, k: usize) -> std::ops::Range<usize> {
         let start = k.checked_sub(1).map_or(0, |j| self.records[j].outputs_end);

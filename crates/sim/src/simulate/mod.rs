@@ -47,15 +47,20 @@
 //! (`kernel::span::one_line`) and neutral about the front end: the page and the command line
 //! each say in their own words how to change a launch.
 //!
+//! Steps 5 to 7 run only where the launch's reuse plan allows them (`plan`: decided once from
+//! the input; `Reuse::None` turns them all off, for a launch whose every warp and iteration
+//! must run), and where they run, each gives the records of a full run.
+//!
 //! The work is split by responsibility: `input` and `report` hold the plain data in and out;
-//! this module runs the steps above in order (`simulate`); `block_classes` says which blocks
-//! stand for which (edge classes, strata, runs shown alike); `counting` counts a record once the
-//! compiler effects have decided what is executed; `extra_runs` holds the runs that count
-//! nothing (the traced block the sampling did not run, the launch's repetition). Where one
-//! block's records go is layered, each module importing only those below it: `iteration_log`
-//! and `warp_classes` hold what the iteration a warp ran and each leader of warps shown alike
-//! made of their records; `profile_copies` places the copies taken from them in the memory
-//! profile; `block_sink` holds the sink (`BlockSink`) and a record's full pass through it;
+//! `plan` says what the launch may reuse; this module runs the steps above in order
+//! (`simulate`); `block_classes` says which blocks stand for which (edge classes, strata, runs
+//! shown alike); `counting` counts a record once the compiler effects have decided what is
+//! executed; `extra_runs` holds the runs that count nothing (the traced block the sampling did
+//! not run, the launch's repetition). Where one block's records go is layered, each module
+//! importing only those below it: `iteration_log` and `warp_classes` hold what the iteration a
+//! warp ran and each leader of warps shown alike made of their records; `profile_copies`
+//! places the copies taken from them in the memory profile; `block_sink` holds the sink
+//! (`BlockSink`) and a record's full pass through it;
 //! `repeats` and `warp_copies` let the records of a skipped loop iteration and of a warp shown
 //! alike take what the iteration run's or their leader's records made; and `record_sink_impl`
 //! ties these together as the `RecordSink` the interpreter hands a block's records to.
@@ -66,6 +71,7 @@ mod counting;
 mod extra_runs;
 mod input;
 mod iteration_log;
+mod plan;
 mod profile_copies;
 mod record_sink_impl;
 mod repeats;
@@ -73,14 +79,14 @@ mod report;
 mod warp_classes;
 mod warp_copies;
 
-pub use input::{BlockSampling, SimulationInput, DEFAULT_STEP_BUDGET};
+pub use input::{BlockSampling, Reuse, SimulationInput, DEFAULT_STEP_BUDGET};
+pub use plan::ReusePlan;
 pub use report::{SampledBlock, SimulationError, SimulationReport};
 
 use crate::compile_effects::{
     fusible_loads, FusibleLoad, FusionSite, LoadFuser, LoadReuse, ReusedLoads,
 };
 use crate::counters::Counters;
-use crate::device::GlobalCoalescing;
 use crate::kernel::block_shift::{Guard, ShiftedBuffer};
 use crate::kernel::{self, Diagnostic, DiagnosticKind, Launch, Simulation, Span};
 use crate::occupancy::{self, BlockResources, OccupancyReport};
@@ -159,11 +165,10 @@ fn simulate_in_order(input: &SimulationInput) -> Result<SimulationReport, Stop> 
     }
     let profile = ProfileBuilder::new(&input.device, &layout);
     let occupancy = occupancy_of(input, threads_per_block, shared_bytes_per_block)?;
-    let shifted = shifted_blocks(input, &mut sim, &mut profiler);
+    let plan = ReusePlan::of(input);
+    let shifted = shifted_blocks(plan, &mut sim, &mut profiler);
     let fusible = fusible_loads(&unit, &program);
-    if input.sampling == BlockSampling::EdgeClasses {
-        show_warps_and_iterations_alike(input, &mut sim, &fusible);
-    }
+    show_warps_and_iterations_alike(plan, input, &mut sim, &fusible);
     let load_classes = kernel::issue::load_classes(&program.functions);
     let mut runs = BlockRuns {
         input,
@@ -315,18 +320,17 @@ fn occupancy_of(
 
 /// Blocks that provably do the same work at addresses shifted by whole lines (sectors, lines,
 /// banks and DRAM atoms then fall alike) make the same counters and profile: such a class reuses
-/// another block's run. The buffers' shifts per block and the guards, where that holds; never on
-/// cc 1.x, whose DRAM rows and partitions see absolute addresses.
+/// another block's run. The buffers' shifts per block and the guards, where the plan lets block
+/// runs be shared (`ReusePlan::blocks_share_runs`) and the proof holds.
 fn shifted_blocks(
-    input: &SimulationInput,
+    plan: ReusePlan,
     sim: &mut Simulation<'_>,
     profiler: &mut BlockProfiler,
 ) -> Option<(Vec<ShiftedBuffer>, Vec<Guard>)> {
-    let shifted = (input.sampling == BlockSampling::EdgeClasses
-        && input.device.global_coalescing == GlobalCoalescing::Sectors
-        && input.device.timing.dram_rows.is_none())
-    .then(|| sim.shifted_buffers())
-    .flatten();
+    let shifted = plan
+        .blocks_share_runs
+        .then(|| sim.shifted_buffers())
+        .flatten();
     if shifted.is_some() {
         profiler.watch_half_lines();
     }
@@ -337,13 +341,20 @@ fn shifted_blocks(
 /// others' records are its own, moved (`kernel::interp` `warps`). The records are those a full
 /// run makes, so this holds on every device. Loops whose iterations provably do the same work at
 /// moved addresses: a warp runs an iteration and the records of the ones after it are its own,
-/// moved (`kernel::interp` `loops`). These too are the records a full run makes.
+/// moved (`kernel::interp` `loops`). These too are the records a full run makes. Each only
+/// where the plan allows it (`ReusePlan::warps_shown_alike`, `ReusePlan::iterations_skipped`).
 fn show_warps_and_iterations_alike(
+    plan: ReusePlan,
     input: &SimulationInput,
     sim: &mut Simulation<'_>,
     fusible: &[FusibleLoad],
 ) {
-    sim.show_warps_alike();
+    if plan.warps_shown_alike {
+        sim.show_warps_alike();
+    }
+    if !plan.iterations_skipped {
+        return;
+    }
     // A fused read moves by whole fused loads from one skipped iteration to the next, so that
     // its reads pair up alike (`effects_move_alike`).
     let move_units: Vec<(Span, u32)> = if input.compile.fuse_shared_loads {

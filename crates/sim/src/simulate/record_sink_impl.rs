@@ -232,10 +232,11 @@ impl RecordSink for BlockSink<'_> {
         let log = &mut self.iterations[i];
         // The batched iterations are the 1st to the `iterations - tail`-th, as `repeat` takes
         // them; a log with no quiet record needs every record of them.
-        if iterations < log.tail + 2 {
+        let window = log.window(iterations);
+        if window.after_the_first() == 0 {
             return None;
         }
-        let times = iterations - log.tail;
+        let times = window.batched();
         log.output_moves(device);
         // As `repeat` decides at the first skipped iteration (the warp neither traced nor
         // leading, as above).
@@ -326,7 +327,7 @@ impl RecordSink for BlockSink<'_> {
             let quiet = log.filter(|&i| {
                 let log = &self.iterations[i];
                 repeated.iteration > 1
-                    && repeated.iteration + log.tail <= repeated.iterations
+                    && log.window(repeated.iterations).batches(repeated.iteration)
                     && log
                         .records
                         .get(repeated.index)

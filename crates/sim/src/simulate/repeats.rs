@@ -65,7 +65,7 @@ impl BlockSink<'_> {
         let found = log.filter(|&i| {
             let log = &self.iterations[i];
             repeated.index < log.records.len()
-                && repeated.iteration + log.tail <= repeated.iterations
+                && log.window(repeated.iterations).batches(repeated.iteration)
         });
         let Some(i) = found else {
             self.record(&whole());
@@ -88,7 +88,7 @@ impl BlockSink<'_> {
         // whose counted records all keep their measure counts for all of them.
         let first_of_batch = repeated.iteration == 1;
         let log = &mut iterations[i];
-        let times = repeated.iterations - log.tail;
+        let times = log.window(repeated.iterations).batched();
         let std::ops::Range { start, end } = log.outputs_of(repeated.index);
         log.output_moves(counting.device);
         if first_of_batch {
@@ -216,12 +216,11 @@ impl BlockSink<'_> {
             return first;
         }
         let iterations = (batch.repeated)(0, first).iterations;
-        let tail = self.iterations[i].tail;
-        let last = batch.last.min(iterations.saturating_sub(tail));
+        let times = self.iterations[i].window(iterations).batched();
+        let last = batch.last.min(times);
         if last < first {
             return first;
         }
-        let times = iterations - tail;
         let BlockSink {
             counting,
             reuse,
@@ -424,7 +423,7 @@ impl BlockSink<'_> {
             return;
         }
         log.quiet_effects_added = true;
-        let quiet_iterations = iterations.saturating_sub(log.tail + 1);
+        let quiet_iterations = log.window(iterations).after_the_first();
         for logged in log.records.iter().filter(|logged| logged.quiet) {
             add_compiler_effects_times(
                 (self.reuse.as_deref_mut(), self.fuser.as_deref_mut()),

@@ -162,6 +162,50 @@ pub struct RepeatsNeeded {
     pub needs: Vec<RepeatNeed>,
 }
 
+impl RepeatsNeeded {
+    /// The window of `iterations` skipped iterations with this tail (`SkipWindow`).
+    pub fn window(&self, iterations: u64) -> SkipWindow {
+        SkipWindow {
+            iterations,
+            tail: self.tail,
+        }
+    }
+}
+
+/// Which of a loop's skipped iterations a sink takes in a batch, computed in this one place for
+/// the interpreter (`loops`) and the sink (`simulate`) alike. The skipped iterations are
+/// numbered from 1, the one after the iteration the warp ran, to `iterations`; the 1st to the
+/// `iterations - tail`-th are batched (each takes what the iteration run's records made), and
+/// the last `tail` pass through everything, so that the compiler effects end as in a full run
+/// (the exactness contract in the module documentation of `loops`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SkipWindow {
+    /// How many iterations the warp skips.
+    pub iterations: u64,
+    /// How many of them, at their end, pass through everything.
+    pub tail: u64,
+}
+
+impl SkipWindow {
+    /// The last iteration batched, which is also how many are: `iterations - tail`, or 0 where
+    /// the tail covers every iteration.
+    pub fn batched(self) -> u64 {
+        self.iterations.saturating_sub(self.tail)
+    }
+
+    /// Whether skipped iteration `iteration` (from 1) lies in the batch, before the tail.
+    pub fn batches(self, iteration: u64) -> bool {
+        iteration.saturating_add(self.tail) <= self.iterations
+    }
+
+    /// How many of the batched iterations come after the first, the 2nd to the
+    /// `iterations - tail`-th: those in which a record of the iteration run is quiet
+    /// (`simulate`'s `LoggedRecord::quiet`), 0 where fewer than two are batched.
+    pub fn after_the_first(self) -> u64 {
+        self.iterations.saturating_sub(self.tail.saturating_add(1))
+    }
+}
+
 /// What a sink needs of the repeats of one record (`RepeatsNeeded`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RepeatNeed {
@@ -558,4 +602,53 @@ pub fn step_budget_message(budget: u64) -> String {
         "the simulation used up its step budget of {budget} steps (a smaller launch or fewer \
          loop iterations fit)"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RepeatsNeeded, SkipWindow};
+
+    #[test]
+    fn a_window_batches_the_iterations_before_its_tail() {
+        let window = RepeatsNeeded {
+            tail: 2,
+            needs: Vec::new(),
+        }
+        .window(10);
+        assert_eq!(
+            window,
+            SkipWindow {
+                iterations: 10,
+                tail: 2
+            }
+        );
+        assert_eq!(window.batched(), 8);
+        assert_eq!(window.after_the_first(), 7);
+        let batched: Vec<u64> = (1..=10).filter(|&i| window.batches(i)).collect();
+        assert_eq!(batched, (1..=8).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn a_tail_as_long_as_the_iterations_batches_none() {
+        for iterations in [0, 1, 3] {
+            let window = SkipWindow {
+                iterations,
+                tail: 3,
+            };
+            assert_eq!(window.batched(), 0);
+            assert_eq!(window.after_the_first(), 0);
+            assert!(!window.batches(1));
+        }
+    }
+
+    #[test]
+    fn a_window_of_one_batched_iteration_has_none_after_the_first() {
+        let window = SkipWindow {
+            iterations: 4,
+            tail: 3,
+        };
+        assert_eq!(window.batched(), 1);
+        assert!(window.batches(1) && !window.batches(2));
+        assert_eq!(window.after_the_first(), 0);
+    }
 }

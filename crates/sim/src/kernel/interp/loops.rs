@@ -822,9 +822,10 @@ impl Machine<'_, '_> {
                 let iterations = skipping.alike.iterations;
                 let last = match skipping.needed.as_ref() {
                     None => Some(iterations),
-                    Some(needed) => iterations
-                        .checked_sub(needed.tail)
-                        .filter(|&last| last >= iteration),
+                    Some(needed) => {
+                        let window = needed.window(iterations);
+                        window.batches(iteration).then(|| window.batched())
+                    }
                 };
                 if let Some(last) = last {
                     let warp_ran = skipping.needed.as_ref().is_some_and(|needed| {
@@ -867,9 +868,10 @@ impl Machine<'_, '_> {
             self.reuse.note_handed(to - from);
             // Before the sink's tail, only the records it still needs, and once that the warp
             // ran if it asks for that.
-            let needed = skipping.needed.as_ref().filter(|needed| {
-                iteration.saturating_add(needed.tail) <= skipping.alike.iterations
-            });
+            let needed = skipping
+                .needed
+                .as_ref()
+                .filter(|needed| needed.window(skipping.alike.iterations).batches(iteration));
             let run = needed.map(|needed| {
                 match skipping
                     .runs

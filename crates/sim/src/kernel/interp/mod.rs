@@ -44,7 +44,7 @@ mod warps;
 pub use launch::{
     move_lanes, step_budget_message, BlockRun, BlockSelection, BlockStats, Dim3, IterationFences,
     Launch, LoadOrder, MemRecord, MovedRecord, RepeatNeed, Repeated, RepeatsNeeded, RunConfig,
-    SiteMove, Value, WarpsAlike, GLOBAL_BASE, MAX_LOCAL_BYTES, MAX_SHARED_BYTES,
+    SiteMove, SkipWindow, Value, WarpsAlike, GLOBAL_BASE, MAX_LOCAL_BYTES, MAX_SHARED_BYTES,
 };
 pub use simulation::{run, Simulation};
 pub use sink::IterationsRepeated;
