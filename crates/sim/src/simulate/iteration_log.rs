@@ -19,6 +19,7 @@ use crate::access::{AccessKind, Space};
 use crate::compile_effects::{LoadFuser, LoadReuse, ReusedLoads, TallyChanges, KEPT_LOADS};
 use crate::counters::AccessMeasure;
 use crate::device::Device;
+use crate::kernel::interp::gcd;
 use crate::kernel::{self, IterationFences, MemRecord, SiteMove, SkipWindow, Span};
 use crate::profile::{CopyKind, RecordShape};
 use std::cell::RefCell;
@@ -164,7 +165,8 @@ impl IterationLog {
             1
         } else if unit > 0 {
             let step = output_move.per_step.rem_euclid(unit);
-            (unit / gcd(step, unit)) as u64
+            // Both are positive here: `step` is in [0, unit).
+            unit as u64 / gcd(step as u64, unit as u64)
         } else {
             u64::MAX
         };
@@ -383,14 +385,5 @@ impl LoggedRecord {
             }
             _ => false,
         }
-    }
-}
-
-/// The greatest common divisor of two numbers, not both 0.
-pub(super) fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
     }
 }

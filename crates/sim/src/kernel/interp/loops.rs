@@ -225,7 +225,10 @@ fn unroll_for(site_shifts: &[SiteShift], move_units: &[(Span, u32)]) -> u32 {
     unroll as u32
 }
 
-fn gcd(mut a: u64, mut b: u64) -> u64 {
+/// The greatest common divisor of two numbers, not both 0: how many of a loop's moves make a whole
+/// number of units, here and in the sink's counting of iterations by remainder
+/// (`simulate::iteration_log`).
+pub(crate) fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
         (a, b) = (b, a % b);
     }

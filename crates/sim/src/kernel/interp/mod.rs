@@ -46,6 +46,7 @@ pub use launch::{
     Launch, LoadOrder, MemRecord, MovedRecord, RepeatNeed, Repeated, RepeatsNeeded, RunConfig,
     SiteMove, SkipWindow, Value, WarpsAlike, GLOBAL_BASE, MAX_LOCAL_BYTES, MAX_SHARED_BYTES,
 };
+pub(crate) use loops::gcd;
 pub use simulation::{run, Simulation};
 pub use sink::IterationsRepeated;
 pub(crate) use sink::RecordSink;
