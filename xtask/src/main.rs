@@ -358,9 +358,9 @@ fn build_dist() -> Result {
 
 /// The most the page's module may weigh (the wasm and JS files of dist/, gzipped at level 9):
 /// `cargo xtask test` fails above it, so a change that grows the download is noticed when it is
-/// made. The module weighs 533,396 bytes; this limit is that figure and about 2.5 KB of room.
+/// made. The module weighs 534,833 bytes; this limit is that figure and about 2 KB of room.
 /// Lower it as cuts land, to the new figure plus about 2 KB.
-const BUNDLE_LIMIT_GZIP_BYTES: u64 = 536_000;
+const BUNDLE_LIMIT_GZIP_BYTES: u64 = 537_000;
 
 /// The ceiling the page was given (5 % under the 566,067 bytes it weighed when the ceiling was
 /// set): the limit never rises above it.
