@@ -108,7 +108,10 @@ pub fn lesson_key(named: Option<&str>) -> String {
 /// The name a lesson loaded from `address` gets: its file's name without `.txt`.
 pub fn file_key(address: &str) -> String {
     let name = address.rsplit('/').next().unwrap_or(address);
-    let stem = name.strip_suffix(".txt").unwrap_or(name).to_ascii_lowercase();
+    let stem = name
+        .strip_suffix(".txt")
+        .unwrap_or(name)
+        .to_ascii_lowercase();
     if valid_key(&stem) {
         stem
     } else {
