@@ -421,26 +421,24 @@ fn every_path_and_item_architecture_md_names_exists() {
     );
 }
 
+/// The lines of the repository's document `name`.
+fn document_lines(name: &str) -> usize {
+    fs::read_to_string(repository_root().join(name))
+        .unwrap_or_else(|error| panic!("{name} reads: {error}"))
+        .lines()
+        .count()
+}
+
 #[test]
 fn architecture_md_is_at_most_400_lines() {
-    let text = fs::read_to_string(repository_root().join("ARCHITECTURE.md"))
-        .expect("ARCHITECTURE.md reads");
-    assert!(
-        text.lines().count() <= 400,
-        "{} lines",
-        text.lines().count()
-    );
+    let lines = document_lines("ARCHITECTURE.md");
+    assert!(lines <= 400, "{lines} lines");
 }
 
 #[test]
 fn benchmarks_md_is_at_most_400_lines() {
-    let text =
-        fs::read_to_string(repository_root().join("BENCHMARKS.md")).expect("BENCHMARKS.md reads");
-    assert!(
-        text.lines().count() <= 400,
-        "{} lines",
-        text.lines().count()
-    );
+    let lines = document_lines("BENCHMARKS.md");
+    assert!(lines <= 400, "{lines} lines");
 }
 
 #[test]
