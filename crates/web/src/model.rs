@@ -296,20 +296,14 @@ pub fn explain(report: &BankReport) -> String {
             // The banks are counted in one phase where every phase has as many, as the map
             // draws each phase's banks apart: a 128-bit row read keeps banks 0-3 busy in each
             // half-warp, four banks, not eight.
-            let mut per_phase: Vec<(u32, usize)> = Vec::new();
-            for load in &worst_loads {
-                match per_phase.iter_mut().find(|(phase, _)| *phase == load.phase) {
-                    Some(entry) => entry.1 += 1,
-                    None => per_phase.push((load.phase, 1)),
-                }
-            }
-            let in_worst_phase = per_phase
-                .iter()
-                .find(|(phase, _)| *phase == worst.phase)
-                .map_or(0, |&(_, n)| n);
+            let phases = sorted_distinct(worst_loads.iter().map(|l| l.phase));
+            let in_phase = |phase: u32| worst_loads.iter().filter(|l| l.phase == phase).count();
+            let in_worst_phase = in_phase(worst.phase);
             let in_each = grids.len() > 1
-                && per_phase.len() == grids.len()
-                && per_phase.iter().all(|&(_, n)| n == in_worst_phase);
+                && phases.len() == grids.len()
+                && phases
+                    .iter()
+                    .all(|&phase| in_phase(phase) == in_worst_phase);
             let (across, busy) = if in_each {
                 (
                     format!("In each {}, ", phase_name(grids.len())),
