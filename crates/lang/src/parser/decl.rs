@@ -1,0 +1,349 @@
+//! Declarations: specifiers, declarators (pointers, array dimensions), initializers, and the
+//! file's items: variables and functions.
+
+use super::{Parser, Specifiers};
+use crate::ast::{
+    Declaration, Declarator, Expr, Function, FunctionKind, Initializer, Item, Param, Scalar,
+    Storage, Type,
+};
+use crate::lexer::Punct;
+use crate::limits::MAX_TYPE_DEPTH;
+use crate::span::{Diagnostic, Span};
+
+impl<'a> Parser<'a> {
+    /// Reads storage classes, qualifiers and the base type.
+    pub(super) fn specifiers(&mut self) -> Result<Specifiers, Diagnostic> {
+        let start = self.here();
+        let mut storage = Storage::Automatic;
+        let mut is_extern = false;
+        let mut is_const = false;
+        let mut function = None;
+        let mut device = false;
+        let mut unsigned = None::<bool>;
+        let mut longs = 0;
+        let mut short = false;
+        let mut base: Option<(&str, Span)> = None;
+        while let Some(t) = self.peek() {
+            let Some(word) = t.ident() else { break };
+            match word {
+                "const" => is_const = true,
+                "volatile" | "register" | "static" | "inline" | "__inline__"
+                | "__forceinline__" | "__noinline__" | "__restrict__" | "__host__" => {}
+                "extern" => is_extern = true,
+                "__shared__" => storage = Storage::Shared,
+                "__constant__" => storage = Storage::Constant,
+                "__device__" => device = true,
+                "__global__" => function = Some(FunctionKind::Kernel),
+                "unsigned" => unsigned = Some(true),
+                "signed" => unsigned = Some(false),
+                "long" => longs += 1,
+                "short" => short = true,
+                "void" | "bool" | "char" | "int" | "float" | "double" | "size_t" | "float2"
+                | "float4" | "int2" | "int4" | "uint2" | "uint4" | "double2" | "uint"
+                | "ptrdiff_t" => {
+                    if let Some((previous, _)) = base {
+                        if !(previous == "int" || word == "int") || longs + usize::from(short) == 0
+                        {
+                            return Err(Diagnostic::new(
+                                t.span,
+                                format!("'{word}' after '{previous}' in one type"),
+                            ));
+                        }
+                    }
+                    if base.is_none() || word != "int" {
+                        base = Some((word, t.span));
+                    }
+                }
+                _ => break,
+            }
+            self.pos += 1;
+        }
+        if device {
+            if function.is_none() && storage == Storage::Automatic {
+                storage = Storage::Device;
+            }
+            if function.is_none() {
+                function = Some(FunctionKind::Device);
+            }
+        }
+        if is_extern && storage == Storage::Shared {
+            storage = Storage::ExternShared;
+        }
+        let unsigned_flag = unsigned.unwrap_or(false);
+        let base_type = match base.map(|(w, _)| w) {
+            Some("void") => Type::Void,
+            Some("bool") => Type::Scalar(Scalar::Bool),
+            Some("char") => Type::Scalar(if unsigned_flag {
+                Scalar::U8
+            } else {
+                Scalar::I8
+            }),
+            Some("float") => Type::Scalar(Scalar::F32),
+            Some("double") => Type::Scalar(Scalar::F64),
+            Some("size_t") => Type::Scalar(Scalar::U64),
+            Some("ptrdiff_t") => Type::Scalar(Scalar::I64),
+            Some("uint") => Type::Scalar(Scalar::U32),
+            Some("float2") => Type::Vector(Scalar::F32, 2),
+            Some("float4") => Type::Vector(Scalar::F32, 4),
+            Some("int2") => Type::Vector(Scalar::I32, 2),
+            Some("int4") => Type::Vector(Scalar::I32, 4),
+            Some("uint2") => Type::Vector(Scalar::U32, 2),
+            Some("uint4") => Type::Vector(Scalar::U32, 4),
+            Some("double2") => Type::Vector(Scalar::F64, 2),
+            Some("int") | None => {
+                if base.is_none() && unsigned.is_none() && longs == 0 && !short {
+                    return Err(self.error_here("a type"));
+                }
+                match (longs > 0, short, unsigned_flag) {
+                    (true, _, false) => Type::Scalar(Scalar::I64),
+                    (true, _, true) => Type::Scalar(Scalar::U64),
+                    (false, true, false) => Type::Scalar(Scalar::I16),
+                    (false, true, true) => Type::Scalar(Scalar::U16),
+                    (false, false, false) => Type::Scalar(Scalar::I32),
+                    (false, false, true) => Type::Scalar(Scalar::U32),
+                }
+            }
+            Some(other) => return Err(Diagnostic::new(start, format!("unknown type '{other}'"))),
+        };
+        Ok(Specifiers {
+            base: base_type,
+            is_const,
+            storage,
+            function,
+            span: start.to(self.previous_span()),
+        })
+    }
+
+    /// Reads `*`, `* const`, `__restrict__` before a declarator's name (at most
+    /// `MAX_TYPE_DEPTH` levels). Also says whether the declarator's own pointer is `const`
+    /// (`float* const p`: the `const` after the last `*`), which the pointer type cannot carry.
+    pub(super) fn pointers(
+        &mut self,
+        mut ty: Type,
+        mut pointee_const: bool,
+    ) -> Result<(Type, bool), Diagnostic> {
+        let mut levels = 0;
+        let mut pointer_const = false;
+        while self.at(Punct::Star) {
+            levels += 1;
+            if levels > MAX_TYPE_DEPTH {
+                return Err(Diagnostic::new(
+                    self.here(),
+                    format!(
+                        "this type has more pointer levels than the simulator's limit of \
+                         {MAX_TYPE_DEPTH}"
+                    ),
+                ));
+            }
+            self.pos += 1;
+            ty = Type::pointer_to(ty, pointee_const);
+            pointee_const = false;
+            pointer_const = false;
+            while self.at_word("const") || self.at_word("__restrict__") || self.at_word("volatile")
+            {
+                if self.at_word("const") {
+                    // A `const` after this `*` makes this pointer constant, and what the next
+                    // `*` points to.
+                    pointee_const = true;
+                    pointer_const = true;
+                }
+                self.pos += 1;
+            }
+        }
+        Ok((ty, pointer_const))
+    }
+
+    /// Array dimensions `[N]` after a declarator's name (at most `MAX_TYPE_DEPTH`).
+    pub(super) fn dims(&mut self) -> Result<Vec<Option<Expr>>, Diagnostic> {
+        let mut dims = Vec::new();
+        while self.at(Punct::LBracket) {
+            if dims.len() == MAX_TYPE_DEPTH {
+                return Err(Diagnostic::new(
+                    self.here(),
+                    format!(
+                        "this array has more dimensions than the simulator's limit of \
+                         {MAX_TYPE_DEPTH}"
+                    ),
+                ));
+            }
+            self.pos += 1;
+            if self.eat(Punct::RBracket) {
+                dims.push(None);
+                continue;
+            }
+            let size = self.expr()?;
+            self.expect(Punct::RBracket)?;
+            dims.push(Some(size));
+        }
+        Ok(dims)
+    }
+
+    pub(super) fn initializer(&mut self) -> Result<Initializer, Diagnostic> {
+        if self.at(Punct::LBrace) {
+            let open = self.expect(Punct::LBrace)?;
+            let items = self.nested(|p| {
+                let mut items = Vec::new();
+                while !p.at(Punct::RBrace) {
+                    items.push(p.initializer()?);
+                    if !p.eat(Punct::Comma) {
+                        break;
+                    }
+                }
+                Ok(items)
+            })?;
+            let close = self.expect(Punct::RBrace)?;
+            return Ok(Initializer::List(items, open.to(close)));
+        }
+        Ok(Initializer::Expr(self.assignment_expr()?))
+    }
+
+    /// A declaration after its specifiers: declarators separated by commas, then `;`.
+    pub(super) fn declaration_rest(
+        &mut self,
+        spec: Specifiers,
+        first_name: Option<(String, Span, Type, bool)>,
+    ) -> Result<Declaration, Diagnostic> {
+        let mut declarators = Vec::new();
+        let mut pending = first_name;
+        loop {
+            let (name, span, ty, pointer_const) = match pending.take() {
+                Some(first) => first,
+                None => {
+                    let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
+                    let (name, span) = self.ident("a variable name")?;
+                    (name, span, ty, pointer_const)
+                }
+            };
+            let dims = self.dims()?;
+            let init = if self.eat(Punct::Assign) {
+                Some(self.initializer()?)
+            } else {
+                None
+            };
+            declarators.push(Declarator {
+                name,
+                span,
+                pointer_const,
+                ty,
+                dims,
+                init,
+            });
+            if !self.eat(Punct::Comma) {
+                break;
+            }
+        }
+        self.expect_semi("the declaration")?;
+        Ok(Declaration {
+            storage: spec.storage,
+            is_const: spec.is_const,
+            declarators,
+            span: spec.span.to(self.previous_span()),
+        })
+    }
+
+    /// A file-scope item. An unsupported construct outside any statement (`->` in a file-scope
+    /// initialiser or an array parameter's size) fails the file: it has no function to fail.
+    pub(super) fn item(&mut self) -> Result<Item, Diagnostic> {
+        let item = self.item_inner()?;
+        match self.unsupported.take() {
+            Some(diagnostic) => Err(diagnostic),
+            None => Ok(item),
+        }
+    }
+
+    pub(super) fn item_inner(&mut self) -> Result<Item, Diagnostic> {
+        if !self.starts_declaration() {
+            return Err(self.error_here("a kernel, a __device__ function or a file-scope variable"));
+        }
+        let spec = self.specifiers()?;
+        let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
+        let (name, span) = self.ident("a name")?;
+        if self.at(Punct::LParen) {
+            return Ok(Item::Function(self.function(spec, ty, name, span)?));
+        }
+        if spec.storage == Storage::Automatic
+            || spec.storage == Storage::Shared
+            || spec.storage == Storage::ExternShared
+        {
+            let what = if spec.storage == Storage::Automatic {
+                "host variables"
+            } else {
+                "__shared__ variables at file scope"
+            };
+            return Err(Diagnostic::new(
+                span,
+                format!("{what} are not simulated: a file-scope variable needs __device__ or __constant__"),
+            ));
+        }
+        Ok(Item::Variable(self.declaration_rest(
+            spec,
+            Some((name, span, ty, pointer_const)),
+        )?))
+    }
+
+    pub(super) fn function(
+        &mut self,
+        spec: Specifiers,
+        ret: Type,
+        name: String,
+        span: Span,
+    ) -> Result<Function, Diagnostic> {
+        let Some(kind) = spec.function else {
+            return Err(Diagnostic::new(
+                span,
+                format!("'{name}' is a host function; only __global__ kernels and __device__ functions are simulated"),
+            ));
+        };
+        self.expect(Punct::LParen)?;
+        let mut params = Vec::new();
+        if self.at_word("void") && self.peek_at(1).is_some_and(|t| t.is_punct(Punct::RParen)) {
+            self.pos += 1;
+        }
+        while !self.at(Punct::RParen) {
+            if !self.starts_declaration() {
+                return Err(self.error_here("a parameter type"));
+            }
+            let pspec = self.specifiers()?;
+            let (mut ty, mut pointer_const) = self.pointers(pspec.base.clone(), pspec.is_const)?;
+            let (pname, pspan) = self.ident("a parameter name")?;
+            // `float a[]` and `float a[N]` as parameters are pointers.
+            let dims = self.dims()?;
+            if !dims.is_empty() {
+                ty = Type::pointer_to(ty, pspec.is_const);
+                pointer_const = false;
+            }
+            // The parameter itself is constant: `const int n`, or `float* const p`. In `const
+            // float* p` only what `p` points to is.
+            let is_const = if matches!(ty, Type::Pointer { .. }) {
+                pointer_const
+            } else {
+                pspec.is_const
+            };
+            params.push(Param {
+                name: pname,
+                span: pspan,
+                ty,
+                is_const,
+            });
+            if !self.eat(Punct::Comma) {
+                break;
+            }
+        }
+        self.expect(Punct::RParen)?;
+        if !self.at(Punct::LBrace) {
+            return Err(self.error_here("'{' to start the body of the function"));
+        }
+        let (body, _, end_span) = self.block()?;
+        Ok(Function {
+            kind,
+            ret,
+            name,
+            span,
+            params,
+            body,
+            end_span,
+        })
+    }
+
+    // ----- statements -----
+}

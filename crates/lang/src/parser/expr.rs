@@ -1,0 +1,385 @@
+//! Expressions, by precedence climbing over C's levels (C11 section 6.5).
+
+use super::{is_decl_word, is_statement_word, Parser, Tree};
+use crate::ast::{BinaryOp, Expr, ExprKind, Type, UnaryOp};
+use crate::lexer::{Punct, TokenKind};
+use crate::limits::MAX_TREE_DEPTH;
+use crate::span::{Diagnostic, Span};
+
+impl<'a> Parser<'a> {
+    /// A full expression (commas included).
+    pub(super) fn expr(&mut self) -> Result<Expr, Diagnostic> {
+        Ok(self.comma()?.expr)
+    }
+
+    /// An assignment expression (no top-level comma), as in an initialiser.
+    pub(super) fn assignment_expr(&mut self) -> Result<Expr, Diagnostic> {
+        Ok(self.assignment()?.expr)
+    }
+
+    /// Makes a node whose deepest child is `below` levels deep, or fails when the node would be
+    /// deeper than `MAX_TREE_DEPTH`, pointing at `at` (the operator that goes too deep).
+    pub(super) fn node(
+        &self,
+        kind: ExprKind,
+        span: Span,
+        below: usize,
+        at: Span,
+    ) -> Result<Tree, Diagnostic> {
+        let depth = below + 1;
+        if depth > MAX_TREE_DEPTH {
+            return Err(Diagnostic::new(
+                at,
+                format!(
+                    "this expression is deeper than the simulator's limit of {MAX_TREE_DEPTH} levels"
+                ),
+            ));
+        }
+        Ok(Tree {
+            expr: Expr { kind, span },
+            depth,
+        })
+    }
+
+    /// Reads the operator at the current position and returns its span.
+    pub(super) fn operator(&mut self) -> Span {
+        let at = self.here();
+        self.pos += 1;
+        at
+    }
+
+    pub(super) fn comma(&mut self) -> Result<Tree, Diagnostic> {
+        let mut e = self.assignment()?;
+        while self.at(Punct::Comma) {
+            let at = self.operator();
+            let rhs = self.assignment()?;
+            let span = e.expr.span.to(rhs.expr.span);
+            let below = e.depth.max(rhs.depth);
+            e = self.node(
+                ExprKind::Comma(Box::new(e.expr), Box::new(rhs.expr)),
+                span,
+                below,
+                at,
+            )?;
+        }
+        Ok(e)
+    }
+
+    pub(super) fn assignment(&mut self) -> Result<Tree, Diagnostic> {
+        let lhs = self.conditional()?;
+        let op = match self.peek().map(|t| &t.kind) {
+            Some(TokenKind::Punct(p)) => match p {
+                Punct::Assign => Some(None),
+                Punct::PlusAssign => Some(Some(BinaryOp::Add)),
+                Punct::MinusAssign => Some(Some(BinaryOp::Sub)),
+                Punct::StarAssign => Some(Some(BinaryOp::Mul)),
+                Punct::SlashAssign => Some(Some(BinaryOp::Div)),
+                Punct::PercentAssign => Some(Some(BinaryOp::Rem)),
+                Punct::AmpAssign => Some(Some(BinaryOp::BitAnd)),
+                Punct::PipeAssign => Some(Some(BinaryOp::BitOr)),
+                Punct::CaretAssign => Some(Some(BinaryOp::BitXor)),
+                Punct::ShlAssign => Some(Some(BinaryOp::Shl)),
+                Punct::ShrAssign => Some(Some(BinaryOp::Shr)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(op) = op else { return Ok(lhs) };
+        let at = self.operator();
+        // `a = b = c` nests to the right.
+        let rhs = self.nested(Self::assignment)?;
+        let span = lhs.expr.span.to(rhs.expr.span);
+        let below = lhs.depth.max(rhs.depth);
+        self.node(
+            ExprKind::Assign(op, Box::new(lhs.expr), Box::new(rhs.expr)),
+            span,
+            below,
+            at,
+        )
+    }
+
+    pub(super) fn conditional(&mut self) -> Result<Tree, Diagnostic> {
+        let cond = self.binary(1)?;
+        if !self.at(Punct::Question) {
+            return Ok(cond);
+        }
+        let at = self.operator();
+        let (a, b) = self.nested(|p| {
+            let a = p.comma()?;
+            p.expect(Punct::Colon)?;
+            let b = p.conditional()?;
+            Ok((a, b))
+        })?;
+        let span = cond.expr.span.to(b.expr.span);
+        let below = cond.depth.max(a.depth).max(b.depth);
+        self.node(
+            ExprKind::Conditional(Box::new(cond.expr), Box::new(a.expr), Box::new(b.expr)),
+            span,
+            below,
+            at,
+        )
+    }
+
+    pub(super) fn binary_op(&self) -> Option<(BinaryOp, u8)> {
+        let TokenKind::Punct(p) = self.peek()?.kind else {
+            return None;
+        };
+        Some(match p {
+            Punct::OrOr => (BinaryOp::Or, 1),
+            Punct::AndAnd => (BinaryOp::And, 2),
+            Punct::Pipe => (BinaryOp::BitOr, 3),
+            Punct::Caret => (BinaryOp::BitXor, 4),
+            Punct::Amp => (BinaryOp::BitAnd, 5),
+            Punct::EqEq => (BinaryOp::Eq, 6),
+            Punct::Ne => (BinaryOp::Ne, 6),
+            Punct::Lt => (BinaryOp::Lt, 7),
+            Punct::Gt => (BinaryOp::Gt, 7),
+            Punct::Le => (BinaryOp::Le, 7),
+            Punct::Ge => (BinaryOp::Ge, 7),
+            Punct::Shl => (BinaryOp::Shl, 8),
+            Punct::Shr => (BinaryOp::Shr, 8),
+            Punct::Plus => (BinaryOp::Add, 9),
+            Punct::Minus => (BinaryOp::Sub, 9),
+            Punct::Star => (BinaryOp::Mul, 10),
+            Punct::Slash => (BinaryOp::Div, 10),
+            Punct::Percent => (BinaryOp::Rem, 10),
+            _ => return None,
+        })
+    }
+
+    /// Precedence climbing over the left-associative binary operators. A chain of one operator is
+    /// a loop; the recursion for the right operand goes one precedence level up each time, so it
+    /// is at most ten calls deep without a nesting level of its own.
+    pub(super) fn binary(&mut self, min_prec: u8) -> Result<Tree, Diagnostic> {
+        let mut lhs = self.unary()?;
+        while let Some((op, prec)) = self.binary_op() {
+            if prec < min_prec {
+                break;
+            }
+            let at = self.operator();
+            let rhs = self.binary(prec + 1)?;
+            let span = lhs.expr.span.to(rhs.expr.span);
+            let below = lhs.depth.max(rhs.depth);
+            lhs = self.node(
+                ExprKind::Binary(op, Box::new(lhs.expr), Box::new(rhs.expr)),
+                span,
+                below,
+                at,
+            )?;
+        }
+        Ok(lhs)
+    }
+
+    /// `(` followed by a type starts a cast (there are no typedefs, so this is unambiguous).
+    pub(super) fn at_cast(&self) -> bool {
+        self.at(Punct::LParen)
+            && self.peek_at(1).and_then(|t| t.ident()).is_some_and(|w| {
+                is_decl_word(w)
+                    && !matches!(w, "__shared__" | "__constant__" | "extern" | "__global__")
+            })
+    }
+
+    /// A type name as in a cast or `sizeof(T)`: specifiers, then `*`s, then `[N]`s are not allowed.
+    pub(super) fn type_name(&mut self) -> Result<Type, Diagnostic> {
+        let spec = self.specifiers()?;
+        Ok(self.pointers(spec.base, spec.is_const)?.0)
+    }
+
+    /// A prefix operator, cast or `sizeof`, whose operand is one nesting level deeper, or a
+    /// postfix expression.
+    pub(super) fn unary(&mut self) -> Result<Tree, Diagnostic> {
+        let start = self.here();
+        let op = match self.peek().map(|t| &t.kind) {
+            Some(TokenKind::Punct(p)) => match p {
+                Punct::Minus => Some(UnaryOp::Neg),
+                Punct::Plus => Some(UnaryOp::Plus),
+                Punct::Bang => Some(UnaryOp::Not),
+                Punct::Tilde => Some(UnaryOp::BitNot),
+                Punct::Star => Some(UnaryOp::Deref),
+                Punct::Amp => Some(UnaryOp::AddrOf),
+                Punct::PlusPlus => Some(UnaryOp::PreInc),
+                Punct::MinusMinus => Some(UnaryOp::PreDec),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(op) = op {
+            self.pos += 1;
+            let operand = self.nested(Self::unary)?;
+            let span = start.to(operand.expr.span);
+            return self.node(
+                ExprKind::Unary(op, Box::new(operand.expr)),
+                span,
+                operand.depth,
+                start,
+            );
+        }
+        if self.at_cast() {
+            self.pos += 1;
+            let ty = self.type_name()?;
+            self.expect(Punct::RParen)?;
+            let operand = self.nested(Self::unary)?;
+            let span = start.to(operand.expr.span);
+            return self.node(
+                ExprKind::Cast(ty, Box::new(operand.expr)),
+                span,
+                operand.depth,
+                start,
+            );
+        }
+        if self.at_word("sizeof") {
+            self.pos += 1;
+            if self.at_cast() {
+                self.pos += 1;
+                let ty = self.type_name()?;
+                let close = self.expect(Punct::RParen)?;
+                return self.node(ExprKind::SizeofType(ty), start.to(close), 0, start);
+            }
+            let operand = self.nested(Self::unary)?;
+            let span = start.to(operand.expr.span);
+            return self.node(
+                ExprKind::SizeofExpr(Box::new(operand.expr)),
+                span,
+                operand.depth,
+                start,
+            );
+        }
+        self.postfix()
+    }
+
+    pub(super) fn postfix(&mut self) -> Result<Tree, Diagnostic> {
+        let mut e = self.primary()?;
+        loop {
+            if self.at(Punct::LBracket) {
+                let at = self.operator();
+                let index = self.nested(Self::comma)?;
+                let close = self.expect(Punct::RBracket)?;
+                let span = e.expr.span.to(close);
+                let below = e.depth.max(index.depth);
+                e = self.node(
+                    ExprKind::Index(Box::new(e.expr), Box::new(index.expr)),
+                    span,
+                    below,
+                    at,
+                )?;
+            } else if self.at(Punct::LParen) {
+                let ExprKind::Ident(name) = &e.expr.kind else {
+                    return Err(Diagnostic::new(
+                        self.here(),
+                        "only a function named directly can be called",
+                    ));
+                };
+                let (name, name_span) = (name.clone(), e.expr.span);
+                let at = self.operator();
+                let (args, below) = self.nested(|p| {
+                    let mut args = Vec::new();
+                    let mut below = 0;
+                    while !p.at(Punct::RParen) {
+                        let arg = p.assignment()?;
+                        below = arg.depth.max(below);
+                        args.push(arg.expr);
+                        if !p.eat(Punct::Comma) {
+                            break;
+                        }
+                    }
+                    Ok((args, below))
+                })?;
+                let close = self.expect(Punct::RParen)?;
+                e = self.node(
+                    ExprKind::Call {
+                        name,
+                        name_span,
+                        args,
+                    },
+                    name_span.to(close),
+                    below,
+                    at,
+                )?;
+            } else if self.at(Punct::Dot) || self.at(Punct::Arrow) {
+                let arrow = self.at(Punct::Arrow);
+                let at = self.operator();
+                if arrow && self.unsupported.is_none() {
+                    // Read on, so that a syntax error later in the statement is still one; the
+                    // statement around it becomes `StmtKind::Unsupported`.
+                    self.unsupported = Some(Diagnostic::new(
+                        at,
+                        "'->' is not supported: the kernel language has no structs",
+                    ));
+                }
+                let (field, field_span) = self.ident(if arrow {
+                    "a field name after '->'"
+                } else {
+                    "a field name after '.'"
+                })?;
+                let span = e.expr.span.to(field_span);
+                e = self.node(
+                    ExprKind::Member {
+                        base: Box::new(e.expr),
+                        field,
+                        field_span,
+                    },
+                    span,
+                    e.depth,
+                    at,
+                )?;
+            } else if self.at(Punct::PlusPlus) || self.at(Punct::MinusMinus) {
+                let op = if self.at(Punct::PlusPlus) {
+                    UnaryOp::PostInc
+                } else {
+                    UnaryOp::PostDec
+                };
+                let span = e.expr.span.to(self.here());
+                let at = self.operator();
+                e = self.node(ExprKind::Unary(op, Box::new(e.expr)), span, e.depth, at)?;
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    pub(super) fn primary(&mut self) -> Result<Tree, Diagnostic> {
+        let Some(t) = self.peek() else {
+            return Err(self.error_here("an expression"));
+        };
+        let kind = match &t.kind {
+            TokenKind::Int {
+                value,
+                unsigned,
+                long,
+                hex,
+            } => ExprKind::Int {
+                value: *value,
+                unsigned: *unsigned,
+                long: *long,
+                hex: *hex,
+            },
+            TokenKind::Char(value) => ExprKind::Int {
+                value: *value,
+                unsigned: false,
+                long: false,
+                hex: false,
+            },
+            TokenKind::Float { value, single } => ExprKind::Float {
+                value: *value,
+                single: *single,
+            },
+            TokenKind::Ident(name) if name == "true" || name == "false" => {
+                ExprKind::Bool(name == "true")
+            }
+            TokenKind::Ident(name) if !is_decl_word(name) && !is_statement_word(name) => {
+                ExprKind::Ident(name.clone())
+            }
+            TokenKind::Punct(Punct::LParen) => {
+                let open = t.span;
+                self.pos += 1;
+                let mut inner = self.nested(Self::comma)?;
+                let close = self.expect(Punct::RParen)?;
+                inner.expr.span = open.to(close);
+                return Ok(inner);
+            }
+            _ => return Err(self.error_here("an expression")),
+        };
+        self.pos += 1;
+        self.node(kind, t.span, 0, t.span)
+    }
+}
