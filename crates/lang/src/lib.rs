@@ -28,6 +28,7 @@ pub mod lexer;
 pub mod limits;
 pub mod parser;
 pub mod preprocess;
+pub mod refused;
 pub mod sema;
 pub mod sorting;
 pub mod span;
@@ -43,7 +44,7 @@ pub fn parse(
 ) -> Result<ast::TranslationUnit, Diagnostic> {
     let tokens = lexer::lex(source)?;
     let tokens = preprocess::preprocess(tokens, defines)?;
-    parser::parse(&tokens)
+    parser::parse(&tokens).map_err(|error| refused::explain(error, &tokens))
 }
 
 /// Preprocesses, parses and checks `source`: the program is ready to run.

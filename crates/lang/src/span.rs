@@ -153,6 +153,9 @@ pub enum DiagnosticKind {
     /// A value that must be a constant expression (a file-scope initialiser, an array's size)
     /// is not one.
     NotConstant,
+    /// CUDA C++ that nvcc accepts and the simulator does not run (`refused`): a template, a warp
+    /// shuffle, `printf`. The message names the construct.
+    NotSimulated,
 }
 
 /// The kinds of memory object a launch lays out, as an error names them.

@@ -1,6 +1,7 @@
 //! Calls: `__device__` functions and the CUDA and math builtins (`__syncthreads`, atomics, `fmaf`, `sqrtf`, ...).
 
 use super::*;
+use crate::refused;
 
 impl Sema<'_> {
     #[inline(never)]
@@ -356,6 +357,13 @@ impl Sema<'_> {
             }
             other => {
                 let Some((f, single)) = math1(other) else {
+                    if let Some(refusal) = refused::function(other) {
+                        return Err(Diagnostic {
+                            span: name_span,
+                            message: refusal.to_string(),
+                            kind: DiagnosticKind::NotSimulated,
+                        });
+                    }
                     return err(
                         name_span,
                         format!("'{other}' is not declared (no such function or builtin)"),

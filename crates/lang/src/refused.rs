@@ -1,0 +1,189 @@
+//! What memplay refuses of the CUDA C++ that nvcc accepts, named in words.
+//!
+//! A student pastes the kernel their course gave them. Where it uses a construct the simulator
+//! does not run, the parser or the semantic check stops at some token, and what it expected there
+//! ("expected ';', found 'f'") says nothing of why. This module names the construct instead: the
+//! parser's error is explained from the tokens of the statement it stopped in (`explain`), and a
+//! call of a function CUDA declares but memplay does not simulate is named by the semantic check
+//! (`function`). Either way the diagnostic keeps its place and becomes
+//! `DiagnosticKind::NotSimulated`.
+//!
+//! The words come from the CUDA C++ Programming Guide (sections "C++ Language Support",
+//! "Warp Shuffle Functions", "Warp Vote Functions", "Formatted Output", "Dynamic Global Memory
+//! Allocation", "Texture Functions", "Warp Matrix Functions", "Cooperative Groups", "Time
+//! Function") and the C++ standard's keywords; the table of all of them is tested with a kernel
+//! each (`tests/refused.rs`).
+
+use crate::lexer::{Punct, Token, TokenKind};
+use crate::span::{Diagnostic, DiagnosticKind};
+
+/// C++ keywords that start a construct memplay does not simulate, and the refusal for it. A
+/// keyword cannot be a name, so meeting one in the statement where parsing failed is what failed.
+const KEYWORDS: [(&str, &str); 14] = [
+    ("template", TEMPLATES),
+    ("typename", TEMPLATES),
+    ("struct", STRUCTS),
+    ("class", STRUCTS),
+    ("union", "unions are not simulated"),
+    ("asm", "inline PTX assembly (`asm`) is not simulated"),
+    ("new", "`new` (allocation in device code) is not simulated"),
+    (
+        "delete",
+        "`delete` (allocation in device code) is not simulated",
+    ),
+    ("throw", EXCEPTIONS),
+    ("try", EXCEPTIONS),
+    ("catch", EXCEPTIONS),
+    (
+        "operator",
+        "operator overloading (`operator+`) is not simulated",
+    ),
+    ("virtual", "virtual functions are not simulated"),
+    (
+        "wmma",
+        "tensor core matrix fragments (`wmma::`) are not simulated",
+    ),
+];
+
+const TEMPLATES: &str = "templates (`template <...>`) are not simulated yet; write the kernel \
+                         with the types and values it is launched with (a `#define` can stand \
+                         for a number)";
+const STRUCTS: &str = "structs and classes are not simulated yet; use arrays of plain types \
+                       (one array per member)";
+const EXCEPTIONS: &str = "exceptions (`throw`, `try`, `catch`) are not allowed in device code";
+
+/// Types from CUDA's headers that memplay does not simulate, refused where one stands in place
+/// of a type.
+const TYPES: [(&str, &str); 8] = [
+    ("half", HALF),
+    ("__half", HALF),
+    ("half2", HALF),
+    ("__half2", HALF),
+    ("__nv_bfloat16", HALF),
+    ("cudaTextureObject_t", TEXTURES),
+    ("cudaSurfaceObject_t", TEXTURES),
+    ("texture", TEXTURES),
+];
+
+const HALF: &str = "16-bit floating types (`half`, `__nv_bfloat16`) are not simulated; use `float`";
+const TEXTURES: &str = "textures and surfaces are not simulated; read the array through a pointer";
+
+/// Functions CUDA declares that memplay does not simulate: a name, or the start of names where it
+/// ends in `*`.
+const FUNCTIONS: [(&str, &str); 18] = [
+    ("__shfl*", SHUFFLES),
+    ("__ballot_sync", VOTES),
+    ("__any_sync", VOTES),
+    ("__all_sync", VOTES),
+    ("__activemask", VOTES),
+    ("__match_*", VOTES),
+    (
+        "__reduce_*",
+        "warp reductions (`__reduce_add_sync`) are not simulated yet",
+    ),
+    ("printf", "`printf` in a kernel is not simulated"),
+    ("clock", CLOCK),
+    ("clock64", CLOCK),
+    ("__globaltimer", CLOCK),
+    ("malloc", ALLOCATION),
+    ("free", ALLOCATION),
+    ("tex1D*", TEXTURES),
+    ("tex2D*", TEXTURES),
+    ("tex3D*", TEXTURES),
+    ("this_grid", COOPERATIVE_GROUPS),
+    ("this_thread_block", COOPERATIVE_GROUPS),
+];
+
+const SHUFFLES: &str = "warp shuffles (`__shfl_sync`, `__shfl_down_sync`) are not simulated yet";
+const VOTES: &str = "warp votes (`__ballot_sync`, `__any_sync`) are not simulated yet";
+const CLOCK: &str = "reading the SM's clock (`clock()`, `clock64()`) is not simulated";
+const ALLOCATION: &str = "`malloc` and `free` in device code are not simulated";
+const COOPERATIVE_GROUPS: &str = "cooperative groups (`this_thread_block()`, `this_grid()`) are \
+                                  not simulated yet";
+
+/// The refusal for a call of `name` that nothing declares, if CUDA declares it.
+pub fn function(name: &str) -> Option<&'static str> {
+    FUNCTIONS
+        .iter()
+        .find(|(pattern, _)| match pattern.strip_suffix('*') {
+            Some(start) => name.starts_with(start),
+            None => name == *pattern,
+        })
+        .map(|&(_, message)| message)
+}
+
+/// The refusal for the word `word` standing where the parser failed or before it in the same
+/// statement, if it names a construct memplay does not simulate.
+fn keyword(word: &str) -> Option<&'static str> {
+    KEYWORDS
+        .iter()
+        .find(|(keyword, _)| *keyword == word)
+        .map(|&(_, message)| message)
+}
+
+/// The parser's `error`, explained when the statement it stopped in (the tokens since the last
+/// `;`, `{` or `}` before the failing one, and that one) holds a construct memplay does not
+/// simulate; otherwise `error` as it is.
+pub fn explain(error: Diagnostic, tokens: &[Token]) -> Diagnostic {
+    let Some(failed) = tokens
+        .iter()
+        .position(|token| token.span.start >= error.span.start)
+    else {
+        return error;
+    };
+    let start = tokens[..failed]
+        .iter()
+        .rposition(|token| {
+            matches!(
+                token.kind,
+                TokenKind::Punct(Punct::Semi | Punct::LBrace | Punct::RBrace)
+            )
+        })
+        .map_or(0, |at| at + 1);
+    let statement = &tokens[start..=failed];
+    let refusal = statement.iter().enumerate().find_map(|(at, token)| {
+        let TokenKind::Ident(word) = &token.kind else {
+            return None;
+        };
+        let calls = matches!(
+            statement.get(at + 1).map(|next| &next.kind),
+            Some(TokenKind::Punct(Punct::LParen))
+        );
+        keyword(word)
+            .or_else(|| calls.then(|| function(word)).flatten())
+            .map(|message| (token, message))
+    });
+    let refusal = refusal.or_else(|| {
+        // A type from a header stands where the parser wanted a type or a name.
+        let token = &tokens[failed];
+        let TokenKind::Ident(word) = &token.kind else {
+            return reference(statement, failed - start).map(|message| (token, message));
+        };
+        TYPES
+            .iter()
+            .find(|(name, _)| name == word)
+            .map(|&(_, message)| (token, message))
+    });
+    match refusal {
+        Some((token, message)) => Diagnostic {
+            span: token.span,
+            message: message.to_string(),
+            kind: DiagnosticKind::NotSimulated,
+        },
+        None => error,
+    }
+}
+
+/// The refusal of a C++ reference, when the failing token of `statement` (at `failed`) is an `&`
+/// right after a type's name, where a declarator's name was wanted (`float &x`), or a `[` where an
+/// expression was wanted (a lambda).
+fn reference(statement: &[Token], failed: usize) -> Option<&'static str> {
+    let after_name = failed > 0 && matches!(statement[failed - 1].kind, TokenKind::Ident(_));
+    match statement[failed].kind {
+        TokenKind::Punct(Punct::Amp | Punct::AndAnd) if after_name => {
+            Some("references (`float &x`) are not simulated yet; pass a pointer")
+        }
+        TokenKind::Punct(Punct::LBracket) => Some("lambdas (`[](...) { ... }`) are not simulated"),
+        _ => None,
+    }
+}

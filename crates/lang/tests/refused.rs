@@ -1,0 +1,235 @@
+//! Every construct of CUDA C++ that nvcc accepts and memplay refuses, with the kernel that shows
+//! it and the one line memplay answers: the construct named in words, at the place it starts,
+//! never "expected X, found Y".
+
+use memplay_lang::{compile, DiagnosticKind};
+
+/// A construct, a kernel `k` that uses it, and the refusal: line, column and message.
+struct Refusal {
+    construct: &'static str,
+    source: &'static str,
+    at: (u32, u32),
+    message: &'static str,
+}
+
+const TEMPLATES: &str =
+    "templates (`template <...>`) are not simulated yet; write the kernel with \
+                         the types and values it is launched with (a `#define` can stand for a \
+                         number)";
+const STRUCTS: &str =
+    "structs and classes are not simulated yet; use arrays of plain types (one array per member)";
+
+const REFUSALS: &[Refusal] = &[
+    Refusal {
+        construct: "a kernel template",
+        source: "template <int N>\n__global__ void k(float* a) { a[0] = N; }",
+        at: (1, 1),
+        message: TEMPLATES,
+    },
+    Refusal {
+        construct: "a struct",
+        source: "struct P { float x; };\n__global__ void k(float* a) { a[0] = 1; }",
+        at: (1, 1),
+        message: STRUCTS,
+    },
+    Refusal {
+        construct: "a class",
+        source: "class P { public: float x; };\n__global__ void k(float* a) { a[0] = 1; }",
+        at: (1, 1),
+        message: STRUCTS,
+    },
+    Refusal {
+        construct: "a union",
+        source: "union U { float f; int i; };\n__global__ void k(float* a) { a[0] = 1; }",
+        at: (1, 1),
+        message: "unions are not simulated",
+    },
+    Refusal {
+        construct: "a reference parameter",
+        source: "__device__ void f(float &x) { x = 1; }\n__global__ void k(float* a) { f(a[0]); }",
+        at: (1, 25),
+        message: "references (`float &x`) are not simulated yet; pass a pointer",
+    },
+    Refusal {
+        construct: "a reference variable",
+        source: "__global__ void k(float* a) {\n  float &r = a[0];\n  r = 1;\n}",
+        at: (2, 9),
+        message: "references (`float &x`) are not simulated yet; pass a pointer",
+    },
+    Refusal {
+        construct: "goto and a label",
+        source: "__global__ void k(float* a) {\n  goto end;\nend:\n  a[0] = 1;\n}",
+        at: (2, 3),
+        message: "'goto' is not supported by the simulator; use if/else",
+    },
+    Refusal {
+        construct: "a warp shuffle",
+        source: "__global__ void k(float* a) {\n  a[0] = __shfl_down_sync(0xffffffff, a[0], 1);\n}",
+        at: (2, 10),
+        message: "warp shuffles (`__shfl_sync`, `__shfl_down_sync`) are not simulated yet",
+    },
+    Refusal {
+        construct: "a warp vote",
+        source: "__global__ void k(int* a) {\n  a[0] = __ballot_sync(0xffffffff, a[0] > 0);\n}",
+        at: (2, 10),
+        message: "warp votes (`__ballot_sync`, `__any_sync`) are not simulated yet",
+    },
+    Refusal {
+        construct: "a warp reduction",
+        source: "__global__ void k(int* a) {\n  a[0] = __reduce_add_sync(0xffffffff, a[1]);\n}",
+        at: (2, 10),
+        message: "warp reductions (`__reduce_add_sync`) are not simulated yet",
+    },
+    Refusal {
+        construct: "printf",
+        source: "__global__ void k(float* a) {\n  printf(\"%f\\n\", a[0]);\n}",
+        at: (2, 3),
+        message: "`printf` in a kernel is not simulated",
+    },
+    Refusal {
+        construct: "the SM's clock",
+        source: "__global__ void k(long long* a) {\n  a[0] = clock64();\n}",
+        at: (2, 10),
+        message: "reading the SM's clock (`clock()`, `clock64()`) is not simulated",
+    },
+    Refusal {
+        construct: "device-side malloc",
+        source:
+            "__global__ void k(float* a) {\n  float* p = (float*)malloc(16);\n  p[0] = a[0];\n}",
+        at: (2, 22),
+        message: "`malloc` and `free` in device code are not simulated",
+    },
+    Refusal {
+        construct: "inline assembly",
+        source: "__global__ void k(float* a) {\n  asm volatile(\"membar.gl;\");\n}",
+        at: (2, 3),
+        message: "inline PTX assembly (`asm`) is not simulated",
+    },
+    Refusal {
+        construct: "new",
+        source: "__global__ void k(float* a) {\n  float* p = new float[4];\n  p[0] = a[0];\n}",
+        at: (2, 14),
+        message: "`new` (allocation in device code) is not simulated",
+    },
+    Refusal {
+        construct: "throw",
+        source: "__global__ void k(float* a) {\n  throw 1;\n}",
+        at: (2, 3),
+        message: "exceptions (`throw`, `try`, `catch`) are not allowed in device code",
+    },
+    Refusal {
+        construct: "an operator overload",
+        source: "__device__ float operator+(float2 a, float b) { return a.x + b; }\n\
+                 __global__ void k(float* a) { a[0] = 1; }",
+        at: (1, 18),
+        message: "operator overloading (`operator+`) is not simulated",
+    },
+    Refusal {
+        construct: "half precision",
+        source: "__global__ void k(half* a) { a[0] = a[1]; }",
+        at: (1, 19),
+        message: "16-bit floating types (`half`, `__nv_bfloat16`) are not simulated; use `float`",
+    },
+    Refusal {
+        construct: "a texture object",
+        source: "__global__ void k(cudaTextureObject_t t, float* a) { a[0] = 1; }",
+        at: (1, 19),
+        message: "textures and surfaces are not simulated; read the array through a pointer",
+    },
+    Refusal {
+        construct: "a texture fetch",
+        source: "__global__ void k(float* a, int t) {\n  a[0] = tex1Dfetch(t, 0);\n}",
+        at: (2, 10),
+        message: "textures and surfaces are not simulated; read the array through a pointer",
+    },
+    Refusal {
+        construct: "a lambda",
+        source: "__global__ void k(float* a) {\n  a[0] = [](float x) { return x; }(1.0f);\n}",
+        at: (2, 10),
+        message: "lambdas (`[](...) { ... }`) are not simulated",
+    },
+    Refusal {
+        construct: "a tensor core fragment",
+        source: "__global__ void k(float* a) {\n  wmma::fragment<wmma::matrix_a, 16, 16, 16> f;\n}",
+        at: (2, 3),
+        message: "tensor core matrix fragments (`wmma::`) are not simulated",
+    },
+];
+
+/// The first error of `source`'s kernel `k`: the file's own, or the kernel's.
+fn refusal(source: &str) -> Option<memplay_lang::Diagnostic> {
+    match compile(source, &[]) {
+        Err(error) => Some(error),
+        Ok(program) => program.kernel("k").err(),
+    }
+}
+
+#[test]
+fn every_refused_construct_is_named_at_its_place() {
+    let mut wrong = Vec::new();
+    for case in REFUSALS {
+        match refusal(case.source) {
+            None => wrong.push(format!("{}: accepted", case.construct)),
+            Some(error) => {
+                let at = (error.span.line, error.span.col);
+                if at != case.at || error.message != case.message {
+                    wrong.push(format!(
+                        "{}: {}:{} {}",
+                        case.construct, at.0, at.1, error.message
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "refused otherwise:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn no_refusal_reads_as_a_syntax_error() {
+    for case in REFUSALS {
+        let Some(error) = refusal(case.source) else {
+            continue;
+        };
+        assert!(
+            !error.message.starts_with("expected"),
+            "{}: {}",
+            case.construct,
+            error.message
+        );
+    }
+}
+
+#[test]
+fn refusals_of_constructs_nvcc_accepts_are_of_their_own_kind() {
+    for case in REFUSALS
+        .iter()
+        .filter(|case| !case.construct.starts_with("goto"))
+    {
+        let Some(error) = refusal(case.source) else {
+            continue;
+        };
+        assert_eq!(
+            error.kind,
+            DiagnosticKind::NotSimulated,
+            "{}",
+            case.construct
+        );
+    }
+}
+
+#[test]
+fn a_variable_named_like_a_header_type_is_not_refused() {
+    let source = "__global__ void k(int* a, int n) {\n  int half = n / 2;\n  a[0] = half;\n}";
+    assert_eq!(refusal(source), None);
+}
+
+#[test]
+fn a_plain_syntax_error_keeps_its_own_message() {
+    let source = "__global__ void k(float* a) {\n  a[0] = 1\n}";
+    let error = refusal(source).expect("a missing semicolon is an error");
+    assert_eq!(
+        error.message,
+        "expected ';' after the expression, found '}'"
+    );
+    assert_eq!(error.kind, DiagnosticKind::Other);
+}
