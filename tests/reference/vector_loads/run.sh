@@ -17,3 +17,5 @@ M=$M,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_m
 M=$M,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,smsp__inst_executed.sum
 ncu --metrics $M --csv "$BIN" ncu > "$OUT/ncu.csv" 2> "$OUT/ncu.err" || { tail -5 "$OUT/ncu.err"; exit 1; }
 echo "ncu: $(grep -c gpu__time_duration "$OUT/ncu.csv") rows"
+grep '^"' "$OUT/ncu.csv" > "$OUT/ncu.csv.only" && mv "$OUT/ncu.csv.only" "$OUT/ncu.csv"
+python3 join.py "$OUT"
