@@ -153,6 +153,9 @@ pub enum DiagnosticKind {
     /// A value that must be a constant expression (a file-scope initialiser, an array's size)
     /// is not one.
     NotConstant,
+    /// The parser met a token where the grammar wanted another; the message says what it
+    /// expected and what it found.
+    Syntax,
     /// CUDA C++ that nvcc accepts and the simulator does not run (`refused`): a template, a warp
     /// shuffle, `printf`. The message names the construct.
     NotSimulated,

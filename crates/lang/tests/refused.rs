@@ -231,5 +231,5 @@ fn a_plain_syntax_error_keeps_its_own_message() {
         error.message,
         "expected ';' after the expression, found '}'"
     );
-    assert_eq!(error.kind, DiagnosticKind::Other);
+    assert_eq!(error.kind, DiagnosticKind::Syntax);
 }

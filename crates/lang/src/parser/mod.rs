@@ -20,7 +20,7 @@
 use super::ast::{Expr, FunctionKind, Storage, TranslationUnit, Type};
 use super::lexer::{Punct, Token};
 use super::limits::MAX_NESTING;
-use super::span::{Diagnostic, Span};
+use super::span::{Diagnostic, DiagnosticKind, Span};
 
 mod decl;
 mod expr;
@@ -176,10 +176,11 @@ impl<'a> Parser<'a> {
     }
 
     fn error_here(&self, expected: &str) -> Diagnostic {
-        Diagnostic::new(
-            self.here(),
-            format!("expected {expected}, found {}", self.found()),
-        )
+        Diagnostic {
+            span: self.here(),
+            message: format!("expected {expected}, found {}", self.found()),
+            kind: DiagnosticKind::Syntax,
+        }
     }
 
     fn expect(&mut self, p: Punct) -> Result<Span, Diagnostic> {
@@ -198,10 +199,11 @@ impl<'a> Parser<'a> {
         if self.eat(Punct::Semi) {
             return Ok(());
         }
-        Err(Diagnostic::new(
-            self.previous_end(),
-            format!("expected ';' after {after}, found {}", self.found()),
-        ))
+        Err(Diagnostic {
+            span: self.previous_end(),
+            message: format!("expected ';' after {after}, found {}", self.found()),
+            kind: DiagnosticKind::Syntax,
+        })
     }
 
     fn ident(&mut self, what: &str) -> Result<(String, Span), Diagnostic> {
