@@ -42,6 +42,11 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn statement_inner(&mut self) -> Result<Stmt, Diagnostic> {
+        // `[[likely]]` and other attributes before a statement say nothing the simulator uses;
+        // one before a declaration is read with its specifiers.
+        if !self.at_word("__attribute__") {
+            self.attributes()?;
+        }
         let start = self.here();
         if let Some(TokenKind::PragmaUnroll(count)) = self.peek().map(|t| &t.kind) {
             // The pragma belongs to the loop that follows; before anything else it says nothing.
@@ -171,32 +176,41 @@ impl<'a> Parser<'a> {
                 self.expect_semi("'continue'")?;
                 StmtKind::Continue
             }
-            // Not simulated, but read to the end of the statement (a `switch`'s body included),
-            // so that other functions of the file still compile.
-            Some(w @ ("switch" | "case" | "default" | "goto")) => {
+            Some("switch") => {
                 self.pos += 1;
-                match w {
-                    "switch" => {
-                        self.expect(Punct::LParen)?;
-                        self.expr()?;
-                        self.expect(Punct::RParen)?;
-                        self.statement()?;
+                self.expect(Punct::LParen)?;
+                let value = self.expr()?;
+                self.expect(Punct::RParen)?;
+                StmtKind::Switch(value, Box::new(self.statement()?))
+            }
+            Some(w @ ("case" | "default")) => {
+                self.pos += 1;
+                let value = if w == "case" {
+                    Some(self.conditional()?.expr)
+                } else {
+                    None
+                };
+                self.expect(Punct::Colon)?;
+                // A label at the end of a block labels nothing, as C23 allows.
+                let labelled = if self.at(Punct::RBrace) {
+                    Stmt {
+                        kind: StmtKind::Empty,
+                        span: self.here(),
                     }
-                    "case" => {
-                        self.conditional()?;
-                        self.expect(Punct::Colon)?;
-                    }
-                    "default" => {
-                        self.expect(Punct::Colon)?;
-                    }
-                    _ => {
-                        self.ident("a label after 'goto'")?;
-                        self.expect_semi("'goto'")?;
-                    }
-                }
+                } else {
+                    self.statement()?
+                };
+                StmtKind::Case(value, Box::new(labelled))
+            }
+            // Not simulated, but read to the end of the statement, so that other functions of
+            // the file still compile.
+            Some("goto") => {
+                self.pos += 1;
+                self.ident("a label after 'goto'")?;
+                self.expect_semi("'goto'")?;
                 StmtKind::Unsupported(Diagnostic::new(
                     start,
-                    format!("'{w}' is not supported by the simulator; use if/else"),
+                    "'goto' is not simulated; use a loop with 'break' or 'continue', or if/else",
                 ))
             }
             Some(w)
@@ -208,7 +222,7 @@ impl<'a> Parser<'a> {
                 self.pos += 2;
                 StmtKind::Unsupported(Diagnostic::new(
                     start,
-                    "labels are not supported by the simulator (nor is 'goto')",
+                    "labels are not simulated (nor is 'goto')",
                 ))
             }
             Some("else") => return Err(Diagnostic::new(start, "'else' without a matching 'if'")),

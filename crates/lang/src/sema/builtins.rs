@@ -13,6 +13,7 @@ impl Sema<'_> {
         span: Span,
     ) -> Result<(Ex, Type), Diagnostic> {
         if let Some(&index) = self.function_index.get(name) {
+            let in_place = self.take_inline_site();
             let callee = &self.functions[index];
             if callee.kind == FunctionKind::Kernel {
                 return err(name_span, format!("'{name}' is a __global__ kernel; kernels cannot be called from device code"));
@@ -33,6 +34,12 @@ impl Sema<'_> {
             for (a, pty) in args.iter().zip(&param_types) {
                 let (ex, ty) = self.rvalue(a)?;
                 lowered.push(self.convert(ex, &ty, pty, a.span)?);
+            }
+            if self.waits_at_barrier(name) {
+                if !in_place {
+                    return err(name_span, inline::not_at_statement(name));
+                }
+                return self.inline_call(name, lowered, name_span);
             }
             if !self.callees.contains(&index) {
                 self.callees.push(index);

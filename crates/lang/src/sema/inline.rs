@@ -1,0 +1,272 @@
+//! `__device__` functions that wait at `__syncthreads()`, lowered into their callers.
+//!
+//! The interpreter runs a warp until it reaches a barrier and resumes it there later, which it
+//! can do between two statements of the kernel but not in the middle of an expression that is
+//! evaluating a call. nvcc inlines such small `__device__` functions (and every function it can,
+//! by default), so a call of one that waits at a barrier, directly or through the functions it
+//! calls, is lowered as the kernel would read with the function's body written in place: its
+//! parameters are fresh variables set from the arguments (or the argument's own register, where
+//! the argument is a variable and the function never changes the parameter), its body is lowered
+//! in a scope of its own, and a `return` at its end sets the call's value. The barrier is the
+//! kernel's, so its divergence rule (every thread of the block reaches it) is checked exactly as
+//! for one written in the kernel.
+//!
+//! Such a call must be a whole statement (`f(...);`), the right side of `=` in one (`x =
+//! f(...);`) or a variable's initialiser (`T x = f(...);`): there it runs exactly once, before
+//! the rest of the statement. A `return` before the end of such a function is refused by name.
+
+use super::consts::stmt_modifies;
+use super::{err, width_of, Sema, Symbol};
+use crate::ast::{
+    Expr, ExprKind, Function, Initializer, Item, Stmt, StmtKind, TranslationUnit, Type,
+};
+use crate::ir::{Ex, ExKind, Op, Place};
+use crate::limits::MAX_INLINED_CALL_DEPTH;
+use crate::span::{Diagnostic, Span};
+use std::collections::HashMap;
+
+/// Calls `found` with the name of every function the statement calls, nested ones included.
+fn statement_calls(s: &Stmt, found: &mut dyn FnMut(&str)) {
+    let mut expr = |e: &Expr| expression_calls(e, found);
+    match &s.kind {
+        StmtKind::Declaration(d) => {
+            for x in &d.declarators {
+                if let Some(Initializer::Expr(e)) = &x.init {
+                    expr(e);
+                }
+            }
+        }
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr(e),
+        StmtKind::Block(inner) => inner.iter().for_each(|s| statement_calls(s, found)),
+        StmtKind::If(c, a, b) => {
+            expr(c);
+            statement_calls(a, found);
+            if let Some(b) = b {
+                statement_calls(b, found);
+            }
+        }
+        StmtKind::While(c, body) | StmtKind::DoWhile(body, c) | StmtKind::Switch(c, body) => {
+            expr(c);
+            statement_calls(body, found);
+        }
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+            ..
+        } => {
+            cond.iter().chain(step.iter()).for_each(expr);
+            if let Some(init) = init {
+                statement_calls(init, found);
+            }
+            statement_calls(body, found);
+        }
+        StmtKind::Case(_, s) => statement_calls(s, found),
+        _ => {}
+    }
+}
+
+fn expression_calls(e: &Expr, found: &mut dyn FnMut(&str)) {
+    match &e.kind {
+        ExprKind::Call { name, args, .. } => {
+            found(name);
+            args.iter().for_each(|a| expression_calls(a, found));
+        }
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a)
+        | ExprKind::SizeofExpr(a)
+        | ExprKind::Member { base: a, .. } => expression_calls(a, found),
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Assign(_, a, b)
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => {
+            expression_calls(a, found);
+            expression_calls(b, found);
+        }
+        ExprKind::Conditional(a, b, c) => {
+            for x in [a, b, c] {
+                expression_calls(x, found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A `return` anywhere in the statements but as the last one, or a return nested in it.
+fn returns_early(body: &[Stmt]) -> Option<Span> {
+    fn any_return(s: &Stmt) -> Option<Span> {
+        match &s.kind {
+            StmtKind::Return(_) => Some(s.span),
+            StmtKind::Block(inner) => inner.iter().find_map(any_return),
+            StmtKind::If(_, a, b) => any_return(a).or_else(|| b.as_deref().and_then(any_return)),
+            StmtKind::While(_, body)
+            | StmtKind::DoWhile(body, _)
+            | StmtKind::Switch(_, body)
+            | StmtKind::Case(_, body)
+            | StmtKind::For { body, .. } => any_return(body),
+            _ => None,
+        }
+    }
+    let (last, before) = body.split_last()?;
+    before.iter().find_map(any_return).or(match &last.kind {
+        StmtKind::Return(_) => None,
+        _ => any_return(last),
+    })
+}
+
+/// The parsed function named `name`.
+fn function_ast<'u>(unit: &'u TranslationUnit, name: &str) -> Option<&'u Function> {
+    unit.items.iter().find_map(|item| match item {
+        Item::Function(f) if f.name == name => Some(f),
+        _ => None,
+    })
+}
+
+impl Sema<'_> {
+    /// Whether the `__device__` function `name` waits at `__syncthreads()`, itself or through a
+    /// function it calls. The call graph is walked with a list, each function once.
+    pub(super) fn waits_at_barrier(&self, name: &str) -> bool {
+        let mut pending = vec![name.to_string()];
+        let mut seen: Vec<String> = Vec::new();
+        while let Some(name) = pending.pop() {
+            if seen.contains(&name) {
+                continue;
+            }
+            let Some(f) = function_ast(self.unit, &name) else {
+                continue;
+            };
+            let mut barrier = false;
+            for s in &f.body {
+                statement_calls(s, &mut |called| {
+                    if called == "__syncthreads" {
+                        barrier = true;
+                    } else if self.function_index.contains_key(called) {
+                        pending.push(called.to_string());
+                    }
+                });
+            }
+            if barrier {
+                return true;
+            }
+            seen.push(name);
+        }
+        false
+    }
+
+    /// Lowers the call of `name` (its arguments lowered and converted already) in place, and
+    /// gives its value: the register the body's final `return` set.
+    pub(super) fn inline_call(
+        &mut self,
+        name: &str,
+        args: Vec<Ex>,
+        name_span: Span,
+    ) -> Result<(Ex, Type), Diagnostic> {
+        let Some(f) = function_ast(self.unit, name) else {
+            return err(name_span, format!("'{name}' is declared but never defined"));
+        };
+        if self.inline_depth >= MAX_INLINED_CALL_DEPTH {
+            return err(
+                f.span,
+                format!("'{name}' calls itself (recursion is not supported by the simulator)"),
+            );
+        }
+        if let Some(span) = returns_early(&f.body) {
+            return err(
+                span,
+                format!("a 'return' before the end of '{name}', a __device__ function that calls __syncthreads(), is not simulated"),
+            );
+        }
+        let mut scope = HashMap::new();
+        for (param, arg) in f.params.iter().zip(args) {
+            let modified = f.body.iter().any(|s| stmt_modifies(s, &param.name));
+            let reg = match arg.kind {
+                ExKind::Reg(reg) if !modified => reg,
+                _ => {
+                    let width = width_of(&param.ty);
+                    let reg = self.alloc(width);
+                    if let Some(elem) = super::elem_of(&param.ty) {
+                        let span = arg.span;
+                        let copy = Ex::new(
+                            ExKind::Assign {
+                                place: Place::Reg { reg, elem },
+                                value: Box::new(arg),
+                            },
+                            width,
+                            span,
+                        );
+                        self.emit(Op::Eval(copy), span);
+                    }
+                    reg
+                }
+            };
+            scope.insert(
+                param.name.clone(),
+                Symbol::Var {
+                    reg,
+                    ty: param.ty.clone(),
+                    is_const: param.is_const,
+                    const_value: None,
+                },
+            );
+        }
+        // The body sees its parameters and the file's names, not the caller's variables, and
+        // its `break`s and `continue`s are its own.
+        let caller_scopes = std::mem::replace(&mut self.scopes, vec![scope]);
+        let caller_loops = std::mem::replace(&mut self.loop_depth, 0);
+        let caller_switches = std::mem::take(&mut self.switches);
+        self.inline_depth += 1;
+        let result = self.inline_body(f);
+        self.inline_depth -= 1;
+        self.scopes = caller_scopes;
+        self.loop_depth = caller_loops;
+        self.switches = caller_switches;
+        result
+    }
+
+    fn inline_body(&mut self, f: &Function) -> Result<(Ex, Type), Diagnostic> {
+        let width = width_of(&f.ret);
+        let result = self.alloc(width);
+        for (k, s) in f.body.iter().enumerate() {
+            match (&s.kind, super::elem_of(&f.ret)) {
+                (StmtKind::Return(Some(value)), Some(elem)) if k + 1 == f.body.len() => {
+                    let (ex, ty) = self.rvalue(value)?;
+                    let ex = self.convert(ex, &ty, &f.ret, value.span)?;
+                    let set = Ex::new(
+                        ExKind::Assign {
+                            place: Place::Reg { reg: result, elem },
+                            value: Box::new(ex),
+                        },
+                        elem.n,
+                        value.span,
+                    );
+                    self.emit(Op::Eval(set), s.span);
+                }
+                (StmtKind::Return(None), None) if k + 1 == f.body.len() => {}
+                _ => self.statement(s)?,
+            }
+        }
+        Ok((Ex::new(ExKind::Reg(result), width, f.end_span), f.ret.clone()))
+    }
+
+    /// Whether a `__device__` function that waits at a barrier may be lowered in place here: the
+    /// flag the statement sets for the one call it allows, taken by the first call it reaches.
+    pub(super) fn take_inline_site(&mut self) -> bool {
+        std::mem::take(&mut self.inline_site)
+    }
+
+    /// Allows the call that `e` is, or that `e` assigns (`x = f(...)`), to be lowered in place;
+    /// the statement clears the flag once it is lowered.
+    pub(super) fn allow_inline_site(&mut self, e: &Expr) {
+        self.inline_site = match &e.kind {
+            ExprKind::Call { .. } => true,
+            ExprKind::Assign(None, _, value) => matches!(value.kind, ExprKind::Call { .. }),
+            _ => false,
+        };
+    }
+}
+
+/// The message for a call of a function that waits at a barrier where it cannot be lowered.
+pub(super) fn not_at_statement(name: &str) -> String {
+    format!("'{name}' calls __syncthreads(), so it is simulated only when called as a statement ('{name}(...);', 'x = {name}(...);' or 'T x = {name}(...);')")
+}
