@@ -45,3 +45,61 @@ pub(super) fn aligned(natural: u64, requested: Option<u64>) -> u64 {
         _ => natural,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::compile;
+    use crate::ir::LaunchBounds;
+
+    #[test]
+    fn attributes_are_read_and_ignored_but_aligned_and_launch_bounds() {
+        let source = "__device__ __attribute__((always_inline)) inline float twice(float x) { return 2.0f * x; }\n\
+            __device__ float same(float x __attribute__((unused))) __attribute__((noinline)) { return x; }\n\
+            __global__ void __launch_bounds__(2 * 128, MIN_BLOCKS) k(float* a) {\n\
+              __shared__ __attribute__((aligned(16))) float s[4];\n\
+              __shared__ float t[3] __attribute__((aligned(64)));\n\
+              [[maybe_unused]] int unused = 0;\n\
+              if (threadIdx.x < 4) [[likely]] { s[threadIdx.x] = twice(a[threadIdx.x]); }\n\
+              t[0] = same(s[0]);\n\
+            }\n\
+            __global__ __launch_bounds__(1024) void one(float* a) { a[0] = 1.0f; }";
+        let defines = [("MIN_BLOCKS".to_string(), "4".to_string())];
+        let program = compile(source, &defines).unwrap_or_else(|d| panic!("{d}"));
+        let align = |name: &str| program.objects.iter().find(|o| o.name == name).map(|o| o.align);
+        assert_eq!((align("s"), align("t")), (Some(16), Some(64)));
+        let bounds = |name: &str| program.kernel(name).ok().and_then(|k| k.launch_bounds);
+        assert_eq!(
+            bounds("k"),
+            Some(LaunchBounds {
+                max_threads_per_block: 256,
+                min_blocks_per_multiprocessor: Some(4),
+            })
+        );
+        assert_eq!(
+            bounds("one"),
+            Some(LaunchBounds {
+                max_threads_per_block: 1024,
+                min_blocks_per_multiprocessor: None,
+            })
+        );
+    }
+
+    #[test]
+    fn launch_bounds_that_are_not_positive_constants_are_named() {
+        let program = compile(
+            "__global__ void __launch_bounds__(0) k(int* a) { a[0] = 1; }\n\
+             __global__ void __launch_bounds__(256, n) m(int* a, int n) { a[0] = n; }",
+            &[],
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let error = |name: &str| program.kernel(name).err().map(|d| d.to_string());
+        assert_eq!(
+            error("k"),
+            Some("1:35: the threads per block of __launch_bounds__ must be a positive integer constant".to_string())
+        );
+        assert_eq!(
+            error("m"),
+            Some("2:40: the blocks per multiprocessor of __launch_bounds__ must be a positive integer constant".to_string())
+        );
+    }
+}

@@ -270,3 +270,76 @@ impl Sema<'_> {
 pub(super) fn not_at_statement(name: &str) -> String {
     format!("'{name}' calls __syncthreads(), so it is simulated only when called as a statement ('{name}(...);', 'x = {name}(...);' or 'T x = {name}(...);')")
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::compile;
+    use crate::ir::Op;
+
+    fn kernel_error(source: &str) -> String {
+        let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
+        match program.kernel("k") {
+            Ok(_) => "compiles".to_string(),
+            Err(d) => d.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_device_function_with_a_barrier_is_lowered_into_the_kernel() {
+        let program = compile(
+            "__device__ void stage(float* tile, const float* g, int i) {\n\
+               tile[i] = g[i];\n\
+               __syncthreads();\n\
+             }\n\
+             __device__ float doubled(float x) { __syncwarp(); return 2.0f * x; }\n\
+             __global__ void k(const float* g, float* out) {\n\
+               __shared__ float tile[64];\n\
+               int i = threadIdx.x;\n\
+               stage(tile, g, i);\n\
+               float v = doubled(tile[63 - i]);\n\
+               out[i] = v;\n\
+             }",
+            &[],
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let kernel = program.kernel("k").unwrap_or_else(|d| panic!("{d}"));
+        // `stage` is in the kernel's code, its barrier on line 3; `doubled` (no
+        // `__syncthreads()`) stays a call.
+        let barriers: Vec<u32> = (0..kernel.code.len())
+            .filter(|&pc| matches!(kernel.code[pc], Op::SyncThreads))
+            .map(|pc| kernel.spans[pc].line)
+            .collect();
+        assert_eq!(barriers, [3]);
+        let doubled = program.functions.iter().position(|f| f.name == "doubled");
+        assert_eq!(kernel.callees.iter().copied().map(Some).collect::<Vec<_>>(), [doubled]);
+    }
+
+    #[test]
+    fn calls_of_a_barrier_function_that_cannot_be_lowered_in_place_are_named() {
+        let cases = [
+            (
+                "__device__ int f(int x) { __syncthreads(); return x; }\n\
+                 __global__ void k(int* a) { a[0] = 1 + f(2); }",
+                "2:40: 'f' calls __syncthreads(), so it is simulated only when called as a statement ('f(...);', 'x = f(...);' or 'T x = f(...);')",
+            ),
+            (
+                "__device__ void f(int x) { if (x) return; __syncthreads(); }\n\
+                 __global__ void k(int* a) { f(a[0]); }",
+                "1:35: a 'return' before the end of 'f', a __device__ function that calls __syncthreads(), is not simulated",
+            ),
+            (
+                "__device__ void f(int x) { __syncthreads(); f(x); }\n\
+                 __global__ void k(int* a) { f(a[0]); }",
+                "1:17: 'f' calls itself (recursion is not supported by the simulator)",
+            ),
+            (
+                "__device__ int f(int x) { __syncthreads(); return x + 1; }\n\
+                 __global__ void k(int* a) { int y = f(a[0]); a[1] = f(y); a[2] = y; }",
+                "compiles",
+            ),
+        ];
+        for (source, expected) in cases {
+            assert_eq!(kernel_error(source), expected, "{source}");
+        }
+    }
+}

@@ -343,3 +343,138 @@ impl Sema<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::compile;
+    use crate::ir::{FunctionIr, Op};
+    use crate::issue::{annotate, LOADS_IN_FLIGHT_OUTSIDE_LOOPS};
+
+    fn first_kernel(source: &str) -> FunctionIr {
+        let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
+        program.functions[0].clone()
+    }
+
+    fn error(source: &str) -> String {
+        let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
+        match program.kernel("k") {
+            Ok(_) => "compiles".to_string(),
+            Err(d) => d.to_string(),
+        }
+    }
+
+    /// The issue cost and loads in flight of the ops on `line`, summed and taken from the first.
+    fn line_issue(function: &FunctionIr, line: u32) -> (u32, u32) {
+        let (issue, in_flight) = annotate(function);
+        let ops: Vec<usize> = (0..function.code.len())
+            .filter(|&pc| function.spans[pc].line == line && matches!(function.code[pc], Op::Eval(_)))
+            .collect();
+        (ops.iter().map(|&pc| issue[pc]).sum(), in_flight[ops[0]])
+    }
+
+    #[test]
+    fn a_statement_in_a_switch_costs_what_it_costs_in_an_if() {
+        // In a loop, `threadIdx.x + n` would be hoisted (it reads nothing the loop writes) and
+        // the load's copies in flight would be the loop's unrolling; a switch is no loop.
+        let in_switch = first_kernel(
+            "__global__ void k(float* a, int n) {\n\
+               switch (n) {\n\
+               case 1: a[threadIdx.x] = a[threadIdx.x + n] * 2.0f; break;\n\
+               }\n\
+             }",
+        );
+        let in_if = first_kernel(
+            "__global__ void k(float* a, int n) {\n\
+               if (n == 1) {\n\
+               a[threadIdx.x] = a[threadIdx.x + n] * 2.0f;\n\
+               }\n\
+             }",
+        );
+        let (switch_issue, switch_in_flight) = line_issue(&in_switch, 3);
+        assert_eq!(switch_issue, line_issue(&in_if, 3).0);
+        assert_eq!(switch_in_flight, LOADS_IN_FLIGHT_OUTSIDE_LOOPS);
+        // The switch is one `LoopBegin` marked as a switch, with no loop test.
+        let begins: Vec<bool> = in_switch
+            .code
+            .iter()
+            .filter_map(|op| match op {
+                Op::LoopBegin { switch, .. } => Some(*switch),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(begins, [true]);
+        assert!(!in_switch
+            .code
+            .iter()
+            .any(|op| matches!(op, Op::LoopCond { .. })));
+    }
+
+    #[test]
+    fn each_case_is_one_compare_and_a_branch_and_a_last_default_only_a_branch() {
+        // Cases that end in `break` need no register of lanes matched so far: the `if` of
+        // `case 2` tests `v == 2` (a compare and a branch, 2 instructions), and `default`, last,
+        // tests nothing (its branch, 1).
+        let function = first_kernel(
+            "__global__ void k(int* a, int v) {\n\
+               switch (v) {\n\
+               case 1: a[0] = 1; break;\n\
+               case 2: a[0] = 2; break;\n\
+               default: a[0] = 3;\n\
+               }\n\
+             }",
+        );
+        let (issue, _) = annotate(&function);
+        let if_issue = |line: u32| -> Vec<u32> {
+            (0..function.code.len())
+                .filter(|&pc| {
+                    function.spans[pc].line == line && matches!(function.code[pc], Op::If { .. })
+                })
+                .map(|pc| issue[pc] / crate::issue::ISSUE_SCALE)
+                .collect()
+        };
+        assert_eq!(if_issue(3), [2]);
+        assert_eq!(if_issue(4), [2]);
+        assert_eq!(if_issue(5), [1]);
+    }
+
+    #[test]
+    fn bad_switches_and_labels_are_named() {
+        let cases = [
+            (
+                "__global__ void k(float x) { switch (x) { default: break; } }",
+                "1:38: a 'switch' needs an integer value, not 'float'",
+            ),
+            (
+                "__global__ void k(int x, int y) { switch (x) { case y: break; } }",
+                "1:53: a 'case' value must be an integer constant expression",
+            ),
+            (
+                "__global__ void k(int x) { switch (x) { case 1: case 1: break; } }",
+                "1:49: this 'case' value appears twice in one 'switch'",
+            ),
+            (
+                "__global__ void k(int x) { case 1: x = 2; }",
+                "1:28: 'case' label outside a 'switch'",
+            ),
+            (
+                "__global__ void k(int x) { switch (x) { case 0: if (x) { default: x = 1; } } }",
+                "1:58: a 'default' label inside a nested statement of a 'switch' (as in Duff's device) is not simulated",
+            ),
+            (
+                "__global__ void k(int x) { switch (x) { case 0: continue; } }",
+                "1:49: 'continue' outside a loop",
+            ),
+            (
+                "__global__ void k(int x) { switch (x) { case 0: break; } break; }",
+                "1:58: 'break' outside a loop or 'switch'",
+            ),
+            (
+                "__global__ void k(int* a) { goto end; end: a[0] = 1; }",
+                "1:29: 'goto' is not simulated; use a loop with 'break' or 'continue', or if/else",
+            ),
+        ];
+        for (source, expected) in cases {
+            assert_eq!(error(source), expected, "{source}");
+        }
+    }
+}
