@@ -64,12 +64,27 @@ pub struct OccupancyReport {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OccupancyError {
     EmptyBlock,
-    TooManyThreads { threads: u32, max: u32 },
-    TooManyRegistersPerThread { regs: u32, max: u32 },
-    TooManyRegistersPerBlock { regs: u32, max: u32 },
-    TooMuchSharedMemory { bytes: u32, max: u32 },
+    TooManyThreads {
+        threads: u32,
+        max: u32,
+    },
+    TooManyRegistersPerThread {
+        regs: u32,
+        max: u32,
+    },
+    TooManyRegistersPerBlock {
+        regs: u32,
+        max: u32,
+    },
+    TooMuchSharedMemory {
+        bytes: u32,
+        max: u32,
+    },
     /// More threads per block than the kernel's `__launch_bounds__` allows (`launch_bounds`).
-    AboveLaunchBounds { threads: u32, max: u32 },
+    AboveLaunchBounds {
+        threads: u32,
+        max: u32,
+    },
 }
 
 /// One printable line (`kernel::span::one_line`), as every error of the simulator.

@@ -153,9 +153,7 @@ impl<'a> Parser<'a> {
         loop {
             let gnu = self.at_word("__attribute__") || self.at_word("__attribute");
             let cpp = self.at(Punct::LBracket)
-                && self
-                    .peek_at(1)
-                    .is_some_and(|t| t.is_punct(Punct::LBracket));
+                && self.peek_at(1).is_some_and(|t| t.is_punct(Punct::LBracket));
             if !gnu && !cpp {
                 return Ok(align);
             }
@@ -175,10 +173,9 @@ impl<'a> Parser<'a> {
                 } else if t.is_punct(Punct::RParen) || t.is_punct(Punct::RBracket) {
                     depth = depth.saturating_sub(1);
                 } else if matches!(t.ident(), Some("aligned" | "__aligned__")) {
-                    if let (Some(paren), Some(crate::lexer::TokenKind::Int { value, .. })) = (
-                        self.peek_at(1),
-                        self.peek_at(2).map(|t| &t.kind),
-                    ) {
+                    if let (Some(paren), Some(crate::lexer::TokenKind::Int { value, .. })) =
+                        (self.peek_at(1), self.peek_at(2).map(|t| &t.kind))
+                    {
                         if paren.is_punct(Punct::LParen) {
                             align = Some(*value);
                         }

@@ -65,7 +65,13 @@ mod tests {
             __global__ __launch_bounds__(1024) void one(float* a) { a[0] = 1.0f; }";
         let defines = [("MIN_BLOCKS".to_string(), "4".to_string())];
         let program = compile(source, &defines).unwrap_or_else(|d| panic!("{d}"));
-        let align = |name: &str| program.objects.iter().find(|o| o.name == name).map(|o| o.align);
+        let align = |name: &str| {
+            program
+                .objects
+                .iter()
+                .find(|o| o.name == name)
+                .map(|o| o.align)
+        };
         assert_eq!((align("s"), align("t")), (Some(16), Some(64)));
         let bounds = |name: &str| program.kernel(name).ok().and_then(|k| k.launch_bounds);
         assert_eq!(

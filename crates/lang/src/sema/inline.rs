@@ -246,7 +246,10 @@ impl Sema<'_> {
                 _ => self.statement(s)?,
             }
         }
-        Ok((Ex::new(ExKind::Reg(result), width, f.end_span), f.ret.clone()))
+        Ok((
+            Ex::new(ExKind::Reg(result), width, f.end_span),
+            f.ret.clone(),
+        ))
     }
 
     /// Whether a `__device__` function that waits at a barrier may be lowered in place here: the
@@ -311,7 +314,10 @@ mod tests {
             .collect();
         assert_eq!(barriers, [3]);
         let doubled = program.functions.iter().position(|f| f.name == "doubled");
-        assert_eq!(kernel.callees.iter().copied().map(Some).collect::<Vec<_>>(), [doubled]);
+        assert_eq!(
+            kernel.callees.iter().copied().map(Some).collect::<Vec<_>>(),
+            [doubled]
+        );
     }
 
     #[test]

@@ -280,10 +280,10 @@ fn is_arith(ty: &Type) -> bool {
     matches!(ty, Type::Scalar(_))
 }
 
+mod attributes;
 mod builtins;
 mod consts;
 mod convert;
-mod attributes;
 mod expr;
 mod inline;
 mod stmt;

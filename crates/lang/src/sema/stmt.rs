@@ -172,7 +172,10 @@ impl Sema<'_> {
             StmtKind::Case(value, _) => err(
                 s.span,
                 if self.switches.is_empty() {
-                    format!("'{}' label outside a 'switch'", super::switch::case_word(value.is_some()))
+                    format!(
+                        "'{}' label outside a 'switch'",
+                        super::switch::case_word(value.is_some())
+                    )
                 } else {
                     format!(
                         "a '{}' label inside a nested statement of a 'switch' (as in Duff's device) is not simulated",

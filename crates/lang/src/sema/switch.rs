@@ -154,7 +154,10 @@ impl Sema<'_> {
                 },
                 span,
             );
-            self.emit(Op::Eval(assign(flag, konst(0, Scalar::I32, span), span)), span);
+            self.emit(
+                Op::Eval(assign(flag, konst(0, Scalar::I32, span), span)),
+                span,
+            );
             self.continue_statement(span);
             let end = self.emit(Op::EndIf, span);
             self.point_if_at(if_at, end);
@@ -183,7 +186,10 @@ impl Sema<'_> {
                 flag
             }
         };
-        self.emit(Op::Eval(assign(flag, konst(1, Scalar::I32, span), span)), span);
+        self.emit(
+            Op::Eval(assign(flag, konst(1, Scalar::I32, span), span)),
+            span,
+        );
         self.emit(Op::Break, span);
     }
 
@@ -310,8 +316,8 @@ impl Sema<'_> {
                 (_, _, c) => c,
             };
             let always = || konst(1, Scalar::I32, span);
-            let falls_out =
-                k + 1 < sections.len() && !section.statements.last().is_some_and(|s| ends_in_jump(s));
+            let falls_out = k + 1 < sections.len()
+                && !section.statements.last().is_some_and(|s| ends_in_jump(s));
             let cond = if falls_out {
                 let m = match matched {
                     Some(m) => m,
@@ -367,7 +373,9 @@ mod tests {
     fn line_issue(function: &FunctionIr, line: u32) -> (u32, u32) {
         let (issue, in_flight) = annotate(function);
         let ops: Vec<usize> = (0..function.code.len())
-            .filter(|&pc| function.spans[pc].line == line && matches!(function.code[pc], Op::Eval(_)))
+            .filter(|&pc| {
+                function.spans[pc].line == line && matches!(function.code[pc], Op::Eval(_))
+            })
             .collect();
         (ops.iter().map(|&pc| issue[pc]).sum(), in_flight[ops[0]])
     }

@@ -291,13 +291,10 @@ fn launch_registers(
         .kernel_index(&input.kernel)
         .and_then(|index| program.functions[index].launch_bounds);
     match bounds {
-        Some(bounds) => occupancy::launch_bounds_registers(
-            &input.device,
-            bounds,
-            threads_per_block,
-            input.regs,
-        )
-        .map_err(SimulationError::DoesNotLaunch),
+        Some(bounds) => {
+            occupancy::launch_bounds_registers(&input.device, bounds, threads_per_block, input.regs)
+                .map_err(SimulationError::DoesNotLaunch)
+        }
         None => Ok(input.regs),
     }
 }
