@@ -392,7 +392,7 @@ pub struct Function {
     /// The closing brace, where a function without `return` ends.
     pub end_span: Span,
     /// `__launch_bounds__(...)` written on the function.
-    pub launch_bounds: Option<LaunchBounds>,
+    pub launch_bounds: Option<Box<LaunchBounds>>,
 }
 
 /// `__launch_bounds__(maxThreadsPerBlock, minBlocksPerMultiprocessor)` as written (CUDA C++

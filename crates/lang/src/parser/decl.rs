@@ -144,7 +144,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// Reads GNU `__attribute__((...))` and C++ `[[...]]` attributes, which nvcc accepts on
+    /// Reads GNU `__attribute__((...))`, C++ `[[...]]` and `alignas(n)` attributes, which nvcc accepts on
     /// functions, variables, parameters and statements. The simulator ignores them all
     /// (`always_inline`, `noinline`, `unused`, `likely`, ...) but `aligned(n)`: the alignment
     /// `n`, an integer, is returned for the variable it is written on.
@@ -152,14 +152,21 @@ impl<'a> Parser<'a> {
         let mut align = None;
         loop {
             let gnu = self.at_word("__attribute__") || self.at_word("__attribute");
+            // `alignas(n)` (C++11) and CUDA's `__align__(n)` say `aligned(n)` alone.
+            let alignas = self.at_word("alignas") || self.at_word("__align__");
             let cpp = self.at(Punct::LBracket)
                 && self.peek_at(1).is_some_and(|t| t.is_punct(Punct::LBracket));
-            if !gnu && !cpp {
+            if !gnu && !cpp && !alignas {
                 return Ok(align);
             }
             let open = self.here();
-            if gnu {
+            if gnu || alignas {
                 self.pos += 1;
+            }
+            if let (true, Some(crate::lexer::TokenKind::Int { value, .. })) =
+                (alignas, self.peek_at(1).map(|t| &t.kind))
+            {
+                align = Some(*value);
             }
             // The tokens up to the bracket that closes the first one, read as a flat list with a
             // depth count: nothing in them nests the parser.
@@ -421,7 +428,7 @@ impl<'a> Parser<'a> {
             params,
             body,
             end_span,
-            launch_bounds: spec.launch_bounds,
+            launch_bounds: spec.launch_bounds.map(Box::new),
         })
     }
 

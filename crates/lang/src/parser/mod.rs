@@ -27,7 +27,7 @@ mod expr;
 mod stmt;
 
 /// Words that may start a declaration.
-const DECL_WORDS: [&str; 37] = [
+const DECL_WORDS: [&str; 39] = [
     "void",
     "bool",
     "char",
@@ -65,6 +65,8 @@ const DECL_WORDS: [&str; 37] = [
     "__inline__",
     "__attribute__",
     "__launch_bounds__",
+    "alignas",
+    "__align__",
 ];
 
 fn is_decl_word(word: &str) -> bool {

@@ -43,8 +43,9 @@ impl<'a> Parser<'a> {
 
     pub(super) fn statement_inner(&mut self) -> Result<Stmt, Diagnostic> {
         // `[[likely]]` and other attributes before a statement say nothing the simulator uses;
-        // one before a declaration is read with its specifiers.
-        if !self.at_word("__attribute__") {
+        // `__attribute__`, `alignas` and `__align__` before a declaration are read with its
+        // specifiers.
+        if self.at(Punct::LBracket) {
             self.attributes()?;
         }
         let start = self.here();

@@ -12,7 +12,7 @@ impl Sema<'_> {
     /// The kernel's `__launch_bounds__`, each argument a positive integer constant expression (a
     /// `#define` or a constant). nvcc ignores them on a `__device__` function, with a warning.
     pub(super) fn launch_bounds(&self, f: &Function) -> Result<Option<LaunchBounds>, Diagnostic> {
-        let Some(bounds) = &f.launch_bounds else {
+        let Some(bounds) = f.launch_bounds.as_deref() else {
             return Ok(None);
         };
         if f.kind != FunctionKind::Kernel {
@@ -58,9 +58,11 @@ mod tests {
             __global__ void __launch_bounds__(2 * 128, MIN_BLOCKS) k(float* a) {\n\
               __shared__ __attribute__((aligned(16))) float s[4];\n\
               __shared__ float t[3] __attribute__((aligned(64)));\n\
+              alignas(32) __shared__ float u[2];\n\
+              __shared__ __align__(8) float v[2];\n\
               [[maybe_unused]] int unused = 0;\n\
               if (threadIdx.x < 4) [[likely]] { s[threadIdx.x] = twice(a[threadIdx.x]); }\n\
-              t[0] = same(s[0]);\n\
+              t[0] = same(s[0]) + u[0] + v[0];\n\
             }\n\
             __global__ __launch_bounds__(1024) void one(float* a) { a[0] = 1.0f; }";
         let defines = [("MIN_BLOCKS".to_string(), "4".to_string())];
@@ -72,7 +74,10 @@ mod tests {
                 .find(|o| o.name == name)
                 .map(|o| o.align)
         };
-        assert_eq!((align("s"), align("t")), (Some(16), Some(64)));
+        assert_eq!(
+            [align("s"), align("t"), align("u"), align("v")],
+            [Some(16), Some(64), Some(32), Some(8)]
+        );
         let bounds = |name: &str| program.kernel(name).ok().and_then(|k| k.launch_bounds);
         assert_eq!(
             bounds("k"),
