@@ -3,7 +3,7 @@
 use super::{is_decl_word, is_statement_word, Parser};
 use crate::ast::{Stmt, StmtKind, Storage};
 use crate::lexer::{Punct, TokenKind};
-use crate::span::{Diagnostic, Span};
+use crate::span::{Diagnostic, DiagnosticKind, Span};
 
 impl<'a> Parser<'a> {
     /// A `{ ... }` block: its statements, its whole span and the span of its closing brace. Each
@@ -209,7 +209,8 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 self.ident("a label after 'goto'")?;
                 self.expect_semi("'goto'")?;
-                StmtKind::Unsupported(Diagnostic::new(
+                StmtKind::Unsupported(Diagnostic::of_kind(
+                    DiagnosticKind::NotSimulated,
                     start,
                     "'goto' is not simulated; use a loop with 'break' or 'continue', or if/else",
                 ))
@@ -221,7 +222,8 @@ impl<'a> Parser<'a> {
             {
                 // `name:` can only be a label here (a `?:` needs its `?` first).
                 self.pos += 2;
-                StmtKind::Unsupported(Diagnostic::new(
+                StmtKind::Unsupported(Diagnostic::of_kind(
+                    DiagnosticKind::NotSimulated,
                     start,
                     "labels are not simulated (nor is 'goto')",
                 ))

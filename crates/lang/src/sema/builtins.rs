@@ -37,7 +37,11 @@ impl Sema<'_> {
             }
             if self.waits_at_barrier(name) {
                 if !in_place {
-                    return err(name_span, inline::not_at_statement(name));
+                    return Err(Diagnostic::of_kind(
+                        DiagnosticKind::NotSimulated,
+                        name_span,
+                        inline::not_at_statement(name),
+                    ));
                 }
                 return self.inline_call(name, lowered, name_span);
             }

@@ -22,7 +22,7 @@ use crate::ast::{
 };
 use crate::ir::{Ex, ExKind, Op, Place};
 use crate::limits::MAX_INLINED_CALL_DEPTH;
-use crate::span::{Diagnostic, Span};
+use crate::span::{Diagnostic, DiagnosticKind, Span};
 use std::collections::HashMap;
 
 /// Calls `found` with the name of every function the statement calls, nested ones included.
@@ -172,10 +172,11 @@ impl Sema<'_> {
             );
         }
         if let Some(span) = returns_early(&f.body) {
-            return err(
+            return Err(Diagnostic::of_kind(
+                DiagnosticKind::NotSimulated,
                 span,
                 format!("a 'return' before the end of '{name}', a __device__ function that calls __syncthreads(), is not simulated"),
-            );
+            ));
         }
         let mut scope = HashMap::new();
         for (param, arg) in f.params.iter().zip(args) {

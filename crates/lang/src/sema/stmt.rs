@@ -169,20 +169,17 @@ impl Sema<'_> {
                 Ok(())
             }
             StmtKind::Switch(value, body) => self.switch_statement(value, body, s.span),
-            StmtKind::Case(value, _) => err(
-                s.span,
+            StmtKind::Case(value, _) => {
+                let word = super::switch::case_word(value.is_some());
                 if self.switches.is_empty() {
-                    format!(
-                        "'{}' label outside a 'switch'",
-                        super::switch::case_word(value.is_some())
-                    )
-                } else {
-                    format!(
-                        "a '{}' label inside a nested statement of a 'switch' (as in Duff's device) is not simulated",
-                        super::switch::case_word(value.is_some())
-                    )
-                },
-            ),
+                    return err(s.span, format!("'{word}' label outside a 'switch'"));
+                }
+                Err(Diagnostic::of_kind(
+                    DiagnosticKind::NotSimulated,
+                    s.span,
+                    format!("a '{word}' label inside a nested statement of a 'switch' (as in Duff's device) is not simulated"),
+                ))
+            }
         }
     }
 
