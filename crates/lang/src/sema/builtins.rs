@@ -12,8 +12,10 @@ impl Sema<'_> {
         args: &[Expr],
         span: Span,
     ) -> Result<(Ex, Type), Diagnostic> {
+        // The statement's one call that may be lowered in place is this one, whatever it calls:
+        // a call in its arguments is not the statement's.
+        let in_place = self.take_inline_site();
         if let Some(&index) = self.function_index.get(name) {
-            let in_place = self.take_inline_site();
             let callee = &self.functions[index];
             if callee.kind == FunctionKind::Kernel {
                 return err(name_span, format!("'{name}' is a __global__ kernel; kernels cannot be called from device code"));

@@ -340,6 +340,11 @@ mod tests {
                 "1:17: 'f' calls itself (recursion is not supported by the simulator)",
             ),
             (
+                "__device__ float f(float x) { __syncthreads(); return x; }\n\
+                 __global__ void k(float* a) { a[1] = fminf(f(a[0]), 1.0f); }",
+                "2:44: 'f' calls __syncthreads(), so it is simulated only when called as a statement ('f(...);', 'x = f(...);' or 'T x = f(...);')",
+            ),
+            (
                 "__device__ int f(int x) { __syncthreads(); return x + 1; }\n\
                  __global__ void k(int* a) { int y = f(a[0]); a[1] = f(y); a[2] = y; }",
                 "compiles",
