@@ -12,9 +12,7 @@ impl Sema<'_> {
         args: &[Expr],
         span: Span,
     ) -> Result<(Ex, Type), Diagnostic> {
-        // The statement's one call that may be lowered in place is this one, whatever it calls:
-        // a call in its arguments is not the statement's.
-        let in_place = self.take_inline_site();
+        let in_place = self.take_inline_site(span);
         if let Some(&index) = self.function_index.get(name) {
             let callee = &self.functions[index];
             if callee.kind == FunctionKind::Kernel {

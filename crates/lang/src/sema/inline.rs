@@ -13,7 +13,9 @@
 //!
 //! Such a call must be a whole statement (`f(...);`), the right side of `=` in one (`x =
 //! f(...);`) or a variable's initialiser (`T x = f(...);`): there it runs exactly once, before
-//! the rest of the statement. A `return` before the end of such a function is refused by name.
+//! the rest of the statement. The statement marks that one call by its span; a call anywhere
+//! else (an argument, an operand, a branch of `?:`) may run conditionally or in another order,
+//! and is refused by name. A `return` before the end of such a function is refused by name.
 
 use super::consts::stmt_modifies;
 use super::{err, width_of, Sema, Symbol};
@@ -253,20 +255,25 @@ impl Sema<'_> {
         ))
     }
 
-    /// Whether a `__device__` function that waits at a barrier may be lowered in place here: the
-    /// flag the statement sets for the one call it allows, taken by the first call it reaches.
-    pub(super) fn take_inline_site(&mut self) -> bool {
-        std::mem::take(&mut self.inline_site)
+    /// Whether the call spanning `span` may lower a `__device__` function that waits at a
+    /// barrier in place: it is the call the statement allows (`allow_inline_site`), not one in
+    /// its arguments or elsewhere in the statement. The permission is used up.
+    pub(super) fn take_inline_site(&mut self, span: Span) -> bool {
+        let allowed = self.inline_site == Some(span);
+        if allowed {
+            self.inline_site = None;
+        }
+        allowed
     }
 
     /// Allows the call that `e` is, or that `e` assigns (`x = f(...)`), to be lowered in place;
-    /// the statement clears the flag once it is lowered.
+    /// the statement clears the permission once it is lowered.
     pub(super) fn allow_inline_site(&mut self, e: &Expr) {
-        self.inline_site = match &e.kind {
-            ExprKind::Call { .. } => true,
-            ExprKind::Assign(None, _, value) => matches!(value.kind, ExprKind::Call { .. }),
-            _ => false,
+        let call = match &e.kind {
+            ExprKind::Assign(None, _, value) => value,
+            _ => e,
         };
+        self.inline_site = matches!(call.kind, ExprKind::Call { .. }).then_some(call.span);
     }
 }
 

@@ -137,9 +137,10 @@ struct Sema<'a> {
     loop_depth: u32,
     /// The `switch` statements open around the statement being lowered, innermost last.
     switches: Vec<switch::OpenSwitch>,
-    /// The statement being lowered allows its call of a function that waits at a barrier to be
-    /// lowered in place (`inline`), and how many such calls are being lowered one in another.
-    inline_site: bool,
+    /// The call (by its span) that the statement being lowered allows to lower a function that
+    /// waits at a barrier in place (`inline`), and how many such calls are being lowered one in
+    /// another.
+    inline_site: Option<Span>,
     inline_depth: u32,
     unroll_regs: Vec<Reg>,
     n_temps: Reg,
@@ -162,7 +163,7 @@ pub fn check(unit: &TranslationUnit) -> Result<Program, Diagnostic> {
         spans: Vec::new(),
         loop_depth: 0,
         switches: Vec::new(),
-        inline_site: false,
+        inline_site: None,
         inline_depth: 0,
         unroll_regs: Vec::new(),
         n_temps: 0,

@@ -338,7 +338,7 @@ impl Sema<'_> {
         self.allow_inline_site(e);
         let code_before = self.code.len();
         let lowered = self.expression(e);
-        self.inline_site = false;
+        self.inline_site = None;
         let ex = lowered?;
         // A call lowered in place whose value is unused leaves nothing to evaluate.
         let inlined_value = matches!(e.kind, ExprKind::Call { .. })
@@ -406,7 +406,7 @@ impl Sema<'_> {
                             }
                             self.allow_inline_site(e);
                             let lowered = self.rvalue(e);
-                            self.inline_site = false;
+                            self.inline_site = None;
                             let (ex, from) = lowered?;
                             Some(self.convert(ex, &from, &ty, e.span)?)
                         }
