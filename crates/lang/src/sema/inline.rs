@@ -329,6 +329,28 @@ mod tests {
     }
 
     #[test]
+    fn a_shared_array_of_a_helper_lowered_twice_is_one_array_of_the_block() {
+        let program = compile(
+            "__device__ void bump(int* out) {\n\
+               __shared__ int scratch[32];\n\
+               scratch[threadIdx.x] = 1;\n\
+               __syncthreads();\n\
+               out[threadIdx.x] += scratch[31 - threadIdx.x];\n\
+             }\n\
+             __global__ void k(int* out) { bump(out); bump(out); }",
+            &[],
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let kernel = program.kernel_index("k");
+        let in_kernel = program
+            .objects
+            .iter()
+            .filter(|o| o.name == "scratch" && o.function == kernel)
+            .count();
+        assert_eq!(in_kernel, 1);
+    }
+
+    #[test]
     fn calls_of_a_barrier_function_that_cannot_be_lowered_in_place_are_named() {
         let cases = [
             (
@@ -350,6 +372,12 @@ mod tests {
                 "__device__ float f(float x) { __syncthreads(); return x; }\n\
                  __global__ void k(float* a) { a[1] = fminf(f(a[0]), 1.0f); }",
                 "2:44: 'f' calls __syncthreads(), so it is simulated only when called as a statement ('f(...);', 'x = f(...);' or 'T x = f(...);')",
+            ),
+            (
+                // A call on the left of `=` does not take the right side's permission.
+                "__device__ int f(int x) { __syncthreads(); return x; }\n\
+                 __global__ void k(int* a) { a[atomicAdd(&a[0], 1) & 7] = f(a[1]); }",
+                "compiles",
             ),
             (
                 "__device__ int f(int x) { __syncthreads(); return x + 1; }\n\
