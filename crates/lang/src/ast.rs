@@ -314,6 +314,8 @@ pub struct Declarator {
     /// Array dimensions, outermost first; `None` for `[]`.
     pub dims: Vec<Option<Expr>>,
     pub init: Option<Initializer>,
+    /// The alignment in bytes that `__attribute__((aligned(n)))` asks for, if any.
+    pub align: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -351,7 +353,13 @@ pub enum StmtKind {
     Break,
     Continue,
     Empty,
-    /// A construct the simulator does not model (`switch`, `goto`, `->`): the parser skips it and
+    /// `switch (value) body`: the body's `case` and `default` labels pick where lanes start, and
+    /// they run on until a `break` (C11 6.8.4.2).
+    Switch(Expr, Box<Stmt>),
+    /// A statement labelled `case value:` (`Some`) or `default:` (`None`); only a statement of
+    /// a `switch`'s body may carry one.
+    Case(Option<Expr>, Box<Stmt>),
+    /// A construct the simulator does not model (`goto`, `->`): the parser skips it and
     /// keeps its error here, so only a kernel that uses it fails to compile, as nvcc would compile
     /// the others. A real syntax error still fails the whole file.
     Unsupported(Diagnostic),
@@ -383,6 +391,17 @@ pub struct Function {
     pub body: Vec<Stmt>,
     /// The closing brace, where a function without `return` ends.
     pub end_span: Span,
+    /// `__launch_bounds__(...)` written on the function.
+    pub launch_bounds: Option<Box<LaunchBounds>>,
+}
+
+/// `__launch_bounds__(maxThreadsPerBlock, minBlocksPerMultiprocessor)` as written (CUDA C++
+/// Programming Guide, "Launch Bounds"); a third argument (blocks per cluster) is read and ignored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchBounds {
+    pub max_threads: Expr,
+    pub min_blocks: Option<Expr>,
+    pub span: Span,
 }
 
 /// A parsed source file: file-scope variables and functions, in source order.

@@ -458,10 +458,14 @@ pub enum Op {
     EndIf,
     /// Opens a loop; `end_at` is its `LoopEnd`; `unroll` is what nvcc makes of it (`issue`);
     /// `counter` is the variable of a fully unrolled loop, a constant in each of its copies.
+    /// `switch`: the one-trip loop a `switch` statement is lowered to, which its `break` leaves;
+    /// it has no `LoopCond` and never repeats, and nvcc compiles it as branches, so `issue`
+    /// neither hoists out of it nor unrolls it.
     LoopBegin {
         end_at: usize,
         unroll: Unroll,
         counter: Option<Reg>,
+        switch: bool,
     },
     /// Lanes where `cond` is false leave the loop; when none is left, go to `end_at`.
     LoopCond {
@@ -557,4 +561,16 @@ pub struct FunctionIr {
     /// error): the function has no code, and launching a kernel that is or calls it fails with
     /// this error. The other kernels of the file still run.
     pub error: Option<Diagnostic>,
+    /// The kernel's `__launch_bounds__`, evaluated.
+    pub launch_bounds: Option<LaunchBounds>,
+}
+
+/// `__launch_bounds__(max_threads_per_block, min_blocks_per_multiprocessor)` on a kernel (CUDA
+/// C++ Programming Guide, "Launch Bounds"): a launch with more threads per block fails, and nvcc
+/// keeps the registers per thread low enough for `min_blocks_per_multiprocessor` blocks of
+/// `max_threads_per_block` threads to fit on one SM (one block when it is not given).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchBounds {
+    pub max_threads_per_block: u32,
+    pub min_blocks_per_multiprocessor: Option<u32>,
 }

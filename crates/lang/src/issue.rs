@@ -416,6 +416,7 @@ pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
             end_at,
             unroll,
             counter,
+            switch: false,
         } = op
         {
             open.push((pc, *end_at, *unroll));

@@ -33,6 +33,10 @@ pub const MAX_TYPE_DEPTH: usize = 16;
 /// `__device__` calls nested deeper than this are an error at run time (recursion included).
 pub const MAX_CALL_DEPTH: u32 = 24;
 
+/// How many `__device__` functions that wait at `__syncthreads()` may be lowered one into another
+/// (`sema`'s `inline`); a function that calls itself reaches it and is reported as recursion.
+pub const MAX_INLINED_CALL_DEPTH: u32 = 8;
+
 /// The preprocessor stops with an error once its output exceeds this many tokens (a macro that
 /// doubles itself eighteen times would otherwise produce millions). The tokens a macro's expanded
 /// arguments make on the way count too, so no intermediate list can grow past it either.

@@ -234,9 +234,10 @@ fn walk_statement(
                 walk_scoped(otherwise, scope, program, found);
             }
         }
-        StmtKind::While(_, body) | StmtKind::DoWhile(body, _) => {
+        StmtKind::While(_, body) | StmtKind::DoWhile(body, _) | StmtKind::Switch(_, body) => {
             walk_scoped(body, scope, program, found)
         }
+        StmtKind::Case(_, labelled) => walk_statement(labelled, scope, program, found),
         StmtKind::For { init, body, .. } => {
             let depth = scope.len();
             if let Some(init) = init {
@@ -414,10 +415,13 @@ fn visit_statement(statement: &Stmt, on_expr: &mut dyn FnMut(&Expr), exits: &mut
                 visit_statement(otherwise, on_expr, exits);
             }
         }
-        StmtKind::While(cond, body) | StmtKind::DoWhile(body, cond) => {
+        StmtKind::While(cond, body)
+        | StmtKind::DoWhile(body, cond)
+        | StmtKind::Switch(cond, body) => {
             visit_expr(cond, on_expr);
             visit_statement(body, on_expr, exits);
         }
+        StmtKind::Case(_, labelled) => visit_statement(labelled, on_expr, exits),
         StmtKind::For {
             init,
             cond,

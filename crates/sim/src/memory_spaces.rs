@@ -305,7 +305,10 @@ pub fn declarations(
                 pending.push(then);
                 pending.extend(otherwise.as_deref());
             }
-            StmtKind::While(_, body) | StmtKind::DoWhile(body, _) => pending.push(body),
+            StmtKind::While(_, body)
+            | StmtKind::DoWhile(body, _)
+            | StmtKind::Switch(_, body)
+            | StmtKind::Case(_, body) => pending.push(body),
             StmtKind::For { init, body, .. } => {
                 pending.extend(init.as_deref());
                 pending.push(body);

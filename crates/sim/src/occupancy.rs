@@ -64,10 +64,27 @@ pub struct OccupancyReport {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OccupancyError {
     EmptyBlock,
-    TooManyThreads { threads: u32, max: u32 },
-    TooManyRegistersPerThread { regs: u32, max: u32 },
-    TooManyRegistersPerBlock { regs: u32, max: u32 },
-    TooMuchSharedMemory { bytes: u32, max: u32 },
+    TooManyThreads {
+        threads: u32,
+        max: u32,
+    },
+    TooManyRegistersPerThread {
+        regs: u32,
+        max: u32,
+    },
+    TooManyRegistersPerBlock {
+        regs: u32,
+        max: u32,
+    },
+    TooMuchSharedMemory {
+        bytes: u32,
+        max: u32,
+    },
+    /// More threads per block than the kernel's `__launch_bounds__` allows (`launch_bounds`).
+    AboveLaunchBounds {
+        threads: u32,
+        max: u32,
+    },
 }
 
 /// One printable line (`kernel::span::one_line`), as every error of the simulator.
@@ -87,12 +104,50 @@ impl fmt::Display for OccupancyError {
             OccupancyError::TooMuchSharedMemory { bytes, max } => format!(
                 "the block needs {bytes} bytes of shared memory, more than the {max} one block may have"
             ),
+            OccupancyError::AboveLaunchBounds { threads, max } => format!(
+                "this launch has {threads} threads per block but __launch_bounds__({max}) allows at most {max}: CUDA refuses it (too many resources requested for launch)"
+            ),
         };
         f.write_str(&one_line(&text))
     }
 }
 
 impl std::error::Error for OccupancyError {}
+
+/// What a kernel's `__launch_bounds__(maxThreadsPerBlock, minBlocksPerMultiprocessor)` does to a
+/// launch of `threads_per_block` threads that nvcc gave `regs_per_thread` registers (CUDA C++
+/// Programming Guide, "Launch Bounds"): a block of more than `maxThreadsPerBlock` threads does not
+/// launch, and nvcc keeps the registers per thread at or below the most with which
+/// `minBlocksPerMultiprocessor` blocks (one when it is not given) of `maxThreadsPerBlock` threads
+/// fit on one SM, by the register rule `calculate` applies (allocation unit and partitions
+/// included). So the registers the launch is counted with are the lower of the two; 0 (not
+/// known) stays 0. On the H100, `__launch_bounds__(256, 4)`: 4 blocks of 8 warps in 65,536
+/// registers leave 2,048 per warp, 64 per thread.
+pub fn launch_bounds_registers(
+    device: &Device,
+    bounds: crate::kernel::ir::LaunchBounds,
+    threads_per_block: u32,
+    regs_per_thread: u32,
+) -> Result<u32, OccupancyError> {
+    let max = bounds.max_threads_per_block;
+    if threads_per_block > max {
+        return Err(OccupancyError::AboveLaunchBounds {
+            threads: threads_per_block,
+            max,
+        });
+    }
+    let blocks = bounds.min_blocks_per_multiprocessor.unwrap_or(1);
+    let fits = |regs: u32| {
+        let block = BlockResources {
+            threads_per_block: max,
+            regs_per_thread: regs,
+            smem_per_block: 0,
+        };
+        calculate(device, block).is_ok_and(|report| report.limit_registers >= blocks)
+    };
+    let cap = (1..=regs_per_thread).rev().find(|&regs| fits(regs));
+    Ok(cap.unwrap_or(regs_per_thread))
+}
 
 /// How many blocks of `block` fit on one SM of `device`, and which resource stops one more.
 ///

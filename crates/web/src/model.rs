@@ -27,7 +27,11 @@ pub fn lesson_occupancy(
     let with_smem = |smem_per_block: u32| launch_resources(input, smem_per_block);
     match result {
         Ok(report) => (
-            with_smem(u32::try_from(report.shared_bytes_per_block).unwrap_or(u32::MAX)),
+            BlockResources {
+                // The registers the kernel's `__launch_bounds__` leave, where they cap the input's.
+                regs_per_thread: report.launch_bounds_regs.unwrap_or(input.regs),
+                ..with_smem(u32::try_from(report.shared_bytes_per_block).unwrap_or(u32::MAX))
+            },
             Ok(report.occupancy),
         ),
         Err(SimulationError::DoesNotLaunch(error)) => (with_smem(input.dyn_smem), Err(*error)),

@@ -3,8 +3,8 @@
 
 use super::{Parser, Specifiers};
 use crate::ast::{
-    Declaration, Declarator, Expr, Function, FunctionKind, Initializer, Item, Param, Scalar,
-    Storage, Type,
+    Declaration, Declarator, Expr, Function, FunctionKind, Initializer, Item, LaunchBounds, Param,
+    Scalar, Storage, Type,
 };
 use crate::lexer::Punct;
 use crate::limits::MAX_TYPE_DEPTH;
@@ -23,9 +23,19 @@ impl<'a> Parser<'a> {
         let mut longs = 0;
         let mut short = false;
         let mut base: Option<(&str, Span)> = None;
-        while let Some(t) = self.peek() {
+        let mut launch_bounds = None;
+        let mut align = None;
+        loop {
+            if let Some(n) = self.attributes()? {
+                align = Some(n);
+            }
+            let Some(t) = self.peek() else { break };
             let Some(word) = t.ident() else { break };
             match word {
+                "__launch_bounds__" => {
+                    launch_bounds = Some(self.launch_bounds()?);
+                    continue;
+                }
                 "const" => is_const = true,
                 "volatile" | "register" | "static" | "inline" | "__inline__"
                 | "__forceinline__" | "__noinline__" | "__restrict__" | "__host__" => {}
@@ -111,7 +121,79 @@ impl<'a> Parser<'a> {
             storage,
             function,
             span: start.to(self.previous_span()),
+            launch_bounds,
+            align,
         })
+    }
+
+    /// `__launch_bounds__(max threads [, min blocks [, max blocks per cluster]])`.
+    fn launch_bounds(&mut self) -> Result<LaunchBounds, Diagnostic> {
+        let start = self.here();
+        self.pos += 1;
+        self.expect(Punct::LParen)?;
+        let max_threads = self.assignment_expr()?;
+        let mut more = Vec::new();
+        while more.len() < 2 && self.eat(Punct::Comma) {
+            more.push(self.assignment_expr()?);
+        }
+        self.expect(Punct::RParen)?;
+        Ok(LaunchBounds {
+            max_threads,
+            min_blocks: more.into_iter().next(),
+            span: start.to(self.previous_span()),
+        })
+    }
+
+    /// Reads GNU `__attribute__((...))`, C++ `[[...]]` and `alignas(n)` attributes, which nvcc accepts on
+    /// functions, variables, parameters and statements. The simulator ignores them all
+    /// (`always_inline`, `noinline`, `unused`, `likely`, ...) but `aligned(n)`: the alignment
+    /// `n`, an integer, is returned for the variable it is written on.
+    pub(super) fn attributes(&mut self) -> Result<Option<u64>, Diagnostic> {
+        let mut align = None;
+        loop {
+            let gnu = self.at_word("__attribute__") || self.at_word("__attribute");
+            // `alignas(n)` (C++11) and CUDA's `__align__(n)` say `aligned(n)` alone.
+            let alignas = self.at_word("alignas") || self.at_word("__align__");
+            let cpp = self.at(Punct::LBracket)
+                && self.peek_at(1).is_some_and(|t| t.is_punct(Punct::LBracket));
+            if !gnu && !cpp && !alignas {
+                return Ok(align);
+            }
+            let open = self.here();
+            if gnu || alignas {
+                self.pos += 1;
+            }
+            if let (true, Some(crate::lexer::TokenKind::Int { value, .. })) =
+                (alignas, self.peek_at(1).map(|t| &t.kind))
+            {
+                align = Some(*value);
+            }
+            // The tokens up to the bracket that closes the first one, read as a flat list with a
+            // depth count: nothing in them nests the parser.
+            let mut depth = 0usize;
+            loop {
+                let Some(t) = self.peek() else {
+                    return Err(Diagnostic::new(open, "this attribute is never closed"));
+                };
+                if t.is_punct(Punct::LParen) || t.is_punct(Punct::LBracket) {
+                    depth += 1;
+                } else if t.is_punct(Punct::RParen) || t.is_punct(Punct::RBracket) {
+                    depth = depth.saturating_sub(1);
+                } else if matches!(t.ident(), Some("aligned" | "__aligned__")) {
+                    if let (Some(paren), Some(crate::lexer::TokenKind::Int { value, .. })) =
+                        (self.peek_at(1), self.peek_at(2).map(|t| &t.kind))
+                    {
+                        if paren.is_punct(Punct::LParen) {
+                            align = Some(*value);
+                        }
+                    }
+                }
+                self.pos += 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+        }
     }
 
     /// Reads `*`, `* const`, `__restrict__` before a declarator's name (at most
@@ -215,6 +297,7 @@ impl<'a> Parser<'a> {
                 }
             };
             let dims = self.dims()?;
+            let align = self.attributes()?.or(spec.align);
             let init = if self.eat(Punct::Assign) {
                 Some(self.initializer()?)
             } else {
@@ -227,6 +310,7 @@ impl<'a> Parser<'a> {
                 ty,
                 dims,
                 init,
+                align,
             });
             if !self.eat(Punct::Comma) {
                 break;
@@ -308,6 +392,7 @@ impl<'a> Parser<'a> {
             let (pname, pspan) = self.ident("a parameter name")?;
             // `float a[]` and `float a[N]` as parameters are pointers.
             let dims = self.dims()?;
+            self.attributes()?;
             if !dims.is_empty() {
                 ty = Type::pointer_to(ty, pspec.is_const);
                 pointer_const = false;
@@ -330,6 +415,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect(Punct::RParen)?;
+        self.attributes()?;
         if !self.at(Punct::LBrace) {
             return Err(self.error_here("'{' to start the body of the function"));
         }
@@ -342,6 +428,7 @@ impl<'a> Parser<'a> {
             params,
             body,
             end_span,
+            launch_bounds: spec.launch_bounds.map(Box::new),
         })
     }
 

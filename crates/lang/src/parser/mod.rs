@@ -13,11 +13,11 @@
 //! there too), and a type's pointer levels and array dimensions are limited to
 //! `limits::MAX_TYPE_DEPTH`.
 //!
-//! Constructs that are C but not simulated (`switch`, `case`, `default`, `goto` and labels, `->`)
+//! Constructs that are C but not simulated (`goto` and labels, `->`)
 //! are parsed and kept as `StmtKind::Unsupported` in place of the statement they make or appear
 //! in, so only the function that uses them fails (in sema); a syntax error fails the whole file.
 
-use super::ast::{Expr, FunctionKind, Storage, TranslationUnit, Type};
+use super::ast::{Expr, FunctionKind, LaunchBounds, Storage, TranslationUnit, Type};
 use super::lexer::{Punct, Token};
 use super::limits::MAX_NESTING;
 use super::span::{Diagnostic, DiagnosticKind, Span};
@@ -27,7 +27,7 @@ mod expr;
 mod stmt;
 
 /// Words that may start a declaration.
-const DECL_WORDS: [&str; 35] = [
+const DECL_WORDS: [&str; 39] = [
     "void",
     "bool",
     "char",
@@ -63,6 +63,10 @@ const DECL_WORDS: [&str; 35] = [
     "uint",
     "ptrdiff_t",
     "__inline__",
+    "__attribute__",
+    "__launch_bounds__",
+    "alignas",
+    "__align__",
 ];
 
 fn is_decl_word(word: &str) -> bool {
@@ -110,6 +114,10 @@ struct Specifiers {
     storage: Storage,
     function: Option<FunctionKind>,
     span: Span,
+    /// `__launch_bounds__(...)` among the specifiers.
+    launch_bounds: Option<LaunchBounds>,
+    /// The alignment an `__attribute__((aligned(n)))` among the specifiers asks for.
+    align: Option<u64>,
 }
 
 impl<'a> Parser<'a> {
@@ -403,7 +411,7 @@ mod tests {
     }
 
     #[test]
-    fn switch_case_default_goto_and_labels_become_unsupported_statements() {
+    fn switch_parses_and_goto_and_labels_become_unsupported_statements() {
         check(
             "__global__ void uses_switch(int* a, int x) {\n\
              \x20 switch (x) { case 1: a[0] = 1; break; default: a[0] = 2; }\n\
@@ -413,10 +421,9 @@ mod tests {
              __global__ void fine(int* a) { a[0] = 1; }",
             &[
                 "Kernel uses_switch(int* a, int x) 2 statements",
-                "  2:3: 'switch' is not supported by the simulator; use if/else",
                 "Kernel uses_goto(int* a) 3 statements",
-                "  5:37: 'goto' is not supported by the simulator; use if/else",
-                "  5:48: labels are not supported by the simulator (nor is 'goto')",
+                "  5:37: 'goto' is not simulated; use a loop with 'break' or 'continue', or if/else",
+                "  5:48: labels are not simulated (nor is 'goto')",
                 "Kernel fine(int* a) 1 statements",
             ],
         );

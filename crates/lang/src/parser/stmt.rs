@@ -3,7 +3,7 @@
 use super::{is_decl_word, is_statement_word, Parser};
 use crate::ast::{Stmt, StmtKind, Storage};
 use crate::lexer::{Punct, TokenKind};
-use crate::span::{Diagnostic, Span};
+use crate::span::{Diagnostic, DiagnosticKind, Span};
 
 impl<'a> Parser<'a> {
     /// A `{ ... }` block: its statements, its whole span and the span of its closing brace. Each
@@ -42,6 +42,12 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn statement_inner(&mut self) -> Result<Stmt, Diagnostic> {
+        // `[[likely]]` and other attributes before a statement say nothing the simulator uses;
+        // `__attribute__`, `alignas` and `__align__` before a declaration are read with its
+        // specifiers.
+        if self.at(Punct::LBracket) {
+            self.attributes()?;
+        }
         let start = self.here();
         if let Some(TokenKind::PragmaUnroll(count)) = self.peek().map(|t| &t.kind) {
             // The pragma belongs to the loop that follows; before anything else it says nothing.
@@ -171,32 +177,42 @@ impl<'a> Parser<'a> {
                 self.expect_semi("'continue'")?;
                 StmtKind::Continue
             }
-            // Not simulated, but read to the end of the statement (a `switch`'s body included),
-            // so that other functions of the file still compile.
-            Some(w @ ("switch" | "case" | "default" | "goto")) => {
+            Some("switch") => {
                 self.pos += 1;
-                match w {
-                    "switch" => {
-                        self.expect(Punct::LParen)?;
-                        self.expr()?;
-                        self.expect(Punct::RParen)?;
-                        self.statement()?;
+                self.expect(Punct::LParen)?;
+                let value = self.expr()?;
+                self.expect(Punct::RParen)?;
+                StmtKind::Switch(value, Box::new(self.statement()?))
+            }
+            Some(w @ ("case" | "default")) => {
+                self.pos += 1;
+                let value = if w == "case" {
+                    Some(self.conditional()?.expr)
+                } else {
+                    None
+                };
+                self.expect(Punct::Colon)?;
+                // A label at the end of a block labels nothing, as C23 allows.
+                let labelled = if self.at(Punct::RBrace) {
+                    Stmt {
+                        kind: StmtKind::Empty,
+                        span: self.here(),
                     }
-                    "case" => {
-                        self.conditional()?;
-                        self.expect(Punct::Colon)?;
-                    }
-                    "default" => {
-                        self.expect(Punct::Colon)?;
-                    }
-                    _ => {
-                        self.ident("a label after 'goto'")?;
-                        self.expect_semi("'goto'")?;
-                    }
-                }
-                StmtKind::Unsupported(Diagnostic::new(
+                } else {
+                    self.statement()?
+                };
+                StmtKind::Case(value, Box::new(labelled))
+            }
+            // Not simulated, but read to the end of the statement, so that other functions of
+            // the file still compile.
+            Some("goto") => {
+                self.pos += 1;
+                self.ident("a label after 'goto'")?;
+                self.expect_semi("'goto'")?;
+                StmtKind::Unsupported(Diagnostic::of_kind(
+                    DiagnosticKind::NotSimulated,
                     start,
-                    format!("'{w}' is not supported by the simulator; use if/else"),
+                    "'goto' is not simulated; use a loop with 'break' or 'continue', or if/else",
                 ))
             }
             Some(w)
@@ -206,9 +222,10 @@ impl<'a> Parser<'a> {
             {
                 // `name:` can only be a label here (a `?:` needs its `?` first).
                 self.pos += 2;
-                StmtKind::Unsupported(Diagnostic::new(
+                StmtKind::Unsupported(Diagnostic::of_kind(
+                    DiagnosticKind::NotSimulated,
                     start,
-                    "labels are not supported by the simulator (nor is 'goto')",
+                    "labels are not simulated (nor is 'goto')",
                 ))
             }
             Some("else") => return Err(Diagnostic::new(start, "'else' without a matching 'if'")),

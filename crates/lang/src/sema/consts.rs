@@ -50,6 +50,8 @@ pub(super) fn stmt_modifies(s: &Stmt, name: &str) -> bool {
                 || step.as_ref().is_some_and(|e| expr_modifies(e, name))
                 || stmt_modifies(body, name)
         }
+        StmtKind::Switch(c, body) => expr_modifies(c, name) || stmt_modifies(body, name),
+        StmtKind::Case(_, s) => stmt_modifies(s, name),
         StmtKind::Return(None)
         | StmtKind::Break
         | StmtKind::Continue

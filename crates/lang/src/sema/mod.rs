@@ -135,6 +135,13 @@ struct Sema<'a> {
     code: Vec<Op>,
     spans: Vec<Span>,
     loop_depth: u32,
+    /// The `switch` statements open around the statement being lowered, innermost last.
+    switches: Vec<switch::OpenSwitch>,
+    /// The call (by its span) that the statement being lowered allows to lower a function that
+    /// waits at a barrier in place (`inline`), and how many such calls are being lowered one in
+    /// another.
+    inline_site: Option<Span>,
+    inline_depth: u32,
     unroll_regs: Vec<Reg>,
     n_temps: Reg,
     local_bytes: u64,
@@ -155,6 +162,9 @@ pub fn check(unit: &TranslationUnit) -> Result<Program, Diagnostic> {
         code: Vec::new(),
         spans: Vec::new(),
         loop_depth: 0,
+        switches: Vec::new(),
+        inline_site: None,
+        inline_depth: 0,
         unroll_regs: Vec::new(),
         n_temps: 0,
         local_bytes: 0,
@@ -271,11 +281,14 @@ fn is_arith(ty: &Type) -> bool {
     matches!(ty, Type::Scalar(_))
 }
 
+mod attributes;
 mod builtins;
 mod consts;
 mod convert;
 mod expr;
+mod inline;
 mod stmt;
+mod switch;
 
 use consts::*;
 
@@ -336,6 +349,7 @@ impl<'a> Sema<'a> {
                 issue: Vec::new(),
                 loads_in_flight: Vec::new(),
                 error: None,
+                launch_bounds: None,
             });
         }
         Ok(())
@@ -372,7 +386,7 @@ impl<'a> Sema<'a> {
                 name: d.name.clone(),
                 space,
                 size: ty.size(),
-                align: ty.align(),
+                align: attributes::aligned(ty.align(), d.align),
                 ty,
                 init,
                 span: d.span,
@@ -503,6 +517,7 @@ impl<'a> Sema<'a> {
         self.code.clear();
         self.spans.clear();
         self.loop_depth = 0;
+        self.switches.clear();
         self.unroll_regs.clear();
         self.n_temps = 0;
         self.local_bytes = 0;
@@ -521,6 +536,8 @@ impl<'a> Sema<'a> {
             );
         }
         self.scopes = vec![scope];
+        let launch_bounds = self.launch_bounds(f)?;
+        self.functions[index].launch_bounds = launch_bounds;
         for s in &f.body {
             self.statement(s)?;
         }

@@ -74,6 +74,7 @@ impl Sema<'_> {
                         end_at: 0,
                         unroll: Unroll::Times(1),
                         counter: None,
+                        switch: false,
                     },
                     s.span,
                 );
@@ -91,6 +92,7 @@ impl Sema<'_> {
                         end_at: 0,
                         unroll: Unroll::Times(1),
                         counter: None,
+                        switch: false,
                     },
                     s.span,
                 );
@@ -153,8 +155,8 @@ impl Sema<'_> {
                 Ok(())
             }
             StmtKind::Break => {
-                if self.loop_depth == 0 {
-                    return err(s.span, "'break' outside a loop");
+                if self.loop_depth == 0 && self.switches.is_empty() {
+                    return err(s.span, "'break' outside a loop or 'switch'");
                 }
                 self.emit(Op::Break, s.span);
                 Ok(())
@@ -163,8 +165,20 @@ impl Sema<'_> {
                 if self.loop_depth == 0 {
                     return err(s.span, "'continue' outside a loop");
                 }
-                self.emit(Op::Continue, s.span);
+                self.continue_statement(s.span);
                 Ok(())
+            }
+            StmtKind::Switch(value, body) => self.switch_statement(value, body, s.span),
+            StmtKind::Case(value, _) => {
+                let word = super::switch::case_word(value.is_some());
+                if self.switches.is_empty() {
+                    return err(s.span, format!("'{word}' label outside a 'switch'"));
+                }
+                Err(Diagnostic::of_kind(
+                    DiagnosticKind::NotSimulated,
+                    s.span,
+                    format!("a '{word}' label inside a nested statement of a 'switch' (as in Duff's device) is not simulated"),
+                ))
             }
         }
     }
@@ -243,6 +257,7 @@ impl Sema<'_> {
                 end_at: 0,
                 unroll: Unroll::Times(1),
                 counter: None,
+                switch: false,
             },
             span,
         );
@@ -309,9 +324,6 @@ impl Sema<'_> {
                     );
                 }
                 if name == "__syncthreads" {
-                    if self.functions[self.current].kind == FunctionKind::Device {
-                        return err(*name_span, "__syncthreads() inside a __device__ function is not supported by the simulator; call it in the kernel");
-                    }
                     self.emit(Op::SyncThreads, e.span);
                 } else {
                     for a in args {
@@ -323,8 +335,18 @@ impl Sema<'_> {
                 return Ok(());
             }
         }
-        let ex = self.expression(e)?;
-        self.emit(Op::Eval(ex), span);
+        self.allow_inline_site(e);
+        let code_before = self.code.len();
+        let lowered = self.expression(e);
+        self.inline_site = None;
+        let ex = lowered?;
+        // A call lowered in place whose value is unused leaves nothing to evaluate.
+        let inlined_value = matches!(e.kind, ExprKind::Call { .. })
+            && matches!(ex.kind, ExKind::Reg(_))
+            && self.code.len() > code_before;
+        if !inlined_value {
+            self.emit(Op::Eval(ex), span);
+        }
         Ok(())
     }
 
@@ -345,11 +367,20 @@ impl Sema<'_> {
                     } else {
                         ObjectSpace::Shared
                     };
-                    let id = self.new_object(d, ty, space, const_elements(decl, d));
+                    // A function lowered in place once per call still has one `__shared__`
+                    // variable for the block, as when it is called.
+                    let current = Some(self.current);
+                    let made = self.objects.iter().position(|o| {
+                        self.inline_depth > 0 && o.span == d.span && o.function == current
+                    });
+                    let id = match made {
+                        Some(id) => id,
+                        None => self.new_object(d, ty, space, const_elements(decl, d)),
+                    };
                     self.declare(&d.name, d.span, Symbol::Object { id })?;
                 }
                 Storage::Automatic if matches!(ty, Type::Array(..)) => {
-                    let align = ty.align().max(4);
+                    let align = super::attributes::aligned(ty.align().max(4), d.align);
                     self.local_bytes = self.local_bytes.div_ceil(align) * align;
                     let offset = self.local_bytes;
                     self.local_bytes += ty.size();
@@ -373,7 +404,10 @@ impl Sema<'_> {
                                     const_value = Some(v);
                                 }
                             }
-                            let (ex, from) = self.rvalue(e)?;
+                            self.allow_inline_site(e);
+                            let lowered = self.rvalue(e);
+                            self.inline_site = None;
+                            let (ex, from) = lowered?;
                             Some(self.convert(ex, &from, &ty, e.span)?)
                         }
                         Some(Initializer::List(items, span)) => {
@@ -443,10 +477,13 @@ impl Sema<'_> {
             name: d.name.clone(),
             space,
             size: ty.size(),
-            align: match ty.innermost() {
-                Type::Vector(..) => 16,
-                other => other.align(),
-            },
+            align: super::attributes::aligned(
+                match ty.innermost() {
+                    Type::Vector(..) => 16,
+                    other => other.align(),
+                },
+                d.align,
+            ),
             ty,
             init: ObjectInit::Zero,
             span: d.span,

@@ -47,4 +47,6 @@ pub use sema::Program;
 pub use span::{Diagnostic, DiagnosticKind, MemoryObject, Span};
 
 #[cfg(test)]
+mod statement_tests;
+#[cfg(test)]
 mod tests;

@@ -1655,17 +1655,17 @@ mod edges {
 
     #[test]
     fn an_unsupported_statement_fails_only_its_own_kernel() {
-        let source = "__global__ void uses_switch(int* a) { a[0] = 1; }\n\
+        let source = "__global__ void uses_goto(int* a) { a[0] = 1; }\n\
                       __global__ void fine(int* a) { a[threadIdx.x] = 42; }";
         let mut unit = parse(source, &[]).unwrap_or_else(|d| panic!("{d}"));
-        // What the parser keeps of a `switch` it skipped.
+        // What the parser keeps of a `goto` it skipped.
         let unsupported = Diagnostic::new(
             Span {
                 line: 1,
-                col: 39,
+                col: 37,
                 ..Span::default()
             },
-            "'switch' is not supported by the simulator; use if/else",
+            "'goto' is not simulated",
         );
         if let Some(ast::Item::Function(f)) = unit.items.first_mut() {
             f.body.push(ast::Stmt {
@@ -1677,10 +1677,10 @@ mod edges {
         let l = one_warp(&[("a", 128)]);
         assert!(Simulation::new(&program, "fine", &l, 1).is_ok());
         assert_eq!(
-            Simulation::new(&program, "uses_switch", &l, 1)
+            Simulation::new(&program, "uses_goto", &l, 1)
                 .map(|_| ())
                 .map_err(|d| d.to_string()),
-            Err("1:39: 'switch' is not supported by the simulator; use if/else".to_string())
+            Err("1:37: 'goto' is not simulated".to_string())
         );
     }
 
@@ -2239,7 +2239,7 @@ fn kernels_nested_exactly_at_the_limits_compile_and_run_on_a_small_stack() {
 #[test]
 fn only_the_kernel_with_an_unsupported_construct_fails() {
     use crate::kernel::{compile, run, BlockSelection, Dim3, Launch, RunConfig};
-    let source = "__global__ void uses_switch(int* a) { switch (a[0]) { default: a[0] = 1; } }\n\
+    let source = "__global__ void uses_goto(int* a) { goto end; end: a[0] = 1; }\n\
                   __global__ void uses_arrow(int* a) { int y = a->x; }\n\
                   __global__ void fine(int* a) { a[threadIdx.x] = 1; }";
     let program = compile(source, &[]);
@@ -2256,7 +2256,7 @@ fn only_the_kernel_with_an_unsupported_construct_fails() {
         blocks: BlockSelection::All,
         seed: 1,
     };
-    let outcomes: Vec<String> = ["uses_switch", "uses_arrow", "fine"]
+    let outcomes: Vec<String> = ["uses_goto", "uses_arrow", "fine"]
         .iter()
         .map(|kernel| {
             match program
@@ -2272,7 +2272,7 @@ fn only_the_kernel_with_an_unsupported_construct_fails() {
     assert_eq!(
         outcomes,
         [
-            "uses_switch: 1:39: 'switch' is not supported by the simulator; use if/else",
+            "uses_goto: 1:37: 'goto' is not simulated; use a loop with 'break' or 'continue', or if/else",
             "uses_arrow: 2:47: '->' is not supported: the kernel language has no structs",
             "fine: 1 records",
         ]

@@ -4,7 +4,9 @@
 //!
 //! 1. the source is preprocessed with the `-D` defines, parsed and checked (`kernel`);
 //! 2. the launch's occupancy comes from `occupancy::calculate` with the kernel's static plus dynamic
-//!    shared memory and the registers per thread nvcc chose (the CUDA occupancy API's calculation);
+//!    shared memory and the registers per thread nvcc chose (the CUDA occupancy API's calculation),
+//!    capped by the kernel's `__launch_bounds__` (`occupancy::launch_bounds_registers`, which also
+//!    refuses a block larger than they allow);
 //! 3. one representative block per edge class of the grid is run warp by warp (`sampling`: the
 //!    first, interior and last block along each dimension), its warp-level accesses pass through
 //!    the compiler-effects pass (`compile_effects`: nvcc's fusion of consecutive aligned shared loads
@@ -164,7 +166,13 @@ fn simulate_in_order(input: &SimulationInput) -> Result<SimulationReport, Stop> 
         ));
     }
     let profile = ProfileBuilder::new(&input.device, &layout);
-    let occupancy = occupancy_of(input, threads_per_block, shared_bytes_per_block)?;
+    let regs_per_thread = launch_registers(input, &program, threads_per_block)?;
+    let occupancy = occupancy_of(
+        input,
+        threads_per_block,
+        shared_bytes_per_block,
+        regs_per_thread,
+    )?;
     let plan = ReusePlan::of(input);
     let shifted = shifted_blocks(plan, &mut sim, &mut profiler);
     let fusible = fusible_loads(&unit, &program);
@@ -267,7 +275,28 @@ fn simulate_in_order(input: &SimulationInput) -> Result<SimulationReport, Stop> 
         lines: lines.into_lines(),
         trace,
         device: input.device.clone(),
+        launch_bounds_regs: (regs_per_thread != input.regs).then_some(regs_per_thread),
     })
+}
+
+/// The registers per thread the launch is counted with: `SimulationInput::regs`, capped by the
+/// kernel's `__launch_bounds__` (`occupancy::launch_bounds_registers`), or why the bounds refuse
+/// the launch.
+fn launch_registers(
+    input: &SimulationInput,
+    program: &kernel::Program,
+    threads_per_block: u32,
+) -> Result<u32, SimulationError> {
+    let bounds = program
+        .kernel_index(&input.kernel)
+        .and_then(|index| program.functions[index].launch_bounds);
+    match bounds {
+        Some(bounds) => {
+            occupancy::launch_bounds_registers(&input.device, bounds, threads_per_block, input.regs)
+                .map_err(SimulationError::DoesNotLaunch)
+        }
+        None => Ok(input.regs),
+    }
 }
 
 /// Refuses a kernel that uses a feature the device's compute capability lacks (`capability`).
@@ -306,12 +335,13 @@ fn occupancy_of(
     input: &SimulationInput,
     threads_per_block: u32,
     shared_bytes_per_block: u64,
+    regs_per_thread: u32,
 ) -> Result<OccupancyReport, SimulationError> {
     occupancy::calculate(
         &input.device,
         BlockResources {
             threads_per_block,
-            regs_per_thread: input.regs,
+            regs_per_thread,
             smem_per_block: u32::try_from(shared_bytes_per_block).unwrap_or(u32::MAX),
         },
     )

@@ -72,6 +72,11 @@ pub struct SimulationReport {
     /// The device the launch was simulated on: `timing::predict` times the report on it, so a
     /// report cannot be timed on a device it was not counted for.
     pub device: Device,
+    /// The registers per thread the kernel's `__launch_bounds__` leave, where they are fewer than
+    /// `SimulationInput::regs`: the occupancy was computed with them. Left out of the JSON when
+    /// there is no such cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_bounds_regs: Option<u32>,
 }
 
 /// Why a launch could not be simulated.
