@@ -23,10 +23,27 @@ impl<'a> Parser<'a> {
         let mut longs = 0;
         let mut short = false;
         let mut base: Option<(&str, Span)> = None;
+        let mut alias = None;
+        let mut compile_time = false;
+        let mut is_auto = false;
         while let Some(t) = self.peek() {
-            let Some(word) = t.ident() else { break };
+            let Some(word) = t.ident() else {
+                if base.is_none() && alias.is_none() {
+                    alias = self.alias_type();
+                    if alias.is_some() {
+                        continue;
+                    }
+                }
+                break;
+            };
             match word {
                 "const" => is_const = true,
+                // `constexpr` makes a variable `const` and a compile-time constant, and a
+                // function callable from device code ([dcl.constexpr]).
+                "constexpr" => (is_const, compile_time) = (true, true),
+                "auto" => is_auto = true,
+                // `enum E x`: the name of the enumeration follows.
+                "enum" => {}
                 "volatile" | "register" | "static" | "inline" | "__inline__"
                 | "__forceinline__" | "__noinline__" | "__restrict__" | "__host__" => {}
                 "extern" => is_extern = true,
@@ -54,7 +71,16 @@ impl<'a> Parser<'a> {
                         base = Some((word, t.span));
                     }
                 }
-                _ => break,
+                _ => {
+                    let plain = unsigned.is_none() && longs == 0 && !short;
+                    if base.is_none() && alias.is_none() && !is_auto && plain {
+                        alias = self.alias_type();
+                        if alias.is_some() {
+                            continue;
+                        }
+                    }
+                    break;
+                }
             }
             self.pos += 1;
         }
@@ -70,7 +96,16 @@ impl<'a> Parser<'a> {
             storage = Storage::ExternShared;
         }
         let unsigned_flag = unsigned.unwrap_or(false);
+        let mut dims = Vec::new();
         let base_type = match base.map(|(w, _)| w) {
+            None if alias.is_some() => {
+                let alias = alias.take().map(|a| (a.ty, a.is_const, a.dims));
+                let (ty, alias_const, alias_dims) = alias.unwrap_or((Type::Void, false, dims));
+                is_const |= alias_const;
+                dims = alias_dims;
+                ty
+            }
+            None if is_auto => Type::Void,
             Some("void") => Type::Void,
             Some("bool") => Type::Scalar(Scalar::Bool),
             Some("char") => Type::Scalar(if unsigned_flag {
@@ -111,6 +146,9 @@ impl<'a> Parser<'a> {
             storage,
             function,
             span: start.to(self.previous_span()),
+            dims,
+            compile_time,
+            is_auto,
         })
     }
 
@@ -211,10 +249,19 @@ impl<'a> Parser<'a> {
                 None => {
                     let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
                     let (name, span) = self.ident("a variable name")?;
-                    (name, span, ty, pointer_const)
+                    (self.names.declare(&name), span, ty, pointer_const)
                 }
             };
-            let dims = self.dims()?;
+            let mut dims = self.dims()?;
+            if !spec.dims.is_empty() {
+                if ty != spec.base {
+                    return Err(Diagnostic::new(
+                        span,
+                        "a pointer to an array type is not simulated",
+                    ));
+                }
+                dims.extend(spec.dims.iter().cloned());
+            }
             let init = if self.eat(Punct::Assign) {
                 Some(self.initializer()?)
             } else {
@@ -236,6 +283,8 @@ impl<'a> Parser<'a> {
         Ok(Declaration {
             storage: spec.storage,
             is_const: spec.is_const,
+            compile_time: spec.compile_time,
+            is_auto: spec.is_auto,
             declarators,
             span: spec.span.to(self.previous_span()),
         })
@@ -243,8 +292,11 @@ impl<'a> Parser<'a> {
 
     /// A file-scope item. An unsupported construct outside any statement (`->` in a file-scope
     /// initialiser or an array parameter's size) fails the file: it has no function to fail.
-    pub(super) fn item(&mut self) -> Result<Item, Diagnostic> {
-        let item = self.item_inner()?;
+    pub(super) fn item(&mut self) -> Result<Option<Item>, Diagnostic> {
+        let item = match self.name_item()? {
+            Some(item) => item,
+            None => Some(self.item_inner()?),
+        };
         match self.unsupported.take() {
             Some(diagnostic) => Err(diagnostic),
             None => Ok(item),
@@ -258,10 +310,14 @@ impl<'a> Parser<'a> {
         let spec = self.specifiers()?;
         let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
         let (name, span) = self.ident("a name")?;
+        let name = self.names.declare(&name);
         if self.at(Punct::LParen) {
             return Ok(Item::Function(self.function(spec, ty, name, span)?));
         }
-        if spec.storage == Storage::Automatic
+        // A file-scope `const` or `constexpr` without a memory space is a compile-time
+        // constant in device code, as nvcc makes it (sema checks its initialiser).
+        let constant = spec.storage == Storage::Automatic && spec.is_const;
+        if (spec.storage == Storage::Automatic && !constant)
             || spec.storage == Storage::Shared
             || spec.storage == Storage::ExternShared
         {
@@ -288,7 +344,13 @@ impl<'a> Parser<'a> {
         name: String,
         span: Span,
     ) -> Result<Function, Diagnostic> {
-        let Some(kind) = spec.function else {
+        // A `constexpr` function is callable from device code (nvcc's
+        // `--expt-relaxed-constexpr`, which the CUDA samples build with).
+        let function = match spec.function {
+            None if spec.compile_time => Some(FunctionKind::Device),
+            other => other,
+        };
+        let Some(kind) = function else {
             return Err(Diagnostic::new(
                 span,
                 format!("'{name}' is a host function; only __global__ kernels and __device__ functions are simulated"),
@@ -296,6 +358,7 @@ impl<'a> Parser<'a> {
         };
         self.expect(Punct::LParen)?;
         let mut params = Vec::new();
+        let mut defaults = Vec::new();
         if self.at_word("void") && self.peek_at(1).is_some_and(|t| t.is_punct(Punct::RParen)) {
             self.pos += 1;
         }
@@ -307,7 +370,8 @@ impl<'a> Parser<'a> {
             let (mut ty, mut pointer_const) = self.pointers(pspec.base.clone(), pspec.is_const)?;
             let (pname, pspan) = self.ident("a parameter name")?;
             // `float a[]` and `float a[N]` as parameters are pointers.
-            let dims = self.dims()?;
+            let mut dims = self.dims()?;
+            dims.extend(pspec.dims.iter().cloned());
             if !dims.is_empty() {
                 ty = Type::pointer_to(ty, pspec.is_const);
                 pointer_const = false;
@@ -319,6 +383,11 @@ impl<'a> Parser<'a> {
             } else {
                 pspec.is_const
             };
+            defaults.push(if self.eat(Punct::Assign) {
+                Some(self.assignment_expr()?)
+            } else {
+                None
+            });
             params.push(Param {
                 name: pname,
                 span: pspan,
@@ -333,13 +402,19 @@ impl<'a> Parser<'a> {
         if !self.at(Punct::LBrace) {
             return Err(self.error_here("'{' to start the body of the function"));
         }
-        let (body, _, end_span) = self.block()?;
+        self.names.set_defaults(&name, defaults);
+        let names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
+        let mark = self.enter_function(&names);
+        let body = self.block();
+        self.leave_function(mark);
+        let (body, _, end_span) = body?;
         Ok(Function {
             kind,
             ret,
             name,
             span,
             params,
+            is_constexpr: spec.compile_time,
             body,
             end_span,
         })

@@ -173,10 +173,10 @@ impl<'a> Parser<'a> {
     /// `(` followed by a type starts a cast (there are no typedefs, so this is unambiguous).
     pub(super) fn at_cast(&self) -> bool {
         self.at(Punct::LParen)
-            && self.peek_at(1).and_then(|t| t.ident()).is_some_and(|w| {
+            && (self.peek_at(1).and_then(|t| t.ident()).is_some_and(|w| {
                 is_decl_word(w)
                     && !matches!(w, "__shared__" | "__constant__" | "extern" | "__global__")
-            })
+            }) || self.at_alias_type_at(1))
     }
 
     /// A type name as in a cast or `sizeof(T)`: specifiers, then `*`s, then `[N]`s are not allowed.
@@ -263,13 +263,30 @@ impl<'a> Parser<'a> {
                     at,
                 )?;
             } else if self.at(Punct::LParen) {
-                let ExprKind::Ident(name) = &e.expr.kind else {
-                    return Err(Diagnostic::new(
-                        self.here(),
-                        "only a function named directly can be called",
-                    ));
+                let (name, name_span) = match &e.expr.kind {
+                    ExprKind::Ident(name) => (name.clone(), e.expr.span),
+                    ExprKind::Member {
+                        field, field_span, ..
+                    } => {
+                        // `block.sync()`: a member function, as cooperative groups and structs
+                        // have; the statement around it is refused, the rest is read on.
+                        if self.unsupported.is_none() {
+                            self.unsupported = Some(Diagnostic::new(
+                                *field_span,
+                                format!(
+                                    "calling a member function (`.{field}()`) is not simulated"
+                                ),
+                            ));
+                        }
+                        (field.clone(), *field_span)
+                    }
+                    _ => {
+                        return Err(Diagnostic::new(
+                            self.here(),
+                            "only a function named directly can be called",
+                        ))
+                    }
                 };
-                let (name, name_span) = (name.clone(), e.expr.span);
                 let at = self.operator();
                 let (args, below) = self.nested(|p| {
                     let mut args = Vec::new();
@@ -285,6 +302,8 @@ impl<'a> Parser<'a> {
                     Ok((args, below))
                 })?;
                 let close = self.expect(Punct::RParen)?;
+                let mut args = args;
+                self.with_defaults(&name, &mut args);
                 e = self.node(
                     ExprKind::Call {
                         name,
@@ -341,6 +360,9 @@ impl<'a> Parser<'a> {
         let Some(t) = self.peek() else {
             return Err(self.error_here("an expression"));
         };
+        if let Some((kind, span)) = self.name_expression() {
+            return self.node(kind, span, 0, span);
+        }
         let kind = match &t.kind {
             TokenKind::Int {
                 value,

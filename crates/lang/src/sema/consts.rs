@@ -115,10 +115,12 @@ impl Sema<'_> {
                     const_value: Some(v),
                     ..
                 }) => Int(*v),
+                Some(Symbol::Constant { value, .. }) => *value,
                 _ if name == "warpSize" => Int(32),
                 _ => return None,
             },
             ExprKind::SizeofType(ty) => Int(ty.size() as i64),
+            ExprKind::Call { name, args, .. } => self.constexpr_call(name, args)?,
             ExprKind::Unary(op, a) => {
                 let a = self.const_value(a)?;
                 match (op, a) {
