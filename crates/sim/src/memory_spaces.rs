@@ -236,6 +236,10 @@ pub fn declarations(
         let Item::Variable(declaration) = item else {
             continue;
         };
+        // A file-scope constant without a memory space is folded into the code: no memory.
+        if declaration.storage == Storage::Automatic {
+            continue;
+        }
         let kind = match declaration.storage {
             Storage::Constant => DeclarationKind::Constant,
             _ => DeclarationKind::Device,
