@@ -295,7 +295,7 @@ impl<'a> Parser<'a> {
     pub(super) fn item(&mut self) -> Result<Option<Item>, Diagnostic> {
         let item = match self.name_item()? {
             Some(item) => item,
-            None => Some(self.item_inner()?),
+            None => self.item_inner()?,
         };
         match self.unsupported.take() {
             Some(diagnostic) => Err(diagnostic),
@@ -303,7 +303,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    pub(super) fn item_inner(&mut self) -> Result<Item, Diagnostic> {
+    pub(super) fn item_inner(&mut self) -> Result<Option<Item>, Diagnostic> {
         if !self.starts_declaration() {
             return Err(self.error_here("a kernel, a __device__ function or a file-scope variable"));
         }
@@ -312,7 +312,9 @@ impl<'a> Parser<'a> {
         let (name, span) = self.ident("a name")?;
         let name = self.names.declare(&name);
         if self.at(Punct::LParen) {
-            return Ok(Item::Function(self.function(spec, ty, name, span)?));
+            // A prototype (`__device__ float f(float);`) makes no item: sema knows every
+            // function of the file before it checks a body.
+            return Ok(self.function(spec, ty, name, span)?.map(Item::Function));
         }
         // A file-scope `const` or `constexpr` without a memory space is a compile-time
         // constant in device code, as nvcc makes it (sema checks its initialiser).
@@ -331,10 +333,10 @@ impl<'a> Parser<'a> {
                 format!("{what} are not simulated: a file-scope variable needs __device__ or __constant__"),
             ));
         }
-        Ok(Item::Variable(self.declaration_rest(
+        Ok(Some(Item::Variable(self.declaration_rest(
             spec,
             Some((name, span, ty, pointer_const)),
-        )?))
+        )?)))
     }
 
     pub(super) fn function(
@@ -343,7 +345,7 @@ impl<'a> Parser<'a> {
         ret: Type,
         name: String,
         span: Span,
-    ) -> Result<Function, Diagnostic> {
+    ) -> Result<Option<Function>, Diagnostic> {
         // A `constexpr` function is callable from device code (nvcc's
         // `--expt-relaxed-constexpr`, which the CUDA samples build with).
         let function = match spec.function {
@@ -368,7 +370,14 @@ impl<'a> Parser<'a> {
             }
             let pspec = self.specifiers()?;
             let (mut ty, mut pointer_const) = self.pointers(pspec.base.clone(), pspec.is_const)?;
-            let (pname, pspan) = self.ident("a parameter name")?;
+            // A parameter without a name (in a prototype, or one the body does not use) gets
+            // one no source can spell.
+            let unnamed = [Punct::Comma, Punct::RParen, Punct::Assign, Punct::LBracket];
+            let (pname, pspan) = if unnamed.iter().any(|&p| self.at(p)) {
+                (format!("(parameter {})", params.len() + 1), self.here())
+            } else {
+                self.ident("a parameter name")?
+            };
             // `float a[]` and `float a[N]` as parameters are pointers.
             let mut dims = self.dims()?;
             dims.extend(pspec.dims.iter().cloned());
@@ -399,16 +408,19 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect(Punct::RParen)?;
+        self.names.set_defaults(&name, defaults);
+        if self.eat(Punct::Semi) {
+            return Ok(None);
+        }
         if !self.at(Punct::LBrace) {
             return Err(self.error_here("'{' to start the body of the function"));
         }
-        self.names.set_defaults(&name, defaults);
         let names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
         let mark = self.enter_function(&names);
         let body = self.block();
         self.leave_function(mark);
         let (body, _, end_span) = body?;
-        Ok(Function {
+        Ok(Some(Function {
             kind,
             ret,
             name,
@@ -417,7 +429,7 @@ impl<'a> Parser<'a> {
             is_constexpr: spec.compile_time,
             body,
             end_span,
-        })
+        }))
     }
 
     // ----- statements -----

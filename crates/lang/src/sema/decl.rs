@@ -414,4 +414,48 @@ mod tests {
             ["2:31: cooperative groups (`thread_block_tile`) are not simulated yet"]
         );
     }
+
+    #[test]
+    fn a_local_enum_and_a_local_constexpr_are_constants_of_the_kernel() {
+        let source = "__global__ void k(float* out) {\n\
+                      \x20 enum { LEFT = 1, RIGHT = LEFT * 2, BOTH };\n\
+                      \x20 static constexpr int width = BOTH + 1;\n\
+                      \x20 __shared__ float t[width][RIGHT];\n\
+                      \x20 out[threadIdx.x] = t[BOTH][LEFT];\n}";
+        // BOTH = 3, width = 4: 4 rows of 2 floats.
+        assert_eq!(objects(source), ["t Shared 32"]);
+    }
+
+    #[test]
+    fn prototypes_unnamed_parameters_and_std_names_are_read() {
+        let source = "__device__ float blend(float, float weight = 0.25f);\n\
+                      __global__ void k(const float* a, float* out) {\n\
+                      \x20 out[threadIdx.x] = blend(a[threadIdx.x]) + std::min(a[0], 1.0f);\n}\n\
+                      __device__ float blend(float x, float weight) { return x * weight; }";
+        assert_eq!(objects(source), Vec::<String>::new());
+    }
+
+    #[test]
+    fn what_stays_refused_is_named_in_words() {
+        assert_eq!(
+            objects("enum Axis { X, Y } axis;\n__global__ void k(int* o) {}"),
+            ["1:20: a variable declared with its enum's definition is not simulated: declare it \
+              in a declaration of its own"]
+        );
+        assert_eq!(
+            objects("__global__ void k(float* o, float* p) { p.sync(); o[0] = 1; }"),
+            ["1:43: calling a member function (`.sync()`) is not simulated"]
+        );
+        assert_eq!(
+            objects(
+                "namespace cg = cooperative_groups;\n\
+                     __device__ void f(cg::thread_group g) {}\n__global__ void k(int* o) {}"
+            ),
+            ["2:19: cooperative groups (`cg::thread_group`) are not simulated yet"]
+        );
+        assert_eq!(
+            objects("typedef float Row[4];\n__global__ void k(float* o) { Row* r = 0; }"),
+            ["2:36: a pointer to an array type is not simulated"]
+        );
+    }
 }
