@@ -127,6 +127,10 @@ impl Names {
                 return full;
             }
         }
+        // `::x` names no local variable: kept as written, a local `x` does not answer for it.
+        if absolute && !qualified && self.locals.iter().any(|l| l == path) {
+            return written.to_string();
+        }
         self.expand(path)
     }
 
