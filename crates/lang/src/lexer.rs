@@ -637,6 +637,16 @@ mod tests {
     }
 
     #[test]
+    fn the_scope_operator_is_one_token_and_a_colon_stays_one() {
+        check(
+            "a ? ::b : ns::c",
+            &[
+                "1:1 a", "1:3 ?", "1:5 ::", "1:7 b", "1:9 :", "1:11 ns", "1:13 ::", "1:15 c",
+            ],
+        );
+    }
+
+    #[test]
     fn number_literals_with_suffixes() {
         check(
             "1.0f 2.0 1e-3f 0x1F 10u 7UL 0.0F .5",

@@ -170,7 +170,7 @@ impl<'a> Parser<'a> {
         Ok(lhs)
     }
 
-    /// `(` followed by a type starts a cast (there are no typedefs, so this is unambiguous).
+    /// `(` followed by a type (a type word or a type alias) starts a cast.
     pub(super) fn at_cast(&self) -> bool {
         self.at(Punct::LParen)
             && (self.peek_at(1).and_then(|t| t.ident()).is_some_and(|w| {
@@ -182,7 +182,8 @@ impl<'a> Parser<'a> {
     /// A type name as in a cast or `sizeof(T)`: specifiers, then `*`s, then `[N]`s are not allowed.
     pub(super) fn type_name(&mut self) -> Result<Type, Diagnostic> {
         let spec = self.specifiers()?;
-        Ok(self.pointers(spec.base, spec.is_const)?.0)
+        let (ty, _) = self.pointers(spec.base.clone(), spec.is_const)?;
+        self.with_alias_dims(ty, &spec)
     }
 
     /// A prefix operator, cast or `sizeof`, whose operand is one nesting level deeper, or a

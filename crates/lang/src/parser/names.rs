@@ -17,7 +17,7 @@
 //! message that names cooperative groups. `std::` is the global namespace, where the CUDA headers
 //! declare `min`, `max` and the math functions for device code.
 
-use super::{is_decl_word, is_statement_word, Parser};
+use super::{is_decl_word, is_statement_word, Parser, Specifiers};
 use crate::ast::{
     BinaryOp, Declaration, Declarator, Expr, ExprKind, Initializer, Item, Scalar, StmtKind,
     Storage, Type,
@@ -568,6 +568,32 @@ impl<'a> Parser<'a> {
                 None => break,
             }
         }
+    }
+
+    /// A type name's type with the array dimensions of its alias (`sizeof(Row)`), which must be
+    /// literals here: a type name has no declaration to check them later.
+    pub(super) fn with_alias_dims(&self, ty: Type, spec: &Specifiers) -> Result<Type, Diagnostic> {
+        let mut ty = ty;
+        for dim in spec.dims.iter().rev() {
+            if ty != spec.base && !matches!(ty, Type::Array(..)) {
+                return Err(Diagnostic::new(
+                    spec.span,
+                    "a pointer to an array type is not simulated",
+                ));
+            }
+            match dim.as_ref().map(|e| &e.kind) {
+                Some(ExprKind::Int { value, .. }) if (1..=1 << 28).contains(value) => {
+                    ty = Type::Array(Box::new(ty), Some(*value as u32));
+                }
+                _ => {
+                    return Err(Diagnostic::new(
+                        spec.span,
+                        "an array type alias in a cast or sizeof needs literal sizes here",
+                    ))
+                }
+            }
+        }
+        Ok(ty)
     }
 
     /// Enters a function body whose parameters are `params`; `leave_function` goes back.

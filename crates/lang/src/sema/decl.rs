@@ -330,6 +330,9 @@ mod tests {
                       \x20 out[i] = tile[1][3] + v[0].x;\n}";
         // 2 rows of 4 floats; 2 float4s.
         assert_eq!(objects(source), ["tile Shared 32", "v Shared 32"]);
+        // `sizeof(Row)` is 4 floats.
+        let sized = "typedef float Row[4];\n__global__ void k(float* o) { __shared__ char c[sizeof(Row)]; }";
+        assert_eq!(objects(sized), ["c Shared 16"]);
     }
 
     #[test]
