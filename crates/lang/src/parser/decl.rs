@@ -8,7 +8,7 @@ use crate::ast::{
 };
 use crate::lexer::Punct;
 use crate::limits::MAX_TYPE_DEPTH;
-use crate::span::{Diagnostic, Span};
+use crate::span::{Diagnostic, DiagnosticKind, Span};
 
 impl<'a> Parser<'a> {
     /// Reads storage classes, qualifiers and the base type.
@@ -255,7 +255,8 @@ impl<'a> Parser<'a> {
             let mut dims = self.dims()?;
             if !spec.dims.is_empty() {
                 if ty != spec.base {
-                    return Err(Diagnostic::new(
+                    return Err(Diagnostic::of_kind(
+                        DiagnosticKind::NotSimulated,
                         span,
                         "a pointer to an array type is not simulated",
                     ));

@@ -4,7 +4,7 @@ use super::{is_decl_word, is_statement_word, Parser, Tree};
 use crate::ast::{BinaryOp, Expr, ExprKind, Type, UnaryOp};
 use crate::lexer::{Punct, TokenKind};
 use crate::limits::MAX_TREE_DEPTH;
-use crate::span::{Diagnostic, Span};
+use crate::span::{Diagnostic, DiagnosticKind, Span};
 
 impl<'a> Parser<'a> {
     /// A full expression (commas included).
@@ -272,7 +272,8 @@ impl<'a> Parser<'a> {
                         // `block.sync()`: a member function, as cooperative groups and structs
                         // have; the statement around it is refused, the rest is read on.
                         if self.unsupported.is_none() {
-                            self.unsupported = Some(Diagnostic::new(
+                            self.unsupported = Some(Diagnostic::of_kind(
+                                DiagnosticKind::NotSimulated,
                                 *field_span,
                                 format!(
                                     "calling a member function (`.{field}()`) is not simulated"

@@ -23,7 +23,8 @@ use crate::ast::{
     Storage, Type,
 };
 use crate::lexer::Punct;
-use crate::span::{Diagnostic, Span};
+use crate::refused;
+use crate::span::{Diagnostic, DiagnosticKind, Span};
 
 /// The names of the cooperative groups API that a `using namespace cooperative_groups;` brings
 /// (CUDA C++ Programming Guide, "Cooperative Groups").
@@ -227,11 +228,18 @@ impl<'a> Parser<'a> {
     /// unsupported construct of the statement (or file) around it.
     pub(super) fn resolve_name(&mut self, written: &str, span: Span) -> String {
         let full = self.names.resolve(written);
-        if full.starts_with(COOPERATIVE_GROUPS_NAMESPACE) && self.unsupported.is_none() {
-            self.unsupported = Some(Diagnostic::new(
-                span,
-                format!("cooperative groups (`{written}`) are not simulated yet"),
-            ));
+        let refusal = if full.starts_with(COOPERATIVE_GROUPS_NAMESPACE) {
+            Some(format!(
+                "cooperative groups (`{written}`) are not simulated yet"
+            ))
+        } else {
+            // A namespace of CUDA's that memplay does not simulate (`wmma::`).
+            let first = full.split("::").next().filter(|_| full.contains("::"));
+            first.and_then(refused::keyword).map(str::to_string)
+        };
+        if let (Some(message), None) = (refusal, &self.unsupported) {
+            let refusal = Diagnostic::of_kind(DiagnosticKind::NotSimulated, span, message);
+            self.unsupported = Some(refusal);
         }
         full
     }
@@ -510,7 +518,8 @@ impl<'a> Parser<'a> {
         }
         self.expect(Punct::RBrace)?;
         if !self.at(Punct::Semi) {
-            return Err(Diagnostic::new(
+            return Err(Diagnostic::of_kind(
+                DiagnosticKind::NotSimulated,
                 self.here(),
                 "a variable declared with its enum's definition is not simulated: declare it in a \
                  declaration of its own",
