@@ -4,7 +4,9 @@
 //! is no memory object in device code: nvcc folds it into the instructions that use it, like a
 //! `#define` (C++ [basic.def.odr]: such a variable is usable in constant expressions and a use
 //! reads no storage), so `const int TILE = 16; __shared__ float t[TILE];` is the `#define TILE 16`
-//! kernel. A `constexpr` local and an enumerator are the same. `auto` takes the type of its
+//! kernel. A `constexpr` local and an enumerator are the same. One whose initialiser does not
+//! fold, and a file-scope `const` array or pointer, is a host variable: a kernel that reads it
+//! fails with the reason, the others compile, as with nvcc. `auto` takes the type of its
 //! initialiser as C++ deduces it ([dcl.type.auto.deduct]): top-level `const` dropped, arrays
 //! decayed to pointers. A call of a `constexpr` function whose body is one `return` folds where
 //! a constant is needed, its parameters replaced by the argument values, at most
@@ -33,6 +35,11 @@ fn converted(value: ConstValue, scalar: Scalar) -> ConstValue {
         ConstValue::Float(f) if scalar == Scalar::F32 => ConstValue::Float(f64::from(f as f32)),
         other => other,
     }
+}
+
+/// The refusal of a use of the file-scope `name` that is host memory.
+fn host_memory(name: &str, instead: &str) -> String {
+    format!("'{name}' is host memory, which device code cannot read: declare it {instead}")
 }
 
 /// The register bits of a constant of type `scalar`.
@@ -80,26 +87,25 @@ fn substituted(e: &mut Expr, params: &[(&str, ConstValue)]) {
 }
 
 impl Sema<'_> {
-    /// A file-scope `const`/`constexpr` variable or enumerator: a compile-time constant.
+    /// A file-scope `const`/`constexpr` variable or enumerator: a compile-time constant, or a
+    /// host variable that device code cannot read.
     pub(super) fn file_scope_constants(&mut self, decl: &Declaration) -> Result<(), Diagnostic> {
         for d in &decl.declarators {
             if self.globals.contains_key(&d.name) || self.function_index.contains_key(&d.name) {
                 return err(d.span, format!("'{}' is declared twice", d.name));
             }
-            let Some(symbol) = self.constant_symbol(decl, d)? else {
-                let span = match &d.init {
-                    Some(Initializer::Expr(e)) => e.span,
-                    _ => d.span,
-                };
-                return Err(Diagnostic::of_kind(
+            let symbol = match self.constant_symbol(decl, d) {
+                Ok(Some(symbol)) => symbol,
+                Ok(None) => Symbol::HostOnly(Diagnostic::of_kind(
                     DiagnosticKind::NotConstant,
-                    span,
+                    d.span,
                     format!(
-                        "the file-scope constant '{}' needs a constant initialiser: device code \
-                         reads it as a compile-time constant",
+                        "'{}' is a host variable, which device code cannot read: its \
+                         initialiser is not a constant",
                         d.name
                     ),
-                ));
+                )),
+                Err(why) => Symbol::HostOnly(why),
             };
             self.globals.insert(d.name.clone(), symbol);
         }
@@ -108,7 +114,7 @@ impl Sema<'_> {
 
     /// The constant a declarator declares, or `None` when its initialiser does not fold. Only
     /// arithmetic scalars are constants; a file-scope array or pointer without `__constant__`
-    /// would be host memory, which device code cannot read.
+    /// is host memory, which device code cannot read.
     fn constant_symbol(
         &mut self,
         decl: &Declaration,
@@ -123,16 +129,7 @@ impl Sema<'_> {
                 }
             }
             _ if d.dims.is_empty() => return Ok(None),
-            _ => {
-                return err(
-                    d.span,
-                    format!(
-                        "the const array '{}' is host memory, which device code cannot read: \
-                         declare it __constant__",
-                        d.name
-                    ),
-                )
-            }
+            _ => return err(d.span, host_memory(&d.name, "__constant__")),
         };
         let ty = if decl.is_auto {
             self.rvalue(init)?.1
@@ -140,14 +137,7 @@ impl Sema<'_> {
             self.full_type(d, decl.storage)?
         };
         let Type::Scalar(scalar) = ty else {
-            return err(
-                d.span,
-                format!(
-                    "the file-scope '{ty} {}' is host memory, which device code cannot read: \
-                     declare it __constant__ or __device__",
-                    d.name
-                ),
-            );
+            return err(d.span, host_memory(&d.name, "__constant__ or __device__"));
         };
         Ok(self.const_value(init).map(|value| Symbol::Constant {
             scalar,
@@ -372,17 +362,21 @@ mod tests {
 
     #[test]
     fn a_constant_without_a_constant_initialiser_names_what_is_missing() {
+        // A kernel that does not use the host variable still compiles, as with nvcc.
+        let source = "__device__ int g;\nconst int n = g + 1;\n\
+                      __global__ void k(int* o) { o[0] = n; }\n\
+                      __global__ void other(int* o) { o[0] = 1; }";
         assert_eq!(
-            objects("__device__ int g;\nconst int n = g + 1;\n__global__ void k(int* o) {}"),
-            ["2:15: the file-scope constant 'n' needs a constant initialiser: device code reads it \
-              as a compile-time constant"]
+            objects(source),
+            [
+                "3:36: 'n' is a host variable, which device code cannot read: its initialiser is \
+              not a constant"
+            ]
         );
+        assert!(compile(source, &[]).unwrap().kernel("other").is_ok());
         assert_eq!(
             objects("const float w[2] = {1, 2};\n__global__ void k(float* o) { o[0] = w[0]; }"),
-            [
-                "1:13: the const array 'w' is host memory, which device code cannot read: declare \
-              it __constant__"
-            ]
+            ["2:38: 'w' is host memory, which device code cannot read: declare it __constant__"]
         );
         assert_eq!(
             objects(

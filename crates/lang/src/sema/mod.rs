@@ -119,6 +119,10 @@ enum Symbol {
         scalar: Scalar,
         value: ConstValue,
     },
+    /// A file-scope `const` that is no compile-time constant (an initialiser that does not
+    /// fold, an array, a pointer): a host variable, which device code cannot read. Only a use
+    /// fails, with this error, as nvcc compiles the kernels that do not use it.
+    HostOnly(Diagnostic),
 }
 
 /// An expression as the check sees it: a value, a register variable, or a place in memory.
