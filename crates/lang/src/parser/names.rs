@@ -322,6 +322,20 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         match word {
             "typedef" => {
+                // `typedef unsigned int uint;` names a type the simulator already knows, as
+                // the headers do: the name keeps its meaning.
+                let end = self.tokens[self.pos..]
+                    .iter()
+                    .position(|t| t.is_punct(Punct::Semi) || t.is_punct(Punct::LBrace));
+                let last = end
+                    .and_then(|n| n.checked_sub(1))
+                    .map(|n| &self.tokens[self.pos + n]);
+                if let (Some(n), Some(word)) = (end, last.and_then(|t| t.ident())) {
+                    if is_decl_word(word) && self.tokens[self.pos + n].is_punct(Punct::Semi) {
+                        self.pos += n + 1;
+                        return Ok(None);
+                    }
+                }
                 let spec = self.specifiers()?;
                 loop {
                     let (ty, _) = self.pointers(spec.base.clone(), spec.is_const)?;

@@ -310,13 +310,15 @@ mod tests {
     #[test]
     fn typedef_and_using_aliases_name_scalars_pointers_vectors_and_arrays() {
         let source = "typedef float real;\nusing index_t = unsigned int;\n\
+                      typedef unsigned int uint;\ntypedef unsigned long long size_t;\n\
                       typedef float Row[4];\nusing input = const float*;\ntypedef float4 vec;\n\
                       __global__ void k(input in, real* out) {\n\
                       \x20 typedef int local_t;\n\
                       \x20 index_t i = threadIdx.x;\n\
+                      \x20 uint j = i;\n\
                       \x20 __shared__ Row tile[2];\n\
                       \x20 __shared__ vec v[2];\n\
-                      \x20 tile[1][i % 4] = in[i] + (real)sizeof(local_t);\n\
+                      \x20 tile[1][j % 4] = in[i] + (real)sizeof(local_t);\n\
                       \x20 out[i] = tile[1][3] + v[0].x;\n}";
         // 2 rows of 4 floats; 2 float4s.
         assert_eq!(objects(source), ["tile Shared 32", "v Shared 32"]);
