@@ -66,6 +66,12 @@ fn a_file_scope_const_tile_counts_as_the_define_of_the_same_tile() {
     };
     assert_eq!(fused(&constant), fused(&define));
     assert_eq!(fused(&constant).len(), 1);
+    // `constexpr auto` and an `auto` loop variable: the loop still unrolls and its loads fuse.
+    let with_auto =
+        format!("constexpr auto TILE = 16;\n{TILED}").replace("int k = 0", "auto k = 0");
+    let deduced = launch(&with_auto);
+    assert_eq!(deduced.counters, define.counters);
+    assert_eq!(fused(&deduced), fused(&define));
     assert_eq!(constant.shared_bytes_per_block, 2 * 16 * 16 * 4);
     // 16 blocks of 8 warps, 4 phases, one load of `a` and one of `b` per warp and phase; a warp
     // reads two rows of 16 floats, 64 bytes each: 2 sectors a row.
