@@ -160,11 +160,13 @@ impl Names {
         (self.locals.len(), self.types.len())
     }
 
+    /// Forgets the local names and types declared since `mark`.
     pub(super) fn leave(&mut self, mark: (usize, usize)) {
         self.locals.truncate(mark.0);
         self.types.truncate(mark.1);
     }
 
+    /// Keeps the default arguments of `function` (one entry per parameter) for its calls.
     pub(super) fn set_defaults(&mut self, function: &str, defaults: Vec<Option<Expr>>) {
         if defaults.iter().any(Option::is_some) {
             self.defaults.push((function.to_string(), defaults));
@@ -269,7 +271,7 @@ impl<'a> Parser<'a> {
                 if t.is_punct(Punct::Lt) {
                     open += 1;
                 } else if t.is_punct(Punct::Gt) {
-                    open -= 1;
+                    open = open.saturating_sub(1);
                     if open == 0 {
                         break;
                     }
@@ -284,8 +286,8 @@ impl<'a> Parser<'a> {
         Some(alias)
     }
 
-    /// A type alias or a cooperative groups type starts here, followed by a name (a
-    /// declaration) or `<`, `*`, `)` (a template, pointer or cast).
+    /// A type alias starts here, or a cooperative groups type followed by a name, `<` or `&`
+    /// (a declaration, template arguments or a reference), not a local variable's name.
     pub(super) fn at_alias_type(&self) -> bool {
         self.at_alias_type_at(0)
     }
@@ -314,8 +316,8 @@ impl<'a> Parser<'a> {
                     .is_some_and(|t| t.ident().is_some() || t.is_punct(Punct::ColonColon)))
     }
 
-    /// A `typedef`, `using`, `namespace` or `enum` declaration, at file scope (`out` gets the
-    /// items it makes) or in a function (it returns the enumerators' declaration, if any).
+    /// A `typedef`, `using`, `namespace` or `enum` declaration, at file scope (a namespace's
+    /// items go to `pending`) or in a function; the enumerators' declaration, if any.
     pub(super) fn name_declaration(&mut self) -> Result<Option<Declaration>, Diagnostic> {
         let start = self.here();
         let word = self.peek().and_then(|t| t.ident()).unwrap_or_default();
@@ -399,6 +401,7 @@ impl<'a> Parser<'a> {
         Ok(self.names.resolve(&written))
     }
 
+    /// Declares the type alias `name` here.
     fn new_alias(&mut self, name: &str, ty: Type, is_const: bool, dims: Vec<Option<Expr>>) {
         // A local alias is a type, not a variable that would hide a namespace member.
         let full = if self.names.in_function {
@@ -412,12 +415,6 @@ impl<'a> Parser<'a> {
     /// `namespace a { ... }` or `namespace a = b;` after `namespace`. Items of the namespace
     /// go to the pending list the file-scope loop takes them from.
     fn namespace_definition(&mut self, start: Span) -> Result<(), Diagnostic> {
-        if self.names.in_function {
-            return Err(Diagnostic::new(
-                start,
-                "a namespace cannot be defined inside a function",
-            ));
-        }
         let name = if self.at(Punct::LBrace) {
             None
         } else {
@@ -428,6 +425,13 @@ impl<'a> Parser<'a> {
             let here = self.names.declare(alias);
             self.names.renames.push((here, target));
             return self.expect_semi("the namespace alias");
+        }
+        // An alias may be local; a namespace is not (C++ [namespace.def]).
+        if self.names.in_function {
+            return Err(Diagnostic::new(
+                start,
+                "a namespace cannot be defined inside a function",
+            ));
         }
         let open = self.expect(Punct::LBrace)?;
         if let Some(name) = &name {

@@ -412,6 +412,12 @@ mod tests {
             objects(using),
             ["2:31: cooperative groups (`thread_block_tile`) are not simulated yet"]
         );
+        let local = "__global__ void k(float* o) { namespace cg = cooperative_groups; \
+                     cg::grid_group g = cg::this_grid(); }";
+        assert_eq!(
+            objects(local),
+            ["1:66: cooperative groups (`cg::grid_group`) are not simulated yet"]
+        );
     }
 
     #[test]
