@@ -323,6 +323,12 @@ pub struct Declaration {
     pub storage: Storage,
     /// The base type is `const` (`const int n = 4;`).
     pub is_const: bool,
+    /// `constexpr`, or the enumerators of an `enum`: each name is a compile-time constant, with
+    /// no register or memory behind it, when its initialiser folds.
+    pub compile_time: bool,
+    /// The type is `auto`: each declarator takes the type of its initialiser (C++ [dcl.spec.auto]:
+    /// top-level `const` dropped, arrays decayed to pointers).
+    pub is_auto: bool,
     pub declarators: Vec<Declarator>,
     pub span: Span,
 }
@@ -388,6 +394,8 @@ pub struct Function {
     pub name: String,
     pub span: Span,
     pub params: Vec<Param>,
+    /// Declared `constexpr`: a call with constant arguments folds where a constant is needed.
+    pub is_constexpr: bool,
     pub body: Vec<Stmt>,
     /// The closing brace, where a function without `return` ends.
     pub end_span: Span,

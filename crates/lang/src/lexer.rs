@@ -26,6 +26,8 @@ pub enum Punct {
     Arrow,
     Question,
     Colon,
+    /// `::`, the scope operator of C++ qualified names (`ns::f`, `::g`).
+    ColonColon,
     Plus,
     Minus,
     Star,
@@ -80,6 +82,7 @@ impl Punct {
             Arrow => "->",
             Question => "?",
             Colon => ":",
+            ColonColon => "::",
             Plus => "+",
             Minus => "-",
             Star => "*",
@@ -121,7 +124,7 @@ impl Punct {
 }
 
 /// Punctuators from longest to shortest, so that the first match is the longest one.
-const PUNCTS: [(&str, Punct); 48] = [
+const PUNCTS: [(&str, Punct); 49] = [
     ("<<=", Punct::ShlAssign),
     (">>=", Punct::ShrAssign),
     ("...", Punct::Ellipsis),
@@ -145,6 +148,7 @@ const PUNCTS: [(&str, Punct); 48] = [
     ("|=", Punct::PipeAssign),
     ("^=", Punct::CaretAssign),
     ("##", Punct::HashHash),
+    ("::", Punct::ColonColon),
     ("(", Punct::LParen),
     (")", Punct::RParen),
     ("[", Punct::LBracket),
@@ -628,6 +632,16 @@ mod tests {
                 "1:44 .",
                 "1:45 x",
                 "1:46 ;",
+            ],
+        );
+    }
+
+    #[test]
+    fn the_scope_operator_is_one_token_and_a_colon_stays_one() {
+        check(
+            "a ? ::b : ns::c",
+            &[
+                "1:1 a", "1:3 ?", "1:5 ::", "1:7 b", "1:9 :", "1:11 ns", "1:13 ::", "1:15 c",
             ],
         );
     }

@@ -114,7 +114,7 @@ pub fn function(name: &str) -> Option<&'static str> {
 
 /// The refusal for the word `word` standing where the parser failed or before it in the same
 /// statement, if it names a construct memplay does not simulate.
-fn keyword(word: &str) -> Option<&'static str> {
+pub(crate) fn keyword(word: &str) -> Option<&'static str> {
     KEYWORDS
         .iter()
         .find(|(keyword, _)| *keyword == word)

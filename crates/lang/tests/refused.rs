@@ -178,6 +178,39 @@ const REFUSALS: &[Refusal] = &[
         at: (2, 3),
         message: "tensor core matrix fragments (`wmma::`) are not simulated",
     },
+    Refusal {
+        construct: "cooperative groups through a namespace alias",
+        source: "namespace cg = cooperative_groups;\n\
+                 __global__ void k(float* a) {\n  cg::thread_block b = cg::this_thread_block();\n}",
+        at: (3, 3),
+        message: "cooperative groups (`cg::thread_block`) are not simulated yet",
+    },
+    Refusal {
+        construct: "cooperative groups through a using-directive",
+        source: "using namespace cooperative_groups;\n\
+                 __global__ void k(float* a) {\n  a[0] = this_grid().size();\n}",
+        at: (3, 10),
+        message: "cooperative groups (`this_grid`) are not simulated yet",
+    },
+    Refusal {
+        construct: "a member function call",
+        source: "__global__ void k(float* a) {\n  a.sync();\n}",
+        at: (2, 5),
+        message: "calling a member function (`.sync()`) is not simulated",
+    },
+    Refusal {
+        construct: "a variable declared with its enum",
+        source: "enum Axis { X, Y } axis;\n__global__ void k(float* a) { a[0] = 1; }",
+        at: (1, 20),
+        message: "a variable declared with its enum's definition is not simulated: declare it in \
+                  a declaration of its own",
+    },
+    Refusal {
+        construct: "a pointer to an array type alias",
+        source: "typedef float Row[4];\n__global__ void k(float* a) {\n  Row* r = 0;\n}",
+        at: (3, 8),
+        message: "a pointer to an array type is not simulated",
+    },
 ];
 
 /// The first error of `source`'s kernel `k`: the file's own, or the kernel's.

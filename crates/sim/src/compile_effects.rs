@@ -130,10 +130,13 @@ struct SharedArray {
     dims: Vec<Option<u64>>,
 }
 
-/// A name in scope: a shared array, or anything else that shadows one.
+/// A name in scope: a shared array, an integer compile-time constant (a file-scope `const`, a
+/// `constexpr` local, an enumerator: the front end folds them as it folds a `#define`'s value),
+/// or anything else that shadows one.
 #[derive(Clone, Debug)]
 enum Binding {
     Shared(SharedArray),
+    Constant(String, i64),
     Other(String),
 }
 
@@ -141,7 +144,7 @@ impl Binding {
     fn name(&self) -> &str {
         match self {
             Binding::Shared(array) => &array.name,
-            Binding::Other(name) => name,
+            Binding::Constant(name, _) | Binding::Other(name) => name,
         }
     }
 }
@@ -152,7 +155,7 @@ pub(crate) fn fusible_loads(unit: &TranslationUnit, program: &Program) -> Vec<Fu
     let mut file_scope = Vec::new();
     for item in &unit.items {
         if let Item::Variable(declaration) = item {
-            declare(&mut file_scope, declaration);
+            declare(&mut file_scope, declaration, true);
         }
     }
     let mut found = Vec::new();
@@ -168,9 +171,20 @@ pub(crate) fn fusible_loads(unit: &TranslationUnit, program: &Program) -> Vec<Fu
     found
 }
 
-/// Adds the names of a declaration to the scope.
-fn declare(scope: &mut Vec<Binding>, declaration: &Declaration) {
+/// Adds the names of a declaration (`at_file_scope` or in a function) to the scope.
+fn declare(scope: &mut Vec<Binding>, declaration: &Declaration, at_file_scope: bool) {
+    // Without a memory space at file scope, or `constexpr`: compile-time constants.
+    let constant = declaration.compile_time
+        || (declaration.storage == Storage::Automatic && declaration.is_const && at_file_scope);
     for declarator in &declaration.declarators {
+        let value = match (&declarator.init, constant && declarator.dims.is_empty()) {
+            (Some(Initializer::Expr(init)), true) => const_int(init, scope),
+            _ => None,
+        };
+        if let Some(value) = value {
+            scope.push(Binding::Constant(declarator.name.clone(), value));
+            continue;
+        }
         let shared = matches!(declaration.storage, Storage::Shared | Storage::ExternShared);
         let elem_bytes = match &declarator.ty {
             Type::Scalar(scalar) => scalar.size(),
@@ -182,7 +196,7 @@ fn declare(scope: &mut Vec<Binding>, declaration: &Declaration) {
                 .iter()
                 .map(|dim| {
                     dim.as_ref()
-                        .and_then(const_int)
+                        .and_then(|dim| const_int(dim, scope))
                         .and_then(|v| u64::try_from(v).ok())
                 })
                 .collect();
@@ -201,7 +215,7 @@ fn declare(scope: &mut Vec<Binding>, declaration: &Declaration) {
 fn lookup<'s>(scope: &'s [Binding], name: &str) -> Option<&'s SharedArray> {
     match scope.iter().rev().find(|binding| binding.name() == name)? {
         Binding::Shared(array) => Some(array),
-        Binding::Other(_) => None,
+        Binding::Constant(..) | Binding::Other(_) => None,
     }
 }
 
@@ -226,7 +240,7 @@ fn walk_statement(
     found: &mut Vec<FusibleLoad>,
 ) {
     match &statement.kind {
-        StmtKind::Declaration(declaration) => declare(scope, declaration),
+        StmtKind::Declaration(declaration) => declare(scope, declaration, false),
         StmtKind::Block(statements) => walk_statements(statements, scope, program, found),
         StmtKind::If(_, then, otherwise) => {
             walk_scoped(then, scope, program, found);
@@ -300,7 +314,7 @@ fn unrolled_variable(statement: &Stmt, program: &Program) -> Option<String> {
             ident(target) == Some(variable.as_str())
         }
         ExprKind::Assign(Some(BinaryOp::Add), target, amount) => {
-            ident(target) == Some(variable.as_str()) && const_int(amount) == Some(1)
+            ident(target) == Some(variable.as_str()) && const_int(amount, &[]) == Some(1)
         }
         _ => false,
     };
@@ -571,7 +585,7 @@ fn candidate(
         return None;
     }
     let (last, others) = subscripts.split_last()?;
-    if !is_variable_plus_constant(last, variable) {
+    if !is_variable_plus_constant(last, variable, scope) {
         return None;
     }
     // The byte stride of each outer subscript: the element size times the inner extents.
@@ -587,7 +601,7 @@ fn candidate(
         }
         // A constant subscript adds a known offset; any other may be any row, so its stride must
         // keep every row aligned.
-        let step = match const_int(subscript) {
+        let step = match const_int(subscript, scope) {
             Some(value) => stride.checked_mul(u64::try_from(value).ok()?)?,
             None => stride,
         };
@@ -603,15 +617,15 @@ fn candidate(
 }
 
 /// `k`, `k + c`, `c + k` or `k - c` with `c` a constant.
-fn is_variable_plus_constant(expr: &Expr, variable: &str) -> bool {
+fn is_variable_plus_constant(expr: &Expr, variable: &str, scope: &[Binding]) -> bool {
     match &expr.kind {
         ExprKind::Ident(name) => name == variable,
         ExprKind::Binary(BinaryOp::Add, lhs, rhs) => {
-            (ident(lhs) == Some(variable) && const_int(rhs).is_some())
-                || (const_int(lhs).is_some() && ident(rhs) == Some(variable))
+            (ident(lhs) == Some(variable) && const_int(rhs, scope).is_some())
+                || (const_int(lhs, scope).is_some() && ident(rhs) == Some(variable))
         }
         ExprKind::Binary(BinaryOp::Sub, lhs, rhs) => {
-            ident(lhs) == Some(variable) && const_int(rhs).is_some()
+            ident(lhs) == Some(variable) && const_int(rhs, scope).is_some()
         }
         _ => false,
     }
@@ -645,14 +659,20 @@ fn root_name(expr: &Expr) -> Option<&str> {
 }
 
 /// An integer constant expression (macros are already expanded), or `None`.
-fn const_int(expr: &Expr) -> Option<i64> {
+fn const_int(expr: &Expr, scope: &[Binding]) -> Option<i64> {
     match &expr.kind {
         ExprKind::Int { value, .. } => i64::try_from(*value).ok(),
-        ExprKind::Unary(UnaryOp::Neg, inner) => const_int(inner)?.checked_neg(),
-        ExprKind::Unary(UnaryOp::Plus, inner) => const_int(inner),
-        ExprKind::Cast(Type::Scalar(scalar), inner) if scalar.is_integer() => const_int(inner),
+        ExprKind::Ident(name) => match scope.iter().rev().find(|b| b.name() == name)? {
+            Binding::Constant(_, value) => Some(*value),
+            _ => None,
+        },
+        ExprKind::Unary(UnaryOp::Neg, inner) => const_int(inner, scope)?.checked_neg(),
+        ExprKind::Unary(UnaryOp::Plus, inner) => const_int(inner, scope),
+        ExprKind::Cast(Type::Scalar(scalar), inner) if scalar.is_integer() => {
+            const_int(inner, scope)
+        }
         ExprKind::Binary(op, lhs, rhs) => {
-            let (a, b) = (const_int(lhs)?, const_int(rhs)?);
+            let (a, b) = (const_int(lhs, scope)?, const_int(rhs, scope)?);
             match op {
                 BinaryOp::Add => a.checked_add(b),
                 BinaryOp::Sub => a.checked_sub(b),

@@ -236,6 +236,10 @@ pub fn declarations(
         let Item::Variable(declaration) = item else {
             continue;
         };
+        // A file-scope constant without a memory space is folded into the code: no memory.
+        if declaration.storage == Storage::Automatic {
+            continue;
+        }
         let kind = match declaration.storage {
             Storage::Constant => DeclarationKind::Constant,
             _ => DeclarationKind::Device,
@@ -275,6 +279,8 @@ pub fn declarations(
     let mut pending: Vec<&Stmt> = function.body.iter().collect();
     while let Some(statement) = pending.pop() {
         match &statement.kind {
+            // Enumerators and `constexpr` constants are folded into the code: no storage.
+            StmtKind::Declaration(declaration) if declaration.compile_time => {}
             StmtKind::Declaration(declaration) => {
                 for d in &declaration.declarators {
                     let checked = object(d.span, true);
@@ -477,6 +483,22 @@ mod tests {
             &[
                 "4:27 a: float*, global memory, grid and host, application",
                 "5:18 sa: float[16][17], shared memory, block, block",
+            ],
+        );
+    }
+
+    #[test]
+    fn compile_time_constants_take_no_memory_space() {
+        check(
+            "const int TILE = 4;\nenum Side { LEFT, RIGHT };\n\
+             __global__ void k(float* a) {\n\
+               constexpr int twice = 2 * TILE;\n\
+               __shared__ float t[twice];\n\
+               a[RIGHT] = t[threadIdx.x];\n\
+             }",
+            &[
+                "3:26 a: float*, global memory, grid and host, application",
+                "5:18 t: float[8], shared memory, block, block",
             ],
         );
     }

@@ -8,7 +8,7 @@ use crate::ast::{
 };
 use crate::lexer::Punct;
 use crate::limits::MAX_TYPE_DEPTH;
-use crate::span::{Diagnostic, Span};
+use crate::span::{Diagnostic, DiagnosticKind, Span};
 
 impl<'a> Parser<'a> {
     /// Reads storage classes, qualifiers and the base type.
@@ -25,18 +25,35 @@ impl<'a> Parser<'a> {
         let mut base: Option<(&str, Span)> = None;
         let mut launch_bounds = None;
         let mut align = None;
+        let mut alias = None;
+        let mut compile_time = false;
+        let mut is_auto = false;
         loop {
             if let Some(n) = self.attributes()? {
                 align = Some(n);
             }
             let Some(t) = self.peek() else { break };
-            let Some(word) = t.ident() else { break };
+            let Some(word) = t.ident() else {
+                if base.is_none() && alias.is_none() {
+                    alias = self.alias_type();
+                    if alias.is_some() {
+                        continue;
+                    }
+                }
+                break;
+            };
             match word {
                 "__launch_bounds__" => {
                     launch_bounds = Some(self.launch_bounds()?);
                     continue;
                 }
                 "const" => is_const = true,
+                // `constexpr` makes a variable `const` and a compile-time constant, and a
+                // function callable from device code ([dcl.constexpr]).
+                "constexpr" => (is_const, compile_time) = (true, true),
+                "auto" => is_auto = true,
+                // `enum E x`: the name of the enumeration follows.
+                "enum" => {}
                 "volatile" | "register" | "static" | "inline" | "__inline__"
                 | "__forceinline__" | "__noinline__" | "__restrict__" | "__host__" => {}
                 "extern" => is_extern = true,
@@ -64,7 +81,16 @@ impl<'a> Parser<'a> {
                         base = Some((word, t.span));
                     }
                 }
-                _ => break,
+                _ => {
+                    let plain = unsigned.is_none() && longs == 0 && !short;
+                    if base.is_none() && alias.is_none() && !is_auto && plain {
+                        alias = self.alias_type();
+                        if alias.is_some() {
+                            continue;
+                        }
+                    }
+                    break;
+                }
             }
             self.pos += 1;
         }
@@ -80,7 +106,16 @@ impl<'a> Parser<'a> {
             storage = Storage::ExternShared;
         }
         let unsigned_flag = unsigned.unwrap_or(false);
+        let mut dims = Vec::new();
         let base_type = match base.map(|(w, _)| w) {
+            None if alias.is_some() => {
+                let alias = alias.take().map(|a| (a.ty, a.is_const, a.dims));
+                let (ty, alias_const, alias_dims) = alias.unwrap_or((Type::Void, false, dims));
+                is_const |= alias_const;
+                dims = alias_dims;
+                ty
+            }
+            None if is_auto => Type::Void,
             Some("void") => Type::Void,
             Some("bool") => Type::Scalar(Scalar::Bool),
             Some("char") => Type::Scalar(if unsigned_flag {
@@ -123,6 +158,9 @@ impl<'a> Parser<'a> {
             span: start.to(self.previous_span()),
             launch_bounds,
             align,
+            dims,
+            compile_time,
+            is_auto,
         })
     }
 
@@ -293,11 +331,21 @@ impl<'a> Parser<'a> {
                 None => {
                     let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
                     let (name, span) = self.ident("a variable name")?;
-                    (name, span, ty, pointer_const)
+                    (self.names.declare(&name), span, ty, pointer_const)
                 }
             };
-            let dims = self.dims()?;
+            let mut dims = self.dims()?;
             let align = self.attributes()?.or(spec.align);
+            if !spec.dims.is_empty() {
+                if ty != spec.base {
+                    return Err(Diagnostic::of_kind(
+                        DiagnosticKind::NotSimulated,
+                        span,
+                        "a pointer to an array type is not simulated",
+                    ));
+                }
+                dims.extend(spec.dims.iter().cloned());
+            }
             let init = if self.eat(Punct::Assign) {
                 Some(self.initializer()?)
             } else {
@@ -320,6 +368,8 @@ impl<'a> Parser<'a> {
         Ok(Declaration {
             storage: spec.storage,
             is_const: spec.is_const,
+            compile_time: spec.compile_time,
+            is_auto: spec.is_auto,
             declarators,
             span: spec.span.to(self.previous_span()),
         })
@@ -327,25 +377,34 @@ impl<'a> Parser<'a> {
 
     /// A file-scope item. An unsupported construct outside any statement (`->` in a file-scope
     /// initialiser or an array parameter's size) fails the file: it has no function to fail.
-    pub(super) fn item(&mut self) -> Result<Item, Diagnostic> {
-        let item = self.item_inner()?;
+    pub(super) fn item(&mut self) -> Result<Option<Item>, Diagnostic> {
+        let item = match self.name_item()? {
+            Some(item) => item,
+            None => self.item_inner()?,
+        };
         match self.unsupported.take() {
             Some(diagnostic) => Err(diagnostic),
             None => Ok(item),
         }
     }
 
-    pub(super) fn item_inner(&mut self) -> Result<Item, Diagnostic> {
+    pub(super) fn item_inner(&mut self) -> Result<Option<Item>, Diagnostic> {
         if !self.starts_declaration() {
             return Err(self.error_here("a kernel, a __device__ function or a file-scope variable"));
         }
         let spec = self.specifiers()?;
         let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
         let (name, span) = self.ident("a name")?;
+        let name = self.names.declare(&name);
         if self.at(Punct::LParen) {
-            return Ok(Item::Function(self.function(spec, ty, name, span)?));
+            // A prototype (`__device__ float f(float);`) makes no item: sema knows every
+            // function of the file before it checks a body.
+            return Ok(self.function(spec, ty, name, span)?.map(Item::Function));
         }
-        if spec.storage == Storage::Automatic
+        // A file-scope `const` or `constexpr` without a memory space is a compile-time
+        // constant in device code, as nvcc makes it (sema checks its initialiser).
+        let constant = spec.storage == Storage::Automatic && spec.is_const;
+        if (spec.storage == Storage::Automatic && !constant)
             || spec.storage == Storage::Shared
             || spec.storage == Storage::ExternShared
         {
@@ -359,10 +418,10 @@ impl<'a> Parser<'a> {
                 format!("{what} are not simulated: a file-scope variable needs __device__ or __constant__"),
             ));
         }
-        Ok(Item::Variable(self.declaration_rest(
+        Ok(Some(Item::Variable(self.declaration_rest(
             spec,
             Some((name, span, ty, pointer_const)),
-        )?))
+        )?)))
     }
 
     pub(super) fn function(
@@ -371,8 +430,14 @@ impl<'a> Parser<'a> {
         ret: Type,
         name: String,
         span: Span,
-    ) -> Result<Function, Diagnostic> {
-        let Some(kind) = spec.function else {
+    ) -> Result<Option<Function>, Diagnostic> {
+        // A `constexpr` function is callable from device code (nvcc's
+        // `--expt-relaxed-constexpr`, which the CUDA samples build with).
+        let function = match spec.function {
+            None if spec.compile_time => Some(FunctionKind::Device),
+            other => other,
+        };
+        let Some(kind) = function else {
             return Err(Diagnostic::new(
                 span,
                 format!("'{name}' is a host function; only __global__ kernels and __device__ functions are simulated"),
@@ -380,6 +445,7 @@ impl<'a> Parser<'a> {
         };
         self.expect(Punct::LParen)?;
         let mut params = Vec::new();
+        let mut defaults = Vec::new();
         if self.at_word("void") && self.peek_at(1).is_some_and(|t| t.is_punct(Punct::RParen)) {
             self.pos += 1;
         }
@@ -389,10 +455,18 @@ impl<'a> Parser<'a> {
             }
             let pspec = self.specifiers()?;
             let (mut ty, mut pointer_const) = self.pointers(pspec.base.clone(), pspec.is_const)?;
-            let (pname, pspan) = self.ident("a parameter name")?;
+            // A parameter without a name (in a prototype, or one the body does not use) gets
+            // one no source can spell.
+            let unnamed = [Punct::Comma, Punct::RParen, Punct::Assign, Punct::LBracket];
+            let (pname, pspan) = if unnamed.iter().any(|&p| self.at(p)) {
+                (format!("(parameter {})", params.len() + 1), self.here())
+            } else {
+                self.ident("a parameter name")?
+            };
             // `float a[]` and `float a[N]` as parameters are pointers.
-            let dims = self.dims()?;
+            let mut dims = self.dims()?;
             self.attributes()?;
+            dims.extend(pspec.dims.iter().cloned());
             if !dims.is_empty() {
                 ty = Type::pointer_to(ty, pspec.is_const);
                 pointer_const = false;
@@ -404,6 +478,11 @@ impl<'a> Parser<'a> {
             } else {
                 pspec.is_const
             };
+            defaults.push(if self.eat(Punct::Assign) {
+                Some(self.assignment_expr()?)
+            } else {
+                None
+            });
             params.push(Param {
                 name: pname,
                 span: pspan,
@@ -416,20 +495,29 @@ impl<'a> Parser<'a> {
         }
         self.expect(Punct::RParen)?;
         self.attributes()?;
+        self.names.set_defaults(&name, defaults);
+        if self.eat(Punct::Semi) {
+            return Ok(None);
+        }
         if !self.at(Punct::LBrace) {
             return Err(self.error_here("'{' to start the body of the function"));
         }
-        let (body, _, end_span) = self.block()?;
-        Ok(Function {
+        let names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
+        let mark = self.enter_function(&names);
+        let body = self.block();
+        self.leave_function(mark);
+        let (body, _, end_span) = body?;
+        Ok(Some(Function {
             kind,
             ret,
             name,
             span,
             params,
+            is_constexpr: spec.compile_time,
             body,
             end_span,
             launch_bounds: spec.launch_bounds.map(Box::new),
-        })
+        }))
     }
 
     // ----- statements -----

@@ -4,7 +4,7 @@ use super::{is_decl_word, is_statement_word, Parser, Tree};
 use crate::ast::{BinaryOp, Expr, ExprKind, Type, UnaryOp};
 use crate::lexer::{Punct, TokenKind};
 use crate::limits::MAX_TREE_DEPTH;
-use crate::span::{Diagnostic, Span};
+use crate::span::{Diagnostic, DiagnosticKind, Span};
 
 impl<'a> Parser<'a> {
     /// A full expression (commas included).
@@ -170,19 +170,20 @@ impl<'a> Parser<'a> {
         Ok(lhs)
     }
 
-    /// `(` followed by a type starts a cast (there are no typedefs, so this is unambiguous).
+    /// `(` followed by a type (a type word or a type alias) starts a cast.
     pub(super) fn at_cast(&self) -> bool {
         self.at(Punct::LParen)
-            && self.peek_at(1).and_then(|t| t.ident()).is_some_and(|w| {
+            && (self.peek_at(1).and_then(|t| t.ident()).is_some_and(|w| {
                 is_decl_word(w)
                     && !matches!(w, "__shared__" | "__constant__" | "extern" | "__global__")
-            })
+            }) || self.at_alias_type_at(1))
     }
 
     /// A type name as in a cast or `sizeof(T)`: specifiers, then `*`s, then `[N]`s are not allowed.
     pub(super) fn type_name(&mut self) -> Result<Type, Diagnostic> {
         let spec = self.specifiers()?;
-        Ok(self.pointers(spec.base, spec.is_const)?.0)
+        let (ty, _) = self.pointers(spec.base.clone(), spec.is_const)?;
+        self.with_alias_dims(ty, &spec)
     }
 
     /// A prefix operator, cast or `sizeof`, whose operand is one nesting level deeper, or a
@@ -263,13 +264,31 @@ impl<'a> Parser<'a> {
                     at,
                 )?;
             } else if self.at(Punct::LParen) {
-                let ExprKind::Ident(name) = &e.expr.kind else {
-                    return Err(Diagnostic::new(
-                        self.here(),
-                        "only a function named directly can be called",
-                    ));
+                let (name, name_span) = match &e.expr.kind {
+                    ExprKind::Ident(name) => (name.clone(), e.expr.span),
+                    ExprKind::Member {
+                        field, field_span, ..
+                    } => {
+                        // `block.sync()`: a member function, as cooperative groups and structs
+                        // have; the statement around it is refused, the rest is read on.
+                        if self.unsupported.is_none() {
+                            self.unsupported = Some(Diagnostic::of_kind(
+                                DiagnosticKind::NotSimulated,
+                                *field_span,
+                                format!(
+                                    "calling a member function (`.{field}()`) is not simulated"
+                                ),
+                            ));
+                        }
+                        (field.clone(), *field_span)
+                    }
+                    _ => {
+                        return Err(Diagnostic::new(
+                            self.here(),
+                            "only a function named directly can be called",
+                        ))
+                    }
                 };
-                let (name, name_span) = (name.clone(), e.expr.span);
                 let at = self.operator();
                 let (args, below) = self.nested(|p| {
                     let mut args = Vec::new();
@@ -285,6 +304,8 @@ impl<'a> Parser<'a> {
                     Ok((args, below))
                 })?;
                 let close = self.expect(Punct::RParen)?;
+                let mut args = args;
+                self.with_defaults(&name, &mut args);
                 e = self.node(
                     ExprKind::Call {
                         name,
@@ -341,6 +362,9 @@ impl<'a> Parser<'a> {
         let Some(t) = self.peek() else {
             return Err(self.error_here("an expression"));
         };
+        if let Some((kind, span)) = self.name_expression() {
+            return self.node(kind, span, 0, span);
+        }
         let kind = match &t.kind {
             TokenKind::Int {
                 value,

@@ -17,13 +17,14 @@
 //! are parsed and kept as `StmtKind::Unsupported` in place of the statement they make or appear
 //! in, so only the function that uses them fails (in sema); a syntax error fails the whole file.
 
-use super::ast::{Expr, FunctionKind, LaunchBounds, Storage, TranslationUnit, Type};
+use super::ast::{Expr, FunctionKind, Item, LaunchBounds, Storage, TranslationUnit, Type};
 use super::lexer::{Punct, Token};
 use super::limits::MAX_NESTING;
 use super::span::{Diagnostic, DiagnosticKind, Span};
 
 mod decl;
 mod expr;
+mod names;
 mod stmt;
 
 /// Words that may start a declaration.
@@ -69,8 +70,11 @@ const DECL_WORDS: [&str; 39] = [
     "__align__",
 ];
 
+/// C++ words that start a declaration (`names` reads the ones that declare names).
+const CPP_DECL_WORDS: [&str; 6] = ["constexpr", "auto", "typedef", "using", "enum", "namespace"];
+
 fn is_decl_word(word: &str) -> bool {
-    DECL_WORDS.contains(&word)
+    DECL_WORDS.contains(&word) || CPP_DECL_WORDS.contains(&word)
 }
 
 /// Parses a preprocessed token stream.
@@ -80,15 +84,19 @@ pub fn parse(tokens: &[Token]) -> Result<TranslationUnit, Diagnostic> {
         pos: 0,
         nesting: 0,
         unsupported: None,
+        names: names::Names::default(),
+        pending: Vec::new(),
     };
-    let mut unit = TranslationUnit::default();
     while parser.pos < tokens.len() {
         if parser.eat(Punct::Semi) {
             continue;
         }
-        unit.items.push(parser.item()?);
+        let item = parser.item()?;
+        parser.pending.extend(item);
     }
-    Ok(unit)
+    Ok(TranslationUnit {
+        items: parser.pending,
+    })
 }
 
 struct Parser<'a> {
@@ -99,6 +107,10 @@ struct Parser<'a> {
     /// An unsupported construct (`->`) met in an expression of the statement being parsed;
     /// `statement` turns that statement into `StmtKind::Unsupported`.
     unsupported: Option<Diagnostic>,
+    /// Namespaces, type aliases and the names in scope (`names`).
+    names: names::Names,
+    /// The file's items read so far, those of namespaces included.
+    pending: Vec<Item>,
 }
 
 /// An expression and the depth of its tree, known as it is built (a leaf is 1 deep).
@@ -118,6 +130,12 @@ struct Specifiers {
     launch_bounds: Option<LaunchBounds>,
     /// The alignment an `__attribute__((aligned(n)))` among the specifiers asks for.
     align: Option<u64>,
+    /// Array dimensions of a type alias (`typedef float Row[16];`), after the declarator's own.
+    dims: Vec<Option<Expr>>,
+    /// `constexpr`.
+    compile_time: bool,
+    /// `auto`.
+    is_auto: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -249,6 +267,7 @@ impl<'a> Parser<'a> {
         self.peek()
             .and_then(|t| t.ident())
             .is_some_and(is_decl_word)
+            || self.at_alias_type()
     }
 
     // ----- declarations -----

@@ -11,6 +11,7 @@ impl<'a> Parser<'a> {
     pub(super) fn block(&mut self) -> Result<(Vec<Stmt>, Span, Span), Diagnostic> {
         let open = self.expect(Punct::LBrace)?;
         let mut stmts = Vec::new();
+        let names = self.names.mark();
         loop {
             if self.at(Punct::RBrace) {
                 break;
@@ -20,6 +21,7 @@ impl<'a> Parser<'a> {
             }
             stmts.push(self.statement()?);
         }
+        self.names.leave(names);
         let close = self.expect(Punct::RBrace)?;
         Ok((stmts, open.to(close), close))
     }
@@ -229,6 +231,7 @@ impl<'a> Parser<'a> {
                 ))
             }
             Some("else") => return Err(Diagnostic::new(start, "'else' without a matching 'if'")),
+            _ if self.at_name_declaration() && !self.at_enum_type() => self.name_statement()?,
             _ if self.starts_declaration() => {
                 let spec = self.specifiers()?;
                 if spec.function.is_some() && spec.storage != Storage::Device {

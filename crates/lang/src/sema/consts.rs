@@ -117,10 +117,12 @@ impl Sema<'_> {
                     const_value: Some(v),
                     ..
                 }) => Int(*v),
+                Some(Symbol::Constant { value, .. }) => *value,
                 _ if name == "warpSize" => Int(32),
                 _ => return None,
             },
             ExprKind::SizeofType(ty) => Int(ty.size() as i64),
+            ExprKind::Call { name, args, .. } => self.constexpr_call(name, args)?,
             ExprKind::Unary(op, a) => {
                 let a = self.const_value(a)?;
                 match (op, a) {
@@ -220,13 +222,18 @@ impl Sema<'_> {
         let [x] = d.declarators.as_slice() else {
             return None;
         };
-        if !x.dims.is_empty() || !matches!(x.ty, Type::Scalar(s) if s.is_integer()) {
+        // `auto k = 0` is an `int` (the type of its integer initialiser).
+        let integer = matches!(x.ty, Type::Scalar(s) if s.is_integer()) || d.is_auto;
+        if !x.dims.is_empty() || !integer {
             return None;
         }
         let Some(Initializer::Expr(start)) = &x.init else {
             return None;
         };
-        self.const_value(start)?;
+        let start = self.const_value(start)?;
+        if d.is_auto && !matches!(start, ConstValue::Int(_)) {
+            return None;
+        }
         let name = x.name.as_str();
         let ExprKind::Binary(op, lhs, rhs) = &cond?.kind else {
             return None;

@@ -334,6 +334,11 @@ impl Sema<'_> {
             Some(Symbol::Var {
                 reg, ty, is_const, ..
             }) => Ok(Lv::Var { reg, ty, is_const }),
+            Some(Symbol::HostOnly(why)) => Err(Diagnostic { span, ..why }),
+            Some(Symbol::Constant { scalar, value }) => Ok(Lv::Value(
+                konst(decl::constant_bits(value, scalar), scalar, span),
+                Type::Scalar(scalar),
+            )),
             Some(Symbol::Object { id }) => {
                 let obj = &self.objects[id];
                 let ty = obj.ty.clone();

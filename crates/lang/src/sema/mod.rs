@@ -113,6 +113,16 @@ enum Symbol {
     Object {
         id: usize,
     },
+    /// A compile-time constant (`const int TILE = 16;` at file scope, a `constexpr` local, an
+    /// enumerator): a use is the value itself, as a literal would be.
+    Constant {
+        scalar: Scalar,
+        value: ConstValue,
+    },
+    /// A file-scope `const` that is no compile-time constant (an initialiser that does not
+    /// fold, an array, a pointer): a host variable, which device code cannot read. Only a use
+    /// fails, with this error, as nvcc compiles the kernels that do not use it.
+    HostOnly(Diagnostic),
 }
 
 /// An expression as the check sees it: a value, a register variable, or a place in memory.
@@ -146,6 +156,8 @@ struct Sema<'a> {
     n_temps: Reg,
     local_bytes: u64,
     callees: Vec<usize>,
+    /// `constexpr` calls being folded, one inside the other (`decl`).
+    constexpr_calls: std::cell::Cell<u32>,
 }
 
 /// Checks a parsed file and lowers it for the interpreter.
@@ -169,6 +181,7 @@ pub fn check(unit: &TranslationUnit) -> Result<Program, Diagnostic> {
         n_temps: 0,
         local_bytes: 0,
         callees: Vec::new(),
+        constexpr_calls: std::cell::Cell::new(0),
     };
     sema.declare_functions()?;
     for item in &unit.items {
@@ -285,6 +298,7 @@ mod attributes;
 mod builtins;
 mod consts;
 mod convert;
+mod decl;
 mod expr;
 mod inline;
 mod stmt;
@@ -362,6 +376,9 @@ impl<'a> Sema<'a> {
     }
 
     fn file_scope_variable(&mut self, decl: &Declaration) -> Result<(), Diagnostic> {
+        if decl.storage == Storage::Automatic {
+            return self.file_scope_constants(decl);
+        }
         for d in &decl.declarators {
             if self.globals.contains_key(&d.name) || self.function_index.contains_key(&d.name) {
                 return err(d.span, format!("'{}' is declared twice", d.name));

@@ -351,6 +351,9 @@ impl Sema<'_> {
     }
 
     pub(super) fn local_declaration(&mut self, decl: &Declaration) -> Result<(), Diagnostic> {
+        if (decl.compile_time || decl.is_auto) && self.cpp_local_declaration(decl)? {
+            return Ok(());
+        }
         for d in &decl.declarators {
             let ty = self.full_type(d, decl.storage)?;
             match decl.storage {
