@@ -2,11 +2,12 @@
 //!
 //! The language is the subset of CUDA C++ that the lecture kernels are written in (seeds 000-004
 //! and `tests/reference/kernels/*.cu`): `__global__` kernels and `__device__` helpers, scalar,
-//! pointer, vector (`float2`, `float4`, `int2`, `int4`) and array types, the variable type
+//! pointer, vector (`float2`, `float3`, `int4`, `uchar4`, `dim3`, ...) and array types, the variable type
 //! qualifiers `__shared__`, `__constant__`, `__device__` of the CUDA C++ Programming Guide section
 //! "Variable Memory Space Specifiers", and C's statements and operators. The tree keeps a span on
 //! every node so that later errors point into the source.
 
+use super::header_names::{vector_align, vector_base};
 use super::span::{Diagnostic, Span};
 use std::fmt;
 
@@ -87,7 +88,8 @@ impl Scalar {
 pub enum Type {
     Void,
     Scalar(Scalar),
-    /// `float2`, `int4`, ...: a scalar repeated 2 or 4 times (`.x .y .z .w`).
+    /// `float2`, `int4`, `uchar3`, ...: a scalar repeated 1 to 4 times (`.x .y .z .w`). `dim3` is
+    /// `uint3`, which has its layout.
     Vector(Scalar, u8),
     /// A pointer; `pointee_const` for `const T*`.
     Pointer {
@@ -117,13 +119,13 @@ impl Type {
         }
     }
 
-    /// The alignment of the type in bytes: vectors align to their whole size (CUDA C++ Programming
-    /// Guide, "Built-in Vector Types", table "Alignment Requirements").
+    /// The alignment of the type in bytes: vectors as `vector_types.h` aligns them
+    /// (`header_names::vector_align`).
     pub fn align(&self) -> u64 {
         match self {
             Type::Void => 1,
             Type::Scalar(s) => u64::from(s.size()),
-            Type::Vector(..) => self.size(),
+            Type::Vector(s, n) => u64::from(vector_align(*s, *n)),
             Type::Pointer { .. } => 8,
             Type::Array(elem, _) => elem.align(),
         }
@@ -150,17 +152,7 @@ impl fmt::Display for Type {
         match self {
             Type::Void => f.write_str("void"),
             Type::Scalar(s) => f.write_str(s.name()),
-            Type::Vector(s, n) => {
-                let base = match s {
-                    Scalar::F32 => "float",
-                    Scalar::F64 => "double",
-                    Scalar::U32 => "uint",
-                    Scalar::I64 => "longlong",
-                    Scalar::U64 => "ulonglong",
-                    _ => "int",
-                };
-                write!(f, "{base}{n}")
-            }
+            Type::Vector(s, n) => write!(f, "{}{n}", vector_base(*s)),
             Type::Pointer {
                 pointee,
                 pointee_const,

@@ -13,6 +13,7 @@
 //! does.
 
 use super::ast::{FunctionKind, Scalar, Type};
+use super::header_names::vector_align;
 use super::span::{Diagnostic, Span};
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +50,18 @@ impl Elem {
 
     pub fn bytes(self) -> u32 {
         self.scalar.size() * u32::from(self.n)
+    }
+
+    /// The bytes of each load or store instruction nvcc makes of a value of this layout: its
+    /// alignment, never wider (a `float3` is three 4-byte accesses, a `double4` two of 16 bytes;
+    /// `header_names`).
+    pub fn access_bytes(self) -> u32 {
+        vector_align(self.scalar, self.n)
+    }
+
+    /// The load or store instructions one access to a value of this layout takes.
+    pub fn accesses(self) -> u32 {
+        self.bytes() / self.access_bytes()
     }
 }
 

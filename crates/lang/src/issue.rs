@@ -273,8 +273,13 @@ fn expression_cost(e: &Ex, invariant: &dyn Fn(Reg) -> bool) -> u32 {
             .filter(|t| !is_invariant(&t.index, invariant))
             .count() as u32,
         ExKind::PtrDiff { .. } => 2,
-        ExKind::Load { .. } | ExKind::Atomic { .. } | ExKind::Fence => 1,
-        ExKind::Assign { place, .. } => u32::from(matches!(place, Place::Mem { .. })),
+        // A vector nvcc cannot load at once is loaded in parts (`Elem::accesses`).
+        ExKind::Load { elem, .. } => elem.accesses(),
+        ExKind::Atomic { .. } | ExKind::Fence => 1,
+        ExKind::Assign { place, .. } => match place {
+            Place::Mem { elem, .. } => elem.accesses(),
+            Place::Reg { .. } => 0,
+        },
         ExKind::Compound {
             place,
             op,
@@ -475,7 +480,7 @@ pub fn predicated_body(ops: &[Op], objects: &[MemObject]) -> Option<PredicatedBo
             _ => straight = false,
         }
         for_each_expression(op, &mut |e| {
-            let mut access = |addr: &Ex, load: bool, store: bool| {
+            let mut access = |addr: &Ex, load: bool, store: bool, parts: u32| {
                 let shared = matches!(
                     base_object(addr)
                         .and_then(|id| objects.get(id))
@@ -483,22 +488,22 @@ pub fn predicated_body(ops: &[Op], objects: &[MemObject]) -> Option<PredicatedBo
                     Some(ObjectSpace::Shared | ObjectSpace::DynamicShared)
                 );
                 match (shared, load, store) {
-                    (true, true, _) => body.shared_loads += 1,
-                    (false, true, _) => body.global_loads += 1,
+                    (true, true, _) => body.shared_loads += parts,
+                    (false, true, _) => body.global_loads += parts,
                     _ => {}
                 }
                 match (shared, store) {
-                    (true, true) => body.shared_stores += 1,
-                    (false, true) => body.global_stores += 1,
+                    (true, true) => body.shared_stores += parts,
+                    (false, true) => body.global_stores += parts,
                     _ => {}
                 }
             };
             match &e.kind {
-                ExKind::Load { addr, .. } => access(addr, true, false),
+                ExKind::Load { addr, elem } => access(addr, true, false, elem.accesses()),
                 ExKind::Assign {
-                    place: Place::Mem { addr, .. },
+                    place: Place::Mem { addr, elem },
                     ..
-                } => access(addr, false, true),
+                } => access(addr, false, true, elem.accesses()),
                 ExKind::Compound {
                     place: Place::Mem { addr, .. },
                     ..
@@ -506,7 +511,7 @@ pub fn predicated_body(ops: &[Op], objects: &[MemObject]) -> Option<PredicatedBo
                 | ExKind::IncDec {
                     place: Place::Mem { addr, .. },
                     ..
-                } => access(addr, true, true),
+                } => access(addr, true, true, 1),
                 ExKind::Call { .. } => straight = false,
                 _ => {}
             }

@@ -22,6 +22,7 @@
 pub mod ast;
 pub mod block_shift;
 pub mod decimal;
+pub mod header_names;
 pub mod ir;
 pub mod issue;
 pub mod lexer;

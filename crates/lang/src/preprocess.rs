@@ -4,16 +4,19 @@
 //! that a `-D TILE_WIDTH=32` given to nvcc wins (the reference kernels under
 //! `tests/reference/kernels/` are written this way). This module does what the C preprocessor
 //! (C11 standard, section 6.10) does for those: object-like and function-like macros, conditional
-//! inclusion, and `-D` definitions made before the first line of the file. `#include` is ignored
-//! (the kernels need no headers), and so is every `#pragma` but `#pragma unroll`, which becomes one
-//! token (`TokenKind::PragmaUnroll`) for the parser to give to the loop that follows. Tokens that come out of a macro carry the span of the
-//! macro's use, so that errors point at the text the user wrote.
+//! inclusion, and `-D` definitions made before the first line of the file. `#include` is ignored,
+//! and the macros of the headers kernels include (`FLT_MAX`, `M_PI`; `header_names`) are defined
+//! before every file instead. Every `#pragma` but `#pragma unroll` is ignored too; that one
+//! becomes one token (`TokenKind::PragmaUnroll`) for the parser to give to the loop that follows.
+//! Tokens that come out of a macro carry the span of the macro's use, so that errors point at the
+//! text the user wrote.
 //!
 //! Its work is bounded whatever the text (`limits`): the output, counted as it is written and with
 //! the tokens of expanded macro arguments included, stops at `MAX_PREPROCESSED_TOKENS`; the number
 //! of macro expansions at `MAX_MACRO_EXPANSIONS`; the recursion of expansion at `MAX_MACRO_DEPTH`
 //! and that of `#if` evaluation at `MAX_NESTING`. A `-D` name must be a C identifier.
 
+use super::header_names::HEADER_MACROS;
 use super::lexer::{lex, Punct, Token, TokenKind};
 use super::limits::{MAX_MACRO_DEPTH, MAX_MACRO_EXPANSIONS, MAX_NESTING, MAX_PREPROCESSED_TOKENS};
 use super::span::{Diagnostic, Span};
@@ -92,6 +95,35 @@ fn is_identifier(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// The macros the C and CUDA headers define (`header_names::HEADER_MACROS`), defined before the
+/// file as including the headers would: a kernel's own `#define` or `-D` of one replaces it, and
+/// `#ifndef M_PI` sees it. `inf` and `nan` become the one float token no literal can write.
+fn header_macros() -> HashMap<String, Macro> {
+    HEADER_MACROS
+        .iter()
+        .map(|&(name, text)| {
+            let value = match text {
+                "inf" => f64::INFINITY,
+                "nan" => f64::NAN,
+                _ => 0.0,
+            };
+            let body = match lex(text) {
+                Ok(body) if value == 0.0 => body,
+                _ => vec![Token {
+                    kind: TokenKind::Float {
+                        value,
+                        single: true,
+                    },
+                    span: Span::default(),
+                    line_start: false,
+                    space_before: false,
+                }],
+            };
+            (name.to_string(), Macro { params: None, body })
+        })
+        .collect()
+}
+
 /// Runs the preprocessor over `tokens`. `defines` are `-D NAME=VALUE` overrides, defined before the
 /// file (so the file's `#ifndef NAME` guard skips its own default). Their errors have no place in
 /// the source: their span is the default one, line 0.
@@ -99,7 +131,7 @@ pub fn preprocess(
     tokens: Vec<Token>,
     defines: &[(String, String)],
 ) -> Result<Vec<Token>, Diagnostic> {
-    let mut macros: HashMap<String, Macro> = HashMap::new();
+    let mut macros = header_macros();
     for (name, value) in defines {
         if name.is_empty() {
             return Err(Diagnostic::new(

@@ -6,6 +6,7 @@ use crate::ast::{
     Declaration, Declarator, Expr, Function, FunctionKind, Initializer, Item, LaunchBounds, Param,
     Scalar, Storage, Type,
 };
+use crate::header_names::named_type;
 use crate::lexer::Punct;
 use crate::limits::MAX_TYPE_DEPTH;
 use crate::span::{Diagnostic, DiagnosticKind, Span};
@@ -65,9 +66,9 @@ impl<'a> Parser<'a> {
                 "signed" => unsigned = Some(false),
                 "long" => longs += 1,
                 "short" => short = true,
-                "void" | "bool" | "char" | "int" | "float" | "double" | "size_t" | "float2"
-                | "float4" | "int2" | "int4" | "uint2" | "uint4" | "double2" | "uint"
-                | "ptrdiff_t" => {
+                _ if matches!(word, "void" | "bool" | "char" | "int" | "float" | "double")
+                    || named_type(word).is_some() =>
+                {
                     if let Some((previous, _)) = base {
                         if !(previous == "int" || word == "int") || longs + usize::from(short) == 0
                         {
@@ -125,16 +126,6 @@ impl<'a> Parser<'a> {
             }),
             Some("float") => Type::Scalar(Scalar::F32),
             Some("double") => Type::Scalar(Scalar::F64),
-            Some("size_t") => Type::Scalar(Scalar::U64),
-            Some("ptrdiff_t") => Type::Scalar(Scalar::I64),
-            Some("uint") => Type::Scalar(Scalar::U32),
-            Some("float2") => Type::Vector(Scalar::F32, 2),
-            Some("float4") => Type::Vector(Scalar::F32, 4),
-            Some("int2") => Type::Vector(Scalar::I32, 2),
-            Some("int4") => Type::Vector(Scalar::I32, 4),
-            Some("uint2") => Type::Vector(Scalar::U32, 2),
-            Some("uint4") => Type::Vector(Scalar::U32, 4),
-            Some("double2") => Type::Vector(Scalar::F64, 2),
             Some("int") | None => {
                 if base.is_none() && unsigned.is_none() && longs == 0 && !short {
                     return Err(self.error_here("a type"));
@@ -148,7 +139,10 @@ impl<'a> Parser<'a> {
                     (false, false, true) => Type::Scalar(Scalar::U32),
                 }
             }
-            Some(other) => return Err(Diagnostic::new(start, format!("unknown type '{other}'"))),
+            Some(other) => match named_type(other) {
+                Some(ty) => ty,
+                None => return Err(Diagnostic::new(start, format!("unknown type '{other}'"))),
+            },
         };
         Ok(Specifiers {
             base: base_type,
@@ -348,6 +342,8 @@ impl<'a> Parser<'a> {
             }
             let init = if self.eat(Punct::Assign) {
                 Some(self.initializer()?)
+            } else if dims.is_empty() {
+                self.direct_initializer(&ty, span, spec.storage == Storage::Automatic)?
             } else {
                 None
             };

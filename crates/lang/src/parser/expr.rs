@@ -170,13 +170,27 @@ impl<'a> Parser<'a> {
         Ok(lhs)
     }
 
-    /// `(` followed by a type (a type word or a type alias) starts a cast.
+    /// `(` followed by a type (a type word or a type alias) starts a cast, unless a `(` follows
+    /// the type: in `(float(i) + 0.5f)` a functional cast follows the `(`.
     pub(super) fn at_cast(&self) -> bool {
         self.at(Punct::LParen)
             && (self.peek_at(1).and_then(|t| t.ident()).is_some_and(|w| {
                 is_decl_word(w)
                     && !matches!(w, "__shared__" | "__constant__" | "extern" | "__global__")
             }) || self.at_alias_type_at(1))
+            && !self.type_then_parenthesis(1)
+    }
+
+    /// Whether the words of a type (and `*`s) that start `ahead` tokens on are followed by `(`.
+    pub(super) fn type_then_parenthesis(&self, mut ahead: usize) -> bool {
+        loop {
+            match self.peek_at(ahead) {
+                Some(t) if t.is_punct(Punct::Star) || t.ident().is_some_and(is_decl_word) => {
+                    ahead += 1
+                }
+                other => return other.is_some_and(|t| t.is_punct(Punct::LParen)),
+            }
+        }
     }
 
     /// A type name as in a cast or `sizeof(T)`: specifiers, then `*`s, then `[N]`s are not allowed.
@@ -359,6 +373,9 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn primary(&mut self) -> Result<Tree, Diagnostic> {
+        if let Some(cast) = self.cxx_cast()? {
+            return Ok(cast);
+        }
         let Some(t) = self.peek() else {
             return Err(self.error_here("an expression"));
         };

@@ -18,10 +18,12 @@
 //! in, so only the function that uses them fails (in sema); a syntax error fails the whole file.
 
 use super::ast::{Expr, FunctionKind, Item, LaunchBounds, Storage, TranslationUnit, Type};
+use super::header_names::named_type;
 use super::lexer::{Punct, Token};
 use super::limits::MAX_NESTING;
 use super::span::{Diagnostic, DiagnosticKind, Span};
 
+mod cast;
 mod decl;
 mod expr;
 mod names;
@@ -73,8 +75,10 @@ const DECL_WORDS: [&str; 39] = [
 /// C++ words that start a declaration (`names` reads the ones that declare names).
 const CPP_DECL_WORDS: [&str; 6] = ["constexpr", "auto", "typedef", "using", "enum", "namespace"];
 
+/// Words that may start a declaration: C's, C++'s and CUDA's own, and the type names of the
+/// headers (`float3`, `uint8_t`).
 fn is_decl_word(word: &str) -> bool {
-    DECL_WORDS.contains(&word) || CPP_DECL_WORDS.contains(&word)
+    DECL_WORDS.contains(&word) || CPP_DECL_WORDS.contains(&word) || named_type(word).is_some()
 }
 
 /// Parses a preprocessed token stream.

@@ -1,6 +1,7 @@
 //! Calls: `__device__` functions and the CUDA and math builtins (`__syncthreads`, atomics, `fmaf`, `sqrtf`, ...).
 
 use super::*;
+use crate::header_names::vector_type;
 use crate::refused;
 
 impl Sema<'_> {
@@ -255,28 +256,12 @@ impl Sema<'_> {
                 );
                 Ok((ex, Type::Scalar(Scalar::F32)))
             }
-            "make_float2" | "make_float4" | "make_int2" | "make_int4" | "make_uint2"
-            | "make_uint4" | "make_double2" => {
-                let (scalar, n) = match name {
-                    "make_float2" => (Scalar::F32, 2),
-                    "make_float4" => (Scalar::F32, 4),
-                    "make_int2" => (Scalar::I32, 2),
-                    "make_int4" => (Scalar::I32, 4),
-                    "make_uint2" => (Scalar::U32, 2),
-                    "make_uint4" => (Scalar::U32, 4),
-                    _ => (Scalar::F64, 2),
-                };
+            _ if vector_maker(name).is_some() => {
+                let (scalar, n) = vector_maker(name).unwrap_or((Scalar::I32, 1));
                 self.expect_args(name, name_span, args, usize::from(n))?;
-                let mut parts = Vec::new();
-                for a in args {
-                    let (ex, s) = self.scalar_arg(a, name)?;
-                    parts.push(self.convert_scalar(ex, s, scalar));
-                }
-                Ok((
-                    Ex::new(ExKind::MakeVector { scalar, parts }, n, span),
-                    Type::Vector(scalar, n),
-                ))
+                self.make_vector(name, args, (scalar, n), span)
             }
+            "dim3" => self.dim3(name_span, args, span),
             "atomicAdd" | "atomicSub" | "atomicExch" | "atomicMin" | "atomicMax" | "atomicAnd"
             | "atomicOr" | "atomicXor" | "atomicCAS" => {
                 let op = match name {
@@ -403,4 +388,65 @@ impl Sema<'_> {
             }
         }
     }
+
+    /// A vector of the components `args` (as many as it has, or fewer with the rest 1 for
+    /// `dim3`), each converted to its component type.
+    fn make_vector(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        (scalar, n): (Scalar, u8),
+        span: Span,
+    ) -> Result<(Ex, Type), Diagnostic> {
+        let mut parts = Vec::new();
+        for a in args {
+            let (ex, ty) = self.rvalue(a)?;
+            match ty {
+                Type::Scalar(s) => parts.push(self.convert_scalar(ex, s, scalar)),
+                // `dim3(threadIdx)`: dim3's constructor from a `uint3` copies it.
+                Type::Vector(s, k)
+                    if name == "dim3" && args.len() == 1 && (s, k) == (scalar, n) =>
+                {
+                    return Ok((ex, ty))
+                }
+                other => {
+                    return err(
+                        a.span,
+                        format!("'{name}' needs a number here, not '{other}'"),
+                    )
+                }
+            }
+        }
+        while parts.len() < usize::from(n) {
+            parts.push(konst(1, scalar, span));
+        }
+        Ok((
+            Ex::new(ExKind::MakeVector { scalar, parts }, n, span),
+            Type::Vector(scalar, n),
+        ))
+    }
+
+    /// `dim3(x, y, z)`: the constructor of `vector_types.h`, whose missing components are 1.
+    fn dim3(
+        &mut self,
+        name_span: Span,
+        args: &[Expr],
+        span: Span,
+    ) -> Result<(Ex, Type), Diagnostic> {
+        if args.len() > 3 {
+            return err(
+                name_span,
+                format!("'dim3' takes at most 3 values, not {}", args.len()),
+            );
+        }
+        self.make_vector("dim3", args, (Scalar::U32, 3), span)
+    }
+}
+
+/// The component type and count of the vector `name` makes: `make_float3` and its kin of
+/// `vector_functions.h`, one for every vector type but `dim3`.
+fn vector_maker(name: &str) -> Option<(Scalar, u8)> {
+    name.strip_prefix("make_")
+        .filter(|word| *word != "dim3")
+        .and_then(vector_type)
 }

@@ -126,8 +126,15 @@ impl Machine<'_, '_> {
         Ok(())
     }
 
-    /// Finds the object and address of one lane's access, or the error that explains why not.
-    pub(super) fn locate(&self, p: u64, width: u32, span: Span) -> Result<Location, Diagnostic> {
+    /// Finds the object and address of one lane's access of `width` bytes that must start at a
+    /// multiple of `align` bytes, or the error that explains why not.
+    pub(super) fn locate(
+        &self,
+        p: u64,
+        width: u32,
+        align: u32,
+        span: Span,
+    ) -> Result<Location, Diagnostic> {
         let Some(object) = pointer_object(p) else {
             return Err(Diagnostic::new(span, "the pointer is null"));
         };
@@ -143,12 +150,13 @@ impl Machine<'_, '_> {
             return Err(self.out_of_bounds(p, 0, width, span));
         }
         let address = obj.base + offset as u64;
-        let align = u64::from(width.min(16));
-        if align > 1 && !address.is_multiple_of(align) {
+        // CUDA faults on a misaligned access ("misaligned address"); the simulator names it.
+        if align > 1 && !address.is_multiple_of(u64::from(align)) {
             return Err(Diagnostic::new(
                 span,
                 format!(
-                    "the {width}-byte access at byte {} of '{}' is misaligned",
+                    "the {width}-byte access at byte {} of '{}' is misaligned: it must start at \
+                     a multiple of {align} bytes",
                     address - obj.base,
                     obj.name
                 ),
@@ -482,16 +490,42 @@ impl Machine<'_, '_> {
         &self,
         ptrs: &Lanes,
         mask: u32,
-        width: u32,
+        (width, align): (u32, u32),
         span: Span,
     ) -> Result<[Option<Location>; WARP_LANES], Diagnostic> {
         let mut locations = [None; WARP_LANES];
         for l in 0..WARP_LANES {
             if mask >> l & 1 != 0 {
-                locations[l] = Some(self.locate(ptrs[l], width, span)?);
+                locations[l] = Some(self.locate(ptrs[l], width, align, span)?);
             }
         }
         Ok(locations)
+    }
+
+    /// The records of a load or store of `elem` at `locations`: one instruction, or where nvcc
+    /// splits the value into accesses of its alignment (`Elem::access_bytes`: a `float3` is
+    /// three 4-byte accesses), one per part, each at its own offset.
+    fn emit_parts(
+        &mut self,
+        locations: &[Option<Location>; WARP_LANES],
+        kind: AccessKind,
+        elem: Elem,
+        span: Span,
+    ) {
+        let part = elem.access_bytes();
+        if part == elem.bytes() {
+            self.emit_records(locations, kind, part, span);
+            return;
+        }
+        for k in 0..elem.accesses() {
+            let moved = locations.map(|at| {
+                at.map(|at| Location {
+                    address: at.address + u64::from(k * part),
+                    ..at
+                })
+            });
+            self.emit_records(&moved, kind, part, span);
+        }
     }
 
     pub(super) fn load(
@@ -512,7 +546,7 @@ impl Machine<'_, '_> {
             }
         }
         let ptrs = &target.pointers();
-        let locations = self.locate_all(ptrs, mask, width, addr_span)?;
+        let locations = self.locate_all(ptrs, mask, (width, elem.access_bytes()), addr_span)?;
         let size = elem.scalar.size() as usize;
         let mut buf = [0u8; 32];
         for (l, loc) in locations.iter().enumerate() {
@@ -523,7 +557,7 @@ impl Machine<'_, '_> {
                 self.regs[dst + k][l] = decode(&buf[k * size..(k + 1) * size], elem.scalar);
             }
         }
-        self.emit_records(&locations, AccessKind::Load, width, span);
+        self.emit_parts(&locations, AccessKind::Load, elem, span);
         Ok(())
     }
 
@@ -545,7 +579,7 @@ impl Machine<'_, '_> {
             }
         }
         let ptrs = &target.pointers();
-        let locations = self.locate_all(ptrs, mask, width, addr_span)?;
+        let locations = self.locate_all(ptrs, mask, (width, elem.access_bytes()), addr_span)?;
         let size = elem.scalar.size() as usize;
         let mut buf = [0u8; 32];
         for (l, loc) in locations.iter().enumerate() {
@@ -559,7 +593,7 @@ impl Machine<'_, '_> {
             }
             self.write_bytes(*loc, l, &buf[..width as usize]);
         }
-        self.emit_records(&locations, AccessKind::Store, width, span);
+        self.emit_parts(&locations, AccessKind::Store, elem, span);
         Ok(())
     }
 
@@ -578,7 +612,7 @@ impl Machine<'_, '_> {
     ) -> Result<(), Diagnostic> {
         self.step_access(mask, span)?;
         let width = ty.size();
-        let locations = self.locate_all(ptrs, mask, width, addr_span)?;
+        let locations = self.locate_all(ptrs, mask, (width, width), addr_span)?;
         let mut buf = [0u8; 8];
         // The hardware serialises conflicting atomics in some order; lane order is one of them.
         for (l, loc) in locations.iter().enumerate() {
