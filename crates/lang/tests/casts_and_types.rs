@@ -137,7 +137,7 @@ fn what_is_refused_is_named_in_one_line() {
         ),
         (
             "__global__ void k(int* p) { int x = int; }",
-            "1:40: expected '(' after 'int' to convert a value to it, found ';'",
+            "1:37: expected an expression, found 'int'",
         ),
     ];
     for (source, expected) in cases {

@@ -56,13 +56,11 @@ impl<'a> Parser<'a> {
                 "`dynamic_cast` works on classes with virtual functions, which are not simulated",
             ));
         }
-        if !starts_functional_cast(word) {
+        // A type word not followed by `(` is no expression; the caller says so.
+        if !starts_functional_cast(word) || !self.type_then_parenthesis(0) {
             return Ok(None);
         }
         let ty = self.specifiers()?.base;
-        if !self.at(Punct::LParen) {
-            return Err(self.error_here(&format!("'(' after '{ty}' to convert a value to it")));
-        }
         let (args, depth, close) = self.constructor_arguments()?;
         let expr = self.construct(ty, args, start.to(close))?;
         self.node(expr.kind, expr.span, depth, start).map(Some)
