@@ -6,6 +6,9 @@
 
 use memplay_sim::device::h100;
 use memplay_sim::kernel::{compile, Dim3, Launch, Simulation, Value};
+use memplay_sim::simulate::{BlockSampling, Reuse};
+use memplay_sim::timing::predict;
+use memplay_sim::trace::TraceRequest;
 use memplay_sim::{simulate, SimulationInput};
 
 /// Global load requests, load sectors, store requests and store sectors of `kernel` in `source`,
@@ -264,4 +267,55 @@ fn the_headers_constants_have_their_exact_values_and_types() {
             i64::MAX as f64
         ]
     );
+}
+
+#[test]
+fn float3_loads_in_a_loop_count_the_same_whether_runs_are_reused_or_not() {
+    let source = "__global__ void sum3(float* out, const float3* pts, int n) {\n\
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+                  float acc = 0.0f;\n\
+                  for (int k = 0; k < 16; ++k) {\n\
+                  float3 p = pts[k * n + i];\n\
+                  acc += p.x + p.y * p.z;\n\
+                  }\n\
+                  out[i] = acc;\n\
+                  }";
+    let mut input = SimulationInput::new(source, "sum3", h100());
+    input.grid = Dim3::new(4, 1, 1);
+    input.block = Dim3::new(128, 1, 1);
+    input.args = vec![("n".to_string(), Value::Int(512))];
+    input.buffers = vec![
+        ("out".to_string(), 2048),
+        ("pts".to_string(), 16 * 512 * 12),
+    ];
+    input.trace = Some(TraceRequest {
+        block: [1, 0, 0],
+        warp: 2,
+    });
+    let reused = simulate(&input).unwrap_or_else(|e| panic!("{e}"));
+    input.reuse = Reuse::None;
+    input.sampling = BlockSampling::EdgeClassesEachRun;
+    let everything = simulate(&input).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        reused
+            .sampled_blocks
+            .iter()
+            .any(|b| b.iterations_skipped > 0),
+        "the loop's iterations are skipped where runs are reused"
+    );
+    assert_eq!(reused.counters, everything.counters);
+    assert_eq!(reused.memory, everything.memory);
+    assert_eq!(reused.lines, everything.lines);
+    assert_eq!(reused.trace, everything.trace);
+    assert_eq!(predict(&reused), predict(&everything));
+    // 16 warps x 16 iterations x 3 parts = 768 load requests of 12 sectors each (a warp's 32
+    // elements are 384 bytes from a multiple of 384); 16 stores of 4 sectors.
+    let counts = [
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    ]
+    .map(|name| reused.counters.get(name).unwrap_or(f64::NAN));
+    assert_eq!(counts, [768.0, 9216.0, 16.0, 64.0]);
 }
