@@ -209,11 +209,18 @@ fn vector_types_hold_their_components_and_dim3_defaults_to_one() {
                   out[7] = int(r.z * r.y);\n\
                   out[8] = int((*(pts + 1)).y + pts[0].z);\n\
                   out[9] = sizeof(float3) * 100 + sizeof(double4);\n\
+                  dim3 g = 16;\n\
+                  dim3 braced{16, 16};\n\
+                  int four{4};\n\
+                  float2 two{0.25f, 0.75f};\n\
+                  out[10] = g.x * 100 + g.y * 10 + g.z;\n\
+                  out[11] = braced.x + braced.y + braced.z + four + int(two.x + two.y);\n\
                   }";
-    let out = i32s(&run(source, "vectors", &[("out", 40)])[0]);
+    let out = i32s(&run(source, "vectors", &[("out", 48)])[0]);
     // 16 * 10000 + 16 * 100 + 1; 1 + 1 + 1; 2 * 100 + 1 * 10 + 1; 1 + 2 + 3 + 250 (unsigned
-    // bytes); -3 * 7; int(4.5); 2^40 >> 38 = 4, plus -1; int(3 * 2); int(5 + 2.5); 12 and 32.
-    assert_eq!(out, [161_601, 3, 211, 256, -21, 4, 3, 6, 7, 1232]);
+    // bytes); -3 * 7; int(4.5); 2^40 >> 38 = 4, plus -1; int(3 * 2); int(5 + 2.5); 12 and 32;
+    // dim3 (16, 1, 1) from a number; 16 + 16 + 1 + 4 + int(1.0).
+    assert_eq!(out, [161_601, 3, 211, 256, -21, 4, 3, 6, 7, 1232, 1611, 38]);
 }
 
 #[test]

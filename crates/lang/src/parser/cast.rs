@@ -122,9 +122,9 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// The initialiser of a declarator without `=`: a constructor call `T x(a, b)`, or for a
-    /// local `dim3` (`automatic`) without one, its default constructor (every component 1).
-    /// `None` leaves the variable uninitialised.
+    /// The initialiser of a declarator without `=`: a constructor call `T x(a, b)`, braces
+    /// `T x{a, b}`, or for a local `dim3` (`automatic`) without either, its default constructor
+    /// (every component 1). `None` leaves the variable uninitialised.
     pub(super) fn direct_initializer(
         &mut self,
         ty: &Type,
@@ -145,6 +145,30 @@ impl<'a> Parser<'a> {
                 args,
                 span,
             )?)));
+        }
+        if self.at(Punct::LBrace) {
+            // C++11's list initialisation: `dim3 b{16, 16}` calls the constructor, `int n{4}`
+            // is `int n = 4`, and a vector's braces are its components as after `=`.
+            let list = self.initializer()?;
+            let Initializer::List(items, span) = &list else {
+                return Ok(Some(list));
+            };
+            let values: Option<Vec<Expr>> = items
+                .iter()
+                .map(|item| match item {
+                    Initializer::Expr(e) => Some(e.clone()),
+                    Initializer::List(..) => None,
+                })
+                .collect();
+            return Ok(Some(match values {
+                Some(values) if *ty == DIM3 => {
+                    Initializer::Expr(self.construct(DIM3, values, *span)?)
+                }
+                Some(mut values) if values.len() == 1 && !matches!(ty, Type::Vector(..)) => {
+                    Initializer::Expr(values.remove(0))
+                }
+                _ => list,
+            }));
         }
         if automatic && *ty == DIM3 {
             return Ok(Some(Initializer::Expr(self.construct(

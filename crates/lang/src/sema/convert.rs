@@ -79,6 +79,15 @@ impl Sema<'_> {
             {
                 Ok(ex)
             }
+            // `dim3 b = 16;`: dim3's constructor is not explicit, so a number converts to the
+            // dim3 (16, 1, 1) (`vector_types.h`; `uint3` has dim3's layout here).
+            (Type::Scalar(s), Type::Vector(Scalar::U32, 3)) => {
+                let x = self.convert_scalar(ex, *s, Scalar::U32);
+                let one = || Ex::new(ExKind::Const(1), 1, span);
+                let parts = vec![x, one(), one()];
+                let scalar = Scalar::U32;
+                Ok(Ex::new(ExKind::MakeVector { scalar, parts }, 3, span))
+            }
             (Type::Void, _) => err(span, "a void value cannot be used"),
             _ => err(span, format!("cannot convert '{from}' to '{to}'")),
         }
