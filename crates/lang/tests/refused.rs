@@ -211,6 +211,12 @@ const REFUSALS: &[Refusal] = &[
         at: (3, 8),
         message: "a pointer to an array type is not simulated",
     },
+    Refusal {
+        construct: "a dynamic_cast",
+        source: "__global__ void k(float* a) {\n  a = dynamic_cast<float*>(a);\n}",
+        at: (2, 7),
+        message: "`dynamic_cast` works on classes with virtual functions, which are not simulated",
+    },
 ];
 
 /// The first error of `source`'s kernel `k`: the file's own, or the kernel's.
