@@ -2,9 +2,9 @@
 //!
 //! The language is the subset of CUDA C++ that the lecture kernels are written in (seeds 000-004
 //! and `tests/reference/kernels/*.cu`): `__global__` kernels and `__device__` helpers, scalar,
-//! pointer, vector (`float2`, `float3`, `int4`, `uchar4`, `dim3`, ...) and array types, the variable type
-//! qualifiers `__shared__`, `__constant__`, `__device__` of the CUDA C++ Programming Guide section
-//! "Variable Memory Space Specifiers", and C's statements and operators. The tree keeps a span on
+//! pointer, vector (`float2`, `float3`, `int4`, `uchar4`, `dim3`, ...) and array types, the
+//! variable type qualifiers `__shared__`, `__constant__`, `__device__` of the CUDA C++ Programming
+//! Guide section "Variable Memory Space Specifiers", and C's statements and operators. The tree keeps a span on
 //! every node so that later errors point into the source.
 
 use super::header_names::{vector_align, vector_base};
