@@ -124,7 +124,9 @@ impl<'a> Parser<'a> {
 
     /// The initialiser of a declarator without `=`: a constructor call `T x(a, b)`, braces
     /// `T x{a, b}`, or for a local `dim3` (`automatic`) without either, its default constructor
-    /// (every component 1). `None` leaves the variable uninitialised.
+    /// (every component 1). A `uint3`, which memplay does not tell from a `dim3`, gets it too:
+    /// C++ leaves its value indeterminate, so 1s are as good as any. `None` leaves the variable
+    /// uninitialised.
     pub(super) fn direct_initializer(
         &mut self,
         ty: &Type,
