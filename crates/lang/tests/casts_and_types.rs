@@ -163,3 +163,40 @@ fn dynamic_cast_is_named_as_not_simulated() {
         ))
     );
 }
+
+/// `error` of `source` on a thread with a 1 MB stack, about what a browser gives WebAssembly.
+fn error_on_a_small_stack(source: String) -> String {
+    std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || error(&source))
+        .expect("a thread starts")
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+#[test]
+fn twenty_thousand_nested_casts_stop_at_the_nesting_limit() {
+    let n = 20_000;
+    let functional = format!(
+        "__global__ void k(int* a) {{ a[0] = {}1{}; }}",
+        "int(".repeat(n),
+        ")".repeat(n)
+    );
+    let named = format!(
+        "__global__ void k(int* a) {{ a[0] = {}1{}; }}",
+        "static_cast<int>(".repeat(n),
+        ")".repeat(n)
+    );
+    // The body's block is one level and each cast's parentheses one more: the 95th cast's
+    // operand is where the limit of 96 is reached, at column 36 + 95 x the cast's width (4 for
+    // `int(`, 17 for `static_cast<int>(`), as for 95 plain parentheses.
+    let limit = "the code nests deeper than the simulator's limit of 96 levels";
+    assert_eq!(
+        error_on_a_small_stack(functional),
+        format!("1:{}: {limit}", 36 + 95 * 4)
+    );
+    assert_eq!(
+        error_on_a_small_stack(named),
+        format!("1:{}: {limit}", 36 + 95 * 17)
+    );
+}
