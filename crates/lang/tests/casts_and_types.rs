@@ -200,3 +200,14 @@ fn twenty_thousand_nested_casts_stop_at_the_nesting_limit() {
         format!("1:{}: {limit}", 36 + 95 * 17)
     );
 }
+
+#[test]
+fn a_kernels_own_typedef_of_a_header_type_keeps_its_meaning() {
+    let source = "typedef unsigned char uchar;\n\
+                  typedef unsigned int uint;\n\
+                  typedef float3 point;\n\
+                  __global__ void k(uchar* p, uint n, point* q) {\n\
+                  p[0] = (uchar)n + uchar(q[0].z);\n\
+                  }";
+    assert_eq!(error(source), "compiles");
+}
