@@ -55,3 +55,8 @@ pub const MAX_MACRO_DEPTH: usize = 64;
 /// A diagnostic's message is cut to this many characters (with an ellipsis), so a megabyte
 /// identifier echoed in an error cannot flood a terminal or the page.
 pub const MAX_MESSAGE_CHARS: usize = 240;
+
+/// The names a file may declare at file scope, and the type aliases in scope at once: the parser
+/// looks each name it reads up among them (`parser/names.rs`), so their number bounds the time a
+/// file takes to read. Kernels from a course declare tens.
+pub const MAX_DECLARED_NAMES: usize = 2_048;

@@ -168,11 +168,9 @@ pub fn explain(error: Diagnostic, tokens: &[Token]) -> Diagnostic {
             .map(|&(_, message)| (token, message))
     });
     match refusal {
-        Some((token, message)) => Diagnostic {
-            span: token.span,
-            message: message.to_string(),
-            kind: DiagnosticKind::NotSimulated,
-        },
+        Some((token, message)) => {
+            Diagnostic::of_kind(DiagnosticKind::NotSimulated, token.span, message)
+        }
         None => error,
     }
 }

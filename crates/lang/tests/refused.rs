@@ -293,3 +293,15 @@ fn a_plain_syntax_error_keeps_its_own_message() {
     );
     assert_eq!(error.kind, DiagnosticKind::Syntax);
 }
+
+#[test]
+fn a_syntax_error_naming_a_long_name_stays_one_short_line() {
+    let source = format!(
+        "__global__ void k(float* a) {{\n  float b = 1.0f {} * 2.0f;\n  a[0] = b;\n}}",
+        "x".repeat(400)
+    );
+    let error = refusal(&source).expect("two names in a row are an error");
+    assert_eq!((error.span.line, error.span.col), (2, 17));
+    assert!(error.message.chars().count() <= 240, "{}", error.message);
+    assert!(error.message.ends_with('…'), "{}", error.message);
+}

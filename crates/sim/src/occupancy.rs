@@ -145,8 +145,25 @@ pub fn launch_bounds_registers(
         };
         calculate(device, block).is_ok_and(|report| report.limit_registers >= blocks)
     };
-    let cap = (1..=regs_per_thread).rev().find(|&regs| fits(regs));
-    Ok(cap.unwrap_or(regs_per_thread))
+    if regs_per_thread == 0 || fits(regs_per_thread) {
+        return Ok(regs_per_thread);
+    }
+    // Fewer registers never fit fewer blocks, so the most that fit is found by halving the range
+    // (a launch may ask for any count, up to u32::MAX, that the occupancy calculation refuses).
+    let (mut fitting, mut too_many) = (0u32, regs_per_thread);
+    while too_many - fitting > 1 {
+        let middle = fitting + (too_many - fitting) / 2;
+        if fits(middle) {
+            fitting = middle;
+        } else {
+            too_many = middle;
+        }
+    }
+    Ok(if fitting == 0 {
+        regs_per_thread
+    } else {
+        fitting
+    })
 }
 
 /// How many blocks of `block` fit on one SM of `device`, and which resource stops one more.
@@ -386,6 +403,24 @@ fn saturate(value: u64) -> u32 {
 mod tests {
     use super::*;
     use crate::DeviceId;
+
+    #[test]
+    fn launch_bounds_cap_any_register_count_asked_for_at_the_most_that_fits() {
+        // `__launch_bounds__(256, 4)` on the H100: 4 blocks of 8 warps share 65,536 registers,
+        // 2,048 a warp, 64 a thread; a launch asking for every register there is gets 64, and one
+        // asking for 40 keeps its 40.
+        let device = crate::device::h100();
+        let bounds = crate::kernel::ir::LaunchBounds {
+            max_threads_per_block: 256,
+            min_blocks_per_multiprocessor: Some(4),
+        };
+        assert_eq!(
+            launch_bounds_registers(&device, bounds, 128, u32::MAX),
+            Ok(64)
+        );
+        assert_eq!(launch_bounds_registers(&device, bounds, 256, 65), Ok(64));
+        assert_eq!(launch_bounds_registers(&device, bounds, 256, 40), Ok(40));
+    }
 
     /// (active blocks per SM, limiter, [registers, shared memory, warps, blocks] limits)
     fn check(

@@ -20,6 +20,8 @@
 
 #[path = "fuzz/case.rs"]
 mod case;
+#[path = "fuzz/cpp.rs"]
+mod cpp;
 #[path = "fuzz/grammar.rs"]
 mod grammar;
 #[path = "fuzz/mutate.rs"]

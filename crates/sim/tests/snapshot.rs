@@ -15,7 +15,7 @@
 //!   would make the file some 26 MB: the trace keeps its counts, buffers and problem, and the
 //!   FNV-1a hash of its JSON (`kept_form`).
 //! - `snapshots/generated.jsonl`, `GENERATED_CASES` cases that the fuzz target's grammar
-//!   (`fuzz/grammar.rs` `any_case`: generated kernels, mutated lecture kernels and hostile
+//!   (`fuzz/grammar.rs` `c_subset_case`: generated kernels, mutated lecture kernels and hostile
 //!   shapes, each with its launch) draws from proptest's ChaCha generator seeded with
 //!   `GENERATED_SEED`, as the fuzz target's own cases: the same step budgets, the same sizes. Each
 //!   is kept in full, trace included (some 1.5 MB in all), with `case`, the FNV-1a hash of the
@@ -58,6 +58,9 @@
 #[path = "fuzz/case.rs"]
 mod case;
 mod common;
+#[allow(dead_code)]
+#[path = "fuzz/cpp.rs"]
+mod cpp;
 #[allow(dead_code)]
 #[path = "fuzz/grammar.rs"]
 mod grammar;
@@ -149,7 +152,7 @@ fn reference_launches() -> Vec<(String, SimulationInput)> {
 /// The first `count` cases the fuzz grammar draws from `seed`, in order. A case depends only on
 /// the seed, the grammar and the lecture kernels it mutates.
 fn generated_cases(seed: u64, count: usize) -> Vec<Case> {
-    let strategy = grammar::any_case();
+    let strategy = grammar::c_subset_case();
     // proptest's defaults, written out so that no PROPTEST_* variable changes what is drawn.
     let config = Config {
         max_local_rejects: 65_536,

@@ -96,6 +96,7 @@ pub fn parse(tokens: &[Token]) -> Result<TranslationUnit, Diagnostic> {
             continue;
         }
         let item = parser.item()?;
+        parser.within_name_limit()?;
         parser.pending.extend(item);
     }
     Ok(TranslationUnit {
@@ -206,11 +207,11 @@ impl<'a> Parser<'a> {
     }
 
     fn error_here(&self, expected: &str) -> Diagnostic {
-        Diagnostic {
-            span: self.here(),
-            message: format!("expected {expected}, found {}", self.found()),
-            kind: DiagnosticKind::Syntax,
-        }
+        Diagnostic::of_kind(
+            DiagnosticKind::Syntax,
+            self.here(),
+            format!("expected {expected}, found {}", self.found()),
+        )
     }
 
     fn expect(&mut self, p: Punct) -> Result<Span, Diagnostic> {
@@ -229,11 +230,11 @@ impl<'a> Parser<'a> {
         if self.eat(Punct::Semi) {
             return Ok(());
         }
-        Err(Diagnostic {
-            span: self.previous_end(),
-            message: format!("expected ';' after {after}, found {}", self.found()),
-            kind: DiagnosticKind::Syntax,
-        })
+        Err(Diagnostic::of_kind(
+            DiagnosticKind::Syntax,
+            self.previous_end(),
+            format!("expected ';' after {after}, found {}", self.found()),
+        ))
     }
 
     fn ident(&mut self, what: &str) -> Result<(String, Span), Diagnostic> {
@@ -606,6 +607,34 @@ mod tests {
         check_on_a_small_stack(
             kernel(&format!("int v{};", "[1]".repeat(100_000))),
             &["1:89: this array has more dimensions than the simulator's limit of 16"],
+        );
+    }
+
+    #[test]
+    fn a_chain_of_typedefs_past_the_name_limit_stops_there() {
+        // 2,047 aliases and a kernel are 2,048 names; a 2,049th alias is one too many, named at
+        // its name. Each alias names the one before it, the shape that made every look-up scan
+        // all the names before it.
+        let chain = |count: usize| {
+            let mut text = String::from("typedef int t0;\n");
+            for k in 1..count {
+                text.push_str(&format!("typedef t{} t{k};\n", k - 1));
+            }
+            text + "__global__ void k(int* a) { a[0] = 1; }\n"
+        };
+        let within = chain(2_047);
+        assert!(parse(&lex(&within).expect("lexes")).is_ok());
+        let beyond = chain(2_049);
+        let error = parse(&lex(&beyond).expect("lexes")).expect_err("one alias too many");
+        assert_eq!(
+            (error.span.line, error.span.col),
+            (2_049, 15),
+            "{}",
+            error.message
+        );
+        assert_eq!(
+            error.message,
+            "the file declares more than 2048 names, the simulator's limit"
         );
     }
 }

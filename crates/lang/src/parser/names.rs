@@ -23,6 +23,7 @@ use crate::ast::{
     Storage, Type,
 };
 use crate::lexer::Punct;
+use crate::limits::MAX_DECLARED_NAMES;
 use crate::refused;
 use crate::span::{Diagnostic, DiagnosticKind, Span};
 
@@ -344,7 +345,7 @@ impl<'a> Parser<'a> {
                     let (name, _) = self.ident("a type name after 'typedef'")?;
                     let mut dims = self.dims()?;
                     dims.extend(spec.dims.iter().cloned());
-                    self.new_alias(&name, ty, spec.is_const, dims);
+                    self.new_alias(&name, ty, spec.is_const, dims)?;
                     if !self.eat(Punct::Comma) {
                         break;
                     }
@@ -366,7 +367,7 @@ impl<'a> Parser<'a> {
                 let (ty, _) = self.pointers(spec.base.clone(), spec.is_const)?;
                 let mut dims = self.dims()?;
                 dims.extend(spec.dims.iter().cloned());
-                self.new_alias(&name, ty, spec.is_const, dims);
+                self.new_alias(&name, ty, spec.is_const, dims)?;
                 self.expect_semi("the alias")?;
                 Ok(None)
             }
@@ -402,7 +403,13 @@ impl<'a> Parser<'a> {
     }
 
     /// Declares the type alias `name` here.
-    fn new_alias(&mut self, name: &str, ty: Type, is_const: bool, dims: Vec<Option<Expr>>) {
+    fn new_alias(
+        &mut self,
+        name: &str,
+        ty: Type,
+        is_const: bool,
+        dims: Vec<Option<Expr>>,
+    ) -> Result<(), Diagnostic> {
         // A local alias is a type, not a variable that would hide a namespace member.
         let full = if self.names.in_function {
             name.to_string()
@@ -410,6 +417,23 @@ impl<'a> Parser<'a> {
             self.names.declare(name)
         };
         self.names.types.push((full, Alias { ty, is_const, dims }));
+        self.within_name_limit()
+    }
+
+    /// Whether the names declared so far are within `limits::MAX_DECLARED_NAMES`; an error at
+    /// the token just read when they are not.
+    pub(super) fn within_name_limit(&self) -> Result<(), Diagnostic> {
+        if self.names.members.len() <= MAX_DECLARED_NAMES
+            && self.names.types.len() <= MAX_DECLARED_NAMES
+        {
+            return Ok(());
+        }
+        Err(Diagnostic::new(
+            self.previous_span(),
+            format!(
+                "the file declares more than {MAX_DECLARED_NAMES} names, the simulator's limit"
+            ),
+        ))
     }
 
     /// `namespace a { ... }` or `namespace a = b;` after `namespace`. Items of the namespace
@@ -477,12 +501,13 @@ impl<'a> Parser<'a> {
             Type::Scalar(Scalar::I32)
         };
         if let Some(name) = &name {
-            self.new_alias(name, underlying.clone(), false, Vec::new());
+            self.new_alias(name, underlying.clone(), false, Vec::new())?;
         }
         self.expect(Punct::LBrace)?;
         let mut declarators = Vec::new();
         let mut previous: Option<(String, Span)> = None;
         while !self.at(Punct::RBrace) {
+            self.within_name_limit()?;
             let (enumerator, span) = self.ident("an enumerator name")?;
             let value = if self.eat(Punct::Assign) {
                 self.assignment_expr()?

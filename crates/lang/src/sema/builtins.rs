@@ -354,11 +354,11 @@ impl Sema<'_> {
             other => {
                 let Some((f, single)) = math1(other) else {
                     if let Some(refusal) = refused::function(other) {
-                        return Err(Diagnostic {
-                            span: name_span,
-                            message: refusal.to_string(),
-                            kind: DiagnosticKind::NotSimulated,
-                        });
+                        return Err(Diagnostic::of_kind(
+                            DiagnosticKind::NotSimulated,
+                            name_span,
+                            refusal,
+                        ));
                     }
                     return err(
                         name_span,
