@@ -84,7 +84,10 @@ pub fn parse(text: &str) -> Result<(String, u64), PointerSyntaxError> {
         end += 1;
     }
     if end == start || bytes[start].is_ascii_digit() {
-        return error(start, "a pointer argument starts with a buffer's name, as in d_in + 3");
+        return error(
+            start,
+            "a pointer argument starts with a buffer's name, as in d_in + 3",
+        );
     }
     let name = text[start..end].to_string();
     let plus = skip_spaces(end);
@@ -97,7 +100,12 @@ pub fn parse(text: &str) -> Result<(String, u64), PointerSyntaxError> {
                 "a pointer argument points into its buffer, so its offset is added: d_in + 3",
             )
         }
-        Some(_) => return error(plus, "only + and a number of elements may follow the buffer"),
+        Some(_) => {
+            return error(
+                plus,
+                "only + and a number of elements may follow the buffer",
+            )
+        }
     }
     let digits = skip_spaces(plus + 1);
     let last = text.trim_end().len();
@@ -153,7 +161,10 @@ pub(crate) fn check(func: &FunctionIr, launch: &Launch) -> Result<(), Diagnostic
         }
         let earlier = &launch.pointers[..index];
         if earlier.iter().any(|e| &e.parameter == name) {
-            return error(p.span, format!("the launch gives the parameter '{name}' twice"));
+            return error(
+                p.span,
+                format!("the launch gives the parameter '{name}' twice"),
+            );
         }
         let buffer = &pointer.buffer;
         if let Some(other) = earlier.iter().find(|e| &e.buffer == buffer) {
@@ -169,7 +180,9 @@ pub(crate) fn check(func: &FunctionIr, launch: &Launch) -> Result<(), Diagnostic
         let Some(&(_, bytes)) = launch.buffers.iter().find(|(b, _)| b == buffer) else {
             return error(
                 p.span,
-                format!("'{name}' points into the buffer '{buffer}', which the launch does not give"),
+                format!(
+                    "'{name}' points into the buffer '{buffer}', which the launch does not give"
+                ),
             );
         };
         let unit = element_bytes(&p.ty);
@@ -187,7 +200,10 @@ pub(crate) fn check(func: &FunctionIr, launch: &Launch) -> Result<(), Diagnostic
     }
     for (index, (buffer, _)) in launch.buffers.iter().enumerate() {
         if launch.buffers[..index].iter().any(|(b, _)| b == buffer) {
-            return error(func.span, format!("the launch gives the buffer '{buffer}' twice"));
+            return error(
+                func.span,
+                format!("the launch gives the buffer '{buffer}' twice"),
+            );
         }
         let named = |p: &PointerArgument| &p.buffer == buffer;
         if let Some(moved) = launch.pointers.iter().find(|p| &p.parameter == buffer) {
@@ -306,7 +322,9 @@ __global__ void stencil(const float* in, float* out, int radius) {
     fn copy_error(edit: impl Fn(&mut SimulationInput)) -> String {
         let mut input = launch("copy", 0);
         edit(&mut input);
-        simulate(&input).expect_err("the launch is refused").to_string()
+        simulate(&input)
+            .expect_err("the launch is refused")
+            .to_string()
     }
 
     #[test]
@@ -380,9 +398,11 @@ __global__ void stencil(const float* in, float* out, int radius) {
         assert_eq!(column("d_in + 3 4"), Err(8));
         assert_eq!(
             parse("d_in - 3").map_err(|e| e.to_string()),
-            Err("column 6: a pointer argument points into its buffer, so its offset is added: \
+            Err(
+                "column 6: a pointer argument points into its buffer, so its offset is added: \
                  d_in + 3"
-                .to_string())
+                    .to_string()
+            )
         );
     }
 }

@@ -505,17 +505,13 @@ pub(super) fn fill_scalar(ty: &Type) -> Fill {
 /// (`pointer_argument::check`).
 pub(super) fn check_launch_names(func: &FunctionIr, launch: &Launch) -> Result<(), Diagnostic> {
     let pointed_into = |name: &String| launch.pointers.iter().any(|p| &p.buffer == name);
-    let given = launch
-        .args
-        .iter()
-        .map(|(name, _)| (name, true))
-        .chain(
-            launch
-                .buffers
-                .iter()
-                .filter(|(name, _)| !pointed_into(name))
-                .map(|(name, _)| (name, false)),
-        );
+    let given = launch.args.iter().map(|(name, _)| (name, true)).chain(
+        launch
+            .buffers
+            .iter()
+            .filter(|(name, _)| !pointed_into(name))
+            .map(|(name, _)| (name, false)),
+    );
     let mut seen: Vec<&str> = Vec::new();
     for (name, is_value) in given {
         let Some(p) = func.params.iter().find(|p| &p.name == name) else {
