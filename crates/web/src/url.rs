@@ -559,7 +559,7 @@ impl State {
             },
             |now, to| {
                 (now.my_launch != to.my_launch).then(|| Action::SetMyLaunch {
-                    launch: to.my_launch.clone(),
+                    launch: Box::new(to.my_launch.clone()),
                 })
             },
             |now, to| (now.tile != to.tile).then_some(Action::SetTile { tile: to.tile }),

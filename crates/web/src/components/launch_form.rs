@@ -35,7 +35,9 @@ fn field(
         if let Some(input) = event.target_dyn_into::<HtmlInputElement>() {
             let mut next = launch.clone();
             edit(&mut next, input.value());
-            on_action.emit(Action::SetMyLaunch { launch: next });
+            on_action.emit(Action::SetMyLaunch {
+                launch: Box::new(next),
+            });
         }
     });
     html! {
@@ -62,7 +64,7 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
                 if let Some(select) = event.target_dyn_into::<HtmlSelectElement>() {
                     if let Some((name, params)) = list.iter().find(|(n, _)| *n == select.value()) {
                         on_action.emit(Action::SetMyLaunch {
-                            launch: current.fitted(name, params),
+                            launch: Box::new(current.fitted(name, params)),
                         });
                     }
                 }
@@ -126,7 +128,7 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
                         if let Some(slot) = next.buffers.get_mut(i) {
                             slot.2 = fill;
                         }
-                        on_action.emit(Action::SetMyLaunch { launch: next });
+                        on_action.emit(Action::SetMyLaunch { launch: Box::new(next) });
                     }
                 }
             })

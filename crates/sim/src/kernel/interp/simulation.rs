@@ -286,7 +286,7 @@ impl<'p> Simulation<'p> {
         for p in &func.params {
             let value = match &p.ty {
                 Type::Pointer { .. } => {
-                    let Some(b) = param_buffers.iter().find(|b| b.parameter == &p.name) else {
+                    let Some(b) = param_buffers.iter().find(|b| b.parameter == p.name) else {
                         return Err(launch_error(p.span, format!("no buffer for '{}'", p.name)));
                     };
                     objects.push(RtObject {
