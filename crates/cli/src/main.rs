@@ -15,6 +15,7 @@ use memplay_sim::kernel::limits::MAX_SOURCE_BYTES;
 use memplay_sim::kernel::span::one_line;
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::occupancy::{self, BlockResources, OccupancyReport};
+use memplay_sim::pointer_argument::{self, PointerArgument};
 use memplay_sim::replay::LaunchFile;
 use memplay_sim::simulate::{
     simulate, SampledBlock, SimulationError, SimulationInput, SimulationReport, DEFAULT_STEP_BUDGET,
@@ -104,10 +105,14 @@ struct LaunchArgs {
     /// Overrides a `#define`, as nvcc's -D NAME=VALUE.
     #[arg(short = 'D', value_parser = parse_pair)]
     define: Vec<(String, String)>,
-    /// The value of a scalar parameter, NAME=VALUE.
+    /// The value of a scalar parameter, NAME=VALUE; or where a pointer parameter points,
+    /// NAME=BUFFER+K: K elements into the buffer BUFFER (bytes for a void*), as host code
+    /// launches `kernel<<<g, b>>>(d_in + 3)`. A pointer not given so points at the start of the
+    /// buffer named after it.
     #[arg(long = "arg", value_parser = parse_pair)]
     args: Vec<(String, String)>,
-    /// The size in bytes of the buffer behind a pointer parameter, NAME=BYTES.
+    /// The size in bytes of a buffer, NAME=BYTES: the one a pointer parameter of that name
+    /// points to, or one that --arg NAME=BUFFER+K points into.
     #[arg(long = "buffer", value_parser = parse_pair)]
     buffers: Vec<(String, String)>,
     /// What a buffer holds before the kernel runs, NAME=FILL, once per buffer: small (the
@@ -483,6 +488,37 @@ fn parse_value(name: &str, text: &str) -> Result<Value, String> {
     }
 }
 
+/// A pointer argument `--arg NAME=TEXT`, TEXT being `BUFFER+K` (`pointer_argument::parse`),
+/// into one of the launch's `--buffer`s; an error names the column in `NAME=TEXT`.
+fn parse_pointer(
+    name: &str,
+    text: &str,
+    buffers: &[(String, String)],
+) -> Result<PointerArgument, String> {
+    let at = |column: usize, message: &str| {
+        format!(
+            "--arg {name}={text}: column {}: {message}",
+            name.len() + 1 + column
+        )
+    };
+    let (buffer, offset) =
+        pointer_argument::parse(text).map_err(|error| at(error.column, error.message))?;
+    if !buffers.iter().any(|(given, _)| *given == buffer) {
+        return Err(at(
+            1,
+            &format!(
+                "'{buffer}' is neither a number nor a buffer (give a buffer's size with --buffer \
+                 {buffer}=BYTES)"
+            ),
+        ));
+    }
+    Ok(PointerArgument {
+        parameter: name.to_string(),
+        buffer,
+        offset,
+    })
+}
+
 /// The kernel source of `path`, read up to the size the simulator accepts: a larger file (or a
 /// device such as `/dev/zero`) is refused without reading it all.
 fn read_source(path: &Path) -> Result<String, String> {
@@ -544,10 +580,18 @@ fn build_input(
     input.defines = defines;
     input.dyn_smem = launch.dyn_smem;
     input.regs = launch.regs;
-    input.args = args
-        .iter()
-        .map(|(name, text)| parse_value(name, text).map(|value| (name.clone(), value)))
-        .collect::<Result<_, _>>()?;
+    for (name, text) in &args {
+        match parse_value(name, text) {
+            Ok(value) => input.args.push((name.clone(), value)),
+            // A name where a number would be is where a pointer points: BUFFER+K.
+            Err(_) if text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') => {
+                input
+                    .pointers
+                    .push(parse_pointer(name, text, &launch.buffers)?);
+            }
+            Err(error) => return Err(error),
+        }
+    }
     input.buffers = launch
         .buffers
         .iter()

@@ -782,10 +782,10 @@ fn replay_refuses_what_is_not_a_launch_file_of_a_preset() {
     check_error(&["replay", &file], "is not a memplay launch file");
 
     let mut launch = tiled_matmul_launch_file();
-    launch.memplay_launch = 2;
+    launch.memplay_launch = 3;
     check_error(
-        &["replay", &launch_file("replay-v2.json", &launch)],
-        "the launch file is version 2",
+        &["replay", &launch_file("replay-v3.json", &launch)],
+        "the launch file is version 3",
     );
 
     let mut launch = tiled_matmul_launch_file();
@@ -940,5 +940,148 @@ fn replay_runs_a_launch_file_s_fills_as_simulate_runs_them() {
     let replayed: serde_json::Value = serde_json::from_str(&replayed).expect("one JSON object");
     let (simulated, _, _) = histogram_times(&["--fill", "data=zeros"]);
     assert_eq!(replayed["bottleneck"], "atomics");
+    assert_eq!(replayed, simulated, "replay prints what simulate prints");
+}
+
+const STENCIL: &str = "__global__ void stencil(const float* in, float* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i - 3] + in[i + 3];
+}
+";
+
+/// `simulate` of the stencil over 1024 threads (8 blocks of 128) with `more` flags, from the
+/// file `name` (one per test, as the tests run at once).
+fn stencil(name: &str, more: &[&str]) -> (bool, String, String) {
+    let file = kernel_file(name, STENCIL);
+    let flags = [
+        "simulate",
+        &file,
+        "--kernel",
+        "stencil",
+        "--grid",
+        "8",
+        "--block",
+        "128",
+        "--json",
+        "--buffer",
+        "d_in=4120",
+        "--buffer",
+        "out=4096",
+    ];
+    memplay(&[&flags[..], more].concat())
+}
+
+#[test]
+fn a_pointer_argument_points_elements_into_a_named_buffer() {
+    // in = d_in + 3: in[i - 3] is d_in[i], one 128-byte request of 4 sectors a warp; in[i + 3]
+    // is d_in[i + 6], 24 bytes into a sector, so 5. 32 warps.
+    for text in ["in=d_in+3", "in = d_in + 3"] {
+        let (ok, stdout, stderr) = stencil("stencil-counters.cu", &["--arg", text]);
+        assert!(ok, "{text}: {stderr}");
+        let json: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
+        let counters = &json["counters"];
+        assert_eq!(
+            counters["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"], 64.0,
+            "{text}"
+        );
+        assert_eq!(
+            counters["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"],
+            32.0 * (4.0 + 5.0),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_pointer_argument_that_cannot_be_is_one_error_line_naming_why() {
+    let (_, _, stderr) = stencil("stencil-errors.cu", &["--arg", "in=d_in+2"]);
+    assert!(
+        stderr.contains("index -1 is outside buffer 'd_in' (4120 bytes)"),
+        "{stderr}"
+    );
+    let file = kernel_file("stencil-errors.cu", STENCIL);
+    let flags = [
+        "simulate",
+        &file,
+        "--kernel",
+        "stencil",
+        "--grid",
+        "8",
+        "--block",
+        "128",
+        "--buffer",
+        "d_in=4120",
+        "--buffer",
+        "out=4096",
+    ];
+    let fails = |arg: &str, expected: &str| {
+        check_error_line(&[&flags[..], &["--arg", arg]].concat(), expected);
+    };
+    fails(
+        "in=d_in-3",
+        "error: --arg in=d_in-3: column 8: a pointer argument points into its buffer, so its \
+         offset is added: d_in + 3",
+    );
+    fails(
+        "in=d_in+x",
+        "error: --arg in=d_in+x: column 9: the offset is a whole number of elements, as in \
+         d_in + 3",
+    );
+    fails(
+        "in=d+3",
+        "error: --arg in=d+3: column 4: 'd' is neither a number nor a buffer (give a buffer's \
+         size with --buffer d=BYTES)",
+    );
+    fails(
+        "in=d_in+1031",
+        "error: 1:38: 'in' points 1031 elements into the buffer 'd_in', past its end (4120 \
+         bytes, 1030 elements)",
+    );
+    let file = kernel_file(
+        "scale.cu",
+        "__global__ void scale(float* a, int n) { a[threadIdx.x] *= n; }\n",
+    );
+    check_error_line(
+        &[
+            "simulate", &file, "--kernel", "scale", "--grid", "1", "--block", "32", "--buffer",
+            "a=128", "--arg", "n=a+1",
+        ],
+        "error: 1:37: 'n' is not a pointer (int): it takes a value, not a place in a buffer",
+    );
+}
+
+/// A launch file as memplay wrote it before pointer arguments existed (version 1): the tiled
+/// matmul at n = 64 with tiles of 16, `a` filled with iota.
+const VERSION_1_LAUNCH: &str = include_str!("launch-v1-mm-tiled.json");
+
+#[test]
+fn a_launch_file_written_before_pointer_arguments_replays_as_it_did() {
+    let file = kernel_file("replay-version-1.json", VERSION_1_LAUNCH);
+    let (ok, _, stderr) = memplay(&["replay", &file, "--check"]);
+    assert!(ok, "{stderr}");
+}
+
+#[test]
+fn a_launch_file_keeps_its_pointer_arguments_and_replays_them() {
+    use memplay_sim::pointer_argument::PointerArgument;
+    let mut input =
+        memplay_sim::SimulationInput::new(STENCIL, "stencil", memplay_sim::device::h100());
+    input.grid = memplay_sim::kernel::Dim3::new(8, 1, 1);
+    input.block = memplay_sim::kernel::Dim3::new(128, 1, 1);
+    input.buffers = vec![("d_in".to_string(), 4120), ("out".to_string(), 4096)];
+    input.pointers = vec![PointerArgument {
+        parameter: "in".to_string(),
+        buffer: "d_in".to_string(),
+        offset: 3,
+    }];
+    let report = memplay_sim::simulate(&input).expect("the stencil runs");
+    let time_ms = memplay_sim::timing::predict(&report).time_ms;
+    let launch = memplay_sim::replay::LaunchFile::new(input, report.counters, time_ms);
+    assert_eq!(launch.memplay_launch, 2);
+    let file = launch_file("replay-stencil.json", &launch);
+    let (ok, replayed, stderr) = memplay(&["replay", &file, "--check", "--json"]);
+    assert!(ok, "{stderr}");
+    let (ok, simulated, stderr) = stencil("stencil-replay.cu", &["--arg", "in=d_in+3"]);
+    assert!(ok, "{stderr}");
     assert_eq!(replayed, simulated, "replay prints what simulate prints");
 }

@@ -168,6 +168,7 @@ mod tests {
                 .iter()
                 .map(|(name, fill)| (name.to_string(), *fill))
                 .collect(),
+            pointers: vec![],
         };
         let mut sim = Simulation::new(&program, "k", &launch, seed).expect("the launch is good");
         let ints = sim.read_i32s("ints").expect("a buffer 'ints'");

@@ -21,6 +21,7 @@ pub mod memory_spaces;
 pub mod occupancy;
 pub mod patterns;
 pub mod pitch;
+pub mod pointer_argument;
 pub mod profile;
 pub mod replay;
 pub mod roofline;

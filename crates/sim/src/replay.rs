@@ -19,7 +19,13 @@
 //! `SimulationInput` as serde writes it (the whole device preset included, so a file replays the
 //! same on a later version whose presets moved). Its `fills` say what each named buffer starts out
 //! holding (`fill`); a file written before fills existed lacks the field and reads as filling
-//! nothing, so it replays as it did. `expected` is what the page computed: the counters under
+//! nothing, so it replays as it did.
+//!
+//! Version 2 adds the input's `pointers`, the pointer parameters that point into a buffer past its
+//! start (`pointer_argument`), each as `{"parameter": "in", "buffer": "d_in", "offset": 3}`, the
+//! offset in elements of the parameter's pointee. A launch without one is written as version 1,
+//! exactly as before, so that a memplay that predates offsets still replays it; a version 1 file
+//! reads as pointing every parameter at the start of its own buffer, as it always did. `expected` is what the page computed: the counters under
 //! Nsight Compute's names and the predicted time in milliseconds.
 //! `LaunchFile::differences` compares a rerun with it: the counters exactly (they are counts, and
 //! the simulation is deterministic), the time within `TIME_RELATIVE_TOLERANCE`, since a float
@@ -31,8 +37,12 @@ use crate::counters::Counters;
 use crate::simulate::SimulationInput;
 use serde::{Deserialize, Serialize};
 
-/// The envelope's version, written as `memplay_launch`. A reader refuses other versions.
-pub const LAUNCH_FILE_VERSION: u32 = 1;
+/// The envelope's version, written as `memplay_launch` for a launch with pointer arguments. A
+/// reader reads it and every earlier version, and refuses later ones.
+pub const LAUNCH_FILE_VERSION: u32 = 2;
+
+/// The version written for a launch without pointer arguments, which a reader of version 1 reads.
+const FIRST_VERSION: u32 = 1;
 
 /// How far a replayed time may be from the expected one, relative to the expected one.
 pub const TIME_RELATIVE_TOLERANCE: f64 = 1e-9;
@@ -40,7 +50,7 @@ pub const TIME_RELATIVE_TOLERANCE: f64 = 1e-9;
 /// One launch and the results to check a rerun against.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LaunchFile {
-    /// The envelope's version, `LAUNCH_FILE_VERSION`.
+    /// The envelope's version: `LAUNCH_FILE_VERSION`, or 1 for a launch that version 1 can say.
     pub memplay_launch: u32,
     /// The launch exactly as it was simulated.
     pub input: SimulationInput,
@@ -60,23 +70,32 @@ pub struct Expected {
 impl LaunchFile {
     /// The file of a launch that ran, with its counters and predicted time.
     pub fn new(input: SimulationInput, counters: Counters, time_ms: f64) -> LaunchFile {
+        let memplay_launch = if input.pointers.is_empty() {
+            FIRST_VERSION
+        } else {
+            LAUNCH_FILE_VERSION
+        };
         LaunchFile {
-            memplay_launch: LAUNCH_FILE_VERSION,
+            memplay_launch,
             input,
             expected: Expected { counters, time_ms },
         }
     }
 
-    /// Refuses an envelope of another version, whose fields may mean something else.
+    /// Refuses an envelope of a later version, whose fields may mean something else, and a
+    /// version 1 envelope with pointer arguments, which that version cannot have.
     pub fn check_version(&self) -> Result<(), String> {
-        if self.memplay_launch == LAUNCH_FILE_VERSION {
-            Ok(())
-        } else {
-            Err(format!(
-                "the launch file is version {}; this memplay reads version {LAUNCH_FILE_VERSION}",
-                self.memplay_launch
-            ))
+        let version = self.memplay_launch;
+        if !(FIRST_VERSION..=LAUNCH_FILE_VERSION).contains(&version) {
+            return Err(format!(
+                "the launch file is version {version}; this memplay reads versions \
+                 {FIRST_VERSION} to {LAUNCH_FILE_VERSION}"
+            ));
         }
+        if version == FIRST_VERSION && !self.input.pointers.is_empty() {
+            return Err("the launch file is version 1, which has no pointer arguments".to_string());
+        }
+        Ok(())
     }
 
     /// How a rerun's counters and time differ from the expected ones, one line per difference;
@@ -111,6 +130,7 @@ mod tests {
     use super::*;
     use crate::device::h100;
     use crate::fill::Fill;
+    use crate::pointer_argument::PointerArgument;
 
     fn file() -> LaunchFile {
         let counters = Counters {
@@ -179,9 +199,43 @@ mod tests {
     }
 
     #[test]
-    fn another_version_is_refused() {
+    fn a_later_version_is_refused() {
         let mut file = file();
-        file.memplay_launch = 2;
+        file.memplay_launch = 3;
+        assert_eq!(
+            file.check_version(),
+            Err("the launch file is version 3; this memplay reads versions 1 to 2".to_string())
+        );
+        file.memplay_launch = 0;
         assert!(file.check_version().is_err());
+    }
+
+    #[test]
+    fn a_launch_with_a_pointer_argument_is_version_2_and_one_without_is_version_1() {
+        let plain = file();
+        assert_eq!(plain.memplay_launch, 1);
+        let json = serde_json::to_value(&plain).expect("a launch file serializes");
+        assert!(json["input"].get("pointers").is_none(), "{json}");
+
+        let mut input = plain.input.clone();
+        input.pointers = vec![PointerArgument {
+            parameter: "in".to_string(),
+            buffer: "d_in".to_string(),
+            offset: 3,
+        }];
+        let moved = LaunchFile::new(input, plain.expected.counters, 0.25);
+        assert_eq!(moved.memplay_launch, 2);
+        let json = serde_json::to_value(&moved).expect("a launch file serializes");
+        assert_eq!(
+            json["input"]["pointers"],
+            serde_json::json!([{"parameter": "in", "buffer": "d_in", "offset": 3}])
+        );
+        let read: LaunchFile = serde_json::from_value(json).expect("and reads back");
+        assert_eq!(read, moved);
+        assert_eq!(read.check_version(), Ok(()));
+
+        let mut mislabelled = moved;
+        mislabelled.memplay_launch = 1;
+        assert!(mislabelled.check_version().is_err());
     }
 }

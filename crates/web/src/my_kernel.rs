@@ -1,7 +1,10 @@
 //! "My kernel": the launch a student writes for any `__global__` of the edited source: the
 //! kernel's name, grid and block as expressions of the source's `#define`s, a value for every
 //! scalar parameter, a size in elements and a fill for every pointer, and the dynamic shared
-//! memory. The expressions are folded by the simulator's own front end
+//! memory. A pointer may point into its buffer past the start, as host code launches
+//! `stencil<<<g, b>>>(d_in + RADIUS)`: its field says `in + RADIUS`, the buffer (named after
+//! the pointer, as each pointer has its own) and an offset in elements, the syntax of the command
+//! line's `--arg in=d_in+3` (`memplay_sim::pointer_argument`). The expressions are folded by the simulator's own front end
 //! (`memplay_sim::kernel::constant_expression`), so `(N + 255) / 256` means what nvcc would
 //! make of it. Everything here is pure: the page's state holds a `MyLaunch`, the link carries
 //! its `encode`d text, and `build` turns it into the `SimulationInput` the worker runs.
@@ -10,6 +13,7 @@ use crate::settings::Settings;
 use memplay_sim::fill::Fill;
 use memplay_sim::kernel::ast::Type;
 use memplay_sim::kernel::{self, Dim3, Value};
+use memplay_sim::pointer_argument::PointerArgument;
 use memplay_sim::simulate::SimulationInput;
 
 /// The starting source of the lesson, which its file names.
@@ -28,6 +32,8 @@ pub struct MyLaunch {
     pub buffers: Vec<(String, String, Fill)>,
     /// Bytes of dynamic shared memory per block.
     pub dyn_smem: String,
+    /// Where a pointer that does not point at its buffer's start points: `in + RADIUS`.
+    pub pointers: Vec<(String, String)>,
 }
 
 impl Default for MyLaunch {
@@ -44,6 +50,7 @@ impl Default for MyLaunch {
                 (text("x"), text("N"), Fill::Random),
             ],
             dyn_smem: text("0"),
+            pointers: Vec::new(),
         }
     }
 }
@@ -82,6 +89,22 @@ pub fn kernels(source: &str) -> Result<Vec<(String, Vec<Param>)>, String> {
 }
 
 impl MyLaunch {
+    /// Where pointer `name` points, as its field shows it: `in + RADIUS`, or `in` at the start.
+    pub fn points_to(&self, name: &str) -> String {
+        self.pointers
+            .iter()
+            .find(|(pointer, _)| pointer == name)
+            .map_or_else(|| name.to_string(), |(_, text)| text.clone())
+    }
+
+    /// Sets where pointer `name` points; its buffer's start (`in`, or nothing) needs no entry.
+    pub fn set_points_to(&mut self, name: &str, text: String) {
+        self.pointers.retain(|(pointer, _)| pointer != name);
+        if !matches!(text.trim(), "" | "0") && text.trim() != name {
+            self.pointers.push((name.to_string(), text));
+        }
+    }
+
     /// The launch with one row per parameter of `params`: the rows it had are kept, missing ones
     /// get `1` (a scalar) or `N` elements of small values (a pointer), others are dropped.
     pub fn fitted(&self, kernel: &str, params: &[Param]) -> MyLaunch {
@@ -107,6 +130,9 @@ impl MyLaunch {
                     .unwrap_or((p.name.clone(), "1024".to_string(), Fill::Small))
             })
             .collect();
+        launch
+            .pointers
+            .retain(|(name, _)| launch.buffers.iter().any(|(b, ..)| b == name));
         launch
     }
 }
@@ -136,6 +162,7 @@ pub fn build(
     settings: Settings,
 ) -> (SimulationInput, Vec<FieldError>) {
     const EXTENT: (i64, i64) = (1, u32::MAX as i64);
+    let mut errors_before = Vec::new();
     let axis = ["x", "y", "z"];
     // Every value with its field's name and range, in one list for one pass.
     let mut fields: Vec<(String, &str, (i64, i64))> = Vec::new();
@@ -155,8 +182,22 @@ pub fn build(
     for (name, text, _) in &launch.buffers {
         fields.push((format!("{name} elements"), text, (1, 1 << 30)));
     }
+    // A pointer's offset: the expression after `name +`, where the text names its own buffer.
+    let mut pointer_names = Vec::new();
+    for (name, text) in &launch.pointers {
+        let (buffer, offset) = text.split_once('+').unwrap_or((text, "0"));
+        if buffer.trim() != name {
+            errors_before.push(FieldError {
+                field: format!("{name} points to"),
+                message: format!("'{name}' points into its own buffer: {name} + elements"),
+            });
+            continue;
+        }
+        pointer_names.push(name);
+        fields.push((format!("{name} points to"), offset, (0, 1 << 30)));
+    }
     let texts: Vec<&str> = fields.iter().map(|(_, text, _)| *text).collect();
-    let mut errors = Vec::new();
+    let mut errors = errors_before;
     let values: Vec<i64> = kernel::constant_expressions(source, &[], &texts)
         .into_iter()
         .zip(&fields)
@@ -219,11 +260,24 @@ pub fn build(
         .iter()
         .map(|(name, _, fill)| (name.clone(), *fill))
         .collect();
+    let pointers_at = buffers_at + launch.buffers.len();
+    input.pointers = pointer_names
+        .into_iter()
+        .zip(&values[pointers_at..])
+        .filter(|(_, &offset)| offset != 0)
+        .map(|(name, &offset)| PointerArgument {
+            parameter: name.clone(),
+            buffer: name.clone(),
+            offset: offset as u64,
+        })
+        .collect();
     (input, errors)
 }
 
 /// The launch as one line of the link: `k=`, `g=`, `b=`, `a=`, `m=` and `s=` parts joined by
 /// `~` (which no launch expression needs: it is C's bitwise not), lists by `,`, pairs by `:`.
+/// A pointer that points past its buffer's start adds its field as a fourth part of its buffer,
+/// `in:N+6:small:in + 3`; a link written before offsets has three parts, and opens at the start.
 pub fn encode(launch: &MyLaunch) -> String {
     let args: Vec<String> = launch
         .args
@@ -233,7 +287,13 @@ pub fn encode(launch: &MyLaunch) -> String {
     let buffers: Vec<String> = launch
         .buffers
         .iter()
-        .map(|(n, e, f)| format!("{n}:{e}:{}", f.as_str()))
+        .map(|(n, e, f)| {
+            let mut item = format!("{n}:{e}:{}", f.as_str());
+            if let Some((_, to)) = launch.pointers.iter().find(|(p, _)| p == n) {
+                item = format!("{item}:{to}");
+            }
+            item
+        })
         .collect();
     format!(
         "k={}~g={}~b={}~a={}~m={}~s={}",
@@ -282,7 +342,7 @@ pub fn decode(text: &str) -> Result<MyLaunch, String> {
             }
             "m" => {
                 for item in list() {
-                    let mut fields = item.splitn(3, ':');
+                    let mut fields = item.splitn(4, ':');
                     let (Some(name), Some(elements)) = (fields.next(), fields.next()) else {
                         return Err(format!("the buffer '{item}' is not name:elements:fill"));
                     };
@@ -290,6 +350,9 @@ pub fn decode(text: &str) -> Result<MyLaunch, String> {
                         Some(fill) => fill.parse::<Fill>().map_err(|e| e.to_string())?,
                         None => Fill::Small,
                     };
+                    if let Some(to) = fields.next() {
+                        launch.pointers.push((name.to_string(), to.to_string()));
+                    }
                     launch
                         .buffers
                         .push((name.to_string(), elements.to_string(), fill));
@@ -388,5 +451,55 @@ mod tests {
             .contains("name:elements:fill"));
         assert!(decode("k=saxpy~m=x:N:lots").is_err());
         assert!(decode("g=1").unwrap_err().contains("no kernel"));
+    }
+
+    #[test]
+    fn a_pointer_field_of_buffer_plus_an_expression_points_that_many_elements_in() {
+        let source = "#define RADIUS 3\n__global__ void stencil(const float* in, float* out) {\n\
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+                      out[i] = in[i - RADIUS] + in[i + RADIUS];\n}\n";
+        let params = kernels(source).expect("compiles")[0].1.clone();
+        let mut launch = MyLaunch::default().fitted("stencil", &params);
+        launch.grid[0] = "4".to_string();
+        launch.set_points_to("in", "in + RADIUS".to_string());
+        // The start, written either way, needs no entry.
+        launch.set_points_to("out", "out".to_string());
+        assert_eq!(
+            launch.pointers,
+            [("in".to_string(), "in + RADIUS".to_string())]
+        );
+        let (input, errors) = build(&launch, source, State::default().settings());
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            input.pointers,
+            [PointerArgument {
+                parameter: "in".to_string(),
+                buffer: "in".to_string(),
+                offset: 3
+            }]
+        );
+        // 4 blocks of 256 over buffers of 1024 elements: thread 1018 is the first whose
+        // in[i + 3] is past the end, element 3 + 1018 + 3 = 1024 of the buffer, which the
+        // error counts from the buffer's start.
+        let error = simulate(&input).expect_err("in[1021] is out of bounds");
+        assert!(
+            error
+                .to_string()
+                .contains("index 1024 is outside buffer 'in'"),
+            "{error}"
+        );
+
+        launch.set_points_to("in", "out + 1".to_string());
+        let (_, errors) = build(&launch, source, State::default().settings());
+        assert_eq!(
+            errors[0].to_string(),
+            "in points to: 'in' points into its own buffer: in + elements"
+        );
+        launch.set_points_to("in", "in + WIDTH".to_string());
+        let (_, errors) = build(&launch, source, State::default().settings());
+        assert!(
+            errors[0].to_string().starts_with("in points to: column"),
+            "{errors:?}"
+        );
     }
 }

@@ -317,9 +317,10 @@ pub enum Action {
     SetHostMemory {
         host_memory: HostMemory,
     },
-    /// The my-kernel lesson's launch form changed.
+    /// The my-kernel lesson's launch form changed (boxed: a launch is far larger than any other
+    /// action).
     SetMyLaunch {
-        launch: MyLaunch,
+        launch: Box<MyLaunch>,
     },
     /// Choosing a lesson opens its first variant, from its file.
     SetLesson {
@@ -642,7 +643,7 @@ impl State {
                 "host"
             }
             Action::SetMyLaunch { launch } => {
-                self.my_launch = launch;
+                self.my_launch = *launch;
                 "launch"
             }
             Action::SetLesson { lesson } => {

@@ -559,7 +559,7 @@ impl State {
             },
             |now, to| {
                 (now.my_launch != to.my_launch).then(|| Action::SetMyLaunch {
-                    launch: to.my_launch.clone(),
+                    launch: Box::new(to.my_launch.clone()),
                 })
             },
             |now, to| (now.tile != to.tile).then_some(Action::SetTile { tile: to.tile }),
@@ -1470,5 +1470,25 @@ mod tests {
                     .to_string()
             ]
         );
+    }
+
+    #[test]
+    fn a_pointer_into_its_buffer_survives_the_link_and_an_older_link_opens_at_the_start() {
+        let mut state = State::from_query("lesson=my-kernel");
+        state.my_launch.set_points_to("x", "x + 3".to_string());
+        let query = state.to_query();
+        assert!(query.contains("x%3AN%3Arandom%3Ax%20%2B%203"), "{query}");
+        let again = State::from_query(&query);
+        assert_eq!(again.my_launch.points_to("x"), "x + 3");
+        assert_eq!(again.my_launch, state.my_launch);
+        assert!(again.notes.is_empty(), "{:?}", again.notes);
+        // A link written before offsets: three parts to a buffer, every pointer at its start.
+        let older = State::from_query(
+            "lesson=my-kernel&launch=k%3Dsaxpy~g%3D4096~b%3D256~a%3Da%3A2%2Cn%3AN\
+             ~m%3Dy%3AN%3Arandom%2Cx%3AN%3Arandom~s%3D0",
+        );
+        assert!(older.notes.is_empty(), "{:?}", older.notes);
+        assert_eq!(older.my_launch.points_to("x"), "x");
+        assert!(older.my_launch.pointers.is_empty());
     }
 }

@@ -120,6 +120,7 @@ fn launch(
         args: args.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
         buffers: buffers.iter().map(|(n, b)| (n.to_string(), *b)).collect(),
         fills: vec![],
+        pointers: vec![],
     }
 }
 
@@ -2178,6 +2179,7 @@ fn kernels_nested_exactly_at_the_limits_compile_and_run_on_a_small_stack() {
             args: vec![("x".to_string(), crate::kernel::Value::Int(1))],
             buffers: vec![("a".to_string(), 64)],
             fills: vec![],
+            pointers: vec![],
         };
         let config = RunConfig {
             step_budget: 1_000_000,
@@ -2250,6 +2252,7 @@ fn only_the_kernel_with_an_unsupported_construct_fails() {
         args: vec![],
         buffers: vec![("a".to_string(), 128)],
         fills: vec![],
+        pointers: vec![],
     };
     let config = RunConfig {
         step_budget: 10_000,

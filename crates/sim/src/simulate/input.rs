@@ -8,6 +8,7 @@ use crate::compile_effects::CompileEffects;
 use crate::device::Device;
 use crate::fill::Fill;
 use crate::kernel::{Dim3, Value};
+use crate::pointer_argument::PointerArgument;
 use crate::trace::TraceRequest;
 use serde::{Deserialize, Serialize};
 
@@ -69,8 +70,14 @@ pub struct SimulationInput {
     pub regs: u32,
     /// Values of the scalar parameters, by name.
     pub args: Vec<(String, Value)>,
-    /// Bytes of the buffer behind each pointer parameter, by name.
+    /// Bytes of each buffer, by name: a pointer parameter's buffer is named after it, unless
+    /// `pointers` names another.
     pub buffers: Vec<(String, u64)>,
+    /// The pointer parameters that point into a buffer named otherwise, or past its start
+    /// (`pointer_argument`: `in = d_in + 3`). Launch files written before the field existed read
+    /// as empty, and an empty list is not written, so a launch without one serializes as before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pointers: Vec<PointerArgument>,
     /// What each named buffer holds before the kernel runs (`fill`); a buffer not named here
     /// holds `Fill::Small`. Launch files written before the field existed read as empty.
     #[serde(default)]
@@ -110,6 +117,7 @@ impl SimulationInput {
             args: Vec::new(),
             buffers: Vec::new(),
             fills: Vec::new(),
+            pointers: Vec::new(),
             device,
             compile: CompileEffects::default(),
             sampling: BlockSampling::default(),

@@ -327,6 +327,7 @@ fn launch_of(input: &SimulationInput) -> Launch {
         args: input.args.clone(),
         buffers: input.buffers.clone(),
         fills: input.fills.clone(),
+        pointers: input.pointers.clone(),
     }
 }
 

@@ -545,6 +545,7 @@ mod tests {
             args: case.args.clone(),
             buffers: case.buffers.clone(),
             fills: Vec::new(),
+            pointers: Vec::new(),
         };
         let mut sim = Simulation::new(&program, &case.kernel, &launch, 1)?;
         sim.show_warps_alike();

@@ -275,7 +275,8 @@ pub struct KernelViewProps {
     pub children: Html,
 }
 
-/// `mm_tiled<<<(64, 64, 1), (16, 16, 1)>>>` with its defines and scalar arguments.
+/// `mm_tiled<<<(64, 64, 1), (16, 16, 1)>>>` with its defines, its pointers that point past the
+/// start of their buffers (`in = in + 3`) and its scalar arguments.
 pub fn launch_text(input: &SimulationInput) -> String {
     let dim = |d: &memplay_sim::kernel::Dim3| format!("({}, {}, {})", d.x, d.y, d.z);
     let mut text = format!(
@@ -288,10 +289,17 @@ pub fn launch_text(input: &SimulationInput) -> String {
         text.push_str(&format!(", {}", input.dyn_smem));
     }
     text.push_str(">>>");
-    let args: Vec<String> = input
-        .args
+    let pointers = input
+        .pointers
         .iter()
-        .map(|(name, value)| format!("{name} = {}", value_text(value)))
+        .map(|p| format!("{} = {p}", p.parameter));
+    let args: Vec<String> = pointers
+        .chain(
+            input
+                .args
+                .iter()
+                .map(|(name, value)| format!("{name} = {}", value_text(value))),
+        )
         .collect();
     if !args.is_empty() {
         text.push_str(&format!("({})", args.join(", ")));
@@ -968,6 +976,16 @@ mod tests {
         check(
             State::default(),
             "mm_tiled<<<(64, 64, 1), (16, 16, 1)>>>(n = 1024) -D TILE_WIDTH=16 -D PAD=0",
+        );
+    }
+
+    #[test]
+    fn a_pointer_into_its_buffer_is_shown_with_its_offset() {
+        let mut state = State::from_query("lesson=my-kernel");
+        state.my_launch.set_points_to("x", "x + 32".to_string());
+        check(
+            state,
+            "saxpy<<<(4096, 1, 1), (256, 1, 1)>>>(x = x + 32, a = 2, n = 1048576)",
         );
     }
 

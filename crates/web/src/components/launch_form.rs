@@ -1,5 +1,6 @@
 //! The my-kernel lesson's launch form: the kernel to launch (any `__global__` of the source),
-//! its grid and block, a value for each scalar parameter, a size and a fill for each pointer,
+//! its grid and block, a value for each scalar parameter, a size, a fill and where it points
+//! (`in + RADIUS`: elements into its buffer, as host code's `d_in + RADIUS`) for each pointer,
 //! and the dynamic shared memory, each as an expression of the source's `#define`s. Every field
 //! is a labelled native input that reports on `change`; what is wrong with a value is listed
 //! under the form with its field (`my_kernel::build`, run once per render by the page).
@@ -34,7 +35,9 @@ fn field(
         if let Some(input) = event.target_dyn_into::<HtmlInputElement>() {
             let mut next = launch.clone();
             edit(&mut next, input.value());
-            on_action.emit(Action::SetMyLaunch { launch: next });
+            on_action.emit(Action::SetMyLaunch {
+                launch: Box::new(next),
+            });
         }
     });
     html! {
@@ -61,7 +64,7 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
                 if let Some(select) = event.target_dyn_into::<HtmlSelectElement>() {
                     if let Some((name, params)) = list.iter().find(|(n, _)| *n == select.value()) {
                         on_action.emit(Action::SetMyLaunch {
-                            launch: current.fitted(name, params),
+                            launch: Box::new(current.fitted(name, params)),
                         });
                     }
                 }
@@ -125,12 +128,13 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
                         if let Some(slot) = next.buffers.get_mut(i) {
                             slot.2 = fill;
                         }
-                        on_action.emit(Action::SetMyLaunch { launch: next });
+                        on_action.emit(Action::SetMyLaunch { launch: Box::new(next) });
                     }
                 }
             })
         };
         let fill_id = format!("launch-fill-{name}");
+        let pointer = name.clone();
         html! {
             <div class="launch-buffer">
                 { field(
@@ -140,6 +144,14 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
                     launch,
                     on_action,
                     move |l, v| if let Some(slot) = l.buffers.get_mut(i) { slot.1 = v },
+                ) }
+                { field(
+                    format!("launch-pointer-{name}"),
+                    format!("{name} points to"),
+                    &launch.points_to(name),
+                    launch,
+                    on_action,
+                    move |l, v| l.set_points_to(&pointer, v),
                 ) }
                 <div class="control">
                     <label for={fill_id.clone()}>{ format!("{name}: contents") }</label>
@@ -157,6 +169,7 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
             <h2 id="launch-form-title">{ "Your launch" }</h2>
             <p class="hint">
                 { "Every number is a C expression of the source's #defines, such as (N + 255) / 256. \
+                   A pointer may point into its buffer, as in + RADIUS. \
                    A change takes effect when you leave the field." }
             </p>
             { kernel_menu }

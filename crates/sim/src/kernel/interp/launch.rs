@@ -57,7 +57,9 @@ impl fmt::Display for Value {
 
 /// One kernel launch: `kernel<<<grid, block, dyn_smem>>>(args...)`. Scalar parameters take their
 /// value from `args`, pointer parameters get a buffer of the given number of bytes each, filled
-/// as `fills` says (`crate::fill`; a buffer it does not name holds small random values).
+/// as `fills` says (`crate::fill`; a buffer it does not name holds small random values). A
+/// pointer parameter points at the start of the buffer named after it, unless `pointers` names
+/// another buffer or an offset for it (`crate::pointer_argument`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Launch {
     pub grid: Dim3,
@@ -66,6 +68,7 @@ pub struct Launch {
     pub args: Vec<(String, Value)>,
     pub buffers: Vec<(String, u64)>,
     pub fills: Vec<(String, crate::fill::Fill)>,
+    pub pointers: Vec<crate::pointer_argument::PointerArgument>,
 }
 
 /// Which blocks of the grid to run.
@@ -498,12 +501,17 @@ pub(super) fn fill_scalar(ty: &Type) -> Fill {
 
 /// Every value and buffer of the launch names a parameter that takes it, once: a value for a
 /// number, a buffer for a pointer. (Parameters without one are reported as they are laid out.)
+/// A buffer that a pointer argument names is checked with the pointer arguments
+/// (`pointer_argument::check`).
 pub(super) fn check_launch_names(func: &FunctionIr, launch: &Launch) -> Result<(), Diagnostic> {
-    let given = launch
-        .args
-        .iter()
-        .map(|(name, _)| (name, true))
-        .chain(launch.buffers.iter().map(|(name, _)| (name, false)));
+    let pointed_into = |name: &String| launch.pointers.iter().any(|p| &p.buffer == name);
+    let given = launch.args.iter().map(|(name, _)| (name, true)).chain(
+        launch
+            .buffers
+            .iter()
+            .filter(|(name, _)| !pointed_into(name))
+            .map(|(name, _)| (name, false)),
+    );
     let mut seen: Vec<&str> = Vec::new();
     for (name, is_value) in given {
         let Some(p) = func.params.iter().find(|p| &p.name == name) else {

@@ -29,6 +29,17 @@ use crate::kernel::memory::{pointer, pointer_object, Fill, PagedBuffer};
 use crate::kernel::sema::Program;
 use crate::kernel::span::{Diagnostic, MemoryObject, Span};
 
+/// A pointer parameter's buffer as `Simulation::new` lays it out: the buffer's name, first
+/// address and bytes, where in it the parameter points, and its index in global memory.
+struct ParamBuffer<'a> {
+    parameter: &'a str,
+    buffer: &'a str,
+    base: u64,
+    bytes: u64,
+    offset_bytes: u64,
+    memory: usize,
+}
+
 /// A kernel ready to run: its launch, memory objects and the contents of global memory.
 #[derive(Debug)]
 pub struct Simulation<'p> {
@@ -90,6 +101,7 @@ impl<'p> Simulation<'p> {
                 format!("a block has at most 1024 threads, not {}", b.count()),
             ));
         }
+        crate::pointer_argument::check(func, launch)?;
         check_launch_names(func, launch)?;
         crate::fill::check_fills(&launch.fills, &launch.buffers)
             .map_err(|error| launch_error(func.span, error.to_string()))?;
@@ -104,7 +116,10 @@ impl<'p> Simulation<'p> {
         let mut param_buffers = Vec::new();
         for p in &func.params {
             if let Type::Pointer { pointee, .. } = &p.ty {
-                let Some(&(_, bytes)) = launch.buffers.iter().find(|(n, _)| n == &p.name) else {
+                // The buffer the parameter points into, named after it unless a pointer
+                // argument says otherwise; `pointer_argument::check` has bounded the offset.
+                let (buffer, offset) = crate::pointer_argument::target(&launch.pointers, &p.name);
+                let Some(&(_, bytes)) = launch.buffers.iter().find(|(n, _)| n == buffer) else {
                     return Err(launch_error(
                         p.span,
                         format!(
@@ -122,9 +137,16 @@ impl<'p> Simulation<'p> {
                 // Every buffer takes its seed from the stream, whatever its fill, so that
                 // filling one buffer leaves the others' contents as they were.
                 let fill = fill_scalar(pointee)
-                    .with_launch_fill(crate::fill::fill_of(&launch.fills, &p.name));
+                    .with_launch_fill(crate::fill::fill_of(&launch.fills, buffer));
                 memory.push(PagedBuffer::new(bytes, fill, stream.next()));
-                param_buffers.push((p.name.clone(), next_global, bytes, memory.len() - 1));
+                param_buffers.push(ParamBuffer {
+                    parameter: &p.name,
+                    buffer,
+                    base: next_global,
+                    bytes,
+                    offset_bytes: offset * crate::pointer_argument::element_bytes(&p.ty),
+                    memory: memory.len() - 1,
+                });
                 next_global = (next_global + bytes).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN;
             }
         }
@@ -264,21 +286,19 @@ impl<'p> Simulation<'p> {
         for p in &func.params {
             let value = match &p.ty {
                 Type::Pointer { .. } => {
-                    let Some((_, base, bytes, mem)) =
-                        param_buffers.iter().find(|(n, ..)| n == &p.name)
-                    else {
+                    let Some(b) = param_buffers.iter().find(|b| b.parameter == p.name) else {
                         return Err(launch_error(p.span, format!("no buffer for '{}'", p.name)));
                     };
                     objects.push(RtObject {
-                        name: p.name.clone(),
+                        name: b.buffer.to_string(),
                         what: MemoryObject::Buffer,
                         space: Space::Global,
-                        base: *base,
-                        size: *bytes,
-                        storage: Storage::Global(*mem),
+                        base: b.base,
+                        size: b.bytes,
+                        storage: Storage::Global(b.memory),
                         records: true,
                     });
-                    pointer(objects.len() - 1, *base)
+                    pointer(objects.len() - 1, b.base + b.offset_bytes)
                 }
                 Type::Scalar(s) => {
                     let Some((_, v)) = launch.args.iter().find(|(n, _)| n == &p.name) else {
