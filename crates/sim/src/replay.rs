@@ -24,8 +24,9 @@
 //! Version 2 adds the input's `pointers`, the pointer parameters that point into a buffer past its
 //! start (`pointer_argument`), each as `{"parameter": "in", "buffer": "d_in", "offset": 3}`, the
 //! offset in elements of the parameter's pointee. A launch without one is written as version 1,
-//! exactly as before, so that a memplay that predates offsets still replays it; a version 1 file
-//! reads as pointing every parameter at the start of its own buffer, as it always did. `expected` is what the page computed: the counters under
+//! with an empty `pointers` list that a memplay predating offsets ignores, so that it still
+//! replays it; a version 1 file reads as pointing every parameter at the start of its own buffer,
+//! as it always did. `expected` is what the page computed: the counters under
 //! Nsight Compute's names and the predicted time in milliseconds.
 //! `LaunchFile::differences` compares a rerun with it: the counters exactly (they are counts, and
 //! the simulation is deterministic), the time within `TIME_RELATIVE_TOLERANCE`, since a float
@@ -215,7 +216,7 @@ mod tests {
         let plain = file();
         assert_eq!(plain.memplay_launch, 1);
         let json = serde_json::to_value(&plain).expect("a launch file serializes");
-        assert!(json["input"].get("pointers").is_none(), "{json}");
+        assert_eq!(json["input"]["pointers"], serde_json::json!([]), "{json}");
 
         let mut input = plain.input.clone();
         input.pointers = vec![PointerArgument {

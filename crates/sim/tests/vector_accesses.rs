@@ -38,6 +38,7 @@ fn run(source: &str, kernel: &str, buffers: &[(&str, u64)]) -> Vec<Vec<u8>> {
         args: Vec::<(String, Value)>::new(),
         buffers: buffers.iter().map(|&(n, b)| (n.to_string(), b)).collect(),
         fills: vec![],
+        pointers: vec![],
     };
     let mut sim = Simulation::new(&program, kernel, &launch, 7).unwrap_or_else(|d| panic!("{d}"));
     sim.run_block([0, 0, 0], 1_000_000)
@@ -150,6 +151,7 @@ fn a_misaligned_vector_access_is_an_error_naming_its_byte_and_alignment() {
         args: Vec::new(),
         buffers: vec![("dst".to_string(), 1024), ("src".to_string(), 1024)],
         fills: vec![],
+        pointers: vec![],
     };
     let mut sim =
         Simulation::new(&program, "shifted", &launch, 7).unwrap_or_else(|d| panic!("{d}"));

@@ -75,8 +75,9 @@ pub struct SimulationInput {
     pub buffers: Vec<(String, u64)>,
     /// The pointer parameters that point into a buffer named otherwise, or past its start
     /// (`pointer_argument`: `in = d_in + 3`). Launch files written before the field existed read
-    /// as empty, and an empty list is not written, so a launch without one serializes as before.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// as empty. Always written: the page's worker reads its input in bincode, which has no
+    /// field names and so cannot leave one out.
+    #[serde(default)]
     pub pointers: Vec<PointerArgument>,
     /// What each named buffer holds before the kernel runs (`fill`); a buffer not named here
     /// holds `Fill::Small`. Launch files written before the field existed read as empty.

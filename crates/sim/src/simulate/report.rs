@@ -73,9 +73,10 @@ pub struct SimulationReport {
     /// report cannot be timed on a device it was not counted for.
     pub device: Device,
     /// The registers per thread the kernel's `__launch_bounds__` leave, where they are fewer than
-    /// `SimulationInput::regs`: the occupancy was computed with them. Left out of the JSON when
-    /// there is no such cap.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `SimulationInput::regs`: the occupancy was computed with them. Always written (`null`
+    /// without a cap): the page's worker sends the report in bincode, which cannot leave a field
+    /// out.
+    #[serde(default)]
     pub launch_bounds_regs: Option<u32>,
 }
 
