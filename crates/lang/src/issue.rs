@@ -47,6 +47,7 @@ use super::ir::{
     BinOp, Ex, ExKind, FunctionIr, MathFn, MemObject, ObjectSpace, Op, Place, PredicatedBody, Reg,
     Unroll, REG_BLOCK_DIM, REG_THREAD_IDX,
 };
+use crate::name_map::NameMap;
 use std::collections::{HashMap, HashSet};
 
 /// Issue costs are whole multiples of this fraction of a warp instruction, so that a loop's test
@@ -562,7 +563,7 @@ fn entry_cost(function: &FunctionIr) -> u32 {
 /// reuse one's value for the other (`compile_effects::LoadReuse`). Keyed by each load's span (line
 /// and column), over every function of the program.
 pub fn load_classes(functions: &[FunctionIr]) -> HashMap<(u32, u32), u32> {
-    let mut shapes: HashMap<String, u32> = HashMap::new();
+    let mut shapes: NameMap<u32> = NameMap::new();
     let mut classes = HashMap::new();
     for function in functions {
         for op in &function.code {
@@ -570,8 +571,14 @@ pub fn load_classes(functions: &[FunctionIr]) -> HashMap<(u32, u32), u32> {
                 if let ExKind::Load { addr, .. } = &e.kind {
                     let mut shape = String::new();
                     write_shape(addr, &mut shape);
-                    let next = shapes.len() as u32;
-                    let class = *shapes.entry(shape).or_insert(next);
+                    let class = match shapes.get(&shape) {
+                        Some(&class) => class,
+                        None => {
+                            let next = shapes.len() as u32;
+                            shapes.insert(shape, next);
+                            next
+                        }
+                    };
                     classes.insert((e.span.line, e.span.col), class);
                 }
             });

@@ -27,6 +27,7 @@ pub mod ir;
 pub mod issue;
 pub mod lexer;
 pub mod limits;
+pub mod name_map;
 pub mod parser;
 pub mod preprocess;
 pub mod refused;
