@@ -31,6 +31,7 @@ pub mod name_map;
 pub mod parser;
 pub mod preprocess;
 pub mod refused;
+pub mod reg_set;
 pub mod sema;
 pub mod sorting;
 pub mod span;
