@@ -21,6 +21,7 @@
 //!     args: vec![],
 //!     buffers: vec![("a".to_string(), 128)],
 //!     fills: vec![],
+//!     pointers: vec![],
 //! };
 //! let config = RunConfig { step_budget: 10_000, blocks: BlockSelection::All, seed: 1 };
 //! let runs = run(&program, "add_one", &launch, &config).unwrap();

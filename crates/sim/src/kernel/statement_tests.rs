@@ -19,6 +19,7 @@ fn lanes(source: &str) -> Vec<i32> {
         args: vec![],
         buffers: vec![("out".to_string(), 128)],
         fills: vec![],
+        pointers: vec![],
     };
     let mut sim = Simulation::new(&program, "k", &launch, 1).unwrap_or_else(|d| panic!("{d}"));
     sim.run_block([0, 0, 0], 1_000_000)
