@@ -63,7 +63,8 @@ use super::ir::{
 };
 use super::span::Span;
 use crate::ir::AccessKind;
-use std::collections::{HashMap, HashSet};
+use crate::reg_set::{RegMap, RegSet};
+use std::collections::HashMap;
 
 /// What the analysis proves of a kernel's launch: every block runs the same instructions with
 /// the same lanes, and each memory object is accessed at the addresses of any other block moved
@@ -383,12 +384,12 @@ pub struct Induction {
 #[derive(Clone, Debug, Default)]
 struct LoopRegisters {
     /// Each induction register, with its type and step per iteration.
-    induction: HashMap<Reg, Induction>,
+    induction: RegMap<Induction>,
     /// The registers an iteration may read before it assigns them, so that they carry a value
     /// from one iteration into the next (`r += ...`), other than the induction registers.
-    carried: HashSet<Reg>,
+    carried: RegSet,
     /// Every register the loop assigns.
-    assigned: HashSet<Reg>,
+    assigned: RegSet,
 }
 
 /// Proves, for the iterations of one loop of `function` (the kernel), what `analyze_warps`
@@ -494,7 +495,7 @@ fn loop_registers(body: &[Op], constants: &LaunchConstants) -> Option<LoopRegist
     }
     let mut registers = LoopRegisters::default();
     // Induction registers: every assignment adds a constant, in every iteration.
-    let mut steps: HashMap<Reg, (Option<i64>, Scalar)> = HashMap::new();
+    let mut steps: RegMap<(Option<i64>, Scalar)> = RegMap::new();
     for u in &uses {
         if let RegisterUse::Write {
             reg,
@@ -507,7 +508,7 @@ fn loop_registers(body: &[Op], constants: &LaunchConstants) -> Option<LoopRegist
                 registers.assigned.insert(reg + k);
             }
             let adds = definite && elem.n == 1 && elem.scalar.is_integer();
-            let (sum, _) = steps.entry(reg).or_insert((Some(0), elem.scalar));
+            let (sum, _) = steps.get_or_insert(reg, (Some(0), elem.scalar));
             *sum = match (*sum, step) {
                 (Some(sum), Some(step)) if adds => sum.checked_add(step),
                 _ => None,
@@ -515,6 +516,7 @@ fn loop_registers(body: &[Op], constants: &LaunchConstants) -> Option<LoopRegist
         }
     }
     registers.induction = steps
+        .into_pairs()
         .into_iter()
         .filter_map(|(reg, (step, scalar))| {
             let induction = Induction {
@@ -527,7 +529,7 @@ fn loop_registers(body: &[Op], constants: &LaunchConstants) -> Option<LoopRegist
         .collect();
     // Carried registers: read before an assignment of the same iteration that every iteration
     // makes.
-    let mut assigned_before: HashSet<Reg> = HashSet::new();
+    let mut assigned_before: RegSet = RegSet::new();
     for u in &uses {
         match *u {
             RegisterUse::Read(reg) => {
@@ -697,15 +699,15 @@ fn prove_with(
     loop_registers: LoopRegisters,
 ) -> Option<BlockShift> {
     let mut analysis = Analysis {
-        regs: HashMap::new(),
+        regs: RegMap::new(),
         constants,
         variable,
         loop_registers,
         pc: 0,
         changed: false,
         failed: false,
-        sites: HashMap::new(),
-        site_shifts: HashMap::new(),
+        sites: Vec::new(),
+        site_shifts: Vec::new(),
         guards: Vec::new(),
         checking: false,
         depth: 0,
@@ -726,12 +728,13 @@ fn prove_with(
             if analysis.failed {
                 return None;
             }
-            let mut bytes_per_block: Vec<(usize, [i64; 3])> = analysis.sites.into_iter().collect();
+            let mut bytes_per_block = analysis.sites;
             crate::sorting::sort_by(&mut bytes_per_block, Ord::cmp);
             let guards = analysis.guards;
             // Two guards at one place would mix their ranges.
-            let distinct: HashSet<GuardSite> = guards.iter().map(|g| g.site).collect();
-            if distinct.len() != guards.len() {
+            let repeated =
+                (1..guards.len()).any(|i| guards[..i].iter().any(|g| g.site == guards[i].site));
+            if repeated {
                 return None;
             }
             let site_shifts: Option<Vec<SiteShift>> = analysis
@@ -760,7 +763,7 @@ fn prove_with(
 }
 
 struct Analysis<'a> {
-    regs: HashMap<Reg, Value>,
+    regs: RegMap<Value>,
     constants: &'a LaunchConstants,
     variable: Variable,
     /// For `Variable::Iterations`: what the loop does with each register it assigns.
@@ -771,10 +774,10 @@ struct Analysis<'a> {
     /// A condition or an address breaks the proof, or the kernel does what it does not cover.
     failed: bool,
     /// The shift of every object accessed so far (checking pass only).
-    sites: HashMap<usize, [i64; 3]>,
+    sites: Vec<(usize, [i64; 3])>,
     /// Between warps, the shift per step of every place and kind of access so far, `None`
     /// where one place moves by more than one amount (checking pass only).
-    site_shifts: HashMap<(Span, AccessKind), Option<i64>>,
+    site_shifts: Vec<((Span, AccessKind), Option<i64>)>,
     /// The guards met (checking pass only).
     guards: Vec<Guard>,
     /// The last pass, after the fixpoint: conditions and addresses are checked.
@@ -785,7 +788,7 @@ struct Analysis<'a> {
     /// deep in `if`s and loops the op being visited is: an assignment there replaces the value
     /// (`x = blockIdx.x * 32 + ...` and later `x = blockIdx.y * 32 + ...`, as a transpose does),
     /// where any other is joined with what the register held.
-    straight: HashSet<Reg>,
+    straight: RegSet,
     nesting: u32,
 }
 
@@ -959,21 +962,25 @@ impl Analysis<'_> {
                 ) {
                     // Each access moves by its own shift; an object need not move as one.
                     let per_step = Some(shift[0]);
-                    self.site_shifts
-                        .entry((span, kind))
-                        .and_modify(|seen| {
-                            if *seen != per_step {
-                                *seen = None;
-                            }
-                        })
-                        .or_insert(per_step);
+                    match self
+                        .site_shifts
+                        .iter_mut()
+                        .find(|(at, _)| *at == (span, kind))
+                    {
+                        Some((_, seen)) if *seen != per_step => *seen = None,
+                        Some(_) => {}
+                        None => self.site_shifts.push(((span, kind), per_step)),
+                    }
                     return;
                 }
-                match self.sites.get(&object) {
-                    Some(&seen) if seen != shift => self.failed = true,
-                    _ => {
-                        self.sites.insert(object, shift);
-                    }
+                match self
+                    .sites
+                    .iter()
+                    .find(|(seen_object, _)| *seen_object == object)
+                {
+                    Some(&(_, seen)) if seen != shift => self.failed = true,
+                    Some(_) => {}
+                    None => self.sites.push((object, shift)),
                 }
             }
             _ => self.failed = true,
@@ -1207,9 +1214,9 @@ fn guard_shift(op: BinOp, ty: Scalar, a: Value, b: Value) -> Option<[i64; 3]> {
 }
 
 /// The registers `code` assigns only outside every `if` and loop (by `=`, `op=`, `++` or `--`).
-fn straight_line_registers(code: &[Op]) -> HashSet<Reg> {
-    let mut outside = HashSet::new();
-    let mut inside = HashSet::new();
+fn straight_line_registers(code: &[Op]) -> RegSet {
+    let mut outside = RegSet::new();
+    let mut inside = RegSet::new();
     let mut nesting = 0u32;
     for op in code {
         let expressions: Vec<&Ex> = match op {
@@ -1253,7 +1260,11 @@ fn straight_line_registers(code: &[Op]) -> HashSet<Reg> {
             _ => {}
         }
     }
-    outside.difference(&inside).copied().collect()
+    outside
+        .iter()
+        .filter(|reg| !inside.contains(reg))
+        .copied()
+        .collect()
 }
 
 fn all_free(values: &[Value]) -> Value {

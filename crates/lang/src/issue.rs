@@ -47,7 +47,9 @@ use super::ir::{
     BinOp, Ex, ExKind, FunctionIr, MathFn, MemObject, ObjectSpace, Op, Place, PredicatedBody, Reg,
     Unroll, REG_BLOCK_DIM, REG_THREAD_IDX,
 };
-use std::collections::{HashMap, HashSet};
+use crate::name_map::NameMap;
+use crate::reg_set::RegSet;
+use std::collections::HashMap;
 
 /// Issue costs are whole multiples of this fraction of a warp instruction, so that a loop's test
 /// paid once per 16 copies is still counted exactly in integers.
@@ -103,13 +105,7 @@ pub fn runtime_unroll(code: &[Op], begin: usize, end: usize) -> Unroll {
 
 /// `i < n` (or `<=`, `>`, `>=`, `!=`, either way round) with `i` stepped by a constant and `n`
 /// not written in the loop.
-fn counted_condition(
-    cond: &Ex,
-    code: &[Op],
-    begin: usize,
-    end: usize,
-    written: &HashSet<Reg>,
-) -> bool {
+fn counted_condition(cond: &Ex, code: &[Op], begin: usize, end: usize, written: &RegSet) -> bool {
     let ExKind::Binary { op, lhs, rhs, .. } = &cond.kind else {
         return false;
     };
@@ -186,8 +182,8 @@ fn for_each_expression(op: &Op, f: &mut dyn FnMut(&Ex)) {
 }
 
 /// The variables (registers) that `ops` assign.
-fn written_registers(ops: &[Op]) -> HashSet<Reg> {
-    let mut written = HashSet::new();
+fn written_registers(ops: &[Op]) -> RegSet {
+    let mut written = RegSet::new();
     for op in ops {
         for_each_expression(op, &mut |e| match &e.kind {
             ExKind::Assign {
@@ -411,7 +407,7 @@ pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
     let mut in_flight = vec![LOADS_IN_FLIGHT_OUTSIDE_LOOPS; code.len()];
     // The loops around each op, innermost last: (begin, end, unroll).
     let mut open: Vec<(usize, usize, Unroll)> = Vec::new();
-    let mut written_in: Vec<HashSet<Reg>> = Vec::new();
+    let mut written_in: Vec<RegSet> = Vec::new();
     for (pc, op) in code.iter().enumerate() {
         while open.last().is_some_and(|&(_, end, _)| pc > end) {
             open.pop();
@@ -537,7 +533,7 @@ fn entry_cost(function: &FunctionIr) -> u32 {
     if function.kind != FunctionKind::Kernel {
         return 0;
     }
-    let mut read: HashSet<Reg> = HashSet::new();
+    let mut read: RegSet = RegSet::new();
     for op in &function.code {
         for_each_expression(op, &mut |e| {
             if let ExKind::Reg(reg) = e.kind {
@@ -562,7 +558,7 @@ fn entry_cost(function: &FunctionIr) -> u32 {
 /// reuse one's value for the other (`compile_effects::LoadReuse`). Keyed by each load's span (line
 /// and column), over every function of the program.
 pub fn load_classes(functions: &[FunctionIr]) -> HashMap<(u32, u32), u32> {
-    let mut shapes: HashMap<String, u32> = HashMap::new();
+    let mut shapes: NameMap<u32> = NameMap::new();
     let mut classes = HashMap::new();
     for function in functions {
         for op in &function.code {
@@ -570,8 +566,14 @@ pub fn load_classes(functions: &[FunctionIr]) -> HashMap<(u32, u32), u32> {
                 if let ExKind::Load { addr, .. } = &e.kind {
                     let mut shape = String::new();
                     write_shape(addr, &mut shape);
-                    let next = shapes.len() as u32;
-                    let class = *shapes.entry(shape).or_insert(next);
+                    let class = match shapes.get(&shape) {
+                        Some(&class) => class,
+                        None => {
+                            let next = shapes.len() as u32;
+                            shapes.insert(shape, next);
+                            next
+                        }
+                    };
                     classes.insert((e.span.line, e.span.col), class);
                 }
             });

@@ -20,7 +20,7 @@ use super::header_names::HEADER_MACROS;
 use super::lexer::{lex, Punct, Token, TokenKind};
 use super::limits::{MAX_MACRO_DEPTH, MAX_MACRO_EXPANSIONS, MAX_NESTING, MAX_PREPROCESSED_TOKENS};
 use super::span::{Diagnostic, Span};
-use std::collections::HashMap;
+use crate::name_map::NameMap;
 use std::ops::Range;
 
 #[derive(Clone, Debug)]
@@ -98,7 +98,7 @@ fn is_identifier(name: &str) -> bool {
 /// The macros the C and CUDA headers define (`header_names::HEADER_MACROS`), defined before the
 /// file as including the headers would: a kernel's own `#define` or `-D` of one replaces it, and
 /// `#ifndef M_PI` sees it. `inf` and `nan` become the one float token no literal can write.
-fn header_macros() -> HashMap<String, Macro> {
+fn header_macros() -> NameMap<Macro> {
     HEADER_MACROS
         .iter()
         .map(|&(name, text)| {
@@ -213,11 +213,7 @@ pub fn preprocess(
 /// `#pragma unroll` with no count, a literal count or a macro whose body is one (`#pragma unroll
 /// TILE`, as nvcc accepts an integral constant expression): the token the parser attaches to the
 /// next loop. A count that is no such thing reads as no count, as a pragma is only a hint.
-fn unroll_pragma(
-    hash_span: Span,
-    line: &[Token],
-    macros: &HashMap<String, Macro>,
-) -> Option<Token> {
+fn unroll_pragma(hash_span: Span, line: &[Token], macros: &NameMap<Macro>) -> Option<Token> {
     let [pragma, unroll, rest @ ..] = line else {
         return None;
     };
@@ -248,7 +244,7 @@ fn directive(
     hash_span: Span,
     line: &[Token],
     active: bool,
-    macros: &mut HashMap<String, Macro>,
+    macros: &mut NameMap<Macro>,
     stack: &mut Vec<Conditional>,
     budget: &mut Budget,
 ) -> Result<(), Diagnostic> {
@@ -411,7 +407,7 @@ fn directive(
 /// number of expansions this one is inside, which bounds the recursion; `budget` bounds the work.
 fn expand(
     tokens: &[Token],
-    macros: &HashMap<String, Macro>,
+    macros: &NameMap<Macro>,
     disabled: &mut Vec<String>,
     depth: usize,
     use_span: Option<Span>,
@@ -559,7 +555,7 @@ fn macro_arguments(
 fn eval_condition(
     line: &[Token],
     at: Span,
-    macros: &HashMap<String, Macro>,
+    macros: &NameMap<Macro>,
     budget: &mut Budget,
 ) -> Result<bool, Diagnostic> {
     // Replace `defined X` / `defined(X)` before expansion.

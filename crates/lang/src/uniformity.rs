@@ -18,6 +18,7 @@
 
 use super::ir::{Ex, ExKind, FunctionIr, Op, Place, Reg, REG_THREAD_IDX};
 use super::span::Span;
+use crate::reg_set::RegSet;
 use std::collections::HashSet;
 
 /// The source places (line, column) of the atomics of `function` whose address every lane of a
@@ -41,7 +42,7 @@ pub fn uniform_atomic_sites(function: &FunctionIr) -> HashSet<(u32, u32)> {
 }
 
 struct Analysis {
-    varying: HashSet<Reg>,
+    varying: RegSet,
     uniform_atomics: HashSet<(u32, u32)>,
     changed: bool,
 }

@@ -24,8 +24,8 @@ use crate::ast::{
 };
 use crate::ir::{Ex, ExKind, Op, Place};
 use crate::limits::MAX_INLINED_CALL_DEPTH;
+use crate::name_map::NameMap;
 use crate::span::{Diagnostic, DiagnosticKind, Span};
-use std::collections::HashMap;
 
 /// Calls `found` with the name of every function the statement calls, nested ones included.
 fn statement_calls(s: &Stmt, found: &mut dyn FnMut(&str)) {
@@ -180,7 +180,7 @@ impl Sema<'_> {
                 format!("a 'return' before the end of '{name}', a __device__ function that calls __syncthreads(), is not simulated"),
             ));
         }
-        let mut scope = HashMap::new();
+        let mut scope = NameMap::new();
         for (param, arg) in f.params.iter().zip(args) {
             let modified = f.body.iter().any(|s| stmt_modifies(s, &param.name));
             let reg = match arg.kind {

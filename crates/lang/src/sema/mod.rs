@@ -21,7 +21,7 @@ use super::ast::*;
 use super::ir::*;
 use super::issue;
 use super::span::{Diagnostic, DiagnosticKind, Span};
-use std::collections::HashMap;
+use crate::name_map::NameMap;
 
 /// A checked program, ready to run.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,11 +136,11 @@ struct Sema<'a> {
     unit: &'a TranslationUnit,
     objects: Vec<MemObject>,
     functions: Vec<FunctionIr>,
-    function_index: HashMap<String, usize>,
-    globals: HashMap<String, Symbol>,
+    function_index: NameMap<usize>,
+    globals: NameMap<Symbol>,
     next_reg: Reg,
     // The function being lowered.
-    scopes: Vec<HashMap<String, Symbol>>,
+    scopes: Vec<NameMap<Symbol>>,
     current: usize,
     code: Vec<Op>,
     spans: Vec<Span>,
@@ -166,8 +166,8 @@ pub fn check(unit: &TranslationUnit) -> Result<Program, Diagnostic> {
         unit,
         objects: Vec::new(),
         functions: Vec::new(),
-        function_index: HashMap::new(),
-        globals: HashMap::new(),
+        function_index: NameMap::new(),
+        globals: NameMap::new(),
         next_reg: SPECIAL_REGS,
         scopes: Vec::new(),
         current: 0,
@@ -539,7 +539,7 @@ impl<'a> Sema<'a> {
         self.n_temps = 0;
         self.local_bytes = 0;
         self.callees.clear();
-        let mut scope = HashMap::new();
+        let mut scope = NameMap::new();
         for p in &self.functions[index].params {
             let is_const = f.params.iter().any(|q| q.name == p.name && q.is_const);
             scope.insert(

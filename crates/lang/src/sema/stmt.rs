@@ -4,7 +4,7 @@ use super::*;
 
 impl Sema<'_> {
     pub(super) fn scoped(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(NameMap::new());
         let r = self.statement(s);
         self.scopes.pop();
         r
@@ -15,7 +15,7 @@ impl Sema<'_> {
             StmtKind::Empty => Ok(()),
             StmtKind::Unsupported(diagnostic) => Err(diagnostic.clone()),
             StmtKind::Block(stmts) => {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(NameMap::new());
                 for s in stmts {
                     if let Err(e) = self.statement(s) {
                         self.scopes.pop();
@@ -112,7 +112,7 @@ impl Sema<'_> {
                 body,
                 pragma_unroll,
             } => {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(NameMap::new());
                 let r = self.for_loop(
                     s.span,
                     init.as_deref(),

@@ -18,8 +18,8 @@
 use super::{err, int_bits, konst, promote, Sema};
 use crate::ast::{Expr, Scalar, Stmt, StmtKind, Type};
 use crate::ir::{BinOp, Elem, Ex, ExKind, Op, Place, Reg, Unroll};
+use crate::name_map::NameMap;
 use crate::span::{Diagnostic, Span};
-use std::collections::HashMap;
 
 /// A `switch` whose body is being lowered.
 pub(super) struct OpenSwitch {
@@ -139,7 +139,7 @@ impl Sema<'_> {
             loop_depth: self.loop_depth,
             continue_flag: None,
         });
-        self.scopes.push(HashMap::new());
+        self.scopes.push(NameMap::new());
         let result = self.switch_body(body, value_reg, scalar);
         self.scopes.pop();
         let open = self.switches.pop();
