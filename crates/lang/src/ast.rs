@@ -7,7 +7,6 @@
 //! Guide section "Variable Memory Space Specifiers", and C's statements and operators. The tree keeps a span on
 //! every node so that later errors point into the source.
 
-use super::header_names::{vector_align, vector_base};
 use super::span::{Diagnostic, Span};
 use std::fmt;
 
@@ -29,6 +28,35 @@ pub enum Scalar {
 }
 
 impl Scalar {
+    /// The start of the name a vector of this scalar is shown with (`float` of `float3`); `dim3`
+    /// shows as `uint3`, its layout.
+    pub fn vector_base(self) -> &'static str {
+        match self {
+            Scalar::I8 => "char",
+            Scalar::U8 => "uchar",
+            Scalar::I16 => "short",
+            Scalar::U16 => "ushort",
+            Scalar::U32 => "uint",
+            Scalar::I64 => "longlong",
+            Scalar::U64 => "ulonglong",
+            Scalar::F32 => "float",
+            Scalar::F64 => "double",
+            Scalar::Bool | Scalar::I32 => "int",
+        }
+    }
+
+    /// The alignment in bytes of a vector of `n` components of this scalar, as nvcc's
+    /// `vector_types.h` declares them: three components align as one, one, two or four as the
+    /// whole vector, at most 16 bytes (`header_names` checks every type against nvcc).
+    pub fn vector_align(self, n: u8) -> u32 {
+        let size = self.size() * u32::from(n);
+        if n == 3 {
+            self.size()
+        } else {
+            size.min(16)
+        }
+    }
+
     pub fn size(self) -> u32 {
         match self {
             Scalar::Bool | Scalar::I8 | Scalar::U8 => 1,
@@ -120,12 +148,12 @@ impl Type {
     }
 
     /// The alignment of the type in bytes: vectors as `vector_types.h` aligns them
-    /// (`header_names::vector_align`).
+    /// (`Scalar::vector_align`).
     pub fn align(&self) -> u64 {
         match self {
             Type::Void => 1,
             Type::Scalar(s) => u64::from(s.size()),
-            Type::Vector(s, n) => u64::from(vector_align(*s, *n)),
+            Type::Vector(s, n) => u64::from(s.vector_align(*n)),
             Type::Pointer { .. } => 8,
             Type::Array(elem, _) => elem.align(),
         }
@@ -152,7 +180,7 @@ impl fmt::Display for Type {
         match self {
             Type::Void => f.write_str("void"),
             Type::Scalar(s) => f.write_str(s.name()),
-            Type::Vector(s, n) => write!(f, "{}{n}", vector_base(*s)),
+            Type::Vector(s, n) => write!(f, "{}{n}", s.vector_base()),
             Type::Pointer {
                 pointee,
                 pointee_const,

@@ -12,7 +12,7 @@
 //! nvcc loads and stores a vector in instructions of its alignment, never wider than the type
 //! guarantees (`tests/reference/vector_loads/`: a `float3` is three 4-byte `LDG.E`, a `float4`
 //! one `LDG.E.128`, a `double4` two `LDG.E.128`, a `char4` one 4-byte `LDG.E`), which
-//! `ir::Elem::access_bytes` takes from `vector_align`.
+//! `ir::Elem::access_bytes` takes from `Scalar::vector_align`.
 
 use crate::ast::{Scalar, Type};
 
@@ -112,25 +112,6 @@ pub fn vector_type(word: &str) -> Option<(Scalar, u8)> {
         .map(|&(_, scalar)| (scalar, n))
 }
 
-/// The start of the name a vector of `scalar` is shown with (`float` of `float3`); `dim3` shows
-/// as `uint3`, its layout.
-pub fn vector_base(scalar: Scalar) -> &'static str {
-    VECTOR_COMPONENTS
-        .iter()
-        .find(|(_, s)| *s == scalar)
-        .map_or("int", |&(name, _)| name)
-}
-
-/// The alignment in bytes of a vector of `n` components of `scalar` (see the module's rule).
-pub fn vector_align(scalar: Scalar, n: u8) -> u32 {
-    let size = scalar.size() * u32::from(n);
-    if n == 3 {
-        scalar.size()
-    } else {
-        size.min(16)
-    }
-}
-
 /// The type a header's name stands for: a vector type or an integer typedef.
 pub fn named_type(word: &str) -> Option<Type> {
     if let Some((scalar, n)) = vector_type(word) {
@@ -144,7 +125,7 @@ pub fn named_type(word: &str) -> Option<Type> {
 
 #[cfg(test)]
 mod tests {
-    use super::{named_type, vector_align, vector_type};
+    use super::{named_type, vector_type};
     use crate::ast::{Scalar, Type};
 
     /// `sizeof` and `alignof` of every vector type, as nvcc 13.0 prints them for sm_90.
@@ -229,8 +210,8 @@ mod tests {
 
     #[test]
     fn a_double4_loads_in_two_halves_and_a_char3_byte_by_byte() {
-        assert_eq!(vector_align(Scalar::F64, 4), 16);
-        assert_eq!(vector_align(Scalar::I8, 3), 1);
-        assert_eq!(vector_align(Scalar::F32, 1), 4);
+        assert_eq!(Scalar::F64.vector_align(4), 16);
+        assert_eq!(Scalar::I8.vector_align(3), 1);
+        assert_eq!(Scalar::F32.vector_align(1), 4);
     }
 }

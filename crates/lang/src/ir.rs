@@ -13,7 +13,6 @@
 //! does.
 
 use super::ast::{FunctionKind, Scalar, Type};
-use super::header_names::vector_align;
 use super::span::{Diagnostic, Span};
 use serde::{Deserialize, Serialize};
 
@@ -56,7 +55,7 @@ impl Elem {
     /// alignment, never wider (a `float3` is three 4-byte accesses, a `double4` two of 16 bytes;
     /// `header_names`).
     pub fn access_bytes(self) -> u32 {
-        vector_align(self.scalar, self.n)
+        self.scalar.vector_align(self.n)
     }
 
     /// The load or store instructions one access to a value of this layout takes.

@@ -3675,6 +3675,59 @@ async fn my_kernel_runs_an_edited_kernel_with_a_new_name_and_launch_from_a_link_
     page.finish().await;
 }
 
+#[tokio::test]
+async fn my_kernel_runs_the_cuda_a_course_writes_and_names_what_it_refuses() {
+    let page = Harness::start().await;
+    page.open("?lesson=my-kernel").await;
+    page.wait_for_simulated("report the starter").await;
+    page.wait_until_updated().await;
+
+    // C++ as a course writes it: a header, a typedef, a namespace's constexpr, an enum, a
+    // switch, launch bounds, and a float4 read through reinterpret_cast: each lane loads 16
+    // bytes, so each warp makes one request of 16 sectors.
+    let source = "#include <cfloat>\n\
+                  typedef float real;\n\
+                  namespace tile { constexpr int WIDTH = 4; }\n\
+                  enum Mode { COPY, SCALE };\n\
+                  __global__ void __launch_bounds__(256) copy4(real* out, const real* in, int mode) {\n\
+                  \x20 int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+                  \x20 float4 v = reinterpret_cast<const float4*>(in)[i];\n\
+                  \x20 switch (mode) {\n\
+                  \x20 case SCALE: v.x *= 2.0f; v.y *= 2.0f; v.z *= 2.0f; v.w *= 2.0f; break;\n\
+                  \x20 default: break;\n\
+                  \x20 }\n\
+                  \x20 reinterpret_cast<float4*>(out)[i] = v;\n\
+                  }\n";
+    page.run_kernel(source).await;
+    page.wait_for("[data-testid='launch-kernel'] option[value='copy4']")
+        .await;
+    set_field(&page, "launch-kernel", "copy4").await;
+    page.wait_for("[data-testid='launch-arg-mode']").await;
+    set_field(&page, "launch-grid-x", "1024").await;
+    set_field(&page, "launch-block-x", "256").await;
+    set_field(&page, "launch-arg-mode", "1").await;
+    set_field(&page, "launch-buffer-in", "1024 * 256 * 4").await;
+    set_field(&page, "launch-buffer-out", "1024 * 256 * 4").await;
+    // 1,024 blocks of 8 warps, one 16-byte load a lane: 8,192 requests.
+    page.wait_for_text_where("counters", "count copy4's loads", |text| {
+        text.contains("8,192")
+    })
+    .await;
+    assert_eq!(page.counter_value("global load requests").await, "8192");
+
+    // A warp shuffle is refused in words, at its place.
+    page.run_kernel(
+        "__global__ void k(float* a) {\n  a[0] = __shfl_down_sync(0xffffffff, a[0], 1);\n}\n",
+    )
+    .await;
+    page.wait_for_text(
+        "kernel-error",
+        "2:10: warp shuffles (`__shfl_sync`, `__shfl_down_sync`) are not simulated yet",
+    )
+    .await;
+    page.finish().await;
+}
+
 impl Harness {
     /// Sizes the window so that the page's viewport is `width` x `height` CSS pixels.
     async fn set_viewport(&self, width: u32, height: u32) {
