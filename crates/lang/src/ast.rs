@@ -315,6 +315,40 @@ pub enum ExprKind {
 }
 
 /// An initialiser: an expression or a braced list (`float w[3] = {1, 2, 3};`).
+impl Expr {
+    /// Calls `visit` on this expression and then on each expression inside it, outer before
+    /// inner and left to right: the one walk over an expression's tree that the passes after the
+    /// parser share (the barrier helpers' calls in `sema::inline`, the reads that
+    /// `memplay_sim::compile_effects` looks at). The parser bounds the tree's depth.
+    pub fn walk(&self, visit: &mut dyn FnMut(&Expr)) {
+        visit(self);
+        match &self.kind {
+            ExprKind::Unary(_, inner)
+            | ExprKind::Cast(_, inner)
+            | ExprKind::SizeofExpr(inner)
+            | ExprKind::Member { base: inner, .. } => inner.walk(visit),
+            ExprKind::Binary(_, lhs, rhs)
+            | ExprKind::Assign(_, lhs, rhs)
+            | ExprKind::Index(lhs, rhs)
+            | ExprKind::Comma(lhs, rhs) => {
+                lhs.walk(visit);
+                rhs.walk(visit);
+            }
+            ExprKind::Conditional(cond, then, otherwise) => {
+                cond.walk(visit);
+                then.walk(visit);
+                otherwise.walk(visit);
+            }
+            ExprKind::Call { args, .. } => args.iter().for_each(|arg| arg.walk(visit)),
+            ExprKind::Ident(_)
+            | ExprKind::Int { .. }
+            | ExprKind::Float { .. }
+            | ExprKind::Bool(_)
+            | ExprKind::SizeofType(_) => {}
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Initializer {
     Expr(Expr),

@@ -409,21 +409,21 @@ fn visit_statement(statement: &Stmt, on_expr: &mut dyn FnMut(&Expr), exits: &mut
         StmtKind::Declaration(declaration) => {
             for declarator in &declaration.declarators {
                 for dim in declarator.dims.iter().flatten() {
-                    visit_expr(dim, on_expr);
+                    dim.walk(on_expr);
                 }
                 if let Some(init) = &declarator.init {
                     visit_initializer(init, on_expr);
                 }
             }
         }
-        StmtKind::Expr(expr) => visit_expr(expr, on_expr),
+        StmtKind::Expr(expr) => expr.walk(on_expr),
         StmtKind::Block(statements) => {
             for statement in statements {
                 visit_statement(statement, on_expr, exits);
             }
         }
         StmtKind::If(cond, then, otherwise) => {
-            visit_expr(cond, on_expr);
+            cond.walk(on_expr);
             visit_statement(then, on_expr, exits);
             if let Some(otherwise) = otherwise {
                 visit_statement(otherwise, on_expr, exits);
@@ -432,7 +432,7 @@ fn visit_statement(statement: &Stmt, on_expr: &mut dyn FnMut(&Expr), exits: &mut
         StmtKind::While(cond, body)
         | StmtKind::DoWhile(body, cond)
         | StmtKind::Switch(cond, body) => {
-            visit_expr(cond, on_expr);
+            cond.walk(on_expr);
             visit_statement(body, on_expr, exits);
         }
         StmtKind::Case(_, labelled) => visit_statement(labelled, on_expr, exits),
@@ -447,14 +447,14 @@ fn visit_statement(statement: &Stmt, on_expr: &mut dyn FnMut(&Expr), exits: &mut
                 visit_statement(init, on_expr, exits);
             }
             for expr in cond.iter().chain(step.iter()) {
-                visit_expr(expr, on_expr);
+                expr.walk(on_expr);
             }
             visit_statement(body, on_expr, exits);
         }
         StmtKind::Return(value) => {
             *exits = true;
             if let Some(value) = value {
-                visit_expr(value, on_expr);
+                value.walk(on_expr);
             }
         }
         StmtKind::Break | StmtKind::Continue => *exits = true,
@@ -464,44 +464,12 @@ fn visit_statement(statement: &Stmt, on_expr: &mut dyn FnMut(&Expr), exits: &mut
 
 fn visit_initializer(init: &Initializer, on_expr: &mut dyn FnMut(&Expr)) {
     match init {
-        Initializer::Expr(expr) => visit_expr(expr, on_expr),
+        Initializer::Expr(expr) => expr.walk(on_expr),
         Initializer::List(items, _) => {
             for item in items {
                 visit_initializer(item, on_expr);
             }
         }
-    }
-}
-
-fn visit_expr(expr: &Expr, on_expr: &mut dyn FnMut(&Expr)) {
-    on_expr(expr);
-    match &expr.kind {
-        ExprKind::Unary(_, inner)
-        | ExprKind::Cast(_, inner)
-        | ExprKind::SizeofExpr(inner)
-        | ExprKind::Member { base: inner, .. } => visit_expr(inner, on_expr),
-        ExprKind::Binary(_, lhs, rhs)
-        | ExprKind::Assign(_, lhs, rhs)
-        | ExprKind::Index(lhs, rhs)
-        | ExprKind::Comma(lhs, rhs) => {
-            visit_expr(lhs, on_expr);
-            visit_expr(rhs, on_expr);
-        }
-        ExprKind::Conditional(cond, then, otherwise) => {
-            visit_expr(cond, on_expr);
-            visit_expr(then, on_expr);
-            visit_expr(otherwise, on_expr);
-        }
-        ExprKind::Call { args, .. } => {
-            for arg in args {
-                visit_expr(arg, on_expr);
-            }
-        }
-        ExprKind::Ident(_)
-        | ExprKind::Int { .. }
-        | ExprKind::Float { .. }
-        | ExprKind::Bool(_)
-        | ExprKind::SizeofType(_) => {}
     }
 }
 
@@ -633,7 +601,7 @@ fn is_variable_plus_constant(expr: &Expr, variable: &str, scope: &[Binding]) -> 
 
 fn mentions(expr: &Expr, variable: &str) -> bool {
     let mut seen = false;
-    visit_expr(expr, &mut |e| {
+    expr.walk(&mut |e| {
         if ident(e) == Some(variable) {
             seen = true;
         }

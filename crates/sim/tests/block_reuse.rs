@@ -51,6 +51,17 @@ struct Shape {
     /// The block (x, y, as a share of the grid in eighths) and warp whose trace is asked for,
     /// as the page's per-line view asks, if any.
     trace: Option<([u32; 2], u32)>,
+    /// How the kernel is written: as C, or as the C++ courses write it.
+    spelling: Spelling,
+}
+
+/// The same kernel as C, or in C++: the row width a `constexpr` in a namespace, the accumulator
+/// a `typedef` made with `static_cast`, the row loop's read in a `switch` with a `default`, and
+/// each barrier in a `__device__` helper that waits at `__syncthreads()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Spelling {
+    C,
+    Cpp,
 }
 
 /// Whether the block stages a tile of `a` in shared memory, and which neighbour each thread reads
@@ -229,7 +240,10 @@ fn shape() -> impl Strategy<Value = Shape> {
         prop::sample::select(vec![0u32, 8, 20, 64, 100]),
         prop::sample::select(vec![8u64, 8, 8, 6]),
         0usize..5,
-        prop::option::of(((0u32..8, 0u32..8), 0u32..2)),
+        (
+            prop::option::of(((0u32..8, 0u32..8), 0u32..2)),
+            prop::sample::select(vec![Spelling::C, Spelling::Cpp]),
+        ),
     )
         .prop_map(
             |(
@@ -243,7 +257,7 @@ fn shape() -> impl Strategy<Value = Shape> {
                 lanes_below,
                 eighths,
                 device,
-                trace,
+                (trace, spelling),
             )| {
                 Shape {
                     grid: [grid.0, grid.1],
@@ -259,6 +273,7 @@ fn shape() -> impl Strategy<Value = Shape> {
                     eighths,
                     device,
                     trace: trace.map(|((x, y), warp)| ([x, y], warp)),
+                    spelling,
                 }
             },
         )
@@ -272,10 +287,18 @@ impl Shape {
         let mut body = format!(
             "  int gx = blockIdx.x * {sx} + threadIdx.x;\n  int gy = blockIdx.y * {sy} + threadIdx.y;\n  float acc = 0.0f;\n"
         );
-        body += &format!(
-            "  for (int j = 0; j < {}; ++j) acc += a[(gy + j) * {w} + gx];\n",
-            self.loop_rows
-        );
+        let cpp = self.spelling == Spelling::Cpp;
+        body += &if cpp {
+            format!(
+                "  for (auto j = 0; j < {}; ++j) {{\n    switch (j & 1) {{\n    case 1: acc += a[(gy + j) * {w} + gx]; break;\n    default: acc += a[(gy + j) * {w} + gx];\n    }}\n  }}\n",
+                self.loop_rows
+            )
+        } else {
+            format!(
+                "  for (int j = 0; j < {}; ++j) acc += a[(gy + j) * {w} + gx];\n",
+                self.loop_rows
+            )
+        };
         let neighbour = match self.tile {
             Tile::None => None,
             Tile::Next => Some(format!("(t + 1) % {threads}")),
@@ -369,6 +392,17 @@ impl Shape {
                 format!("  acc += 8 / (int)(a[gy * {w} + gx] * 300.0f);\n  {store}\n")
             }
         };
+        if cpp {
+            let body = body
+                .replace(&format!(" * {w} + "), " * grid_c::W + ")
+                .replace("__syncthreads();", "tile_sync();")
+                .replace("float acc = 0.0f;", "real acc = static_cast<real>(0);");
+            return format!(
+                "namespace grid_c {{ constexpr int W = {w}; }}\ntypedef float real;\n\
+                 __device__ void tile_sync() {{ __syncthreads(); }}\n\
+                 __global__ void k(const float* a, float* out, int n) {{\n{body}}}\n"
+            );
+        }
         format!("__global__ void k(const float* a, float* out, int n) {{\n{body}}}\n")
     }
 

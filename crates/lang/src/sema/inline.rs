@@ -70,29 +70,11 @@ fn statement_calls(s: &Stmt, found: &mut dyn FnMut(&str)) {
 }
 
 fn expression_calls(e: &Expr, found: &mut dyn FnMut(&str)) {
-    match &e.kind {
-        ExprKind::Call { name, args, .. } => {
+    e.walk(&mut |inner| {
+        if let ExprKind::Call { name, .. } = &inner.kind {
             found(name);
-            args.iter().for_each(|a| expression_calls(a, found));
         }
-        ExprKind::Unary(_, a)
-        | ExprKind::Cast(_, a)
-        | ExprKind::SizeofExpr(a)
-        | ExprKind::Member { base: a, .. } => expression_calls(a, found),
-        ExprKind::Binary(_, a, b)
-        | ExprKind::Assign(_, a, b)
-        | ExprKind::Index(a, b)
-        | ExprKind::Comma(a, b) => {
-            expression_calls(a, found);
-            expression_calls(b, found);
-        }
-        ExprKind::Conditional(a, b, c) => {
-            for x in [a, b, c] {
-                expression_calls(x, found);
-            }
-        }
-        _ => {}
-    }
+    });
 }
 
 /// A `return` anywhere in the statements but as the last one, or a return nested in it.
