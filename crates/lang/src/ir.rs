@@ -185,6 +185,20 @@ impl Ex {
         }
     }
 
+    /// `value` written to register `reg` as `elem`, `width` lanes wide: the assignment that a
+    /// declaration's initialiser, a lowered parameter's copy, a `return` or a `switch`'s flags
+    /// make.
+    pub fn assign_reg(reg: Reg, elem: Elem, value: Ex, width: u8, span: Span) -> Ex {
+        Ex::new(
+            ExKind::Assign {
+                place: Place::Reg { reg, elem },
+                value: Box::new(value),
+            },
+            width,
+            span,
+        )
+    }
+
     /// The sub-expressions, in the order the interpreter evaluates them (`children_mut`, read
     /// only).
     pub fn children(&self) -> Vec<&Ex> {

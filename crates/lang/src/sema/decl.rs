@@ -17,7 +17,7 @@ use super::{elem_of, err, float_bits, int_bits, width_of, Sema, Symbol};
 use crate::ast::{
     Declaration, Declarator, Expr, ExprKind, Initializer, Item, Scalar, StmtKind, Type,
 };
-use crate::ir::{Ex, ExKind, Op, Place};
+use crate::ir::{Ex, Op};
 use crate::span::{Diagnostic, DiagnosticKind};
 
 /// How many `constexpr` calls deep a constant may fold (a recursive `constexpr` function such as
@@ -190,14 +190,7 @@ impl Sema<'_> {
             };
             let width = width_of(&ty);
             let reg = self.alloc(width);
-            let assign = Ex::new(
-                ExKind::Assign {
-                    place: Place::Reg { reg, elem },
-                    value: Box::new(value),
-                },
-                width,
-                d.span,
-            );
+            let assign = Ex::assign_reg(reg, elem, value, width, d.span);
             self.emit(Op::Eval(assign), d.span);
             let is_const = decl.is_const && !matches!(ty, Type::Pointer { .. });
             let symbol = Symbol::Var {

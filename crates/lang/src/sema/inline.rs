@@ -172,14 +172,7 @@ impl Sema<'_> {
                     let reg = self.alloc(width);
                     if let Some(elem) = super::elem_of(&param.ty) {
                         let span = arg.span;
-                        let copy = Ex::new(
-                            ExKind::Assign {
-                                place: Place::Reg { reg, elem },
-                                value: Box::new(arg),
-                            },
-                            width,
-                            span,
-                        );
+                        let copy = Ex::assign_reg(reg, elem, arg, width, span);
                         self.emit(Op::Eval(copy), span);
                     }
                     reg

@@ -141,14 +141,7 @@ impl Sema<'_> {
                         let (ex, ty) = self.rvalue(v)?;
                         let ret_ty = self.unit_return_type(&name);
                         let ex = self.convert(ex, &ty, &ret_ty, v.span)?;
-                        Some(Ex::new(
-                            ExKind::Assign {
-                                place: Place::Reg { reg, elem },
-                                value: Box::new(ex),
-                            },
-                            elem.n,
-                            v.span,
-                        ))
+                        Some(Ex::assign_reg(reg, elem, ex, elem.n, v.span))
                     }
                 };
                 self.emit(Op::Return(value), s.span);
@@ -436,14 +429,7 @@ impl Sema<'_> {
                     };
                     let reg = self.alloc(width);
                     if let (Some(value), Some(elem)) = (init, elem_of(&ty)) {
-                        let assign = Ex::new(
-                            ExKind::Assign {
-                                place: Place::Reg { reg, elem },
-                                value: Box::new(value),
-                            },
-                            width,
-                            d.span,
-                        );
+                        let assign = Ex::assign_reg(reg, elem, value, width, d.span);
                         self.emit(Op::Eval(assign), d.span);
                     }
                     self.declare(

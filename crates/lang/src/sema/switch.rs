@@ -73,17 +73,7 @@ fn binary(op: BinOp, ty: Scalar, lhs: Ex, rhs: Ex, span: Span) -> Ex {
 }
 
 fn assign(target: Reg, value: Ex, span: Span) -> Ex {
-    Ex::new(
-        ExKind::Assign {
-            place: Place::Reg {
-                reg: target,
-                elem: Elem::scalar(Scalar::I32),
-            },
-            value: Box::new(value),
-        },
-        1,
-        span,
-    )
+    Ex::assign_reg(target, Elem::scalar(Scalar::I32), value, 1, span)
 }
 
 impl Sema<'_> {
