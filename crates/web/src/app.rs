@@ -39,6 +39,7 @@ use crate::components::time_sweep::{time_sweep, TimeSweepProps};
 use crate::components::transfer_view::{transfer_view, TransferViewProps};
 use crate::deflate;
 use crate::embed_api::{self, Incoming, Outgoing, ParentOrigin, PARENT_ORIGIN_KEY};
+use crate::lesson_fetch;
 use crate::lesson_link;
 use crate::lessons::{self, Control, Lesson, Tab, View};
 use crate::line_model;
@@ -193,16 +194,25 @@ impl LinkedLesson {
                     }
                 };
                 let named = url::query_value(&initial_query(), "lesson");
+                lesson_fetch::fetch_kernels(&text)
+                    .await
+                    .map_err(|why| format!("The lesson in this link does not read: {why}"))?;
                 lessons::load(&lesson_link::lesson_key(named.as_deref()), &text)
                     .map_err(|error| format!("The lesson in this link does not read: {error}"))
             }
             LinkedLesson::Address(address) => {
-                let text = fetch_text(&address).await.map_err(|why| {
+                let not_loaded = |why: String| {
                     format!(
                         "The lesson {} could not be loaded: {why}",
                         crate::format::quote(&address)
                     )
-                })?;
+                };
+                let text = lesson_fetch::fetch_text(&address)
+                    .await
+                    .map_err(not_loaded)?;
+                lesson_fetch::fetch_kernels(&text)
+                    .await
+                    .map_err(not_loaded)?;
                 lessons::load(&lesson_link::file_key(&address), &text).map_err(|error| {
                     format!(
                         "The lesson {} does not read: {error}",
@@ -212,28 +222,6 @@ impl LinkedLesson {
             }
         }
     }
-}
-
-/// The text of a file of the page's own site (the policy allows no other: `connect-src 'self'`).
-async fn fetch_text(address: &str) -> Result<String, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let response = JsFuture::from(window.fetch_with_str(address))
-        .await
-        .map_err(|_| "the site did not answer".to_string())?;
-    let response: web_sys::Response = response
-        .dyn_into()
-        .map_err(|_| "the answer is not a file".to_string())?;
-    if !response.ok() {
-        return Err(format!("the site answered {}", response.status()));
-    }
-    let text = response
-        .text()
-        .map_err(|_| "the file is not text".to_string())?;
-    JsFuture::from(text)
-        .await
-        .ok()
-        .and_then(|text| text.as_string())
-        .ok_or_else(|| "the file is not text".to_string())
 }
 
 /// The page at the link `query#hash` once `lesson` is in its menu: the link's settings, on that
@@ -276,6 +264,31 @@ fn copy_to_clipboard(text: String, answer: impl FnOnce(bool) + 'static) {
     yew::platform::spawn_local(async move {
         answer(JsFuture::from(promise).await.is_ok());
     });
+}
+
+/// Starts the page once the lessons its link shows have arrived (`lesson_fetch::open_link`);
+/// until then `index.html`'s line says memplay is starting. Where a lesson cannot arrive, that
+/// line says which and why, with a link that tries again.
+pub async fn start() {
+    match lesson_fetch::open_link(&initial_query()).await {
+        Ok(()) => {
+            yew::Renderer::<App>::new().render();
+        }
+        Err(why) => {
+            let Some(document) = web_sys::window().and_then(|window| window.document()) else {
+                return;
+            };
+            if let Some(status) = document.get_element_by_id("boot-status") {
+                let _ = status.set_attribute("role", "alert");
+                status.set_text_content(Some(&format!("{why} ")));
+                if let Ok(again) = document.create_element("a") {
+                    let _ = again.set_attribute("href", "");
+                    again.set_text_content(Some("Try again"));
+                    let _ = status.append_child(&again);
+                }
+            }
+        }
+    }
 }
 
 /// On a panic the wasm module stops; tell the student on the page rather than freezing silently.
@@ -341,9 +354,15 @@ pub fn app() -> Html {
         let state = state.clone();
         use_effect_with((), move |_| {
             listen_to_history(move |query, fragment| {
-                let opened = State::from_link(&query, &fragment);
-                state.dispatch(Action::OpenLink {
-                    state: Box::new(opened),
+                let state = state.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    // The lesson the entry names is fetched first, where the page lacks it.
+                    match lesson_fetch::open_link(&query).await {
+                        Ok(()) => state.dispatch(Action::OpenLink {
+                            state: Box::new(State::from_link(&query, &fragment)),
+                        }),
+                        Err(note) => state.dispatch(Action::LessonNotLoaded { note }),
+                    }
                 });
             })
         });
@@ -357,10 +376,26 @@ pub fn app() -> Html {
         use_effect_with((), move |_| {
             let listener = embed_api::listen(&parent_origin, move |message| match message {
                 Incoming::Set(pairs) => {
-                    let state = latest.borrow().clone();
-                    for action in state.link_actions(&pairs) {
-                        state.dispatch(action);
-                    }
+                    // A lesson the course page names is fetched first, where the page lacks it;
+                    // the settings are then read against the page as it is by then.
+                    let lesson = pairs
+                        .iter()
+                        .rev()
+                        .find(|(key, _)| key == "lesson")
+                        .map(|(_, value)| value.clone());
+                    let latest = latest.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        if let Some(lesson) = lesson {
+                            if let Err(note) = lesson_fetch::fetch_lesson(&lesson).await {
+                                latest.borrow().dispatch(Action::LessonNotLoaded { note });
+                                return;
+                            }
+                        }
+                        let state = latest.borrow().clone();
+                        for action in state.link_actions(&pairs) {
+                            state.dispatch(action);
+                        }
+                    });
                 }
             });
             embed_api::post(&Outgoing::Ready, &parent_origin);
@@ -512,13 +547,13 @@ pub fn app() -> Html {
     // The sweep's launches, for a lesson's words about another value of the swept setting.
     let sweep_runs = shown.sweep.as_ref().map(|sweep| Rc::clone(&sweep.runs));
     let guide = {
-        let next = lesson.next().unwrap_or(lesson);
+        let (next_key, next_title) = lesson.next().unwrap_or((lesson.key(), lesson.title()));
         let next_href = if embedded {
-            format!("?lesson={}&embed=1", next.key())
+            format!("?lesson={next_key}&embed=1")
         } else {
-            format!("?lesson={}", next.key())
+            format!("?lesson={next_key}")
         };
-        let next_title = next.title().to_string();
+        let next_title = next_title.to_string();
         let question_launch = Rc::new(
             State {
                 variant: lesson.question_variant(),

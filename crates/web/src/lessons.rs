@@ -6,9 +6,11 @@
 //! file names the lesson's controls, its primary view and the others, the bank map's first
 //! pattern, the variant its question is about and where it stands in the menu. A variant's
 //! kernel is one of `www/kernels/` or a `== kernel NAME` section of the file itself, so a lesson
-//! an instructor writes is one file. The page's code names no lesson: the built-in files are
-//! listed by `build.rs`, and a lesson loaded at run time (`?lesson-url=`, `#lesson=`) joins them
-//! through `load`.
+//! an instructor writes is one file. The page's code names no lesson: `build.rs` lists the
+//! shipped files as the menu (`ShippedLesson`: id, title, home flag, `explains:`, old keys), the
+//! page fetches a file and its kernels when the lesson opens (`lesson_fetch`) and reads it here
+//! (`hold_shipped`), and a lesson loaded at run time (`?lesson-url=`, `#lesson=`) joins them
+//! through `load`. The host's tests read every shipped file from the disk.
 //!
 //! The format, with a worked example, is in README ("Writing a lesson"). A malformed file is
 //! refused with its line and what is wrong.
@@ -27,7 +29,6 @@ use memplay_sim::simulate::SimulationInput;
 use memplay_sim::transfer::Layout;
 use memplay_sim::DeviceId;
 use std::cell::RefCell;
-use std::sync::OnceLock;
 
 include!(concat!(env!("OUT_DIR"), "/shipped_files.rs"));
 
@@ -135,31 +136,179 @@ impl std::fmt::Debug for Variant {
     }
 }
 
-/// The lessons built into the page, in menu order. A built-in file that does not parse is left
-/// out (a test reads every one).
-fn builtin() -> &'static [Lesson] {
-    static BUILTIN: OnceLock<Vec<Lesson>> = OnceLock::new();
-    BUILTIN.get_or_init(|| {
-        let mut lessons: Vec<Lesson> = LESSON_FILES
+/// A lesson of `www/lessons/` as the page knows it before its file arrives: what its menu,
+/// its links from other lessons and the page's opening need (written by `build.rs` from the
+/// fields before the file's first section; `SHIPPED_LESSONS` lists them in menu order, that of
+/// their `order:`).
+#[derive(Debug)]
+pub struct ShippedLesson {
+    /// The id in the link and the name of its file (`lessons/KEY.txt`).
+    pub key: &'static str,
+    pub title: &'static str,
+    /// Whether the page opens on it when its link names none (`home: yes`).
+    pub home: bool,
+    /// What page errors it explains (`explains:`).
+    pub explains: &'static [&'static str],
+    /// Its kernels' keys in the page's first links (`old-key:`), which still open it.
+    pub old_keys: &'static [&'static str],
+}
+
+impl ShippedLesson {
+    /// The shipped lesson whose id, or whose kernel's old key, this is.
+    pub fn named(key: &str) -> Option<&'static ShippedLesson> {
+        SHIPPED_LESSONS
             .iter()
-            .filter_map(|(key, text)| parse(key, text).ok())
-            .map(|def| Lesson(Box::leak(Box::new(def))))
-            .collect();
-        memplay_sim::sorting::sort_by_key(&mut lessons, |lesson| lesson.0.order);
-        lessons
-    })
+            .find(|lesson| lesson.key == key)
+            .or_else(|| {
+                SHIPPED_LESSONS
+                    .iter()
+                    .find(|lesson| lesson.old_keys.contains(&key))
+            })
+    }
+
+    /// The lesson the page opens on when its link names none.
+    pub fn home() -> &'static ShippedLesson {
+        SHIPPED_LESSONS
+            .iter()
+            .find(|lesson| lesson.home)
+            .unwrap_or(&SHIPPED_LESSONS[0])
+    }
 }
 
 thread_local! {
+    /// The shipped lessons whose files have arrived (`hold_shipped`), each read once and kept
+    /// for the page's life.
+    static FETCHED: RefCell<Vec<Lesson>> = const { RefCell::new(Vec::new()) };
+    /// The kernels of `www/kernels/` that have arrived, by file name.
+    static KERNELS: RefCell<Vec<(&'static str, &'static str)>> = const { RefCell::new(Vec::new()) };
     /// Lessons loaded at run time (`?lesson-url=`, `#lesson=`, the lesson editor's preview).
     static LOADED: RefCell<Vec<Lesson>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Every lesson: the built-in ones in menu order, then those loaded at run time.
+/// The shipped lessons the page holds. The host's tests read every file from the disk once; the
+/// page holds those it fetched. A shipped file that does not parse is left out (a test reads
+/// every one).
+fn builtin() -> Vec<Lesson> {
+    #[cfg(test)]
+    {
+        static BUILTIN: std::sync::OnceLock<Vec<Lesson>> = std::sync::OnceLock::new();
+        let mut lessons = BUILTIN
+            .get_or_init(|| {
+                LESSON_FILES
+                    .iter()
+                    .filter_map(|(key, text)| parse(key, text).ok())
+                    .map(|def| Lesson(Box::leak(Box::new(def))))
+                    .collect()
+            })
+            .clone();
+        FETCHED.with(|fetched| lessons.extend(fetched.borrow().iter().copied()));
+        lessons
+    }
+    #[cfg(not(test))]
+    FETCHED.with(|fetched| fetched.borrow().clone())
+}
+
+/// FNV-1a over a text's bytes, 64 bits: `build.rs` writes each kernel file's into
+/// `SHIPPED_KERNELS`, by which the page knows a lesson's kernel from an edit of it.
+pub fn text_hash(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The text of a kernel of `www/kernels/` the page holds.
+fn kernel_text(file: &str) -> Option<&'static str> {
+    #[cfg(test)]
+    if let Some((_, text)) = KERNEL_FILES.iter().find(|(name, _)| *name == file) {
+        return Some(text);
+    }
+    KERNELS.with(|kernels| {
+        kernels
+            .borrow()
+            .iter()
+            .find(|(name, _)| *name == file)
+            .map(|(_, text)| *text)
+    })
+}
+
+/// The kernels of `www/kernels/` that a lesson's text names (`kernel: NAME in FILE.cu`), each
+/// once; a kernel of the file's own `== kernel` sections is none of them.
+fn shipped_kernels_named(text: &str) -> Vec<&'static str> {
+    let mut named: Vec<&'static str> = Vec::new();
+    for line in text.lines() {
+        let file = line
+            .trim()
+            .strip_prefix("kernel:")
+            .and_then(|kernel| kernel.split_once(" in "))
+            .map(|(_, file)| file.trim());
+        if let Some(&(name, _)) = SHIPPED_KERNELS.iter().find(|(name, _)| Some(*name) == file) {
+            if !named.contains(&name) {
+                named.push(name);
+            }
+        }
+    }
+    named
+}
+
+/// The kernels of `www/kernels/` that a lesson's text names and the page does not hold yet:
+/// those it fetches before it reads the lesson.
+pub fn missing_kernels(text: &str) -> Vec<&'static str> {
+    let mut missing = shipped_kernels_named(text);
+    missing.retain(|file| kernel_text(file).is_none());
+    missing
+}
+
+/// Keeps a kernel of `www/kernels/` that arrived, for the page's life.
+pub fn hold_kernel(file: &'static str, text: String) {
+    if kernel_text(file).is_none() {
+        let text: &'static str = Box::leak(text.into_boxed_str());
+        KERNELS.with(|kernels| kernels.borrow_mut().push((file, text)));
+    }
+}
+
+/// Reads a shipped lesson's file that arrived (its kernels held first) into the page's menu;
+/// the lesson read before is kept where it arrives twice.
+pub fn hold_shipped(shipped: &'static ShippedLesson, text: &str) -> Result<Lesson, String> {
+    if let Some(held) = builtin()
+        .into_iter()
+        .find(|lesson| lesson.key() == shipped.key)
+    {
+        return Ok(held);
+    }
+    let lesson = Lesson(Box::leak(Box::new(parse(shipped.key, text)?)));
+    FETCHED.with(|fetched| fetched.borrow_mut().push(lesson));
+    Ok(lesson)
+}
+
+/// Whether the page holds the shipped lesson's file.
+pub fn holds(shipped: &ShippedLesson) -> bool {
+    builtin().iter().any(|lesson| lesson.key() == shipped.key)
+}
+
+/// Every lesson the page holds: the shipped ones in menu order, then those loaded at run time.
 pub fn all() -> Vec<Lesson> {
-    let mut lessons = builtin().to_vec();
+    let mut lessons = builtin();
+    memplay_sim::sorting::sort_by_key(&mut lessons, |lesson| lesson.0.order);
     LOADED.with(|loaded| lessons.extend(loaded.borrow().iter().copied()));
     lessons
+}
+
+/// The lesson menu, by id and title: every shipped lesson, whether its file has arrived or not,
+/// then those loaded at run time.
+pub fn menu() -> Vec<(&'static str, &'static str)> {
+    let mut menu: Vec<(&'static str, &'static str)> = SHIPPED_LESSONS
+        .iter()
+        .map(|lesson| (lesson.key, lesson.title))
+        .collect();
+    LOADED.with(|loaded| {
+        menu.extend(
+            loaded
+                .borrow()
+                .iter()
+                .map(|lesson| (lesson.key(), lesson.title())),
+        )
+    });
+    menu
 }
 
 /// Every variant of every lesson.
@@ -214,22 +363,34 @@ impl Lesson {
             .map(|variant| (variant.lesson(), variant))
     }
 
-    /// The lesson the page opens on when its link names none.
+    /// The lesson the page opens on when its link names none: the page fetches its file
+    /// before it starts (`lesson_fetch::open_link`), and holds every file it fetched.
     pub fn home() -> Lesson {
         let lessons = builtin();
         lessons
             .iter()
             .copied()
-            .find(|lesson| lesson.0.home)
+            .find(|lesson| lesson.key() == ShippedLesson::home().key)
             .or_else(|| lessons.first().copied())
-            .expect("the page ships its lessons")
+            .expect("the page holds its home lesson before it starts")
     }
 
-    /// The lesson that explains an error of this kind (`explains:`), if one does.
-    pub fn explaining(what: &str) -> Option<Lesson> {
-        all()
-            .into_iter()
-            .find(|lesson| lesson.0.explains.iter().any(|e| e == what))
+    /// The id and title of the lesson that explains an error of this kind (`explains:`), if
+    /// one does: a shipped lesson, whether its file has arrived or not, or one loaded at run time.
+    pub fn explaining(what: &str) -> Option<(&'static str, &'static str)> {
+        SHIPPED_LESSONS
+            .iter()
+            .find(|lesson| lesson.explains.contains(&what))
+            .map(|lesson| (lesson.key, lesson.title))
+            .or_else(|| {
+                LOADED.with(|loaded| {
+                    loaded
+                        .borrow()
+                        .iter()
+                        .find(|lesson| lesson.0.explains.iter().any(|e| e == what))
+                        .map(|lesson| (lesson.key(), lesson.title()))
+                })
+            })
     }
 
     /// The id in the URL (`lesson=tiled-matmul`), also the name of its file.
@@ -346,10 +507,10 @@ impl Lesson {
             .find(|variant| variant.name() == name)
     }
 
-    /// The lesson to go to next, if it is on the page.
-    pub fn next(self) -> Option<Lesson> {
+    /// The id and title of the lesson to go to next, if it is in the menu.
+    pub fn next(self) -> Option<(&'static str, &'static str)> {
         let next = &self.0.text.next;
-        all().into_iter().find(|lesson| lesson.key() == next)
+        menu().into_iter().find(|(key, _)| key == next)
     }
 }
 
@@ -674,12 +835,7 @@ fn read_variant(
             let text: Vec<&str> = lines.iter().map(|(_, line)| *line).collect();
             Box::leak(text.join("\n").into_boxed_str())
         })
-        .or_else(|| {
-            KERNEL_FILES
-                .iter()
-                .find(|(name, _)| *name == file)
-                .map(|(_, text)| *text)
-        })
+        .or_else(|| kernel_text(file))
         .ok_or(format!(
             "line {kernel_line}: `{file}` is neither a kernel of the page nor a `== kernel {file}` \
              section of this file"
@@ -801,6 +957,83 @@ __global__ void copy(float *out, const float *in, int n) {\n\
             4.0,
             "an offset of a whole sector is aligned again"
         );
+    }
+
+    #[test]
+    fn the_menu_gives_each_lesson_file_s_title_order_home_flag_explains_and_old_keys() {
+        let read: Vec<Lesson> = all()
+            .into_iter()
+            .filter(|lesson| LESSON_FILES.iter().any(|(key, _)| *key == lesson.key()))
+            .collect();
+        assert_eq!(SHIPPED_LESSONS.len(), LESSON_FILES.len());
+        assert_eq!(read.len(), SHIPPED_LESSONS.len());
+        for (shipped, lesson) in SHIPPED_LESSONS.iter().zip(read) {
+            assert_eq!(
+                shipped.key,
+                lesson.key(),
+                "the menu's order is the files' `order:`"
+            );
+            assert_eq!(shipped.title, lesson.title());
+            assert_eq!(shipped.home, lesson.0.home, "{}", shipped.key);
+            assert_eq!(shipped.explains, lesson.0.explains, "{}", shipped.key);
+            let old_keys: Vec<&str> = lesson
+                .0
+                .variants
+                .iter()
+                .filter_map(|variant| variant.old_key.as_deref())
+                .collect();
+            assert_eq!(shipped.old_keys, old_keys, "{}", shipped.key);
+        }
+        assert_eq!(ShippedLesson::home().key, "tiled-matmul");
+        assert_eq!(Lesson::home().key(), "tiled-matmul");
+        assert_eq!(
+            Lesson::explaining("ragged-tiles"),
+            Some(("boundary-checks", "Boundary checks"))
+        );
+    }
+
+    #[test]
+    fn a_lesson_is_found_in_the_menu_by_its_id_or_an_old_key_of_its_kernel() {
+        let named = |key: &str| ShippedLesson::named(key).map(|lesson| lesson.key);
+        assert_eq!(named("coalescing"), Some("coalescing"));
+        assert_eq!(named("transpose-swizzle"), Some("bank-conflicts"));
+        assert_eq!(named("boundary-guarded"), Some("boundary-checks"));
+        assert_eq!(named("fft"), None);
+    }
+
+    #[test]
+    fn a_lesson_fetches_the_page_s_kernels_it_names_once_and_none_of_its_own_sections() {
+        let text = "== variant a\nkernel: mm_tiled in matmul.cu\n== variant b\n\
+                    kernel:  mm_naive in matmul.cu \n== variant c\nkernel: sum in atomics.cu\n\
+                    == variant d\nkernel: copy in copy.cu\n== kernel copy.cu\n";
+        assert_eq!(shipped_kernels_named(text), ["matmul.cu", "atomics.cu"]);
+        assert_eq!(shipped_kernels_named(FIXTURE), Vec::<&str>::new());
+        // The tests hold every kernel file, as the page does once they arrived.
+        assert_eq!(missing_kernels(text), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn each_kernel_file_is_known_by_the_fnv_1a_hash_of_its_text() {
+        // FNV-1a's offset basis, and its published hash of "a".
+        assert_eq!(text_hash(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(text_hash("a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(SHIPPED_KERNELS.len(), KERNEL_FILES.len());
+        for ((name, hash), (file, text)) in SHIPPED_KERNELS.iter().zip(KERNEL_FILES) {
+            assert_eq!(name, file);
+            assert_eq!(*hash, text_hash(text), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_lesson_file_that_arrives_again_is_the_lesson_read_before() {
+        let shipped = ShippedLesson::named("coalescing").expect("a shipped lesson");
+        let (_, text) = LESSON_FILES
+            .iter()
+            .find(|(key, _)| *key == "coalescing")
+            .expect("its file");
+        let held = lesson("coalescing");
+        assert!(holds(shipped));
+        assert_eq!(hold_shipped(shipped, text), Ok(held));
     }
 
     #[test]

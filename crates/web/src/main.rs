@@ -18,6 +18,7 @@ mod facts;
 mod format;
 #[cfg(test)]
 mod lesson_checks;
+mod lesson_fetch;
 mod lesson_launch;
 mod lesson_link;
 mod lesson_text;
@@ -44,7 +45,7 @@ fn main() {
             return;
         }
         app::install_panic_hook();
-        yew::Renderer::<app::App>::new().render();
+        wasm_bindgen_futures::spawn_local(app::start());
     } else {
         eprintln!("memplay-web runs in a browser: build it with `trunk build --release`.");
     }

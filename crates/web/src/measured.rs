@@ -42,9 +42,6 @@
 
 use memplay_sim::device::h100;
 use memplay_sim::kernel::Value;
-use memplay_sim::lesson_kernels::{
-    ADJ_DIFF, ATOMICS, BANKS, BOUNDARY, COALESCING, DIVERGENCE, MATMUL, SWIZZLE, TRANSPOSE,
-};
 use memplay_sim::occupancy::{self, BlockResources};
 use memplay_sim::simulate::{SimulationInput, SimulationReport};
 
@@ -169,18 +166,28 @@ pub fn prediction_note(error: ModelError) -> String {
     )
 }
 
-/// The measured file's text as the page ships it, which is the text that was measured.
-fn file_source(file: &str) -> Option<&'static str> {
-    Some(match file {
-        "adj_diff.cu" => ADJ_DIFF,
-        "atomics.cu" => ATOMICS,
-        "banks.cu" => BANKS,
-        "coalescing.cu" => COALESCING,
-        "matmul.cu" => MATMUL,
-        "transpose.cu" => TRANSPOSE,
-        "divergence.cu" => DIVERGENCE,
-        _ => return None,
-    })
+/// The files of `www/kernels/` that were measured: each is the text the H100 ran.
+const MEASURED_FILES: [&str; 7] = [
+    "adj_diff.cu",
+    "atomics.cu",
+    "banks.cu",
+    "coalescing.cu",
+    "matmul.cu",
+    "transpose.cu",
+    "divergence.cu",
+];
+
+/// The files of `www/kernels/` written for a lesson after the lecture kernels were measured.
+const LESSON_ONLY_FILES: [&str; 2] = ["boundary.cu", "swizzle.cu"];
+
+/// The file of `www/kernels/` whose text `source` is, if it is one. It is known by the hash of
+/// its text, which `build.rs` writes for each file, so the module carries no kernel's text.
+fn shipped_file(source: &str) -> Option<&'static str> {
+    let hash = crate::lessons::text_hash(source);
+    crate::lessons::SHIPPED_KERNELS
+        .iter()
+        .find(|(_, shipped)| *shipped == hash)
+        .map(|(name, _)| *name)
 }
 
 /// The measurements of the launch `input` that simulated as `report`.
@@ -188,25 +195,28 @@ pub fn compare(input: &SimulationInput, report: &SimulationReport) -> Comparison
     if input.device != h100() {
         return Comparison::Unmeasured(Unmeasured::OtherDevice);
     }
-    let sources = [
-        ADJ_DIFF, ATOMICS, BANKS, COALESCING, MATMUL, TRANSPOSE, DIVERGENCE,
-    ];
-    if [BOUNDARY, SWIZZLE].contains(&input.source.as_str()) {
-        return Comparison::Unmeasured(Unmeasured::LessonKernel);
-    }
-    if !sources.contains(&input.source.as_str()) {
-        return Comparison::Unmeasured(Unmeasured::EditedKernel);
-    }
-    let timed = TIMED.iter().find(|t| is_launch(&t.spec, input, report));
-    let counted = COUNTED.iter().find(|c| is_launch(&c.spec, input, report));
+    let file = match shipped_file(&input.source) {
+        Some(file) if LESSON_ONLY_FILES.contains(&file) => {
+            return Comparison::Unmeasured(Unmeasured::LessonKernel)
+        }
+        Some(file) if MEASURED_FILES.contains(&file) => file,
+        _ => return Comparison::Unmeasured(Unmeasured::EditedKernel),
+    };
+    let timed = TIMED
+        .iter()
+        .find(|t| is_launch(&t.spec, file, input, report));
+    let counted = COUNTED
+        .iter()
+        .find(|c| is_launch(&c.spec, file, input, report));
     if timed.is_none() && counted.is_none() {
         return Comparison::Unmeasured(Unmeasured::OtherSettings);
     }
     Comparison::Measured { timed, counted }
 }
 
-/// Whether `spec` was measured as the launch `input` (see the module's header for the rules).
-fn is_launch(spec: &Spec, input: &SimulationInput, report: &SimulationReport) -> bool {
+/// Whether `spec` was measured as the launch `input`, whose kernel is the text of `file` (see
+/// the module's header for the rules).
+fn is_launch(spec: &Spec, file: &str, input: &SimulationInput, report: &SimulationReport) -> bool {
     let dim = |d: &memplay_sim::kernel::Dim3| [d.x, d.y, d.z];
     // The last `-D` of a name is the one the preprocessor keeps.
     let define = |name: &str| {
@@ -218,7 +228,7 @@ fn is_launch(spec: &Spec, input: &SimulationInput, report: &SimulationReport) ->
             .map(|(_, v)| v.as_str())
     };
     let arg = |name: &str| input.args.iter().find(|(n, _)| n == name).map(|(_, v)| v);
-    file_source(spec.file) == Some(input.source.as_str())
+    spec.file == file
         && spec.kernel == input.kernel
         && spec.grid == dim(&input.grid)
         && spec.block == dim(&input.block)
@@ -282,6 +292,7 @@ mod tests {
     use super::*;
     use crate::lessons::Variant;
     use crate::state::State;
+    use memplay_sim::lesson_kernels::{DIVERGENCE, MATMUL};
     use memplay_sim::simulate::simulate;
     use memplay_sim::DeviceId;
     use serde_json::Value as Json;
@@ -699,7 +710,7 @@ mod tests {
             .map(|t| &t.spec)
             .chain(COUNTED.iter().map(|c| &c.spec))
         {
-            assert!(file_source(spec.file).is_some(), "{}", spec.file);
+            assert!(MEASURED_FILES.contains(&spec.file), "{}", spec.file);
         }
     }
 }

@@ -198,9 +198,9 @@ impl State {
                 "lesson" => match Lesson::parse(&value) {
                     Some((_, variant)) => state.variant = variant,
                     None => {
-                        let ids: Vec<&str> = crate::lessons::all()
+                        let ids: Vec<&str> = crate::lessons::menu()
                             .into_iter()
-                            .map(|lesson| lesson.key())
+                            .map(|(key, _)| key)
                             .collect();
                         state.notes.push(format!(
                             "lesson={} is not one of {}; using {}.",

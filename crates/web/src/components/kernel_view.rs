@@ -791,9 +791,9 @@ fn run_outcome(run: &Shared<SimulationRun>, sweep: Html, source: &str, variant: 
                 if let Some(reason) = crate::model::ragged_tile_reason(&run.input, error) {
                     <p class="error-reason" data-testid="boundary-hint">
                         { reason }
-                        if let Some(explaining) = Lesson::explaining("ragged-tiles").filter(|l| *l != variant.lesson()) {
+                        if let Some((key, title)) = Lesson::explaining("ragged-tiles").filter(|(key, _)| *key != variant.lesson().key()) {
                             { " " }
-                            <a href={format!("?lesson={}", explaining.key())}>{ format!("The lesson {}", explaining.title()) }</a>
+                            <a href={format!("?lesson={key}")}>{ format!("The lesson {title}") }</a>
                             { " shows the guarded kernel." }
                         } else {
                             { " Choose the guarded kernel in the Kernel menu." }

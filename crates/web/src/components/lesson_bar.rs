@@ -20,16 +20,31 @@ pub struct LessonBarProps {
 }
 
 pub fn lesson_bar(props: &LessonBarProps) -> Html {
+    let lesson = props.variant.lesson();
+    // A lesson whose file the page does not hold yet is fetched first; the lesson on the page
+    // stays meanwhile. Where it cannot arrive, the note says why and the menu shows the lesson
+    // still on the page, so that picking it again tries again.
     let on_lesson = {
         let on_action = props.on_action.clone();
         Callback::from(move |event: Event| {
             let select: HtmlSelectElement = event.target_unchecked_into();
-            if let Some((lesson, _)) = Lesson::parse(&select.value()) {
-                on_action.emit(Action::SetLesson { lesson });
-            }
+            let on_action = on_action.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let key = select.value();
+                match crate::lesson_fetch::fetch_lesson(&key).await {
+                    Ok(()) => {
+                        if let Some((lesson, _)) = Lesson::parse(&key) {
+                            on_action.emit(Action::SetLesson { lesson });
+                        }
+                    }
+                    Err(note) => {
+                        select.set_value(lesson.key());
+                        on_action.emit(Action::LessonNotLoaded { note });
+                    }
+                }
+            });
         })
     };
-    let lesson = props.variant.lesson();
     let on_variant = {
         let on_action = props.on_action.clone();
         Callback::from(move |event: Event| {
@@ -47,9 +62,9 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
                 <div class="field">
                     <label class="label" for="lesson">{ "Lesson" }</label>
                     <select id="lesson" data-testid="control-lesson" onchange={on_lesson}>
-                        { for lessons::all().into_iter().map(|each| html! {
-                            <option value={each.key()} selected={each == lesson}>
-                                { each.title() }
+                        { for lessons::menu().into_iter().map(|(key, title)| html! {
+                            <option value={key} selected={key == lesson.key()}>
+                                { title }
                             </option>
                         }) }
                     </select>
