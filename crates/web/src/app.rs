@@ -266,29 +266,33 @@ fn copy_to_clipboard(text: String, answer: impl FnOnce(bool) + 'static) {
     });
 }
 
-/// Starts the page once the lessons its link shows have arrived (`lesson_fetch::open_link`);
+/// Starts the page once the lessons its link shows have arrived (`lesson_fetch::link_lessons`);
 /// until then `index.html`'s line says memplay is starting. Where a lesson cannot arrive, that
 /// line says which and why, with a link that tries again.
-pub async fn start() {
-    match lesson_fetch::open_link(&initial_query()).await {
-        Ok(()) => {
-            yew::Renderer::<App>::new().render();
-        }
-        Err(why) => {
-            let Some(document) = web_sys::window().and_then(|window| window.document()) else {
-                return;
-            };
-            if let Some(status) = document.get_element_by_id("boot-status") {
-                let _ = status.set_attribute("role", "alert");
-                status.set_text_content(Some(&format!("{why} ")));
-                if let Ok(again) = document.create_element("a") {
-                    let _ = again.set_attribute("href", "");
-                    again.set_text_content(Some("Try again"));
-                    let _ = status.append_child(&again);
+pub fn start() {
+    let keys = lesson_fetch::link_lessons(&initial_query());
+    lesson_fetch::fetch_then(
+        keys,
+        Box::new(|arrived| match arrived {
+            Ok(()) => {
+                yew::Renderer::<App>::new().render();
+            }
+            Err(why) => {
+                let Some(document) = web_sys::window().and_then(|window| window.document()) else {
+                    return;
+                };
+                if let Some(status) = document.get_element_by_id("boot-status") {
+                    let _ = status.set_attribute("role", "alert");
+                    status.set_text_content(Some(&format!("{why} ")));
+                    if let Ok(again) = document.create_element("a") {
+                        let _ = again.set_attribute("href", "");
+                        again.set_text_content(Some("Try again"));
+                        let _ = status.append_child(&again);
+                    }
                 }
             }
-        }
-    }
+        }),
+    );
 }
 
 /// On a panic the wasm module stops; tell the student on the page rather than freezing silently.
@@ -355,15 +359,17 @@ pub fn app() -> Html {
         use_effect_with((), move |_| {
             listen_to_history(move |query, fragment| {
                 let state = state.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    // The lesson the entry names is fetched first, where the page lacks it.
-                    match lesson_fetch::open_link(&query).await {
+                // The lesson the entry names is fetched first, where the page lacks it.
+                let keys = lesson_fetch::link_lessons(&query);
+                lesson_fetch::fetch_then(
+                    keys,
+                    Box::new(move |arrived| match arrived {
                         Ok(()) => state.dispatch(Action::OpenLink {
                             state: Box::new(State::from_link(&query, &fragment)),
                         }),
                         Err(note) => state.dispatch(Action::LessonNotLoaded { note }),
-                    }
-                });
+                    }),
+                );
             })
         });
     }
@@ -384,18 +390,20 @@ pub fn app() -> Html {
                         .find(|(key, _)| key == "lesson")
                         .map(|(_, value)| value.clone());
                     let latest = latest.clone();
-                    wasm_bindgen_futures::spawn_local(async move {
-                        if let Some(lesson) = lesson {
-                            if let Err(note) = lesson_fetch::fetch_lesson(&lesson).await {
-                                latest.borrow().dispatch(Action::LessonNotLoaded { note });
-                                return;
+                    lesson_fetch::fetch_then(
+                        lesson.into_iter().collect(),
+                        Box::new(move |arrived| {
+                            let state = latest.borrow().clone();
+                            match arrived {
+                                Ok(()) => {
+                                    for action in state.link_actions(&pairs) {
+                                        state.dispatch(action);
+                                    }
+                                }
+                                Err(note) => state.dispatch(Action::LessonNotLoaded { note }),
                             }
-                        }
-                        let state = latest.borrow().clone();
-                        for action in state.link_actions(&pairs) {
-                            state.dispatch(action);
-                        }
-                    });
+                        }),
+                    );
                 }
             });
             embed_api::post(&Outgoing::Ready, &parent_origin);

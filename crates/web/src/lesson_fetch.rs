@@ -7,7 +7,7 @@
 //! first fields), so a lesson costs the download only its file's bytes, when it is opened.
 //!
 //! The page fetches the lesson its link names, and the home lesson every state starts from,
-//! before it starts (`open_link`); a lesson picked from the menu, or named by a link that Back,
+//! before it starts (`link_lessons`, `fetch_then`); a lesson picked from the menu, or named by a link that Back,
 //! Forward or the course page sets, is fetched before the page turns to it. A lesson's kernels
 //! of `www/kernels/` come with it, and so do those a lesson loaded at run time names
 //! (`?lesson-url=`, `#lesson=`), which the lesson is read against.
@@ -54,7 +54,7 @@ pub async fn fetch_kernels(text: &str) -> Result<(), String> {
 /// Fetches the shipped lesson that `key` (its id, or an old key of its kernel) names, with its
 /// kernels, where the page does not hold it yet. A key of no shipped lesson is left to the
 /// link's reading, which says so. The error says in words which lesson did not arrive and why.
-pub async fn fetch_lesson(key: &str) -> Result<(), String> {
+async fn fetch_lesson(key: &str) -> Result<(), String> {
     let Some(shipped) = ShippedLesson::named(key) else {
         return Ok(());
     };
@@ -71,12 +71,25 @@ pub async fn fetch_lesson(key: &str) -> Result<(), String> {
         .map_err(|error| words(format!("its file does not read: {error}")))
 }
 
-/// Fetches what the page at the link `query` shows: the home lesson, which every state starts
+/// The lessons the page at the link `query` shows: the home lesson, which every state starts
 /// from, and the lesson the link names.
-pub async fn open_link(query: &str) -> Result<(), String> {
-    fetch_lesson(ShippedLesson::home().key).await?;
-    match url::query_value(query, "lesson") {
-        Some(key) => fetch_lesson(&key).await,
-        None => Ok(()),
-    }
+pub fn link_lessons(query: &str) -> Vec<String> {
+    let mut keys = vec![ShippedLesson::home().key.to_string()];
+    keys.extend(url::query_value(query, "lesson"));
+    keys
+}
+
+/// Fetches the lessons `keys` name (`fetch_lesson`), one after another, then tells `done`
+/// whether they all arrived or which did not and why. Every caller shares this one task.
+pub fn fetch_then(keys: Vec<String>, done: Box<dyn FnOnce(Result<(), String>)>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let mut arrived = Ok(());
+        for key in &keys {
+            arrived = fetch_lesson(key).await;
+            if arrived.is_err() {
+                break;
+            }
+        }
+        done(arrived);
+    });
 }

@@ -45,7 +45,7 @@ fn main() {
             return;
         }
         app::install_panic_hook();
-        wasm_bindgen_futures::spawn_local(app::start());
+        app::start();
     } else {
         eprintln!("memplay-web runs in a browser: build it with `trunk build --release`.");
     }

@@ -29,9 +29,11 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
         Callback::from(move |event: Event| {
             let select: HtmlSelectElement = event.target_unchecked_into();
             let on_action = on_action.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let key = select.value();
-                match crate::lesson_fetch::fetch_lesson(&key).await {
+            let key = select.value();
+            let keys = vec![key.clone()];
+            crate::lesson_fetch::fetch_then(
+                keys,
+                Box::new(move |arrived| match arrived {
                     Ok(()) => {
                         if let Some((lesson, _)) = Lesson::parse(&key) {
                             on_action.emit(Action::SetLesson { lesson });
@@ -41,8 +43,8 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
                         select.set_value(lesson.key());
                         on_action.emit(Action::LessonNotLoaded { note });
                     }
-                }
-            });
+                }),
+            );
         })
     };
     let on_variant = {
