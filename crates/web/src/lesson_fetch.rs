@@ -93,3 +93,22 @@ pub fn fetch_then(keys: Vec<String>, done: Box<dyn FnOnce(Result<(), String>)>) 
         done(arrived);
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::link_lessons;
+
+    #[test]
+    fn a_link_fetches_the_home_lesson_and_the_lesson_it_names_before_the_page_starts() {
+        assert_eq!(link_lessons("?tile=8"), ["tiled-matmul"]);
+        assert_eq!(
+            link_lessons("?lesson=coalescing&tile=8"),
+            ["tiled-matmul", "coalescing"]
+        );
+        // An old key of a kernel is fetched as its lesson (`fetch_lesson` resolves it).
+        assert_eq!(
+            link_lessons("lesson=transpose-swizzle"),
+            ["tiled-matmul", "transpose-swizzle"]
+        );
+    }
+}
