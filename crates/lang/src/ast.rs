@@ -7,8 +7,10 @@
 //! Guide section "Variable Memory Space Specifiers", and C's statements and operators. The tree keeps a span on
 //! every node so that later errors point into the source.
 
+use super::record::Record;
 use super::span::{Diagnostic, Span};
 use std::fmt;
+use std::sync::Arc;
 
 /// The arithmetic types. `I64`/`U64` are the 64-bit `long long`/`unsigned long long` (`long` and
 /// `size_t` on nvcc's hosts); `char` is signed as on nvcc's hosts.
@@ -126,6 +128,8 @@ pub enum Type {
     },
     /// An array of a known number of elements (`None`: `extern __shared__ T a[]`).
     Array(Box<Type>, Option<u32>),
+    /// A `struct` or `class`, laid out (`record`).
+    Struct(Arc<Record>),
 }
 
 impl Type {
@@ -144,6 +148,7 @@ impl Type {
             Type::Vector(s, n) => u64::from(s.size()) * u64::from(*n),
             Type::Pointer { .. } => 8,
             Type::Array(elem, n) => elem.size().saturating_mul(u64::from(n.unwrap_or(0))),
+            Type::Struct(record) => record.size,
         }
     }
 
@@ -156,6 +161,7 @@ impl Type {
             Type::Vector(s, n) => u64::from(s.vector_align(*n)),
             Type::Pointer { .. } => 8,
             Type::Array(elem, _) => elem.align(),
+            Type::Struct(record) => record.align,
         }
     }
 
@@ -193,6 +199,7 @@ impl fmt::Display for Type {
             }
             Type::Array(elem, Some(n)) => write!(f, "{elem}[{n}]"),
             Type::Array(elem, None) => write!(f, "{elem}[]"),
+            Type::Struct(record) => write!(f, "{record}"),
         }
     }
 }
@@ -297,6 +304,8 @@ pub enum ExprKind {
     /// `a = b` (`None`) or a compound assignment such as `a += b`.
     Assign(Option<BinaryOp>, Box<Expr>, Box<Expr>),
     Conditional(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A call of the function `name`. A member function's call `v.f(x)` is the call `.f` whose
+    /// first argument is the object: `Call { name: ".f", args: [v, x] }`.
     Call {
         name: String,
         name_span: Span,
@@ -419,7 +428,7 @@ pub enum StmtKind {
     /// A statement labelled `case value:` (`Some`) or `default:` (`None`); only a statement of
     /// a `switch`'s body may carry one.
     Case(Option<Expr>, Box<Stmt>),
-    /// A construct the simulator does not model (`goto`, `->`): the parser skips it and
+    /// A construct the simulator does not model (`goto`, cooperative groups): the parser skips it and
     /// keeps its error here, so only a kernel that uses it fails to compile, as nvcc would compile
     /// the others. A real syntax error still fails the whole file.
     Unsupported(Diagnostic),

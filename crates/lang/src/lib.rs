@@ -30,6 +30,7 @@ pub mod limits;
 pub mod name_map;
 pub mod parser;
 pub mod preprocess;
+pub mod record;
 pub mod refused;
 pub mod reg_set;
 pub mod sema;

@@ -56,6 +56,9 @@ impl<'a> Parser<'a> {
                 "`dynamic_cast` works on classes with virtual functions, which are not simulated",
             ));
         }
+        if let Some(construction) = self.struct_construction()? {
+            return Ok(Some(construction));
+        }
         // A type word not followed by `(` is no expression; the caller says so.
         if !starts_functional_cast(word) || !self.type_then_parenthesis(0) {
             return Ok(None);
@@ -68,7 +71,7 @@ impl<'a> Parser<'a> {
 
     /// `(a, b, ...)`: the values of a constructor call, the depth of the deepest and the span of
     /// the `)`.
-    fn constructor_arguments(&mut self) -> Result<(Vec<Expr>, usize, Span), Diagnostic> {
+    pub(super) fn constructor_arguments(&mut self) -> Result<(Vec<Expr>, usize, Span), Diagnostic> {
         self.expect(Punct::LParen)?;
         let (args, depth) = self.nested(|p| {
             let mut args = Vec::new();
@@ -90,6 +93,18 @@ impl<'a> Parser<'a> {
     /// `T(args)` as an expression: `dim3`'s constructor, or a conversion of one value (none: `T()`
     /// is zero).
     fn construct(&self, ty: Type, mut args: Vec<Expr>, span: Span) -> Result<Expr, Diagnostic> {
+        if let Type::Struct(record) = &ty {
+            let kind = ExprKind::Call {
+                name: super::record::constructor_name(&record.name),
+                name_span: span,
+                args,
+            };
+            let call = Box::new(Expr { kind, span });
+            return Ok(Expr {
+                kind: ExprKind::Cast(ty.clone(), call),
+                span,
+            });
+        }
         if ty == DIM3 {
             let kind = ExprKind::Call {
                 name: "dim3".to_string(),

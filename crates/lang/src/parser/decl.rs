@@ -58,6 +58,8 @@ impl<'a> Parser<'a> {
                 "volatile" | "register" | "static" | "inline" | "__inline__"
                 | "__forceinline__" | "__noinline__" | "__restrict__" | "__host__" => {}
                 "extern" => is_extern = true,
+                // `struct S x`: the struct's name follows, a type like any other.
+                "struct" | "class" => {}
                 "__shared__" => storage = Storage::Shared,
                 "__constant__" => storage = Storage::Constant,
                 "__device__" => device = true,
@@ -371,9 +373,13 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// A file-scope item. An unsupported construct outside any statement (`->` in a file-scope
+    /// A file-scope item. An unsupported construct outside any statement (a name of cooperative groups in a file-scope
     /// initialiser or an array parameter's size) fails the file: it has no function to fail.
     pub(super) fn item(&mut self) -> Result<Option<Item>, Diagnostic> {
+        if self.at_record() {
+            self.record_item()?;
+            return Ok(None);
+        }
         let item = match self.name_item()? {
             Some(item) => item,
             None => self.item_inner()?,
@@ -491,16 +497,22 @@ impl<'a> Parser<'a> {
         }
         self.expect(Punct::RParen)?;
         self.attributes()?;
+        self.member_function_qualifiers();
         self.names.set_defaults(&name, defaults);
         if self.eat(Punct::Semi) {
             return Ok(None);
         }
-        if !self.at(Punct::LBrace) {
+        if !self.at(Punct::LBrace) && !self.at(Punct::Colon) {
             return Err(self.error_here("'{' to start the body of the function"));
         }
         let names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
         let mark = self.enter_function(&names);
-        let body = self.block();
+        // A constructor's member initialisers are the first statements of its body.
+        let body = self.member_initializers().and_then(|mut stmts| {
+            let (body, open, close) = self.block()?;
+            stmts.extend(body);
+            Ok((stmts, open, close))
+        });
         self.leave_function(mark);
         let (body, _, end_span) = body?;
         Ok(Some(Function {

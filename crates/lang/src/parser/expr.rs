@@ -4,7 +4,7 @@ use super::{is_decl_word, is_statement_word, Parser, Tree};
 use crate::ast::{BinaryOp, Expr, ExprKind, Type, UnaryOp};
 use crate::lexer::{Punct, TokenKind};
 use crate::limits::MAX_TREE_DEPTH;
-use crate::span::{Diagnostic, DiagnosticKind, Span};
+use crate::span::{Diagnostic, Span};
 
 impl<'a> Parser<'a> {
     /// A full expression (commas included).
@@ -278,24 +278,15 @@ impl<'a> Parser<'a> {
                     at,
                 )?;
             } else if self.at(Punct::LParen) {
-                let (name, name_span) = match &e.expr.kind {
-                    ExprKind::Ident(name) => (name.clone(), e.expr.span),
+                // `v.f(args)` and `p->f(args)` call a member function: the call `.f` whose first
+                // argument is the object (`sema` finds the function of its type).
+                let (name, name_span, object) = match e.expr.kind {
+                    ExprKind::Ident(name) => (name, e.expr.span, None),
                     ExprKind::Member {
-                        field, field_span, ..
-                    } => {
-                        // `block.sync()`: a member function, as cooperative groups and structs
-                        // have; the statement around it is refused, the rest is read on.
-                        if self.unsupported.is_none() {
-                            self.unsupported = Some(Diagnostic::of_kind(
-                                DiagnosticKind::NotSimulated,
-                                *field_span,
-                                format!(
-                                    "calling a member function (`.{field}()`) is not simulated"
-                                ),
-                            ));
-                        }
-                        (field.clone(), *field_span)
-                    }
+                        base,
+                        field,
+                        field_span,
+                    } => (format!(".{field}"), field_span, Some(*base)),
                     _ => {
                         return Err(Diagnostic::new(
                             self.here(),
@@ -320,6 +311,9 @@ impl<'a> Parser<'a> {
                 let close = self.expect(Punct::RParen)?;
                 let mut args = args;
                 self.with_defaults(&name, &mut args);
+                if let Some(object) = object {
+                    args.insert(0, object);
+                }
                 e = self.node(
                     ExprKind::Call {
                         name,
@@ -333,19 +327,21 @@ impl<'a> Parser<'a> {
             } else if self.at(Punct::Dot) || self.at(Punct::Arrow) {
                 let arrow = self.at(Punct::Arrow);
                 let at = self.operator();
-                if arrow && self.unsupported.is_none() {
-                    // Read on, so that a syntax error later in the statement is still one; the
-                    // statement around it becomes `StmtKind::Unsupported`.
-                    self.unsupported = Some(Diagnostic::new(
-                        at,
-                        "'->' is not supported: the kernel language has no structs",
-                    ));
-                }
                 let (field, field_span) = self.ident(if arrow {
                     "a field name after '->'"
                 } else {
                     "a field name after '.'"
                 })?;
+                // `p->f` is `(*p).f`.
+                if arrow {
+                    let span = e.expr.span;
+                    e = self.node(
+                        ExprKind::Unary(UnaryOp::Deref, Box::new(e.expr)),
+                        span,
+                        e.depth,
+                        at,
+                    )?;
+                }
                 let span = e.expr.span.to(field_span);
                 e = self.node(
                     ExprKind::Member {

@@ -13,7 +13,7 @@
 //! there too), and a type's pointer levels and array dimensions are limited to
 //! `limits::MAX_TYPE_DEPTH`.
 //!
-//! Constructs that are C but not simulated (`goto` and labels, `->`)
+//! Constructs that are C but not simulated (`goto` and labels)
 //! are parsed and kept as `StmtKind::Unsupported` in place of the statement they make or appear
 //! in, so only the function that uses them fails (in sema); a syntax error fails the whole file.
 
@@ -27,10 +27,12 @@ mod cast;
 mod decl;
 mod expr;
 mod names;
+mod record;
+pub(crate) use record::{constructor_name, this_object};
 mod stmt;
 
 /// Words that may start a declaration.
-const DECL_WORDS: [&str; 39] = [
+const DECL_WORDS: [&str; 41] = [
     "void",
     "bool",
     "char",
@@ -70,6 +72,8 @@ const DECL_WORDS: [&str; 39] = [
     "__launch_bounds__",
     "alignas",
     "__align__",
+    "struct",
+    "class",
 ];
 
 /// C++ words that start a declaration (`names` reads the ones that declare names).
@@ -109,7 +113,7 @@ struct Parser<'a> {
     pos: usize,
     /// Levels of nesting entered and not yet left (`nested`).
     nesting: u32,
-    /// An unsupported construct (`->`) met in an expression of the statement being parsed;
+    /// An unsupported construct (a name of cooperative groups) met in an expression of the statement being parsed;
     /// `statement` turns that statement into `StmtKind::Unsupported`.
     unsupported: Option<Diagnostic>,
     /// Namespaces, type aliases and the names in scope (`names`).
@@ -454,19 +458,13 @@ mod tests {
     }
 
     #[test]
-    fn an_arrow_makes_the_statement_around_it_unsupported() {
+    fn a_struct_its_member_functions_and_an_arrow_parse() {
         check(
-            "__global__ void k(int* a) {\n  if (a[0]) { a->x = 1; }\n  a[0] = 2;\n}",
+            "struct P { float x, y; __device__ float sum() const { return x + y; } };\n\
+             __global__ void k(P* a) {\n  if (a->x) { a[0].y = a->sum(); }\n  a[0] = 2;\n}",
             &[
-                "Kernel k(int* a) 2 statements",
-                "  2:16: '->' is not supported: the kernel language has no structs",
-            ],
-        );
-        check(
-            "__global__ void k(int* a) {\n  if (a->x) { a[0] = 1; } else { a[1] = 1; }\n}",
-            &[
-                "Kernel k(int* a) 1 statements",
-                "  2:8: '->' is not supported: the kernel language has no structs",
+                "Device P::sum(P this) 1 statements",
+                "Kernel k(P* a) 2 statements",
             ],
         );
     }
@@ -484,14 +482,6 @@ mod tests {
         check(
             "__global__ void k(int x) { goto 3; }",
             &["1:33: expected a label after 'goto', found '3'"],
-        );
-    }
-
-    #[test]
-    fn an_arrow_outside_any_function_fails_the_file() {
-        check(
-            "__device__ int x = p->y;",
-            &["1:21: '->' is not supported: the kernel language has no structs"],
         );
     }
 

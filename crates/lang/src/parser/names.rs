@@ -59,7 +59,7 @@ pub(super) struct Alias {
 #[derive(Default)]
 pub(super) struct Names {
     /// The namespaces around the current position, outermost first.
-    namespace: Vec<String>,
+    pub(super) namespace: Vec<String>,
     /// Every file-scope name declared so far, in full, namespaces included.
     members: Vec<String>,
     /// Full names (or leading parts of them) that stand for others.
@@ -70,7 +70,7 @@ pub(super) struct Names {
     /// innermost.
     types: Vec<(String, Alias)>,
     /// The parameters and local variables in scope.
-    locals: Vec<String>,
+    pub(super) locals: Vec<String>,
     /// The default arguments of each function that has some, one entry per parameter.
     defaults: Vec<(String, Vec<Option<Expr>>)>,
     /// The parser is inside a function body.
@@ -109,7 +109,7 @@ impl Names {
     }
 
     /// The full name a use of `written` (`f`, `a::f`, `::f`) refers to.
-    fn resolve(&self, written: &str) -> String {
+    pub(super) fn resolve(&self, written: &str) -> String {
         let (absolute, path) = match written.strip_prefix("::") {
             Some(path) => (true, path),
             None => (false, written),
@@ -137,7 +137,7 @@ impl Names {
     }
 
     /// The type alias a resolved name stands for.
-    fn alias(&self, full: &str) -> Option<&Alias> {
+    pub(super) fn alias(&self, full: &str) -> Option<&Alias> {
         self.types
             .iter()
             .rev()
@@ -339,7 +339,11 @@ impl<'a> Parser<'a> {
                         return Ok(None);
                     }
                 }
-                let spec = self.specifiers()?;
+                // `typedef struct [S] { ... } Name;` defines the struct and names it.
+                let spec = match self.typedef_record()? {
+                    Some(spec) => spec,
+                    None => self.specifiers()?,
+                };
                 loop {
                     let (ty, _) = self.pointers(spec.base.clone(), spec.is_const)?;
                     let (name, _) = self.ident("a type name after 'typedef'")?;
@@ -403,7 +407,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Declares the type alias `name` here.
-    fn new_alias(
+    pub(super) fn new_alias(
         &mut self,
         name: &str,
         ty: Type,

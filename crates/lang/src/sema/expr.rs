@@ -1,5 +1,6 @@
 //! Expressions: names, indexing, members, operators, assignments, and the offsets of memory places.
 
+use super::record;
 use super::*;
 
 impl Sema<'_> {
@@ -31,6 +32,23 @@ impl Sema<'_> {
                         pointee_const: is_const,
                     },
                 )
+            }
+            Lv::Mem {
+                addr,
+                ty: Type::Struct(record),
+                is_const,
+            } => {
+                let lv = Lv::Mem {
+                    addr,
+                    ty: Type::Struct(record.clone()),
+                    is_const,
+                };
+                // A struct too large to copy has no value; using one is the error of the
+                // copy that needs it (`record`).
+                let ex = self
+                    .struct_rvalue(lv, &record, span)
+                    .unwrap_or_else(|_| Ex::new(ExKind::Const(0), 0, span));
+                (ex, Type::Struct(record))
             }
             Lv::Mem { addr, ty, .. } => {
                 let elem = elem_of(&ty).unwrap_or(Elem::scalar(Scalar::I32));
@@ -182,6 +200,9 @@ impl Sema<'_> {
         let ty = match &lv {
             Lv::Value(_, t) | Lv::Var { ty: t, .. } | Lv::Mem { ty: t, .. } => t.clone(),
         };
+        if let Type::Struct(record) = &ty {
+            return self.struct_member(lv, record, field, field_span, span);
+        }
         let Type::Vector(s, n) = ty else {
             return err(field_span, format!("'{ty}' has no member '{field}'"));
         };
@@ -255,6 +276,13 @@ impl Sema<'_> {
         if ty == Type::Void {
             return err(span, "the sides of '?:' have no value");
         }
+        if matches!(ty, Type::Struct(_)) {
+            return Err(Diagnostic::of_kind(
+                DiagnosticKind::NotSimulated,
+                span,
+                "'?:' between structs is not simulated; use if/else",
+            ));
+        }
         let ea = if matches!(ty, Type::Pointer { .. }) && ta != ty {
             ea
         } else {
@@ -283,7 +311,15 @@ impl Sema<'_> {
         args: &[Expr],
         span: Span,
     ) -> Result<Lv, Diagnostic> {
-        let (ex, ty) = self.call(name, name_span, args, span)?;
+        let (ex, ty) = if let Some(method) = name.strip_prefix('.') {
+            self.method_call(method, name_span, args, span)?
+        } else if let Some(method) = self.implicit_method(name) {
+            let mut with_this = vec![crate::parser::this_object(name_span)];
+            with_this.extend(args.iter().cloned());
+            self.method_call(&method, name_span, &with_this, span)?
+        } else {
+            self.call(name, name_span, args, span)?
+        };
         Ok(Lv::Value(ex, ty))
     }
 
@@ -294,6 +330,13 @@ impl Sema<'_> {
         a: &Expr,
         span: Span,
     ) -> Result<Lv, Diagnostic> {
+        if let Type::Struct(record) = to {
+            // `S(args)`: the parser's cast of the constructor call.
+            if let ExprKind::Call { args, .. } = &a.kind {
+                return self.construction(record, args, span);
+            }
+            return self.construction(record, std::slice::from_ref(a), span);
+        }
         let (ex, from) = self.rvalue(a)?;
         let mut ex = self.cast(ex, &from, to, span)?;
         ex.span = span;
@@ -517,6 +560,9 @@ impl Sema<'_> {
     pub(super) fn unary(&mut self, op: UnaryOp, a: &Expr, span: Span) -> Result<Lv, Diagnostic> {
         match op {
             UnaryOp::Deref => {
+                if let Some(this) = self.this_object(a) {
+                    return this;
+                }
                 let (ex, ty) = self.rvalue(a)?;
                 let Type::Pointer { pointee, pointee_const } = ty else {
                     return err(a.span, format!("cannot dereference a '{ty}': it is not a pointer"));
@@ -551,7 +597,17 @@ impl Sema<'_> {
                 Ok(Lv::Value(Ex::new(ExKind::IncDec { place, delta, post, pointer }, 1, span), ty))
             }
             UnaryOp::Neg | UnaryOp::Plus | UnaryOp::BitNot => {
-                let (ex, ty) = self.rvalue(a)?;
+                let lv = self.lower(a)?;
+                if record::struct_of(&lv).is_some() {
+                    let symbol = match op {
+                        UnaryOp::Neg => "-",
+                        UnaryOp::Plus => "+",
+                        _ => "~",
+                    };
+                    let (ex, ty) = self.struct_operator(symbol, (lv, a.span), None, span)?;
+                    return Ok(Lv::Value(ex, ty));
+                }
+                let (ex, ty) = self.rvalue_of(lv, a.span);
                 let Type::Scalar(s) = ty else {
                     return err(a.span, format!("this operator needs a number, not '{ty}'"));
                 };
@@ -606,8 +662,13 @@ impl Sema<'_> {
             );
             return Ok((ex, Type::Scalar(Scalar::I32)));
         }
-        let (ea, ta) = self.rvalue(a)?;
+        let left = self.lower(a)?;
         let (eb, tb) = self.rvalue(b)?;
+        if record::struct_of(&left).is_some() || matches!(tb, Type::Struct(_)) {
+            let right = Some((eb, tb, b.span));
+            return self.struct_operator(op.symbol(), (left, a.span), right, span);
+        }
+        let (ea, ta) = self.rvalue_of(left, a.span);
         self.binary_values(op, ea, ta, eb, tb, span, a.span, b.span)
     }
 
@@ -771,6 +832,9 @@ impl Sema<'_> {
             Some(op) => format!("'{}='", op.symbol()),
         };
         let lv = self.lower(lhs)?;
+        if let Some(record) = record::struct_of(&lv) {
+            return self.struct_assign(op, lv, record, rhs, span);
+        }
         let (place, ty) = self.place(lv, lhs.span, &what)?;
         let (value, vty) = self.rvalue(rhs)?;
         let Some(op) = op else {

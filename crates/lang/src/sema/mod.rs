@@ -216,6 +216,7 @@ pub fn width_of(ty: &Type) -> u8 {
         Type::Void | Type::Array(..) => 0,
         Type::Scalar(_) | Type::Pointer { .. } => 1,
         Type::Vector(_, n) => *n,
+        Type::Struct(record) => record.width().unwrap_or(0),
     }
 }
 
@@ -224,6 +225,7 @@ fn elem_of(ty: &Type) -> Option<Elem> {
         Type::Scalar(s) => Some(Elem::scalar(*s)),
         Type::Vector(s, n) => Some(Elem { scalar: *s, n: *n }),
         Type::Pointer { .. } => Some(Elem::scalar(Scalar::U64)),
+        Type::Struct(r) => record::struct_elem(r),
         _ => None,
     }
 }
@@ -301,6 +303,7 @@ mod convert;
 mod decl;
 mod expr;
 mod inline;
+mod record;
 mod stmt;
 mod switch;
 
@@ -454,6 +457,16 @@ impl<'a> Sema<'a> {
                 }
                 Ok(())
             }
+            (Initializer::List(items, span), Type::Struct(record)) => {
+                if items.len() > record.fields.len() {
+                    return err(*span, format!("too many values for '{}'", record.name));
+                }
+                for (item, field) in items.iter().zip(&record.fields) {
+                    let at = offset + field.offset as usize;
+                    self.constant_bytes(item, &field.ty, bytes, at)?;
+                }
+                Ok(())
+            }
             (Initializer::List(items, _), Type::Scalar(_)) if items.len() == 1 => {
                 self.constant_bytes(&items[0], ty, bytes, offset)
             }
@@ -552,7 +565,9 @@ impl<'a> Sema<'a> {
                 },
             );
         }
-        self.scopes = vec![scope];
+        // A member function sees its struct's members by name, under its parameters.
+        self.scopes = self.member_scope(index)?.into_iter().collect();
+        self.scopes.push(scope);
         let launch_bounds = self.launch_bounds(f)?;
         self.functions[index].launch_bounds = launch_bounds;
         for s in &f.body {

@@ -375,6 +375,10 @@ impl Sema<'_> {
                     };
                     self.declare(&d.name, d.span, Symbol::Object { id })?;
                 }
+                Storage::Automatic if matches!(ty, Type::Struct(_)) => {
+                    let Type::Struct(record) = &ty else { continue };
+                    self.struct_local(d, record, const_elements(decl, d))?;
+                }
                 Storage::Automatic if matches!(ty, Type::Array(..)) => {
                     let align = super::attributes::aligned(ty.align().max(4), d.align);
                     self.local_bytes = self.local_bytes.div_ceil(align) * align;
@@ -500,6 +504,20 @@ impl Sema<'_> {
                 let size = elem.size() as i64;
                 for (i, item) in items.iter().enumerate() {
                     self.array_initializer(item, elem, base.clone(), offset + i as i64 * size)?;
+                }
+                Ok(())
+            }
+            (init, Type::Struct(record)) => {
+                let span = base.span;
+                let at = Ex::new(ExKind::Const(offset as u64), 1, span);
+                let addr = self.offset(base, at, (Scalar::I64, 1), ty.size() as u32, span);
+                let target = Lv::Mem {
+                    addr,
+                    ty: ty.clone(),
+                    is_const: false,
+                };
+                if let Some(code) = self.struct_initializer(target, record, Some(init), span)? {
+                    self.emit(Op::Eval(code), span);
                 }
                 Ok(())
             }
