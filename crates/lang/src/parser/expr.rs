@@ -242,6 +242,21 @@ impl<'a> Parser<'a> {
                 start,
             );
         }
+        // `alignof(T)` (C++11; `__alignof__` and C11's `_Alignof` are spellings of it): the
+        // type's alignment, known here.
+        if self.at_word("alignof") || self.at_word("__alignof__") || self.at_word("_Alignof") {
+            self.pos += 1;
+            self.expect(Punct::LParen)?;
+            let ty = self.type_name()?;
+            let close = self.expect(Punct::RParen)?;
+            let kind = ExprKind::Int {
+                value: ty.align(),
+                unsigned: true,
+                long: true,
+                hex: false,
+            };
+            return self.node(kind, start.to(close), 0, start);
+        }
         if self.at_word("sizeof") {
             self.pos += 1;
             if self.at_cast() {

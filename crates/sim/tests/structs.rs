@@ -1,0 +1,276 @@
+//! Structs and classes run through the simulator: the values kernels compute with members,
+//! constructors, member functions and operators, and the requests, sectors and shared-memory
+//! wavefronts their accesses make at the addresses C's layout gives them (a 12-byte struct's
+//! member is read at a stride of 12 bytes; a whole struct is copied in the widest accesses its
+//! alignment allows, `tests/reference/vector_loads/`). Every expected number is worked out in
+//! the comment above it.
+
+use memplay_sim::device::h100;
+use memplay_sim::kernel::{compile, Dim3, Launch, Simulation, Value};
+use memplay_sim::{simulate, SimulationInput};
+
+/// The named counters of `kernel` in `source`, launched as one block of `threads` threads with
+/// the buffers `buffers` (name, bytes).
+fn counts<const N: usize>(
+    source: &str,
+    kernel: &str,
+    threads: u32,
+    buffers: &[(&str, u64)],
+    names: [&str; N],
+) -> [f64; N] {
+    let mut input = SimulationInput::new(source, kernel, h100());
+    input.block = Dim3::new(threads, 1, 1);
+    input.buffers = buffers.iter().map(|&(n, b)| (n.to_string(), b)).collect();
+    let report = simulate(&input).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+    names.map(|name| report.counters.get(name).unwrap_or(f64::NAN))
+}
+
+const GLOBAL: [&str; 4] = [
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+];
+
+const SHARED: [&str; 3] = [
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+];
+
+/// Runs `kernel` as one block of 32 threads over the buffers `buffers` (name, bytes) and returns
+/// what each buffer holds then, in the order given.
+fn run(source: &str, kernel: &str, buffers: &[(&str, u64)]) -> Vec<Vec<u8>> {
+    let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
+    let launch = Launch {
+        grid: Dim3::new(1, 1, 1),
+        block: Dim3::new(32, 1, 1),
+        dyn_smem: 0,
+        args: Vec::<(String, Value)>::new(),
+        buffers: buffers.iter().map(|&(n, b)| (n.to_string(), b)).collect(),
+        fills: vec![],
+        pointers: vec![],
+    };
+    let mut sim = Simulation::new(&program, kernel, &launch, 7).unwrap_or_else(|d| panic!("{d}"));
+    sim.run_block([0, 0, 0], 1_000_000)
+        .unwrap_or_else(|d| panic!("{d}"));
+    buffers
+        .iter()
+        .map(|(name, _)| sim.read_buffer(name).unwrap_or_default())
+        .collect()
+}
+
+fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+        .collect()
+}
+
+fn i32s(bytes: &[u8]) -> Vec<i32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+        .collect()
+}
+
+const PARTICLES: &str = "struct Particle { float x, y, z; };\n\
+    __global__ void aos(float* out, const Particle* p) {\n\
+      int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+      out[i] = p[i].x;\n\
+    }\n\
+    __global__ void soa(float* out, const float* x, const float* y, const float* z) {\n\
+      int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+      out[i] = x[i];\n\
+    }\n\
+    __global__ void copy(Particle* out, const Particle* p) {\n\
+      int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+      out[i] = p[i];\n\
+    }\n\
+    struct __align__(16) Padded { float x, y, z; };\n\
+    __global__ void copy16(Padded* out, const Padded* p) {\n\
+      int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+      out[i] = p[i];\n\
+    }";
+
+#[test]
+fn one_member_of_an_array_of_12_byte_structs_reads_three_times_the_sectors_of_an_array_of_floats() {
+    // 256 threads are 8 warps, one load each. A warp's 32 lanes read 4 bytes at a stride of 12:
+    // their loads span 32 x 12 = 384 bytes, 12 sectors of 32 bytes, where the float array's
+    // span 128 bytes, 4 sectors. The stores of `out` are 4 sectors a warp either way.
+    let aos = counts(PARTICLES, "aos", 256, &[("out", 1024), ("p", 3072)], GLOBAL);
+    assert_eq!(aos, [8.0, 96.0, 8.0, 32.0]);
+    let buffers = [("out", 1024), ("x", 1024), ("y", 1024), ("z", 1024)];
+    let soa = counts(PARTICLES, "soa", 256, &buffers, GLOBAL);
+    assert_eq!(soa, [8.0, 32.0, 8.0, 32.0]);
+}
+
+#[test]
+fn a_whole_12_byte_struct_copies_in_three_word_accesses_and_one_aligned_to_16_in_one() {
+    // Three 4-byte loads and three stores a warp, each spanning 384 bytes (12 sectors): 24
+    // requests and 288 sectors each way, as nvcc's three LDG.E of a `struct {float a, b, c;}`.
+    let buffers = [("out", 3072), ("p", 3072)];
+    assert_eq!(
+        counts(PARTICLES, "copy", 256, &buffers, GLOBAL),
+        [24.0, 288.0, 24.0, 288.0]
+    );
+    // Aligned to 16 the struct is 16 bytes and one 16-byte access a warp: 512 bytes, 16
+    // sectors, 8 requests and 128 sectors each way (LDG.E.128).
+    let buffers = [("out", 4096), ("p", 4096)];
+    assert_eq!(
+        counts(PARTICLES, "copy16", 256, &buffers, GLOBAL),
+        [8.0, 128.0, 8.0, 128.0]
+    );
+}
+
+#[test]
+fn a_struct_member_in_shared_memory_falls_in_the_banks_its_stride_gives() {
+    let source = "struct Triple { float a, b, c; };\n\
+        struct __align__(16) Quad { float a, b, c; };\n\
+        __global__ void twelve(float* out) {\n\
+          __shared__ Triple s[32];\n\
+          s[threadIdx.x].b = threadIdx.x;\n\
+          __syncthreads();\n\
+          out[threadIdx.x] = s[threadIdx.x].b;\n\
+        }\n\
+        __global__ void sixteen(float* out) {\n\
+          __shared__ Quad s[32];\n\
+          s[threadIdx.x].b = threadIdx.x;\n\
+          __syncthreads();\n\
+          out[threadIdx.x] = s[threadIdx.x].b;\n\
+        }";
+    // Lane l's `.b` is word 3l + 1: 3 and 32 share no factor, so the 32 words fall in 32
+    // different banks, one wavefront each way and no conflict.
+    let buffers = [("out", 128)];
+    assert_eq!(
+        counts(source, "twelve", 32, &buffers, SHARED),
+        [1.0, 1.0, 0.0]
+    );
+    // At a stride of 16 bytes lane l's word is 4l + 1, in bank (4l + 1) mod 32: 8 banks, 4
+    // lanes each, 4 wavefronts and 3 conflicts.
+    assert_eq!(
+        counts(source, "sixteen", 32, &buffers, SHARED),
+        [4.0, 4.0, 3.0]
+    );
+}
+
+const COMPLEX: &str = "class Complex {\n\
+    public:\n\
+      float re, im;\n\
+      __host__ __device__ Complex() : re(0), im(0) {}\n\
+      __host__ __device__ Complex(float r, float i) : re(r), im(i) {}\n\
+      __device__ Complex operator*(Complex o) const {\n\
+        return Complex(re * o.re - im * o.im, re * o.im + im * o.re);\n\
+      }\n\
+      __device__ Complex operator+(Complex o) const { return Complex(re + o.re, im + o.im); }\n\
+      __device__ Complex& operator+=(Complex o) { re += o.re; im += o.im; return *this; }\n\
+      __device__ bool operator==(Complex o) const { return re == o.re && im == o.im; }\n\
+      __device__ float norm2() const { return re * re + im * im; }\n\
+      __device__ void scale(float s) { re *= s; this->im *= s; }\n\
+      friend __device__ Complex operator*(float s, Complex c) { return Complex(s * c.re, s * c.im); }\n\
+    };\n\
+    __global__ void k(Complex* out, float* norms, int* same) {\n\
+      int t = threadIdx.x;\n\
+      Complex a(t, 1.0f), b{2.0f, (float)t};\n\
+      Complex z = a * b;\n\
+      z += Complex(1.0f, 0.0f);\n\
+      z.scale(2.0f);\n\
+      out[t] = z;\n\
+      norms[t] = out[t].norm2();\n\
+      out[t].scale(0.5f);\n\
+      Complex w = 3.0f * a;\n\
+      same[t] = (w == Complex(3.0f * t, 3.0f)) + 2 * (a + a == w) + 4 * (a + a + a == w);\n\
+    }";
+
+#[test]
+fn a_complex_type_multiplies_with_its_operators_and_member_functions() {
+    let [out, norms, same] = run(COMPLEX, "k", &[("out", 256), ("norms", 128), ("same", 128)])
+        .try_into()
+        .unwrap_or_else(|_| panic!("three buffers"));
+    let (out, norms, same) = (f32s(&out), f32s(&norms), i32s(&same));
+    // a = t + i, b = 2 + ti: a * b = (2t - t) + (t^2 + 2)i = t + (t^2 + 2)i; plus 1 and doubled,
+    // (2t + 2) + (2t^2 + 4)i, stored; its norm for t = 3 is 8^2 + 22^2 = 548. Halved in memory:
+    // (t + 1) + (t^2 + 2)i, so out[3] = 4 + 11i.
+    assert_eq!((out[6], out[7]), (4.0, 11.0));
+    assert_eq!(norms[3], 548.0);
+    assert_eq!((out[0], out[1]), (1.0, 2.0));
+    // 3 * a = 3t + 3i equals Complex(3t, 3) and a + a + a, never a + a = 2t + 2i: 1 + 4.
+    assert_eq!((same[0], same[5]), (5, 5));
+}
+
+#[test]
+fn a_member_function_that_changes_its_object_in_memory_loads_and_stores_it_whole() {
+    // `out[t].scale(0.5f)` reads the 8-byte struct as two 4-byte loads and writes it back as
+    // two stores: with 32 lanes at a stride of 8 bytes each access spans 256 bytes, 8 sectors.
+    // The kernel's other accesses: `out[t] = z` 2 stores, `out[t].norm2()` 2 loads, and the
+    // stores of `norms` and `same` (4 sectors each): loads 4 requests, 32 sectors; stores 6
+    // requests, 4 x 8 + 2 x 4 = 40 sectors.
+    let buffers = [("out", 256), ("norms", 128), ("same", 128)];
+    assert_eq!(
+        counts(COMPLEX, "k", 32, &buffers, GLOBAL),
+        [4.0, 32.0, 6.0, 40.0]
+    );
+}
+
+#[test]
+fn structs_pass_and_return_by_value_nest_and_take_aggregate_initialisers() {
+    let source = "typedef struct { int lo, hi; } Range;\n\
+        struct Box { Range x; Range y; };\n\
+        __constant__ Range ranges[2] = {{1, 4}, {10, 20}};\n\
+        __device__ Range widen(Range r, int by) { Range w = {r.lo - by, r.hi + by}; return w; }\n\
+        __global__ void k(int* out, Box* boxes) {\n\
+          int t = threadIdx.x;\n\
+          Range r = ranges[t % 2];\n\
+          Box b;\n\
+          b.x = widen(r, t);\n\
+          b.y = Range{t, 2 * t};\n\
+          boxes[t] = b;\n\
+          out[t] = boxes[t].x.hi - boxes[t].x.lo + b.y.hi;\n\
+        }";
+    let [out, boxes] = run(source, "k", &[("out", 128), ("boxes", 512)])
+        .try_into()
+        .unwrap_or_else(|_| panic!("two buffers"));
+    let (out, boxes) = (i32s(&out), i32s(&boxes));
+    // Even t: r = {1, 4} widened by t, {1 - t, 4 + t}, 3 + 2t wide; odd t: {10 - t, 20 + t},
+    // 10 + 2t wide. Plus b.y.hi = 2t: t = 4 gives 11 + 8 = 19, t = 5 gives 20 + 10 = 30.
+    assert_eq!((out[4], out[5]), (19, 30));
+    // Box 5 is {{5, 25}, {5, 10}}, 16 bytes from byte 80: ints 20 to 23.
+    assert_eq!(&boxes[20..24], &[5, 25, 5, 10]);
+}
+
+#[test]
+fn sizeof_alignof_and_member_offsets_follow_cs_layout() {
+    let source = "struct Mixed { char c; double d; short s; };\n\
+        struct __align__(16) V3 { float x, y, z; };\n\
+        __global__ void k(int* out) {\n\
+          __shared__ Mixed m[2];\n\
+          out[0] = sizeof(Mixed);\n\
+          out[1] = alignof(Mixed);\n\
+          out[2] = sizeof(V3);\n\
+          out[3] = alignof(V3);\n\
+          out[4] = (int)((char*)&m[1].s - (char*)&m[0]);\n\
+          out[5] = sizeof(m);\n\
+        }";
+    let out = i32s(&run(source, "k", &[("out", 128)])[0]);
+    // char at 0, double at 8, short at 16, tail padding to 24; three floats aligned to 16 are
+    // 16 bytes. m[1].s is 24 + 16 = 40 bytes into the array of 48.
+    assert_eq!(&out[..6], &[24, 8, 16, 16, 40, 48]);
+}
+
+#[test]
+fn a_local_struct_with_an_array_member_lives_in_local_memory_and_pointers_reach_members() {
+    let source = "struct Acc { float v[4]; int n; };\n\
+        struct Particle { float x, y, z; };\n\
+        __global__ void k(float* out, Particle* p) {\n\
+          int t = threadIdx.x;\n\
+          Acc acc;\n\
+          for (int j = 0; j < 4; j++) acc.v[(j + t) % 4] = j * t;\n\
+          acc.n = 4;\n\
+          Particle* q = p + t;\n\
+          q->y = 2.0f * t;\n\
+          out[t] = acc.v[(2 + t) % 4] + acc.n + q->y + (*q).y;\n\
+        }";
+    let out = f32s(&run(source, "k", &[("out", 128), ("p", 384)])[0]);
+    // acc.v[(2 + t) % 4] was written with j = 2: 2t; plus 4, plus 2t twice: 6t + 4.
+    assert_eq!((out[0], out[3]), (4.0, 22.0));
+}
