@@ -34,10 +34,7 @@ const KEYWORDS: [(&str, &str); 14] = [
     ("throw", EXCEPTIONS),
     ("try", EXCEPTIONS),
     ("catch", EXCEPTIONS),
-    (
-        "operator",
-        "operator overloading (`operator+`) is not simulated",
-    ),
+    ("operator", OPERATORS),
     ("virtual", "virtual functions are not simulated"),
     (
         "wmma",
@@ -48,8 +45,12 @@ const KEYWORDS: [(&str, &str); 14] = [
 const TEMPLATES: &str = "templates (`template <...>`) are not simulated yet; write the kernel \
                          with the types and values it is launched with (a `#define` can stand \
                          for a number)";
-const STRUCTS: &str = "structs and classes are not simulated yet; use arrays of plain types \
-                       (one array per member)";
+const STRUCTS: &str = "a struct or class defined inside a function is not simulated; define \
+                       it at file scope";
+
+/// The refusal of an operator function whose operands include no struct.
+pub const OPERATORS: &str = "operator overloading is simulated for structs and classes only \
+                             (`operator+` of a struct)";
 const EXCEPTIONS: &str = "exceptions (`throw`, `try`, `catch`) are not allowed in device code";
 
 /// Types from CUDA's headers that memplay does not simulate, refused where one stands in place

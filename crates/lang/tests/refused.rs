@@ -17,7 +17,7 @@ const TEMPLATES: &str =
                          the types and values it is launched with (a `#define` can stand for a \
                          number)";
 const STRUCTS: &str =
-    "structs and classes are not simulated yet; use arrays of plain types (one array per member)";
+    "a struct or class defined inside a function is not simulated; define it at file scope";
 
 const REFUSALS: &[Refusal] = &[
     Refusal {
@@ -27,16 +27,57 @@ const REFUSALS: &[Refusal] = &[
         message: TEMPLATES,
     },
     Refusal {
-        construct: "a struct",
-        source: "struct P { float x; };\n__global__ void k(float* a) { a[0] = 1; }",
-        at: (1, 1),
+        construct: "a struct defined in a function",
+        source: "__global__ void k(float* a) {\n  struct P { float x; };\n  a[0] = 1;\n}",
+        at: (2, 3),
         message: STRUCTS,
     },
     Refusal {
-        construct: "a class",
-        source: "class P { public: float x; };\n__global__ void k(float* a) { a[0] = 1; }",
-        at: (1, 1),
+        construct: "a class defined in a function",
+        source: "__global__ void k(float* a) {\n  class P { public: float x; };\n  a[0] = 1;\n}",
+        at: (2, 3),
         message: STRUCTS,
+    },
+    Refusal {
+        construct: "inheritance",
+        source: "struct A { float x; };\nstruct B : A { float y; };\n\
+                 __global__ void k(float* a) { a[0] = 1; }",
+        at: (2, 10),
+        message: "inheritance (`struct B : A`) is not simulated; make the base a member",
+    },
+    Refusal {
+        construct: "a virtual member function",
+        source: "struct A {\n  virtual __device__ float f() { return 1; }\n};\n\
+                 __global__ void k(float* a) { a[0] = 1; }",
+        at: (2, 3),
+        message: "virtual functions are not simulated",
+    },
+    Refusal {
+        construct: "a struct's type declared inside it",
+        source: "struct A {\n  struct B { int x; } b;\n};\n\
+                 __global__ void k(float* a) { a[0] = 1; }",
+        at: (2, 3),
+        message: "a type declared inside a struct is not simulated; declare it at file scope",
+    },
+    Refusal {
+        construct: "a default member initialiser",
+        source: "struct A {\n  float x = 1;\n};\n__global__ void k(float* a) { a[0] = 1; }",
+        at: (2, 11),
+        message: "a default member initialiser is not simulated; set the member in a constructor",
+    },
+    Refusal {
+        construct: "a variable declared with its struct",
+        source: "struct A { float x; } a;\n__global__ void k(float* a) { a[0] = 1; }",
+        at: (1, 23),
+        message: "a variable declared with its struct's definition is not simulated: declare \
+                  it in a declaration of its own",
+    },
+    Refusal {
+        construct: "'?:' between structs",
+        source: "struct A { float x; };\n\
+                 __global__ void k(A* a) {\n  a[0] = a[1].x > 0 ? a[1] : a[2];\n}",
+        at: (3, 10),
+        message: "'?:' between structs is not simulated; use if/else",
     },
     Refusal {
         construct: "a union",
@@ -142,11 +183,12 @@ const REFUSALS: &[Refusal] = &[
         message: "exceptions (`throw`, `try`, `catch`) are not allowed in device code",
     },
     Refusal {
-        construct: "an operator overload",
+        construct: "an operator overload on a vector type",
         source: "__device__ float operator+(float2 a, float b) { return a.x + b; }\n\
                  __global__ void k(float* a) { a[0] = 1; }",
         at: (1, 18),
-        message: "operator overloading (`operator+`) is not simulated",
+        message: "operator overloading is simulated for structs and classes only (`operator+` \
+                  of a struct)",
     },
     Refusal {
         construct: "half precision",

@@ -396,6 +396,9 @@ impl<'a> Parser<'a> {
         }
         let spec = self.specifiers()?;
         let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
+        if self.at_word("operator") {
+            return self.free_operator(spec, ty).map(Some);
+        }
         let (name, span) = self.ident("a name")?;
         let name = self.names.declare(&name);
         if self.at(Punct::LParen) {

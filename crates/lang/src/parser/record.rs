@@ -483,6 +483,40 @@ impl<'a> Parser<'a> {
         self.expect_semi("the member")
     }
 
+    /// A free operator function at file scope (`__device__ S operator*(float s, S v)`) after its
+    /// return type, named with its parameter types as member operators are; one of them must
+    /// be a struct, the only operands memplay overloads operators for.
+    pub(super) fn free_operator(
+        &mut self,
+        spec: super::Specifiers,
+        ret: Type,
+    ) -> Result<Item, Diagnostic> {
+        let at = self.here();
+        self.pos += 1;
+        let name = self.operator_name()?;
+        let name = self.names.declare(&name);
+        let Some(mut function) = self.function(spec, ret, name, at)? else {
+            return Ok(Item::Variable(Declaration {
+                storage: Storage::Automatic,
+                is_const: true,
+                compile_time: true,
+                is_auto: false,
+                declarators: Vec::new(),
+                span: at,
+            }));
+        };
+        if !function
+            .params
+            .iter()
+            .any(|p| matches!(p.ty, Type::Struct(_)))
+        {
+            return Err(not_simulated(at, refused::OPERATORS));
+        }
+        let types: Vec<String> = function.params.iter().map(|p| p.ty.to_string()).collect();
+        function.name = format!("{}({})", function.name, types.join(","));
+        Ok(Item::Function(function))
+    }
+
     /// `+`, `+=`, `[]`, `()` after `operator`: the function's name, `operator+`.
     fn operator_name(&mut self) -> Result<String, Diagnostic> {
         let Some(TokenKind::Punct(p)) = self.peek().map(|t| &t.kind) else {
