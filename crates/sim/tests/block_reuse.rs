@@ -56,8 +56,9 @@ struct Shape {
 }
 
 /// The same kernel as C, or in C++: the row width a `constexpr` in a namespace, the accumulator
-/// a `typedef` made with `static_cast`, the row loop's read in a `switch` with a `default`, and
-/// each barrier in a `__device__` helper that waits at `__syncthreads()`.
+/// a `typedef` made with `static_cast`, the row loop's read in a `switch` with a `default` (one
+/// of its cases through a member of a struct of two floats laid over `a`), each barrier in a
+/// `__device__` helper that waits at `__syncthreads()`, and the store to a struct's member.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Spelling {
     C,
@@ -396,9 +397,18 @@ impl Shape {
             let body = body
                 .replace(&format!(" * {w} + "), " * grid_c::W + ")
                 .replace("__syncthreads();", "tile_sync();")
-                .replace("float acc = 0.0f;", "real acc = static_cast<real>(0);");
+                .replace("float acc = 0.0f;", "real acc = static_cast<real>(0);")
+                .replace(
+                    "case 1: acc += a[(gy + j) * grid_c::W + gx];",
+                    "case 1: acc += reinterpret_cast<const Cell*>(a)[((gy + j) * grid_c::W + gx) >> 1].lo;",
+                )
+                .replace(
+                    "out[gy * grid_c::W + gx] = acc;",
+                    "reinterpret_cast<Cell*>(out)[(gy * grid_c::W + gx) >> 1].lo = acc;",
+                );
             return format!(
                 "namespace grid_c {{ constexpr int W = {w}; }}\ntypedef float real;\n\
+                 struct Cell {{ float lo, hi; }};\n\
                  __device__ void tile_sync() {{ __syncthreads(); }}\n\
                  __global__ void k(const float* a, float* out, int n) {{\n{body}}}\n"
             );

@@ -384,6 +384,9 @@ impl<'a> Parser<'a> {
             Some(item) => item,
             None => self.item_inner()?,
         };
+        if let Some(Item::Variable(declaration)) = &item {
+            self.remember_constants(declaration);
+        }
         match self.unsupported.take() {
             Some(diagnostic) => Err(diagnostic),
             None => Ok(item),

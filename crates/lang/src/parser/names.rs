@@ -75,6 +75,9 @@ pub(super) struct Names {
     defaults: Vec<(String, Vec<Option<Expr>>)>,
     /// The parser is inside a function body.
     pub in_function: bool,
+    /// Integer constants of file scope and of structs whose value the parser can fold, by full
+    /// name: the sizes of a struct's array members, which its layout needs as it is read.
+    pub(super) constants: Vec<(String, i64)>,
 }
 
 /// `scope::name`, or `name` in the global namespace.

@@ -14,7 +14,8 @@
 
 use super::Parser;
 use crate::ast::{
-    Declaration, Declarator, Expr, ExprKind, Item, Param, Stmt, StmtKind, Storage, Type, UnaryOp,
+    BinaryOp, Declaration, Declarator, Expr, ExprKind, Initializer, Item, Param, Stmt, StmtKind,
+    Storage, Type, UnaryOp,
 };
 use crate::lexer::{Punct, TokenKind};
 use crate::record::Record;
@@ -423,15 +424,16 @@ impl<'a> Parser<'a> {
             self.attributes()?;
             let mut ty = ty;
             for dim in dims.iter().rev() {
-                match dim.as_ref().map(|e| &e.kind) {
-                    Some(ExprKind::Int { value, .. }) if (1..=1 << 28).contains(value) => {
-                        ty = Type::Array(Box::new(ty), Some(*value as u32));
+                match dim.as_ref().and_then(|e| self.fold(e, 0)) {
+                    Some(value) if (1..=1 << 28).contains(&value) => {
+                        ty = Type::Array(Box::new(ty), Some(value as u32));
                     }
                     _ => {
                         return Err(not_simulated(
                             span,
-                            "the size of a struct's array member must be a number here (a \
-                             #define works)",
+                            "the size of a struct's array member must be a constant the \
+                             simulator folds as it reads the struct (a number, a #define, an \
+                             integer constant declared before it)",
                         ))
                     }
                 }
@@ -450,6 +452,11 @@ impl<'a> Parser<'a> {
                     ));
                 }
                 let full_name = self.names.declare(&name);
+                if let Some(Initializer::Expr(value)) = &init {
+                    if let Some(value) = self.fold(value, 0) {
+                        self.names.constants.push((full_name.clone(), value));
+                    }
+                }
                 items.push(Item::Variable(Declaration {
                     storage: Storage::Automatic,
                     is_const: true,
@@ -515,6 +522,69 @@ impl<'a> Parser<'a> {
         let types: Vec<String> = function.params.iter().map(|p| p.ty.to_string()).collect();
         function.name = format!("{}({})", function.name, types.join(","));
         Ok(Item::Function(function))
+    }
+
+    /// Keeps the values of a file-scope declaration's integer constants that fold here.
+    pub(super) fn remember_constants(&mut self, declaration: &Declaration) {
+        if !declaration.is_const || declaration.storage != Storage::Automatic {
+            return;
+        }
+        for d in &declaration.declarators {
+            if let (Some(Initializer::Expr(value)), Type::Scalar(s)) = (&d.init, &d.ty) {
+                if s.is_integer() && d.dims.is_empty() {
+                    if let Some(value) = self.fold(value, 0) {
+                        self.names.constants.push((d.name.clone(), value));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The value of an integer constant expression of literals, constants the parser knows
+    /// (`remember_constants`) and C's arithmetic; `None` for anything else. `depth` counts the
+    /// levels descended, which the parser's tree depth bounds already.
+    fn fold(&self, e: &Expr, depth: usize) -> Option<i64> {
+        if depth > crate::limits::MAX_TREE_DEPTH {
+            return None;
+        }
+        let go = |e: &Expr| self.fold(e, depth + 1);
+        Some(match &e.kind {
+            ExprKind::Int { value, .. } => i64::try_from(*value).ok()?,
+            ExprKind::Ident(name) => {
+                let found = self.names.constants.iter().rev().find(|(n, _)| n == name);
+                found?.1
+            }
+            ExprKind::Unary(UnaryOp::Neg, a) => go(a)?.checked_neg()?,
+            ExprKind::Unary(UnaryOp::Plus, a) => go(a)?,
+            ExprKind::Cast(Type::Scalar(s), a) if s.is_integer() => go(a)?,
+            ExprKind::Conditional(c, a, b) => {
+                if go(c)? != 0 {
+                    go(a)?
+                } else {
+                    go(b)?
+                }
+            }
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) = (go(a)?, go(b)?);
+                match op {
+                    BinaryOp::Add => a.checked_add(b)?,
+                    BinaryOp::Sub => a.checked_sub(b)?,
+                    BinaryOp::Mul => a.checked_mul(b)?,
+                    BinaryOp::Div => a.checked_div(b)?,
+                    BinaryOp::Rem => a.checked_rem(b)?,
+                    BinaryOp::Shl => a.checked_shl(u32::try_from(b).ok()?)?,
+                    BinaryOp::Shr => a.checked_shr(u32::try_from(b).ok()?)?,
+                    BinaryOp::Eq => i64::from(a == b),
+                    BinaryOp::Ne => i64::from(a != b),
+                    BinaryOp::Lt => i64::from(a < b),
+                    BinaryOp::Gt => i64::from(a > b),
+                    BinaryOp::Le => i64::from(a <= b),
+                    BinaryOp::Ge => i64::from(a >= b),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        })
     }
 
     /// `+`, `+=`, `[]`, `()` after `operator`: the function's name, `operator+`.

@@ -493,6 +493,30 @@ impl Sema<'_> {
                     is_const,
                 })
             }
+            Lv::Var {
+                reg,
+                ty: Type::Array(elem, Some(n)),
+                is_const,
+            } => {
+                // An array member of a struct held in registers: one register per leaf.
+                let index = match iex.kind {
+                    ExKind::Const(i) if i < u64::from(n) => i as Reg,
+                    _ => {
+                        return Err(Diagnostic::of_kind(
+                            DiagnosticKind::NotSimulated,
+                            index.span,
+                            "an array member of a struct held in registers (a parameter or \
+                             `this`) is indexed only by a constant in range here",
+                        ))
+                    }
+                };
+                let width = crate::record::leaf_count(&elem).unwrap_or(0) as Reg;
+                Ok(Lv::Var {
+                    reg: reg + index * width,
+                    ty: *elem,
+                    is_const,
+                })
+            }
             other => {
                 let (pex, pty) = self.rvalue_of(other, base.span);
                 let Type::Pointer {

@@ -1,8 +1,9 @@
 //! Kernels in the C++ that CUDA courses write, for the fuzz target: type aliases, enums,
 //! namespaces, file-scope constants and `constexpr`, default arguments, `auto`, `nullptr`,
 //! `switch` with fall-through, C++ casts and functional casts, the vector types with `make_*`,
-//! `dim3`, the headers' constants, attributes and `__launch_bounds__`, and a `__device__`
-//! function that waits at `__syncthreads()`; mixed with the C statements of `grammar` and, now
+//! `dim3`, the headers' constants, attributes and `__launch_bounds__`, a `__device__`
+//! function that waits at `__syncthreads()`, and a struct with a constructor, member functions
+//! and an operator, read and written whole and by member in global memory; mixed with the C statements of `grammar` and, now
 //! and then, a hostile shape of one of them (nesting, long chains, huge values).
 //!
 //! The C subset's cases (`grammar::c_subset_case`) stay as they were, so that the snapshot's
@@ -33,7 +34,15 @@ namespace inner { __device__ __forceinline__ float half_of(float v) { return v *
 }\n\
 namespace g2 = geo::inner;\n\
 __device__ void block_step(int* s, int t) { s[t & 63] += 1; __syncthreads(); }\n\
-__device__ __attribute__((always_inline)) int ident(int p) { return p; }\n";
+__device__ __attribute__((always_inline)) int ident(int p) { return p; }\n\
+struct Pair {\n\
+  float lo, hi;\n\
+  __device__ Pair(float l, float h) : lo(l), hi(h) {}\n\
+  __device__ float sum() const { return lo + hi; }\n\
+  __device__ void bump(float d) { lo += d; this->hi -= d; }\n\
+  __device__ Pair operator+(Pair o) const { return Pair(lo + o.lo, hi + o.hi); }\n\
+};\n\
+typedef struct { int key; short tag; double weight; } Entry;\n";
 
 /// Hostile file-scope C++: deep namespaces, long enums and alias chains, nested `constexpr`
 /// calls, bad launch bounds.
@@ -112,6 +121,21 @@ fn cpp_stmt() -> BoxedStrategy<String> {
         1 => int_expr().prop_map(|e| format!("block_step(s, {e});")),
         1 => int_expr().prop_map(|e| format!("j += ident({e}) + const_cast<const int*>(a)[0];")),
         1 => int_expr().prop_map(|e| format!("double2 d2 = make_double2({e}, 1.0); v += (float)d2.x;")),
+        2 => int_expr().prop_map(|e| format!(
+            "Pair pr = reinterpret_cast<const Pair*>(f)[({e}) & 15]; v += pr.sum() + pr.hi;"
+        )),
+        2 => (int_expr(), float_expr()).prop_map(|(e, x)| format!(
+            "reinterpret_cast<Pair*>(f)[({e}) & 15].lo = {x};"
+        )),
+        1 => float_expr().prop_map(|x| format!(
+            "Pair q2(1.0f, {x}); q2.bump(2.0f); reinterpret_cast<Pair*>(f)[i & 15] = q2 + Pair{{v, 0.5f}};"
+        )),
+        1 => int_expr().prop_map(|e| format!(
+            "Pair* pp = reinterpret_cast<Pair*>(f) + (({e}) & 7); pp->hi += 1.0f; pp->bump(v); j += sizeof(Entry) + alignof(Entry);"
+        )),
+        1 => int_expr().prop_map(|e| format!(
+            "Entry en = {{({e}), 2, 0.5}}; reinterpret_cast<Entry*>(f)[i & 3] = en; j += reinterpret_cast<Entry*>(f)[i & 3].tag;"
+        )),
         1 => (hostile_size(), 0usize..4).prop_map(|(n, which)| match which {
             0 => format!("{}j += 1;{}", "switch (i) { default: ".repeat(n), " }".repeat(n)),
             1 => format!("j += {}i{};", "static_cast<int>(".repeat(n), ")".repeat(n)),
