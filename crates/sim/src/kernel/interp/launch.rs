@@ -495,6 +495,13 @@ pub(super) fn fill_scalar(ty: &Type) -> Fill {
         Type::Scalar(s) => Fill::Random(*s),
         Type::Vector(s, _) => Fill::Random(*s),
         Type::Pointer { .. } => Fill::Zero,
+        // A struct of one scalar type is filled as an array of it; another, byte by byte.
+        Type::Struct(record) => match record.leaves.as_deref() {
+            Some([first, rest @ ..]) if rest.iter().all(|l| l.scalar == first.scalar) => {
+                Fill::Random(first.scalar)
+            }
+            _ => Fill::Random(Scalar::U8),
+        },
         _ => Fill::Random(Scalar::U8),
     }
 }
