@@ -177,9 +177,9 @@ impl Record {
             }
         }
         if let Some(n) = align {
-            if !n.is_power_of_two() {
+            if !n.is_power_of_two() || n > 1 << 16 {
                 return Err(format!(
-                    "the alignment of '{name}' must be a power of two, not {n}"
+                    "the alignment of '{name}' must be a power of two up to 65536, not {n}"
                 ));
             }
             max_align = max_align.max(n);
@@ -220,7 +220,7 @@ impl Record {
         while at < self.size {
             let mut step = 1;
             for width in [16u64, 8, 4, 2, 1] {
-                if width > self.align || at % width != 0 || at + width > self.size {
+                if width > self.align || !at.is_multiple_of(width) || at + width > self.size {
                     continue;
                 }
                 if let Some(access) = access_at(leaves, at, width) {
@@ -262,7 +262,7 @@ fn access_at(leaves: &[Leaf], at: u64, width: u64) -> Option<Option<Access>> {
     let scalar = first.scalar;
     let size = u64::from(scalar.size());
     let n = width / size;
-    if width % size != 0
+    if !width.is_multiple_of(size)
         || !matches!(n, 1 | 2 | 4)
         || u64::from(scalar.vector_align(n as u8)) != width
     {
@@ -285,7 +285,7 @@ fn access_at(leaves: &[Leaf], at: u64, width: u64) -> Option<Option<Access>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Record, MAX_LEAVES};
+    use super::Record;
     use crate::ast::{Scalar, Type};
     use std::sync::Arc;
 
@@ -395,10 +395,10 @@ mod tests {
 
     #[test]
     fn a_large_array_member_leaves_no_register_form() {
+        // A hundred floats are more leaves than registers hold (`MAX_LEAVES`).
         let s = layout(&[("v", Type::Array(Box::new(F), Some(100)))], None);
         assert_eq!(s.size, 400);
         assert!(s.leaves.is_none() && s.has_array);
         assert!(s.copy_plan().is_empty());
-        assert!(100 > MAX_LEAVES);
     }
 }

@@ -305,20 +305,26 @@ impl<'a> Parser<'a> {
                 // Declared now, so that a member function that calls one written after it
                 // finds it.
                 let mut at = self.pos;
-                while !self
-                    .tokens
-                    .get(at + 1)
-                    .is_some_and(|t| t.is_punct(Punct::LParen))
-                {
+                while at + 1 < self.tokens.len() && !self.tokens[at + 1].is_punct(Punct::LParen) {
                     at += 1;
                 }
                 let friend_or_static = friend || is_static;
-                if let (Some(name), false) = (self.tokens[at].ident(), friend_or_static) {
+                let name = self.tokens.get(at).and_then(|t| t.ident());
+                if let (Some(name), false) = (name, friend_or_static) {
                     if name != short && name != "operator" {
                         self.names.declare(name);
                     }
                 }
                 return self.skip_function();
+            }
+            if self.at_word(short) {
+                return Err(not_simulated(
+                    self.here(),
+                    format!(
+                        "a member of the struct's own type (`{short}*` inside `{short}`) is not \
+                         simulated"
+                    ),
+                ));
             }
             return self.data_members(is_static, fields, items);
         };

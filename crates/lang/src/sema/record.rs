@@ -299,21 +299,16 @@ impl Sema<'_> {
                     reg: to,
                 }
             }
-            Lv::Value(ex, _) => match ex.kind {
-                ExKind::Reg(r) => Block {
+            Lv::Value(ex, _) => match (Self::comma_register(&ex), ex.kind) {
+                (_, ExKind::Reg(r)) => Block {
                     setup: None,
                     reg: r,
                 },
-                ExKind::Comma(first, last) if matches!(last.kind, ExKind::Reg(_)) => {
-                    let ExKind::Reg(r) = last.kind else {
-                        unreachable!("matched a register above")
-                    };
-                    Block {
-                        setup: Some(*first),
-                        reg: r,
-                    }
-                }
-                kind => {
+                (Some(r), ExKind::Comma(first, _)) => Block {
+                    setup: Some(*first),
+                    reg: r,
+                },
+                (_, kind) => {
                     let to = self.alloc(width);
                     let value = Ex { kind, ..ex };
                     let elem = Elem {
@@ -327,6 +322,17 @@ impl Sema<'_> {
                 }
             },
         })
+    }
+
+    /// The register a `first, reg` expression leaves its value in.
+    fn comma_register(ex: &Ex) -> Option<Reg> {
+        match &ex.kind {
+            ExKind::Comma(_, last) => match last.kind {
+                ExKind::Reg(r) => Some(r),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// A struct's value as an expression whose result registers hold it.
