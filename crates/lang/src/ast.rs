@@ -7,9 +7,9 @@
 //! Guide section "Variable Memory Space Specifiers", and C's statements and operators. The tree keeps a span on
 //! every node so that later errors point into the source.
 
-use super::record::Record;
 use super::span::{Diagnostic, Span};
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// The arithmetic types. `I64`/`U64` are the 64-bit `long long`/`unsigned long long` (`long` and
@@ -201,6 +201,62 @@ impl fmt::Display for Type {
             Type::Array(elem, None) => write!(f, "{elem}[]"),
             Type::Struct(record) => write!(f, "{record}"),
         }
+    }
+}
+
+/// One data member.
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub name: String,
+    pub ty: Type,
+    /// Bytes from the start of the struct.
+    pub offset: u64,
+    /// The index of its first leaf among the struct's leaves.
+    pub first_leaf: u32,
+}
+
+/// One scalar of a struct's value: where it is and what it holds (pointers are `U64`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Leaf {
+    pub offset: u64,
+    pub scalar: Scalar,
+}
+
+/// A struct or class type, laid out (`record` lays it out and plans its copies). Two records are the same type when they are the same
+/// definition (`id`), as C++ types are named, not structural.
+#[derive(Clone, Debug)]
+pub struct Record {
+    pub id: u32,
+    /// The full name (`geometry::Point`).
+    pub name: String,
+    pub fields: Vec<Field>,
+    pub size: u64,
+    pub align: u64,
+    /// Every scalar of a value, in member order; `None` when there are more than
+    /// `record::MAX_LEAVES`.
+    pub leaves: Option<Vec<Leaf>>,
+    /// A member is an array: a local variable of the type lives in local memory, where its
+    /// array can be indexed.
+    pub has_array: bool,
+}
+
+impl PartialEq for Record {
+    fn eq(&self, other: &Record) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for Record {}
+
+impl Hash for Record {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.id.hash(state);
+    }
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
     }
 }
 

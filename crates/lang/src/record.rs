@@ -14,68 +14,11 @@
 //! copies it (`tests/reference/vector_loads`: a 12-byte struct of three floats is three 4-byte
 //! loads, the same aligned to 16 one 16-byte load).
 
-use crate::ast::{Scalar, Type};
-use std::fmt;
-use std::hash::{Hash, Hasher};
+use crate::ast::{Field, Leaf, Record, Scalar, Type};
 
 /// The most scalar leaves a struct may have to be held in registers or copied whole; a bigger
 /// one (a struct with a large array member) can still live in memory and have its members read.
 pub const MAX_LEAVES: usize = 64;
-
-/// One data member.
-#[derive(Clone, Debug)]
-pub struct Field {
-    pub name: String,
-    pub ty: Type,
-    /// Bytes from the start of the struct.
-    pub offset: u64,
-    /// The index of its first leaf among the struct's leaves.
-    pub first_leaf: u32,
-}
-
-/// One scalar of a struct's value: where it is and what it holds (pointers are `U64`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Leaf {
-    pub offset: u64,
-    pub scalar: Scalar,
-}
-
-/// A struct or class type, laid out. Two records are the same type when they are the same
-/// definition (`id`), as C++ types are named, not structural.
-#[derive(Clone, Debug)]
-pub struct Record {
-    pub id: u32,
-    /// The full name (`geometry::Point`).
-    pub name: String,
-    pub fields: Vec<Field>,
-    pub size: u64,
-    pub align: u64,
-    /// Every scalar of a value, in member order; `None` when there are more than `MAX_LEAVES`.
-    pub leaves: Option<Vec<Leaf>>,
-    /// A member is an array: a local variable of the type lives in local memory, where its
-    /// array can be indexed.
-    pub has_array: bool,
-}
-
-impl PartialEq for Record {
-    fn eq(&self, other: &Record) -> bool {
-        self.id == other.id
-    }
-}
-
-impl Eq for Record {}
-
-impl Hash for Record {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.id.hash(state);
-    }
-}
-
-impl fmt::Display for Record {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.name)
-    }
-}
 
 fn round_up(value: u64, align: u64) -> u64 {
     value.div_ceil(align.max(1)) * align.max(1)

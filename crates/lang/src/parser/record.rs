@@ -14,11 +14,10 @@
 
 use super::Parser;
 use crate::ast::{
-    BinaryOp, Declaration, Declarator, Expr, ExprKind, Initializer, Item, Param, Stmt, StmtKind,
-    Storage, Type, UnaryOp,
+    BinaryOp, Declaration, Declarator, Expr, ExprKind, Initializer, Item, Param, Record, Stmt,
+    StmtKind, Storage, Type, UnaryOp,
 };
 use crate::lexer::{Punct, TokenKind};
-use crate::record::Record;
 use crate::refused;
 use crate::span::{Diagnostic, DiagnosticKind, Span};
 use std::sync::Arc;

@@ -17,9 +17,8 @@
 //! member or free function `operator+` whose parameters the operands match (C++ [over.match]).
 
 use super::{err, width_of, Lv, Sema};
-use crate::ast::{BinaryOp, Expr, ExprKind, Initializer, Scalar, Type};
+use crate::ast::{BinaryOp, Expr, ExprKind, Initializer, Record, Scalar, Type};
 use crate::ir::{Elem, Ex, ExKind, Op, Place, Reg};
-use crate::record::Record;
 use crate::span::{Diagnostic, DiagnosticKind, Span};
 use std::sync::Arc;
 
