@@ -112,3 +112,25 @@ fn a_member_function_reads_members_declared_after_it_and_its_static_constants() 
         __global__ void k(Acc* a, float* out) {\n  out[0] = a[0].scaled();\n}";
     assert_eq!(error(source), None);
 }
+
+#[test]
+fn member_functions_and_constructors_defined_after_their_struct_compile() {
+    let source = "namespace geo {\n\
+          struct Vec2 {\n\
+            float x, y;\n\
+            __device__ Vec2(float a, float b);\n\
+            __device__ float dot(Vec2 o) const;\n\
+            __device__ Vec2 operator-(Vec2 o) const;\n\
+            void print() const;\n\
+          };\n\
+        }\n\
+        __device__ geo::Vec2::Vec2(float a, float b) : x(a), y(b) {}\n\
+        __device__ float geo::Vec2::dot(Vec2 o) const { return x * o.x + y * o.y; }\n\
+        __device__ geo::Vec2 geo::Vec2::operator-(Vec2 o) const { return Vec2(x - o.x, y - o.y); }\n\
+        void geo::Vec2::print() const {}\n\
+        __global__ void k(float* out) {\n\
+          geo::Vec2 a(3.0f, 4.0f), b(1.0f, 1.0f);\n\
+          out[threadIdx.x] = (a - b).dot(a);\n\
+        }";
+    assert_eq!(error(source), None);
+}

@@ -274,3 +274,23 @@ fn a_local_struct_with_an_array_member_lives_in_local_memory_and_pointers_reach_
     // acc.v[(2 + t) % 4] was written with j = 2: 2t; plus 4, plus 2t twice: 6t + 4.
     assert_eq!((out[0], out[3]), (4.0, 22.0));
 }
+
+#[test]
+fn a_member_function_defined_after_its_struct_computes_on_its_object() {
+    let source = "struct Vec2 {\n\
+          float x, y;\n\
+          __device__ Vec2(float a, float b);\n\
+          __device__ float dot(Vec2 o) const;\n\
+          __device__ Vec2 operator-(Vec2 o) const;\n\
+        };\n\
+        __device__ Vec2::Vec2(float a, float b) : x(a), y(b) {}\n\
+        __device__ float Vec2::dot(Vec2 o) const { return x * o.x + y * o.y; }\n\
+        __device__ Vec2 Vec2::operator-(Vec2 o) const { return Vec2(x - o.x, y - o.y); }\n\
+        __global__ void k(float* out) {\n\
+          Vec2 a(3.0f, 4.0f), b(1.0f, (float)threadIdx.x);\n\
+          out[threadIdx.x] = (a - b).dot(a);\n\
+        }";
+    let out = f32s(&run(source, "k", &[("out", 128)])[0]);
+    // a - b = (2, 4 - t); its dot product with (3, 4) is 6 + 16 - 4t = 22 - 4t.
+    assert_eq!((out[0], out[5]), (22.0, 2.0));
+}

@@ -397,10 +397,17 @@ impl<'a> Parser<'a> {
         if !self.starts_declaration() {
             return Err(self.error_here("a kernel, a __device__ function or a file-scope variable"));
         }
+        // A constructor of a struct defined after it (`S::S(...)`), or another member function.
+        if let Some(item) = self.member_definition(None)? {
+            return Ok(item);
+        }
         let spec = self.specifiers()?;
         let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
         if self.at_word("operator") {
             return self.free_operator(spec, ty).map(Some);
+        }
+        if self.struct_member_name_here() {
+            return Ok(self.member_definition(Some((spec, ty)))?.flatten());
         }
         let (name, span) = self.ident("a name")?;
         let name = self.names.declare(&name);

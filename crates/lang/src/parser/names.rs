@@ -186,7 +186,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `peek_name` `ahead` tokens on; the count includes them.
-    fn peek_name_at(&self, ahead: usize) -> Option<(String, usize)> {
+    pub(super) fn peek_name_at(&self, ahead: usize) -> Option<(String, usize)> {
         let mut name = String::new();
         let mut taken = ahead;
         if self.peek_at(taken)?.is_punct(Punct::ColonColon) {

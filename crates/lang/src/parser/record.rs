@@ -54,6 +54,44 @@ pub(crate) fn constructor_name(full: &str) -> String {
     format!("{full}::{short}")
 }
 
+/// A member function as the struct's code calls it: `this` first (unless it is static or a
+/// friend), a constructor returning the object it built, and the name of an overloadable one
+/// with its parameter types.
+fn finish_member(
+    mut function: crate::ast::Function,
+    this_type: Option<&Type>,
+    constructor: bool,
+    overloadable: bool,
+) -> crate::ast::Function {
+    if let Some(ty) = this_type {
+        function.params.insert(
+            0,
+            Param {
+                name: "this".to_string(),
+                span: function.span,
+                ty: ty.clone(),
+                is_const: false,
+            },
+        );
+    }
+    if constructor {
+        function.body.push(Stmt {
+            kind: StmtKind::Return(Some(this_object(function.end_span))),
+            span: function.end_span,
+        });
+    }
+    if overloadable {
+        let types: Vec<String> = function
+            .params
+            .iter()
+            .skip(usize::from(this_type.is_some()))
+            .map(|p| p.ty.to_string())
+            .collect();
+        function.name = format!("{}({})", function.name, types.join(","));
+    }
+    function
+}
+
 /// What a definition's head says: a definition, a forward declaration, or none here.
 #[derive(PartialEq)]
 enum Head {
@@ -381,37 +419,115 @@ impl<'a> Parser<'a> {
         } else {
             format!("{full}::{name}")
         };
-        let Some(mut function) = self.function(spec, ret, own_name, span)? else {
+        let Some(function) = self.function(spec, ret, own_name, span)? else {
             return Ok(());
         };
-        if has_this {
-            function.params.insert(
-                0,
-                Param {
-                    name: "this".to_string(),
-                    span,
-                    ty: this_type.clone(),
-                    is_const: false,
-                },
-            );
-        }
-        if constructor {
-            function.body.push(Stmt {
-                kind: StmtKind::Return(Some(this_object(function.end_span))),
-                span: function.end_span,
-            });
-        }
-        if overloadable {
-            let types: Vec<String> = function
-                .params
-                .iter()
-                .skip(usize::from(has_this))
-                .map(|p| p.ty.to_string())
-                .collect();
-            function.name = format!("{}({})", function.name, types.join(","));
-        }
-        items.push(Item::Function(function));
+        let this = has_this.then_some(this_type);
+        items.push(Item::Function(finish_member(
+            function,
+            this,
+            constructor,
+            overloadable,
+        )));
         Ok(())
+    }
+
+    /// `S::m` (or `ns::S::m`) at `ahead` tokens on, where `S` names a struct and a `(` or an
+    /// operator follows: the struct, the member's name and the tokens the name takes.
+    fn struct_member_name(&self, ahead: usize) -> Option<(Arc<Record>, String, usize)> {
+        let (written, taken) = self.peek_name_at(ahead)?;
+        let (owner, member) = written.rsplit_once("::")?;
+        let full = self.names.resolve(owner);
+        let Type::Struct(record) = &self.names.alias(&full)?.ty else {
+            return None;
+        };
+        let next = self.peek_at(taken)?;
+        (next.is_punct(Punct::LParen) || member == "operator")
+            .then(|| (record.clone(), member.to_string(), taken - ahead))
+    }
+
+    /// A member function of a struct defined after it starts here (its `S::`).
+    pub(super) fn struct_member_name_here(&self) -> bool {
+        self.struct_member_name(0).is_some()
+    }
+
+    /// A member function, operator or constructor of a struct defined after the struct, at
+    /// file scope (`__device__ float Complex::norm() const { ... }`), when one starts here;
+    /// `spec` and `ret` are read already except for a constructor, which has none.
+    pub(super) fn member_definition(
+        &mut self,
+        read: Option<(super::Specifiers, Type)>,
+    ) -> Result<Option<Option<Item>>, Diagnostic> {
+        let mut ahead = 0;
+        if read.is_none() {
+            while self
+                .peek_at(ahead)
+                .and_then(|t| t.ident())
+                .is_some_and(|w| FUNCTION_WORDS.contains(&w))
+            {
+                ahead += 1;
+            }
+        }
+        let Some((record, mut member, taken)) = self.struct_member_name(ahead) else {
+            return Ok(None);
+        };
+        let short = record
+            .name
+            .rsplit("::")
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let this_type = Type::Struct(record.clone());
+        let constructor = read.is_none();
+        if constructor && member != short {
+            return Ok(None);
+        }
+        let (spec, ret) = match read {
+            Some(read) => read,
+            None => {
+                let device = (0..ahead).any(|k| {
+                    matches!(
+                        self.peek_at(k).and_then(|t| t.ident()),
+                        Some("__device__" | "constexpr")
+                    )
+                });
+                let spec = super::Specifiers {
+                    base: Type::Void,
+                    is_const: false,
+                    storage: Storage::Automatic,
+                    function: device.then_some(crate::ast::FunctionKind::Device),
+                    span: self.here(),
+                    launch_bounds: None,
+                    align: None,
+                    dims: Vec::new(),
+                    compile_time: false,
+                    is_auto: false,
+                };
+                (spec, this_type.clone())
+            }
+        };
+        self.pos += ahead;
+        let span = self.here();
+        self.pos += taken;
+        if member == "operator" {
+            member = self.operator_name()?;
+        }
+        if spec.function.is_none() && !spec.compile_time {
+            // A host member function: the host calls it, device code cannot.
+            self.skip_function()?;
+            return Ok(Some(None));
+        }
+        let scope: Vec<String> = record.name.split("::").map(str::to_string).collect();
+        let outer = std::mem::replace(&mut self.names.namespace, scope);
+        let own_name = format!("{}::{member}", record.name);
+        let function = self.function(spec, ret, own_name, span);
+        self.names.namespace = outer;
+        let Some(function) = function? else {
+            return Ok(Some(None));
+        };
+        let overloadable = constructor || member.starts_with("operator");
+        let function = finish_member(function, Some(&this_type), constructor, overloadable);
+        Ok(Some(Some(Item::Function(function))))
     }
 
     /// Data members or a static constant, to their `;`.
