@@ -267,6 +267,19 @@ impl<'a> Parser<'a> {
         Ok((ty, pointer_const))
     }
 
+    /// Reads the `&` of a reference declarator after its pointers (`float &x`, `float *&p`),
+    /// and says whether there was one. An rvalue reference (`float &&x`) is refused by name.
+    pub(super) fn reference(&mut self) -> Result<bool, Diagnostic> {
+        if self.at(Punct::AndAnd) {
+            return Err(Diagnostic::of_kind(
+                DiagnosticKind::NotSimulated,
+                self.here(),
+                "rvalue references (`T&&`) are not simulated; take the value or a `const T&`",
+            ));
+        }
+        Ok(self.eat(Punct::Amp))
+    }
+
     /// Array dimensions `[N]` after a declarator's name (at most `MAX_TYPE_DEPTH`).
     pub(super) fn dims(&mut self) -> Result<Vec<Option<Expr>>, Diagnostic> {
         let mut dims = Vec::new();
@@ -320,10 +333,12 @@ impl<'a> Parser<'a> {
         let mut declarators = Vec::new();
         let mut pending = first_name;
         loop {
+            let mut reference = false;
             let (name, span, ty, pointer_const) = match pending.take() {
                 Some(first) => first,
                 None => {
                     let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
+                    reference = self.reference()?;
                     let (name, span) = self.ident("a variable name")?;
                     (self.names.declare(&name), span, ty, pointer_const)
                 }
@@ -355,6 +370,7 @@ impl<'a> Parser<'a> {
                 dims,
                 init,
                 align,
+                reference,
             });
             if !self.eat(Punct::Comma) {
                 break;
@@ -390,6 +406,20 @@ impl<'a> Parser<'a> {
         }
         let spec = self.specifiers()?;
         let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
+        let reference_at = self.here();
+        if self.reference()? {
+            let what = if self.peek_at(1).is_some_and(|t| t.is_punct(Punct::LParen)) {
+                "a function that returns a reference (`float& f()`) is not simulated; return the \
+                 value or a pointer"
+            } else {
+                "a reference at file scope is not simulated"
+            };
+            return Err(Diagnostic::of_kind(
+                DiagnosticKind::NotSimulated,
+                reference_at,
+                what,
+            ));
+        }
         let (name, span) = self.ident("a name")?;
         let name = self.names.declare(&name);
         if self.at(Punct::LParen) {
@@ -451,6 +481,7 @@ impl<'a> Parser<'a> {
             }
             let pspec = self.specifiers()?;
             let (mut ty, mut pointer_const) = self.pointers(pspec.base.clone(), pspec.is_const)?;
+            let reference = self.reference()?;
             // A parameter without a name (in a prototype, or one the body does not use) gets
             // one no source can spell.
             let unnamed = [Punct::Comma, Punct::RParen, Punct::Assign, Punct::LBracket];
@@ -484,6 +515,7 @@ impl<'a> Parser<'a> {
                 span: pspan,
                 ty,
                 is_const,
+                reference,
             });
             if !self.eat(Punct::Comma) {
                 break;

@@ -266,7 +266,7 @@ impl Sema<'_> {
             }
             _ => false,
         };
-        if !step_ok || stmt_modifies(body, name) {
+        if !step_ok || stmt_modifies(body, name) || self.binds_reference(body, name) {
             return None;
         }
         Some(name.to_string())

@@ -236,9 +236,12 @@ impl Sema<'_> {
         b: &Expr,
         span: Span,
     ) -> Result<Lv, Diagnostic> {
-        let cond = self.condition(c)?;
-        let (ea, ta) = self.rvalue(a)?;
-        let (eb, tb) = self.rvalue(b)?;
+        let (cond, (ea, ta), (eb, tb)) = if self.calls_in_place(a) || self.calls_in_place(b) {
+            let sides = self.conditional_in_place(c, a, b, span)?;
+            (sides.cond, sides.a, sides.b)
+        } else {
+            (self.condition(c)?, self.rvalue(a)?, self.rvalue(b)?)
+        };
         let ty = match (&ta, &tb) {
             (Type::Scalar(x), Type::Scalar(y)) => Type::Scalar(common(*x, *y)),
             (Type::Pointer { .. }, Type::Scalar(_)) => ta.clone(),
@@ -302,7 +305,11 @@ impl Sema<'_> {
 
     #[inline(never)]
     pub(super) fn sizeof_expression(&mut self, a: &Expr, span: Span) -> Result<Lv, Diagnostic> {
+        // The operand is not evaluated: the code a call lowered in place in it emitted goes.
+        let code_before = self.code.len();
         let lv = self.lower(a)?;
+        self.code.truncate(code_before);
+        self.spans.truncate(code_before);
         let ty = match &lv {
             Lv::Value(_, t) | Lv::Var { ty: t, .. } | Lv::Mem { ty: t, .. } => t.clone(),
         };
@@ -315,6 +322,12 @@ impl Sema<'_> {
     #[inline(never)]
     pub(super) fn comma(&mut self, a: &Expr, b: &Expr, span: Span) -> Result<Lv, Diagnostic> {
         let (ea, _) = self.rvalue(a)?;
+        if self.calls_in_place(b) {
+            // `a` is evaluated before `b`'s call.
+            self.emit(Op::Eval(ea), a.span);
+            let (eb, tb) = self.rvalue(b)?;
+            return Ok(Lv::Value(eb, tb));
+        }
         let (eb, tb) = self.rvalue(b)?;
         let n = eb.width;
         Ok(Lv::Value(
@@ -335,6 +348,11 @@ impl Sema<'_> {
                 reg, ty, is_const, ..
             }) => Ok(Lv::Var { reg, ty, is_const }),
             Some(Symbol::HostOnly(why)) => Err(Diagnostic { span, ..why }),
+            Some(Symbol::Ref { addr, ty, is_const }) => Ok(Lv::Mem {
+                addr: Ex::new(ExKind::Reg(addr), 1, span),
+                ty,
+                is_const,
+            }),
             Some(Symbol::Constant { scalar, value }) => Ok(Lv::Value(
                 konst(decl::constant_bits(value, scalar), scalar, span),
                 Type::Scalar(scalar),
@@ -593,6 +611,9 @@ impl Sema<'_> {
         span: Span,
     ) -> Result<(Ex, Type), Diagnostic> {
         if matches!(op, BinaryOp::And | BinaryOp::Or) {
+            if self.calls_in_place(b) {
+                return self.logical_in_place(op == BinaryOp::And, a, b, span);
+            }
             let lhs = self.condition(a)?;
             let rhs = self.condition(b)?;
             let ex = Ex::new(
@@ -607,6 +628,11 @@ impl Sema<'_> {
             return Ok((ex, Type::Scalar(Scalar::I32)));
         }
         let (ea, ta) = self.rvalue(a)?;
+        let ea = if self.calls_in_place(b) {
+            self.held(ea, &ta)
+        } else {
+            ea
+        };
         let (eb, tb) = self.rvalue(b)?;
         self.binary_values(op, ea, ta, eb, tb, span, a.span, b.span)
     }
@@ -770,9 +796,21 @@ impl Sema<'_> {
             None => "'='".to_string(),
             Some(op) => format!("'{}='", op.symbol()),
         };
+        // The right side is evaluated before the left (C++17 [expr.ass]): before a call
+        // lowered in place on the left.
+        let value_first = match self.calls_in_place(lhs) {
+            true => {
+                let (value, vty) = self.rvalue(rhs)?;
+                Some((self.held(value, &vty), vty))
+            }
+            false => None,
+        };
         let lv = self.lower(lhs)?;
         let (place, ty) = self.place(lv, lhs.span, &what)?;
-        let (value, vty) = self.rvalue(rhs)?;
+        let (value, vty) = match value_first {
+            Some(value) => value,
+            None => self.rvalue(rhs)?,
+        };
         let Some(op) = op else {
             let value = self.convert(value, &vty, &ty, rhs.span)?;
             let n = place.elem().n;

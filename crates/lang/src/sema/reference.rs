@@ -1,0 +1,239 @@
+//! C++ references (`T&`, `const T&`): locals, and parameters of `__device__` functions.
+//!
+//! A reference is another name for the place it is bound to, and it is bound once, where it is
+//! declared or where its function is called (C++ [dcl.ref], [dcl.init.ref]). The check gives the
+//! name that place and nothing new:
+//!
+//! - bound to a register variable (a local, a parameter, a component of a vector variable,
+//!   `threadIdx.x`), the name is given the variable's own registers: a read or a write through it
+//!   is one of the variable;
+//! - bound to a place in memory (an element of a global, shared, local or constant array, what a
+//!   pointer points to, a component of a vector there), the place's address is computed once,
+//!   where the reference is bound, into a register of its own, and every use of the name is a
+//!   load or a store at that address, as `float* p = &place;` and `*p` would be. The accesses are
+//!   those of the place written out at every use, at the address the place had when the
+//!   reference was bound, even if the variables of its index change later;
+//! - a `const T&` bound to a value (a temporary, or a value converted to `T`) gets the value in
+//!   a register of its own, which the name reads: the temporary lives as long as the reference.
+//!
+//! Nothing here depends on the place's type beyond the rule that a reference to a non-`const`
+//! `T` names a place of exactly the type `T` that is not `const`. A function that takes a
+//! reference is lowered into its caller (`inline`), as nvcc inlines it, and each reference
+//! parameter is bound to its argument's place as a local reference would be.
+
+use super::consts::{const_elements, is_ident};
+use super::{elem_of, err, width_of, Lv, Sema, Symbol};
+use crate::ast::{Declaration, Expr, ExprKind, Initializer, Scalar, Stmt, StmtKind, Storage, Type};
+use crate::ir::{Elem, Ex, Op};
+use crate::span::{Diagnostic, DiagnosticKind, Span};
+
+/// The refusal of a kernel's reference parameter: its argument would be host memory.
+pub(super) const KERNEL_PARAMETER: &str =
+    "a reference parameter of a __global__ kernel is not simulated; pass a pointer to device \
+     memory";
+
+/// Calls `visit` with each full expression of the statement and of the statements in it, and
+/// whether it is the initialiser of a reference to a non-`const` place.
+pub(super) fn each_expression(s: &Stmt, visit: &mut dyn FnMut(&Expr, bool)) {
+    match &s.kind {
+        StmtKind::Declaration(d) => {
+            for x in &d.declarators {
+                if let Some(Initializer::Expr(e)) = &x.init {
+                    visit(e, x.reference && !const_elements(d, x));
+                }
+            }
+        }
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => visit(e, false),
+        StmtKind::Block(inner) => inner.iter().for_each(|s| each_expression(s, visit)),
+        StmtKind::If(c, a, b) => {
+            visit(c, false);
+            each_expression(a, visit);
+            if let Some(b) = b {
+                each_expression(b, visit);
+            }
+        }
+        StmtKind::While(c, body) | StmtKind::DoWhile(body, c) | StmtKind::Switch(c, body) => {
+            visit(c, false);
+            each_expression(body, visit);
+        }
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+            ..
+        } => {
+            if let Some(init) = init {
+                each_expression(init, visit);
+            }
+            cond.iter().chain(step.iter()).for_each(|e| visit(e, false));
+            each_expression(body, visit);
+        }
+        StmtKind::Case(_, s) => each_expression(s, visit),
+        _ => {}
+    }
+}
+
+/// The variable whose place `e` is: `name`, or a component of it (`name.x`).
+fn names_variable(e: &Expr, name: &str) -> bool {
+    match &e.kind {
+        ExprKind::Member { base, .. } => names_variable(base, name),
+        _ => is_ident(e, name),
+    }
+}
+
+impl Sema<'_> {
+    /// Whether the statement binds a reference to a non-`const` place to the variable `name`
+    /// (`float& r = name;`, or `name` passed to a function's `float&` parameter), through which
+    /// it may change: what `consts::stmt_modifies`, which reads assignments only, cannot see.
+    pub(super) fn binds_reference(&self, s: &Stmt, name: &str) -> bool {
+        let mut found = false;
+        each_expression(s, &mut |e, initialises_reference| {
+            found |= initialises_reference && names_variable(e, name);
+            e.walk(&mut |inner| {
+                let ExprKind::Call {
+                    name: called, args, ..
+                } = &inner.kind
+                else {
+                    return;
+                };
+                if let Some(f) = super::inline::function_ast(self.unit, called) {
+                    found |=
+                        f.params.iter().zip(args).any(|(p, arg)| {
+                            p.reference && !p.is_const && names_variable(arg, name)
+                        });
+                }
+            });
+        });
+        found
+    }
+
+    /// What a reference of type `ty` (`None`: `auto&`, the place's own type), `const` or not,
+    /// bound to `lv` (the initialiser or argument at `span`) names: the module doc's three cases.
+    pub(super) fn bind_reference(
+        &mut self,
+        lv: Lv,
+        span: Span,
+        ty: Option<&Type>,
+        is_const: bool,
+    ) -> Result<Symbol, Diagnostic> {
+        let (place_ty, place_const) = match &lv {
+            Lv::Var { ty, is_const, .. } | Lv::Mem { ty, is_const, .. } => {
+                (Some(ty.clone()), *is_const)
+            }
+            Lv::Value(..) => (None, false),
+        };
+        let ty = match (ty, &place_ty, &lv) {
+            (Some(ty), ..) => ty.clone(),
+            (None, Some(place), _) => place.clone(),
+            (None, None, Lv::Value(_, value)) => value.clone(),
+            (None, None, _) => Type::Void,
+        };
+        let is_const = is_const || place_const;
+        if place_ty.as_ref() == Some(&ty) && (is_const || !place_const) {
+            match lv {
+                Lv::Var { reg, .. } => {
+                    return Ok(Symbol::Var {
+                        reg,
+                        ty,
+                        is_const,
+                        const_value: None,
+                    })
+                }
+                Lv::Mem { addr, .. } => {
+                    let reg = self.alloc(1);
+                    let at = Ex::assign_reg(reg, Elem::scalar(Scalar::U64), addr, 1, span);
+                    self.emit(Op::Eval(at), span);
+                    return Ok(Symbol::Ref {
+                        addr: reg,
+                        ty,
+                        is_const,
+                    });
+                }
+                Lv::Value(..) => {}
+            }
+        }
+        let what = match &place_ty {
+            Some(place) if place_const && place == &ty => {
+                return err(
+                    span,
+                    format!("a '{ty}&' cannot name a const place; write 'const {ty}&'"),
+                )
+            }
+            Some(place) => format!("a place of type '{place}'"),
+            None => "a value".to_string(),
+        };
+        let Some(elem) = elem_of(&ty).filter(|_| is_const) else {
+            return err(
+                span,
+                format!(
+                    "a '{ty}&' names a variable or an element of type '{ty}', not {what} (a \
+                     'const {ty}&' can hold a value)"
+                ),
+            );
+        };
+        // A `const T&` bound to a value holds the value, converted to `T`.
+        let (value, from) = self.rvalue_of(lv, span);
+        let value = self.convert(value, &from, &ty, span)?;
+        let width = width_of(&ty);
+        let reg = self.alloc(width);
+        self.emit(
+            Op::Eval(Ex::assign_reg(reg, elem, value, width, span)),
+            span,
+        );
+        Ok(Symbol::Var {
+            reg,
+            ty,
+            is_const: true,
+            const_value: None,
+        })
+    }
+
+    /// A local declaration with a reference among its declarators (`float a = 1, &r = a;`):
+    /// each reference is bound, each other declarator declared as it would be alone.
+    pub(super) fn declaration_with_references(
+        &mut self,
+        decl: &Declaration,
+    ) -> Result<(), Diagnostic> {
+        for d in &decl.declarators {
+            if !d.reference {
+                let alone = Declaration {
+                    declarators: vec![d.clone()],
+                    ..decl.clone()
+                };
+                self.local_declaration(&alone)?;
+                continue;
+            }
+            if decl.storage != Storage::Automatic {
+                return Err(Diagnostic::of_kind(
+                    DiagnosticKind::NotSimulated,
+                    d.span,
+                    "a reference is not a variable of a memory space; declare it without \
+                     __shared__ or static",
+                ));
+            }
+            let init = match &d.init {
+                Some(Initializer::Expr(e)) => Some(e),
+                Some(Initializer::List(items, _)) => match items.as_slice() {
+                    [Initializer::Expr(e)] => Some(e),
+                    _ => None,
+                },
+                None => None,
+            };
+            let Some(init) = init.filter(|_| d.dims.is_empty()) else {
+                return err(
+                    d.span,
+                    format!(
+                        "the reference '{}' needs an initialiser: the place it names",
+                        d.name
+                    ),
+                );
+            };
+            let lv = self.lower(init)?;
+            let ty = (!decl.is_auto).then_some(&d.ty);
+            let symbol = self.bind_reference(lv, init.span, ty, const_elements(decl, d))?;
+            self.declare(&d.name, d.span, symbol)?;
+        }
+        Ok(())
+    }
+}
