@@ -129,8 +129,8 @@ impl Sema<'_> {
             (None, None, Lv::Value(_, value)) => value.clone(),
             (None, None, _) => Type::Void,
         };
-        let is_const = is_const || place_const;
         if place_ty.as_ref() == Some(&ty) && (is_const || !place_const) {
+            let is_const = is_const || place_const;
             match lv {
                 Lv::Var { reg, .. } => {
                     return Ok(Symbol::Var {
@@ -157,7 +157,7 @@ impl Sema<'_> {
             Some(place) if place_const && place == &ty => {
                 return err(
                     span,
-                    format!("a '{ty}&' cannot name a const place; write 'const {ty}&'"),
+                    format!("'{ty}&' cannot name a const place; write 'const {ty}&'"),
                 )
             }
             Some(place) => format!("a place of type '{place}'"),
@@ -167,7 +167,7 @@ impl Sema<'_> {
             return err(
                 span,
                 format!(
-                    "a '{ty}&' names a variable or an element of type '{ty}', not {what} (a \
+                    "'{ty}&' names a variable or an element of type '{ty}', not {what} (a \
                      'const {ty}&' can hold a value)"
                 ),
             );
@@ -235,5 +235,98 @@ impl Sema<'_> {
             self.declare(&d.name, d.span, symbol)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile;
+    use crate::ir::Unroll;
+
+    /// The first error of the kernel `k` in `source`, as `line:col: message`, or "compiles".
+    fn kernel_error(source: &str) -> String {
+        let program = match compile(source, &[]) {
+            Ok(program) => program,
+            Err(error) => return error.to_string(),
+        };
+        match program.kernel("k") {
+            Ok(_) => "compiles".to_string(),
+            Err(error) => error.to_string(),
+        }
+    }
+
+    #[test]
+    fn references_bind_variables_elements_targets_and_const_values() {
+        let source = "__device__ void add(float &out, const float &v) { out += v; }\n\
+                      __device__ void swap(float *&p, float *&q) { float* t = p; p = q; q = t; }\n\
+                      __global__ void k(float* a, float* b) {\n\
+                      \x20 __shared__ float s[4][32];\n\
+                      \x20 float4 v4 = make_float4(1, 2, 3, 4);\n\
+                      \x20 float &y = v4.y, &e = s[1][threadIdx.x];\n\
+                      \x20 const double &d = y;\n\
+                      \x20 add(y, 2);\n\
+                      \x20 add(e, s[0][0]);\n\
+                      \x20 add(*a, d);\n\
+                      \x20 swap(a, b);\n\
+                      \x20 a[0] = v4.y + e;\n}";
+        assert_eq!(kernel_error(source), "compiles");
+    }
+
+    #[test]
+    fn a_reference_that_cannot_bind_is_named() {
+        let kernel =
+            |body: &str| kernel_error(&format!("__global__ void k(float* a) {{ {body} }}"));
+        assert_eq!(
+            kernel("float &r = a[0] + 1;"),
+            "1:42: 'float&' names a variable or an element of type 'float', not a value (a \
+             'const float&' can hold a value)"
+        );
+        assert_eq!(
+            kernel("int &r = a[0];"),
+            "1:40: 'int&' names a variable or an element of type 'int', not a place of type \
+             'float' (a 'const int&' can hold a value)"
+        );
+        assert_eq!(
+            kernel("const float* c = a; float &r = c[0];"),
+            "1:62: 'float&' cannot name a const place; write 'const float&'"
+        );
+        assert_eq!(
+            kernel("float &r;"),
+            "1:38: the reference 'r' needs an initialiser: the place it names"
+        );
+        assert_eq!(
+            kernel("__shared__ float &r = a[0];"),
+            "1:49: a reference is not a variable of a memory space; declare it without \
+             __shared__ or static"
+        );
+        assert_eq!(
+            kernel_error(
+                "__device__ void f(float &x) { x = 1; }\n\
+                 __global__ void k(float* a) { f(threadIdx.x); }"
+            ),
+            "2:33: 'float&' names a variable or an element of type 'float', not a place of \
+             type 'unsigned int' (a 'const float&' can hold a value)"
+        );
+    }
+
+    #[test]
+    fn a_loop_whose_counter_a_reference_changes_is_not_a_constant_trip_loop() {
+        let unroll = |body: &str| {
+            let source = format!(
+                "__device__ void skip(int &k) {{ k++; }}\n\
+                 __global__ void k(int* a) {{ for (int i = 0; i < 8; i++) {{ {body} }} }}"
+            );
+            let program = compile(&source, &[]).unwrap_or_else(|d| panic!("{d}"));
+            let kernel = program.kernel("k").unwrap_or_else(|d| panic!("{d}"));
+            kernel.code.iter().find_map(|op| match op {
+                crate::ir::Op::LoopBegin { unroll, .. } => Some(*unroll),
+                _ => None,
+            })
+        };
+        assert_eq!(unroll("a[i] = 1;"), Some(Unroll::Full));
+        assert_ne!(unroll("skip(i);"), Some(Unroll::Full));
+        assert_ne!(unroll("int &j = i; j += 2;"), Some(Unroll::Full));
+        // A `const` reference cannot change it.
+        assert_eq!(unroll("const int &j = i; a[j] = 1;"), Some(Unroll::Full));
     }
 }
