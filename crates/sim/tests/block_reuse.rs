@@ -56,8 +56,11 @@ struct Shape {
 }
 
 /// The same kernel as C, or in C++: the row width a `constexpr` in a namespace, the accumulator
-/// a `typedef` made with `static_cast`, the row loop's read in a `switch` with a `default`, and
-/// each barrier in a `__device__` helper that waits at `__syncthreads()`.
+/// a `typedef` made with `static_cast`, the row loop's read in a `switch` with a `default`, each
+/// barrier in a `__device__` helper that waits at `__syncthreads()` (with a `return` before it
+/// that no thread takes), the tile's read-back through a helper that waits and reads a `const
+/// float&` to the shared element, called inside the call of one that adds to a `real&`, and the
+/// final store through a reference to the output element.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Spelling {
     C,
@@ -305,8 +308,13 @@ impl Shape {
             Tile::NextLane => Some("t - (t & 31) + ((t + 1) & 31)".to_string()),
         };
         if let Some(neighbour) = neighbour {
+            let read = if cpp {
+                format!("add_to(acc, synced_read(s[{neighbour}]));")
+            } else {
+                format!("__syncthreads();\n  acc += s[{neighbour}];")
+            };
             body += &format!(
-                "  __shared__ float s[{threads}];\n  int t = threadIdx.y * blockDim.x + threadIdx.x;\n  s[t] = a[gy * {w} + gx];\n  __syncthreads();\n  acc += s[{neighbour}];\n  __syncthreads();\n"
+                "  __shared__ float s[{threads}];\n  int t = threadIdx.y * blockDim.x + threadIdx.x;\n  s[t] = a[gy * {w} + gx];\n  {read}\n  __syncthreads();\n"
             );
         }
         if self.strided_loop > 0 {
@@ -396,10 +404,16 @@ impl Shape {
             let body = body
                 .replace(&format!(" * {w} + "), " * grid_c::W + ")
                 .replace("__syncthreads();", "tile_sync();")
-                .replace("float acc = 0.0f;", "real acc = static_cast<real>(0);");
+                .replace("float acc = 0.0f;", "real acc = static_cast<real>(0);")
+                .replace(
+                    "out[gy * grid_c::W + gx] = acc;",
+                    "{ float &o = out[gy * grid_c::W + gx]; o = acc; }",
+                );
             return format!(
                 "namespace grid_c {{ constexpr int W = {w}; }}\ntypedef float real;\n\
-                 __device__ void tile_sync() {{ __syncthreads(); }}\n\
+                 __device__ void tile_sync() {{ if (threadIdx.x >= 1024) return; __syncthreads(); }}\n\
+                 __device__ float synced_read(const float &v) {{ __syncthreads(); return v; }}\n\
+                 __device__ void add_to(real &sum, float v) {{ sum += v; }}\n\
                  __global__ void k(const float* a, float* out, int n) {{\n{body}}}\n"
             );
         }

@@ -537,4 +537,28 @@ mod tests {
                       __global__ void k(int* a) { a[atomicAdd(&a[0], 1) & 7] = f(a[1]); }";
         assert_eq!(kernel_error(source), "compiles");
     }
+
+    #[test]
+    fn barrier_helpers_nested_ninety_deep_in_their_arguments_compile_on_a_small_stack() {
+        // A browser gives WebAssembly a 1 MB stack; the parser bounds the nesting of calls
+        // (`limits::MAX_NESTING`, 96 levels).
+        let depth = 90;
+        let source = format!(
+            "__device__ int f(int x) {{ __syncthreads(); return x + 1; }}\n\
+             __global__ void k(int* a) {{ a[0] = {}0{}; a[1] = a[0]{}; }}",
+            "f(".repeat(depth),
+            ")".repeat(depth),
+            " && f(a[2]) > 0".repeat(depth)
+        );
+        let outcome = std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || match compile(&source, &[]) {
+                Ok(program) => program.kernel("k").map(|_| ()).map_err(|d| d.to_string()),
+                Err(d) => Err(d.to_string()),
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(outcome, Ok(()));
+    }
 }

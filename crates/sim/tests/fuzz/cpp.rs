@@ -1,9 +1,12 @@
 //! Kernels in the C++ that CUDA courses write, for the fuzz target: type aliases, enums,
 //! namespaces, file-scope constants and `constexpr`, default arguments, `auto`, `nullptr`,
 //! `switch` with fall-through, C++ casts and functional casts, the vector types with `make_*`,
-//! `dim3`, the headers' constants, attributes and `__launch_bounds__`, and a `__device__`
-//! function that waits at `__syncthreads()`; mixed with the C statements of `grammar` and, now
-//! and then, a hostile shape of one of them (nesting, long chains, huge values).
+//! `dim3`, the headers' constants, attributes and `__launch_bounds__`, references (locals, and
+//! parameters of `__device__` functions, bound to registers, shared and global elements and
+//! values), and `__device__` functions that wait at `__syncthreads()`, called as statements and
+//! inside expressions (operands, conditions, `&&` and `?:`), one of them returning early; mixed
+//! with the C statements of `grammar` and, now and then, a hostile shape of one of them (nesting,
+//! long chains, huge values).
 //!
 //! The C subset's cases (`grammar::c_subset_case`) stay as they were, so that the snapshot's
 //! generated cases, drawn from them, do not change when this grammar grows.
@@ -33,7 +36,16 @@ namespace inner { __device__ __forceinline__ float half_of(float v) { return v *
 }\n\
 namespace g2 = geo::inner;\n\
 __device__ void block_step(int* s, int t) { s[t & 63] += 1; __syncthreads(); }\n\
-__device__ __attribute__((always_inline)) int ident(int p) { return p; }\n";
+__device__ __attribute__((always_inline)) int ident(int p) { return p; }\n\
+__device__ void add_to(int &t, const int &by) { t += by; }\n\
+__device__ int synced(const int* s, int t) { __syncthreads(); int r = s[t & 63]; __syncthreads(); return r; }\n\
+__device__ int stepped(int* s, int t) {\n\
+  if (t < 0) return 0;\n\
+  for (int k = 0; k < 3; k++) if (s[(t + k) & 63] > 100) return k;\n\
+  s[t & 63] += 1;\n\
+  __syncthreads();\n\
+  return s[0];\n\
+}\n";
 
 /// Hostile file-scope C++: deep namespaces, long enums and alias chains, nested `constexpr`
 /// calls, bad launch bounds.
@@ -110,13 +122,28 @@ fn cpp_stmt() -> BoxedStrategy<String> {
         1 => Just("index_t t2 = WIDTH_C; j += t2 + twice_c(TILE_C);".to_string()),
         1 => Just("Mode m = Mode::SCALE; if (m == Mode::SCALE) j += 1;".to_string()),
         1 => int_expr().prop_map(|e| format!("block_step(s, {e});")),
+        2 => int_expr().prop_map(|e| format!(
+            "add_to(j, {e}); add_to(s[i & 63], j); {{ int &r = h; r += j; const float &c = v * 2.0f; v += c; }}"
+        )),
+        1 => int_expr().prop_map(|e| format!(
+            "{{ auto &e = a[({e}) & 63]; int &t = s[(i + 1) & 63]; add_to(e, t); add_to(t, 1); }}"
+        )),
+        1 => int_expr().prop_map(|e| format!(
+            "j += 2 * synced(s, {e}) + (i > 3 && synced(s, j) > 0);"
+        )),
+        1 => int_expr().prop_map(|e| format!(
+            "if (synced(s, {e}) > 0) h += stepped(s, i); v += (j > 0 ? (float)stepped(s, j) : v);"
+        )),
+        1 => int_expr().prop_map(|e| format!("while (synced(s, j) < ({e}) && j < 4) j++;")),
         1 => int_expr().prop_map(|e| format!("j += ident({e}) + const_cast<const int*>(a)[0];")),
         1 => int_expr().prop_map(|e| format!("double2 d2 = make_double2({e}, 1.0); v += (float)d2.x;")),
-        1 => (hostile_size(), 0usize..4).prop_map(|(n, which)| match which {
+        1 => (hostile_size(), 0usize..6).prop_map(|(n, which)| match which {
             0 => format!("{}j += 1;{}", "switch (i) { default: ".repeat(n), " }".repeat(n)),
             1 => format!("j += {}i{};", "static_cast<int>(".repeat(n), ")".repeat(n)),
             2 => format!("j += {}i{};", "int(".repeat(n), ")".repeat(n)),
-            _ => format!("j += {}geo::K;", "::".repeat(n % 3)),
+            3 => format!("j += {}geo::K;", "::".repeat(n % 3)),
+            4 => format!("j += {}0{};", "synced(s, ".repeat(n), ")".repeat(n)),
+            _ => format!("j += i{};", " && synced(s, i) > 0".repeat(n)),
         }),
     ]
     .boxed()
