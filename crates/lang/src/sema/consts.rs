@@ -266,7 +266,7 @@ impl Sema<'_> {
             }
             _ => false,
         };
-        if !step_ok || stmt_modifies(body, name) || self.binds_reference(body, name) {
+        if !step_ok || stmt_modifies(body, name) || self.may_change(body, name) {
             return None;
         }
         Some(name.to_string())

@@ -30,7 +30,7 @@ use super::reference::each_expression;
 use super::{elem_of, err, width_of, Sema, Symbol};
 use crate::ast::{Expr, ExprKind, Function, Item, Scalar, Stmt, StmtKind, TranslationUnit, Type};
 use crate::ir::{Elem, Ex, ExKind, Op, Place, Reg, Unroll};
-use crate::limits::MAX_INLINED_CALL_DEPTH;
+use crate::limits::{MAX_INLINED_CALL_DEPTH, MAX_LOWERED_OPS};
 use crate::name_map::NameMap;
 use crate::span::{Diagnostic, Span};
 
@@ -140,6 +140,15 @@ impl Sema<'_> {
                 format!("'{name}' calls itself (recursion is not supported by the simulator)"),
             );
         }
+        if self.code.len() > MAX_LOWERED_OPS {
+            return err(
+                name_span,
+                format!(
+                    "the functions written into this one make it longer than the simulator's \
+                     limit of {MAX_LOWERED_OPS} operations"
+                ),
+            );
+        }
         // The arguments, left to right: a reference parameter is bound to its argument's place,
         // a value converted to its parameter's type.
         let mut bound = Vec::new();
@@ -175,7 +184,7 @@ impl Sema<'_> {
                     let modified = changes_registers
                         || f.body.iter().any(|s| {
                             super::consts::stmt_modifies(s, &param.name)
-                                || self.binds_reference(s, &param.name)
+                                || self.may_change(s, &param.name)
                         });
                     let reg = match arg.kind {
                         ExKind::Reg(reg) if !modified => reg,
@@ -560,5 +569,38 @@ mod tests {
             .join()
             .unwrap();
         assert_eq!(outcome, Ok(()));
+    }
+
+    #[test]
+    fn a_value_parameter_that_the_body_changes_is_a_copy_of_its_argument() {
+        let kernel = |body: &str| {
+            shape(&format!(
+                "__device__ float f(float4 p) {{ {body} __syncthreads(); return p.y; }}\n\
+                 __global__ void k(float* a) {{ float4 v = make_float4(1, 2, 3, 4); a[0] = f(v) + v.x; }}"
+            ))
+        };
+        // `v`'s own registers when nothing changes `p`; a copy when a component is assigned or
+        // a reference to it is bound.
+        assert_eq!(kernel(""), "eSee");
+        assert_eq!(kernel("p.x = 9;"), "eeeSee");
+        assert_eq!(kernel("float &r = p.x; r = 9;"), "eeeSee");
+    }
+
+    #[test]
+    fn helpers_that_multiply_into_millions_of_copies_stop_at_the_limit() {
+        let mut source = "__device__ void f0(int* a) { __syncthreads(); a[0] += 1; }\n".to_string();
+        for level in 1..7 {
+            let calls = format!("f{}(a); ", level - 1).repeat(10);
+            source += &format!("__device__ void f{level}(int* a) {{ {calls}}}\n");
+        }
+        source += "__global__ void k(int* a) { f6(a); }";
+        let error = kernel_error(&source);
+        assert!(
+            error.ends_with(
+                "the functions written into this one make it longer than the simulator's limit \
+                 of 200000 operations"
+            ),
+            "{error}"
+        );
     }
 }

@@ -23,7 +23,9 @@
 
 use super::consts::{const_elements, is_ident};
 use super::{elem_of, err, width_of, Lv, Sema, Symbol};
-use crate::ast::{Declaration, Expr, ExprKind, Initializer, Scalar, Stmt, StmtKind, Storage, Type};
+use crate::ast::{
+    Declaration, Expr, ExprKind, Initializer, Scalar, Stmt, StmtKind, Storage, Type, UnaryOp,
+};
 use crate::ir::{Elem, Ex, Op};
 use crate::span::{Diagnostic, DiagnosticKind, Span};
 
@@ -83,26 +85,31 @@ fn names_variable(e: &Expr, name: &str) -> bool {
 }
 
 impl Sema<'_> {
-    /// Whether the statement binds a reference to a non-`const` place to the variable `name`
-    /// (`float& r = name;`, or `name` passed to a function's `float&` parameter), through which
-    /// it may change: what `consts::stmt_modifies`, which reads assignments only, cannot see.
-    pub(super) fn binds_reference(&self, s: &Stmt, name: &str) -> bool {
+    /// Whether the statement may change the variable `name` in a way that
+    /// `consts::stmt_modifies`, which reads assignments to the name itself, does not see: it
+    /// binds a reference to a non-`const` place to it or to a component of it (`float& r =
+    /// name;`, `name` passed to a function's `float&` parameter), or assigns a component of it
+    /// (`name.x = 1`).
+    pub(super) fn may_change(&self, s: &Stmt, name: &str) -> bool {
         let mut found = false;
         each_expression(s, &mut |e, initialises_reference| {
             found |= initialises_reference && names_variable(e, name);
-            e.walk(&mut |inner| {
-                let ExprKind::Call {
+            e.walk(&mut |inner| match &inner.kind {
+                ExprKind::Call {
                     name: called, args, ..
-                } = &inner.kind
-                else {
-                    return;
-                };
-                if let Some(f) = super::inline::function_ast(self.unit, called) {
-                    found |=
-                        f.params.iter().zip(args).any(|(p, arg)| {
+                } => {
+                    if let Some(f) = super::inline::function_ast(self.unit, called) {
+                        found |= f.params.iter().zip(args).any(|(p, arg)| {
                             p.reference && !p.is_const && names_variable(arg, name)
                         });
+                    }
                 }
+                ExprKind::Assign(_, target, _)
+                | ExprKind::Unary(
+                    UnaryOp::PreInc | UnaryOp::PreDec | UnaryOp::PostInc | UnaryOp::PostDec,
+                    target,
+                ) => found |= names_variable(target, name),
+                _ => {}
             });
         });
         found
