@@ -628,7 +628,8 @@ impl Sema<'_> {
             return Ok((ex, Type::Scalar(Scalar::I32)));
         }
         let (ea, ta) = self.rvalue(a)?;
-        let ea = if self.calls_in_place(b) {
+        // C++17 evaluates a shift's left operand first ([expr.shift]).
+        let ea = if matches!(op, BinaryOp::Shl | BinaryOp::Shr) && self.calls_in_place(b) {
             self.held(ea, &ta)
         } else {
             ea

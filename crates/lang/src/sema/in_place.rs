@@ -16,9 +16,11 @@
 //!   before `b`'s call;
 //! - `a = b` and `a op= b`: `b` is evaluated before `a` ([expr.ass], C++17), so where `a` holds
 //!   such a call, `b`'s value is taken first;
-//! - the other binary operators: the left operand is taken, into a register, before the call in
-//!   the right one, which is the order C++17 requires of `<<` and `>>` ([expr.shift]) and one it
-//!   allows for the others.
+//! - `a << b`, `a >> b`: `a` is evaluated first ([expr.shift], C++17), so where `b` holds such
+//!   a call, `a`'s value is taken, into a register, before it.
+//!
+//! Everywhere else the call runs as if it had been taken out of the statement into a variable
+//! of its own, before it.
 //!
 //! The branches are those a kernel written with the call as a statement of its own would have,
 //! so a barrier in the call is reached by the threads that evaluate it, under the kernel's

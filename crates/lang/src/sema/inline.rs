@@ -505,8 +505,9 @@ mod tests {
         assert_eq!(kernel("a[1] = a[0] > 0 ? f(a[2]) : a[3];"), "e?eSee:e;e");
         // `,`: the left operand first, as a statement of its own.
         assert_eq!(kernel("a[1] = (a[0] = 4, f(a[0]));"), "eeSee");
-        // `<<`: the left operand held before the call.
+        // `<<`: the left operand held before the call; `+` leaves it to the statement.
         assert_eq!(kernel("a[1] = a[0] << f(a[2]);"), "eeSee");
+        assert_eq!(kernel("a[1] = a[0] + f(a[2]);"), "eSee");
         // `=` with a call on the left: the right side is taken first.
         assert_eq!(kernel("a[f(0)] = a[1];"), "eeSee");
     }
