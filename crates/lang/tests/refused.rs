@@ -59,6 +59,21 @@ const REFUSALS: &[Refusal] = &[
                   value or a pointer",
     },
     Refusal {
+        construct: "a reference to a whole array",
+        source: "__device__ void f(float (&row)[4]) { row[0] = 1; }\n\
+                 __global__ void k(float* a) { float w[4]; f(w); a[0] = w[0]; }",
+        at: (1, 25),
+        message: "a reference or pointer to a whole array (`float (&a)[N]`, `float (*p)[N]`) is \
+                  not simulated; use a pointer to its first element",
+    },
+    Refusal {
+        construct: "a cast to a reference type",
+        source: "__global__ void k(float* a) {\n  int i = reinterpret_cast<int&>(a[0]);\n  a[1] = i;\n}",
+        at: (2, 31),
+        message: "a cast to a reference type (`(float&)x`) is not simulated; cast the value, or a \
+                  pointer (`*(float*)&x`)",
+    },
+    Refusal {
         construct: "a reference parameter of a kernel",
         source: "__global__ void k(float &x) { x = 1; }",
         at: (1, 26),

@@ -268,13 +268,26 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads the `&` of a reference declarator after its pointers (`float &x`, `float *&p`),
-    /// and says whether there was one. An rvalue reference (`float &&x`) is refused by name.
+    /// and says whether there was one. An rvalue reference (`float &&x`) and a declarator in
+    /// parentheses (`float (&a)[4]`) are refused by name.
     pub(super) fn reference(&mut self) -> Result<bool, Diagnostic> {
         if self.at(Punct::AndAnd) {
             return Err(Diagnostic::of_kind(
                 DiagnosticKind::NotSimulated,
                 self.here(),
                 "rvalue references (`T&&`) are not simulated; take the value or a `const T&`",
+            ));
+        }
+        if self.at(Punct::LParen)
+            && self
+                .peek_at(1)
+                .is_some_and(|t| t.is_punct(Punct::Amp) || t.is_punct(Punct::Star))
+        {
+            return Err(Diagnostic::of_kind(
+                DiagnosticKind::NotSimulated,
+                self.here(),
+                "a reference or pointer to a whole array (`float (&a)[N]`, `float (*p)[N]`) is \
+                 not simulated; use a pointer to its first element",
             ));
         }
         Ok(self.eat(Punct::Amp))
@@ -357,6 +370,11 @@ impl<'a> Parser<'a> {
             }
             let init = if self.eat(Punct::Assign) {
                 Some(self.initializer()?)
+            } else if reference && self.eat(Punct::LParen) {
+                // `float &r(a[i]);` binds as `float &r = a[i];` does.
+                let place = self.expr()?;
+                self.expect(Punct::RParen)?;
+                Some(Initializer::Expr(place))
             } else if dims.is_empty() {
                 self.direct_initializer(&ty, span, spec.storage == Storage::Automatic)?
             } else {

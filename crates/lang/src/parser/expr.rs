@@ -197,6 +197,14 @@ impl<'a> Parser<'a> {
     pub(super) fn type_name(&mut self) -> Result<Type, Diagnostic> {
         let spec = self.specifiers()?;
         let (ty, _) = self.pointers(spec.base.clone(), spec.is_const)?;
+        if self.at(Punct::Amp) || self.at(Punct::AndAnd) {
+            return Err(Diagnostic::of_kind(
+                DiagnosticKind::NotSimulated,
+                self.here(),
+                "a cast to a reference type (`(float&)x`) is not simulated; cast the value, or a \
+                 pointer (`*(float*)&x`)",
+            ));
+        }
         self.with_alias_dims(ty, &spec)
     }
 

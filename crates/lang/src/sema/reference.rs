@@ -269,7 +269,7 @@ mod tests {
                       __global__ void k(float* a, float* b) {\n\
                       \x20 __shared__ float s[4][32];\n\
                       \x20 float4 v4 = make_float4(1, 2, 3, 4);\n\
-                      \x20 float &y = v4.y, &e = s[1][threadIdx.x];\n\
+                      \x20 float &y = v4.y, &e(s[1][threadIdx.x]);\n\
                       \x20 const double &d = y;\n\
                       \x20 add(y, 2);\n\
                       \x20 add(e, s[0][0]);\n\
