@@ -59,8 +59,9 @@ struct Shape {
 /// a `typedef` made with `static_cast`, the row loop's read in a `switch` with a `default`, each
 /// barrier in a `__device__` helper that waits at `__syncthreads()` (with a `return` before it
 /// that no thread takes), the tile's read-back through a helper that waits and reads a `const
-/// float&` to the shared element, called inside the call of one that adds to a `real&`, and the
-/// final store through a reference to the output element.
+/// float&` to the shared element, called inside the call of one that adds to a `real&`, the
+/// phases' read-back through a reference bound in each phase, and the final store through a
+/// reference to the output element.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Spelling {
     C,
@@ -408,6 +409,10 @@ impl Shape {
                 .replace(
                     "out[gy * grid_c::W + gx] = acc;",
                     "{ float &o = out[gy * grid_c::W + gx]; o = acc; }",
+                )
+                .replace(
+                    "acc += ph[q - (q & 1) + 1 - (q & 1)];",
+                    "const float &pair = ph[q - (q & 1) + 1 - (q & 1)]; acc += pair;",
                 );
             return format!(
                 "namespace grid_c {{ constexpr int W = {w}; }}\ntypedef float real;\n\
