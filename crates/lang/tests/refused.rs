@@ -63,8 +63,8 @@ const REFUSALS: &[Refusal] = &[
         source: "__device__ void f(float (&row)[4]) { row[0] = 1; }\n\
                  __global__ void k(float* a) { float w[4]; f(w); a[0] = w[0]; }",
         at: (1, 25),
-        message: "a reference or pointer to a whole array (`float (&a)[N]`, `float (*p)[N]`) is \
-                  not simulated; use a pointer to its first element",
+        message: "a reference or pointer to a whole array or to a function (`float (&a)[N]`, \
+                  `void (*f)(int)`) is not simulated; use a pointer to the array's first element",
     },
     Refusal {
         construct: "a cast to a reference type",

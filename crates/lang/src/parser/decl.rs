@@ -286,8 +286,8 @@ impl<'a> Parser<'a> {
             return Err(Diagnostic::of_kind(
                 DiagnosticKind::NotSimulated,
                 self.here(),
-                "a reference or pointer to a whole array (`float (&a)[N]`, `float (*p)[N]`) is \
-                 not simulated; use a pointer to its first element",
+                "a reference or pointer to a whole array or to a function (`float (&a)[N]`, \
+                 `void (*f)(int)`) is not simulated; use a pointer to the array's first element",
             ));
         }
         Ok(self.eat(Punct::Amp))

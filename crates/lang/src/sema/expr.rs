@@ -305,11 +305,15 @@ impl Sema<'_> {
 
     #[inline(never)]
     pub(super) fn sizeof_expression(&mut self, a: &Expr, span: Span) -> Result<Lv, Diagnostic> {
-        // The operand is not evaluated: the code a call lowered in place in it emitted goes.
-        let code_before = self.code.len();
+        // The operand is not evaluated: what a call lowered in place in it made (code, its
+        // arrays) goes.
+        let (code_before, objects_before, local_bytes) =
+            (self.code.len(), self.objects.len(), self.local_bytes);
         let lv = self.lower(a)?;
         self.code.truncate(code_before);
         self.spans.truncate(code_before);
+        self.objects.truncate(objects_before);
+        self.local_bytes = local_bytes;
         let ty = match &lv {
             Lv::Value(_, t) | Lv::Var { ty: t, .. } | Lv::Mem { ty: t, .. } => t.clone(),
         };
@@ -799,12 +803,11 @@ impl Sema<'_> {
         };
         // The right side is evaluated before the left (C++17 [expr.ass]): before a call
         // lowered in place on the left.
-        let value_first = match self.calls_in_place(lhs) {
-            true => {
-                let (value, vty) = self.rvalue(rhs)?;
-                Some((self.held(value, &vty), vty))
-            }
-            false => None,
+        let value_first = if self.calls_in_place(lhs) {
+            let (value, vty) = self.rvalue(rhs)?;
+            Some((self.held(value, &vty), vty))
+        } else {
+            None
         };
         let lv = self.lower(lhs)?;
         let (place, ty) = self.place(lv, lhs.span, &what)?;
