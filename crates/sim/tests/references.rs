@@ -290,3 +290,54 @@ fn a_barrier_after_an_early_return_in_a_helper_is_reached_by_only_some_threads()
         "4:3: __syncthreads() is reached by only some threads of the block (in warp 1, 8 of 32 lanes)"
     );
 }
+
+/// The tiled matrix product of the lectures, its inner loop's body `inner`.
+fn tiled_matmul(inner: &str) -> String {
+    format!(
+        "#define TILE 16\n\
+         __device__ void mac(float &sum, const float &x, const float &y) {{ sum += x * y; }}\n\
+         __global__ void k(const float* a, const float* b, float* c, int n) {{\n\
+         \x20 __shared__ float as[TILE][TILE];\n\
+         \x20 __shared__ float bs[TILE][TILE];\n\
+         \x20 int tx = threadIdx.x, ty = threadIdx.y;\n\
+         \x20 int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;\n\
+         \x20 float sum = 0.0f;\n\
+         \x20 for (int p = 0; p < n / TILE; ++p) {{\n\
+         \x20   as[ty][tx] = a[row * n + p * TILE + tx];\n\
+         \x20   bs[ty][tx] = b[(p * TILE + ty) * n + col];\n\
+         \x20   __syncthreads();\n\
+         \x20   for (int k = 0; k < TILE; ++k) {inner}\n\
+         \x20   __syncthreads();\n\
+         \x20 }}\n\
+         \x20 c[row * n + col] = sum;\n}}"
+    )
+}
+
+#[test]
+fn a_helper_taking_references_to_tile_elements_counts_as_the_tiled_matmul_written_out() {
+    let run = |source: &str| {
+        let mut input = SimulationInput::new(source, "k", h100());
+        input.grid = Dim3::new(4, 4, 1);
+        input.block = Dim3::new(16, 16, 1);
+        let bytes = 64 * 64 * 4;
+        input.buffers = ["a", "b", "c"]
+            .iter()
+            .map(|name| (name.to_string(), bytes))
+            .collect();
+        input.args = vec![("n".to_string(), Value::Int(64))];
+        simulate(&input).unwrap_or_else(|e| panic!("{e:?}"))
+    };
+    let written = run(&tiled_matmul("sum += as[ty][k] * bs[k][tx];"));
+    let helper = run(&tiled_matmul("mac(sum, as[ty][k], bs[k][tx]);"));
+    // 16 blocks of 8 warps, 4 phases. A phase's 16 reads of `as[ty][k]` fuse four by four into
+    // 16-byte loads (the loads through the helper's `x` are the argument's), those of
+    // `bs[k][tx]` do not: 4 + 16 shared loads a warp and phase, and 2 stores.
+    let c = &helper.counters;
+    assert_eq!(c.shared_ld_instructions, 128.0 * 4.0 * 20.0);
+    assert_eq!(c.shared_st_instructions, 128.0 * 4.0 * 2.0);
+    // Two global loads a warp and phase, each two rows of 64 bytes: 4 sectors.
+    assert_eq!(c.global_ld_requests, 128.0 * 4.0 * 2.0);
+    assert_eq!(c.global_ld_sectors, 128.0 * 4.0 * 2.0 * 4.0);
+    assert_eq!(memory(c), memory(&written.counters));
+    assert_eq!(c.inst_executed, written.counters.inst_executed);
+}

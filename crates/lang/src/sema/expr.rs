@@ -10,7 +10,8 @@ impl Sema<'_> {
 
     pub(super) fn rvalue(&mut self, e: &Expr) -> Result<(Ex, Type), Diagnostic> {
         let lv = self.lower(e)?;
-        Ok(self.rvalue_of(lv, e.span))
+        let span = self.read_span(e);
+        Ok(self.rvalue_of(lv, span))
     }
 
     pub(super) fn rvalue_of(&mut self, lv: Lv, span: Span) -> (Ex, Type) {
@@ -352,7 +353,9 @@ impl Sema<'_> {
                 reg, ty, is_const, ..
             }) => Ok(Lv::Var { reg, ty, is_const }),
             Some(Symbol::HostOnly(why)) => Err(Diagnostic { span, ..why }),
-            Some(Symbol::Ref { addr, ty, is_const }) => Ok(Lv::Mem {
+            Some(Symbol::Ref {
+                addr, ty, is_const, ..
+            }) => Ok(Lv::Mem {
                 addr: Ex::new(ExKind::Reg(addr), 1, span),
                 ty,
                 is_const,

@@ -154,13 +154,7 @@ impl Sema<'_> {
         let mut bound = Vec::new();
         for (param, arg) in f.params.iter().zip(args) {
             bound.push(if param.reference {
-                let lv = self.lower(arg)?;
-                Argument::Bound(self.bind_reference(
-                    lv,
-                    arg.span,
-                    Some(&param.ty),
-                    param.is_const,
-                )?)
+                Argument::Bound(self.bind_reference(arg, Some(&param.ty), param.is_const)?)
             } else {
                 let (ex, ty) = self.rvalue(arg)?;
                 Argument::Value(self.convert(ex, &ty, &param.ty, arg.span)?)

@@ -124,11 +124,12 @@ enum Symbol {
     /// fails, with this error, as nvcc compiles the kernels that do not use it.
     HostOnly(Diagnostic),
     /// A reference bound to a place in memory (`reference`): the register holds the place's
-    /// address, computed where the reference was bound.
+    /// address, computed where the reference was bound; `place` is where the place is written.
     Ref {
         addr: Reg,
         ty: Type,
         is_const: bool,
+        place: Span,
     },
 }
 

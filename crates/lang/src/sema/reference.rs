@@ -12,7 +12,10 @@
 //!   where the reference is bound, into a register of its own, and every use of the name is a
 //!   load or a store at that address, as `float* p = &place;` and `*p` would be. The accesses are
 //!   those of the place written out at every use, at the address the place had when the
-//!   reference was bound, even if the variables of its index change later;
+//!   reference was bound, even if the variables of its index change later. A read through the
+//!   name carries the span of the place as written where it was bound (`read_span`), so that
+//!   the per-line counters show it there and `memplay_sim::compile_effects` fuses the reads of a
+//!   tile through a helper's `const float&` as it fuses the tile's reads written out;
 //! - a `const T&` bound to a value (a temporary, or a value converted to `T`) gets the value in
 //!   a register of its own, which the name reads: the temporary lives as long as the reference.
 //!
@@ -115,15 +118,34 @@ impl Sema<'_> {
         found
     }
 
+    /// The span the value of `e` is read at: the place a reference to memory names, if `e` is
+    /// one, so that its loads are the loads of the place written out
+    /// (`memplay_sim::compile_effects` fuses a loop's reads of a shared array by their span).
+    pub(super) fn read_span(&self, e: &Expr) -> Span {
+        match (&e.kind, self.symbol_of(e)) {
+            (ExprKind::Ident(_), Some(Symbol::Ref { place, .. })) => *place,
+            _ => e.span,
+        }
+    }
+
+    fn symbol_of(&self, e: &Expr) -> Option<&Symbol> {
+        match &e.kind {
+            ExprKind::Ident(name) => self.lookup(name),
+            _ => None,
+        }
+    }
+
     /// What a reference of type `ty` (`None`: `auto&`, the place's own type), `const` or not,
-    /// bound to `lv` (the initialiser or argument at `span`) names: the module doc's three cases.
+    /// bound to `init` (an initialiser or an argument) names: the module doc's three cases.
     pub(super) fn bind_reference(
         &mut self,
-        lv: Lv,
-        span: Span,
+        init: &Expr,
         ty: Option<&Type>,
         is_const: bool,
     ) -> Result<Symbol, Diagnostic> {
+        let place = self.read_span(init);
+        let span = init.span;
+        let lv = self.lower(init)?;
         let (place_ty, place_const) = match &lv {
             Lv::Var { ty, is_const, .. } | Lv::Mem { ty, is_const, .. } => {
                 (Some(ty.clone()), *is_const)
@@ -155,6 +177,7 @@ impl Sema<'_> {
                         addr: reg,
                         ty,
                         is_const,
+                        place,
                     });
                 }
                 Lv::Value(..) => {}
@@ -236,9 +259,8 @@ impl Sema<'_> {
                     ),
                 );
             };
-            let lv = self.lower(init)?;
             let ty = (!decl.is_auto).then_some(&d.ty);
-            let symbol = self.bind_reference(lv, init.span, ty, const_elements(decl, d))?;
+            let symbol = self.bind_reference(init, ty, const_elements(decl, d))?;
             self.declare(&d.name, d.span, symbol)?;
         }
         Ok(())
