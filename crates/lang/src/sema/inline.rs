@@ -26,21 +26,13 @@
 //! goes on with its caller: it reaches the caller's later barriers, and a barrier later in the
 //! body that it skips is reached by only some threads, as on the GPU.
 
-use super::reference::each_expression;
+use super::consts::{each_expression, function_ast};
 use super::{elem_of, err, width_of, Sema, Symbol};
-use crate::ast::{Expr, ExprKind, Function, Item, Scalar, Stmt, StmtKind, TranslationUnit, Type};
+use crate::ast::{Expr, ExprKind, Function, Scalar, Stmt, StmtKind, Type};
 use crate::ir::{Elem, Ex, ExKind, Op, Place, Reg, Unroll};
 use crate::limits::{MAX_INLINED_CALL_DEPTH, MAX_LOWERED_OPS};
 use crate::name_map::NameMap;
 use crate::span::{Diagnostic, Span};
-
-/// The parsed function named `name`.
-pub(super) fn function_ast<'u>(unit: &'u TranslationUnit, name: &str) -> Option<&'u Function> {
-    unit.items.iter().find_map(|item| match item {
-        Item::Function(f) if f.name == name => Some(f),
-        _ => None,
-    })
-}
 
 /// Whether a `return` stands anywhere in the statements but as the last one.
 fn returns_early(body: &[Stmt]) -> bool {

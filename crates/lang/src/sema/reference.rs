@@ -24,11 +24,9 @@
 //! reference is lowered into its caller (`inline`), as nvcc inlines it, and each reference
 //! parameter is bound to its argument's place as a local reference would be.
 
-use super::consts::{const_elements, is_ident};
+use super::consts::{const_elements, each_expression, function_ast, is_ident};
 use super::{elem_of, err, width_of, Lv, Sema, Symbol};
-use crate::ast::{
-    Declaration, Expr, ExprKind, Initializer, Scalar, Stmt, StmtKind, Storage, Type, UnaryOp,
-};
+use crate::ast::{Declaration, Expr, ExprKind, Initializer, Scalar, Stmt, Storage, Type, UnaryOp};
 use crate::ir::{Elem, Ex, Op};
 use crate::span::{Diagnostic, DiagnosticKind, Span};
 
@@ -36,48 +34,6 @@ use crate::span::{Diagnostic, DiagnosticKind, Span};
 pub(super) const KERNEL_PARAMETER: &str =
     "a reference parameter of a __global__ kernel is not simulated; pass a pointer to device \
      memory";
-
-/// Calls `visit` with each full expression of the statement and of the statements in it, and
-/// whether it is the initialiser of a reference to a non-`const` place.
-pub(super) fn each_expression(s: &Stmt, visit: &mut dyn FnMut(&Expr, bool)) {
-    match &s.kind {
-        StmtKind::Declaration(d) => {
-            for x in &d.declarators {
-                if let Some(Initializer::Expr(e)) = &x.init {
-                    visit(e, x.reference && !const_elements(d, x));
-                }
-            }
-        }
-        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => visit(e, false),
-        StmtKind::Block(inner) => inner.iter().for_each(|s| each_expression(s, visit)),
-        StmtKind::If(c, a, b) => {
-            visit(c, false);
-            each_expression(a, visit);
-            if let Some(b) = b {
-                each_expression(b, visit);
-            }
-        }
-        StmtKind::While(c, body) | StmtKind::DoWhile(body, c) | StmtKind::Switch(c, body) => {
-            visit(c, false);
-            each_expression(body, visit);
-        }
-        StmtKind::For {
-            init,
-            cond,
-            step,
-            body,
-            ..
-        } => {
-            if let Some(init) = init {
-                each_expression(init, visit);
-            }
-            cond.iter().chain(step.iter()).for_each(|e| visit(e, false));
-            each_expression(body, visit);
-        }
-        StmtKind::Case(_, s) => each_expression(s, visit),
-        _ => {}
-    }
-}
 
 /// The variable whose place `e` is: `name`, or a component of it (`name.x`).
 fn names_variable(e: &Expr, name: &str) -> bool {
@@ -101,7 +57,7 @@ impl Sema<'_> {
                 ExprKind::Call {
                     name: called, args, ..
                 } => {
-                    if let Some(f) = super::inline::function_ast(self.unit, called) {
+                    if let Some(f) = function_ast(self.unit, called) {
                         found |= f.params.iter().zip(args).any(|(p, arg)| {
                             p.reference && !p.is_const && names_variable(arg, name)
                         });
