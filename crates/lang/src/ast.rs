@@ -435,6 +435,9 @@ pub struct Declarator {
     pub init: Option<Initializer>,
     /// The alignment in bytes that `__attribute__((aligned(n)))` asks for, if any.
     pub align: Option<u64>,
+    /// Declared as a reference (`float &r = a[i];`): the name is another name for the place its
+    /// initialiser designates (C++ [dcl.ref]), of type `ty`.
+    pub reference: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -504,6 +507,9 @@ pub struct Param {
     pub ty: Type,
     /// The parameter itself is `const` (`const int width`).
     pub is_const: bool,
+    /// A reference parameter (`float &out`, `const float &v`): it names the argument's place,
+    /// of type `ty`, for the call (C++ [dcl.init.ref]).
+    pub reference: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

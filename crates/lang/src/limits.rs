@@ -33,9 +33,15 @@ pub const MAX_TYPE_DEPTH: usize = 16;
 /// `__device__` calls nested deeper than this are an error at run time (recursion included).
 pub const MAX_CALL_DEPTH: u32 = 24;
 
-/// How many `__device__` functions that wait at `__syncthreads()` may be lowered one into another
-/// (`sema`'s `inline`); a function that calls itself reaches it and is reported as recursion.
+/// How many `__device__` functions that wait at `__syncthreads()` or take a reference may be
+/// lowered one into another (`sema`'s `inline`); a function that calls itself reaches it and is
+/// reported as recursion.
 pub const MAX_INLINED_CALL_DEPTH: u32 = 8;
+
+/// A function's lowered code may hold at most this many ops: the bodies lowered into it grow it
+/// past its own text (eight functions each calling the next ten times would make ten million
+/// copies), and the source's tokens bound everything else.
+pub const MAX_LOWERED_OPS: usize = 200_000;
 
 /// The preprocessor stops with an error once its output exceeds this many tokens (a macro that
 /// doubles itself eighteen times would otherwise produce millions). The tokens a macro's expanded

@@ -161,7 +161,7 @@ pub fn explain(error: Diagnostic, tokens: &[Token]) -> Diagnostic {
         // A type from a header stands where the parser wanted a type or a name.
         let token = &tokens[failed];
         let TokenKind::Ident(word) = &token.kind else {
-            return reference(tokens, failed).map(|message| (token, message));
+            return lambda(tokens, failed).map(|message| (token, message));
         };
         TYPES
             .iter()
@@ -176,42 +176,19 @@ pub fn explain(error: Diagnostic, tokens: &[Token]) -> Diagnostic {
     }
 }
 
-/// The refusal of a C++ reference, when the failing token of `tokens` (at `failed`) is an `&`
-/// in a declarator's shape, a name on each side and then what ends a declarator (`float &x,`,
-/// `float &x)`, `float &r = ...`); or of a lambda, when it is a `[` where an expression starts
-/// (after `=`, `(`, `,` or `return`).
-fn reference(tokens: &[Token], failed: usize) -> Option<&'static str> {
-    let kind = |at: usize| tokens.get(at).map(|token| &token.kind);
-    let is_name = |at: usize| matches!(kind(at), Some(TokenKind::Ident(_)));
-    let before = failed.checked_sub(1).and_then(kind);
-    match tokens[failed].kind {
-        TokenKind::Punct(Punct::Amp | Punct::AndAnd)
-            if failed > 0
-                && is_name(failed - 1)
-                && is_name(failed + 1)
-                && matches!(
-                    kind(failed + 2),
-                    Some(TokenKind::Punct(
-                        Punct::Comma
-                            | Punct::RParen
-                            | Punct::Assign
-                            | Punct::Semi
-                            | Punct::LBracket
-                    ))
-                ) =>
-        {
-            Some("references (`float &x`) are not simulated yet; pass a pointer")
-        }
-        TokenKind::Punct(Punct::LBracket)
-            if matches!(
-                before,
-                Some(TokenKind::Punct(
-                    Punct::Assign | Punct::LParen | Punct::Comma
-                ))
-            ) || matches!(before, Some(TokenKind::Ident(word)) if word == "return") =>
-        {
-            Some("lambdas (`[](...) { ... }`) are not simulated")
-        }
-        _ => None,
-    }
+/// The refusal of a lambda, when the failing token of `tokens` (at `failed`) is a `[` where an
+/// expression starts (after `=`, `(`, `,` or `return`).
+fn lambda(tokens: &[Token], failed: usize) -> Option<&'static str> {
+    let before = failed
+        .checked_sub(1)
+        .and_then(|at| tokens.get(at))
+        .map(|token| &token.kind);
+    let starts_expression = matches!(
+        before,
+        Some(TokenKind::Punct(
+            Punct::Assign | Punct::LParen | Punct::Comma
+        ))
+    ) || matches!(before, Some(TokenKind::Ident(word)) if word == "return");
+    (tokens[failed].kind == TokenKind::Punct(Punct::LBracket) && starts_expression)
+        .then_some("lambdas (`[](...) { ... }`) are not simulated")
 }

@@ -86,16 +86,40 @@ const REFUSALS: &[Refusal] = &[
         message: "unions are not simulated",
     },
     Refusal {
-        construct: "a reference parameter",
-        source: "__device__ void f(float &x) { x = 1; }\n__global__ void k(float* a) { f(a[0]); }",
+        construct: "an rvalue reference",
+        source: "__device__ void f(float &&x) { x = 1; }\n__global__ void k(float* a) { f(1.0f); }",
         at: (1, 25),
-        message: "references (`float &x`) are not simulated yet; pass a pointer",
+        message: "rvalue references (`T&&`) are not simulated; take the value or a `const T&`",
     },
     Refusal {
-        construct: "a reference variable",
-        source: "__global__ void k(float* a) {\n  float &r = a[0];\n  r = 1;\n}",
-        at: (2, 9),
-        message: "references (`float &x`) are not simulated yet; pass a pointer",
+        construct: "a function that returns a reference",
+        source: "__device__ float& at(float* a, int i) { return a[i]; }\n\
+                 __global__ void k(float* a) { at(a, 0) = 1; }",
+        at: (1, 17),
+        message: "a function that returns a reference (`float& f()`) is not simulated; return the \
+                  value or a pointer",
+    },
+    Refusal {
+        construct: "a reference to a whole array",
+        source: "__device__ void f(float (&row)[4]) { row[0] = 1; }\n\
+                 __global__ void k(float* a) { float w[4]; f(w); a[0] = w[0]; }",
+        at: (1, 25),
+        message: "a reference or pointer to a whole array or to a function (`float (&a)[N]`, \
+                  `void (*f)(int)`) is not simulated; use a pointer to the array's first element",
+    },
+    Refusal {
+        construct: "a cast to a reference type",
+        source: "__global__ void k(float* a) {\n  int i = reinterpret_cast<int&>(a[0]);\n  a[1] = i;\n}",
+        at: (2, 31),
+        message: "a cast to a reference type (`(float&)x`) is not simulated; cast the value, or a \
+                  pointer (`*(float*)&x`)",
+    },
+    Refusal {
+        construct: "a reference parameter of a kernel",
+        source: "__global__ void k(float &x) { x = 1; }",
+        at: (1, 26),
+        message: "a reference parameter of a __global__ kernel is not simulated; pass a pointer to \
+                  device memory",
     },
     Refusal {
         construct: "goto and a label",
@@ -114,18 +138,6 @@ const REFUSALS: &[Refusal] = &[
         source: "__global__ void k(float* a, int n) {\n  switch (n) {\n  case 0: if (n) { case 1: a[0] = 1; }\n  }\n}",
         at: (3, 20),
         message: "a 'case' label inside a nested statement of a 'switch' (as in Duff's device) is not simulated",
-    },
-    Refusal {
-        construct: "a call of a helper that waits at __syncthreads() inside an expression",
-        source: "__device__ float f(float x) { __syncthreads(); return x; }\n__global__ void k(float* a) {\n  a[0] = 2.0f * f(a[1]);\n}",
-        at: (3, 17),
-        message: "'f' calls __syncthreads(), so it is simulated only when called as a statement ('f(...);', 'x = f(...);' or 'T x = f(...);')",
-    },
-    Refusal {
-        construct: "a return before the end of a helper that waits at __syncthreads()",
-        source: "__device__ void f(float* a) {\n  if (a[0] > 0) return;\n  __syncthreads();\n}\n__global__ void k(float* a) { f(a); }",
-        at: (2, 17),
-        message: "a 'return' before the end of 'f', a __device__ function that calls __syncthreads(), is not simulated",
     },
     Refusal {
         construct: "a warp shuffle",

@@ -282,7 +282,8 @@ pub fn declarations(
             // Enumerators and `constexpr` constants are folded into the code: no storage.
             StmtKind::Declaration(declaration) if declaration.compile_time => {}
             StmtKind::Declaration(declaration) => {
-                for d in &declaration.declarators {
+                // A reference is another name for a place declared elsewhere: no storage.
+                for d in declaration.declarators.iter().filter(|d| !d.reference) {
                     let checked = object(d.span, true);
                     let ty = checked.map_or(&d.ty, |o| &o.ty);
                     let kind = match (declaration.storage, checked) {
@@ -499,6 +500,22 @@ mod tests {
             &[
                 "3:26 a: float*, global memory, grid and host, application",
                 "5:18 t: float[8], shared memory, block, block",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_reference_takes_no_memory_space_of_its_own() {
+        check(
+            "__global__ void k(float* a) {\n\
+               __shared__ float t[4];\n\
+               float &x = t[threadIdx.x], y = 1.0f;\n\
+               x = y;\n\
+             }",
+            &[
+                "1:26 a: float*, global memory, grid and host, application",
+                "2:18 t: float[4], shared memory, block, block",
+                "3:28 y: float, registers, thread, thread",
             ],
         );
     }

@@ -58,7 +58,11 @@ struct Shape {
 /// The same kernel as C, or in C++: the row width a `constexpr` in a namespace, the accumulator
 /// a `typedef` made with `static_cast`, the row loop's read in a `switch` with a `default` (one
 /// of its cases through a member of a struct of two floats laid over `a`), each barrier in a
-/// `__device__` helper that waits at `__syncthreads()`, and the store to a struct's member.
+/// `__device__` helper that waits at `__syncthreads()` (with a `return` before it that no thread
+/// takes), the tile's read-back through a helper that waits and reads a `const float&` to the
+/// shared element, called inside the call of one that adds to a `real&`, the phases' read-back
+/// through a reference bound in each phase, and the final store through a reference to a
+/// struct's member.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Spelling {
     C,
@@ -306,8 +310,13 @@ impl Shape {
             Tile::NextLane => Some("t - (t & 31) + ((t + 1) & 31)".to_string()),
         };
         if let Some(neighbour) = neighbour {
+            let read = if cpp {
+                format!("add_to(acc, synced_read(s[{neighbour}]));")
+            } else {
+                format!("__syncthreads();\n  acc += s[{neighbour}];")
+            };
             body += &format!(
-                "  __shared__ float s[{threads}];\n  int t = threadIdx.y * blockDim.x + threadIdx.x;\n  s[t] = a[gy * {w} + gx];\n  __syncthreads();\n  acc += s[{neighbour}];\n  __syncthreads();\n"
+                "  __shared__ float s[{threads}];\n  int t = threadIdx.y * blockDim.x + threadIdx.x;\n  s[t] = a[gy * {w} + gx];\n  {read}\n  __syncthreads();\n"
             );
         }
         if self.strided_loop > 0 {
@@ -404,12 +413,18 @@ impl Shape {
                 )
                 .replace(
                     "out[gy * grid_c::W + gx] = acc;",
-                    "reinterpret_cast<Cell*>(out)[(gy * grid_c::W + gx) >> 1].lo = acc;",
+                    "{ float &o = reinterpret_cast<Cell*>(out)[(gy * grid_c::W + gx) >> 1].lo; o = acc; }",
+                )
+                .replace(
+                    "acc += ph[q - (q & 1) + 1 - (q & 1)];",
+                    "const float &pair = ph[q - (q & 1) + 1 - (q & 1)]; acc += pair;",
                 );
             return format!(
                 "namespace grid_c {{ constexpr int W = {w}; }}\ntypedef float real;\n\
                  struct Cell {{ float lo, hi; }};\n\
-                 __device__ void tile_sync() {{ __syncthreads(); }}\n\
+                 __device__ void tile_sync() {{ if (threadIdx.x >= 1024) return; __syncthreads(); }}\n\
+                 __device__ float synced_read(const float &v) {{ __syncthreads(); return v; }}\n\
+                 __device__ void add_to(real &sum, float v) {{ sum += v; }}\n\
                  __global__ void k(const float* a, float* out, int n) {{\n{body}}}\n"
             );
         }

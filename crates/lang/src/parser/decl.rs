@@ -269,6 +269,32 @@ impl<'a> Parser<'a> {
         Ok((ty, pointer_const))
     }
 
+    /// Reads the `&` of a reference declarator after its pointers (`float &x`, `float *&p`),
+    /// and says whether there was one. An rvalue reference (`float &&x`) and a declarator in
+    /// parentheses (`float (&a)[4]`) are refused by name.
+    pub(super) fn reference(&mut self) -> Result<bool, Diagnostic> {
+        if self.at(Punct::AndAnd) {
+            return Err(Diagnostic::of_kind(
+                DiagnosticKind::NotSimulated,
+                self.here(),
+                "rvalue references (`T&&`) are not simulated; take the value or a `const T&`",
+            ));
+        }
+        if self.at(Punct::LParen)
+            && self
+                .peek_at(1)
+                .is_some_and(|t| t.is_punct(Punct::Amp) || t.is_punct(Punct::Star))
+        {
+            return Err(Diagnostic::of_kind(
+                DiagnosticKind::NotSimulated,
+                self.here(),
+                "a reference or pointer to a whole array or to a function (`float (&a)[N]`, \
+                 `void (*f)(int)`) is not simulated; use a pointer to the array's first element",
+            ));
+        }
+        Ok(self.eat(Punct::Amp))
+    }
+
     /// Array dimensions `[N]` after a declarator's name (at most `MAX_TYPE_DEPTH`).
     pub(super) fn dims(&mut self) -> Result<Vec<Option<Expr>>, Diagnostic> {
         let mut dims = Vec::new();
@@ -322,10 +348,12 @@ impl<'a> Parser<'a> {
         let mut declarators = Vec::new();
         let mut pending = first_name;
         loop {
+            let mut reference = false;
             let (name, span, ty, pointer_const) = match pending.take() {
                 Some(first) => first,
                 None => {
                     let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
+                    reference = self.reference()?;
                     let (name, span) = self.ident("a variable name")?;
                     (self.names.declare(&name), span, ty, pointer_const)
                 }
@@ -344,6 +372,11 @@ impl<'a> Parser<'a> {
             }
             let init = if self.eat(Punct::Assign) {
                 Some(self.initializer()?)
+            } else if reference && self.eat(Punct::LParen) {
+                // `float &r(a[i]);` binds as `float &r = a[i];` does.
+                let place = self.expr()?;
+                self.expect(Punct::RParen)?;
+                Some(Initializer::Expr(place))
             } else if dims.is_empty() {
                 self.direct_initializer(&ty, span, spec.storage == Storage::Automatic)?
             } else {
@@ -357,6 +390,7 @@ impl<'a> Parser<'a> {
                 dims,
                 init,
                 align,
+                reference,
             });
             if !self.eat(Punct::Comma) {
                 break;
@@ -403,6 +437,21 @@ impl<'a> Parser<'a> {
         }
         let spec = self.specifiers()?;
         let (ty, pointer_const) = self.pointers(spec.base.clone(), spec.is_const)?;
+        let reference_at = self.here();
+        if self.reference()? {
+            let returned = self.at_word("operator") || self.struct_member_name_here();
+            let what = if returned || self.peek_at(1).is_some_and(|t| t.is_punct(Punct::LParen)) {
+                "a function that returns a reference (`float& f()`) is not simulated; return the \
+                 value or a pointer"
+            } else {
+                "a reference at file scope is not simulated"
+            };
+            return Err(Diagnostic::of_kind(
+                DiagnosticKind::NotSimulated,
+                reference_at,
+                what,
+            ));
+        }
         if self.at_word("operator") {
             return self.free_operator(spec, ty).map(Some);
         }
@@ -470,6 +519,7 @@ impl<'a> Parser<'a> {
             }
             let pspec = self.specifiers()?;
             let (mut ty, mut pointer_const) = self.pointers(pspec.base.clone(), pspec.is_const)?;
+            let reference = self.reference()?;
             // A parameter without a name (in a prototype, or one the body does not use) gets
             // one no source can spell.
             let unnamed = [Punct::Comma, Punct::RParen, Punct::Assign, Punct::LBracket];
@@ -503,6 +553,7 @@ impl<'a> Parser<'a> {
                 span: pspan,
                 ty,
                 is_const,
+                reference,
             });
             if !self.eat(Punct::Comma) {
                 break;

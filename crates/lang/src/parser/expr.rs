@@ -4,7 +4,7 @@ use super::{is_decl_word, is_statement_word, Parser, Tree};
 use crate::ast::{BinaryOp, Expr, ExprKind, Type, UnaryOp};
 use crate::lexer::{Punct, TokenKind};
 use crate::limits::MAX_TREE_DEPTH;
-use crate::span::{Diagnostic, Span};
+use crate::span::{Diagnostic, DiagnosticKind, Span};
 
 impl<'a> Parser<'a> {
     /// A full expression (commas included).
@@ -197,6 +197,14 @@ impl<'a> Parser<'a> {
     pub(super) fn type_name(&mut self) -> Result<Type, Diagnostic> {
         let spec = self.specifiers()?;
         let (ty, _) = self.pointers(spec.base.clone(), spec.is_const)?;
+        if self.at(Punct::Amp) || self.at(Punct::AndAnd) {
+            return Err(Diagnostic::of_kind(
+                DiagnosticKind::NotSimulated,
+                self.here(),
+                "a cast to a reference type (`(float&)x`) is not simulated; cast the value, or a \
+                 pointer (`*(float*)&x`)",
+            ));
+        }
         self.with_alias_dims(ty, &spec)
     }
 

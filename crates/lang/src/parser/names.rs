@@ -562,6 +562,7 @@ impl<'a> Parser<'a> {
                 dims: Vec::new(),
                 init: Some(Initializer::Expr(value)),
                 align: None,
+                reference: false,
             });
             if !self.eat(Punct::Comma) {
                 break;

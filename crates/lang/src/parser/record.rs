@@ -71,6 +71,7 @@ fn finish_member(
                 span: function.span,
                 ty: ty.clone(),
                 is_const: false,
+                reference: false,
             },
         );
     }
@@ -591,6 +592,7 @@ impl<'a> Parser<'a> {
                         dims: Vec::new(),
                         init,
                         align: None,
+                        reference: false,
                     }],
                     span,
                 }));

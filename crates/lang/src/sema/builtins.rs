@@ -13,7 +13,6 @@ impl Sema<'_> {
         args: &[Expr],
         span: Span,
     ) -> Result<(Ex, Type), Diagnostic> {
-        let in_place = self.take_inline_site(span);
         if let Some(&index) = self.function_index.get(name) {
             let callee = &self.functions[index];
             if callee.kind == FunctionKind::Kernel {
@@ -29,22 +28,15 @@ impl Sema<'_> {
                     ),
                 );
             }
+            if self.lowered_in_place(name) {
+                return self.inline_call(name, args, name_span);
+            }
             let param_types: Vec<Type> = callee.params.iter().map(|p| p.ty.clone()).collect();
             let ret_ty = self.unit_return_type(name);
             let mut lowered = Vec::new();
             for (a, pty) in args.iter().zip(&param_types) {
                 let (ex, ty) = self.rvalue(a)?;
                 lowered.push(self.convert(ex, &ty, pty, a.span)?);
-            }
-            if self.waits_at_barrier(name) {
-                if !in_place {
-                    return Err(Diagnostic::of_kind(
-                        DiagnosticKind::NotSimulated,
-                        name_span,
-                        inline::not_at_statement(name),
-                    ));
-                }
-                return self.inline_call(name, lowered, name_span);
             }
             if !self.callees.contains(&index) {
                 self.callees.push(index);

@@ -1,4 +1,6 @@
 //! Constant expressions: what a `const` name or an array size folds to, whether a loop has a constant trip count, and C's integer folding and literals.
+//! Also the walks over the syntax tree the passes share: what a statement assigns, its full
+//! expressions, the function of a name.
 
 use super::*;
 
@@ -266,7 +268,7 @@ impl Sema<'_> {
             }
             _ => false,
         };
-        if !step_ok || stmt_modifies(body, name) {
+        if !step_ok || stmt_modifies(body, name) || self.may_change(body, name) {
             return None;
         }
         Some(name.to_string())
@@ -348,4 +350,54 @@ pub(super) fn fold_int(op: BinOp, a: i64, b: i64, ty: Scalar) -> Option<i64> {
         }
         BinOp::Div | BinOp::Rem => return None,
     })
+}
+
+/// The parsed function named `name`.
+pub(super) fn function_ast<'u>(unit: &'u TranslationUnit, name: &str) -> Option<&'u Function> {
+    unit.items.iter().find_map(|item| match item {
+        Item::Function(f) if f.name == name => Some(f),
+        _ => None,
+    })
+}
+
+/// Calls `visit` with each full expression of the statement and of the statements in it, and
+/// whether it is the initialiser of a reference to a non-`const` place.
+pub(super) fn each_expression(s: &Stmt, visit: &mut dyn FnMut(&Expr, bool)) {
+    match &s.kind {
+        StmtKind::Declaration(d) => {
+            for x in &d.declarators {
+                if let Some(Initializer::Expr(e)) = &x.init {
+                    visit(e, x.reference && !const_elements(d, x));
+                }
+            }
+        }
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => visit(e, false),
+        StmtKind::Block(inner) => inner.iter().for_each(|s| each_expression(s, visit)),
+        StmtKind::If(c, a, b) => {
+            visit(c, false);
+            each_expression(a, visit);
+            if let Some(b) = b {
+                each_expression(b, visit);
+            }
+        }
+        StmtKind::While(c, body) | StmtKind::DoWhile(body, c) | StmtKind::Switch(c, body) => {
+            visit(c, false);
+            each_expression(body, visit);
+        }
+        StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+            ..
+        } => {
+            if let Some(init) = init {
+                each_expression(init, visit);
+            }
+            cond.iter().chain(step.iter()).for_each(|e| visit(e, false));
+            each_expression(body, visit);
+        }
+        StmtKind::Case(_, s) => each_expression(s, visit),
+        _ => {}
+    }
 }

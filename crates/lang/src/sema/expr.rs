@@ -11,7 +11,8 @@ impl Sema<'_> {
 
     pub(super) fn rvalue(&mut self, e: &Expr) -> Result<(Ex, Type), Diagnostic> {
         let lv = self.lower(e)?;
-        Ok(self.rvalue_of(lv, e.span))
+        let span = self.read_span(e);
+        Ok(self.rvalue_of(lv, span))
     }
 
     pub(super) fn rvalue_of(&mut self, lv: Lv, span: Span) -> (Ex, Type) {
@@ -257,9 +258,12 @@ impl Sema<'_> {
         b: &Expr,
         span: Span,
     ) -> Result<Lv, Diagnostic> {
-        let cond = self.condition(c)?;
-        let (ea, ta) = self.rvalue(a)?;
-        let (eb, tb) = self.rvalue(b)?;
+        let (cond, (ea, ta), (eb, tb)) = if self.calls_in_place(a) || self.calls_in_place(b) {
+            let sides = self.conditional_in_place(c, a, b, span)?;
+            (sides.cond, sides.a, sides.b)
+        } else {
+            (self.condition(c)?, self.rvalue(a)?, self.rvalue(b)?)
+        };
         let ty = match (&ta, &tb) {
             (Type::Scalar(x), Type::Scalar(y)) => Type::Scalar(common(*x, *y)),
             (Type::Pointer { .. }, Type::Scalar(_)) => ta.clone(),
@@ -345,7 +349,15 @@ impl Sema<'_> {
 
     #[inline(never)]
     pub(super) fn sizeof_expression(&mut self, a: &Expr, span: Span) -> Result<Lv, Diagnostic> {
+        // The operand is not evaluated: what a call lowered in place in it made (code, its
+        // arrays) goes.
+        let (code_before, objects_before, local_bytes) =
+            (self.code.len(), self.objects.len(), self.local_bytes);
         let lv = self.lower(a)?;
+        self.code.truncate(code_before);
+        self.spans.truncate(code_before);
+        self.objects.truncate(objects_before);
+        self.local_bytes = local_bytes;
         let ty = match &lv {
             Lv::Value(_, t) | Lv::Var { ty: t, .. } | Lv::Mem { ty: t, .. } => t.clone(),
         };
@@ -358,6 +370,12 @@ impl Sema<'_> {
     #[inline(never)]
     pub(super) fn comma(&mut self, a: &Expr, b: &Expr, span: Span) -> Result<Lv, Diagnostic> {
         let (ea, _) = self.rvalue(a)?;
+        if self.calls_in_place(b) {
+            // `a` is evaluated before `b`'s call.
+            self.emit(Op::Eval(ea), a.span);
+            let (eb, tb) = self.rvalue(b)?;
+            return Ok(Lv::Value(eb, tb));
+        }
         let (eb, tb) = self.rvalue(b)?;
         let n = eb.width;
         Ok(Lv::Value(
@@ -378,6 +396,13 @@ impl Sema<'_> {
                 reg, ty, is_const, ..
             }) => Ok(Lv::Var { reg, ty, is_const }),
             Some(Symbol::HostOnly(why)) => Err(Diagnostic { span, ..why }),
+            Some(Symbol::Ref {
+                addr, ty, is_const, ..
+            }) => Ok(Lv::Mem {
+                addr: Ex::new(ExKind::Reg(addr), 1, span),
+                ty,
+                is_const,
+            }),
             Some(Symbol::Constant { scalar, value }) => Ok(Lv::Value(
                 konst(decl::constant_bits(value, scalar), scalar, span),
                 Type::Scalar(scalar),
@@ -631,7 +656,8 @@ impl Sema<'_> {
                     let (ex, ty) = self.struct_operator(symbol, (lv, a.span), None, span)?;
                     return Ok(Lv::Value(ex, ty));
                 }
-                let (ex, ty) = self.rvalue_of(lv, a.span);
+                let read = self.read_span(a);
+                let (ex, ty) = self.rvalue_of(lv, read);
                 let Type::Scalar(s) = ty else {
                     return err(a.span, format!("this operator needs a number, not '{ty}'"));
                 };
@@ -673,6 +699,9 @@ impl Sema<'_> {
         span: Span,
     ) -> Result<(Ex, Type), Diagnostic> {
         if matches!(op, BinaryOp::And | BinaryOp::Or) {
+            if self.calls_in_place(b) {
+                return self.logical_in_place(op == BinaryOp::And, a, b, span);
+            }
             let lhs = self.condition(a)?;
             let rhs = self.condition(b)?;
             let ex = Ex::new(
@@ -687,12 +716,23 @@ impl Sema<'_> {
             return Ok((ex, Type::Scalar(Scalar::I32)));
         }
         let left = self.lower(a)?;
+        if matches!(op, BinaryOp::Shl | BinaryOp::Shr) && self.calls_in_place(b) {
+            // C++17 evaluates a shift's left operand first ([expr.shift]): before a call lowered
+            // in place on its right.
+            let read = self.read_span(a);
+            let (ea, ta) = self.rvalue_of(left, read);
+            let ea = self.held(ea, &ta);
+            let (eb, tb) = self.rvalue(b)?;
+            return self.binary_values(op, ea, ta, eb, tb, span, a.span, b.span);
+        }
         let (eb, tb) = self.rvalue(b)?;
         if record::struct_of(&left).is_some() || matches!(tb, Type::Struct(_)) {
             let right = Some((eb, tb, b.span));
             return self.struct_operator(op.symbol(), (left, a.span), right, span);
         }
-        let (ea, ta) = self.rvalue_of(left, a.span);
+        // A read through a reference carries the span of the place it names (`read_span`).
+        let read = self.read_span(a);
+        let (ea, ta) = self.rvalue_of(left, read);
         self.binary_values(op, ea, ta, eb, tb, span, a.span, b.span)
     }
 
@@ -855,12 +895,23 @@ impl Sema<'_> {
             None => "'='".to_string(),
             Some(op) => format!("'{}='", op.symbol()),
         };
+        // The right side is evaluated before the left (C++17 [expr.ass]): before a call
+        // lowered in place on the left.
+        let value_first = if self.calls_in_place(lhs) {
+            let (value, vty) = self.rvalue(rhs)?;
+            Some((self.held(value, &vty), vty))
+        } else {
+            None
+        };
         let lv = self.lower(lhs)?;
         if let Some(record) = record::struct_of(&lv) {
             return self.struct_assign(op, lv, record, rhs, span);
         }
         let (place, ty) = self.place(lv, lhs.span, &what)?;
-        let (value, vty) = self.rvalue(rhs)?;
+        let (value, vty) = match value_first {
+            Some(value) => value,
+            None => self.rvalue(rhs)?,
+        };
         let Some(op) = op else {
             let value = self.convert(value, &vty, &ty, rhs.span)?;
             let n = place.elem().n;

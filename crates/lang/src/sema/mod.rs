@@ -123,6 +123,14 @@ enum Symbol {
     /// fold, an array, a pointer): a host variable, which device code cannot read. Only a use
     /// fails, with this error, as nvcc compiles the kernels that do not use it.
     HostOnly(Diagnostic),
+    /// A reference bound to a place in memory (`reference`): the register holds the place's
+    /// address, computed where the reference was bound; `place` is where the place is written.
+    Ref {
+        addr: Reg,
+        ty: Type,
+        is_const: bool,
+        place: Span,
+    },
 }
 
 /// An expression as the check sees it: a value, a register variable, or a place in memory.
@@ -147,11 +155,10 @@ struct Sema<'a> {
     loop_depth: u32,
     /// The `switch` statements open around the statement being lowered, innermost last.
     switches: Vec<switch::OpenSwitch>,
-    /// The call (by its span) that the statement being lowered allows to lower a function that
-    /// waits at a barrier in place (`inline`), and how many such calls are being lowered one in
-    /// another.
-    inline_site: Option<Span>,
+    /// How many calls lowered in place (`inline`) are being lowered one in another, and where
+    /// a `return` in the innermost one's body leaves its value.
     inline_depth: u32,
+    inline_return: Option<inline::InlinedReturn>,
     unroll_regs: Vec<Reg>,
     n_temps: Reg,
     local_bytes: u64,
@@ -175,8 +182,8 @@ pub fn check(unit: &TranslationUnit) -> Result<Program, Diagnostic> {
         spans: Vec::new(),
         loop_depth: 0,
         switches: Vec::new(),
-        inline_site: None,
         inline_depth: 0,
+        inline_return: None,
         unroll_regs: Vec::new(),
         n_temps: 0,
         local_bytes: 0,
@@ -302,8 +309,10 @@ mod consts;
 mod convert;
 mod decl;
 mod expr;
+mod in_place;
 mod inline;
 mod record;
+mod reference;
 mod stmt;
 mod switch;
 
@@ -323,6 +332,13 @@ impl<'a> Sema<'a> {
             }
             let mut params = Vec::new();
             for p in &f.params {
+                if p.reference && f.kind == FunctionKind::Kernel {
+                    return Err(Diagnostic::of_kind(
+                        DiagnosticKind::NotSimulated,
+                        p.span,
+                        reference::KERNEL_PARAMETER,
+                    ));
+                }
                 if matches!(p.ty, Type::Void | Type::Array(..)) {
                     return err(
                         p.span,

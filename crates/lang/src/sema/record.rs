@@ -385,7 +385,8 @@ impl Sema<'_> {
         match lv_type(&lv) {
             Type::Struct(r) if r == record => Ok(lv),
             _ => {
-                let (ex, ty) = self.rvalue_of(lv, e.span);
+                let read = self.read_span(e);
+                let (ex, ty) = self.rvalue_of(lv, read);
                 let value = self.construct(record, vec![(ex, ty, e.span)], e.span)?;
                 Ok(Lv::Value(value, Type::Struct(record.clone())))
             }

@@ -29,14 +29,7 @@ impl Sema<'_> {
             StmtKind::Expr(e) => self.expression_statement(e, s.span),
             StmtKind::If(c, then, otherwise) => {
                 let cond = self.condition(c)?;
-                let if_at = self.emit(
-                    Op::If {
-                        cond,
-                        else_at: 0,
-                        predicated: None,
-                    },
-                    c.span,
-                );
+                let if_at = self.open_if(cond, c.span);
                 self.scoped(then)?;
                 let else_at = match otherwise {
                     Some(otherwise) => {
@@ -46,26 +39,7 @@ impl Sema<'_> {
                     }
                     None => None,
                 };
-                let end = self.emit(Op::EndIf, s.span);
-                let body = if else_at.is_none() {
-                    issue::predicated_body(&self.code[if_at + 1..end], &self.objects)
-                } else {
-                    None
-                };
-                if let Op::If {
-                    else_at: target,
-                    predicated,
-                    ..
-                } = &mut self.code[if_at]
-                {
-                    *target = else_at.unwrap_or(end);
-                    *predicated = body;
-                }
-                if let Some(at) = else_at {
-                    if let Op::Else { end_at } = &mut self.code[at] {
-                        *end_at = end;
-                    }
-                }
+                self.close_if(if_at, else_at, s.span);
                 Ok(())
             }
             StmtKind::While(c, body) => {
@@ -78,8 +52,10 @@ impl Sema<'_> {
                     },
                     s.span,
                 );
+                // The condition's code (a call lowered in place) runs in each iteration too.
+                let top = self.code.len();
                 let cond = self.condition(c)?;
-                let top = self.emit(Op::LoopCond { cond, end_at: 0 }, c.span);
+                self.emit(Op::LoopCond { cond, end_at: 0 }, c.span);
                 self.loop_body(body)?;
                 self.emit(Op::ContinuePoint, s.span);
                 self.emit(Op::Jump(top), s.span);
@@ -125,6 +101,9 @@ impl Sema<'_> {
                 r
             }
             StmtKind::Return(value) => {
+                if self.inlined_return(value.as_ref(), s.span)? {
+                    return Ok(());
+                }
                 let func = &self.functions[self.current];
                 let ret = func.ret;
                 let name = func.name.clone();
@@ -229,6 +208,7 @@ impl Sema<'_> {
                 _ => {}
             }
         }
+        self.leave_returned_lanes(begin, end, span);
     }
 
     pub(super) fn for_loop(
@@ -256,10 +236,11 @@ impl Sema<'_> {
         );
         // "An omitted expression-2 is replaced by a nonzero constant" (C11 6.8.5.3): the loop
         // still has its `LoopCond`, where lanes that broke out or returned leave it.
-        let top = match cond {
+        let top = self.code.len();
+        match cond {
             Some(c) => {
                 let cond = self.condition(c)?;
-                self.emit(Op::LoopCond { cond, end_at: 0 }, c.span)
+                self.emit(Op::LoopCond { cond, end_at: 0 }, c.span);
             }
             None => {
                 let always = konst(1, Scalar::Bool, span);
@@ -269,9 +250,9 @@ impl Sema<'_> {
                         end_at: 0,
                     },
                     span,
-                )
+                );
             }
-        };
+        }
         let unroll_reg = unroll_name.and_then(|n| match self.lookup(&n) {
             Some(Symbol::Var { reg, .. }) => Some(*reg),
             _ => None,
@@ -328,11 +309,8 @@ impl Sema<'_> {
                 return Ok(());
             }
         }
-        self.allow_inline_site(e);
         let code_before = self.code.len();
-        let lowered = self.expression(e);
-        self.inline_site = None;
-        let ex = lowered?;
+        let ex = self.expression(e)?;
         // A call lowered in place whose value is unused leaves nothing to evaluate.
         let inlined_value = matches!(e.kind, ExprKind::Call { .. })
             && matches!(ex.kind, ExKind::Reg(_))
@@ -344,6 +322,9 @@ impl Sema<'_> {
     }
 
     pub(super) fn local_declaration(&mut self, decl: &Declaration) -> Result<(), Diagnostic> {
+        if decl.declarators.iter().any(|d| d.reference) {
+            return self.declaration_with_references(decl);
+        }
         if (decl.compile_time || decl.is_auto) && self.cpp_local_declaration(decl)? {
             return Ok(());
         }
@@ -404,10 +385,7 @@ impl Sema<'_> {
                                     const_value = Some(v);
                                 }
                             }
-                            self.allow_inline_site(e);
-                            let lowered = self.rvalue(e);
-                            self.inline_site = None;
-                            let (ex, from) = lowered?;
+                            let (ex, from) = self.rvalue(e)?;
                             Some(self.convert(ex, &from, &ty, e.span)?)
                         }
                         Some(Initializer::List(items, span)) => {

@@ -1,10 +1,13 @@
 //! Kernels in the C++ that CUDA courses write, for the fuzz target: type aliases, enums,
 //! namespaces, file-scope constants and `constexpr`, default arguments, `auto`, `nullptr`,
 //! `switch` with fall-through, C++ casts and functional casts, the vector types with `make_*`,
-//! `dim3`, the headers' constants, attributes and `__launch_bounds__`, a `__device__`
-//! function that waits at `__syncthreads()`, and a struct with a constructor, member functions
-//! and an operator, read and written whole and by member in global memory; mixed with the C statements of `grammar` and, now
-//! and then, a hostile shape of one of them (nesting, long chains, huge values).
+//! `dim3`, the headers' constants, attributes and `__launch_bounds__`, references (locals, and
+//! parameters of `__device__` functions, bound to registers, shared and global elements and
+//! values), `__device__` functions that wait at `__syncthreads()`, called as statements and
+//! inside expressions (operands, conditions, `&&` and `?:`), one of them returning early, and a
+//! struct with a constructor, member functions and an operator, read and written whole and by
+//! member in global memory; mixed with the C statements of `grammar` and, now and then, a
+//! hostile shape of one of them (nesting, long chains, huge values).
 //!
 //! The C subset's cases (`grammar::c_subset_case`) stay as they were, so that the snapshot's
 //! generated cases, drawn from them, do not change when this grammar grows.
@@ -42,7 +45,16 @@ struct Pair {\n\
   __device__ void bump(float d) { lo += d; this->hi -= d; }\n\
   __device__ Pair operator+(Pair o) const { return Pair(lo + o.lo, hi + o.hi); }\n\
 };\n\
-typedef struct { int key; short tag; double weight; } Entry;\n";
+typedef struct { int key; short tag; double weight; } Entry;\n\
+__device__ void add_to(int &t, const int &by) { t += by; }\n\
+__device__ int synced(const int* s, int t) { __syncthreads(); int r = s[t & 63]; __syncthreads(); return r; }\n\
+__device__ int stepped(int* s, int t) {\n\
+  if (t < 0) return 0;\n\
+  for (int k = 0; k < 3; k++) if (s[(t + k) & 63] > 100) return k;\n\
+  s[t & 63] += 1;\n\
+  __syncthreads();\n\
+  return s[0];\n\
+}\n";
 
 /// Hostile file-scope C++: deep namespaces, long enums and alias chains, nested `constexpr`
 /// calls, bad launch bounds.
@@ -119,6 +131,19 @@ fn cpp_stmt() -> BoxedStrategy<String> {
         1 => Just("index_t t2 = WIDTH_C; j += t2 + twice_c(TILE_C);".to_string()),
         1 => Just("Mode m = Mode::SCALE; if (m == Mode::SCALE) j += 1;".to_string()),
         1 => int_expr().prop_map(|e| format!("block_step(s, {e});")),
+        2 => int_expr().prop_map(|e| format!(
+            "add_to(j, {e}); add_to(s[i & 63], j); {{ int &r = h; r += j; const float &c = v * 2.0f; v += c; }}"
+        )),
+        1 => int_expr().prop_map(|e| format!(
+            "{{ auto &e = a[({e}) & 63]; int &t = s[(i + 1) & 63]; add_to(e, t); add_to(t, 1); }}"
+        )),
+        1 => int_expr().prop_map(|e| format!(
+            "j += 2 * synced(s, {e}) + (i > 3 && synced(s, j) > 0);"
+        )),
+        1 => int_expr().prop_map(|e| format!(
+            "if (synced(s, {e}) > 0) h += stepped(s, i); v += (j > 0 ? (float)stepped(s, j) : v);"
+        )),
+        1 => int_expr().prop_map(|e| format!("while (synced(s, j) < ({e}) && j < 4) j++;")),
         1 => int_expr().prop_map(|e| format!("j += ident({e}) + const_cast<const int*>(a)[0];")),
         1 => int_expr().prop_map(|e| format!("double2 d2 = make_double2({e}, 1.0); v += (float)d2.x;")),
         2 => int_expr().prop_map(|e| format!(
@@ -136,11 +161,13 @@ fn cpp_stmt() -> BoxedStrategy<String> {
         1 => int_expr().prop_map(|e| format!(
             "Entry en = {{({e}), 2, 0.5}}; reinterpret_cast<Entry*>(f)[i & 3] = en; j += reinterpret_cast<Entry*>(f)[i & 3].tag;"
         )),
-        1 => (hostile_size(), 0usize..4).prop_map(|(n, which)| match which {
+        1 => (hostile_size(), 0usize..6).prop_map(|(n, which)| match which {
             0 => format!("{}j += 1;{}", "switch (i) { default: ".repeat(n), " }".repeat(n)),
             1 => format!("j += {}i{};", "static_cast<int>(".repeat(n), ")".repeat(n)),
             2 => format!("j += {}i{};", "int(".repeat(n), ")".repeat(n)),
-            _ => format!("j += {}geo::K;", "::".repeat(n % 3)),
+            3 => format!("j += {}geo::K;", "::".repeat(n % 3)),
+            4 => format!("j += {}0{};", "synced(s, ".repeat(n), ")".repeat(n)),
+            _ => format!("j += i{};", " && synced(s, i) > 0".repeat(n)),
         }),
     ]
     .boxed()
