@@ -542,6 +542,21 @@ pub struct LaunchBounds {
 pub enum Item {
     Variable(Declaration),
     Function(Function),
+    /// Host code, read past (`parser/host.rs`).
+    Host(HostItem),
+}
+
+/// A file-scope item of host code: a host function (`main` included), a host variable or a class
+/// only the host uses. Sema skips it; `launches` reads its tokens.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostItem {
+    /// The function's or variable's name (the last one a declaration names), or the class's.
+    pub name: String,
+    pub span: Span,
+    /// A function, with its body when it has one.
+    pub function: bool,
+    /// The item's tokens in the preprocessed token stream the parser read.
+    pub tokens: std::ops::Range<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]

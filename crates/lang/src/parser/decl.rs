@@ -411,8 +411,22 @@ impl<'a> Parser<'a> {
     /// initialiser or an array parameter's size) fails the file: it has no function to fail.
     pub(super) fn item(&mut self) -> Result<Option<Item>, Diagnostic> {
         if self.at_record() {
-            self.record_item()?;
-            return Ok(None);
+            let start = self.pos;
+            return match self.record_item() {
+                Ok(()) => Ok(None),
+                // A class the device language cannot read that only the host uses (member
+                // functions without `__device__`, `std::` members) is host code, read past.
+                Err(error) => {
+                    self.pos = start;
+                    match self.host_item()? {
+                        Some(host) => Ok(host),
+                        None => Err(error),
+                    }
+                }
+            };
+        }
+        if let Some(host) = self.host_item()? {
+            return Ok(host);
         }
         let item = match self.name_item()? {
             Some(item) => item,

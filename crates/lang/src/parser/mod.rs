@@ -26,6 +26,7 @@ use super::span::{Diagnostic, DiagnosticKind, Span};
 mod cast;
 mod decl;
 mod expr;
+mod host;
 mod names;
 mod record;
 pub(crate) use record::{constructor_name, this_object};
@@ -94,6 +95,7 @@ pub fn parse(tokens: &[Token]) -> Result<TranslationUnit, Diagnostic> {
         unsupported: None,
         names: names::Names::default(),
         pending: Vec::new(),
+        linkage_blocks: 0,
     };
     while parser.pos < tokens.len() {
         if parser.eat(Punct::Semi) {
@@ -120,6 +122,8 @@ struct Parser<'a> {
     names: names::Names,
     /// The file's items read so far, those of namespaces included.
     pending: Vec<Item>,
+    /// `extern "C" {` blocks open at file scope, whose `}` the item loop reads past.
+    linkage_blocks: u32,
 }
 
 /// An expression and the depth of its tree, known as it is built (a leaf is 1 deep).
@@ -365,6 +369,13 @@ mod tests {
                             .collect();
                         vec![format!("{:?} {}", d.storage, names.join(", "))]
                     }
+                    Item::Host(h) => {
+                        let what = if h.function { "function" } else { "item" };
+                        vec![format!(
+                            "host {what} {} at {}:{}",
+                            h.name, h.span.line, h.span.col
+                        )]
+                    }
                 })
                 .collect::<Vec<_>>(),
             Err(d) => vec![d.to_string()],
@@ -431,10 +442,59 @@ mod tests {
     }
 
     #[test]
-    fn a_host_function_is_rejected_by_name() {
+    fn main_is_host_code_read_past() {
+        check("int main() { return 0; }", &["host function main at 1:5"]);
+    }
+
+    #[test]
+    fn host_functions_variables_and_classes_are_read_past_and_device_code_is_kept() {
         check(
-            "int main() { return 0; }",
-            &["1:5: 'main' is a host function; only __global__ kernels and __device__ functions are simulated"],
+            "struct Timer { cudaEvent_t a; Timer() { cudaEventCreate(&a); } ~Timer() {} };\n\
+             static int verbose = 0;\n\
+             std::vector<float> host_data;\n\
+             const int N = 64;\n\
+             template <typename T> static T biggest(const std::vector<T>& v) { return v[0]; }\n\
+             __host__ __device__ float twice(float x) { return 2.0f * x; }\n\
+             __host__ float thrice(float x) { return 3.0f * x; }\n\
+             extern \"C\" { void entry(int n); }\n\
+             __global__ void k(float* a) { a[threadIdx.x] = twice(N); }\n\
+             int main(int argc, char** argv) {\n\
+               auto square = [&](int i) { return i * i; };\n\
+               std::vector<float> v(N);\n\
+               k<<<1, N>>>(nullptr);\n\
+               return square(argc);\n\
+             }\n",
+            &[
+                "host item Timer at 1:8",
+                "host item verbose at 2:12",
+                "host item host_data at 3:20",
+                "Automatic int N",
+                "host function biggest at 5:32",
+                "Device twice(float x) 1 statements",
+                "host function thrice at 7:16",
+                "host function entry at 8:19",
+                "Kernel k(float* a) 1 statements",
+                "host function main at 10:5",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_constructor_s_member_initialisers_stay_in_its_host_item() {
+        check(
+            "Grid::Grid(int n) : size{n}, cells(n) { fill(); }\n__global__ void k(int* a) { a[0] = 1; }",
+            &[
+                "host function Grid at 1:7",
+                "Kernel k(int* a) 1 statements",
+            ],
+        );
+    }
+
+    #[test]
+    fn an_unclosed_host_function_points_at_its_brace() {
+        check(
+            "int main() {\n  if (1) {\n  return 0;\n}",
+            &["1:12: this '{' is never closed"],
         );
     }
 

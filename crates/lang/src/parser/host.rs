@@ -1,0 +1,301 @@
+//! Host code read past: the file-scope items nvcc's host pass compiles and its device pass does
+//! not run.
+//!
+//! A whole `.cu` program holds `main`, host helpers, host globals and the classes the host uses
+//! next to its kernels. nvcc splits the file (CUDA C++ Programming Guide, "Compilation with
+//! NVCC"): a function without an execution space specifier, or with `__host__` alone, is a host
+//! function ("Function Execution Space Specifiers"), and a file-scope variable without a memory
+//! space is a host variable ("Variable Memory Space Specifiers"). Such an item is not parsed as
+//! the kernel language: its extent is found by matching brackets, whatever C++ it holds
+//! (lambdas, templates, `std::` types), and it becomes an `ast::Item::Host` with its name and
+//! tokens, which sema skips and `launches` reads for the kernel launches.
+//!
+//! Which items are host code is decided in one place, `host_shape`, from the item's head (its
+//! tokens before the first `;`, `{` or `=` outside brackets): `__global__`, `__device__`,
+//! `__constant__`, `__shared__` or `__managed__` make it device code; `__host__` alone, a function
+//! (a name and its parameter list) that is not `constexpr`, or a variable that is neither `const`
+//! nor `constexpr` make it host code. A `struct` or `class` is device code (kernels may use it)
+//! unless its body declares no `__device__` member and has member functions or qualified `::`
+//! names, the marks of a class only the host uses. `extern "C"` is read past as a linkage
+//! specification, its braces included.
+
+use super::Parser;
+use crate::ast::{HostItem, Item};
+use crate::lexer::{Punct, Token, TokenKind};
+use crate::span::{Diagnostic, Span};
+
+/// Words that put an item in device code.
+const DEVICE_WORDS: [&str; 5] = [
+    "__global__",
+    "__device__",
+    "__constant__",
+    "__shared__",
+    "__managed__",
+];
+
+/// Words before a `(` that is not a parameter list.
+const NOT_A_NAME: [&str; 6] = [
+    "__launch_bounds__",
+    "__attribute__",
+    "alignas",
+    "__align__",
+    "decltype",
+    "sizeof",
+];
+
+/// Words that start an item the device parser reads (or refuses by name).
+const DECLARATIONS: [&str; 7] = [
+    "typedef",
+    "using",
+    "namespace",
+    "enum",
+    "union",
+    "static_assert",
+    "template",
+];
+
+/// A host item found at a token: its name, the name's place, its kind and the token after it.
+struct HostShape {
+    name: String,
+    span: Span,
+    function: bool,
+    end: usize,
+}
+
+impl Parser<'_> {
+    /// Reads a host item at the current token, or a linkage specification's `extern "C"` and
+    /// braces, and returns `Some` (with the item, if any) when it did; `None` leaves the
+    /// position for the device parser.
+    pub(super) fn host_item(&mut self) -> Result<Option<Option<Item>>, Diagnostic> {
+        let tokens = self.tokens;
+        let start = self.pos;
+        if self.at(Punct::RBrace) && self.linkage_blocks > 0 {
+            self.linkage_blocks -= 1;
+            self.pos += 1;
+            return Ok(Some(None));
+        }
+        if self.at_word("extern")
+            && matches!(self.peek_at(1).map(|t| &t.kind), Some(TokenKind::Str(_)))
+        {
+            self.pos += 2;
+            if self.eat(Punct::LBrace) {
+                self.linkage_blocks += 1;
+            }
+            return Ok(Some(None));
+        }
+        let Some(shape) = host_shape(tokens, start)? else {
+            return Ok(None);
+        };
+        self.pos = shape.end;
+        Ok(Some(Some(Item::Host(HostItem {
+            name: shape.name,
+            span: shape.span,
+            function: shape.function,
+            tokens: start..shape.end,
+        }))))
+    }
+}
+
+/// The index of the token after the bracket that closes the one at `open`, or an error at the
+/// opening bracket when the file ends first.
+fn after_match(tokens: &[Token], open: usize) -> Result<usize, Diagnostic> {
+    let mut depth = 0usize;
+    for (index, token) in tokens.iter().enumerate().skip(open) {
+        match &token.kind {
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+            TokenKind::Punct(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Ok(index + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    let bracket = tokens.get(open).map(|t| t.span).unwrap_or_default();
+    let shown = tokens
+        .get(open)
+        .map(|t| t.kind.describe())
+        .unwrap_or_default();
+    Err(Diagnostic::new(
+        bracket,
+        format!("this {shown} is never closed"),
+    ))
+}
+
+/// The index of the first `;` at bracket depth 0 from `from`, and the token after it (or the end).
+fn after_semicolon(tokens: &[Token], from: usize) -> Result<usize, Diagnostic> {
+    let mut index = from;
+    while let Some(token) = tokens.get(index) {
+        match &token.kind {
+            TokenKind::Punct(Punct::Semi) => return Ok(index + 1),
+            TokenKind::Punct(Punct::LParen | Punct::LBracket | Punct::LBrace) => {
+                index = after_match(tokens, index)?
+            }
+            _ => index += 1,
+        }
+    }
+    Ok(index)
+}
+
+/// The token after a `template <...>` header at `at` (angle brackets matched outside
+/// parentheses), or `at` when there is none.
+fn after_template_header(tokens: &[Token], at: usize) -> usize {
+    let is = |index: usize, p: Punct| tokens.get(index).is_some_and(|t| t.is_punct(p));
+    if tokens.get(at).and_then(Token::ident) != Some("template") || !is(at + 1, Punct::Lt) {
+        return at;
+    }
+    let (mut angles, mut parens, mut index) = (0usize, 0usize, at + 1);
+    while let Some(token) = tokens.get(index) {
+        index += 1;
+        match &token.kind {
+            TokenKind::Punct(Punct::LParen) => parens += 1,
+            TokenKind::Punct(Punct::RParen) => parens = parens.saturating_sub(1),
+            TokenKind::Punct(Punct::Lt) if parens == 0 => angles += 1,
+            TokenKind::Punct(p @ (Punct::Gt | Punct::Shr)) if parens == 0 => {
+                angles = angles.saturating_sub(if *p == Punct::Shr { 2 } else { 1 });
+                if angles == 0 {
+                    return index;
+                }
+            }
+            _ => {}
+        }
+    }
+    index
+}
+
+/// Whether the file-scope item at `start` is host code, and then its name and extent. The one
+/// place where host and device code are told apart.
+fn host_shape(tokens: &[Token], start: usize) -> Result<Option<HostShape>, Diagnostic> {
+    let head = after_template_header(tokens, start);
+    let first = tokens.get(head).and_then(Token::ident);
+    if matches!(first, Some("struct" | "class")) {
+        return host_class(tokens, start, head);
+    }
+    if first.is_none_or(|word| DECLARATIONS.contains(&word)) {
+        return Ok(None);
+    }
+    let (mut device, mut host, mut constant, mut compile_time) = (false, false, false, false);
+    let mut function = false;
+    let mut qualified = false;
+    let mut name: Option<(&str, Span)> = None;
+    let mut index = head;
+    let stop = loop {
+        let Some(token) = tokens.get(index) else {
+            return Ok(None);
+        };
+        match &token.kind {
+            TokenKind::Ident(word) => {
+                device |= DEVICE_WORDS.contains(&word.as_str());
+                host |= word == "__host__";
+                constant |= word == "const";
+                compile_time |= word == "constexpr";
+                if !function {
+                    name = Some((word, token.span));
+                }
+                index += 1;
+            }
+            TokenKind::Punct(Punct::ColonColon) => {
+                qualified = true;
+                index += 1;
+            }
+            TokenKind::Punct(p @ (Punct::Semi | Punct::LBrace | Punct::Assign)) => break *p,
+            TokenKind::Punct(p @ (Punct::LParen | Punct::LBracket)) => {
+                let previous = index.checked_sub(1).and_then(|i| tokens.get(i));
+                let before = previous.and_then(Token::ident);
+                let operator = previous.is_some_and(|t| t.ident().is_none())
+                    && name.is_some_and(|(word, _)| word == "operator");
+                if *p == Punct::LParen
+                    && (before.is_some_and(|w| !NOT_A_NAME.contains(&w)) || operator)
+                {
+                    function = true;
+                }
+                index = after_match(tokens, index)?;
+            }
+            _ => index += 1,
+        }
+    };
+    if device || (compile_time && !host) {
+        return Ok(None);
+    }
+    let variable_on_device = !function && (constant || compile_time) && !qualified;
+    if !host && variable_on_device {
+        return Ok(None);
+    }
+    let end = match stop {
+        Punct::LBrace if function => after_function_body(tokens, index)?,
+        _ => after_semicolon(tokens, index)?,
+    };
+    let (name, span) = name.unwrap_or(("", tokens[start].span));
+    Ok(Some(HostShape {
+        name: name.to_string(),
+        span,
+        function,
+        end,
+    }))
+}
+
+/// The token after a function body whose first `{` at depth 0 is at `open`: the braces of a
+/// constructor's member initialisers (`: a{1}, b(2) { ... }`) come before the body, so a `,` or
+/// `{` after a closing brace goes on to the next.
+fn after_function_body(tokens: &[Token], open: usize) -> Result<usize, Diagnostic> {
+    let mut end = after_match(tokens, open)?;
+    loop {
+        match tokens.get(end).map(|t| &t.kind) {
+            Some(TokenKind::Punct(Punct::LBrace)) => end = after_match(tokens, end)?,
+            Some(TokenKind::Punct(Punct::Comma)) => {
+                let mut next = end;
+                while tokens.get(next).is_some_and(|t| !t.is_punct(Punct::LBrace)) {
+                    next += 1;
+                    if tokens.get(next).is_some_and(|t| t.is_punct(Punct::LParen)) {
+                        next = after_match(tokens, next)?;
+                        break;
+                    }
+                }
+                if next >= tokens.len() {
+                    return Ok(end);
+                }
+                end = next;
+            }
+            _ => return Ok(end),
+        }
+    }
+}
+
+/// A `struct` or `class` at `head` (after any template header from `start`) that only the host
+/// uses: its body has member functions or `::` names and no device word.
+fn host_class(
+    tokens: &[Token],
+    start: usize,
+    head: usize,
+) -> Result<Option<HostShape>, Diagnostic> {
+    let mut open = head;
+    while let Some(token) = tokens.get(open) {
+        if token.is_punct(Punct::Semi) {
+            return Ok(None);
+        }
+        if token.is_punct(Punct::LBrace) {
+            break;
+        }
+        open += 1;
+    }
+    let close = after_match(tokens, open)?;
+    let body = &tokens[open + 1..close - 1];
+    let device = body
+        .iter()
+        .any(|t| t.ident().is_some_and(|w| DEVICE_WORDS.contains(&w)));
+    let method = body.windows(2).any(|pair| {
+        pair[0].ident().is_some_and(|w| !NOT_A_NAME.contains(&w)) && pair[1].is_punct(Punct::LParen)
+    });
+    let qualified = body.iter().any(|t| t.is_punct(Punct::ColonColon));
+    if device || !(method || qualified) {
+        return Ok(None);
+    }
+    let name = tokens.get(head + 1).filter(|t| t.ident().is_some());
+    Ok(Some(HostShape {
+        name: name.and_then(Token::ident).unwrap_or("").to_string(),
+        span: name.map_or(tokens[start].span, |t| t.span),
+        function: false,
+        end: after_semicolon(tokens, close)?,
+    }))
+}
