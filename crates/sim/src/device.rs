@@ -32,6 +32,27 @@ impl fmt::Display for ComputeCapability {
     }
 }
 
+impl ComputeCapability {
+    /// The value nvcc's device pass gives `__CUDA_ARCH__` when it compiles for this capability:
+    /// 10 x major + minor, times ten (900 for 9.0, 100 for 1.0; CUDA C++ Programming Guide,
+    /// "`__CUDA_ARCH__`").
+    pub fn cuda_arch(self) -> u32 {
+        (self.major * 10 + self.minor) * 10
+    }
+
+    /// The macros nvcc's device pass defines before a file compiled for this capability,
+    /// `__CUDACC__` and `__CUDA_ARCH__`, then `defines` (the `-D`s, which may redefine them, as a
+    /// file's own `#define` may).
+    pub fn device_pass_defines(self, defines: &[(String, String)]) -> Vec<(String, String)> {
+        let mut all = vec![
+            ("__CUDACC__".to_string(), "1".to_string()),
+            ("__CUDA_ARCH__".to_string(), self.cuda_arch().to_string()),
+        ];
+        all.extend_from_slice(defines);
+        all
+    }
+}
+
 /// The lower-case ids used on the command line and in URLs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -1269,6 +1290,15 @@ mod tests {
             Err(error) => error.to_string(),
         };
         assert_eq!(found, expected, "{device} {grid:?} {block:?}");
+    }
+
+    #[test]
+    fn cuda_arch_is_ten_times_the_two_digits_of_the_compute_capability() {
+        let arch: Vec<u32> = DeviceId::ALL
+            .iter()
+            .map(|id| id.device().compute_capability.cuda_arch())
+            .collect();
+        assert_eq!(arch, [100, 130, 200, 700, 800, 900]);
     }
 
     #[test]

@@ -153,7 +153,12 @@ fn simulate_in_order(input: &SimulationInput) -> Result<SimulationReport, Stop> 
     // most 1024 threads; the products are checked all the same and would saturate, not wrap.
     let grid_blocks = checked_product(grid);
     let threads_per_block = u32::try_from(checked_product(block)).unwrap_or(u32::MAX);
-    let unit = kernel::parse(&input.source, &input.defines)?;
+    // The file is read as nvcc's device pass reads it for the preset.
+    let defines = input
+        .device
+        .compute_capability
+        .device_pass_defines(&input.defines);
+    let unit = kernel::parse(&input.source, &defines)?;
     let program = kernel::sema::check(&unit)?;
     check_capability(input, &program)?;
     let mut sim = Simulation::new(&program, &input.kernel, &launch_of(input), input.seed)?;
@@ -1235,6 +1240,36 @@ mod tests {
             diagnostic.to_string(),
             "4:3: index 64 is outside buffer 'a' (256 bytes)"
         );
+    }
+
+    /// A kernel that stores once per thread when compiled for cc 8.0 or later and twice before,
+    /// with host code nvcc's device pass does not see.
+    const ARCH_GUARDED: &str = "#ifndef __CUDACC__\nthis is no C at all\n#endif\n\
+        __global__ void k(float* a) {\n\
+        #if __CUDA_ARCH__ >= 800\n  a[threadIdx.x] = 1.0f;\n\
+        #else\n  a[threadIdx.x] = 1.0f;\n  a[threadIdx.x + 32] = 2.0f;\n#endif\n}\n\
+        int main() { k<<<1, 32>>>(nullptr); return 0; }\n";
+
+    /// The bytes one block of 32 threads of `ARCH_GUARDED` asks to store on `device`.
+    fn guarded_bytes(source: &str, device: crate::device::Device) -> f64 {
+        let mut input = SimulationInput::new(source, "k", device);
+        input.block = Dim3::new(32, 1, 1);
+        input.buffers = vec![("a".to_string(), 4 * 64)];
+        let report = simulate(&input).unwrap_or_else(|e| panic!("{e:?}"));
+        report.counters.global_bytes_requested
+    }
+
+    #[test]
+    fn a_file_is_read_as_nvcc_s_device_pass_for_the_preset_s_compute_capability() {
+        // 32 floats are 128 bytes on the H100 (cc 9.0, __CUDA_ARCH__ 900) and the A100 (800);
+        // twice that on the V100 (700) and G80 (100), which take the #else branch.
+        assert_eq!(guarded_bytes(ARCH_GUARDED, h100()), 128.0);
+        assert_eq!(guarded_bytes(ARCH_GUARDED, DeviceId::A100.device()), 128.0);
+        assert_eq!(guarded_bytes(ARCH_GUARDED, DeviceId::V100.device()), 256.0);
+        assert_eq!(guarded_bytes(ARCH_GUARDED, g80()), 256.0);
+        // The file's own definition wins, as it does in nvcc after the predefined one.
+        let own = format!("#undef __CUDA_ARCH__\n#define __CUDA_ARCH__ 700\n{ARCH_GUARDED}");
+        assert_eq!(guarded_bytes(&own, h100()), 256.0);
     }
 
     #[test]
