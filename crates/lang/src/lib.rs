@@ -25,6 +25,7 @@ pub mod decimal;
 pub mod header_names;
 pub mod ir;
 pub mod issue;
+pub mod launches;
 pub mod lexer;
 pub mod limits;
 pub mod name_map;

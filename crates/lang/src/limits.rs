@@ -66,3 +66,7 @@ pub const MAX_MESSAGE_CHARS: usize = 240;
 /// looks each name it reads up among them (`parser/names.rs`), so their number bounds the time a
 /// file takes to read. Kernels from a course declare tens.
 pub const MAX_DECLARED_NAMES: usize = 2_048;
+
+/// The most kernel launches `launches` reads in a program's host code; each costs a few passes
+/// of the front end over one expression.
+pub const MAX_HOST_LAUNCHES: usize = 1_000;

@@ -2,6 +2,7 @@
 //! and `__CUDA_ARCH__` defined, host functions and variables read past.
 
 use memplay_lang::ast::Item;
+use memplay_lang::launches::{find_launches, ArgumentValue, HostValue};
 use memplay_lang::parse;
 use std::path::Path;
 
@@ -56,4 +57,59 @@ fn the_measured_programs_parse_with_their_host_code_in_view() {
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
+fn the_vector_loads_program_launches_each_kernel_on_its_two_buffers() {
+    // n = 2^21 elements, 256 threads a block: 8192 blocks; each buffer is 16 n bytes, 32 MiB.
+    let launches = find_launches(&reference("vector_loads/vector_loads.cu"), &[])
+        .unwrap_or_else(|d| panic!("{d}"));
+    let kernels: Vec<&str> = launches.iter().map(|l| l.kernel.as_str()).collect();
+    assert_eq!(
+        kernels,
+        [
+            "v_float",
+            "v_float2",
+            "v_float3",
+            "v_float3_x",
+            "v_float4",
+            "v_int4_bytes",
+            "v_uchar4",
+            "v_s12",
+            "v_s12_b",
+            "v_s16",
+            "v_s16_b"
+        ]
+    );
+    for launch in &launches {
+        let known = |d: &[HostValue; 3]| d.iter().map(HostValue::known).collect::<Vec<_>>();
+        assert_eq!(
+            known(&launch.grid),
+            [Some(8192), Some(1), Some(1)],
+            "{}",
+            launch.kernel
+        );
+        assert_eq!(
+            known(&launch.block),
+            [Some(256), Some(1), Some(1)],
+            "{}",
+            launch.kernel
+        );
+        let buffers: Vec<(String, Option<i64>)> = launch
+            .args
+            .iter()
+            .filter_map(|a| match &a.value {
+                ArgumentValue::Buffer(b) => Some((b.buffer.clone(), b.bytes.known())),
+                _ => None,
+            })
+            .collect();
+        let size = Some(16 << 21);
+        assert_eq!(
+            buffers,
+            [("d_b".to_string(), size), ("d_a".to_string(), size)],
+            "{}",
+            launch.kernel
+        );
+        assert_eq!(launch.args[2].value, ArgumentValue::Integer(1 << 21));
+    }
 }

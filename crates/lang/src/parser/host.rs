@@ -98,7 +98,7 @@ impl Parser<'_> {
 
 /// The index of the token after the bracket that closes the one at `open`, or an error at the
 /// opening bracket when the file ends first.
-fn after_match(tokens: &[Token], open: usize) -> Result<usize, Diagnostic> {
+pub(crate) fn after_match(tokens: &[Token], open: usize) -> Result<usize, Diagnostic> {
     let mut depth = 0usize;
     for (index, token) in tokens.iter().enumerate().skip(open) {
         match &token.kind {
@@ -167,6 +167,20 @@ fn after_template_header(tokens: &[Token], at: usize) -> usize {
 /// Whether the file-scope item at `start` is host code, and then its name and extent. The one
 /// place where host and device code are told apart.
 fn host_shape(tokens: &[Token], start: usize) -> Result<Option<HostShape>, Diagnostic> {
+    Ok(item_shape(tokens, start, false)?
+        .filter(|(host, _)| *host)
+        .map(|(_, shape)| shape))
+}
+
+/// The file-scope item at `start`, whether it is host code (`true`), and its shape; `None` for
+/// an item that starts with no word or a declaration word (`typedef`, `namespace`, ...). The
+/// extent of device code is found only when `device_extent` asks (the device parser places its
+/// own errors in it).
+fn item_shape(
+    tokens: &[Token],
+    start: usize,
+    device_extent: bool,
+) -> Result<Option<(bool, HostShape)>, Diagnostic> {
     let head = after_template_header(tokens, start);
     let first = tokens.get(head).and_then(Token::ident);
     if matches!(first, Some("struct" | "class")) {
@@ -215,24 +229,74 @@ fn host_shape(tokens: &[Token], start: usize) -> Result<Option<HostShape>, Diagn
             _ => index += 1,
         }
     };
-    if device || (compile_time && !host) {
-        return Ok(None);
-    }
-    let variable_on_device = !function && (constant || compile_time) && !qualified;
-    if !host && variable_on_device {
-        return Ok(None);
-    }
+    // A `constexpr` function is callable from device code; a `const` variable without `::` in
+    // its type is a compile-time constant kernels may read.
+    let on_device = device || (!host && (compile_time || (constant && !function && !qualified)));
     let end = match stop {
+        _ if on_device && !device_extent => index,
         Punct::LBrace if function => after_function_body(tokens, index)?,
         _ => after_semicolon(tokens, index)?,
     };
     let (name, span) = name.unwrap_or(("", tokens[start].span));
-    Ok(Some(HostShape {
+    let shape = HostShape {
         name: name.to_string(),
         span,
         function,
         end,
-    }))
+    };
+    Ok(Some((!on_device, shape)))
+}
+
+/// The file-scope items of `tokens`, in order: whether each is host code, whether it is a
+/// function, and its tokens. Namespaces and `extern "C"` blocks are entered; every other item is
+/// stepped over whole, whether or not the device parser could read it.
+pub(crate) fn file_items(
+    tokens: &[Token],
+) -> Result<Vec<(bool, bool, std::ops::Range<usize>)>, Diagnostic> {
+    let mut items = Vec::new();
+    let mut index = 0;
+    while let Some(token) = tokens.get(index) {
+        let word = token.ident();
+        let opens_block = |ahead: usize| {
+            (1..=ahead).any(|k| {
+                tokens
+                    .get(index + k)
+                    .is_some_and(|t| t.is_punct(Punct::LBrace))
+            })
+        };
+        if token.is_punct(Punct::Semi) || token.is_punct(Punct::RBrace) {
+            index += 1;
+        } else if word == Some("namespace") && opens_block(2) {
+            // `namespace N {` or `namespace {`: its items are file-scope items.
+            while tokens
+                .get(index)
+                .is_some_and(|t| !t.is_punct(Punct::LBrace))
+            {
+                index += 1;
+            }
+            index += 1;
+        } else if word == Some("extern")
+            && matches!(
+                tokens.get(index + 1).map(|t| &t.kind),
+                Some(TokenKind::Str(_))
+            )
+        {
+            index += if opens_block(2) && tokens[index + 2].is_punct(Punct::LBrace) {
+                3
+            } else {
+                2
+            };
+        } else {
+            match item_shape(tokens, index, true)? {
+                Some((host, shape)) => {
+                    items.push((host, shape.function, index..shape.end));
+                    index = shape.end.max(index + 1);
+                }
+                None => index = after_semicolon(tokens, index)?.max(index + 1),
+            }
+        }
+    }
+    Ok(items)
 }
 
 /// The token after a function body whose first `{` at depth 0 is at `open`: the braces of a
@@ -262,13 +326,13 @@ fn after_function_body(tokens: &[Token], open: usize) -> Result<usize, Diagnosti
     }
 }
 
-/// A `struct` or `class` at `head` (after any template header from `start`) that only the host
-/// uses: its body has member functions or `::` names and no device word.
+/// A `struct` or `class` at `head` (after any template header from `start`), host code when only
+/// the host uses it: its body has member functions or `::` names and no device word.
 fn host_class(
     tokens: &[Token],
     start: usize,
     head: usize,
-) -> Result<Option<HostShape>, Diagnostic> {
+) -> Result<Option<(bool, HostShape)>, Diagnostic> {
     let mut open = head;
     while let Some(token) = tokens.get(open) {
         if token.is_punct(Punct::Semi) {
@@ -288,14 +352,12 @@ fn host_class(
         pair[0].ident().is_some_and(|w| !NOT_A_NAME.contains(&w)) && pair[1].is_punct(Punct::LParen)
     });
     let qualified = body.iter().any(|t| t.is_punct(Punct::ColonColon));
-    if device || !(method || qualified) {
-        return Ok(None);
-    }
     let name = tokens.get(head + 1).filter(|t| t.ident().is_some());
-    Ok(Some(HostShape {
+    let shape = HostShape {
         name: name.and_then(Token::ident).unwrap_or("").to_string(),
         span: name.map_or(tokens[start].span, |t| t.span),
         function: false,
         end: after_semicolon(tokens, close)?,
-    }))
+    };
+    Ok(Some((!device && (method || qualified), shape)))
 }

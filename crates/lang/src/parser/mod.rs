@@ -32,6 +32,8 @@ mod record;
 pub(crate) use record::{constructor_name, this_object};
 mod stmt;
 
+pub(crate) use host::{after_match, file_items};
+
 /// Words that may start a declaration.
 const DECL_WORDS: [&str; 41] = [
     "void",
