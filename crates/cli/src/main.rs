@@ -27,6 +27,8 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod program;
+
 /// The most values one `--sweep` may list. A sweep is a table for a slide or a chart, and each of
 /// its launches may take a whole step budget (seconds at the default), so a thousand values is
 /// already far more than a table shows and bounds the run to what one sitting can wait for.
@@ -69,6 +71,17 @@ enum Command {
     Sweep(SweepArgs),
     /// Runs a launch file the playground exported and prints what `simulate` prints.
     Replay(ReplayArgs),
+    /// The kernel launches a whole program's host code makes, numbered for `simulate --launch`.
+    Launches {
+        /// The CUDA C++ program (`main` and its kernels).
+        file: PathBuf,
+        /// Overrides a `#define`, as nvcc's -D NAME=VALUE.
+        #[arg(short = 'D', value_parser = parse_pair)]
+        define: Vec<(String, String)>,
+        /// Print a JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// The device presets and their main numbers.
     Devices {
         /// Print a JSON array instead of a table.
@@ -82,23 +95,28 @@ enum Command {
 /// a sweep over the define changes the launch with it.
 #[derive(Debug, clap::Args)]
 struct LaunchArgs {
-    /// The CUDA C source file (one or more `__global__` kernels).
+    /// The CUDA C source file (one or more `__global__` kernels, or a whole program).
     file: PathBuf,
-    /// The kernel to launch.
-    #[arg(long)]
-    kernel: String,
+    /// Launch N (from 1) of the program's host code, as `memplay launches` lists them: its
+    /// kernel, grid, block, shared memory, arguments and buffer sizes, each of which a flag given
+    /// here overrides; what the host code computes at run time must be given by flag.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    launch: Option<u64>,
+    /// The kernel to launch (the program's, with --launch).
+    #[arg(long, required_unless_present = "launch")]
+    kernel: Option<String>,
     /// Device preset: g80, gt200, fermi, v100, a100 or h100.
     #[arg(long, default_value = "h100")]
     device: String,
     /// Blocks in the grid, as X,Y,Z (or X or X,Y); each a number, NAME or NUMBER/NAME.
-    #[arg(long, value_parser = parse_dim_spec)]
-    grid: DimSpec,
+    #[arg(long, value_parser = parse_dim_spec, required_unless_present = "launch")]
+    grid: Option<DimSpec>,
     /// Threads per block, as X,Y,Z (or X or X,Y); each a number, NAME or NUMBER/NAME.
-    #[arg(long, value_parser = parse_dim_spec)]
-    block: DimSpec,
-    /// Dynamic shared memory per block, in bytes.
-    #[arg(long = "dyn-smem", default_value_t = 0)]
-    dyn_smem: u32,
+    #[arg(long, value_parser = parse_dim_spec, required_unless_present = "launch")]
+    block: Option<DimSpec>,
+    /// Dynamic shared memory per block, in bytes (0, or the program's with --launch).
+    #[arg(long = "dyn-smem")]
+    dyn_smem: Option<u32>,
     /// Registers per thread (what nvcc reports; 0 leaves registers out of the occupancy).
     #[arg(long, default_value_t = 0)]
     regs: u32,
@@ -313,6 +331,16 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), Failure> {
         Command::Simulate(args) => simulate_command(args, out),
         Command::Sweep(args) => sweep_command(args, out),
         Command::Replay(args) => replay_command(args, out),
+        Command::Launches { file, define, json } => {
+            let source = read_source(&file)?;
+            let found = program::launches(&source, &define)?;
+            let text = if json {
+                to_json(&program::launches_json(&found))?
+            } else {
+                program::launches_table(&found)
+            };
+            emit(out, &text)
+        }
         Command::Devices { json } => {
             let devices: Vec<Device> = DeviceId::ALL.iter().map(|id| id.device()).collect();
             let text = if json {
@@ -552,13 +580,13 @@ fn build_input(
     overrides: &[(String, String)],
 ) -> Result<SimulationInput, String> {
     let device = parse_device(&launch.device)?;
-    let mut input = SimulationInput::new(source, &launch.kernel, device);
     let is_arg = |name: &str| launch.args.iter().any(|(arg, _)| arg == name);
     let mut defines = launch.define.clone();
-    let mut args = launch.args.clone();
+    let mut args = Vec::new();
+    let mut given_args = launch.args.clone();
     for (name, value) in overrides {
         if is_arg(name) {
-            args.push((name.clone(), value.clone()));
+            given_args.push((name.clone(), value.clone()));
         } else {
             defines.push((name.clone(), value.clone()));
         }
@@ -573,12 +601,73 @@ fn build_input(
         out
     };
     let defines = latest(&defines);
+    // The program's launch, its values under the flags given, which override them.
+    let mut buffers = Vec::new();
+    let mut missing = Vec::new();
+    let mut from_program = None;
+    if let Some(number) = launch.launch {
+        let number = usize::try_from(number).unwrap_or(usize::MAX);
+        let found = program::program_launch(source, &defines, &device, number)?;
+        let is_buffer = |name: &str| launch.buffers.iter().any(|(b, _)| b == name);
+        for (name, value) in found.args.iter().filter(|(n, _)| !is_arg(n)) {
+            match value {
+                Ok(text) => args.push((name.clone(), text.clone())),
+                Err(flag) => missing.push(flag.clone()),
+            }
+        }
+        for (name, value) in found.buffers.iter().filter(|(n, _)| !is_buffer(n)) {
+            match value {
+                Ok(text) => buffers.push((name.clone(), text.clone())),
+                Err(flag) => missing.push(flag.clone()),
+            }
+        }
+        from_program = Some(found);
+    }
+    args.extend(given_args);
+    buffers.extend(launch.buffers.iter().cloned());
     let args = latest(&args);
     let values: Vec<(String, String)> = defines.iter().chain(&args).cloned().collect();
-    input.grid = resolve_dim(&launch.grid, &values)?;
-    input.block = resolve_dim(&launch.block, &values)?;
+    let dim = |flag: &Option<DimSpec>, program: Option<&program::Given<[u32; 3]>>| {
+        match (flag, program) {
+            (Some(spec), _) => resolve_dim(spec, &values).map(Some),
+            (None, Some(Ok([x, y, z]))) => Ok(Some(Dim3::new(*x, *y, *z))),
+            // A size the host code computes is asked for below, with the others.
+            (None, Some(Err(_)) | None) => Ok(None),
+        }
+    };
+    let grid = dim(&launch.grid, from_program.as_ref().map(|p| &p.grid))?;
+    let block = dim(&launch.block, from_program.as_ref().map(|p| &p.block))?;
+    if let Some(found) = &from_program {
+        for (given, flag) in [(grid.is_some(), &found.grid), (block.is_some(), &found.block)] {
+            if let (false, Err(flag)) = (given, flag) {
+                missing.push(flag.clone());
+            }
+        }
+        if let (None, Err(flag)) = (launch.dyn_smem, &found.dyn_smem) {
+            missing.push(flag.clone());
+        }
+    }
+    if !missing.is_empty() {
+        return Err(format!(
+            "launch {} needs values its host code computes at run time (`memplay launches` \
+             shows how): give {}",
+            launch.launch.unwrap_or(0),
+            missing.join(", ")
+        ));
+    }
+    let kernel = match (&launch.kernel, &from_program) {
+        (Some(kernel), _) => kernel.clone(),
+        (None, Some(found)) => found.kernel.clone(),
+        (None, None) => return Err("--kernel is missing (or --launch N)".to_string()),
+    };
+    let mut input = SimulationInput::new(source, &kernel, device);
+    input.grid = grid.ok_or("--grid is missing")?;
+    input.block = block.ok_or("--block is missing")?;
     input.defines = defines;
-    input.dyn_smem = launch.dyn_smem;
+    input.dyn_smem = launch
+        .dyn_smem
+        .or_else(|| from_program.as_ref().and_then(|p| p.dyn_smem.clone().ok()))
+        .unwrap_or(0);
     input.regs = launch.regs;
     for (name, text) in &args {
         match parse_value(name, text) {
@@ -587,13 +676,12 @@ fn build_input(
             Err(_) if text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') => {
                 input
                     .pointers
-                    .push(parse_pointer(name, text, &launch.buffers)?);
+                    .push(parse_pointer(name, text, &buffers)?);
             }
             Err(error) => return Err(error),
         }
     }
-    input.buffers = launch
-        .buffers
+    input.buffers = latest(&buffers)
         .iter()
         .map(|(name, text)| {
             text.parse::<u64>()

@@ -1085,3 +1085,139 @@ fn a_launch_file_keeps_its_pointer_arguments_and_replays_them() {
     assert!(ok, "{stderr}");
     assert_eq!(replayed, simulated, "replay prints what simulate prints");
 }
+
+/// A whole program: a tiled matmul of 64 x 64 floats launched from `main` with its sizes in
+/// `#define`s, `dim3` variables and `cudaMalloc` sizes, and a stencil launched with a pointer
+/// moved past its halo and a size `main` reads from its arguments.
+const PROGRAM: &str = "#include <cstdlib>
+#include <vector>
+#define N 64
+#define TILE 16
+#define RADIUS 3
+__global__ void matmul_tiled(const float* a, const float* b, float* c, int n) {
+  __shared__ float ta[TILE][TILE];
+  __shared__ float tb[TILE][TILE];
+  int row = blockIdx.y * TILE + threadIdx.y;
+  int col = blockIdx.x * TILE + threadIdx.x;
+  float sum = 0.0f;
+  for (int t = 0; t < n / TILE; ++t) {
+    ta[threadIdx.y][threadIdx.x] = a[row * n + t * TILE + threadIdx.x];
+    tb[threadIdx.y][threadIdx.x] = b[(t * TILE + threadIdx.y) * n + col];
+    __syncthreads();
+    for (int k = 0; k < TILE; ++k) sum += ta[threadIdx.y][k] * tb[k][threadIdx.x];
+    __syncthreads();
+  }
+  c[row * n + col] = sum;
+}
+__global__ void stencil(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i - RADIUS] + in[i + RADIUS];
+}
+class Timer {
+public:
+  Timer() { cudaEventCreate(&start_); }
+private:
+  cudaEvent_t start_;
+};
+int main(int argc, char** argv) {
+  Timer timer;
+  size_t bytes = N * N * sizeof(float);
+  float *d_a, *d_b, *d_c;
+  cudaMalloc(&d_a, bytes);
+  cudaMalloc((void**)&d_b, bytes);
+  cudaMalloc(&d_c, bytes);
+  std::vector<float> h(N * N, 1.0f);
+  cudaMemcpy(d_a, h.data(), bytes, cudaMemcpyHostToDevice);
+  dim3 block(TILE, TILE);
+  dim3 grid(N / TILE, N / TILE);
+  auto run = [&]() { matmul_tiled<<<grid, block>>>(d_a, d_b, d_c, N); };
+  run();
+  int n = argc > 1 ? atoi(argv[1]) : 1024;
+  float* d_in;
+  cudaMalloc(&d_in, (n + 2 * RADIUS) * sizeof(float));
+  stencil<<<(n + 127) / 128, 128>>>(d_in + RADIUS, d_c, n);
+  return 0;
+}
+";
+
+#[test]
+fn launches_lists_a_program_s_launches_with_what_its_host_code_fixes() {
+    // 64 x 64 floats are 16,384 bytes; 64 / 16 = 4 tiles a side.
+    let file = kernel_file("program-launches.cu", PROGRAM);
+    let (ok, stdout, stderr) = memplay(&["launches", &file]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        stdout.trim_end(),
+        "launch 1 (line 42): matmul_tiled<<<(4, 4, 1), (16, 16, 1), 0>>>\n\
+         \x20 arg 1: d_a = buffer d_a + 0, 16384 bytes, 16384 copied in\n\
+         \x20 arg 2: d_b = buffer d_b + 0, 16384 bytes\n\
+         \x20 arg 3: d_c = buffer d_c + 0, 16384 bytes\n\
+         \x20 arg 4: 64 = 64\n\
+         launch 2 (line 47): stencil<<<(unknown ((n + 127) / 128), 1, 1), (128, 1, 1), 0>>>\n\
+         \x20 arg 1: d_in + 3 = buffer d_in + 3, unknown ((n + 2 * 3) * sizeof(float)) bytes\n\
+         \x20 arg 2: d_c = buffer d_c + 0, 16384 bytes\n\
+         \x20 arg 3: n = unknown (argc > 1 ? atoi(argv[1]) : 1024)"
+    );
+}
+
+#[test]
+fn launches_json_numbers_each_launch_and_marks_unknown_values() {
+    let file = kernel_file("program-launches-json.cu", PROGRAM);
+    let (ok, stdout, stderr) = memplay(&["launches", &file, "--json"]);
+    assert!(ok, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON array");
+    assert_eq!(json[0]["launch"], 1);
+    assert_eq!(json[0]["line"], 42);
+    assert_eq!(json[0]["kernel"], "matmul_tiled");
+    assert_eq!(json[0]["grid"][0]["known"], 4);
+    assert_eq!(json[0]["block"][1]["known"], 16);
+    assert_eq!(json[0]["args"][0]["value"]["buffer"]["bytes"]["known"], 16384);
+    assert_eq!(json[1]["grid"][0]["unknown"], "(n + 127) / 128");
+    assert_eq!(json[1]["args"][0]["value"]["buffer"]["offset"]["known"], 3);
+    assert_eq!(json[1]["args"][2]["value"]["unknown"], "argc > 1 ? atoi(argv[1]) : 1024");
+}
+
+#[test]
+fn simulate_launch_runs_the_program_s_launch_as_the_same_flags_written_out() {
+    let file = kernel_file("program-simulate.cu", PROGRAM);
+    let counters = |args: &[&str]| {
+        let (ok, stdout, stderr) = memplay(args);
+        assert!(ok, "{args:?}: {stderr}");
+        let json: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
+        json["counters"].clone()
+    };
+    let from_program = counters(&["simulate", &file, "--launch", "1", "--json"]);
+    let written_out = counters(&[
+        "simulate", &file, "--kernel", "matmul_tiled", "--grid", "4,4", "--block", "16,16",
+        "--arg", "n=64", "--buffer", "a=16384", "--buffer", "b=16384", "--buffer", "c=16384",
+        "--json",
+    ]);
+    assert_eq!(from_program, written_out);
+    // 16 x 16 threads each load one float of a and of b per tile, 4 tiles: 2 x 4 x 16 blocks
+    // x 8 warps global load requests.
+    assert_eq!(
+        from_program["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"],
+        2.0 * 4.0 * 16.0 * 8.0
+    );
+}
+
+#[test]
+fn simulate_launch_asks_by_name_for_what_the_host_computes_at_run_time() {
+    let file = kernel_file("program-unknowns.cu", PROGRAM);
+    check_error(
+        &["simulate", &file, "--launch", "2"],
+        "give --arg n=VALUE, --buffer d_in=BYTES, --grid",
+    );
+    // Given those, the stencil runs over 1024 elements: in = d_in + 3, d_in holding 1030 floats.
+    let (ok, stdout, stderr) = memplay(&[
+        "simulate", &file, "--launch", "2", "--arg", "n=1024", "--buffer", "d_in=4120",
+        "--grid", "8", "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
+    assert_eq!(json["grid_blocks"], 8);
+    check_error(
+        &["simulate", &file, "--launch", "3"],
+        "--launch 3: the host code has launches 1 to 2",
+    );
+}

@@ -31,8 +31,8 @@
 // The language itself (reading, checking, lowering, and the analyses of the IR) is the
 // `memplay-lang` crate; its modules keep their paths here, `memplay_sim::kernel::ir` and so on.
 pub use memplay_lang::{
-    ast, block_shift, compile, constant_expression, constant_expressions, ir, issue, lexer, limits,
-    parse, parser, preprocess, sema, span, uniformity,
+    ast, block_shift, compile, constant_expression, constant_expressions, ir, issue, launches,
+    lexer, limits, parse, parser, preprocess, sema, span, uniformity,
 };
 
 pub mod interp;
