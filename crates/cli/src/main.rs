@@ -638,7 +638,10 @@ fn build_input(
     let grid = dim(&launch.grid, from_program.as_ref().map(|p| &p.grid))?;
     let block = dim(&launch.block, from_program.as_ref().map(|p| &p.block))?;
     if let Some(found) = &from_program {
-        for (given, flag) in [(grid.is_some(), &found.grid), (block.is_some(), &found.block)] {
+        for (given, flag) in [
+            (grid.is_some(), &found.grid),
+            (block.is_some(), &found.block),
+        ] {
             if let (false, Err(flag)) = (given, flag) {
                 missing.push(flag.clone());
             }
@@ -674,9 +677,7 @@ fn build_input(
             Ok(value) => input.args.push((name.clone(), value)),
             // A name where a number would be is where a pointer points: BUFFER+K.
             Err(_) if text.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') => {
-                input
-                    .pointers
-                    .push(parse_pointer(name, text, &buffers)?);
+                input.pointers.push(parse_pointer(name, text, &buffers)?);
             }
             Err(error) => return Err(error),
         }

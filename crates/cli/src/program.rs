@@ -144,8 +144,11 @@ pub fn program_launch(
             _ => format!("--launch {number}: the host code has launches 1 to {count}"),
         });
     };
-    let unit = parse(source, &device.compute_capability.device_pass_defines(defines))
-        .map_err(|d| d.to_string())?;
+    let unit = parse(
+        source,
+        &device.compute_capability.device_pass_defines(defines),
+    )
+    .map_err(|d| d.to_string())?;
     let params = unit
         .items
         .iter()
@@ -196,8 +199,9 @@ pub fn program_launch(
         grid: dims(&launch.grid, "--grid"),
         block: dims(&launch.block, "--block"),
         dyn_smem: match &launch.shared_bytes {
-            HostValue::Known(v) => u32::try_from(*v)
-                .map_err(|_| format!("--dyn-smem (the host code gives {v})")),
+            HostValue::Known(v) => {
+                u32::try_from(*v).map_err(|_| format!("--dyn-smem (the host code gives {v})"))
+            }
             HostValue::Unknown(_) => Err("--dyn-smem".to_string()),
         },
         args,

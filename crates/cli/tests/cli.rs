@@ -1171,10 +1171,16 @@ fn launches_json_numbers_each_launch_and_marks_unknown_values() {
     assert_eq!(json[0]["kernel"], "matmul_tiled");
     assert_eq!(json[0]["grid"][0]["known"], 4);
     assert_eq!(json[0]["block"][1]["known"], 16);
-    assert_eq!(json[0]["args"][0]["value"]["buffer"]["bytes"]["known"], 16384);
+    assert_eq!(
+        json[0]["args"][0]["value"]["buffer"]["bytes"]["known"],
+        16384
+    );
     assert_eq!(json[1]["grid"][0]["unknown"], "(n + 127) / 128");
     assert_eq!(json[1]["args"][0]["value"]["buffer"]["offset"]["known"], 3);
-    assert_eq!(json[1]["args"][2]["value"]["unknown"], "argc > 1 ? atoi(argv[1]) : 1024");
+    assert_eq!(
+        json[1]["args"][2]["value"]["unknown"],
+        "argc > 1 ? atoi(argv[1]) : 1024"
+    );
 }
 
 #[test]
@@ -1188,8 +1194,22 @@ fn simulate_launch_runs_the_program_s_launch_as_the_same_flags_written_out() {
     };
     let from_program = counters(&["simulate", &file, "--launch", "1", "--json"]);
     let written_out = counters(&[
-        "simulate", &file, "--kernel", "matmul_tiled", "--grid", "4,4", "--block", "16,16",
-        "--arg", "n=64", "--buffer", "a=16384", "--buffer", "b=16384", "--buffer", "c=16384",
+        "simulate",
+        &file,
+        "--kernel",
+        "matmul_tiled",
+        "--grid",
+        "4,4",
+        "--block",
+        "16,16",
+        "--arg",
+        "n=64",
+        "--buffer",
+        "a=16384",
+        "--buffer",
+        "b=16384",
+        "--buffer",
+        "c=16384",
         "--json",
     ]);
     assert_eq!(from_program, written_out);
@@ -1210,8 +1230,17 @@ fn simulate_launch_asks_by_name_for_what_the_host_computes_at_run_time() {
     );
     // Given those, the stencil runs over 1024 elements: in = d_in + 3, d_in holding 1030 floats.
     let (ok, stdout, stderr) = memplay(&[
-        "simulate", &file, "--launch", "2", "--arg", "n=1024", "--buffer", "d_in=4120",
-        "--grid", "8", "--json",
+        "simulate",
+        &file,
+        "--launch",
+        "2",
+        "--arg",
+        "n=1024",
+        "--buffer",
+        "d_in=4120",
+        "--grid",
+        "8",
+        "--json",
     ]);
     assert!(ok, "{stderr}");
     let json: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
