@@ -7,11 +7,15 @@
 //! line's `--arg in=d_in+3` (`memplay_sim::pointer_argument`). The expressions are folded by the simulator's own front end
 //! (`memplay_sim::kernel::constant_expression`), so `(N + 255) / 256` means what nvcc would
 //! make of it. Everything here is pure: the page's state holds a `MyLaunch`, the link carries
-//! its `encode`d text, and `build` turns it into the `SimulationInput` the worker runs.
+//! its `encode`d text, and `build` turns it into the `SimulationInput` the worker runs. A whole
+//! program's launches (`kernel::launches`) fill the form (`from_program`): what its host code
+//! fixes as numbers, what it computes at run time as the host's own text, which the form then
+//! lists as not constant, for the student to give.
 
 use crate::settings::Settings;
 use memplay_sim::fill::Fill;
 use memplay_sim::kernel::ast::Type;
+use memplay_sim::kernel::launches::{find_launches, ArgumentValue, HostLaunch, HostValue};
 use memplay_sim::kernel::{self, Dim3, Value};
 use memplay_sim::pointer_argument::PointerArgument;
 use memplay_sim::simulate::SimulationInput;
@@ -86,6 +90,61 @@ pub fn kernels(source: &str) -> Result<Vec<(String, Vec<Param>)>, String> {
             Some((name.to_string(), params))
         })
         .collect())
+}
+
+/// The launches of `source`'s host code, in source order (none when it has no host code, or
+/// its host code does not read).
+pub fn program_launches(source: &str) -> Vec<HostLaunch> {
+    find_launches(source, &[]).unwrap_or_default()
+}
+
+/// The form of `launch`, a launch of `source`'s host code: each value the host code fixes as its
+/// number, each it computes at run time as its text; a buffer's size in elements of its
+/// parameter's type, and a pointer moved into its buffer as `in + K`.
+pub fn from_program(source: &str, launch: &HostLaunch) -> MyLaunch {
+    let text = |value: &HostValue| match value {
+        HostValue::Known(v) => v.to_string(),
+        HostValue::Unknown(text) => text.clone(),
+    };
+    let params = kernels(source)
+        .ok()
+        .and_then(|all| all.into_iter().find(|(name, _)| *name == launch.kernel))
+        .map(|(_, params)| params)
+        .unwrap_or_default();
+    let mut form = MyLaunch {
+        kernel: launch.kernel.clone(),
+        grid: launch.grid.clone().map(|v| text(&v)),
+        block: launch.block.clone().map(|v| text(&v)),
+        args: Vec::new(),
+        buffers: Vec::new(),
+        dyn_smem: text(&launch.shared_bytes),
+        pointers: Vec::new(),
+    };
+    for (param, arg) in params.iter().zip(&launch.args) {
+        let name = param.name.clone();
+        match (&arg.value, param.element_bytes) {
+            (ArgumentValue::Buffer(buffer), Some(element)) => {
+                let elements = match buffer.bytes {
+                    HostValue::Known(bytes) => (bytes as u64 / element).max(1).to_string(),
+                    HostValue::Unknown(ref bytes) => format!("({bytes}) / {element}"),
+                };
+                match &buffer.offset {
+                    HostValue::Known(0) => {}
+                    offset => form
+                        .pointers
+                        .push((name.clone(), format!("{name} + {}", text(offset)))),
+                }
+                form.buffers.push((name, elements, Fill::Small));
+            }
+            (_, Some(_)) => form.buffers.push((name, arg.text.clone(), Fill::Small)),
+            (ArgumentValue::Integer(v), None) => form.args.push((name, v.to_string())),
+            // The form's values are integers, as its other scalar fields.
+            (ArgumentValue::Float(v), None) => form.args.push((name, (*v as i64).to_string())),
+            (ArgumentValue::Unknown(text), None) => form.args.push((name, text.clone())),
+            (ArgumentValue::Buffer(_), None) => form.args.push((name, arg.text.clone())),
+        }
+    }
+    form
 }
 
 impl MyLaunch {
@@ -501,5 +560,54 @@ mod tests {
             errors[0].to_string().starts_with("in points to: column"),
             "{errors:?}"
         );
+    }
+
+    /// A stencil program: 4096 floats and a halo of 3, in blocks of 128; the count `main` reads
+    /// from its arguments in the second launch.
+    const PROGRAM: &str = "#include <cstdlib>
+#define RADIUS 3
+__global__ void stencil(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i - RADIUS] + in[i + RADIUS];
+}
+int main(int argc, char** argv) {
+  const int n = 4096;
+  float *d_in, *d_out;
+  cudaMalloc(&d_in, (n + 2 * RADIUS) * sizeof(float));
+  cudaMalloc(&d_out, n * sizeof(float));
+  stencil<<<n / 128, 128>>>(d_in + RADIUS, d_out, n);
+  int m = atoi(argv[1]);
+  stencil<<<m / 128, 128>>>(d_in + RADIUS, d_out, m);
+  return 0;
+}
+";
+
+    #[test]
+    fn a_program_s_launch_fills_the_form_and_what_the_host_reads_at_run_time_is_asked_for() {
+        let launches = program_launches(PROGRAM);
+        assert_eq!(launches.len(), 2);
+        // 4096 / 128 = 32 blocks; d_in holds 4096 + 6 = 4102 floats, and in points 3 in.
+        let first = from_program(PROGRAM, &launches[0]);
+        let text = |s: &str| s.to_string();
+        assert_eq!(first.grid, [text("32"), text("1"), text("1")]);
+        assert_eq!(first.block, [text("128"), text("1"), text("1")]);
+        assert_eq!(first.args, [(text("n"), text("4096"))]);
+        assert_eq!(
+            first.buffers,
+            [
+                (text("in"), text("4102"), Fill::Small),
+                (text("out"), text("4096"), Fill::Small)
+            ]
+        );
+        assert_eq!(first.pointers, [(text("in"), text("in + 3"))]);
+        let (_, errors) = build(&first, PROGRAM, State::default().settings());
+        assert_eq!(errors, []);
+        // The second launch's count is the host's atoi(argv[1]): its fields say so and are
+        // listed as not constant.
+        let second = from_program(PROGRAM, &launches[1]);
+        assert_eq!(second.args, [(text("n"), text("atoi(argv[1])"))]);
+        let (_, errors) = build(&second, PROGRAM, State::default().settings());
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["grid x", "n"]);
     }
 }

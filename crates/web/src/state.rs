@@ -194,6 +194,20 @@ impl State {
             .unwrap_or_else(|| self.variant.source())
     }
 
+    /// A whole program pasted into the my-kernel lesson launches its kernels from its host code:
+    /// when the form's kernel is not the program's, the form takes the program's first launch.
+    fn fill_from_program(&mut self) {
+        if !self.variant.takes_launch_form() {
+            return;
+        }
+        let launches = my_kernel::program_launches(self.source());
+        if let Some(first) = launches.first() {
+            if !launches.iter().any(|l| l.kernel == self.my_launch.kernel) {
+                self.my_launch = my_kernel::from_program(self.source(), first);
+            }
+        }
+    }
+
     /// The values of the page's controls that a launch depends on.
     pub fn settings(&self) -> Settings {
         Settings {
@@ -670,6 +684,7 @@ impl State {
                 if edited != self.edited_source {
                     self.source_link = SourceLink::for_edit(edited.as_deref());
                     self.edited_source = edited;
+                    self.fill_from_program();
                 }
                 // The kernel's key in the link, so a note about the link's kernel goes once the
                 // student writes their own.

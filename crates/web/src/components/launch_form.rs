@@ -3,9 +3,11 @@
 //! (`in + RADIUS`: elements into its buffer, as host code's `d_in + RADIUS`) for each pointer,
 //! and the dynamic shared memory, each as an expression of the source's `#define`s. Every field
 //! is a labelled native input that reports on `change`; what is wrong with a value is listed
-//! under the form with its field (`my_kernel::build`, run once per render by the page).
+//! under the form with its field (`my_kernel::build`, run once per render by the page). A whole
+//! program's launches from its host code are offered above the form; choosing one fills it
+//! (`my_kernel::from_program`).
 
-use crate::my_kernel::{kernels, FieldError, MyLaunch};
+use crate::my_kernel::{from_program, kernels, program_launches, FieldError, MyLaunch};
 use crate::state::Action;
 use memplay_sim::fill::Fill;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -87,6 +89,42 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
             <p class="error">{ format!("The source does not compile: {error}") }</p>
         },
     };
+    // The program's launches, each as the form it fills, and the one the form shows now.
+    let programs = use_memo(props.source.clone(), |source| {
+        let launches = program_launches(source);
+        launches
+            .iter()
+            .enumerate()
+            .map(|(k, l)| {
+                let label = format!("{}: {} (line {})", k + 1, l.kernel, l.span.line);
+                (label, from_program(source, l))
+            })
+            .collect::<Vec<_>>()
+    });
+    let program_menu = (!programs.is_empty()).then(|| {
+        let chooser = programs.clone();
+        let on_action = on_action.clone();
+        let shown = programs.iter().position(|(_, form)| form == launch);
+        let onchange = Callback::from(move |event: Event| {
+            if let Some(select) = event.target_dyn_into::<HtmlSelectElement>() {
+                let chosen = select.value().parse::<usize>().ok();
+                if let Some((_, form)) = chosen.and_then(|k| chooser.get(k)) {
+                    on_action.emit(Action::SetMyLaunch { launch: Box::new(form.clone()) });
+                }
+            }
+        });
+        html! {
+            <div class="control">
+                <label for="launch-program">{ "Launch from the host code" }</label>
+                <select id="launch-program" data-testid="launch-program" {onchange}>
+                    <option value="" selected={shown.is_none()}>{ "(as written in the form)" }</option>
+                    { for programs.iter().enumerate().map(|(k, (label, _))| html! {
+                        <option value={k.to_string()} selected={shown == Some(k)}>{ label }</option>
+                    }) }
+                </select>
+            </div>
+        }
+    });
     let axis = ["x", "y", "z"];
     let dims = |what: &'static str, values: &[String; 3], grid: bool| -> Html {
         html! {
@@ -172,6 +210,7 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
                    A pointer may point into its buffer, as in + RADIUS. \
                    A change takes effect when you leave the field." }
             </p>
+            { for program_menu }
             { kernel_menu }
             <div class="launch-grid">
                 { dims("grid", &launch.grid, true) }
