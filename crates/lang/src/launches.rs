@@ -113,7 +113,9 @@ pub fn find_launches(
     let mut finder = Finder {
         tokens: &tokens,
         bindings: Vec::new(),
+        scope_start: 0,
         launches: Vec::new(),
+        evaluations: std::cell::Cell::new(0),
     };
     for (host, function, range) in file_items(&tokens)? {
         if !function {
@@ -124,8 +126,10 @@ pub fn find_launches(
         }
         if host {
             let file_scope = finder.bindings.len();
+            finder.scope_start = file_scope;
             finder.function(range)?;
             finder.bindings.truncate(file_scope);
+            finder.scope_start = 0;
         }
     }
     Ok(finder.launches)
@@ -134,8 +138,18 @@ pub fn find_launches(
 struct Finder<'a> {
     tokens: &'a [Token],
     bindings: Vec<(String, Binding)>,
+    /// Where the bindings of the function being read start (those before are file-scope).
+    scope_start: usize,
     launches: Vec<HostLaunch>,
+    /// Expressions folded so far, each a pass of the front end.
+    evaluations: std::cell::Cell<usize>,
 }
+
+/// The most values the host code may bind at once; a name bound again replaces its value.
+const MAX_BINDINGS: usize = 4_096;
+
+/// The most expressions of the host code folded; later ones are unknown. A program has tens.
+const MAX_EVALUATIONS: usize = 20_000;
 
 /// Words that start a control statement, whose body runs under a condition or repeatedly.
 const CONTROL: [&str; 8] = ["if", "else", "for", "while", "do", "switch", "try", "catch"];
@@ -222,12 +236,15 @@ fn split_commas(tokens: &[Token], range: Range<usize>) -> Result<Vec<Range<usize
 
 /// The floating constant `tokens` write (`2.5f`, `-1.0`), if they are one.
 fn float_literal(tokens: &[Token]) -> Option<f64> {
-    match tokens {
+    let (sign, rest) = match tokens {
+        [minus, rest @ ..] if minus.is_punct(Punct::Minus) => (-1.0, rest),
+        _ => (1.0, tokens),
+    };
+    match rest {
         [Token {
             kind: TokenKind::Float { value, .. },
             ..
-        }] => Some(*value),
-        [minus, rest @ ..] if minus.is_punct(Punct::Minus) => float_literal(rest).map(|v| -v),
+        }] => Some(sign * value),
         _ => None,
     }
 }
@@ -249,8 +266,23 @@ impl Finder<'_> {
             .map(|(_, binding)| binding)
     }
 
-    fn bind(&mut self, name: &str, binding: Binding) {
+    /// Binds `name` in the current scope, replacing its value there if it has one.
+    fn bind(&mut self, name: &str, binding: Binding) -> Result<(), Diagnostic> {
+        let scope = &mut self.bindings[self.scope_start..];
+        if let Some(slot) = scope.iter_mut().rev().find(|(bound, _)| bound == name) {
+            slot.1 = binding;
+            return Ok(());
+        }
+        if self.bindings.len() >= MAX_BINDINGS {
+            return Err(Diagnostic::new(
+                Span::default(),
+                format!(
+                    "the host code declares more than {MAX_BINDINGS} values, the simulator's limit"
+                ),
+            ));
+        }
         self.bindings.push((name.to_string(), binding));
+        Ok(())
     }
 
     /// Reads a host function's body: its statements split at `;`, `{` and `}`, each with
@@ -395,7 +427,7 @@ impl Finder<'_> {
             } else {
                 Binding::Integer(self.evaluate(init))
             };
-            self.bind(&name, binding);
+            self.bind(&name, binding)?;
         }
         Ok(())
     }
@@ -488,7 +520,7 @@ impl Finder<'_> {
             }
             _ => Binding::Integer(value),
         };
-        self.bind(&name, binding);
+        self.bind(&name, binding)?;
         Ok(())
     }
 
@@ -529,6 +561,14 @@ impl Finder<'_> {
             text.push_str(&piece);
             index += 1;
         }
+        let done = self.evaluations.get();
+        if done >= MAX_EVALUATIONS {
+            return HostValue::Unknown(format!(
+                "{} (not folded: past the simulator's limit of {MAX_EVALUATIONS} host values)",
+                self.text(range)
+            ));
+        }
+        self.evaluations.set(done + 1);
         match crate::constant_expression("", &[], &text) {
             Ok(value) => HostValue::Known(value),
             Err(_) => unknown(),
@@ -593,7 +633,7 @@ impl Finder<'_> {
                         bytes,
                         copied: None,
                     },
-                );
+                )?;
             }
         }
         Ok(())
@@ -610,7 +650,7 @@ impl Finder<'_> {
                 if let Some(Binding::Pointer { bytes, .. }) = self.binding(&name) {
                     let bytes = bytes.clone();
                     let copied = Some(self.evaluate(count.clone()));
-                    self.bind(&name, Binding::Pointer { bytes, copied });
+                    self.bind(&name, Binding::Pointer { bytes, copied })?;
                 }
             }
         }
@@ -916,5 +956,24 @@ mod tests {
         assert_eq!(found[0].shared_bytes, HostValue::Known(128));
         let error = find_launches("int main() { k<<<1, 1>>>(", &[]).expect_err("unclosed");
         assert_eq!(error.to_string(), "1:12: this '{' is never closed");
+    }
+
+    #[test]
+    fn hostile_host_code_stops_at_its_limits_without_overflowing_the_stack() {
+        // 100,000 minus signs before a float, and 5,000 distinct names: the first is no
+        // floating constant (an unknown argument), the second past the 4,096 values bound.
+        let minus = format!(
+            "__global__ void k(float f) {{ }}\nint main() {{ k<<<1, 1>>>({}1.0f); }}\n",
+            "- ".repeat(100_000)
+        );
+        let found = find_launches(&minus, &[]).unwrap_or_else(|d| panic!("{d}"));
+        assert!(matches!(found[0].args[0].value, ArgumentValue::Unknown(_)));
+        let names: String = (0..5_000).map(|k| format!("int v{k} = {k};\n")).collect();
+        let many = format!("int main() {{\n{names}}}\n");
+        let error = find_launches(&many, &[]).expect_err("too many values");
+        assert_eq!(
+            error.message,
+            "the host code declares more than 4096 values, the simulator's limit"
+        );
     }
 }

@@ -343,6 +343,9 @@ fn host_class(
         }
         open += 1;
     }
+    if open >= tokens.len() {
+        return Ok(None);
+    }
     let close = after_match(tokens, open)?;
     let body = &tokens[open + 1..close - 1];
     let device = body
