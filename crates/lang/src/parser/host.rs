@@ -19,7 +19,7 @@
 //! names, the marks of a class only the host uses. `extern "C"` is read past as a linkage
 //! specification, its braces included.
 
-use super::Parser;
+use super::{is_decl_word, is_statement_word, Parser};
 use crate::ast::{HostItem, Item};
 use crate::lexer::{Punct, Token, TokenKind};
 use crate::span::{Diagnostic, Span};
@@ -41,6 +41,18 @@ const NOT_A_NAME: [&str; 6] = [
     "__align__",
     "decltype",
     "sizeof",
+];
+
+/// C++ words of a host declaration that name no type of their own.
+const HOST_WORDS: [&str; 8] = [
+    "struct",
+    "class",
+    "typename",
+    "mutable",
+    "thread_local",
+    "virtual",
+    "explicit",
+    "operator",
 ];
 
 /// Words that start an item the device parser reads (or refuses by name).
@@ -189,10 +201,17 @@ fn item_shape(
     if first.is_none_or(|word| DECLARATIONS.contains(&word)) {
         return Ok(None);
     }
+    if first.is_some_and(is_statement_word) {
+        return Ok(None);
+    }
     let (mut device, mut host, mut constant, mut compile_time) = (false, false, false, false);
     let mut function = false;
     let mut qualified = false;
     let mut name: Option<(&str, Span)> = None;
+    // The words of the first declarator, those no declaration word: a declaration has at most
+    // a type's name and its own (`std::vector<float> v`); a words' run such as a sentence is no
+    // declaration, and is left to the device parser's error.
+    let (mut words, mut unknown, mut angles, mut first_declarator) = (0, 0, 0usize, true);
     let mut index = head;
     let stop = loop {
         let Some(token) = tokens.get(index) else {
@@ -204,6 +223,12 @@ fn item_shape(
                 host |= word == "__host__";
                 constant |= word == "const";
                 compile_time |= word == "constexpr";
+                let continues = index > head && tokens[index - 1].is_punct(Punct::ColonColon);
+                if first_declarator && angles == 0 && !continues && !function {
+                    words += 1;
+                    unknown +=
+                        usize::from(!is_decl_word(word) && !HOST_WORDS.contains(&word.as_str()));
+                }
                 if !function {
                     name = Some((word, token.span));
                 }
@@ -211,6 +236,18 @@ fn item_shape(
             }
             TokenKind::Punct(Punct::ColonColon) => {
                 qualified = true;
+                index += 1;
+            }
+            TokenKind::Punct(Punct::Lt) if index > head && tokens[index - 1].ident().is_some() => {
+                angles += 1;
+                index += 1;
+            }
+            TokenKind::Punct(p @ (Punct::Gt | Punct::Shr)) if angles > 0 => {
+                angles = angles.saturating_sub(if *p == Punct::Shr { 2 } else { 1 });
+                index += 1;
+            }
+            TokenKind::Punct(Punct::Comma) if angles == 0 => {
+                first_declarator = false;
                 index += 1;
             }
             TokenKind::Punct(p @ (Punct::Semi | Punct::LBrace | Punct::Assign)) => break *p,
@@ -224,11 +261,18 @@ fn item_shape(
                 {
                     function = true;
                 }
-                index = after_match(tokens, index)?;
+                let Ok(after) = after_match(tokens, index) else {
+                    return Ok(None);
+                };
+                index = after;
             }
             _ => index += 1,
         }
     };
+    // A declaration names a type and itself (a constructor, `A::A(`, only itself).
+    if unknown > 2 || (words < 2 && !qualified) {
+        return Ok(None);
+    }
     // A `constexpr` function is callable from device code; a `const` variable without `::` in
     // its type is a compile-time constant kernels may read.
     let on_device = device || (!host && (compile_time || (constant && !function && !qualified)));
@@ -237,6 +281,14 @@ fn item_shape(
         Punct::LBrace if function => after_function_body(tokens, index)?,
         _ => after_semicolon(tokens, index)?,
     };
+    // A variable whose initialiser runs into device code lacks its `;`: no host item.
+    let runs_into_device = !function
+        && tokens[index..end.min(tokens.len())]
+            .iter()
+            .any(|t| t.ident().is_some_and(|w| DEVICE_WORDS.contains(&w)));
+    if !on_device && runs_into_device {
+        return Ok(None);
+    }
     let (name, span) = name.unwrap_or(("", tokens[start].span));
     let shape = HostShape {
         name: name.to_string(),
