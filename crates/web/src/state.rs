@@ -798,6 +798,33 @@ mod tests {
     }
 
     #[test]
+    fn a_pasted_program_fills_the_launch_form_from_its_first_launch() {
+        // 1024 floats in blocks of 128: 8 blocks; the buffer is 4096 bytes, 1024 floats.
+        let program = "__global__ void twice(float* v, int n) {\n\
+                       \x20 int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+                       \x20 if (i < n) v[i] *= 2.0f;\n}\n\
+                       int main() {\n  const int n = 1024;\n  float* d;\n\
+                       \x20 cudaMalloc(&d, n * sizeof(float));\n\
+                       \x20 twice<<<n / 128, 128>>>(d, n);\n}\n";
+        let state = State::from_query("lesson=my-kernel").apply(Action::EditSource {
+            source: program.to_string(),
+        });
+        assert_eq!(state.my_launch.kernel, "twice");
+        assert_eq!(state.my_launch.grid[0], "8");
+        assert_eq!(state.my_launch.block[0], "128");
+        assert_eq!(
+            state.my_launch.args,
+            [("n".to_string(), "1024".to_string())]
+        );
+        assert_eq!(state.my_launch.buffers[0].1, "1024");
+        // Another lesson's edit leaves the form alone.
+        let other = State::default().apply(Action::EditSource {
+            source: program.to_string(),
+        });
+        assert_eq!(other.my_launch, MyLaunch::default());
+    }
+
+    #[test]
     fn a_new_lesson_drops_the_edit_of_the_old_one() {
         let edited = State::default().apply(Action::EditSource {
             source: "__global__ void k() {}".to_string(),
