@@ -33,9 +33,7 @@ fn the_measured_programs_parse_with_their_host_code_in_view() {
         "students/students.cu",
         "vector_loads/vector_loads.cu",
     ];
-    // The structs of vector_loads.cu are left out as its measured test leaves them out.
-    let mut defines = device_pass();
-    defines.push(("VECTORS_ONLY".to_string(), "1".to_string()));
+    let defines = device_pass();
     let mut failed = Vec::new();
     for file in files {
         match parse(&reference(file), &defines) {
