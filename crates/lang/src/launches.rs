@@ -203,7 +203,12 @@ fn token_text(token: &Token) -> String {
 fn text_of(tokens: &[Token]) -> String {
     let mut text = String::new();
     for (index, token) in tokens.iter().enumerate() {
-        if index > 0 && token.space_before {
+        // A macro's argument keeps the space it had at the macro's use; none inside brackets.
+        let opens = index > 0
+            && (tokens[index - 1].is_punct(Punct::LParen)
+                || tokens[index - 1].is_punct(Punct::LBracket));
+        let closes = token.is_punct(Punct::RParen) || token.is_punct(Punct::RBracket);
+        if index > 0 && token.space_before && !opens && !closes {
             text.push(' ');
         }
         text.push_str(&token_text(token));
