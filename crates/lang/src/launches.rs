@@ -116,6 +116,9 @@ pub fn find_launches(
         scope_start: 0,
         launches: Vec::new(),
         evaluations: std::cell::Cell::new(0),
+        source,
+        defines: &host_pass,
+        whole_file_folds: std::cell::Cell::new(0),
     };
     for (host, function, range) in file_items(&tokens)? {
         if !function {
@@ -143,6 +146,11 @@ struct Finder<'a> {
     launches: Vec<HostLaunch>,
     /// Expressions folded so far, each a pass of the front end.
     evaluations: std::cell::Cell<usize>,
+    /// The file and its defines, for the sizes only the file's own types give (`sizeof(Complex)`).
+    source: &'a str,
+    defines: &'a [(String, String)],
+    /// Values folded against the whole file so far (`MAX_WHOLE_FILE_FOLDS`).
+    whole_file_folds: std::cell::Cell<usize>,
 }
 
 /// The most values the host code may bind at once; a name bound again replaces its value.
@@ -150,6 +158,10 @@ const MAX_BINDINGS: usize = 4_096;
 
 /// The most expressions of the host code folded; later ones are unknown. A program has tens.
 const MAX_EVALUATIONS: usize = 20_000;
+
+/// Values that name a type of the file (`n * sizeof(Particle)`) are folded with the whole file's
+/// declarations in view, a pass of the front end each: at most this many a file.
+const MAX_WHOLE_FILE_FOLDS: usize = 64;
 
 /// Words that start a control statement, whose body runs under a condition or repeatedly.
 const CONTROL: [&str; 8] = ["if", "else", "for", "while", "do", "switch", "try", "catch"];
@@ -576,6 +588,16 @@ impl Finder<'_> {
         self.evaluations.set(done + 1);
         match crate::constant_expression("", &[], &text) {
             Ok(value) => HostValue::Known(value),
+            // `sizeof` of a struct the file declares needs the file's declarations.
+            Err(_) if text.contains("sizeof") => {
+                let folds = self.whole_file_folds.get();
+                if folds >= MAX_WHOLE_FILE_FOLDS {
+                    return unknown();
+                }
+                self.whole_file_folds.set(folds + 1);
+                crate::constant_expression(self.source, self.defines, &text)
+                    .map_or_else(|_| unknown(), HostValue::Known)
+            }
             Err(_) => unknown(),
         }
     }
@@ -861,6 +883,23 @@ mod tests {
                 "19: matmul_tiled<<<64 64 1; 16 16 1; 0>>>(d_a+0[4194304, 4194304], \
                d_b+0[4194304, -], d_c+0[4194304, -], 1024)",
             ],
+        );
+    }
+
+    #[test]
+    fn a_size_of_a_struct_the_file_declares_folds_in_an_allocation() {
+        // A struct of six floats is 24 bytes; 1024 of them 24,576.
+        check(
+            "struct Particle { float x, y, z, vx, vy, vz; };\n\
+             __global__ void move(Particle* p, int n) { p[0].x += n; }\n\
+             int main() {\n\
+               const int n = 1024;\n\
+               Particle* d_p;\n\
+               cudaMalloc(&d_p, n * sizeof(Particle));\n\
+               move<<<n / 256, 256>>>(d_p, n);\n\
+               return 0;\n\
+             }\n",
+            &["7: move<<<4 1 1; 256 1 1; 0>>>(d_p+0[24576, -], 1024)"],
         );
     }
 
