@@ -171,6 +171,12 @@ pub fn program_launch(
         let value = match &arg.value {
             ArgumentValue::Integer(v) => Ok(v.to_string()),
             ArgumentValue::Float(v) => Ok(format!("{v:?}")),
+            // A pointer the host sets at run time (`s.x`, a pointer from a function) points at
+            // the start of a buffer named after the parameter, whose size the student gives.
+            ArgumentValue::Unknown(_) if matches!(param.ty, Type::Pointer { .. }) => {
+                buffers.push((name.clone(), Err(format!("--buffer {name}=BYTES"))));
+                continue;
+            }
             ArgumentValue::Unknown(_) => Err(unknown),
             ArgumentValue::Buffer(b) if matches!(param.ty, Type::Pointer { .. }) => {
                 // A pointer at its buffer's start names the buffer after the parameter, as a
