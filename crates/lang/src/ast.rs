@@ -7,6 +7,7 @@
 //! Guide section "Variable Memory Space Specifiers", and C's statements and operators. The tree keeps a span on
 //! every node so that later errors point into the source.
 
+use super::lexer::Token;
 use super::span::{Diagnostic, Span};
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -562,4 +563,103 @@ pub struct HostItem {
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct TranslationUnit {
     pub items: Vec<Item>,
+    /// The function templates the file defines, which `items` holds only as instantiations.
+    pub templates: Templates,
+}
+
+/// The function templates of a file (C++ [temp]) and what instantiating more of them needs:
+/// an instantiation is the file read again with one more instantiation asked for
+/// (`crate::templates`), so the file's tokens are kept (only when it defines a template).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Templates {
+    pub list: Vec<Template>,
+    pub tokens: Vec<Token>,
+    /// The canonical names of the instantiations asked for from outside the file's text: the
+    /// launched kernel, and the calls whose arguments sema deduced.
+    pub requests: Vec<String>,
+}
+
+/// A function template: its full name, parameters and how a call deduces them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Template {
+    pub name: String,
+    pub kind: FunctionKind,
+    pub params: Vec<TemplateParam>,
+    /// For each parameter of the function, the template parameter a call's argument deduces
+    /// (a parameter written `T`, `T*` or `const T*`), if any ([temp.deduct.call]).
+    pub deduce: Vec<Option<Deduce>>,
+    pub span: Span,
+}
+
+/// A template parameter: a type (`typename T`, `class T`) or a value of an integer type
+/// (`int TILE`), with or without a default argument.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemplateParam {
+    pub name: String,
+    /// The type of a non-type parameter; `None` for a type parameter.
+    pub value_type: Option<Type>,
+    /// The default argument, if the template gives one.
+    pub default: Option<TemplateArg>,
+}
+
+impl Template {
+    /// The error for a use of the template that leaves its parameters from `first` on without
+    /// an argument: "'mm' needs its template arguments T and TILE (template <typename T, int
+    /// TILE>)".
+    pub fn missing(&self, first: usize) -> String {
+        let names: Vec<&str> = self
+            .params
+            .iter()
+            .skip(first)
+            .filter(|p| p.default.is_none())
+            .map(|p| p.name.as_str())
+            .collect();
+        let all: Vec<String> = self.params.iter().map(TemplateParam::to_string).collect();
+        let plural = if names.len() == 1 { "" } else { "s" };
+        format!(
+            "'{}' needs its template argument{plural} {} (template <{}>)",
+            self.name,
+            names.join(" and "),
+            all.join(", ")
+        )
+    }
+
+    /// The template as the page lists a kernel: `mm<typename T, int TILE>`.
+    pub fn signature(&self) -> String {
+        let all: Vec<String> = self.params.iter().map(TemplateParam::to_string).collect();
+        format!("{}<{}>", self.name, all.join(", "))
+    }
+}
+
+/// A function parameter written `T` (`pointer` false) or `T*` / `const T*` (`pointer` true),
+/// where `T` is template parameter `param`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Deduce {
+    pub param: usize,
+    pub pointer: bool,
+}
+
+/// A template argument: a type, or an integer value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TemplateArg {
+    Type(Type),
+    Value(i64),
+}
+
+impl fmt::Display for TemplateArg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TemplateArg::Type(ty) => write!(f, "{ty}"),
+            TemplateArg::Value(value) => write!(f, "{value}"),
+        }
+    }
+}
+
+impl fmt::Display for TemplateParam {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.value_type {
+            Some(ty) => write!(f, "{ty} {}", self.name),
+            None => write!(f, "typename {}", self.name),
+        }
+    }
 }

@@ -37,6 +37,7 @@ pub mod reg_set;
 pub mod sema;
 pub mod sorting;
 pub mod span;
+pub mod templates;
 pub mod uniformity;
 
 pub use sema::Program;

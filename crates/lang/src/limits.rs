@@ -70,3 +70,12 @@ pub const MAX_DECLARED_NAMES: usize = 2_048;
 /// The most kernel launches `launches` reads in a program's host code; each costs a few passes
 /// of the front end over one expression.
 pub const MAX_HOST_LAUNCHES: usize = 1_000;
+
+/// Template instantiations a file may make, its own calls', the launch's and the deduced ones
+/// together: each is a function read and checked, and a template that instantiates itself with
+/// ever new arguments (`reduce<N / 2>` without an end) stops here.
+pub const MAX_INSTANTIATIONS: usize = 256;
+
+/// How many times the semantic check may read the file again for the instantiations that the
+/// calls it deduced need (a deduced call in an instantiation needs one more reading).
+pub const MAX_DEDUCTION_ROUNDS: usize = 8;

@@ -410,6 +410,10 @@ impl<'a> Parser<'a> {
     /// A file-scope item. An unsupported construct outside any statement (a name of cooperative groups in a file-scope
     /// initialiser or an array parameter's size) fails the file: it has no function to fail.
     pub(super) fn item(&mut self) -> Result<Option<Item>, Diagnostic> {
+        if self.at_word("template") {
+            self.template_definition()?;
+            return Ok(None);
+        }
         if self.at_record() {
             let start = self.pos;
             return match self.record_item() {

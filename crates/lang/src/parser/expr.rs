@@ -399,6 +399,7 @@ impl<'a> Parser<'a> {
             return Err(self.error_here("an expression"));
         };
         if let Some((kind, span)) = self.name_expression() {
+            let kind = self.template_id(kind)?;
             return self.node(kind, span, 0, span);
         }
         let kind = match &t.kind {

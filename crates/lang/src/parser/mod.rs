@@ -31,6 +31,9 @@ mod names;
 mod record;
 pub(crate) use record::{constructor_name, this_object};
 mod stmt;
+mod template;
+
+pub use template::canonical_name;
 
 pub(crate) use host::{after_match, file_items};
 
@@ -90,6 +93,12 @@ fn is_decl_word(word: &str) -> bool {
 
 /// Parses a preprocessed token stream.
 pub fn parse(tokens: &[Token]) -> Result<TranslationUnit, Diagnostic> {
+    parse_with(tokens, &[])
+}
+
+/// Parses a preprocessed token stream and instantiates the function templates named in
+/// `requests` (`mm<float, 16>`, any spelling) besides those the file's own calls name.
+pub fn parse_with(tokens: &[Token], requests: &[String]) -> Result<TranslationUnit, Diagnostic> {
     let mut parser = Parser {
         tokens,
         pos: 0,
@@ -98,6 +107,7 @@ pub fn parse(tokens: &[Token]) -> Result<TranslationUnit, Diagnostic> {
         names: names::Names::default(),
         pending: Vec::new(),
         linkage_blocks: 0,
+        templates: template::State::default(),
     };
     while parser.pos < tokens.len() {
         if parser.eat(Punct::Semi) {
@@ -107,8 +117,10 @@ pub fn parse(tokens: &[Token]) -> Result<TranslationUnit, Diagnostic> {
         parser.within_name_limit()?;
         parser.pending.extend(item);
     }
+    let templates = parser.instantiate_all(requests)?;
     Ok(TranslationUnit {
         items: parser.pending,
+        templates,
     })
 }
 
@@ -126,6 +138,8 @@ struct Parser<'a> {
     pending: Vec<Item>,
     /// `extern "C" {` blocks open at file scope, whose `}` the item loop reads past.
     linkage_blocks: u32,
+    /// The function templates read so far and the instantiations they need (`template`).
+    templates: template::State,
 }
 
 /// An expression and the depth of its tree, known as it is built (a leaf is 1 deep).

@@ -170,6 +170,31 @@ impl Names {
         self.types.truncate(mark.1);
     }
 
+    /// The namespaces around the current position, and a way back there: a template is
+    /// instantiated in the namespace that defines it.
+    pub(super) fn swap_scope(&mut self, scope: Vec<String>) -> Vec<String> {
+        std::mem::replace(&mut self.namespace, scope)
+    }
+
+    /// Makes `name` stand for `ty` until `leave`: a template's type parameter in an
+    /// instantiation.
+    pub(super) fn bind_type(&mut self, name: &str, ty: Type) {
+        let alias = Alias {
+            ty,
+            is_const: false,
+            dims: Vec::new(),
+        };
+        self.types.push((name.to_string(), alias));
+    }
+
+    /// Gives the calls of `to` (an instantiation) the default arguments of `from` (its template).
+    pub(super) fn copy_defaults(&mut self, from: &str, to: &str) {
+        let found = self.defaults.iter().rev().find(|(f, _)| f == from);
+        if let Some((_, defaults)) = found.cloned() {
+            self.defaults.push((to.to_string(), defaults));
+        }
+    }
+
     /// Keeps the default arguments of `function` (one entry per parameter) for its calls.
     pub(super) fn set_defaults(&mut self, function: &str, defaults: Vec<Option<Expr>>) {
         if defaults.iter().any(Option::is_some) {

@@ -666,13 +666,14 @@ impl<'a> Parser<'a> {
     /// The value of an integer constant expression of literals, constants the parser knows
     /// (`remember_constants`) and C's arithmetic; `None` for anything else. `depth` counts the
     /// levels descended, which the parser's tree depth bounds already.
-    fn fold(&self, e: &Expr, depth: usize) -> Option<i64> {
+    pub(super) fn fold(&self, e: &Expr, depth: usize) -> Option<i64> {
         if depth > crate::limits::MAX_TREE_DEPTH {
             return None;
         }
         let go = |e: &Expr| self.fold(e, depth + 1);
         Some(match &e.kind {
             ExprKind::Int { value, .. } => i64::try_from(*value).ok()?,
+            ExprKind::SizeofType(ty) => i64::try_from(ty.size()).ok()?,
             ExprKind::Ident(name) => {
                 let found = self.names.constants.iter().rev().find(|(n, _)| n == name);
                 found?.1

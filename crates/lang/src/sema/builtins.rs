@@ -13,6 +13,9 @@ impl Sema<'_> {
         args: &[Expr],
         span: Span,
     ) -> Result<(Ex, Type), Diagnostic> {
+        if let Some(instance) = self.deduced(name, name_span, args)? {
+            return self.call(&instance, name_span, args, span);
+        }
         if let Some(&index) = self.function_index.get(name) {
             let callee = &self.functions[index];
             if callee.kind == FunctionKind::Kernel {

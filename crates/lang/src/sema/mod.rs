@@ -31,6 +31,9 @@ pub struct Program {
     pub objects: Vec<MemObject>,
     /// Registers every warp needs (all functions are allocated statically; recursion is rejected).
     pub n_regs: Reg,
+    /// The kernel templates of the file with their parameters (`mm<typename T, int TILE>`),
+    /// which run once instantiated (`crate::templates::instantiate`).
+    pub kernel_templates: Vec<String>,
 }
 
 impl Program {
@@ -50,12 +53,14 @@ impl Program {
         })
     }
 
-    /// The names of the `__global__` kernels, in source order.
+    /// The names of the `__global__` kernels, in source order, then the kernel templates with
+    /// their parameters (`mm<typename T, int TILE>`), for a chooser to ask for the arguments.
     pub fn kernel_names(&self) -> Vec<&str> {
         self.functions
             .iter()
             .filter(|f| f.kind == FunctionKind::Kernel)
             .map(|f| f.name.as_str())
+            .chain(self.kernel_templates.iter().map(String::as_str))
             .collect()
     }
 
@@ -165,10 +170,34 @@ struct Sema<'a> {
     callees: Vec<usize>,
     /// `constexpr` calls being folded, one inside the other (`decl`).
     constexpr_calls: std::cell::Cell<u32>,
+    /// The instantiations that deduced calls need and the file lacks (`deduce`).
+    wanted: Vec<String>,
 }
 
-/// Checks a parsed file and lowers it for the interpreter.
+/// Checks a parsed file and lowers it for the interpreter. A call of a function template whose
+/// arguments the check deduces (`deduce`) needs an instantiation the file's reading did not
+/// make: the file is read again with it asked for and checked again, a bounded number of times.
 pub fn check(unit: &TranslationUnit) -> Result<Program, Diagnostic> {
+    let (mut result, mut wanted) = check_once(unit);
+    let mut grown: Option<TranslationUnit> = None;
+    for _ in 0..crate::limits::MAX_DEDUCTION_ROUNDS {
+        if wanted.is_empty() {
+            break;
+        }
+        let current = grown.as_ref().unwrap_or(unit);
+        let mut requests = current.templates.requests.clone();
+        requests.extend(wanted);
+        let tokens = &current.templates.tokens;
+        let next = crate::parser::parse_with(tokens, &requests)
+            .map_err(|e| crate::refused::explain(e, tokens))?;
+        (result, wanted) = check_once(&next);
+        grown = Some(next);
+    }
+    result
+}
+
+/// One check of `unit`, and the instantiations its deduced calls need that it lacks.
+fn check_once(unit: &TranslationUnit) -> (Result<Program, Diagnostic>, Vec<String>) {
     let mut sema = Sema {
         unit,
         objects: Vec::new(),
@@ -189,28 +218,44 @@ pub fn check(unit: &TranslationUnit) -> Result<Program, Diagnostic> {
         local_bytes: 0,
         callees: Vec::new(),
         constexpr_calls: std::cell::Cell::new(0),
+        wanted: Vec::new(),
     };
-    sema.declare_functions()?;
-    for item in &unit.items {
-        if let Item::Variable(decl) = item {
-            sema.file_scope_variable(decl)?;
-        }
-    }
-    let mut index = 0;
-    for item in &unit.items {
-        if let Item::Function(f) = item {
-            if let Err(error) = sema.function_body(index, f) {
-                sema.failed_body(index, error);
+    let result = sema.check_items();
+    (result, sema.wanted)
+}
+
+impl Sema<'_> {
+    /// The file's declarations, then every function's body.
+    fn check_items(&mut self) -> Result<Program, Diagnostic> {
+        let unit = self.unit;
+        let sema = self;
+        sema.declare_functions()?;
+        for item in &unit.items {
+            if let Item::Variable(decl) = item {
+                sema.file_scope_variable(decl)?;
             }
-            index += 1;
         }
+        let mut index = 0;
+        for item in &unit.items {
+            if let Item::Function(f) = item {
+                if let Err(error) = sema.function_body(index, f) {
+                    sema.failed_body(index, error);
+                }
+                index += 1;
+            }
+        }
+        sema.reject_recursion()?;
+        let templates = unit.templates.list.iter();
+        Ok(Program {
+            functions: std::mem::take(&mut sema.functions),
+            objects: std::mem::take(&mut sema.objects),
+            n_regs: sema.next_reg,
+            kernel_templates: templates
+                .filter(|t| t.kind == FunctionKind::Kernel)
+                .map(Template::signature)
+                .collect(),
+        })
     }
-    sema.reject_recursion()?;
-    Ok(Program {
-        functions: sema.functions,
-        objects: sema.objects,
-        n_regs: sema.next_reg,
-    })
 }
 
 fn err<T>(span: Span, message: impl Into<String>) -> Result<T, Diagnostic> {
@@ -308,6 +353,7 @@ mod builtins;
 mod consts;
 mod convert;
 mod decl;
+mod deduce;
 mod expr;
 mod in_place;
 mod inline;
