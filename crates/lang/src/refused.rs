@@ -42,9 +42,10 @@ const KEYWORDS: [(&str, &str); 14] = [
     ),
 ];
 
-const TEMPLATES: &str = "templates (`template <...>`) are not simulated yet; write the kernel \
-                         with the types and values it is launched with (a `#define` can stand \
-                         for a number)";
+const TEMPLATES: &str = "this use of templates (a dependent name `typename T::type`, \
+                         `x.template f<...>`) is not simulated; function templates at file scope \
+                         are, and the rest of their refusals are named where they are read \
+                         (`parser/template.rs`)";
 const STRUCTS: &str = "a struct or class defined inside a function is not simulated; define \
                        it at file scope";
 

@@ -12,19 +12,57 @@ struct Refusal {
     message: &'static str,
 }
 
-const TEMPLATES: &str =
-    "templates (`template <...>`) are not simulated yet; write the kernel with \
-                         the types and values it is launched with (a `#define` can stand for a \
-                         number)";
 const STRUCTS: &str =
     "a struct or class defined inside a function is not simulated; define it at file scope";
 
 const REFUSALS: &[Refusal] = &[
     Refusal {
-        construct: "a kernel template",
-        source: "template <int N>\n__global__ void k(float* a) { a[0] = N; }",
+        construct: "a variadic template",
+        source: "template <typename... Ts>\n__device__ void f(Ts... a) {}\n__global__ void k(float* a) { a[0] = 1; }",
+        at: (1, 19),
+        message: "variadic templates (parameter packs, `typename... Ts`) are not simulated",
+    },
+    Refusal {
+        construct: "an explicit specialisation",
+        source: "template <>\n__device__ float f<float>(float a) { return a; }\n__global__ void k(float* a) { a[0] = 1; }",
         at: (1, 1),
-        message: TEMPLATES,
+        message: "explicit specialisation (`template <>`) is not simulated; give the special case a function of its own",
+    },
+    Refusal {
+        construct: "a partial specialisation",
+        source: "template <typename T>\n__device__ void f<T*>(T* a) {}\n__global__ void k(float* a) { a[0] = 1; }",
+        at: (2, 22),
+        message: "partial specialisation (`f<T*>(...)`) is not simulated",
+    },
+    Refusal {
+        construct: "a template template parameter",
+        source: "template <template <class> class C>\n__device__ void f() {}\n__global__ void k(float* a) { a[0] = 1; }",
+        at: (1, 11),
+        message: "template template parameters (`template <class> class C`) are not simulated",
+    },
+    Refusal {
+        construct: "SFINAE",
+        source: "template <typename T, typename = std::enable_if_t<sizeof(T) == 4>>\n__device__ void f(T a) {}\n__global__ void k(float* a) { a[0] = 1; }",
+        at: (1, 39),
+        message: "SFINAE (`std::enable_if` in a template's parameters) is not simulated",
+    },
+    Refusal {
+        construct: "a floating-point template parameter",
+        source: "template <float F>\n__global__ void k(float* a) { a[0] = F; }",
+        at: (1, 11),
+        message: "a template parameter of type 'float' is not simulated; use an integer type or a type parameter",
+    },
+    Refusal {
+        construct: "a struct template",
+        source: "template <class T>\nstruct Box { T v; };\n__global__ void k(float* a) { a[0] = 1; }",
+        at: (2, 1),
+        message: "struct templates (`template <class T> struct S`) are not simulated yet",
+    },
+    Refusal {
+        construct: "a dependent type name",
+        source: "template <typename T>\n__global__ void g(float* a) { typename T::type x; }\n__global__ void k(float* a) { g<int>(a); }",
+        at: (2, 31),
+        message: "this use of templates (a dependent name `typename T::type`, `x.template f<...>`) is not simulated; function templates at file scope are, and the rest of their refusals are named where they are read (`parser/template.rs`)",
     },
     Refusal {
         construct: "a struct defined in a function",

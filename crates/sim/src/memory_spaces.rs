@@ -204,7 +204,9 @@ pub fn declarations(
     defines: &[(String, String)],
     kernel_name: &str,
 ) -> Result<Vec<Declaration>, Diagnostic> {
-    let unit = kernel::parse(source, defines)?;
+    let mut unit = kernel::parse(source, defines)?;
+    let instance = kernel::templates::instantiate(&mut unit, kernel_name)?;
+    let kernel_name = instance.as_str();
     let program = kernel::sema::check(&unit)?;
     let kernel_ir = program.kernel(kernel_name)?;
     let kernel_index = program.kernel_index(kernel_name);

@@ -32,7 +32,7 @@
 // `memplay-lang` crate; its modules keep their paths here, `memplay_sim::kernel::ir` and so on.
 pub use memplay_lang::{
     ast, block_shift, compile, constant_expression, constant_expressions, ir, issue, launches,
-    lexer, limits, parse, parser, preprocess, sema, span, uniformity,
+    lexer, limits, parse, parser, preprocess, sema, span, templates, uniformity,
 };
 
 pub mod interp;

@@ -158,7 +158,15 @@ fn simulate_in_order(input: &SimulationInput) -> Result<SimulationReport, Stop> 
         .device
         .compute_capability
         .device_pass_defines(&input.defines);
-    let unit = kernel::parse(&input.source, &defines)?;
+    let mut unit = kernel::parse(&input.source, &defines)?;
+    // A kernel template runs instantiated, under its canonical name, however it was written.
+    let kernel_name = kernel::templates::instantiate(&mut unit, &input.kernel)?;
+    if kernel_name != input.kernel {
+        return simulate_in_order(&SimulationInput {
+            kernel: kernel_name,
+            ..input.clone()
+        });
+    }
     let program = kernel::sema::check(&unit)?;
     check_capability(input, &program)?;
     let mut sim = Simulation::new(&program, &input.kernel, &launch_of(input), input.seed)?;
