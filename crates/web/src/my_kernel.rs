@@ -67,27 +67,20 @@ pub struct Param {
     pub element_bytes: Option<u64>,
 }
 
-/// The kernels of `source` with their parameters, in source order; the compile error if it does
-/// not compile.
+/// The kernels of `source` with their parameters, in source order, then each kernel template
+/// with its template parameters shown (`mm<typename T, int TILE>`) and no parameters: the form
+/// asks for its instantiation (`kernel_params`). The compile error if it does not compile.
 pub fn kernels(source: &str) -> Result<Vec<(String, Vec<Param>)>, String> {
     let program = kernel::compile(source, &[]).map_err(|e| e.to_string())?;
     Ok(program
         .kernel_names()
         .into_iter()
-        .filter_map(|name| {
-            let function = program.kernel(name).ok()?;
-            let params = function
-                .params
-                .iter()
-                .map(|p| Param {
-                    name: p.name.clone(),
-                    element_bytes: match &p.ty {
-                        Type::Pointer { pointee, .. } => Some(pointee.size().max(1)),
-                        _ => None,
-                    },
-                })
-                .collect();
-            Some((name.to_string(), params))
+        .filter_map(|name| match program.kernel(name) {
+            Ok(function) => Some((name.to_string(), params_of(function))),
+            Err(_) if program.kernel_templates.iter().any(|t| t == name) => {
+                Some((name.to_string(), Vec::new()))
+            }
+            Err(_) => None,
         })
         .collect())
 }
@@ -106,11 +99,7 @@ pub fn from_program(source: &str, launch: &HostLaunch) -> MyLaunch {
         HostValue::Known(v) => v.to_string(),
         HostValue::Unknown(text) => text.clone(),
     };
-    let params = kernels(source)
-        .ok()
-        .and_then(|all| all.into_iter().find(|(name, _)| *name == launch.kernel))
-        .map(|(_, params)| params)
-        .unwrap_or_default();
+    let params = kernel_params(source, &launch.kernel).unwrap_or_default();
     let mut form = MyLaunch {
         kernel: launch.kernel.clone(),
         grid: launch.grid.clone().map(|v| text(&v)),
@@ -145,6 +134,31 @@ pub fn from_program(source: &str, launch: &HostLaunch) -> MyLaunch {
         }
     }
     form
+}
+
+/// The parameters of kernel `kernel` of `source`, a template's instantiation in any spelling
+/// (`mm<float, 16>`) included; `None` if it does not compile or has no such kernel.
+pub fn kernel_params(source: &str, kernel: &str) -> Option<Vec<Param>> {
+    let mut unit = kernel::parse(source, &[]).ok()?;
+    let name = kernel::templates::instantiate(&mut unit, kernel).ok()?;
+    let program = kernel::sema::check(&unit).ok()?;
+    let function = program.kernel(&name).ok()?;
+    Some(params_of(function))
+}
+
+/// What the launch form asks for each parameter of `function`.
+fn params_of(function: &kernel::ir::FunctionIr) -> Vec<Param> {
+    function
+        .params
+        .iter()
+        .map(|p| Param {
+            name: p.name.clone(),
+            element_bytes: match &p.ty {
+                Type::Pointer { pointee, .. } => Some(pointee.size().max(1)),
+                _ => None,
+            },
+        })
+        .collect()
 }
 
 impl MyLaunch {
@@ -281,11 +295,7 @@ pub fn build(
             }
         })
         .collect();
-    let params = kernels(source)
-        .ok()
-        .and_then(|all| all.into_iter().find(|(name, _)| *name == launch.kernel))
-        .map(|(_, params)| params)
-        .unwrap_or_default();
+    let params = kernel_params(source, &launch.kernel).unwrap_or_default();
     let extent = |index: usize| u32::try_from(values[index]).unwrap_or(1);
     let mut input = SimulationInput::new(source, &launch.kernel, settings.device.device());
     input.grid = Dim3::new(extent(0), extent(1), extent(2));
@@ -499,6 +509,24 @@ mod tests {
         );
         // Doubles are 8 bytes: 1,024 of them are 8 KiB.
         check(&fitted, source, Ok((4096, 256, 8192)));
+    }
+
+    #[test]
+    fn a_kernel_template_is_listed_by_its_parameters_and_launched_as_the_typed_instantiation() {
+        let source = "#define N (1 << 20)\ntemplate <typename T, int STEP>\n\
+                      __global__ void stride(T* v, int n) { v[threadIdx.x * STEP] = n; }\n";
+        let listed = kernels(source).expect("compiles");
+        assert_eq!(
+            listed,
+            [("stride<typename T, int STEP>".to_string(), Vec::new())]
+        );
+        let params = kernel_params(source, "stride<double,2>").expect("instantiates");
+        let launch = MyLaunch::default().fitted("stride<double,2>", &params);
+        assert_eq!(launch.args, [("n".to_string(), "N".to_string())]);
+        // 1,024 doubles of 8 bytes.
+        check(&launch, source, Ok((4096, 256, 8192)));
+        assert_eq!(decode(&encode(&launch)), Ok(launch));
+        assert_eq!(kernel_params(source, "stride"), None);
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! program's launches from its host code are offered above the form; choosing one fills it
 //! (`my_kernel::from_program`).
 
-use crate::my_kernel::{from_program, kernels, program_launches, FieldError, MyLaunch};
+use crate::my_kernel::{
+    from_program, kernel_params, kernels, program_launches, FieldError, MyLaunch,
+};
 use crate::state::Action;
 use memplay_sim::fill::Fill;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -56,6 +58,13 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
     let found = use_memo(props.source.clone(), |source| kernels(source));
     let launch = &props.launch;
     let on_action = &props.on_action;
+    // A kernel template is chosen by its name (`mm<typename T, int TILE>` lists as `mm`) and
+    // launched as the instantiation the student types (`mm<float, 16>`).
+    let base = |name: &str| name.split('<').next().unwrap_or(name).trim().to_string();
+    let template_chosen = found.as_ref().as_ref().is_ok_and(|list| {
+        list.iter()
+            .any(|(name, _)| name.contains('<') && base(name) == base(&launch.kernel))
+    });
     let kernel_menu = match found.as_ref() {
         Ok(list) if !list.is_empty() => {
             let list = list.clone();
@@ -65,6 +74,7 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
             let onchange = Callback::from(move |event: Event| {
                 if let Some(select) = event.target_dyn_into::<HtmlSelectElement>() {
                     if let Some((name, params)) = list.iter().find(|(n, _)| *n == select.value()) {
+                        let name = name.split('<').next().unwrap_or(name);
                         on_action.emit(Action::SetMyLaunch {
                             launch: Box::new(current.fitted(name, params)),
                         });
@@ -76,7 +86,8 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
                     <label for="launch-kernel">{ "Kernel to launch" }</label>
                     <select id="launch-kernel" data-testid="launch-kernel" {onchange}>
                         { for names.iter().map(|name| html! {
-                            <option value={name.clone()} selected={*name == launch.kernel}>{ name }</option>
+                            <option value={name.clone()} selected={*name == launch.kernel
+                                || (name.contains('<') && base(name) == base(&launch.kernel))}>{ name }</option>
                         }) }
                     </select>
                 </div>
@@ -212,6 +223,22 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
             </p>
             { for program_menu }
             { kernel_menu }
+            if template_chosen {
+                { field(
+                    "launch-instantiation".to_string(),
+                    "Template arguments, as in mm<float, 16>".to_string(),
+                    &launch.kernel,
+                    launch,
+                    on_action,
+                    {
+                        let source = props.source.clone();
+                        move |l: &mut MyLaunch, v: String| {
+                            let params = kernel_params(&source, &v).unwrap_or_default();
+                            *l = l.fitted(v.trim(), &params);
+                        }
+                    },
+                ) }
+            }
             <div class="launch-grid">
                 { dims("grid", &launch.grid, true) }
                 { dims("block", &launch.block, false) }
