@@ -658,8 +658,12 @@ impl fmt::Display for TemplateArg {
 impl fmt::Display for TemplateParam {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.value_type {
-            Some(ty) => write!(f, "{ty} {}", self.name),
-            None => write!(f, "typename {}", self.name),
+            Some(ty) => write!(f, "{ty} {}", self.name)?,
+            None => write!(f, "typename {}", self.name)?,
+        }
+        match &self.default {
+            Some(default) => write!(f, " = {default}"),
+            None => Ok(()),
         }
     }
 }

@@ -134,7 +134,7 @@ mod tests {
         assert_eq!(
             launched(TILED, "scale"),
             Err(
-                "2:17: 'scale' needs its template argument T (template <typename T, int TILE>)"
+                "2:17: 'scale' needs its template argument T (template <typename T, int TILE = 16>)"
                     .to_string()
             )
         );
@@ -147,7 +147,7 @@ mod tests {
     #[test]
     fn the_kernel_list_offers_a_template_with_its_parameters() {
         let program = crate::compile(TILED, &[]).expect("compiles");
-        assert_eq!(program.kernel_names(), ["scale<typename T, int TILE>"]);
+        assert_eq!(program.kernel_names(), ["scale<typename T, int TILE = 16>"]);
     }
 
     #[test]

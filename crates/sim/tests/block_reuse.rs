@@ -403,17 +403,19 @@ impl Shape {
             }
         };
         if cpp {
+            // The kernel is a template instantiated at the launch (`k<float>`), its width the
+            // default argument: an instantiation must count exactly as the C kernel.
             let body = body
-                .replace(&format!(" * {w} + "), " * grid_c::W + ")
+                .replace(&format!(" * {w} + "), " * W_T + ")
                 .replace("__syncthreads();", "tile_sync();")
                 .replace("float acc = 0.0f;", "real acc = static_cast<real>(0);")
                 .replace(
-                    "case 1: acc += a[(gy + j) * grid_c::W + gx];",
-                    "case 1: acc += reinterpret_cast<const Cell*>(a)[((gy + j) * grid_c::W + gx) >> 1].lo;",
+                    "case 1: acc += a[(gy + j) * W_T + gx];",
+                    "case 1: acc += reinterpret_cast<const Cell*>(a)[((gy + j) * W_T + gx) >> 1].lo;",
                 )
                 .replace(
-                    "out[gy * grid_c::W + gx] = acc;",
-                    "{ float &o = reinterpret_cast<Cell*>(out)[(gy * grid_c::W + gx) >> 1].lo; o = acc; }",
+                    "out[gy * W_T + gx] = acc;",
+                    "{ float &o = reinterpret_cast<Cell*>(out)[(gy * W_T + gx) >> 1].lo; o = acc; }",
                 )
                 .replace(
                     "acc += ph[q - (q & 1) + 1 - (q & 1)];",
@@ -425,7 +427,8 @@ impl Shape {
                  __device__ void tile_sync() {{ if (threadIdx.x >= 1024) return; __syncthreads(); }}\n\
                  __device__ float synced_read(const float &v) {{ __syncthreads(); return v; }}\n\
                  __device__ void add_to(real &sum, float v) {{ sum += v; }}\n\
-                 __global__ void k(const float* a, float* out, int n) {{\n{body}}}\n"
+                 template <typename T, int W_T = grid_c::W>\n\
+                 __global__ void k(const T* a, T* out, int n) {{\n{body}}}\n"
             );
         }
         format!("__global__ void k(const float* a, float* out, int n) {{\n{body}}}\n")
@@ -433,7 +436,12 @@ impl Shape {
 
     fn input(&self, sampling: BlockSampling) -> SimulationInput {
         let device = [h100(), a100(), fermi(), gt200(), g80()][self.device].clone();
-        let mut input = SimulationInput::new(&self.source(), "k", device);
+        let kernel = if self.spelling == Spelling::Cpp {
+            "k<float>"
+        } else {
+            "k"
+        };
+        let mut input = SimulationInput::new(&self.source(), kernel, device);
         input.grid = Dim3::new(self.grid[0], self.grid[1], 1);
         input.block = Dim3::new(self.block[0], self.block[1], 1);
         input.args = vec![("n".to_string(), Value::Int(i64::from(self.width) / 2))];

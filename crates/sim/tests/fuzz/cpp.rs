@@ -6,7 +6,8 @@
 //! values), `__device__` functions that wait at `__syncthreads()`, called as statements and
 //! inside expressions (operands, conditions, `&&` and `?:`), one of them returning early, and a
 //! struct with a constructor, member functions and an operator, read and written whole and by
-//! member in global memory; mixed with the C statements of `grammar` and, now and then, a
+//! member in global memory, function templates called with their arguments and deduced,
+//! and now and then a kernel template instantiated at the launch; mixed with the C statements of `grammar` and, now and then, a
 //! hostile shape of one of them (nesting, long chains, huge values).
 //!
 //! The C subset's cases (`grammar::c_subset_case`) stay as they were, so that the snapshot's
@@ -54,7 +55,9 @@ __device__ int stepped(int* s, int t) {\n\
   s[t & 63] += 1;\n\
   __syncthreads();\n\
   return s[0];\n\
-}\n";
+}\n\
+template <typename T, int K = 2> __device__ T scaled_c(T v) { return v * K; }\n\
+template <class T> __device__ T larger_c(const T* p, T v) { return p[0] > v ? p[0] : v; }\n";
 
 /// Hostile file-scope C++: deep namespaces, long enums and alias chains, nested `constexpr`
 /// calls, bad launch bounds.
@@ -144,6 +147,9 @@ fn cpp_stmt() -> BoxedStrategy<String> {
             "if (synced(s, {e}) > 0) h += stepped(s, i); v += (j > 0 ? (float)stepped(s, j) : v);"
         )),
         1 => int_expr().prop_map(|e| format!("while (synced(s, j) < ({e}) && j < 4) j++;")),
+        1 => (int_expr(), float_expr()).prop_map(|(e, f)| format!(
+            "j += scaled_c<int, TILE_C>({e}) + scaled_c<unsigned>(2u); v += scaled_c({f}) + larger_c(f, {f});"
+        )),
         1 => int_expr().prop_map(|e| format!("j += ident({e}) + const_cast<const int*>(a)[0];")),
         1 => int_expr().prop_map(|e| format!("double2 d2 = make_double2({e}, 1.0); v += (float)d2.x;")),
         2 => int_expr().prop_map(|e| format!(
@@ -194,11 +200,23 @@ pub fn cpp_case() -> BoxedStrategy<Case> {
             vec![("n".to_string(), false), ("x".to_string(), true)],
             vec!["a".to_string(), "f".to_string()],
         ),
+        any::<bool>(),
     )
-        .prop_map(|(extra, bounds, body, launch, (args, buffers))| {
+        .prop_map(|(extra, bounds, body, launch, (args, buffers), template)| {
+            // A kernel template is launched in a spelling of its own, which the simulator makes
+            // canonical (`kt<float, 4>`).
+            let (head, name, params) = if template {
+                (
+                    "template <typename T, int STRIDE_T = 4>\n__global__ void ",
+                    "kt<float,4>",
+                    "int* a, T* f, int n, T x",
+                )
+            } else {
+                ("__global__ void ", "k", "int* a, float* f, int n, float x")
+            };
+            let kernel = name.split('<').next().unwrap_or(name);
             let source = format!(
-                "{PRELUDE}{extra}\
-                 __global__ void {bounds}k(int* a, float* f, int n, float x) {{\n\
+                "{PRELUDE}{extra}{head}{bounds}{kernel}({params}) {{\n\
                  \x20 __shared__ int s[64];\n\
                  \x20 int i = threadIdx.x + blockIdx.x * blockDim.x;\n\
                  \x20 int j = 0, h = 0;\n  unsigned u = 7u;\n  long long w = 1LL;\n  float v = 0.0f;\n\
@@ -206,7 +224,7 @@ pub fn cpp_case() -> BoxedStrategy<Case> {
                  \x20 a[i & 63] = i + j + h + (int)u + (int)w + (int)v;\n}}\n",
                 body.join("\n  ")
             );
-            assemble(source, "k".to_string(), launch, args, buffers)
+            assemble(source, name.to_string(), launch, args, buffers)
         })
         .boxed()
 }
