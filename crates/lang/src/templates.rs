@@ -193,6 +193,42 @@ mod tests {
     }
 
     #[test]
+    fn a_struct_template_is_instantiated_where_a_type_names_it() {
+        let source = "template <class T> struct SharedMemory {\n\
+              __device__ T* get() { extern __shared__ int smem[]; return (T*)smem; }\n\
+            };\n\
+            template <class T> struct Pair { T lo, hi; __device__ T sum() const { return lo + hi; } };\n\
+            template <typename T> __global__ void k(const T* in, T* out) {\n\
+              SharedMemory<T> shared;\n\
+              T* s = shared.get();\n\
+              SharedMemory<T> again;\n\
+              s[threadIdx.x] = in[threadIdx.x];\n\
+              Pair<T> p;\n\
+              p.lo = again.get()[0];\n\
+              p.hi = in[1];\n\
+              out[threadIdx.x] = p.sum();\n\
+            }\n";
+        for (kernel, size) in [("k<float>", 8), ("k<double>", 16)] {
+            let mut unit = parse(source, &[]).expect("parses");
+            let name = instantiate(&mut unit, kernel).expect("instantiates");
+            let program = sema::check(&unit).expect("checks");
+            program.kernel(&name).expect("the kernel checks");
+            let names: Vec<&str> = program.functions.iter().map(|f| f.name.as_str()).collect();
+            assert!(
+                names
+                    .iter()
+                    .any(|n| n.starts_with("Pair<") && n.ends_with("sum")),
+                "{names:?}"
+            );
+            let pair = unit.items.iter().find_map(|item| match item {
+                crate::ast::Item::Function(f) if f.name.ends_with("::sum") => f.params.first(),
+                _ => None,
+            });
+            assert_eq!(pair.map(|p| p.ty.size()), Some(size), "{kernel}");
+        }
+    }
+
+    #[test]
     fn a_template_that_instantiates_itself_without_end_stops_at_the_limit() {
         let source = "template <int N> __device__ int depth() { return depth<N + 1>(); }\n\
             __global__ void k(int* out) { out[0] = depth<0>(); }\n";

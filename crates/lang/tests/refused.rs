@@ -53,12 +53,6 @@ const REFUSALS: &[Refusal] = &[
         message: "a template parameter of type 'float' is not simulated; use an integer type or a type parameter",
     },
     Refusal {
-        construct: "a struct template",
-        source: "template <class T>\nstruct Box { T v; };\n__global__ void k(float* a) { a[0] = 1; }",
-        at: (2, 1),
-        message: "struct templates (`template <class T> struct S`) are not simulated yet",
-    },
-    Refusal {
         construct: "a dependent type name",
         source: "template <typename T>\n__global__ void g(float* a) { typename T::type x; }\n__global__ void k(float* a) { g<int>(a); }",
         at: (2, 31),

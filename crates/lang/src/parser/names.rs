@@ -187,6 +187,13 @@ impl Names {
         self.types.push((name.to_string(), alias));
     }
 
+    /// Forgets the `count` type aliases bound from `start` on (`bind_type`), keeping those
+    /// declared after them.
+    pub(super) fn unbind_types(&mut self, start: usize, count: usize) {
+        let end = (start + count).min(self.types.len());
+        self.types.drain(start.min(end)..end);
+    }
+
     /// Gives the calls of `to` (an instantiation) the default arguments of `from` (its template).
     pub(super) fn copy_defaults(&mut self, from: &str, to: &str) {
         let found = self.defaults.iter().rev().find(|(f, _)| f == from);
@@ -279,6 +286,13 @@ impl<'a> Parser<'a> {
     /// returns what it stands for. Template arguments after a cooperative groups type
     /// (`thread_block_tile<32>`) are skipped with it.
     pub(super) fn alias_type(&mut self) -> Option<Alias> {
+        if let Some(ty) = self.struct_template_type() {
+            return Some(Alias {
+                ty,
+                is_const: false,
+                dims: Vec::new(),
+            });
+        }
         let (written, taken) = self.peek_name()?;
         let full = self.names.resolve(&written);
         let alias = match self.names.alias(&full) {
@@ -328,6 +342,7 @@ impl<'a> Parser<'a> {
         };
         let full = self.names.resolve(&written);
         let is_type = self.names.alias(&full).is_some()
+            || self.at_struct_template(&full, taken)
             || (full.starts_with(COOPERATIVE_GROUPS_NAMESPACE)
                 && self.peek_at(taken).is_some_and(|t| {
                     t.ident().is_some() || t.is_punct(Punct::Lt) || t.is_punct(Punct::Amp)

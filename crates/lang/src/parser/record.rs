@@ -162,6 +162,13 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// `record_item` for a struct template's instantiation: the struct's type.
+    pub(super) fn record_item_type(&mut self) -> Result<Option<Type>, Diagnostic> {
+        let ty = self.record_definition(None)?;
+        self.expect_semi("the struct")?;
+        Ok(ty)
+    }
+
     /// Reads `struct [attributes] [Name] [attributes] { members }` (or a forward declaration
     /// `struct Name`) up to the closing brace; `typedef_name` names an anonymous struct. Returns
     /// the struct's type (`None` for a forward declaration).
@@ -171,13 +178,18 @@ impl<'a> Parser<'a> {
     ) -> Result<Option<Type>, Diagnostic> {
         let head = self.record_head();
         let start = self.here();
-        let id = self.pos as u32;
+        // An instantiation of a struct template names the struct by its canonical name and
+        // gives it an identity of its own (`template`).
+        let (instance, id) = match self.templates.take_record_instance() {
+            Some((name, id)) => (Some(name), id),
+            None => (None, self.pos as u32),
+        };
         self.pos += 1;
         let mut align = self.attributes()?;
         let name = match self.peek().and_then(|t| t.ident()) {
             Some(word) if word != "final" => {
                 self.pos += 1;
-                Some(word.to_string())
+                Some(instance.unwrap_or_else(|| word.to_string()))
             }
             _ => None,
         };

@@ -12,8 +12,11 @@
 //! Instantiations are asked for by the file's calls (`max_of<float>(a, b)`), by the launch
 //! (`parse_with`'s requests) and by sema for the calls whose arguments it deduces; the body of
 //! each may ask for more, read one after the other, at most `limits::MAX_INSTANTIATIONS`.
+//! A struct template (`template <class T> struct SharedMemory { ... };`) is instantiated where a
+//! type names it (`SharedMemory<float> s;`), at once, as the struct `SharedMemory<float>` with
+//! an identity of its own (`parser/record.rs` reads it).
 //! Explicit and partial specialisation, template template parameters, parameter packs
-//! (variadic templates), SFINAE and struct templates are refused in words.
+//! (variadic templates) and SFINAE are refused in words.
 
 use std::ops::Range;
 
@@ -32,14 +35,29 @@ pub(super) struct State {
     definitions: Vec<Definition>,
     /// Instantiations asked for: canonical name, template, arguments; read in order.
     queue: Vec<(String, usize, Vec<TemplateArg>)>,
+    /// The struct templates' instantiations read so far, by canonical name.
+    structs: Vec<(String, Type)>,
+    /// The name and identity the struct definition read next takes: an instantiation's.
+    record_instance: Option<(String, u32)>,
+}
+
+impl State {
+    /// The name and identity of the struct instantiation being read, once.
+    pub(super) fn take_record_instance(&mut self) -> Option<(String, u32)> {
+        self.record_instance.take()
+    }
 }
 
 /// A function template: what the rest of the front end sees of it, and where its declaration's
 /// tokens are, with the namespaces it was defined in.
 struct Definition {
     template: Template,
-    tokens: Range<usize>,
+    /// The declaration's tokens (an instantiation may be read inside another, whose parser
+    /// reads other tokens than the file's).
+    tokens: Vec<Token>,
     scope: Vec<String>,
+    /// A struct template, instantiated where a type names it rather than at the file's end.
+    record: bool,
 }
 
 fn not_simulated(span: Span, message: impl Into<String>) -> Diagnostic {
@@ -150,6 +168,13 @@ fn substituted(token: &Token, params: &[TemplateParam], args: &[TemplateArg]) ->
         literal,
         punct(Punct::RParen),
     ]
+}
+
+fn too_many() -> String {
+    format!(
+        "the file instantiates more than {MAX_INSTANTIATIONS} templates, the simulator's limit \
+         (does a template instantiate itself without end?)"
+    )
 }
 
 /// The canonical spelling of a template's name with its arguments.
@@ -303,14 +328,8 @@ impl<'a> Parser<'a> {
         start: Span,
         params: Vec<TemplateParam>,
     ) -> Result<(), Diagnostic> {
-        if matches!(
-            self.peek().and_then(Token::ident),
-            Some("struct" | "class" | "union")
-        ) {
-            return Err(not_simulated(
-                self.here(),
-                "struct templates (`template <class T> struct S`) are not simulated yet",
-            ));
+        if matches!(self.peek().and_then(Token::ident), Some("struct" | "class")) {
+            return self.struct_template(start, params);
         }
         let first = self.pos;
         let mut at = first;
@@ -391,27 +410,126 @@ impl<'a> Parser<'a> {
         if param_start < close {
             deduce.push(deduction(&self.tokens[param_start..close], &params));
         }
-        let full = self.names.declare(&name);
+        let kind = if kernel {
+            FunctionKind::Kernel
+        } else {
+            FunctionKind::Device
+        };
+        let template = Template {
+            name,
+            kind,
+            params,
+            deduce,
+            span: name_token.span,
+        };
+        self.define(template, first..end + 1, false)
+    }
+
+    /// Keeps the template whose declaration's tokens are `tokens`, and reads past them.
+    fn define(
+        &mut self,
+        mut template: Template,
+        tokens: Range<usize>,
+        record: bool,
+    ) -> Result<(), Diagnostic> {
+        template.name = self.names.declare(&template.name);
         self.within_name_limit()?;
         let scope = self.names.swap_scope(Vec::new());
         self.names.swap_scope(scope.clone());
+        self.pos = tokens.end;
         self.templates.definitions.push(Definition {
-            template: Template {
-                name: full,
-                kind: if kernel {
-                    FunctionKind::Kernel
-                } else {
-                    FunctionKind::Device
-                },
-                params,
-                deduce,
-                span: name_token.span,
-            },
-            tokens: first..end + 1,
+            template,
+            tokens: self.tokens[tokens].to_vec(),
             scope,
+            record,
         });
-        self.pos = end + 1;
         Ok(())
+    }
+
+    /// `template <class T> struct S { ... };`: kept until a type names an instantiation of it
+    /// (`S<float>`), which is then read as the struct `S<float>`.
+    fn struct_template(
+        &mut self,
+        start: Span,
+        params: Vec<TemplateParam>,
+    ) -> Result<(), Diagnostic> {
+        let first = self.pos;
+        let name = self.tokens[first + 1..]
+            .iter()
+            .take_while(|t| !t.is_punct(Punct::LBrace))
+            .filter_map(Token::ident)
+            .find(|w| !matches!(*w, "__align__" | "alignas" | "__attribute__" | "final"));
+        let open = (first..self.tokens.len()).find(|&at| {
+            let t = &self.tokens[at];
+            t.is_punct(Punct::LBrace) || t.is_punct(Punct::Semi)
+        });
+        let (Some(name), Some(open)) = (name, open) else {
+            return Err(Diagnostic::new(start, "this struct template has no name"));
+        };
+        let close = closing(self.tokens, open)
+            .filter(|_| self.tokens[open].is_punct(Punct::LBrace))
+            .ok_or_else(|| Diagnostic::new(start, "this struct template is never defined"))?;
+        if !self
+            .tokens
+            .get(close + 1)
+            .is_some_and(|t| t.is_punct(Punct::Semi))
+        {
+            return Err(not_simulated(
+                self.tokens[close].span,
+                "a variable declared with its struct template's definition is not simulated",
+            ));
+        }
+        let template = Template {
+            name: name.to_string(),
+            kind: FunctionKind::Device,
+            params,
+            deduce: Vec::new(),
+            span: self.tokens[first].span,
+        };
+        self.define(template, first..close + 2, true)
+    }
+
+    /// Whether `full`, a name read here, is a struct template and the token `after` on is its
+    /// `<`: a type starts here.
+    pub(super) fn at_struct_template(&self, full: &str, after: usize) -> bool {
+        self.peek_at(after).is_some_and(|t| t.is_punct(Punct::Lt))
+            && self
+                .templates
+                .definitions
+                .iter()
+                .any(|d| d.record && d.template.name == full)
+    }
+
+    /// A struct template's instantiation named here (`S<float>`): read as a struct the first
+    /// time, and its type. An error in it stops the statement (or the file) around it.
+    pub(super) fn struct_template_type(&mut self) -> Option<Type> {
+        let (written, taken) = self.peek_name()?;
+        let at = self.here();
+        let full = self.names_resolve(&written);
+        if !self.at_struct_template(&full, taken) {
+            return None;
+        }
+        let index = self.template_index(&full)?;
+        self.pos += taken + 1;
+        let read = self.template_arguments().and_then(|args| {
+            let (name, args) = self.complete(index, args, at)?;
+            let known = self.templates.structs.iter().find(|(n, _)| *n == name);
+            if let Some((_, ty)) = known {
+                return Ok(ty.clone());
+            }
+            if self.templates.structs.len() >= MAX_INSTANTIATIONS {
+                return Err(Diagnostic::new(at, too_many()));
+            }
+            let ty = self.instantiate(&name, index, &args)?.unwrap_or(Type::Void);
+            self.templates.structs.push((name, ty.clone()));
+            Ok(ty)
+        });
+        Some(read.unwrap_or_else(|error| {
+            if self.unsupported.is_none() {
+                self.unsupported = Some(error);
+            }
+            Type::Void
+        }))
     }
 
     /// The template arguments after `<`, up to and with the `>`.
@@ -476,6 +594,9 @@ impl<'a> Parser<'a> {
         let Some(index) = self.template_index(name) else {
             return Ok(kind);
         };
+        if self.templates.definitions[index].record {
+            return Ok(kind);
+        }
         if !self.at(Punct::Lt) {
             // A call whose arguments sema deduces.
             return Ok(kind);
@@ -493,15 +614,14 @@ impl<'a> Parser<'a> {
             .rposition(|d| d.template.name == name)
     }
 
-    /// Asks for the instantiation of template `index` at `args` (completed by its default
-    /// arguments); its canonical name.
-    fn ask_for(
-        &mut self,
+    /// The canonical name of template `index` at `args`, completed by its default arguments.
+    fn complete(
+        &self,
         index: usize,
         mut args: Vec<TemplateArg>,
         at: Span,
-    ) -> Result<String, Diagnostic> {
-        let template = self.templates.definitions[index].template.clone();
+    ) -> Result<(String, Vec<TemplateArg>), Diagnostic> {
+        let template = &self.templates.definitions[index].template;
         if args.len() > template.params.len() {
             return Err(Diagnostic::new(
                 at,
@@ -527,17 +647,21 @@ impl<'a> Parser<'a> {
                 None => args.push(arg),
             }
         }
-        let name = spelled(&template.name, &args);
+        Ok((spelled(&template.name, &args), args))
+    }
+
+    /// Asks for the instantiation of function template `index` at `args`; its canonical name.
+    fn ask_for(
+        &mut self,
+        index: usize,
+        args: Vec<TemplateArg>,
+        at: Span,
+    ) -> Result<String, Diagnostic> {
+        let (name, args) = self.complete(index, args, at)?;
         let queue = &mut self.templates.queue;
         if !queue.iter().any(|(queued, ..)| *queued == name) {
             if queue.len() >= MAX_INSTANTIATIONS {
-                return Err(Diagnostic::new(
-                    at,
-                    format!(
-                        "the file instantiates more than {MAX_INSTANTIATIONS} templates, the \
-                         simulator's limit (does a template instantiate itself without end?)"
-                    ),
-                ));
+                return Err(Diagnostic::new(at, too_many()));
             }
             queue.push((name.clone(), index, args));
         }
@@ -608,53 +732,71 @@ impl<'a> Parser<'a> {
             self.instantiate(&name, index, &args)?;
             next += 1;
         }
+        let functions = self.templates.definitions.iter().filter(|d| !d.record);
         if self.templates.definitions.is_empty() {
             return Ok(Templates::default());
         }
         Ok(Templates {
-            list: self
-                .templates
-                .definitions
-                .iter()
-                .map(|d| d.template.clone())
-                .collect(),
+            list: functions.map(|d| d.template.clone()).collect(),
             tokens: self.tokens.to_vec(),
             requests: asked,
         })
     }
 
-    /// Reads template `index`'s declaration with `args` bound, as the function `name`.
+    /// Reads template `index`'s declaration with `args` bound, as the function or struct
+    /// `name`; the struct's type.
     fn instantiate(
         &mut self,
         name: &str,
         index: usize,
         args: &[TemplateArg],
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<Option<Type>, Diagnostic> {
         let definition = &self.templates.definitions[index];
         let params = definition.template.params.clone();
         let scope = definition.scope.clone();
-        let tokens: Vec<Token> = self.tokens[definition.tokens.clone()]
+        let record = definition.record;
+        let tokens: Vec<Token> = definition
+            .tokens
             .iter()
             .flat_map(|t| substituted(t, &params, args))
             .collect();
-        let item = self.with_tokens(&tokens, |p| {
+        // A struct's identity, distinct from every token position that names other structs.
+        let id = u32::MAX - self.templates.structs.len() as u32;
+        let (item, ty) = self.with_tokens(&tokens, |p| {
             let outer = p.names.swap_scope(scope);
-            let mark = p.names.mark();
+            let in_function = std::mem::replace(&mut p.names.in_function, false);
+            let start = p.names.mark().1;
+            let mut bound = 0;
             for (param, arg) in params.iter().zip(args) {
                 if let TemplateArg::Type(ty) = arg {
                     p.names.bind_type(&param.name, ty.clone());
+                    bound += 1;
                 }
             }
-            let item = p.item();
-            p.names.leave(mark);
+            let read = if record {
+                p.templates.record_instance = Some((name.to_string(), id));
+                p.record_item_type().map(|ty| (None, ty))
+            } else {
+                p.item().map(|item| (item, None))
+            };
+            p.names.unbind_types(start, bound);
+            p.names.in_function = in_function;
             p.names.swap_scope(outer);
-            item
+            read
         })?;
         if let Some(Item::Function(mut function)) = item {
             self.names.copy_defaults(&function.name, name);
             function.name = name.to_string();
             self.pending.push(Item::Function(function));
         }
-        Ok(())
+        Ok(ty)
+    }
+
+    /// The full name a use of `written` refers to here.
+    fn names_resolve(&mut self, written: &str) -> String {
+        let keep = self.unsupported.take();
+        let full = self.resolve_name(written, self.here());
+        self.unsupported = keep;
+        full
     }
 }
