@@ -56,7 +56,7 @@ const REFUSALS: &[Refusal] = &[
         construct: "a dependent type name",
         source: "template <typename T>\n__global__ void g(float* a) { typename T::type x; }\n__global__ void k(float* a) { g<int>(a); }",
         at: (2, 31),
-        message: "this use of templates (a dependent name `typename T::type`, `x.template f<...>`) is not simulated; function templates at file scope are, and the rest of their refusals are named where they are read (`parser/template.rs`)",
+        message: "this use of templates (a dependent name `typename T::type`, `x.template f<...>`, a template inside a function) is not simulated",
     },
     Refusal {
         construct: "a struct defined in a function",
