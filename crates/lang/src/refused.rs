@@ -43,9 +43,7 @@ const KEYWORDS: [(&str, &str); 14] = [
 ];
 
 const TEMPLATES: &str = "this use of templates (a dependent name `typename T::type`, \
-                         `x.template f<...>`, a template inside a function) is not simulated"; function templates at file scope \
-                         are, and the rest of their refusals are named where they are read \
-                         (`parser/template.rs`)";
+                         `x.template f<...>`, a template inside a function) is not simulated";
 const STRUCTS: &str = "a struct or class defined inside a function is not simulated; define \
                        it at file scope";
 
