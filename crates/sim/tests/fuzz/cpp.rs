@@ -6,7 +6,8 @@
 //! values), `__device__` functions that wait at `__syncthreads()`, called as statements and
 //! inside expressions (operands, conditions, `&&` and `?:`), one of them returning early, and a
 //! struct with a constructor, member functions and an operator, read and written whole and by
-//! member in global memory, function templates called with their arguments and deduced,
+//! member in global memory, function templates called with their arguments and deduced, a
+//! struct template,
 //! and now and then a kernel template instantiated at the launch; mixed with the C statements of `grammar` and, now and then, a
 //! hostile shape of one of them (nesting, long chains, huge values).
 //!
@@ -57,7 +58,8 @@ __device__ int stepped(int* s, int t) {\n\
   return s[0];\n\
 }\n\
 template <typename T, int K = 2> __device__ T scaled_c(T v) { return v * K; }\n\
-template <class T> __device__ T larger_c(const T* p, T v) { return p[0] > v ? p[0] : v; }\n";
+template <class T> __device__ T larger_c(const T* p, T v) { return p[0] > v ? p[0] : v; }\n\
+template <class T> struct Box_c { T v; __device__ T get() const { return v + v; } };\n";
 
 /// Hostile file-scope C++: deep namespaces, long enums and alias chains, nested `constexpr`
 /// calls, bad launch bounds.
@@ -147,6 +149,7 @@ fn cpp_stmt() -> BoxedStrategy<String> {
             "if (synced(s, {e}) > 0) h += stepped(s, i); v += (j > 0 ? (float)stepped(s, j) : v);"
         )),
         1 => int_expr().prop_map(|e| format!("while (synced(s, j) < ({e}) && j < 4) j++;")),
+        1 => float_expr().prop_map(|f| format!("Box_c<float> bx; bx.v = {f}; v += bx.get();")),
         1 => (int_expr(), float_expr()).prop_map(|(e, f)| format!(
             "j += scaled_c<int, TILE_C>({e}) + scaled_c<unsigned>(2u); v += scaled_c({f}) + larger_c(f, {f});"
         )),
