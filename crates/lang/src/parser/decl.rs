@@ -411,6 +411,10 @@ impl<'a> Parser<'a> {
     /// initialiser or an array parameter's size) fails the file: it has no function to fail.
     pub(super) fn item(&mut self) -> Result<Option<Item>, Diagnostic> {
         if self.at_word("template") {
+            // A host function template is host code, read past.
+            if let Some(host) = self.host_item()? {
+                return Ok(host);
+            }
             self.template_definition()?;
             return Ok(None);
         }
