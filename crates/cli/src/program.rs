@@ -12,6 +12,7 @@
 use memplay_sim::kernel::ast::{Item, Type};
 use memplay_sim::kernel::launches::{find_launches, ArgumentValue, HostLaunch, HostValue};
 use memplay_sim::kernel::parse;
+use memplay_sim::kernel::templates::instantiate;
 use memplay_sim::Device;
 use serde::Serialize;
 
@@ -144,16 +145,18 @@ pub fn program_launch(
             _ => format!("--launch {number}: the host code has launches 1 to {count}"),
         });
     };
-    let unit = parse(
+    let mut unit = parse(
         source,
         &device.compute_capability.device_pass_defines(defines),
     )
     .map_err(|d| d.to_string())?;
+    // A template launch (`mm<float, 16><<<...>>>`) names its instantiation, made here.
+    let kernel = instantiate(&mut unit, &launch.kernel).map_err(|d| d.to_string())?;
     let params = unit
         .items
         .iter()
         .find_map(|item| match item {
-            Item::Function(f) if f.name == launch.kernel => Some(&f.params),
+            Item::Function(f) if f.name == kernel => Some(&f.params),
             _ => None,
         })
         .ok_or_else(|| {
@@ -201,7 +204,7 @@ pub fn program_launch(
         args.push((name.clone(), value));
     }
     Ok(ProgramLaunch {
-        kernel: launch.kernel.clone(),
+        kernel,
         grid: dims(&launch.grid, "--grid"),
         block: dims(&launch.block, "--block"),
         dyn_smem: match &launch.shared_bytes {

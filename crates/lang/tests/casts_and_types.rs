@@ -37,6 +37,21 @@ fn every_cast_compiles_in_a_kernel() {
 }
 
 #[test]
+fn a_type_alias_casts_as_its_type_does() {
+    let source = "typedef float real;\n\
+                  using index_t = int;\n\
+                  __global__ void k(float* f) {\n\
+                  real zero = real(0);\n\
+                  f[index_t(threadIdx.x)] = zero + real(index_t(2.5));\n\
+                  }";
+    assert_eq!(error(source), "compiles");
+    assert_eq!(
+        constant_expression("typedef int index_t;", &[], "index_t(7.5) * 2").ok(),
+        Some(14)
+    );
+}
+
+#[test]
 fn casts_fold_where_their_value_is_a_constant() {
     assert_eq!(value("static_cast<int>(2.75)"), 2);
     assert_eq!(value("int(7.5) + unsigned(3)"), 10);

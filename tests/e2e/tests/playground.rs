@@ -3729,6 +3729,32 @@ async fn my_kernel_runs_the_cuda_a_course_writes_and_names_what_it_refuses() {
     page.finish().await;
 }
 
+#[tokio::test]
+async fn my_kernel_runs_a_pasted_whole_program_as_its_main_launches_it() {
+    let page = Harness::start().await;
+    page.open("?lesson=my-kernel").await;
+    page.wait_for_simulated("report the starter").await;
+    page.wait_until_updated().await;
+
+    // A whole program: headers, a helper taking references, main with its cudaMallocs and a
+    // launch with pointers moved past the halo. The form takes the launch from main.
+    page.run_kernel(include_str!("../../programs/stencil_references.cu"))
+        .await;
+    page.wait_for("[data-testid='launch-program']").await;
+    page.wait_for_text_where("counters", "count the stencil's loads", |text| {
+        text.contains("40,960")
+    })
+    .await;
+    // 4,096 blocks of 8 warps load in[g], and warp 0 of each the two halos: 40,960 requests.
+    assert_eq!(page.counter_value("global load requests").await, "40960");
+    let kernel = page.wait_for("[data-testid='launch-kernel']").await;
+    assert_eq!(
+        kernel.value().await.ok().flatten().as_deref(),
+        Some("stencil_1d")
+    );
+    page.finish().await;
+}
+
 impl Harness {
     /// Sizes the window so that the page's viewport is `width` x `height` CSS pixels.
     async fn set_viewport(&self, width: u32, height: u32) {

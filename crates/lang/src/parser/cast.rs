@@ -59,8 +59,14 @@ impl<'a> Parser<'a> {
         if let Some(construction) = self.struct_construction()? {
             return Ok(Some(construction));
         }
+        // A type alias (`real(0)`, a template's `T(0)`) followed by `(` is a functional cast too.
+        let alias_cast = self.at_alias_type()
+            && self.peek_name_at(0).is_some_and(|(_, taken)| {
+                self.peek_at(taken)
+                    .is_some_and(|t| t.is_punct(Punct::LParen))
+            });
         // A type word not followed by `(` is no expression; the caller says so.
-        if !starts_functional_cast(word) || !self.type_then_parenthesis(0) {
+        if !alias_cast && (!starts_functional_cast(word) || !self.type_then_parenthesis(0)) {
             return Ok(None);
         }
         let ty = self.specifiers()?.base;
