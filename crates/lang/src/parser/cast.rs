@@ -60,11 +60,7 @@ impl<'a> Parser<'a> {
             return Ok(Some(construction));
         }
         // A type alias (`real(0)`, a template's `T(0)`) followed by `(` is a functional cast too.
-        let alias_cast = self.at_alias_type()
-            && self.peek_name_at(0).is_some_and(|(_, taken)| {
-                self.peek_at(taken)
-                    .is_some_and(|t| t.is_punct(Punct::LParen))
-            });
+        let alias_cast = self.alias_then_parenthesis(0);
         // A type word not followed by `(` is no expression; the caller says so.
         if !alias_cast && (!starts_functional_cast(word) || !self.type_then_parenthesis(0)) {
             return Ok(None);
@@ -78,11 +74,21 @@ impl<'a> Parser<'a> {
     /// `(a, b, ...)`: the values of a constructor call, the depth of the deepest and the span of
     /// the `)`.
     pub(super) fn constructor_arguments(&mut self) -> Result<(Vec<Expr>, usize, Span), Diagnostic> {
-        self.expect(Punct::LParen)?;
+        self.arguments_between(Punct::LParen, Punct::RParen)
+    }
+
+    /// The values between `open` and `close` (`(a, b)` or `{a, b}`), the depth of the deepest and
+    /// the span of `close`.
+    pub(super) fn arguments_between(
+        &mut self,
+        open: Punct,
+        close: Punct,
+    ) -> Result<(Vec<Expr>, usize, Span), Diagnostic> {
+        self.expect(open)?;
         let (args, depth) = self.nested(|p| {
             let mut args = Vec::new();
             let mut depth = 0;
-            while !p.at(Punct::RParen) {
+            while !p.at(close) {
                 let arg = p.assignment()?;
                 depth = arg.depth.max(depth);
                 args.push(arg.expr);
@@ -92,7 +98,7 @@ impl<'a> Parser<'a> {
             }
             Ok((args, depth))
         })?;
-        let close = self.expect(Punct::RParen)?;
+        let close = self.expect(close)?;
         Ok((args, depth, close))
     }
 

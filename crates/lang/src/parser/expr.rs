@@ -179,6 +179,17 @@ impl<'a> Parser<'a> {
                     && !matches!(w, "__shared__" | "__constant__" | "extern" | "__global__")
             }) || self.at_alias_type_at(1))
             && !self.type_then_parenthesis(1)
+            && !self.alias_then_parenthesis(1)
+    }
+
+    /// Whether a type alias `ahead` tokens on is followed by `(`: a functional cast (`real(0)`).
+    /// (`peek_name_at` counts the tokens ahead in what it takes.)
+    pub(super) fn alias_then_parenthesis(&self, ahead: usize) -> bool {
+        self.at_alias_type_at(ahead)
+            && self.peek_name_at(ahead).is_some_and(|(_, taken)| {
+                self.peek_at(taken)
+                    .is_some_and(|t| t.is_punct(Punct::LParen))
+            })
     }
 
     /// Whether the words of a type (and `*`s) that start `ahead` tokens on are followed by `(`.

@@ -916,21 +916,7 @@ impl<'a> Parser<'a> {
         }
         self.pos += taken;
         let (args, depth, close) = if braces {
-            self.expect(Punct::LBrace)?;
-            let (args, depth) = self.nested(|p| {
-                let mut args = Vec::new();
-                let mut depth = 0;
-                while !p.at(Punct::RBrace) {
-                    let arg = p.assignment()?;
-                    depth = arg.depth.max(depth);
-                    args.push(arg.expr);
-                    if !p.eat(Punct::Comma) {
-                        break;
-                    }
-                }
-                Ok((args, depth))
-            })?;
-            (args, depth, self.expect(Punct::RBrace)?)
+            self.arguments_between(Punct::LBrace, Punct::RBrace)?
         } else {
             self.constructor_arguments()?
         };
