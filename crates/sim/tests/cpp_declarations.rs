@@ -4,12 +4,12 @@
 //! names, so neither the accesses nor the instructions change. Each test also checks the global
 //! memory counters against numbers worked out by hand.
 
-use memplay_sim::device::h100;
-use memplay_sim::kernel::{Dim3, Value};
-use memplay_sim::{simulate, SimulationInput, SimulationReport};
+mod common;
 
-/// Simulates `kernel` of `source` on the H100 with `grid` x `block` threads, the buffers
-/// (`bytes` each) and the integer arguments given.
+use common::h100_launch;
+use memplay_sim::{simulate, SimulationReport};
+
+/// Simulates `kernel` of `source` on the H100 (`common::h100_launch`), which must succeed.
 fn run(
     source: &str,
     kernel: &str,
@@ -18,15 +18,8 @@ fn run(
     buffers: &[(&str, u64)],
     args: &[(&str, i64)],
 ) -> SimulationReport {
-    let mut input = SimulationInput::new(source, kernel, h100());
-    input.grid = Dim3::new(grid[0], grid[1], 1);
-    input.block = Dim3::new(block[0], block[1], 1);
-    input.buffers = buffers.iter().map(|(n, b)| (n.to_string(), *b)).collect();
-    input.args = args
-        .iter()
-        .map(|(n, v)| (n.to_string(), Value::Int(*v)))
-        .collect();
-    simulate(&input).unwrap_or_else(|e| panic!("{kernel} simulates: {e:?}"))
+    simulate(&h100_launch(source, kernel, grid, block, buffers, args))
+        .unwrap_or_else(|e| panic!("{kernel} simulates: {e:?}"))
 }
 
 const TILED: &str = "

@@ -5,74 +5,15 @@
 //! alignment allows, `tests/reference/vector_loads/`). Every expected number is worked out in
 //! the comment above it.
 
-use memplay_sim::device::h100;
-use memplay_sim::kernel::{compile, Dim3, Launch, Simulation, Value};
-use memplay_sim::{simulate, SimulationInput};
+mod common;
 
-/// The named counters of `kernel` in `source`, launched as one block of `threads` threads with
-/// the buffers `buffers` (name, bytes).
-fn counts<const N: usize>(
-    source: &str,
-    kernel: &str,
-    threads: u32,
-    buffers: &[(&str, u64)],
-    names: [&str; N],
-) -> [f64; N] {
-    let mut input = SimulationInput::new(source, kernel, h100());
-    input.block = Dim3::new(threads, 1, 1);
-    input.buffers = buffers.iter().map(|&(n, b)| (n.to_string(), b)).collect();
-    let report = simulate(&input).unwrap_or_else(|e| panic!("{kernel}: {e}"));
-    names.map(|name| report.counters.get(name).unwrap_or(f64::NAN))
-}
-
-const GLOBAL: [&str; 4] = [
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-];
+use common::{f32s, i32s, one_block_counters, one_warp_buffers, GLOBAL_COUNTERS};
 
 const SHARED: [&str; 3] = [
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
 ];
-
-/// Runs `kernel` as one block of 32 threads over the buffers `buffers` (name, bytes) and returns
-/// what each buffer holds then, in the order given.
-fn run(source: &str, kernel: &str, buffers: &[(&str, u64)]) -> Vec<Vec<u8>> {
-    let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
-    let launch = Launch {
-        grid: Dim3::new(1, 1, 1),
-        block: Dim3::new(32, 1, 1),
-        dyn_smem: 0,
-        args: Vec::<(String, Value)>::new(),
-        buffers: buffers.iter().map(|&(n, b)| (n.to_string(), b)).collect(),
-        fills: vec![],
-        pointers: vec![],
-    };
-    let mut sim = Simulation::new(&program, kernel, &launch, 7).unwrap_or_else(|d| panic!("{d}"));
-    sim.run_block([0, 0, 0], 1_000_000)
-        .unwrap_or_else(|d| panic!("{d}"));
-    buffers
-        .iter()
-        .map(|(name, _)| sim.read_buffer(name).unwrap_or_default())
-        .collect()
-}
-
-fn f32s(bytes: &[u8]) -> Vec<f32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
-        .collect()
-}
-
-fn i32s(bytes: &[u8]) -> Vec<i32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
-        .collect()
-}
 
 const PARTICLES: &str = "struct Particle { float x, y, z; };\n\
     __global__ void aos(float* out, const Particle* p) {\n\
@@ -98,10 +39,16 @@ fn one_member_of_an_array_of_12_byte_structs_reads_three_times_the_sectors_of_an
     // 256 threads are 8 warps, one load each. A warp's 32 lanes read 4 bytes at a stride of 12:
     // their loads span 32 x 12 = 384 bytes, 12 sectors of 32 bytes, where the float array's
     // span 128 bytes, 4 sectors. The stores of `out` are 4 sectors a warp either way.
-    let aos = counts(PARTICLES, "aos", 256, &[("out", 1024), ("p", 3072)], GLOBAL);
+    let aos = one_block_counters(
+        PARTICLES,
+        "aos",
+        256,
+        &[("out", 1024), ("p", 3072)],
+        GLOBAL_COUNTERS,
+    );
     assert_eq!(aos, [8.0, 96.0, 8.0, 32.0]);
     let buffers = [("out", 1024), ("x", 1024), ("y", 1024), ("z", 1024)];
-    let soa = counts(PARTICLES, "soa", 256, &buffers, GLOBAL);
+    let soa = one_block_counters(PARTICLES, "soa", 256, &buffers, GLOBAL_COUNTERS);
     assert_eq!(soa, [8.0, 32.0, 8.0, 32.0]);
 }
 
@@ -111,14 +58,14 @@ fn a_whole_12_byte_struct_copies_in_three_word_accesses_and_one_aligned_to_16_in
     // requests and 288 sectors each way, as nvcc's three LDG.E of a `struct {float a, b, c;}`.
     let buffers = [("out", 3072), ("p", 3072)];
     assert_eq!(
-        counts(PARTICLES, "copy", 256, &buffers, GLOBAL),
+        one_block_counters(PARTICLES, "copy", 256, &buffers, GLOBAL_COUNTERS),
         [24.0, 288.0, 24.0, 288.0]
     );
     // Aligned to 16 the struct is 16 bytes and one 16-byte access a warp: 512 bytes, 16
     // sectors, 8 requests and 128 sectors each way (LDG.E.128).
     let buffers = [("out", 4096), ("p", 4096)];
     assert_eq!(
-        counts(PARTICLES, "copy16", 256, &buffers, GLOBAL),
+        one_block_counters(PARTICLES, "copy16", 256, &buffers, GLOBAL_COUNTERS),
         [8.0, 128.0, 8.0, 128.0]
     );
 }
@@ -143,13 +90,13 @@ fn a_struct_member_in_shared_memory_falls_in_the_banks_its_stride_gives() {
     // different banks, one wavefront each way and no conflict.
     let buffers = [("out", 128)];
     assert_eq!(
-        counts(source, "twelve", 32, &buffers, SHARED),
+        one_block_counters(source, "twelve", 32, &buffers, SHARED),
         [1.0, 1.0, 0.0]
     );
     // At a stride of 16 bytes lane l's word is 4l + 1, in bank (4l + 1) mod 32: 8 banks, 4
     // lanes each, 4 wavefronts and 3 conflicts.
     assert_eq!(
-        counts(source, "sixteen", 32, &buffers, SHARED),
+        one_block_counters(source, "sixteen", 32, &buffers, SHARED),
         [4.0, 4.0, 3.0]
     );
 }
@@ -184,9 +131,10 @@ const COMPLEX: &str = "class Complex {\n\
 
 #[test]
 fn a_complex_type_multiplies_with_its_operators_and_member_functions() {
-    let [out, norms, same] = run(COMPLEX, "k", &[("out", 256), ("norms", 128), ("same", 128)])
-        .try_into()
-        .unwrap_or_else(|_| panic!("three buffers"));
+    let [out, norms, same] =
+        one_warp_buffers(COMPLEX, "k", &[("out", 256), ("norms", 128), ("same", 128)])
+            .try_into()
+            .unwrap_or_else(|_| panic!("three buffers"));
     let (out, norms, same) = (f32s(&out), f32s(&norms), i32s(&same));
     // a = t + i, b = 2 + ti: a * b = (2t - t) + (t^2 + 2)i = t + (t^2 + 2)i; plus 1 and doubled,
     // (2t + 2) + (2t^2 + 4)i, stored; its norm for t = 3 is 8^2 + 22^2 = 548. Halved in memory:
@@ -207,7 +155,7 @@ fn a_member_function_that_changes_its_object_in_memory_loads_and_stores_it_whole
     // requests, 4 x 8 + 2 x 4 = 40 sectors.
     let buffers = [("out", 256), ("norms", 128), ("same", 128)];
     assert_eq!(
-        counts(COMPLEX, "k", 32, &buffers, GLOBAL),
+        one_block_counters(COMPLEX, "k", 32, &buffers, GLOBAL_COUNTERS),
         [4.0, 32.0, 6.0, 40.0]
     );
 }
@@ -227,7 +175,7 @@ fn structs_pass_and_return_by_value_nest_and_take_aggregate_initialisers() {
           boxes[t] = b;\n\
           out[t] = boxes[t].x.hi - boxes[t].x.lo + b.y.hi;\n\
         }";
-    let [out, boxes] = run(source, "k", &[("out", 128), ("boxes", 512)])
+    let [out, boxes] = one_warp_buffers(source, "k", &[("out", 128), ("boxes", 512)])
         .try_into()
         .unwrap_or_else(|_| panic!("two buffers"));
     let (out, boxes) = (i32s(&out), i32s(&boxes));
@@ -251,7 +199,7 @@ fn sizeof_alignof_and_member_offsets_follow_cs_layout() {
           out[4] = (int)((char*)&m[1].s - (char*)&m[0]);\n\
           out[5] = sizeof(m);\n\
         }";
-    let out = i32s(&run(source, "k", &[("out", 128)])[0]);
+    let out = i32s(&one_warp_buffers(source, "k", &[("out", 128)])[0]);
     // char at 0, double at 8, short at 16, tail padding to 24; three floats aligned to 16 are
     // 16 bytes. m[1].s is 24 + 16 = 40 bytes into the array of 48.
     assert_eq!(&out[..6], &[24, 8, 16, 16, 40, 48]);
@@ -270,7 +218,7 @@ fn a_local_struct_with_an_array_member_lives_in_local_memory_and_pointers_reach_
           q->y = 2.0f * t;\n\
           out[t] = acc.v[(2 + t) % 4] + acc.n + q->y + (*q).y;\n\
         }";
-    let out = f32s(&run(source, "k", &[("out", 128), ("p", 384)])[0]);
+    let out = f32s(&one_warp_buffers(source, "k", &[("out", 128), ("p", 384)])[0]);
     // acc.v[(2 + t) % 4] was written with j = 2: 2t; plus 4, plus 2t twice: 6t + 4.
     assert_eq!((out[0], out[3]), (4.0, 22.0));
 }
@@ -290,7 +238,7 @@ fn a_member_function_defined_after_its_struct_computes_on_its_object() {
           Vec2 a(3.0f, 4.0f), b(1.0f, (float)threadIdx.x);\n\
           out[threadIdx.x] = (a - b).dot(a);\n\
         }";
-    let out = f32s(&run(source, "k", &[("out", 128)])[0]);
+    let out = f32s(&one_warp_buffers(source, "k", &[("out", 128)])[0]);
     // a - b = (2, 4 - t); its dot product with (3, 4) is 6 + 16 - 4t = 22 - 4t.
     assert_eq!((out[0], out[5]), (22.0, 2.0));
 }

@@ -4,12 +4,12 @@
 //! the `#define` version. Each test also checks the global memory counters against numbers
 //! worked out by hand.
 
-use memplay_sim::device::h100;
-use memplay_sim::kernel::{Dim3, Value};
-use memplay_sim::{simulate, SimulationError, SimulationInput, SimulationReport};
+mod common;
 
-/// The launch of `kernel` of `source` on the H100 with `grid` x `block` threads, the buffers
-/// (`bytes` each) and the integer arguments given.
+use common::h100_launch;
+use memplay_sim::{simulate, SimulationError, SimulationReport};
+
+/// `kernel` of `source` simulated on the H100 (`common::h100_launch`).
 fn launch(
     source: &str,
     kernel: &str,
@@ -18,15 +18,7 @@ fn launch(
     buffers: &[(&str, u64)],
     args: &[(&str, i64)],
 ) -> Result<SimulationReport, SimulationError> {
-    let mut input = SimulationInput::new(source, kernel, h100());
-    input.grid = Dim3::new(grid[0], grid[1], 1);
-    input.block = Dim3::new(block[0], block[1], 1);
-    input.buffers = buffers.iter().map(|(n, b)| (n.to_string(), *b)).collect();
-    input.args = args
-        .iter()
-        .map(|(n, v)| (n.to_string(), Value::Int(*v)))
-        .collect();
-    simulate(&input)
+    simulate(&h100_launch(source, kernel, grid, block, buffers, args))
 }
 
 /// The tiled matrix product's body, over `TILE`.

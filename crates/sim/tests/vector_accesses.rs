@@ -4,71 +4,15 @@
 //! of 16 bytes; `tests/reference/vector_loads/`). Every expected number is worked out in the
 //! comment above it.
 
+mod common;
+
+use common::{f32s, f64s, i32s, one_block_counters, one_warp_buffers, GLOBAL_COUNTERS};
 use memplay_sim::device::h100;
 use memplay_sim::kernel::{compile, Dim3, Launch, Simulation, Value};
 use memplay_sim::simulate::{BlockSampling, Reuse};
 use memplay_sim::timing::predict;
 use memplay_sim::trace::TraceRequest;
 use memplay_sim::{simulate, SimulationInput};
-
-/// Global load requests, load sectors, store requests and store sectors of `kernel` in `source`,
-/// launched as one block of `threads` threads with the buffers `buffers` (name, bytes).
-fn global_counts(source: &str, kernel: &str, threads: u32, buffers: &[(&str, u64)]) -> [f64; 4] {
-    let mut input = SimulationInput::new(source, kernel, h100());
-    input.block = Dim3::new(threads, 1, 1);
-    input.buffers = buffers.iter().map(|&(n, b)| (n.to_string(), b)).collect();
-    let report = simulate(&input).unwrap_or_else(|e| panic!("{kernel}: {e}"));
-    [
-        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-        "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-        "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    ]
-    .map(|name| report.counters.get(name).unwrap_or(f64::NAN))
-}
-
-/// Runs `kernel` as one block of 32 threads over the buffers `buffers` (name, bytes) and returns
-/// what each buffer holds then, in the order given.
-fn run(source: &str, kernel: &str, buffers: &[(&str, u64)]) -> Vec<Vec<u8>> {
-    let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
-    let launch = Launch {
-        grid: Dim3::new(1, 1, 1),
-        block: Dim3::new(32, 1, 1),
-        dyn_smem: 0,
-        args: Vec::<(String, Value)>::new(),
-        buffers: buffers.iter().map(|&(n, b)| (n.to_string(), b)).collect(),
-        fills: vec![],
-        pointers: vec![],
-    };
-    let mut sim = Simulation::new(&program, kernel, &launch, 7).unwrap_or_else(|d| panic!("{d}"));
-    sim.run_block([0, 0, 0], 1_000_000)
-        .unwrap_or_else(|d| panic!("{d}"));
-    buffers
-        .iter()
-        .map(|(name, _)| sim.read_buffer(name).unwrap_or_default())
-        .collect()
-}
-
-fn f32s(bytes: &[u8]) -> Vec<f32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
-        .collect()
-}
-
-fn i32s(bytes: &[u8]) -> Vec<i32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
-        .collect()
-}
-
-fn f64s(bytes: &[u8]) -> Vec<f64> {
-    bytes
-        .chunks_exact(8)
-        .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-        .collect()
-}
 
 #[test]
 fn a_float4_copy_through_reinterpret_cast_is_one_16_byte_access_per_lane() {
@@ -78,7 +22,13 @@ fn a_float4_copy_through_reinterpret_cast_is_one_16_byte_access_per_lane() {
                   }";
     // 1,024 floats by 256 threads: 8 warps, one request each; 32 lanes x 16 B = 512 B = 16
     // sectors a request, 128 in all, for the loads and the stores alike.
-    let counts = global_counts(source, "copy4", 256, &[("dst", 4096), ("src", 4096)]);
+    let counts = one_block_counters(
+        source,
+        "copy4",
+        256,
+        &[("dst", 4096), ("src", 4096)],
+        GLOBAL_COUNTERS,
+    );
     assert_eq!(counts, [8.0, 128.0, 8.0, 128.0]);
 }
 
@@ -91,7 +41,13 @@ fn a_float3_copy_is_three_4_byte_accesses_of_12_sectors_each() {
     // A warp's 32 elements are 384 bytes, 12 sectors. Each of the three 4-byte accesses (at +0,
     // +4 and +8) spans 376 of them, from the warp's first sector to its last: 12 sectors. 8
     // warps x 3 = 24 requests and 24 x 12 = 288 sectors, loads and stores alike.
-    let counts = global_counts(source, "copy3", 256, &[("dst", 3072), ("src", 3072)]);
+    let counts = one_block_counters(
+        source,
+        "copy3",
+        256,
+        &[("dst", 3072), ("src", 3072)],
+        GLOBAL_COUNTERS,
+    );
     assert_eq!(counts, [24.0, 288.0, 24.0, 288.0]);
 }
 
@@ -103,7 +59,13 @@ fn reading_x_of_a_float3_array_moves_the_whole_12_byte_stride() {
                   }";
     // One 4-byte load a warp at a 12-byte stride: 32 x 12 = 384 bytes, 12 sectors a request.
     // The store of floats is 4 sectors a request.
-    let counts = global_counts(source, "first", 256, &[("out", 1024), ("src", 3072)]);
+    let counts = one_block_counters(
+        source,
+        "first",
+        256,
+        &[("out", 1024), ("src", 3072)],
+        GLOBAL_COUNTERS,
+    );
     assert_eq!(counts, [8.0, 96.0, 8.0, 32.0]);
 }
 
@@ -113,7 +75,13 @@ fn a_uchar4_copy_is_one_4_byte_access_and_a_double4_two_of_16_bytes() {
                   dst[threadIdx.x] = src[threadIdx.x];\n\
                   }";
     // 32 lanes x 4 bytes = 128 bytes: 4 sectors a request, one request a warp.
-    let counts = global_counts(uchar4, "c4", 256, &[("dst", 1024), ("src", 1024)]);
+    let counts = one_block_counters(
+        uchar4,
+        "c4",
+        256,
+        &[("dst", 1024), ("src", 1024)],
+        GLOBAL_COUNTERS,
+    );
     assert_eq!(counts, [8.0, 32.0, 8.0, 32.0]);
     let double4 = "__global__ void d4(double4* dst, const double4* src) {\n\
                    dst[threadIdx.x] = src[threadIdx.x];\n\
@@ -121,7 +89,13 @@ fn a_uchar4_copy_is_one_4_byte_access_and_a_double4_two_of_16_bytes() {
     // Two 16-byte accesses a warp (at +0 and +16 of each 32-byte element); each lane's 16 bytes
     // lie in its own sector, so each request touches 32 sectors: 8 warps x 2 = 16 requests and
     // 512 sectors.
-    let counts = global_counts(double4, "d4", 256, &[("dst", 8192), ("src", 8192)]);
+    let counts = one_block_counters(
+        double4,
+        "d4",
+        256,
+        &[("dst", 8192), ("src", 8192)],
+        GLOBAL_COUNTERS,
+    );
     assert_eq!(counts, [16.0, 512.0, 16.0, 512.0]);
 }
 
@@ -133,7 +107,13 @@ fn an_int4_read_from_a_char_array_is_one_16_byte_load() {
                   out[i] = v.x ^ v.y ^ v.z ^ v.w;\n\
                   }";
     // 16 sectors a load request, 4 a store request, one of each a warp.
-    let counts = global_counts(source, "xor4", 256, &[("out", 1024), ("bytes", 4096)]);
+    let counts = one_block_counters(
+        source,
+        "xor4",
+        256,
+        &[("out", 1024), ("bytes", 4096)],
+        GLOBAL_COUNTERS,
+    );
     assert_eq!(counts, [8.0, 128.0, 8.0, 32.0]);
 }
 
@@ -178,7 +158,7 @@ fn cpp_casts_and_functional_casts_convert_as_c_casts_do() {
                   float* same = const_cast<float*>(reinterpret_cast<const float*>(f));\n\
                   same[i] += 1;\n\
                   }";
-    let buffers = run(source, "casts", &[("f", 128), ("n", 128)]);
+    let buffers = one_warp_buffers(source, "casts", &[("f", 128), ("n", 128)]);
     let (f, n) = (f32s(&buffers[0]), i32s(&buffers[1]));
     // Lane 3: 3 / 2 + 3.5 + 1 = 6; int(7.5) + int(2.75) + 3 = 7 + 2 + 3 = 12.
     assert_eq!((f[3], n[3]), (6.0, 12));
@@ -218,7 +198,7 @@ fn vector_types_hold_their_components_and_dim3_defaults_to_one() {
                   out[10] = g.x * 100 + g.y * 10 + g.z;\n\
                   out[11] = braced.x + braced.y + braced.z + four + int(two.x + two.y);\n\
                   }";
-    let out = i32s(&run(source, "vectors", &[("out", 48)])[0]);
+    let out = i32s(&one_warp_buffers(source, "vectors", &[("out", 48)])[0]);
     // 16 * 10000 + 16 * 100 + 1; 1 + 1 + 1; 2 * 100 + 1 * 10 + 1; 1 + 2 + 3 + 250 (unsigned
     // bytes); -3 * 7; int(4.5); 2^40 >> 38 = 4, plus -1; int(3 * 2); int(5 + 2.5); 12 and 32;
     // dim3 (16, 1, 1) from a number; 16 + 16 + 1 + 4 + int(1.0).
@@ -245,7 +225,7 @@ fn the_headers_constants_have_their_exact_values_and_types() {
                   d[0] = M_PI; d[1] = DBL_MAX; d[2] = M_E; d[3] = M_SQRT2; d[4] = M_PI_2;\n\
                   d[5] = DBL_EPSILON; d[6] = LLONG_MAX;\n\
                   }";
-    let buffers = run(source, "limits", &[("f", 24), ("n", 32), ("d", 56)]);
+    let buffers = one_warp_buffers(source, "limits", &[("f", 24), ("n", 32), ("d", 56)]);
     let (f, n, d) = (f32s(&buffers[0]), i32s(&buffers[1]), f64s(&buffers[2]));
     let pi_f = std::f32::consts::PI;
     assert_eq!(

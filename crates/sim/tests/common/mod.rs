@@ -1,12 +1,14 @@
 //! What the reference tests share: reading `tests/reference/` (the measurements the repository carries) and
-//! turning a measured launch's `launch_spec` / `spec` into a simulation input on the H100 preset.
+//! turning a measured launch's `launch_spec` / `spec` into a simulation input on the H100 preset;
+//! and what the tests of the C++ that students bring share: a launch on the H100, the counters
+//! of one block, and the buffers one warp leaves.
 
 // Each test file uses the part of this module it needs.
 #![allow(dead_code)]
 
 use memplay_sim::device::h100;
-use memplay_sim::kernel::{Dim3, Value};
-use memplay_sim::{SimulationInput, SimulationReport};
+use memplay_sim::kernel::{compile, Dim3, Launch, Simulation, Value};
+use memplay_sim::{simulate, SimulationInput, SimulationReport};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 
@@ -181,4 +183,90 @@ pub fn input_from_spec_in(spec: &Json, folder: &str) -> Result<SimulationInput, 
         }
     }
     Ok(input)
+}
+
+/// Global load requests, load sectors, store requests and store sectors (Nsight Compute's names).
+pub const GLOBAL_COUNTERS: [&str; 4] = [
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+];
+
+/// The launch of `kernel` of `source` on the H100 with `grid` x `block` threads, the buffers
+/// (`bytes` each) and the integer arguments given.
+pub fn h100_launch(
+    source: &str,
+    kernel: &str,
+    grid: [u32; 2],
+    block: [u32; 2],
+    buffers: &[(&str, u64)],
+    args: &[(&str, i64)],
+) -> SimulationInput {
+    let mut input = SimulationInput::new(source, kernel, h100());
+    input.grid = Dim3::new(grid[0], grid[1], 1);
+    input.block = Dim3::new(block[0], block[1], 1);
+    input.buffers = buffers.iter().map(|(n, b)| (n.to_string(), *b)).collect();
+    input.args = args
+        .iter()
+        .map(|(n, v)| (n.to_string(), Value::Int(*v)))
+        .collect();
+    input
+}
+
+/// The named counters of `kernel` in `source`, launched on the H100 as one block of `threads`
+/// threads with the buffers `buffers` (name, bytes).
+pub fn one_block_counters<const N: usize>(
+    source: &str,
+    kernel: &str,
+    threads: u32,
+    buffers: &[(&str, u64)],
+    names: [&str; N],
+) -> [f64; N] {
+    let input = h100_launch(source, kernel, [1, 1], [threads, 1], buffers, &[]);
+    let report = simulate(&input).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+    names.map(|name| report.counters.get(name).unwrap_or(f64::NAN))
+}
+
+/// Runs `kernel` as one block of 32 threads over the buffers `buffers` (name, bytes) and returns
+/// what each buffer holds then, in the order given.
+pub fn one_warp_buffers(source: &str, kernel: &str, buffers: &[(&str, u64)]) -> Vec<Vec<u8>> {
+    let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
+    let launch = Launch {
+        grid: Dim3::new(1, 1, 1),
+        block: Dim3::new(32, 1, 1),
+        dyn_smem: 0,
+        args: Vec::<(String, Value)>::new(),
+        buffers: buffers.iter().map(|&(n, b)| (n.to_string(), b)).collect(),
+        fills: vec![],
+        pointers: vec![],
+    };
+    let mut sim = Simulation::new(&program, kernel, &launch, 7).unwrap_or_else(|d| panic!("{d}"));
+    sim.run_block([0, 0, 0], 1_000_000)
+        .unwrap_or_else(|d| panic!("{d}"));
+    buffers
+        .iter()
+        .map(|(name, _)| sim.read_buffer(name).unwrap_or_default())
+        .collect()
+}
+
+pub fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+        .collect()
+}
+
+pub fn i32s(bytes: &[u8]) -> Vec<i32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+        .collect()
+}
+
+pub fn f64s(bytes: &[u8]) -> Vec<f64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+        .collect()
 }
