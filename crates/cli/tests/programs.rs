@@ -20,15 +20,24 @@ fn program(name: &str) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// Runs `memplay args`, which must succeed, and returns its JSON.
-fn json_of(args: &[&str]) -> serde_json::Value {
+/// Runs `memplay args` and returns (success, stdout, stderr).
+fn memplay(args: &[&str]) -> (bool, String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_memplay"))
         .args(args)
         .output()
         .expect("the binary runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{args:?}: {stderr}");
-    serde_json::from_slice(&output.stdout).expect("one JSON value")
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Runs `memplay args`, which must succeed, and returns its JSON.
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let (ok, stdout, stderr) = memplay(args);
+    assert!(ok, "{args:?}: {stderr}");
+    serde_json::from_str(&stdout).expect("one JSON value")
 }
 
 /// The counters of launch `launch` of `file`, with `extra` flags.
@@ -117,14 +126,10 @@ fn a_complex_class_with_operators_loads_each_member_once() {
 #[test]
 fn the_host_s_run_time_size_is_asked_for_and_the_constant_launch_runs() {
     let path = program("guarded_host.cu");
-    let output = Command::new(env!("CARGO_BIN_EXE_memplay"))
-        .args(["simulate", &path, "--launch", "1"])
-        .output()
-        .expect("the binary runs");
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (ok, _, stderr) = memplay(&["simulate", &path, "--launch", "1"]);
+    assert!(!ok);
     assert!(stderr.contains("--arg n=VALUE"), "{stderr}");
-    // Launch 2 is 4096 blocks over 2^20 floats; on the H100 (__CUDA_ARCH__ 900) the scale is 2.
+    // Launch 2 is 4096 blocks of 8 warps over 2^20 floats, one load request a warp.
     let c = counters("guarded_host.cu", "2", &["--buffer", "data=4194304"]);
     assert_eq!(c[LOAD_REQUESTS], 32768.0);
 }
