@@ -802,7 +802,12 @@ pub fn app() -> Html {
             <LessonFileView lesson={lesson} page={page_address()} on_action={on_action.clone()} />
         },
     };
-    let key_number = key_number(lesson, shown.run.as_deref(), state.page.prediction.revealed);
+    let covered = state.view_covered();
+    let key_number = key_number(lesson, shown.run.as_deref(), !covered);
+    // A click or a focus anywhere in the covered view uncovers it, so the student who reaches
+    // for a control of the view gets it at once.
+    let on_uncover_click = on_action.reform(|_: MouseEvent| Action::SkipPrediction);
+    let on_uncover_focus = on_action.reform(|_: FocusEvent| Action::SkipPrediction);
     let on_reset = {
         let state = state.clone();
         let opening = opening.clone();
@@ -857,7 +862,21 @@ pub fn app() -> Html {
                                     }
                                 </div>
                             }
-                            { render_view(primary) }
+                            if covered {
+                                <p class="view-cover-note" data-testid="view-cover">
+                                    { "The view holds the answer: it is blurred until you predict. " }
+                                    <button type="button" class="link-button" data-testid="uncover-view"
+                                            onclick={on_uncover_click.clone()}>
+                                        { "Show it without predicting" }
+                                    </button>
+                                </p>
+                                <div class="view-covered" onclick={on_uncover_click}
+                                     onfocusin={on_uncover_focus}>
+                                    { render_view(primary) }
+                                </div>
+                            } else {
+                                { render_view(primary) }
+                            }
                         </section>
                     </div>
                 </div>

@@ -106,6 +106,10 @@ pub struct State {
     pub host_memory: HostMemory,
     /// The launch the student wrote in the my-kernel lesson (`launch=`).
     pub my_launch: MyLaunch,
+    /// The launch of the program's host code the form follows, counted from 1
+    /// (`program-launch=`): set by the "Launch from the host code" menu and by a pasted
+    /// program's first launch, and cleared when the student edits the form.
+    pub program_launch: Option<u32>,
     /// The kernel the simulation runs, a variant of its lesson (`Variant::lesson`).
     pub variant: Variant,
     /// The kernel as written, or as nvcc compiles it (shared-load fusion).
@@ -204,6 +208,32 @@ impl State {
         if let Some(first) = launches.first() {
             if !launches.iter().any(|l| l.kernel == self.my_launch.kernel) {
                 self.my_launch = my_kernel::from_program(self.source(), first);
+                self.program_launch = Some(1);
+            }
+        }
+    }
+
+    /// The form takes launch `number` (from 1) of the program's host code. A number the program
+    /// does not have leaves the form as it is and says so in a note.
+    fn follow_program_launch(&mut self, number: u32) {
+        let launches = my_kernel::program_launches(self.source());
+        match usize::try_from(number)
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|k| launches.get(k))
+        {
+            Some(launch) => {
+                self.my_launch = my_kernel::from_program(self.source(), launch);
+                self.program_launch = Some(number);
+            }
+            None => {
+                self.program_launch = None;
+                self.notes.push(format!(
+                    "program-launch={number}: the program's host code has {} launch{}; using \
+                     the form as written.",
+                    launches.len(),
+                    if launches.len() == 1 { "" } else { "es" }
+                ));
             }
         }
     }
@@ -281,6 +311,7 @@ impl Default for State {
             element: Element::Float,
             host_memory: HostMemory::Pinned,
             my_launch: MyLaunch::default(),
+            program_launch: None,
             variant: Lesson::home().first(),
             compile: CompileEffects::AS_COMPILED,
             embed: false,
@@ -336,6 +367,10 @@ pub enum Action {
     SetMyLaunch {
         launch: Box<MyLaunch>,
     },
+    /// The form takes launch `number` (from 1) of the pasted program's host code.
+    ChooseProgramLaunch {
+        number: u32,
+    },
     /// Choosing a lesson opens its first variant, from its file.
     SetLesson {
         lesson: Lesson,
@@ -361,6 +396,9 @@ pub enum Action {
     },
     /// The student asked for the simulator's answer.
     RevealAnswer,
+    /// The student uncovered the lesson's view without predicting: the answer shows, with no
+    /// choice to judge.
+    SkipPrediction,
     /// The student pressed "Copy embed code": the code appears and the page tries the clipboard.
     ShowEmbedCode,
     /// The clipboard's answer about the code of the view whose query is `query`: `copied` is
@@ -514,6 +552,13 @@ impl State {
         shown_controls(self)
     }
 
+    /// Whether the lesson's view is covered: it holds the answer to the lesson's question, so
+    /// it stays blurred until the student has predicted and shown the answer (or skipped the
+    /// question). A kernel the student edited is theirs to look at, and is never covered.
+    pub fn view_covered(&self) -> bool {
+        !self.page.prediction.revealed && self.edited_source.is_none()
+    }
+
     /// The pure transition: numbers are clamped to their ranges, and a note about the link's bad
     /// value for a setting disappears once the student sets that value themselves.
     pub fn apply(mut self, action: Action) -> State {
@@ -526,6 +571,10 @@ impl State {
             }
             Action::RevealAnswer => {
                 self.page.prediction.revealed = self.page.prediction.chosen.is_some();
+                return self;
+            }
+            Action::SkipPrediction => {
+                self.page.prediction.revealed = true;
                 return self;
             }
             Action::ShowEmbedCode => {
@@ -571,6 +620,13 @@ impl State {
                         } else {
                             SourceLink::Lesson
                         };
+                        // A link that names a launch of the program's host code fills the form
+                        // from it now that the program is known.
+                        if let Some(number) = self.program_launch {
+                            if self.variant.takes_launch_form() {
+                                self.follow_program_launch(number);
+                            }
+                        }
                     }
                     Err(note) => {
                         self.notes.push(note);
@@ -658,7 +714,12 @@ impl State {
             }
             Action::SetMyLaunch { launch } => {
                 self.my_launch = *launch;
+                self.program_launch = None;
                 "launch"
+            }
+            Action::ChooseProgramLaunch { number } => {
+                self.follow_program_launch(number);
+                "program-launch"
             }
             Action::SetLesson { lesson } => {
                 self.set_variant(lesson.first());
@@ -1029,12 +1090,16 @@ mod tests {
     }
 
     fn opening(fragment: &str) -> State {
+        opening_with(State::default(), fragment)
+    }
+
+    fn opening_with(state: State, fragment: &str) -> State {
         State {
             source_link: SourceLink::Opening {
                 fragment: fragment.to_string(),
                 compressed: vec![3, 0],
             },
-            ..State::default()
+            ..state
         }
     }
 
@@ -1229,6 +1294,101 @@ mod tests {
             asked(Some(2), true),
             Action::Predict { index: 0 },
             asked(Some(2), true),
+        );
+    }
+
+    /// A program whose host code launches `scale` twice: 8 blocks of 128 threads, then 4 of 256.
+    const TWO_LAUNCHES: &str = "__global__ void scale(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= 2.0f;
+}
+int main() {
+  float* x;
+  cudaMalloc(&x, 1024 * sizeof(float));
+  scale<<<8, 128>>>(x, 1024);
+  scale<<<4, 256>>>(x, 1024);
+  return 0;
+}
+";
+
+    fn my_kernel() -> State {
+        State {
+            variant: crate::lessons::variant("my-kernel", "my-kernel"),
+            ..State::default()
+        }
+    }
+
+    #[test]
+    fn a_pasted_program_fills_the_form_from_its_first_launch_and_the_menu_from_any_other() {
+        let pasted = my_kernel().apply(Action::EditSource {
+            source: TWO_LAUNCHES.to_string(),
+        });
+        assert_eq!(pasted.program_launch, Some(1));
+        assert_eq!(pasted.my_launch.grid[0], "8");
+        let second = pasted.apply(Action::ChooseProgramLaunch { number: 2 });
+        assert_eq!(second.program_launch, Some(2));
+        assert_eq!(second.my_launch.grid[0], "4");
+        assert_eq!(second.my_launch.block[0], "256");
+        // The student's own change to the form is no longer the host code's launch.
+        let mut edited_form = second.my_launch.clone();
+        edited_form.grid[0] = "16".to_string();
+        let own = second.clone().apply(Action::SetMyLaunch {
+            launch: Box::new(edited_form),
+        });
+        assert_eq!(own.program_launch, None);
+    }
+
+    #[test]
+    fn a_link_s_program_launch_fills_the_form_once_its_program_is_unpacked() {
+        let opening = State {
+            program_launch: Some(2),
+            ..opening_with(my_kernel(), "src=1.AwA")
+        };
+        let opened = opening.apply(Action::SharedSourceOpened {
+            inflated: Inflated::Bytes(TWO_LAUNCHES.as_bytes().to_vec()),
+        });
+        assert_eq!(opened.program_launch, Some(2));
+        assert_eq!(opened.my_launch.grid[0], "4");
+        assert_eq!(opened.my_launch.block[0], "256");
+    }
+
+    #[test]
+    fn a_link_s_launch_number_past_the_program_s_launches_leaves_the_form_and_says_why() {
+        let opening = State {
+            program_launch: Some(3),
+            ..opening_with(my_kernel(), "src=1.AwA")
+        };
+        let form = opening.my_launch.clone();
+        let opened = opening.apply(Action::SharedSourceOpened {
+            inflated: Inflated::Bytes(TWO_LAUNCHES.as_bytes().to_vec()),
+        });
+        assert_eq!(opened.my_launch, form);
+        assert_eq!(opened.program_launch, None);
+        assert_eq!(
+            opened.notes,
+            ["program-launch=3: the program's host code has 2 launches; using the form as written."]
+        );
+    }
+
+    #[test]
+    fn the_view_is_covered_until_the_answer_is_shown_or_the_question_skipped() {
+        assert!(State::default().view_covered());
+        let chosen = State::default().apply(Action::Predict { index: 1 });
+        assert!(
+            chosen.view_covered(),
+            "a choice alone does not show the answer"
+        );
+        assert!(!chosen.clone().apply(Action::RevealAnswer).view_covered());
+        let skipped = State::default().apply(Action::SkipPrediction);
+        assert_eq!(skipped.page.prediction.chosen, None);
+        assert!(skipped.page.prediction.revealed);
+        assert!(!skipped.view_covered());
+        let edited = State::default().apply(Action::EditSource {
+            source: "__global__ void k() {}".into(),
+        });
+        assert!(
+            !edited.view_covered(),
+            "the student's own kernel is never covered"
         );
     }
 

@@ -45,7 +45,7 @@ pub fn pattern_key(pattern: PatternId) -> &'static str {
 
 /// The keys of the query, in the order `to_query` writes them. `embed` comes last and is written
 /// only when it is on, so a link copied from the full page never turns into an embed.
-const KEYS: [&str; 19] = [
+const KEYS: [&str; 20] = [
     "device",
     "pattern",
     "tile",
@@ -60,6 +60,7 @@ const KEYS: [&str; 19] = [
     "element",
     "host",
     "launch",
+    "program-launch",
     "tab",
     "more",
     "lesson-url",
@@ -187,6 +188,14 @@ impl State {
                     Ok(launch) => state.my_launch = launch,
                     Err(problem) => state.notes.push(format!(
                         "launch={} is not a launch ({problem}); using the starter's.",
+                        quote(&value)
+                    )),
+                },
+                "program-launch" => match value.parse::<u32>() {
+                    Ok(number) if number >= 1 => state.program_launch = Some(number),
+                    _ => state.notes.push(format!(
+                        "program-launch={} is not a launch's number (1 is the host code's \
+                         first); using the form as written.",
                         quote(&value)
                     )),
                 },
@@ -345,6 +354,12 @@ impl State {
                 self.variant
                     .takes_launch_form()
                     .then(|| percent_encode(&my_kernel::encode(&self.my_launch))),
+            ),
+            (
+                "program-launch",
+                self.program_launch
+                    .filter(|_| self.variant.takes_launch_form())
+                    .map(|number| number.to_string()),
             ),
             (
                 "tab",
@@ -558,9 +573,14 @@ impl State {
                 })
             },
             |now, to| {
-                (now.my_launch != to.my_launch).then(|| Action::SetMyLaunch {
-                    launch: Box::new(to.my_launch.clone()),
-                })
+                (now.my_launch != to.my_launch || now.program_launch != to.program_launch).then(
+                    || match to.program_launch {
+                        Some(number) => Action::ChooseProgramLaunch { number },
+                        None => Action::SetMyLaunch {
+                            launch: Box::new(to.my_launch.clone()),
+                        },
+                    },
+                )
             },
             |now, to| (now.tile != to.tile).then_some(Action::SetTile { tile: to.tile }),
             |now, to| (now.block != to.block).then_some(Action::SetBlock { block: to.block }),
@@ -768,6 +788,8 @@ mod tests {
                 && (key != "element" || state.element != Element::Float)
                 && (key != "host" || state.host_memory != HostMemory::Pinned)
                 && (key != "launch" || state.variant.takes_launch_form())
+                && (key != "program-launch"
+                    || (state.variant.takes_launch_form() && state.program_launch.is_some()))
                 && (key != "tab" || state.tab != Tab::Kernel)
                 && (key != "more" || state.more)
                 && (key != "menus" || state.menus)
@@ -779,6 +801,26 @@ mod tests {
                 "{written} names {key}"
             );
         }
+    }
+
+    #[test]
+    fn a_program_s_launch_number_has_a_key_of_its_own_and_survives_the_round_trip() {
+        let state = State::from_query("lesson=my-kernel&program-launch=2");
+        assert_eq!(state.program_launch, Some(2));
+        assert!(state.to_query().contains("&program-launch=2"));
+        assert_eq!(State::from_query(&state.to_query()), state);
+        let bad = State::from_query("lesson=my-kernel&program-launch=0");
+        assert_eq!(bad.program_launch, None);
+        assert_eq!(
+            bad.notes,
+            [
+                "program-launch=0 is not a launch's number (1 is the host code's first); \
+              using the form as written."
+            ]
+        );
+        // Another lesson has no launch form, and its link no launch number.
+        let elsewhere = State::from_query("lesson=tiled-matmul&program-launch=2");
+        assert!(!elsewhere.to_query().contains("program-launch"));
     }
 
     fn pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -987,6 +1029,7 @@ mod tests {
                 element: Element::Float4,
                 host_memory: HostMemory::Pageable,
                 my_launch: crate::my_kernel::MyLaunch::default(),
+                program_launch: None,
                 tile: 8,
                 block: 64,
                 pad: 1,
@@ -1099,7 +1142,7 @@ mod tests {
                 notes: vec![
                     "colour is not a memplay setting (they are device, pattern, tile, block, \
                      pad, stride, regs, lesson, variant, compile, compare, element, host, \
-                     launch, tab, more, lesson-url, menus, embed); ignored."
+                     launch, program-launch, tab, more, lesson-url, menus, embed); ignored."
                         .to_string(),
                 ],
                 ..State::default()

@@ -1472,6 +1472,40 @@ async fn a_frame_of_the_course_example_tells_the_course_page_that_it_runs() {
 }
 
 #[tokio::test]
+async fn a_student_who_skips_the_prediction_uncovers_the_view_and_its_number() {
+    let page = Harness::start().await;
+    page.open("?lesson=bank-conflicts").await;
+    page.wait_for_simulated("report the lesson's run").await;
+    page.wait_for_text_where("key-number", "ask for a prediction first", |text| {
+        text.starts_with("Predict first:")
+    })
+    .await;
+    page.click("uncover-view").await;
+    // The number the view holds is now at the top of the view, and the guide gives the answer
+    // without judging a choice the student never made.
+    let number = page
+        .wait_for_text_where("key-number", "show the simulator's number", |text| {
+            !text.starts_with("Predict first:")
+        })
+        .await;
+    assert!(
+        number.chars().any(|c| c.is_ascii_digit()),
+        "the key number is a number: {number}"
+    );
+    assert!(!page.is_present("view-cover").await);
+    let answer = page
+        .wait_for_text_where("predict-answer", "give the simulator's answer", |text| {
+            text.contains("The simulator, at the settings on the page:")
+        })
+        .await;
+    assert!(
+        !answer.contains("Your prediction"),
+        "no verdict on a prediction never made: {answer}"
+    );
+    page.finish().await;
+}
+
+#[tokio::test]
 async fn an_answer_revealed_in_a_frame_is_posted_to_the_course_page() {
     let page = course_example_with_its_first_frame_ready().await;
     page.driver
@@ -3066,6 +3100,11 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
             "{lesson}: no answer before a prediction"
         );
         assert!(!page.is_present("predict-answer").await);
+        // The lesson's view holds the answer too, so it is covered until then.
+        assert!(
+            page.is_present("view-cover").await,
+            "{lesson}: the view is covered before a prediction"
+        );
         let choices = page
             .driver
             .find_all(By::Css("[data-testid='predict-choice']"))
@@ -3083,6 +3122,10 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
                 text.contains("The simulator, at the settings on the page:")
             })
             .await;
+        assert!(
+            !page.is_present("view-cover").await,
+            "{lesson}: the view is uncovered with the answer"
+        );
         // The simulator's number names the choice the lesson marks as right.
         let right = page.wait_for(".predict .choice.right label").await;
         let right = right.text().await.unwrap_or_default();

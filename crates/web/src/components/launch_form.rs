@@ -119,8 +119,10 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
         let onchange = Callback::from(move |event: Event| {
             if let Some(select) = event.target_dyn_into::<HtmlSelectElement>() {
                 let chosen = select.value().parse::<usize>().ok();
-                if let Some((_, form)) = chosen.and_then(|k| chooser.get(k)) {
-                    on_action.emit(Action::SetMyLaunch { launch: Box::new(form.clone()) });
+                if let Some(k) = chosen.filter(|&k| k < chooser.len()) {
+                    // The menu's entries are the host code's launches in order, from 1.
+                    let number = u32::try_from(k + 1).unwrap_or(u32::MAX);
+                    on_action.emit(Action::ChooseProgramLaunch { number });
                 }
             }
         });

@@ -244,12 +244,13 @@ pub fn verdict(
 }
 
 /// The one number that answers the lesson's question, at the top of its view: the simulator's,
-/// once the student has shown the answer; until then, what it will be.
-pub fn key_number(lesson: Lesson, run: Option<&SimulationRun>, revealed: bool) -> String {
+/// once the answer is shown (`State::view_covered`); until then, what it will be.
+pub fn key_number(lesson: Lesson, run: Option<&SimulationRun>, answer_shown: bool) -> String {
     let metric = lesson.words().question.metric;
-    if !revealed {
+    if !answer_shown {
         return format!(
-            "Predict first: the {} shows here once you show the answer.",
+            "Predict first: the {} shows here, and the view below sharpens, once you show the \
+             answer.",
             metric.words()
         );
     }
