@@ -870,13 +870,14 @@ pub fn app() -> Html {
                                         { "Show it without predicting" }
                                     </button>
                                 </p>
-                                <div class="view-covered" onclick={on_uncover_click}
-                                     onfocusin={on_uncover_focus}>
-                                    { render_view(primary) }
-                                </div>
-                            } else {
-                                { render_view(primary) }
                             }
+                            // One wrapper whether covered or not, so uncovering keeps the view's
+                            // elements, and the focus of the field the student clicked.
+                            <div class={classes!("view-body", covered.then_some("view-covered"))}
+                                 onclick={covered.then_some(on_uncover_click)}
+                                 onfocusin={covered.then_some(on_uncover_focus)}>
+                                { render_view(primary) }
+                            </div>
                         </section>
                     </div>
                 </div>
