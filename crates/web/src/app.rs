@@ -804,10 +804,10 @@ pub fn app() -> Html {
     };
     let covered = state.view_covered();
     let key_number = key_number(lesson, shown.run.as_deref(), !covered);
-    // A click or a focus anywhere in the covered view uncovers it, so the student who reaches
-    // for a control of the view gets it at once.
+    // A click anywhere in the covered view uncovers it, after the control clicked has had the
+    // click, so the student who reaches for a control of the view gets it at once. A focus does
+    // not: a press's focus comes before its click, and uncovering moves the view up under it.
     let on_uncover_click = on_action.reform(|_: MouseEvent| Action::SkipPrediction);
-    let on_uncover_focus = on_action.reform(|_: FocusEvent| Action::SkipPrediction);
     let on_reset = {
         let state = state.clone();
         let opening = opening.clone();
@@ -874,8 +874,7 @@ pub fn app() -> Html {
                             // One wrapper whether covered or not, so uncovering keeps the view's
                             // elements, and the focus of the field the student clicked.
                             <div class={classes!("view-body", covered.then_some("view-covered"))}
-                                 onclick={covered.then_some(on_uncover_click)}
-                                 onfocusin={covered.then_some(on_uncover_focus)}>
+                                 onclick={covered.then_some(on_uncover_click)}>
                                 { render_view(primary) }
                             </div>
                         </section>
