@@ -864,7 +864,7 @@ pub fn app() -> Html {
                             }
                             if covered {
                                 <p class="view-cover-note" data-testid="view-cover">
-                                    { "The view holds the answer: it is blurred until you predict. " }
+                                    { "The view below holds it too, so it is blurred until then. " }
                                     <button type="button" class="link-button" data-testid="uncover-view"
                                             onclick={on_uncover_click.clone()}>
                                         { "Show it without predicting" }

@@ -249,8 +249,7 @@ pub fn key_number(lesson: Lesson, run: Option<&SimulationRun>, answer_shown: boo
     let metric = lesson.words().question.metric;
     if !answer_shown {
         return format!(
-            "Predict first: the {} shows here, and the view below sharpens, once you show the \
-             answer.",
+            "Predict first: the {} shows here once you show the answer.",
             metric.words()
         );
     }
