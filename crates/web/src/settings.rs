@@ -45,6 +45,14 @@ pub enum View {
     Access,
 }
 
+impl View {
+    /// Whether the view shows the launch's results, and with them the answer to the lesson's
+    /// question; the launch form is what the student writes, not a result.
+    pub fn holds_answer(self) -> bool {
+        self != View::LaunchForm
+    }
+}
+
 /// What a launch depends on besides its kernel and source: the values the page's controls set.
 /// A plain value, so the lessons need nothing of the page's state.
 #[derive(Clone, Copy, Debug, PartialEq)]

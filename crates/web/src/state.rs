@@ -554,9 +554,12 @@ impl State {
 
     /// Whether the lesson's view is covered: it holds the answer to the lesson's question, so
     /// it stays blurred until the student has predicted and shown the answer (or skipped the
-    /// question). A kernel the student edited is theirs to look at, and is never covered.
+    /// question). A kernel the student edited is theirs to look at, and a view the student writes
+    /// in (the launch form) holds no answer: neither is ever covered.
     pub fn view_covered(&self) -> bool {
-        !self.page.prediction.revealed && self.edited_source.is_none()
+        !self.page.prediction.revealed
+            && self.edited_source.is_none()
+            && self.variant.lesson().view().holds_answer()
     }
 
     /// The pure transition: numbers are clamped to their ranges, and a note about the link's bad

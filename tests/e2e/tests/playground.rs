@@ -3100,10 +3100,12 @@ async fn each_lesson_asks_first_and_its_answer_shows_the_simulators_number_and_w
             "{lesson}: no answer before a prediction"
         );
         assert!(!page.is_present("predict-answer").await);
-        // The lesson's view holds the answer too, so it is covered until then.
-        assert!(
+        // The lesson's view holds the answer too, so it is covered until then; the launch
+        // form, which the student writes in, holds none.
+        assert_eq!(
             page.is_present("view-cover").await,
-            "{lesson}: the view is covered before a prediction"
+            lesson != "my-kernel",
+            "{lesson}: the view is covered before a prediction unless it is the launch form"
         );
         let choices = page
             .driver
