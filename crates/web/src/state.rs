@@ -826,6 +826,25 @@ mod tests {
     }
 
     #[test]
+    fn the_sanitize_box_turns_the_sanitizer_on_for_the_launch() {
+        assert_eq!(
+            State::default().launch().sanitizer,
+            SanitizerConfig::default()
+        );
+        let checked = State::default().apply(Action::SetSanitize { sanitize: true });
+        assert!(checked.sanitize);
+        assert_eq!(checked.launch().sanitizer, SanitizerConfig::ALL);
+    }
+
+    #[test]
+    fn the_missing_barrier_lesson_runs_the_sanitizer_with_the_box_unchecked() {
+        let state = State::from_query("?lesson=missing-barrier");
+        assert_eq!(state.variant.lesson().key(), "missing-barrier");
+        assert!(!state.sanitize);
+        assert_eq!(state.launch().sanitizer, SanitizerConfig::ALL);
+    }
+
+    #[test]
     fn a_tile_wider_than_64_is_clamped_to_64() {
         check(
             State::default(),
