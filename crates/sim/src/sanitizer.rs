@@ -162,6 +162,10 @@ pub fn warp_mask_lanes(mask: u32, active: u32, valid: u32) -> u32 {
     mask & valid & !active
 }
 
+/// What one access shows of a hazard: the lanes that show it, the first byte, and the other
+/// warp's access with its span.
+type Shown = (u32, u64, Option<(Span, u32)>);
+
 /// How a warp touches memory, as the checks see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Touch {
@@ -287,8 +291,8 @@ impl Sanitizer {
         span: Span,
     ) {
         let me = warp + 1;
-        // Per hazard: the lanes that show it, the first byte and the other warp's access.
-        let mut found: [(u32, u64, Option<(Span, u32)>); 4] = [(0, 0, None); 4];
+        // Per hazard (read after write, write after read, write after write, uninitialized).
+        let mut found: [Shown; 4] = [(0, 0, None); 4];
         for (lane, address) in addresses.iter().enumerate() {
             let Some(address) = *address else { continue };
             for at in address..address + u64::from(width) {
