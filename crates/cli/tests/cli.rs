@@ -1266,8 +1266,9 @@ const REDUCTION_48: &str = "__global__ void sum(const float* in, float* out) {
 }
 ";
 
-fn reduction_48(more: &[&str]) -> (bool, String, String) {
-    let path = kernel_file("reduction48.cu", REDUCTION_48);
+/// Runs the reduction from its own file `name`: the tests run at once, each writing its own.
+fn reduction_48(name: &str, more: &[&str]) -> (bool, String, String) {
+    let path = kernel_file(name, REDUCTION_48);
     let mut args = vec![
         "simulate", &path, "--kernel", "sum", "--grid", "1", "--block", "48", "--buffer", "in=192",
         "--buffer", "out=4",
@@ -1278,7 +1279,7 @@ fn reduction_48(more: &[&str]) -> (bool, String, String) {
 
 #[test]
 fn sanitize_prints_the_uninitialized_read_after_the_report() {
-    let (ok, stdout, stderr) = reduction_48(&["--sanitize"]);
+    let (ok, stdout, stderr) = reduction_48("reduction48-text.cu", &["--sanitize"]);
     assert!(ok, "{stderr}");
     let tail: Vec<&str> = stdout.lines().rev().take(2).collect();
     // Lanes 16 to 31 of warp 0 read s[48] onwards: byte 48 * 4 = 192.
@@ -1290,13 +1291,13 @@ fn sanitize_prints_the_uninitialized_read_after_the_report() {
             "sanitizer: 1 finding",
         ]
     );
-    let (ok, plain, _) = reduction_48(&[]);
+    let (ok, plain, _) = reduction_48("reduction48-text.cu", &[]);
     assert!(ok && !plain.contains("sanitizer"));
 }
 
 #[test]
 fn sanitize_with_json_adds_the_findings_under_sanitizer() {
-    let (ok, stdout, stderr) = reduction_48(&["--sanitize", "--json"]);
+    let (ok, stdout, stderr) = reduction_48("reduction48-json.cu", &["--sanitize", "--json"]);
     assert!(ok, "{stderr}");
     let json: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
     let finding = &json["sanitizer"]["findings"][0];
@@ -1305,7 +1306,7 @@ fn sanitize_with_json_adds_the_findings_under_sanitizer() {
     assert_eq!(finding["warp"], 0);
     assert_eq!(finding["lanes"], 0xffff_0000u32);
     assert_eq!(finding["address"], 192);
-    let (_, plain, _) = reduction_48(&["--json"]);
+    let (_, plain, _) = reduction_48("reduction48-json.cu", &["--json"]);
     let plain: serde_json::Value = serde_json::from_str(&plain).expect("JSON");
     assert!(plain.get("sanitizer").is_none());
 }

@@ -293,6 +293,13 @@ mod tests {
     }
 
     #[test]
+    fn a_launch_with_the_sanitizer_on_reuses_nothing() {
+        let mut input = SimulationInput::new(MATMUL, "mm_tiled", h100());
+        input.sanitizer = crate::sanitizer::SanitizerConfig::ALL;
+        assert!(ReusePlan::of(&input).reuses_nothing());
+    }
+
+    #[test]
     fn a_launch_file_without_the_setting_reads_as_exact_reuse() {
         let input = SimulationInput::new(MATMUL, "mm_tiled", h100());
         let mut json = serde_json::to_value(&input).expect("the input serializes");
