@@ -45,7 +45,7 @@ pub fn pattern_key(pattern: PatternId) -> &'static str {
 
 /// The keys of the query, in the order `to_query` writes them. `embed` comes last and is written
 /// only when it is on, so a link copied from the full page never turns into an embed.
-const KEYS: [&str; 20] = [
+const KEYS: [&str; 21] = [
     "device",
     "pattern",
     "tile",
