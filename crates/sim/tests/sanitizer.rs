@@ -114,6 +114,16 @@ fn the_sanitizer_changes_no_counter() {
         let mut checked = input.clone();
         checked.sanitizer = SanitizerConfig::ALL;
         let checked = simulate(&checked).unwrap_or_else(|e| panic!("{e}"));
+        // Without the sanitizer, warp 1 and the others take warp 0's records; with it, every
+        // warp runs, and the counters are the same.
+        assert!(plain
+            .sampled_blocks
+            .iter()
+            .all(|b| b.warps_shown_alike == 7));
+        assert!(checked
+            .sampled_blocks
+            .iter()
+            .all(|b| b.warps_shown_alike == 0));
         assert_eq!(plain.counters, checked.counters);
         assert_eq!(plain.lines, checked.lines);
         assert_eq!(plain.sanitizer, None);
