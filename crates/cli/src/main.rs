@@ -17,6 +17,7 @@ use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::occupancy::{self, BlockResources, OccupancyReport};
 use memplay_sim::pointer_argument::{self, PointerArgument};
 use memplay_sim::replay::LaunchFile;
+use memplay_sim::sanitizer::{SanitizerConfig, SanitizerReport};
 use memplay_sim::simulate::{
     simulate, SampledBlock, SimulationError, SimulationInput, SimulationReport, DEFAULT_STEP_BUDGET,
 };
@@ -155,6 +156,10 @@ struct SimulateArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
+    /// Run the sanitizer's racecheck, synccheck and initcheck on the simulated blocks, every
+    /// warp and iteration of them, and print what they find after the report.
+    #[arg(long)]
+    sanitize: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -720,7 +725,10 @@ fn simulation_error(error: &SimulationError) -> String {
 
 fn simulate_command(args: SimulateArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let source = read_source(&args.launch.file)?;
-    let input = build_input(&args.launch, &source, &[])?;
+    let mut input = build_input(&args.launch, &source, &[])?;
+    if args.sanitize {
+        input.sanitizer = SanitizerConfig::ALL;
+    }
     let report = simulate(&input).map_err(|e| simulation_error(&e))?;
     let prediction = predict(&report);
     print_simulation(&input, &report, &prediction, args.json, out)
@@ -735,7 +743,7 @@ fn print_simulation(
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
     if json {
-        let json = serde_json::json!({
+        let mut json = serde_json::json!({
             "kernel": report.kernel,
             "time_ms": prediction.time_ms,
             "gflops": prediction.gflops,
@@ -753,6 +761,9 @@ fn print_simulation(
             "fused_loads": report.fused_loads,
             "steps": report.steps,
         });
+        if let Some(sanitizer) = &report.sanitizer {
+            json["sanitizer"] = serde_json::json!(sanitizer);
+        }
         emit(out, &to_json(&json)?)
     } else {
         let mut lines = vec![format!(
@@ -773,8 +784,27 @@ fn print_simulation(
             lines.push(format!("{name:<60} {value:>16.0}"));
         }
         lines.push(occupancy_table(&input.device, &report.occupancy));
+        if let Some(sanitizer) = &report.sanitizer {
+            lines.push(sanitizer_text(sanitizer));
+        }
         emit(out, &lines.join("\n"))
     }
+}
+
+/// The sanitizer's findings, one a line after a line that counts them.
+fn sanitizer_text(sanitizer: &SanitizerReport) -> String {
+    let count = sanitizer.findings.len() as u64 + sanitizer.more;
+    let mut text = format!(
+        "sanitizer: {count} finding{}",
+        if count == 1 { "" } else { "s" }
+    );
+    for finding in &sanitizer.findings {
+        text.push_str(&format!("\n  {finding}"));
+    }
+    if sanitizer.more > 0 {
+        text.push_str(&format!("\n  and {} more", sanitizer.more));
+    }
+    text
 }
 
 /// The most bytes a launch file may have: the largest source the simulator takes, written as JSON

@@ -1250,3 +1250,63 @@ fn simulate_launch_asks_by_name_for_what_the_host_computes_at_run_time() {
         "--launch 3: the host code has launches 1 to 2",
     );
 }
+
+/// A shared reduction that assumes a block of 64 threads: a block of 48 leaves `s[48]` to
+/// `s[63]` unwritten, and the first step reads them.
+const REDUCTION_48: &str = "__global__ void sum(const float* in, float* out) {
+  __shared__ float s[64];
+  int t = threadIdx.x;
+  s[t] = in[t];
+  __syncthreads();
+  for (int stride = 32; stride > 0; stride >>= 1) {
+    if (t < stride) s[t] += s[t + stride];
+    __syncthreads();
+  }
+  if (t == 0) out[0] = s[0];
+}
+";
+
+/// Runs the reduction from its own file `name`: the tests run at once, each writing its own.
+fn reduction_48(name: &str, more: &[&str]) -> (bool, String, String) {
+    let path = kernel_file(name, REDUCTION_48);
+    let mut args = vec![
+        "simulate", &path, "--kernel", "sum", "--grid", "1", "--block", "48", "--buffer", "in=192",
+        "--buffer", "out=4",
+    ];
+    args.extend_from_slice(more);
+    memplay(&args)
+}
+
+#[test]
+fn sanitize_prints_the_uninitialized_read_after_the_report() {
+    let (ok, stdout, stderr) = reduction_48("reduction48-text.cu", &["--sanitize"]);
+    assert!(ok, "{stderr}");
+    let tail: Vec<&str> = stdout.lines().rev().take(2).collect();
+    // Lanes 16 to 31 of warp 0 read s[48] onwards: byte 48 * 4 = 192.
+    assert_eq!(
+        tail,
+        [
+            "  initcheck 7:29: read of shared memory never written, block (0,0,0) warp 0 \
+             lanes 0xffff0000 byte 192",
+            "sanitizer: 1 finding",
+        ]
+    );
+    let (ok, plain, _) = reduction_48("reduction48-text.cu", &[]);
+    assert!(ok && !plain.contains("sanitizer"));
+}
+
+#[test]
+fn sanitize_with_json_adds_the_findings_under_sanitizer() {
+    let (ok, stdout, stderr) = reduction_48("reduction48-json.cu", &["--sanitize", "--json"]);
+    assert!(ok, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let finding = &json["sanitizer"]["findings"][0];
+    assert_eq!(finding["hazard"], "uninitialized_shared");
+    assert_eq!(finding["span"]["line"], 7);
+    assert_eq!(finding["warp"], 0);
+    assert_eq!(finding["lanes"], 0xffff_0000u32);
+    assert_eq!(finding["address"], 192);
+    let (_, plain, _) = reduction_48("reduction48-json.cu", &["--json"]);
+    let plain: serde_json::Value = serde_json::from_str(&plain).expect("JSON");
+    assert!(plain.get("sanitizer").is_none());
+}

@@ -26,6 +26,7 @@ pub mod profile;
 pub mod replay;
 pub mod roofline;
 pub mod sampling;
+pub mod sanitizer;
 pub mod simulate;
 pub mod timing;
 pub mod trace;

@@ -772,6 +772,7 @@ pub fn app() -> Html {
                 edited={state.edited_source.is_some()}
                 link_status={state.source_link.status()}
                 compile={state.compile}
+                sanitize={state.sanitizes()}
                 launch={launch.clone()}
                 run={shown.run.clone()}
                 progress={shown.progress}

@@ -223,6 +223,7 @@ impl Scheduler {
         // the sweep's point at its value without its trace.
         let untraced = SimulationInput {
             trace: None,
+            sanitizer: Default::default(),
             ..wanted.launch.clone()
         };
         self.known.retain(|(input, _, _)| *input != untraced);

@@ -41,6 +41,8 @@ pub struct LessonDef {
     pub order: u32,
     /// Whether the page opens on this lesson when its link names none (`home: yes`).
     pub home: bool,
+    /// Whether its launches run the sanitizer (`sanitize: yes`), for a lesson about a race.
+    pub sanitize: bool,
     /// What page errors the lesson explains (`explains: ragged-tiles`), so an error elsewhere
     /// can link to it.
     pub explains: Vec<String>,
@@ -402,6 +404,11 @@ impl Lesson {
         &self.0.text.title
     }
 
+    /// Whether its launches run the sanitizer (`sanitize: yes`).
+    pub fn sanitizes(self) -> bool {
+        self.0.sanitize
+    }
+
     /// The lesson's file as it was read.
     pub fn file(self) -> &'static str {
         &self.0.file
@@ -722,6 +729,9 @@ pub fn parse(key: &str, text: &str) -> Result<LessonDef, String> {
         order,
         home: sections
             .field("home")
+            .is_some_and(|(_, value)| value == "yes"),
+        sanitize: sections
+            .field("sanitize")
             .is_some_and(|(_, value)| value == "yes"),
         explains: field_words(sections.field("explains"), "", |word| {
             Some(word.to_string())

@@ -12,6 +12,7 @@ use crate::settings::Tab;
 use crate::source_link::{opened_source, Compressed, Inflated, SourceLink};
 use memplay_sim::compile_effects::CompileEffects;
 use memplay_sim::patterns::{Element, PatternId};
+use memplay_sim::sanitizer::SanitizerConfig;
 use memplay_sim::simulate::SimulationInput;
 use memplay_sim::trace::AccessSite;
 use memplay_sim::transfer::HostMemory;
@@ -114,6 +115,8 @@ pub struct State {
     pub variant: Variant,
     /// The kernel as written, or as nvcc compiles it (shared-load fusion).
     pub compile: CompileEffects,
+    /// Whether the launch runs the sanitizer; a lesson with `sanitize: yes` runs it always.
+    pub sanitize: bool,
     /// The compact layout of one lesson for a course page's iframe (`embed=1`).
     pub embed: bool,
     /// The student's edit of the lesson's source, if any. It is not part of the query but of
@@ -261,14 +264,23 @@ impl State {
     /// The page's launch with what is wrong in the my-kernel lesson's values (none elsewhere),
     /// built once for a render: the launch form shows the errors, the worker runs the launch.
     pub fn launch_and_errors(&self) -> (SimulationInput, Vec<FieldError>) {
-        if self.variant.takes_launch_form() {
+        let (mut launch, errors) = if self.variant.takes_launch_form() {
             my_kernel::build(&self.my_launch, self.source(), self.settings())
         } else {
             (
                 self.variant.launch(self.settings(), self.source()),
                 Vec::new(),
             )
+        };
+        if self.sanitizes() {
+            launch.sanitizer = SanitizerConfig::ALL;
         }
+        (launch, errors)
+    }
+
+    /// Whether the launch runs the sanitizer: the toggle, or a lesson that asks for it.
+    pub fn sanitizes(&self) -> bool {
+        self.sanitize || self.variant.lesson().sanitizes()
     }
 
     /// The launches of the sweep chart around `launch`, the page's launch; the my-kernel lesson
@@ -314,6 +326,7 @@ impl Default for State {
             program_launch: None,
             variant: Lesson::home().first(),
             compile: CompileEffects::AS_COMPILED,
+            sanitize: false,
             embed: false,
             edited_source: None,
             source_link: SourceLink::Lesson,
@@ -381,6 +394,9 @@ pub enum Action {
     },
     SetCompile {
         compile: CompileEffects,
+    },
+    SetSanitize {
+        sanitize: bool,
     },
     SetCompare {
         compare: CompareWith,
@@ -740,6 +756,10 @@ impl State {
                 self.compile = compile;
                 "compile"
             }
+            Action::SetSanitize { sanitize } => {
+                self.sanitize = sanitize;
+                "sanitize"
+            }
             Action::EditSource { source } => {
                 // Text identical to the lesson's file is no edit at all.
                 let edited = (source != self.variant.source()).then_some(source);
@@ -803,6 +823,25 @@ mod tests {
                 ..State::default()
             },
         );
+    }
+
+    #[test]
+    fn the_sanitize_box_turns_the_sanitizer_on_for_the_launch() {
+        assert_eq!(
+            State::default().launch().sanitizer,
+            SanitizerConfig::default()
+        );
+        let checked = State::default().apply(Action::SetSanitize { sanitize: true });
+        assert!(checked.sanitize);
+        assert_eq!(checked.launch().sanitizer, SanitizerConfig::ALL);
+    }
+
+    #[test]
+    fn the_missing_barrier_lesson_runs_the_sanitizer_with_the_box_unchecked() {
+        let state = State::from_query("?lesson=missing-barrier");
+        assert_eq!(state.variant.lesson().key(), "missing-barrier");
+        assert!(!state.sanitize);
+        assert_eq!(state.launch().sanitizer, SanitizerConfig::ALL);
     }
 
     #[test]

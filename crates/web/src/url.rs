@@ -45,7 +45,7 @@ pub fn pattern_key(pattern: PatternId) -> &'static str {
 
 /// The keys of the query, in the order `to_query` writes them. `embed` comes last and is written
 /// only when it is on, so a link copied from the full page never turns into an embed.
-const KEYS: [&str; 20] = [
+const KEYS: [&str; 21] = [
     "device",
     "pattern",
     "tile",
@@ -63,6 +63,7 @@ const KEYS: [&str; 20] = [
     "program-launch",
     "tab",
     "more",
+    "sanitize",
     "lesson-url",
     "menus",
     "embed",
@@ -229,6 +230,7 @@ impl State {
                     )),
                 },
                 "more" => state.more = read_flag(&key, &value, &mut state.notes),
+                "sanitize" => state.sanitize = read_flag(&key, &value, &mut state.notes),
                 "menus" => state.menus = read_flag(&key, &value, &mut state.notes),
                 "lesson-url" => match lesson_address(&value) {
                     Ok(address) => state.lesson_url = Some(address),
@@ -366,6 +368,7 @@ impl State {
                 (self.tab != Tab::Kernel).then(|| self.tab.key().to_string()),
             ),
             ("more", self.more.then(|| "1".to_string())),
+            ("sanitize", self.sanitize.then(|| "1".to_string())),
             ("lesson-url", self.lesson_url.as_deref().map(percent_encode)),
             ("menus", self.menus.then(|| "1".to_string())),
             ("embed", self.embed.then(|| embed_key(true).to_string())),
@@ -550,7 +553,7 @@ impl State {
         // Each setting that differs, in an order where no later action undoes an earlier one:
         // another variant resets the pattern, so it comes first.
         type Step = fn(&State, &State) -> Option<Action>;
-        let steps: [Step; 13] = [
+        let steps: [Step; 14] = [
             |now, to| {
                 (now.variant != to.variant).then_some(Action::SetVariant {
                     variant: to.variant,
@@ -590,6 +593,11 @@ impl State {
             |now, to| {
                 (now.compile != to.compile).then_some(Action::SetCompile {
                     compile: to.compile,
+                })
+            },
+            |now, to| {
+                (now.sanitize != to.sanitize).then_some(Action::SetSanitize {
+                    sanitize: to.sanitize,
                 })
             },
             |now, to| {
@@ -792,6 +800,7 @@ mod tests {
                     || (state.variant.takes_launch_form() && state.program_launch.is_some()))
                 && (key != "tab" || state.tab != Tab::Kernel)
                 && (key != "more" || state.more)
+                && (key != "sanitize" || state.sanitize)
                 && (key != "menus" || state.menus)
                 && (key != "lesson-url" || state.lesson_url.is_some())
         });
@@ -1022,7 +1031,7 @@ mod tests {
         check(
             "device=g80&pattern=tile-column&tile=8&block=64&pad=1&stride=2&regs=10\
              &lesson=transpose-shared&compile=as-written&element=float4&host=pageable&tab=lines\
-             &more=1&menus=1&embed=1",
+             &more=1&sanitize=1&menus=1&embed=1",
             State {
                 device: DeviceId::G80,
                 pattern: PatternId::TileColumn,
@@ -1037,6 +1046,7 @@ mod tests {
                 regs: 10,
                 variant: crate::lessons::variant("bank-conflicts", "transpose"),
                 compile: CompileEffects::AS_WRITTEN,
+                sanitize: true,
                 embed: true,
                 edited_source: None,
                 source_link: SourceLink::Lesson,

@@ -3913,7 +3913,7 @@ async fn every_lesson_begins_its_view_and_question_on_the_first_screen_at_every_
     let page = Harness::start().await;
     let lessons = page.lesson_keys().await;
     assert!(
-        lessons.len() >= 14,
+        lessons.len() >= 15,
         "the menu lists the lessons: {lessons:?}"
     );
     // A laptop's window, the embed code's frame and a smaller one, and a phone.

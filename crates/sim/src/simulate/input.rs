@@ -9,6 +9,7 @@ use crate::device::Device;
 use crate::fill::Fill;
 use crate::kernel::{Dim3, Value};
 use crate::pointer_argument::PointerArgument;
+use crate::sanitizer::SanitizerConfig;
 use crate::trace::TraceRequest;
 use serde::{Deserialize, Serialize};
 
@@ -100,6 +101,11 @@ pub struct SimulationInput {
     /// `Reuse::Exact`.
     #[serde(default)]
     pub reuse: Reuse,
+    /// The sanitizer's checks to run (`crate::sanitizer`); with any on, the launch reuses no
+    /// run (`plan`), so that every warp and iteration of the blocks it runs is checked. Launch
+    /// files written before the field existed read as none.
+    #[serde(default)]
+    pub sanitizer: SanitizerConfig,
 }
 
 impl SimulationInput {
@@ -126,6 +132,7 @@ impl SimulationInput {
             seed: 1,
             trace: None,
             reuse: Reuse::Exact,
+            sanitizer: SanitizerConfig::default(),
         }
     }
 }

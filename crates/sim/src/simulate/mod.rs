@@ -170,6 +170,7 @@ fn simulate_in_order(input: &SimulationInput) -> Result<SimulationReport, Stop> 
     let program = kernel::sema::check(&unit)?;
     check_capability(input, &program)?;
     let mut sim = Simulation::new(&program, &input.kernel, &launch_of(input), input.seed)?;
+    sim.sanitize(input.sanitizer);
     let shared_bytes_per_block = sim.shared_bytes_per_block();
     let layout = sim.global_objects();
     let mut profiler = BlockProfiler::new(&input.device, layout.clone());
@@ -289,6 +290,7 @@ fn simulate_in_order(input: &SimulationInput) -> Result<SimulationReport, Stop> 
         trace,
         device: input.device.clone(),
         launch_bounds_regs: (regs_per_thread != input.regs).then_some(regs_per_thread),
+        sanitizer: sim.sanitizer_report().cloned(),
     })
 }
 

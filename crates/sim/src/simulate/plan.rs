@@ -61,7 +61,8 @@
 //! `Reuse::None` (in `input`, with the launch it belongs to) turns every reuse off, for a
 //! launch whose every warp and iteration must run: output that a skipped warp or iteration
 //! would not make (`printf`, `clock()`, a sanitizer's findings) needs it. It changes no
-//! counter: what it costs is time.
+//! counter: what it costs is time. A launch with the sanitizer on (`SimulationInput::sanitizer`)
+//! reuses nothing either, for the same reason.
 
 use super::input::{BlockSampling, Reuse, SimulationInput};
 use crate::device::{Device, GlobalCoalescing};
@@ -94,7 +95,10 @@ impl ReusePlan {
     /// classes only where sectors are counted and no DRAM rows are modelled, since a shift of
     /// whole lines keeps sectors, lines and banks alike but not absolute rows or partitions.
     pub fn of(input: &SimulationInput) -> ReusePlan {
-        if input.reuse == Reuse::None || input.sampling != BlockSampling::EdgeClasses {
+        if input.reuse == Reuse::None
+            || input.sanitizer.any()
+            || input.sampling != BlockSampling::EdgeClasses
+        {
             return ReusePlan::NOTHING;
         }
         ReusePlan {
@@ -286,6 +290,13 @@ mod tests {
         let plan = ReusePlan::of(&input);
         assert!(!plan.blocks_share_runs);
         assert!(plan.warps_shown_alike && plan.iterations_skipped);
+    }
+
+    #[test]
+    fn a_launch_with_the_sanitizer_on_reuses_nothing() {
+        let mut input = SimulationInput::new(MATMUL, "mm_tiled", h100());
+        input.sanitizer = crate::sanitizer::SanitizerConfig::ALL;
+        assert!(ReusePlan::of(&input).reuses_nothing());
     }
 
     #[test]

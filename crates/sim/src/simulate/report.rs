@@ -14,6 +14,7 @@ use crate::kernel::{Diagnostic, Span};
 use crate::occupancy::{OccupancyError, OccupancyReport};
 use crate::profile::MemoryProfile;
 use crate::sampling::EdgePosition;
+use crate::sanitizer::SanitizerReport;
 use crate::trace::{LineCounters, WarpTrace};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -78,6 +79,10 @@ pub struct SimulationReport {
     /// out.
     #[serde(default)]
     pub launch_bounds_regs: Option<u32>,
+    /// What the sanitizer found, where `SimulationInput::sanitizer` asked for it (`None`
+    /// otherwise). Always written, as `launch_bounds_regs`.
+    #[serde(default)]
+    pub sanitizer: Option<SanitizerReport>,
 }
 
 /// Why a launch could not be simulated.

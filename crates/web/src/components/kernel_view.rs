@@ -19,9 +19,10 @@ use crate::state::Action;
 use crate::statements::{Claim, Statement};
 use crate::url::compile_key;
 use memplay_sim::compile_effects::CompileEffects;
+use memplay_sim::sanitizer::SanitizerReport;
 use memplay_sim::simulate::{SimulationError, SimulationInput, SimulationReport};
 use memplay_sim::timing::{Prediction, Unit};
-use web_sys::{HtmlSelectElement, HtmlTextAreaElement};
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 pub use crate::run::{Shared, SimulationRun};
@@ -257,6 +258,9 @@ pub struct KernelViewProps {
     /// Whether the edit is in the page's link, or why not.
     pub link_status: Option<LinkStatus>,
     pub compile: CompileEffects,
+    /// Whether the launch runs the sanitizer (`State::sanitizes`).
+    #[prop_or_default]
+    pub sanitize: bool,
     /// The launch the settings ask for, as `launch_text` writes it.
     pub launch: String,
     /// The last run that came back; `None` before the first one.
@@ -743,6 +747,19 @@ fn kernel_exports(run: &Shared<SimulationRun>, source: &str) -> Html {
     }
 }
 
+/// The sanitizer's findings as text, one a line, or that it found nothing.
+pub fn sanitizer_text(sanitizer: &SanitizerReport) -> String {
+    let mut text = match sanitizer.findings.len() as u64 + sanitizer.more {
+        0 => "Sanitizer: no race, barrier or uninitialized read found.".to_string(),
+        count => format!("Sanitizer: {count} found."),
+    };
+    for finding in &sanitizer.findings {
+        text.push('\n');
+        text.push_str(&finding.to_string());
+    }
+    text
+}
+
 /// A run's throughput, counters and cost, or its error. `sweep` is the sweep chart, shown beside
 /// the throughput.
 fn run_outcome(run: &Shared<SimulationRun>, sweep: Html, source: &str, variant: Variant) -> Html {
@@ -779,6 +796,10 @@ fn run_outcome(run: &Shared<SimulationRun>, sweep: Html, source: &str, variant: 
                     { measured }
                 }
                 { counters_table(report, counted) }
+                if let Some(sanitizer) = &report.sanitizer {
+                    <pre class="sanitizer" tabindex="0" role="region" aria-label="Sanitizer"
+                         data-testid="sanitizer-report">{ sanitizer_text(sanitizer) }</pre>
+                }
                 { kernel_exports(run, source) }
                 <p class="sim-cost" data-testid="sim-cost">{ cost_text(report, run.elapsed_ms) }</p>
             </>
@@ -838,6 +859,15 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
                 CompileEffects::AS_COMPILED
             };
             on_action.emit(Action::SetCompile { compile });
+        })
+    };
+    let on_sanitize = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |event: Event| {
+            let input: HtmlInputElement = event.target_unchecked_into();
+            on_action.emit(Action::SetSanitize {
+                sanitize: input.checked(),
+            });
         })
     };
     let apply_edit = {
@@ -908,6 +938,13 @@ pub fn kernel_view(props: &KernelViewProps) -> Html {
                             { "as written (one load per element read, by the warps that take it)" }
                         </option>
                     </select>
+                </div>
+                <div class="field">
+                    <input type="checkbox" id="sanitize" data-testid="control-sanitize"
+                           checked={props.sanitize} onchange={on_sanitize} />
+                    <label for="sanitize">
+                        { "Sanitize: racecheck, synccheck and initcheck every warp of the blocks run" }
+                    </label>
                 </div>
             </div>
             <p class="launch"><code data-testid="launch">{ props.launch.clone() }</code></p>

@@ -10,6 +10,7 @@ use crate::kernel::memory::{
     address_add, decode, encode, pointer, pointer_address, pointer_object, ADDRESS_MASK,
 };
 use crate::kernel::span::{Diagnostic, Span};
+use crate::sanitizer::Touch;
 
 /// The addresses of a memory instruction, per lane.
 pub(super) enum Target {
@@ -539,6 +540,9 @@ impl Machine<'_, '_> {
     ) -> Result<(), Diagnostic> {
         self.step_access(mask, span)?;
         let width = elem.bytes();
+        if self.sanitizer.is_some() {
+            self.sanitize_access(&target.pointers(), mask, width, Touch::Read, span);
+        }
         if elem.n == 1 {
             if let Some((id, addresses)) = self.fast_object(target, mask, width) {
                 self.load_uniform(id, addresses, mask, elem.scalar, dst, span);
@@ -572,6 +576,9 @@ impl Machine<'_, '_> {
     ) -> Result<(), Diagnostic> {
         self.step_access(mask, span)?;
         let width = elem.bytes();
+        if self.sanitizer.is_some() {
+            self.sanitize_access(&target.pointers(), mask, width, Touch::Write, span);
+        }
         if elem.n == 1 {
             if let Some((id, addresses)) = self.fast_object(target, mask, width) {
                 self.store_uniform(id, addresses, mask, elem.scalar, src, span);
@@ -612,6 +619,9 @@ impl Machine<'_, '_> {
     ) -> Result<(), Diagnostic> {
         self.step_access(mask, span)?;
         let width = ty.size();
+        if self.sanitizer.is_some() {
+            self.sanitize_access(ptrs, mask, width, Touch::Atomic, span);
+        }
         let locations = self.locate_all(ptrs, mask, (width, width), addr_span)?;
         let mut buf = [0u8; 8];
         // The hardware serialises conflicting atomics in some order; lane order is one of them.

@@ -16,6 +16,7 @@ use crate::kernel::limits::MAX_CALL_DEPTH;
 use crate::kernel::memory::{pointer, pointer_add, pointer_address, pointer_object, PagedBuffer};
 use crate::kernel::sema::Program;
 use crate::kernel::span::{Diagnostic, DiagnosticKind, Span};
+use crate::sanitizer::Sanitizer;
 
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Frame {
@@ -127,6 +128,8 @@ pub(super) struct Machine<'s, 'p> {
     /// What the block's run keeps for the reuse of its work: guard ranges, loop watches, the
     /// records handed so far (`ReuseBookkeeping`).
     pub(super) reuse: ReuseBookkeeping<'s>,
+    /// The sanitizer, where the launch asks for it (`Simulation::sanitize`).
+    pub(super) sanitizer: Option<&'s mut Sanitizer>,
 }
 
 impl Machine<'_, '_> {
@@ -265,7 +268,14 @@ impl Machine<'_, '_> {
             match op {
                 Op::Eval(e) => {
                     if mask != 0 {
-                        self.eval(e, mask)?;
+                        let r = self.eval(e, mask)?;
+                        // The argument of `__syncwarp(mask)` is evaluated just before it.
+                        if let Some(sanitizer) = self.sanitizer.as_deref_mut() {
+                            if matches!(code.get(pc + 1), Some(Op::SyncWarp)) {
+                                let lane = mask.trailing_zeros() as usize;
+                                sanitizer.pending_mask = Some(self.regs[r][lane] as u32);
+                            }
+                        }
                     }
                 }
                 Op::If {
@@ -388,7 +398,10 @@ impl Machine<'_, '_> {
                         self.barriers += 1;
                         self.dependence.fences += 1;
                         let expected = valid & !flow.returned;
-                        if mask != expected {
+                        let reported = self.sanitizer.as_deref_mut().is_some_and(|sanitizer| {
+                            sanitizer.barrier(self.warp, func.spans[pc], mask, expected)
+                        });
+                        if mask != expected && !reported {
                             return Err(Diagnostic::new(
                                 func.spans[pc],
                                 format!(
@@ -409,6 +422,12 @@ impl Machine<'_, '_> {
                     if mask != 0 {
                         self.instructions += 1;
                         self.dependence.fences += 1;
+                        if let Some(sanitizer) = self.sanitizer.as_deref_mut() {
+                            // `__syncwarp()` names every lane.
+                            let named = sanitizer.pending_mask.take().unwrap_or(u32::MAX);
+                            let active = mask & !flow.returned;
+                            sanitizer.warp_mask(self.warp, func.spans[pc], named, active, valid);
+                        }
                     }
                 }
             }

@@ -37,6 +37,7 @@ mod loops;
 mod machine;
 mod registers;
 mod reuse;
+mod sanitize;
 mod simulation;
 mod sink;
 mod warps;

@@ -28,6 +28,7 @@ use crate::kernel::ir::{
 use crate::kernel::memory::{pointer, pointer_object, Fill, PagedBuffer};
 use crate::kernel::sema::Program;
 use crate::kernel::span::{Diagnostic, MemoryObject, Span};
+use crate::sanitizer::{Sanitizer, SanitizerConfig, SanitizerReport};
 
 /// A pointer parameter's buffer as `Simulation::new` lays it out: the buffer's name, first
 /// address and bytes, where in it the parameter points, and its index in global memory.
@@ -63,6 +64,8 @@ pub struct Simulation<'p> {
     /// Watches over loops that ended, for the next warps' to reuse: a matmul's warp captures
     /// some 60 records of 560 bytes a phase, and a fresh vector grows to them anew.
     pub(super) spare_watches: Vec<LoopWatch>,
+    /// The sanitizer, where the launch asks for it (`Simulation::sanitize`).
+    pub(super) sanitizer: Option<Box<Sanitizer>>,
 }
 
 impl<'p> Simulation<'p> {
@@ -337,7 +340,20 @@ impl<'p> Simulation<'p> {
             warp_classes: None,
             loop_plans: Vec::new(),
             spare_watches: Vec::new(),
+            sanitizer: None,
         })
+    }
+
+    /// Turns the sanitizer's `config` on for the blocks run from now on (`crate::sanitizer`).
+    /// Its findings are only those of warps and iterations that run: a launch with the
+    /// sanitizer runs every one (`simulate`'s reuse plan).
+    pub fn sanitize(&mut self, config: SanitizerConfig) {
+        self.sanitizer = config.any().then(|| Box::new(Sanitizer::new(config)));
+    }
+
+    /// What the sanitizer found so far, if it is on.
+    pub fn sanitizer_report(&self) -> Option<&SanitizerReport> {
+        self.sanitizer.as_deref().map(Sanitizer::report)
     }
 
     /// Per guard of `shifted_buffers`, the least and the greatest `lhs - rhs` the last block run
@@ -583,7 +599,11 @@ impl<'p> Simulation<'p> {
                 &self.loop_plans,
                 std::mem::take(&mut self.spare_watches),
             ),
+            sanitizer: self.sanitizer.as_deref_mut(),
         };
+        if let Some(sanitizer) = machine.sanitizer.as_deref_mut() {
+            sanitizer.begin_block(block, self.shared_bytes as usize);
+        }
         let n_regs = self.program.n_regs as usize;
         let mut warps: Vec<WarpState> = (0..n_warps)
             .map(|w| {
@@ -667,6 +687,9 @@ impl<'p> Simulation<'p> {
                     Stop::Done => warp.done = true,
                     Stop::Barrier => any_waiting = true,
                 }
+            }
+            if let Some(sanitizer) = machine.sanitizer.as_deref_mut() {
+                sanitizer.barrier_released();
             }
             if !any_waiting {
                 break;
