@@ -1152,7 +1152,7 @@ mod tests {
                 notes: vec![
                     "colour is not a memplay setting (they are device, pattern, tile, block, \
                      pad, stride, regs, lesson, variant, compile, compare, element, host, \
-                     launch, program-launch, tab, more, lesson-url, menus, embed); ignored."
+                     launch, program-launch, tab, more, sanitize, lesson-url, menus, embed); ignored."
                         .to_string(),
                 ],
                 ..State::default()
