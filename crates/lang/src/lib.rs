@@ -93,17 +93,44 @@ pub fn constant_expressions(
     defines: &[(String, String)],
     expressions: &[&str],
 ) -> Vec<Result<i64, Diagnostic>> {
+    constant_bits(source, defines, expressions, "long long")
+        .into_iter()
+        .map(|bits| bits.map(|bits| bits as i64))
+        .collect()
+}
+
+/// `constant_expressions` for values of a `float` or `double` parameter: each expression folded
+/// as a `double` initialiser is, with C's arithmetic conversions (`N / 2.0`, `1.5f`, `#define`s).
+pub fn constant_float_expressions(
+    source: &str,
+    defines: &[(String, String)],
+    expressions: &[&str],
+) -> Vec<Result<f64, Diagnostic>> {
+    constant_bits(source, defines, expressions, "double")
+        .into_iter()
+        .map(|bits| bits.map(f64::from_bits))
+        .collect()
+}
+
+/// The bits of each expression folded as the initialiser of a `__constant__` of type `ty` (an
+/// 8-byte type).
+fn constant_bits(
+    source: &str,
+    defines: &[(String, String)],
+    expressions: &[&str],
+    ty: &str,
+) -> Vec<Result<u64, Diagnostic>> {
     let shape: Vec<Result<(), Diagnostic>> = expressions.iter().map(|e| well_formed(e)).collect();
     if shape.iter().all(Result::is_ok) {
         let head = format!("{source}\n\n");
         let mut text = head;
         for (index, expression) in expressions.iter().enumerate() {
             text.push_str(&format!(
-                "__constant__ long long {LAUNCH_VALUE}{index} = ({expression});\n"
+                "__constant__ {ty} {LAUNCH_VALUE}{index} = ({expression});\n"
             ));
         }
         if let Ok(program) = compile(&text, defines) {
-            let values: Vec<Option<i64>> = (0..expressions.len())
+            let values: Vec<Option<u64>> = (0..expressions.len())
                 .map(|index| launch_value(&program, &format!("{LAUNCH_VALUE}{index}")))
                 .collect();
             if values.iter().all(Option::is_some) {
@@ -114,7 +141,9 @@ pub fn constant_expressions(
     expressions
         .iter()
         .zip(shape)
-        .map(|(expression, shape)| shape.and_then(|()| one_expression(source, defines, expression)))
+        .map(|(expression, shape)| {
+            shape.and_then(|()| one_expression(source, defines, expression, ty))
+        })
         .collect()
 }
 
@@ -133,7 +162,7 @@ fn well_formed(expression: &str) -> Result<(), Diagnostic> {
 }
 
 /// The 64-bit value the front end folded into the `__constant__` variable `name`.
-fn launch_value(program: &Program, name: &str) -> Option<i64> {
+fn launch_value(program: &Program, name: &str) -> Option<u64> {
     program
         .objects
         .iter()
@@ -142,7 +171,7 @@ fn launch_value(program: &Program, name: &str) -> Option<i64> {
             ir::ObjectInit::Bytes(bytes) => {
                 let mut le = [0u8; 8];
                 le.copy_from_slice(bytes.get(..8)?);
-                Some(i64::from_le_bytes(le))
+                Some(u64::from_le_bytes(le))
             }
             _ => None,
         })
@@ -153,8 +182,9 @@ fn one_expression(
     source: &str,
     defines: &[(String, String)],
     expression: &str,
-) -> Result<i64, Diagnostic> {
-    let prefix = format!("__constant__ long long {LAUNCH_VALUE} = (");
+    ty: &str,
+) -> Result<u64, Diagnostic> {
+    let prefix = format!("__constant__ {ty} {LAUNCH_VALUE} = (");
     let head = format!("{source}\n\n");
     let line = head.matches('\n').count() as u32 + 1;
     let text = format!("{head}{prefix}{expression});\n");
@@ -168,9 +198,11 @@ fn one_expression(
             .saturating_sub(prefix.len() as u32)
             .max(1);
         let message = if diagnostic.kind == DiagnosticKind::NotConstant {
-            "the value is not a constant integer expression (a name that is no #define, a \
-             division by zero, or a call)"
-                .to_string()
+            let what = if ty == "double" { "" } else { " integer" };
+            format!(
+                "the value is not a constant{what} expression (a name that is no #define, a \
+                 division by zero, or a call)"
+            )
         } else {
             diagnostic.message
         };

@@ -13,6 +13,7 @@
 //! lists as not constant, for the student to give.
 
 use crate::settings::Settings;
+use memplay_sim::device::DeviceId;
 use memplay_sim::fill::Fill;
 use memplay_sim::kernel::ast::Type;
 use memplay_sim::kernel::launches::{find_launches, ArgumentValue, HostLaunch, HostValue};
@@ -65,13 +66,16 @@ pub struct Param {
     pub name: String,
     /// The size of the element a pointer points to; `None` for a scalar.
     pub element_bytes: Option<u64>,
+    /// A `float` or `double` scalar, whose value the form folds as a `double` (`2.5`, `N / 2.0`)
+    /// rather than as an integer.
+    pub floating_point: bool,
 }
 
 /// The kernels of `source` with their parameters, in source order, then each kernel template
 /// with its template parameters shown (`mm<typename T, int TILE>`) and no parameters: the form
 /// asks for its instantiation (`kernel_params`). The compile error if it does not compile.
 pub fn kernels(source: &str) -> Result<Vec<(String, Vec<Param>)>, String> {
-    let program = kernel::compile(source, &[]).map_err(|e| e.to_string())?;
+    let program = kernel::compile(source, &device_pass()).map_err(|e| e.to_string())?;
     Ok(program
         .kernel_names()
         .into_iter()
@@ -88,7 +92,18 @@ pub fn kernels(source: &str) -> Result<Vec<(String, Vec<Param>)>, String> {
 /// The launches of `source`'s host code, in source order (none when it has no host code, or
 /// its host code does not read).
 pub fn program_launches(source: &str) -> Vec<HostLaunch> {
-    find_launches(source, &[]).unwrap_or_default()
+    find_launches(source, &device_pass()).unwrap_or_default()
+}
+
+/// The macros nvcc's device pass defines (`__CUDACC__`, `__CUDA_ARCH__`), so a kernel behind
+/// `#ifdef __CUDACC__` is listed and its parameters read. The form is filled before a device is
+/// involved, so it reads the source as compiled for the newest preset; the run itself compiles
+/// for the page's device (`simulate`).
+fn device_pass() -> Vec<(String, String)> {
+    DeviceId::H100
+        .device()
+        .compute_capability
+        .device_pass_defines(&[])
 }
 
 /// The form of `launch`, a launch of `source`'s host code: each value the host code fixes as its
@@ -127,8 +142,8 @@ pub fn from_program(source: &str, launch: &HostLaunch) -> MyLaunch {
             }
             (_, Some(_)) => form.buffers.push((name, arg.text.clone(), Fill::Small)),
             (ArgumentValue::Integer(v), None) => form.args.push((name, v.to_string())),
-            // The form's values are integers, as its other scalar fields.
-            (ArgumentValue::Float(v), None) => form.args.push((name, (*v as i64).to_string())),
+            // As the value would be written in the source, `2.5` or `2.0`.
+            (ArgumentValue::Float(v), None) => form.args.push((name, Value::Float(*v).to_string())),
             (ArgumentValue::Unknown(text), None) => form.args.push((name, text.clone())),
             (ArgumentValue::Buffer(_), None) => form.args.push((name, arg.text.clone())),
         }
@@ -139,7 +154,7 @@ pub fn from_program(source: &str, launch: &HostLaunch) -> MyLaunch {
 /// The parameters of kernel `kernel` of `source`, a template's instantiation in any spelling
 /// (`mm<float, 16>`) included; `None` if it does not compile or has no such kernel.
 pub fn kernel_params(source: &str, kernel: &str) -> Option<Vec<Param>> {
-    let mut unit = kernel::parse(source, &[]).ok()?;
+    let mut unit = kernel::parse(source, &device_pass()).ok()?;
     let name = kernel::templates::instantiate(&mut unit, kernel).ok()?;
     let program = kernel::sema::check(&unit).ok()?;
     let function = program.kernel(&name).ok()?;
@@ -157,6 +172,7 @@ fn params_of(function: &kernel::ir::FunctionIr) -> Vec<Param> {
                 Type::Pointer { pointee, .. } => Some(pointee.size().max(1)),
                 _ => None,
             },
+            floating_point: matches!(&p.ty, Type::Scalar(scalar) if scalar.is_float()),
         })
         .collect()
 }
@@ -271,7 +287,7 @@ pub fn build(
     }
     let texts: Vec<&str> = fields.iter().map(|(_, text, _)| *text).collect();
     let mut errors = errors_before;
-    let values: Vec<i64> = kernel::constant_expressions(source, &[], &texts)
+    let values: Vec<i64> = kernel::constant_expressions(source, &device_pass(), &texts)
         .into_iter()
         .zip(&fields)
         .map(|(result, (field, _, (low, high)))| {
@@ -296,6 +312,36 @@ pub fn build(
         })
         .collect();
     let params = kernel_params(source, &launch.kernel).unwrap_or_default();
+    // A float parameter's value is folded again as a double, in one more pass for all of them,
+    // and its error replaces the integer pass's.
+    let is_float = |name: &str| params.iter().any(|p| p.name == name && p.floating_point);
+    let float_texts: Vec<&str> = launch
+        .args
+        .iter()
+        .filter(|(name, _)| is_float(name))
+        .map(|(_, text)| text.as_str())
+        .collect();
+    let mut floats = if float_texts.is_empty() {
+        Vec::new()
+    } else {
+        kernel::constant_float_expressions(source, &device_pass(), &float_texts)
+    }
+    .into_iter();
+    let mut float_values = Vec::new();
+    for (name, _) in launch.args.iter().filter(|(name, _)| is_float(name)) {
+        errors.retain(|error| error.field != *name);
+        match floats.next() {
+            Some(Ok(v)) => float_values.push((name.clone(), Value::Float(v))),
+            Some(Err(error)) => {
+                errors.push(FieldError {
+                    field: name.clone(),
+                    message: format!("column {}: {}", error.span.col, error.message),
+                });
+                float_values.push((name.clone(), Value::Float(0.0)));
+            }
+            None => {}
+        }
+    }
     let extent = |index: usize| u32::try_from(values[index]).unwrap_or(1);
     let mut input = SimulationInput::new(source, &launch.kernel, settings.device.device());
     input.grid = Dim3::new(extent(0), extent(1), extent(2));
@@ -308,7 +354,13 @@ pub fn build(
         .args
         .iter()
         .zip(&values[args_at..])
-        .map(|((name, _), &v)| (name.clone(), Value::Int(v)))
+        .map(|((name, _), &v)| {
+            let float = float_values.iter().find(|(n, _)| n == name);
+            (
+                name.clone(),
+                float.map_or(Value::Int(v), |(_, f)| f.clone()),
+            )
+        })
         .collect();
     let buffers_at = args_at + launch.args.len();
     input.buffers = launch
@@ -588,6 +640,50 @@ mod tests {
             errors[0].to_string().starts_with("in points to: column"),
             "{errors:?}"
         );
+    }
+
+    #[test]
+    fn a_float_parameter_takes_a_fraction_and_an_expression_of_the_defines() {
+        let source = "#define N 5\n__global__ void scale(float* x, float a, double b, int n) {\n  \
+                      x[threadIdx.x] *= a * b;\n}\n";
+        let mut launch = MyLaunch {
+            kernel: "scale".to_string(),
+            grid: ["1".to_string(), "1".to_string(), "1".to_string()],
+            block: ["32".to_string(), "1".to_string(), "1".to_string()],
+            args: vec![
+                ("a".to_string(), "2.5".to_string()),
+                ("b".to_string(), "N / 2.0".to_string()),
+                ("n".to_string(), "N / 2".to_string()),
+            ],
+            buffers: vec![("x".to_string(), "32".to_string(), Fill::Small)],
+            dyn_smem: "0".to_string(),
+            pointers: Vec::new(),
+        };
+        let (input, errors) = build(&launch, source, State::default().settings());
+        assert_eq!(errors, []);
+        assert_eq!(
+            input.args,
+            [
+                ("a".to_string(), Value::Float(2.5)),
+                ("b".to_string(), Value::Float(2.5)),
+                ("n".to_string(), Value::Int(2)),
+            ]
+        );
+        // A float field that is no constant names its column, as an integer field does.
+        launch.args[0].1 = "2.5 * x".to_string();
+        let (_, errors) = build(&launch, source, State::default().settings());
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["a"]);
+    }
+
+    #[test]
+    fn a_kernel_behind_the_device_pass_guard_is_listed() {
+        let source =
+            "#ifdef __CUDACC__\n__global__ void guarded(int* x) { x[0] = __CUDA_ARCH__; }\n\
+                      #endif\n";
+        let listed = kernels(source).expect("compiles");
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].0, "guarded");
     }
 
     /// A stencil program: 4096 floats and a halo of 3, in blocks of 128; the count `main` reads

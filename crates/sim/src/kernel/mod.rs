@@ -31,8 +31,9 @@
 // The language itself (reading, checking, lowering, and the analyses of the IR) is the
 // `memplay-lang` crate; its modules keep their paths here, `memplay_sim::kernel::ir` and so on.
 pub use memplay_lang::{
-    ast, block_shift, compile, constant_expression, constant_expressions, ir, issue, launches,
-    lexer, limits, parse, parser, preprocess, sema, span, templates, uniformity,
+    ast, block_shift, compile, constant_expression, constant_expressions,
+    constant_float_expressions, ir, issue, launches, lexer, limits, parse, parser, preprocess,
+    sema, span, templates, uniformity,
 };
 
 pub mod interp;
