@@ -79,6 +79,10 @@ fn every_program_s_launches_are_found_in_source_order() {
             "reduce<double, 256>"
         ]
     );
+    assert_eq!(
+        kernels("shared_memory_helper.cu"),
+        ["block_sum<float>", "block_sum<double>"]
+    );
 }
 
 #[test]
@@ -159,4 +163,18 @@ fn a_templated_reduction_moves_twice_the_bytes_in_double() {
     // 32 floats are 4 sectors, 32 doubles 8.
     assert_eq!(float[LOAD_SECTORS], 32768.0 * 4.0);
     assert_eq!(double[LOAD_SECTORS], 32768.0 * 8.0);
+}
+
+#[test]
+fn the_shared_memory_helper_s_sum_reads_its_dynamic_block_as_floats_and_as_doubles() {
+    // 4 blocks of 128 over 512 elements, dynamic shared memory of 128 elements a block from the
+    // launch. Each block fills 4 warps' worth and halves 7 times: 17 shared loads a block, 68 in
+    // all, in float and double alike; a double warp is 2 wavefronts where a float warp is 1.
+    let float = counters("shared_memory_helper.cu", "1", &[]);
+    let double = counters("shared_memory_helper.cu", "2", &[]);
+    assert_eq!(float[SHARED_LOADS], 68.0);
+    assert_eq!(double[SHARED_LOADS], 68.0);
+    let wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+    assert_eq!(float[wavefronts], 68.0);
+    assert_eq!(double[wavefronts], 92.0);
 }

@@ -294,9 +294,11 @@ impl Ex {
     }
 
     /// Gives this tree its temporary registers, starting at `first`; returns one past the last.
+    /// A node without a value (a call of a void function, an empty struct) still owns one
+    /// register, so that nothing the interpreter writes for it lands past the last.
     pub fn assign_temps(&mut self, first: Reg) -> Reg {
         self.tmp = first;
-        let mut next = first + Reg::from(self.width);
+        let mut next = first + Reg::from(self.width.max(1));
         let mut end = next;
         for child in self.children_mut() {
             let child_end = child.assign_temps(next);

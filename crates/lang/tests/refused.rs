@@ -23,10 +23,10 @@ const REFUSALS: &[Refusal] = &[
         message: "variadic templates (parameter packs, `typename... Ts`) are not simulated",
     },
     Refusal {
-        construct: "an explicit specialisation",
+        construct: "an explicit specialisation of a function template",
         source: "template <>\n__device__ float f<float>(float a) { return a; }\n__global__ void k(float* a) { a[0] = 1; }",
         at: (1, 1),
-        message: "explicit specialisation (`template <>`) is not simulated; give the special case a function of its own",
+        message: "explicit specialisation of a function template (`template <>`) is not simulated; give the special case a function of its own",
     },
     Refusal {
         construct: "a partial specialisation",

@@ -168,3 +168,59 @@ fn a_deduced_device_template_counts_as_the_helper_written_for_its_type() {
     assert_eq!(deduced.counters.global_st_requests, 32.0);
     assert_eq!(deduced.counters.global_st_sectors, 128.0);
 }
+
+#[test]
+fn an_explicit_specialisation_replaces_the_template_and_conversion_operators_convert_implicitly() {
+    // `Width<T>` reports sizeof(T) and converts to 1; the specialisation for double reports 100
+    // and converts to 2. Each lane writes 1000 * 4 + 100 + 10 * 2 + 1 = 4121.
+    let source = "template <class T> struct Width {
+  __device__ int bytes() const { return sizeof(T); }
+  __device__ operator int() const { return 1; }
+};
+template <> struct Width<double> {
+  __device__ int bytes() const { return 100; }
+  __device__ operator int() const { return 2; }
+};
+__global__ void widths(int* out) {
+  int special = Width<double>();
+  Width<float> plain;
+  int one = plain;
+  out[threadIdx.x] = 1000 * Width<float>().bytes() + Width<double>().bytes() + 10 * special + one;
+}
+";
+    let out = common::one_warp_buffers(source, "widths", &[("out", 128)]);
+    assert_eq!(common::i32s(&out[0]), vec![4121; 32]);
+}
+
+#[test]
+fn the_classic_shared_memory_helper_hands_out_the_dynamic_shared_block_as_float_and_double() {
+    // A block sum of 128 through `T* partial = SharedMemory<T>();` (tests/programs has the whole
+    // program). Per block of 4 warps: stores 4 (the fill) + 2 + 1 (s = 64, 32) + 5 (s = 16 .. 1,
+    // warp 0) = 12; loads twice the 8 steps' instructions + 1 for partial[0] = 17. Four blocks:
+    // 48 and 68 instructions. A full warp of doubles is two wavefronts: double's loads take
+    // (2 + 2 + 1 full-warp steps) x 2 x 2 + 5 x 2 + 1 = 23 wavefronts a block, 92 in all.
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/programs/shared_memory_helper.cu"
+    ))
+    .expect("the program");
+    for (kernel, element, wavefronts) in [
+        ("block_sum<float>", 4, 68.0),
+        ("block_sum<double>", 8, 92.0),
+    ] {
+        let mut input = h100_launch(
+            &source,
+            kernel,
+            [4, 1],
+            [128, 1],
+            &[("in", 512 * element), ("out", 4 * element)],
+            &[("n", 512)],
+        );
+        input.dyn_smem = 128 * element as u32;
+        let report = simulate(&input).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        let c = &report.counters;
+        assert_eq!(c.shared_st_instructions, 48.0, "{kernel}");
+        assert_eq!(c.shared_ld_instructions, 68.0, "{kernel}");
+        assert_eq!(c.shared_ld_wavefronts, wavefronts, "{kernel}");
+    }
+}

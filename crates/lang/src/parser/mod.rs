@@ -29,7 +29,7 @@ mod expr;
 mod host;
 mod names;
 mod record;
-pub(crate) use record::{constructor_name, this_object};
+pub(crate) use record::{constructor_name, conversion_name, this_object};
 mod stmt;
 mod template;
 

@@ -49,6 +49,12 @@ pub(crate) fn this_object(span: Span) -> Expr {
 }
 
 /// The name of the constructors of the struct named `full` (`geometry::Point::Point`).
+/// The name of a struct's conversion operator to `to` (`operator float*`): one per target type,
+/// which an implicit conversion of the struct to that type calls (C++ [class.conv.fct]).
+pub(crate) fn conversion_name(to: &Type) -> String {
+    format!("operator {to}")
+}
+
 pub(crate) fn constructor_name(full: &str) -> String {
     let short = full.rsplit("::").next().unwrap_or(full);
     format!("{full}::{short}")
@@ -360,7 +366,10 @@ impl<'a> Parser<'a> {
                 }
                 let friend_or_static = friend || is_static;
                 let name = self.tokens.get(at).and_then(|t| t.ident());
-                if let (Some(name), false) = (name, friend_or_static) {
+                let operator = self.tokens[self.pos..at]
+                    .iter()
+                    .any(|t| t.ident() == Some("operator"));
+                if let (Some(name), false) = (name, friend_or_static || operator) {
                     if name != short && name != "operator" {
                         self.names.declare(name);
                     }
@@ -389,7 +398,25 @@ impl<'a> Parser<'a> {
             && self
                 .peek_at(ahead + 1)
                 .is_some_and(|t| t.is_punct(Punct::LParen));
-        let (spec, ret, name, span) = if constructor {
+        // `operator T*()`: a conversion operator, named by the type it converts to.
+        let conversion = self.peek_at(ahead).and_then(|t| t.ident()) == Some("operator")
+            && self
+                .peek_at(ahead + 1)
+                .is_some_and(|t| !matches!(t.kind, crate::lexer::TokenKind::Punct(_)));
+        let (spec, ret, name, span) = if conversion {
+            self.pos += ahead;
+            let span = self.here();
+            self.pos += 1;
+            let written = self.specifiers()?;
+            let (ret, _) = self.pointers(written.base.clone(), written.is_const)?;
+            let spec = super::Specifiers {
+                function: Some(crate::ast::FunctionKind::Device),
+                span,
+                ..written
+            };
+            let name = conversion_name(&ret);
+            (spec, ret, name, span)
+        } else if constructor {
             self.pos += ahead;
             let span = self.here();
             self.pos += 1;
@@ -728,7 +755,7 @@ impl<'a> Parser<'a> {
         let Some(TokenKind::Punct(p)) = self.peek().map(|t| &t.kind) else {
             return Err(not_simulated(
                 self.here(),
-                "a conversion operator (`operator float()`) is not simulated",
+                "a conversion operator (`operator float()`) is simulated where its struct defines it, not after it",
             ));
         };
         let p = *p;
@@ -899,11 +926,28 @@ impl<'a> Parser<'a> {
     /// `S(args)` or `S{args}` where `S` names a struct: a call of its constructor (or, for a
     /// struct without one, its members in order), as the cast to `S` of the call `S::S`.
     pub(super) fn struct_construction(&mut self) -> Result<Option<super::Tree>, Diagnostic> {
-        let Some(Type::Struct(record)) = self.struct_alias_here() else {
-            return Ok(None);
-        };
         let start = self.here();
-        let (_, taken) = self.peek_name().unwrap_or_default();
+        let (record, taken) = match self.struct_alias_here() {
+            Some(Type::Struct(record)) => (record, self.peek_name().unwrap_or_default().1),
+            _ => {
+                // A struct template's instantiation, `SharedMemory<float>()`.
+                let Some((written, taken)) = self.peek_name() else {
+                    return Ok(None);
+                };
+                let full = self.names.resolve(&written);
+                if !self.at_struct_template(&full, taken) {
+                    return Ok(None);
+                }
+                match self.struct_template_type() {
+                    Some(Type::Struct(record)) => (record, 0),
+                    _ => {
+                        let error = self.unsupported.take();
+                        return Err(error
+                            .unwrap_or_else(|| self.error_here("a struct template's arguments")));
+                    }
+                }
+            }
+        };
         let braces = self
             .peek_at(taken)
             .is_some_and(|t| t.is_punct(Punct::LBrace));

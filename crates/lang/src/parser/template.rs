@@ -15,8 +15,10 @@
 //! A struct template (`template <class T> struct SharedMemory { ... };`) is instantiated where a
 //! type names it (`SharedMemory<float> s;`), at once, as the struct `SharedMemory<float>` with
 //! an identity of its own (`parser/record.rs` reads it).
-//! Explicit and partial specialisation, template template parameters, parameter packs
-//! (variadic templates) and SFINAE are refused in words.
+//! An explicit specialisation of a struct template (`template <> struct SharedMemory<double>`)
+//! is kept by the canonical name it defines and read instead of the template for it. A function
+//! template's explicit specialisation, partial specialisation, template template parameters,
+//! parameter packs (variadic templates) and SFINAE are refused in words.
 
 use std::ops::Range;
 
@@ -39,6 +41,9 @@ pub(super) struct State {
     structs: Vec<(String, Type)>,
     /// The name and identity the struct definition read next takes: an instantiation's.
     record_instance: Option<(String, u32)>,
+    /// Explicit specialisations of struct templates (`template <> struct S<double> {...};`):
+    /// the canonical name they define and their definition's tokens, as `struct S {...};`.
+    specialisations: Vec<(String, Vec<Token>)>,
 }
 
 impl State {
@@ -243,9 +248,12 @@ impl<'a> Parser<'a> {
         }
         self.pos += 1;
         if self.at(Punct::Gt) {
+            if let Some(done) = self.struct_specialisation() {
+                return done;
+            }
             return Err(not_simulated(
                 start,
-                "explicit specialisation (`template <>`) is not simulated; give the special \
+                "explicit specialisation of a function template (`template <>`) is not simulated; give the special \
                  case a function of its own",
             ));
         }
@@ -489,6 +497,47 @@ impl<'a> Parser<'a> {
         self.define(template, first..close + 2, true)
     }
 
+    /// `template <> struct S<args> { ... };` after its `<`, where `S` is a struct template read
+    /// before: kept as the definition of the instantiation `S<args>` names. `None` when no struct
+    /// template's specialisation starts here (a function's is refused by the caller).
+    fn struct_specialisation(&mut self) -> Option<Result<(), Diagnostic>> {
+        let keyword = self
+            .peek_at(1)
+            .filter(|t| matches!(t.ident(), Some("struct" | "class")))?;
+        let keyword = keyword.clone();
+        let name_token = self.peek_at(2)?.clone();
+        let written = name_token.ident()?.to_string();
+        let full = self.names_resolve(&written);
+        if !self.peek_at(3).is_some_and(|t| t.is_punct(Punct::Lt)) {
+            return None;
+        }
+        let index = self.template_index(&full)?;
+        self.templates.definitions[index].record.then_some(())?;
+        let at = name_token.span;
+        self.pos += 4;
+        Some(self.template_arguments().and_then(|args| {
+            let (canonical, _) = self.complete(index, args, at)?;
+            let open = self.pos;
+            if !self.at(Punct::LBrace) {
+                return Err(self.error_here("'{' opening the specialisation's definition"));
+            }
+            let close = closing(self.tokens, open)
+                .ok_or_else(|| Diagnostic::new(at, "this specialisation is never defined"))?;
+            if !self
+                .tokens
+                .get(close + 1)
+                .is_some_and(|t| t.is_punct(Punct::Semi))
+            {
+                return Err(self.error_here("';' after the specialisation's definition"));
+            }
+            let mut tokens = vec![keyword, name_token];
+            tokens.extend_from_slice(&self.tokens[open..close + 2]);
+            self.pos = close + 2;
+            self.templates.specialisations.push((canonical, tokens));
+            Ok(())
+        }))
+    }
+
     /// Whether `full`, a name read here, is a struct template and the token `after` on is its
     /// `<`: a type starts here.
     pub(super) fn at_struct_template(&self, full: &str, after: usize) -> bool {
@@ -520,7 +569,16 @@ impl<'a> Parser<'a> {
             if self.templates.structs.len() >= MAX_INSTANTIATIONS {
                 return Err(Diagnostic::new(at, too_many()));
             }
-            let ty = self.instantiate(&name, index, &args)?.unwrap_or(Type::Void);
+            let special = self.templates.specialisations.iter();
+            let special = special
+                .rev()
+                .find(|(n, _)| *n == name)
+                .map(|(_, t)| t.clone());
+            let ty = match special {
+                Some(tokens) => self.read_instance(&name, index, &[], tokens)?,
+                None => self.instantiate(&name, index, &args)?,
+            }
+            .unwrap_or(Type::Void);
             self.templates.structs.push((name, ty.clone()));
             Ok(ty)
         });
@@ -752,14 +810,28 @@ impl<'a> Parser<'a> {
         args: &[TemplateArg],
     ) -> Result<Option<Type>, Diagnostic> {
         let definition = &self.templates.definitions[index];
-        let params = definition.template.params.clone();
-        let scope = definition.scope.clone();
-        let record = definition.record;
+        let params = &definition.template.params;
         let tokens: Vec<Token> = definition
             .tokens
             .iter()
-            .flat_map(|t| substituted(t, &params, args))
+            .flat_map(|t| substituted(t, params, args))
             .collect();
+        self.read_instance(name, index, args, tokens)
+    }
+
+    /// Reads `tokens`, template `index`'s declaration (or an explicit specialisation of it)
+    /// with `args` bound, as the function or struct `name`; the struct's type.
+    fn read_instance(
+        &mut self,
+        name: &str,
+        index: usize,
+        args: &[TemplateArg],
+        tokens: Vec<Token>,
+    ) -> Result<Option<Type>, Diagnostic> {
+        let definition = &self.templates.definitions[index];
+        let params = definition.template.params.clone();
+        let scope = definition.scope.clone();
+        let record = definition.record;
         // A struct's identity, distinct from every token position that names other structs.
         let id = u32::MAX - self.templates.structs.len() as u32;
         let (item, ty) = self.with_tokens(&tokens, |p| {

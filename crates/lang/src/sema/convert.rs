@@ -89,6 +89,17 @@ impl Sema<'_> {
                 Ok(Ex::new(ExKind::MakeVector { scalar, parts }, 3, span))
             }
             (Type::Void, _) => err(span, "a void value cannot be used"),
+            (Type::Struct(record), _) => match self.struct_conversion(ex, record, to, span) {
+                Some(converted) => {
+                    let (ex, ty) = converted?;
+                    if &ty == to {
+                        Ok(ex)
+                    } else {
+                        self.convert(ex, &ty, to, span)
+                    }
+                }
+                None => err(span, format!("cannot convert '{from}' to '{to}'")),
+            },
             _ => err(span, format!("cannot convert '{from}' to '{to}'")),
         }
     }

@@ -784,7 +784,7 @@ impl Sema<'_> {
 
     /// A call of the member function `name` of `record` on `object`, with the object copied
     /// back when the function changes it.
-    fn member_call(
+    pub(super) fn member_call(
         &mut self,
         object: Lv,
         record: &Arc<Record>,
@@ -837,6 +837,39 @@ impl Sema<'_> {
             then(Some(keep), rest, span)
         };
         Ok((then(prefix, result, span), ret))
+    }
+
+    /// A struct value converted to `to` by its conversion operator (`operator float*()`,
+    /// C++ [class.conv.fct]): the operator to `to` itself, or, for a pointer to const, the one
+    /// to the pointer without const. `None` when the struct has neither.
+    pub(super) fn struct_conversion(
+        &mut self,
+        value: Ex,
+        record: &Arc<Record>,
+        to: &Type,
+        span: Span,
+    ) -> Option<Result<(Ex, Type), Diagnostic>> {
+        let mut targets = vec![to.clone()];
+        if let Type::Pointer {
+            pointee,
+            pointee_const: true,
+        } = to
+        {
+            targets.push(Type::Pointer {
+                pointee: pointee.clone(),
+                pointee_const: false,
+            });
+        }
+        let name = targets
+            .iter()
+            .map(crate::parser::conversion_name)
+            .find(|name| {
+                !self
+                    .overloads(&format!("{}::{name}", record.name))
+                    .is_empty()
+            })?;
+        let object = Lv::Value(value, Type::Struct(record.clone()));
+        Some(self.member_call(object, record, &name, Vec::new(), span))
     }
 
     /// `object.name(args)` (the parser's call `.name` with the object first), or a call of a
