@@ -44,8 +44,8 @@ const KEYWORDS: [(&str, &str); 14] = [
 
 const TEMPLATES: &str = "this use of templates (a dependent name `typename T::type`, \
                          `x.template f<...>`, a template inside a function) is not simulated";
-const STRUCTS: &str = "a struct or class defined inside a function is not simulated; define \
-                       it at file scope";
+const STRUCTS: &str = "this use of `struct` or `class` is not simulated; define the struct in a \
+                       declaration of its own";
 
 /// The refusal of an operator function whose operands include no struct.
 pub const OPERATORS: &str = "operator overloading is simulated for structs and classes only \

@@ -12,9 +12,6 @@ struct Refusal {
     message: &'static str,
 }
 
-const STRUCTS: &str =
-    "a struct or class defined inside a function is not simulated; define it at file scope";
-
 const REFUSALS: &[Refusal] = &[
     Refusal {
         construct: "a variadic template",
@@ -59,18 +56,6 @@ const REFUSALS: &[Refusal] = &[
         message: "this use of templates (a dependent name `typename T::type`, `x.template f<...>`, a template inside a function) is not simulated",
     },
     Refusal {
-        construct: "a struct defined in a function",
-        source: "__global__ void k(float* a) {\n  struct P { float x; };\n  a[0] = 1;\n}",
-        at: (2, 3),
-        message: STRUCTS,
-    },
-    Refusal {
-        construct: "a class defined in a function",
-        source: "__global__ void k(float* a) {\n  class P { public: float x; };\n  a[0] = 1;\n}",
-        at: (2, 3),
-        message: STRUCTS,
-    },
-    Refusal {
         construct: "inheritance",
         source: "struct A { float x; };\nstruct B : A { float y; };\n\
                  __global__ void k(float* a) { a[0] = 1; }",
@@ -103,13 +88,6 @@ const REFUSALS: &[Refusal] = &[
         at: (1, 23),
         message: "a variable declared with its struct's definition is not simulated: declare \
                   it in a declaration of its own",
-    },
-    Refusal {
-        construct: "'?:' between structs",
-        source: "struct A { float x; };\n\
-                 __global__ void k(A* a) {\n  a[0] = a[1].x > 0 ? a[1] : a[2];\n}",
-        at: (3, 10),
-        message: "'?:' between structs is not simulated; use if/else",
     },
     Refusal {
         construct: "a union",

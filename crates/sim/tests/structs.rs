@@ -242,3 +242,32 @@ fn a_member_function_defined_after_its_struct_computes_on_its_object() {
     // a - b = (2, 4 - t); its dot product with (3, 4) is 6 + 16 - 4t = 22 - 4t.
     assert_eq!((out[0], out[5]), (22.0, 2.0));
 }
+
+#[test]
+fn braced_returns_struct_selects_and_local_structs_give_each_lane_its_value() {
+    // Even lanes pick make(lane) = {lane, 2 lane}, odd ones {1, 2}; a struct defined in the
+    // kernel scales the sum by 1.5 * 2 = 3: even lanes write 9 lane, odd ones 9.
+    let source = "struct Pair { float a, b; };
+__device__ Pair make(float x) { return {x, 2 * x}; }
+__device__ float2 swap(float2 v) { return {v.y, v.x}; }
+__device__ Pair pick(bool c, Pair p, Pair q) { return c ? p : q; }
+__global__ void k(float* out) {
+  struct Scale { float by; int times; };
+  Scale s = {1.5f, 2};
+  Pair r = pick(threadIdx.x % 2 == 0, make(threadIdx.x), Pair{1.0f, 2.0f});
+  float2 w = swap(make_float2(r.b, r.a));
+  out[threadIdx.x] = (w.x + w.y) * s.by * s.times;
+}
+";
+    let out = common::one_warp_buffers(source, "k", &[("out", 128)]);
+    let expected: Vec<f32> = (0..32)
+        .map(|lane| {
+            if lane % 2 == 0 {
+                9.0 * lane as f32
+            } else {
+                9.0
+            }
+        })
+        .collect();
+    assert_eq!(common::f32s(&out[0]), expected);
+}

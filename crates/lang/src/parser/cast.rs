@@ -71,6 +71,36 @@ impl<'a> Parser<'a> {
         self.node(expr.kind, expr.span, depth, start).map(Some)
     }
 
+    /// `return {a, b};`: the braced values build the function's return type, as `T{a, b}` would
+    /// (a vector's with its `make_` function, a scalar from its one value).
+    pub(super) fn braced_return(&mut self) -> Result<Expr, Diagnostic> {
+        let start = self.here();
+        let Some(ty) = self.return_type.clone() else {
+            return Err(self.error_here("a value after 'return'"));
+        };
+        let (mut args, _, close) = self.arguments_between(Punct::LBrace, Punct::RBrace)?;
+        let span = start.to(close);
+        match &ty {
+            Type::Vector(..) => {
+                let name = format!("make_{ty}");
+                let kind = ExprKind::Call {
+                    name,
+                    name_span: span,
+                    args,
+                };
+                Ok(Expr { kind, span })
+            }
+            Type::Scalar(_) | Type::Pointer { .. } if args.len() == 1 => {
+                let value = Box::new(args.remove(0));
+                Ok(Expr {
+                    kind: ExprKind::Cast(ty, value),
+                    span,
+                })
+            }
+            _ => self.construct(ty, args, span),
+        }
+    }
+
     /// `(a, b, ...)`: the values of a constructor call, the depth of the deepest and the span of
     /// the `)`.
     pub(super) fn constructor_arguments(&mut self) -> Result<(Vec<Expr>, usize, Span), Diagnostic> {

@@ -593,12 +593,14 @@ impl<'a> Parser<'a> {
         }
         let names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
         let mark = self.enter_function(&names);
+        let outer_return = self.return_type.replace(ret.clone());
         // A constructor's member initialisers are the first statements of its body.
         let body = self.member_initializers().and_then(|mut stmts| {
             let (body, open, close) = self.block()?;
             stmts.extend(body);
             Ok((stmts, open, close))
         });
+        self.return_type = outer_return;
         self.leave_function(mark);
         let (body, _, end_span) = body?;
         Ok(Some(Function {

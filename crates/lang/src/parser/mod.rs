@@ -108,6 +108,7 @@ pub fn parse_with(tokens: &[Token], requests: &[String]) -> Result<TranslationUn
         pending: Vec::new(),
         linkage_blocks: 0,
         templates: template::State::default(),
+        return_type: None,
     };
     while parser.pos < tokens.len() {
         if parser.eat(Punct::Semi) {
@@ -140,6 +141,8 @@ struct Parser<'a> {
     linkage_blocks: u32,
     /// The function templates read so far and the instantiations they need (`template`).
     templates: template::State,
+    /// The return type of the function whose body is being read, for `return {a, b};`.
+    return_type: Option<Type>,
 }
 
 /// An expression and the depth of its tree, known as it is built (a leaf is 1 deep).

@@ -67,6 +67,18 @@ impl<'a> Parser<'a> {
             }
             return Ok(stmt);
         }
+        if self.at_record() {
+            // A struct defined inside a function is read as the file's structs are: its name
+            // is then known past the function too, which no valid program notices.
+            let in_function = std::mem::replace(&mut self.names.in_function, false);
+            let read = self.record_item();
+            self.names.in_function = in_function;
+            read?;
+            return Ok(Stmt {
+                kind: StmtKind::Empty,
+                span: start,
+            });
+        }
         if self.at(Punct::LBrace) {
             let (stmts, span, _) = self.block()?;
             return Ok(Stmt {
@@ -163,6 +175,8 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 let value = if self.at(Punct::Semi) {
                     None
+                } else if self.at(Punct::LBrace) {
+                    Some(self.braced_return()?)
                 } else {
                     Some(self.expr()?)
                 };

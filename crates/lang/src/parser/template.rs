@@ -200,6 +200,7 @@ pub fn canonical_name(tokens: &[Token]) -> Result<String, Diagnostic> {
         pending: Vec::new(),
         linkage_blocks: 0,
         templates: State::default(),
+        return_type: None,
     };
     let Some((name, taken)) = parser.peek_name() else {
         return Err(parser.error_here("a kernel's name"));
@@ -741,6 +742,7 @@ impl<'a> Parser<'a> {
             pending: std::mem::take(&mut self.pending),
             linkage_blocks: 0,
             templates: std::mem::take(&mut self.templates),
+            return_type: None,
         };
         let result = read(&mut inner);
         self.names = inner.names;

@@ -280,12 +280,9 @@ impl Sema<'_> {
         if ty == Type::Void {
             return err(span, "the sides of '?:' have no value");
         }
-        if matches!(ty, Type::Struct(_)) {
-            return Err(Diagnostic::of_kind(
-                DiagnosticKind::NotSimulated,
-                span,
-                "'?:' between structs is not simulated; use if/else",
-            ));
+        // A struct value is its leaves in consecutive registers: the select copies them all.
+        if let Type::Struct(record) = &ty {
+            self.struct_width(record, span)?;
         }
         let ea = if matches!(ty, Type::Pointer { .. }) && ta != ty {
             ea

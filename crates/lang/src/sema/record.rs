@@ -123,7 +123,7 @@ fn consecutive(parts: &[Option<u32>]) -> Option<u32> {
 
 impl Sema<'_> {
     /// The registers a value of `record` takes, or the error of a struct too large to hold.
-    fn struct_width(&self, record: &Record, span: Span) -> Result<u8, Diagnostic> {
+    pub(super) fn struct_width(&self, record: &Record, span: Span) -> Result<u8, Diagnostic> {
         record.width().ok_or_else(|| {
             Diagnostic::of_kind(
                 DiagnosticKind::NotSimulated,
