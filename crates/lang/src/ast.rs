@@ -28,6 +28,10 @@ pub enum Scalar {
     U64,
     F32,
     F64,
+    /// `half` (`__half`, cuda_fp16.h): IEEE binary16, 2 bytes.
+    F16,
+    /// `__nv_bfloat16` (cuda_bf16.h): bfloat16, float's exponent with 8 bits of significand.
+    BF16,
 }
 
 impl Scalar {
@@ -44,6 +48,8 @@ impl Scalar {
             Scalar::U64 => "ulonglong",
             Scalar::F32 => "float",
             Scalar::F64 => "double",
+            Scalar::F16 => "half",
+            Scalar::BF16 => "__nv_bfloat16",
             Scalar::Bool | Scalar::I32 => "int",
         }
     }
@@ -63,14 +69,41 @@ impl Scalar {
     pub fn size(self) -> u32 {
         match self {
             Scalar::Bool | Scalar::I8 | Scalar::U8 => 1,
-            Scalar::I16 | Scalar::U16 => 2,
+            Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::BF16 => 2,
             Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
             Scalar::I64 | Scalar::U64 | Scalar::F64 => 8,
         }
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Scalar::F32 | Scalar::F64)
+        matches!(self, Scalar::F32 | Scalar::F64 | Scalar::F16 | Scalar::BF16)
+    }
+
+    /// The value of a float of this type held as `bits` (a `float` in its low 32 bits, a
+    /// `half` or `__nv_bfloat16` in its low 16).
+    pub fn float_value(self, bits: u64) -> f64 {
+        match self {
+            Scalar::F16 => half::f16::from_bits(bits as u16).to_f64(),
+            Scalar::BF16 => half::bf16::from_bits(bits as u16).to_f64(),
+            Scalar::F32 => f64::from(f32::from_bits(bits as u32)),
+            _ => f64::from_bits(bits),
+        }
+    }
+
+    /// `value` rounded once, to nearest even, to a float of this type, as its bits.
+    pub fn float_bits(self, value: f64) -> u64 {
+        match self {
+            Scalar::F16 => u64::from(half::f16::from_f64(value).to_bits()),
+            Scalar::BF16 => u64::from(half::bf16::from_f64(value).to_bits()),
+            Scalar::F32 => u64::from((value as f32).to_bits()),
+            _ => value.to_bits(),
+        }
+    }
+
+    /// `half` or `__nv_bfloat16`: a storage type whose arithmetic memplay does in `float`,
+    /// rounding where a value is stored as 16 bits (`sema`'s `common`).
+    pub fn is_half(self) -> bool {
+        matches!(self, Scalar::F16 | Scalar::BF16)
     }
 
     pub fn is_integer(self) -> bool {
@@ -80,7 +113,14 @@ impl Scalar {
     pub fn is_signed(self) -> bool {
         matches!(
             self,
-            Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64 | Scalar::F32 | Scalar::F64
+            Scalar::I8
+                | Scalar::I16
+                | Scalar::I32
+                | Scalar::I64
+                | Scalar::F32
+                | Scalar::F64
+                | Scalar::F16
+                | Scalar::BF16
         )
     }
 
@@ -92,8 +132,9 @@ impl Scalar {
             Scalar::I16 | Scalar::U16 => 2,
             Scalar::I32 | Scalar::U32 => 3,
             Scalar::I64 | Scalar::U64 => 4,
-            Scalar::F32 => 5,
-            Scalar::F64 => 6,
+            Scalar::F16 | Scalar::BF16 => 5,
+            Scalar::F32 => 6,
+            Scalar::F64 => 7,
         }
     }
 
@@ -110,6 +151,8 @@ impl Scalar {
             Scalar::U64 => "unsigned long long",
             Scalar::F32 => "float",
             Scalar::F64 => "double",
+            Scalar::F16 => "half",
+            Scalar::BF16 => "__nv_bfloat16",
         }
     }
 }

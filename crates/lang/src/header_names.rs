@@ -56,6 +56,17 @@ const INTEGER_TYPEDEFS: [(&str, Scalar); 16] = [
     ("uint64_t", Scalar::U64),
 ];
 
+/// The 16-bit floating types of `cuda_fp16.h` and `cuda_bf16.h`, and their pairs (4 bytes,
+/// aligned to 4, `.x` and `.y`).
+/// The short names (`half`) are the headers' typedefs, defined where a kernel includes them
+/// (`preprocess`).
+const HALF_TYPES: [(&str, &Type); 4] = [
+    ("__half", &Type::Scalar(Scalar::F16)),
+    ("__half2", &Type::Vector(Scalar::F16, 2)),
+    ("__nv_bfloat16", &Type::Scalar(Scalar::BF16)),
+    ("__nv_bfloat162", &Type::Vector(Scalar::BF16, 2)),
+];
+
 /// The object-like macros of `limits.h`, `float.h`, `math.h` (`M_PI` and its kin, which glibc
 /// defines for nvcc's default dialect) and CUDA's `math_constants.h`, with their bodies as the
 /// headers write them. `inf` and `nan` stand for the single-precision infinity and NaN that
@@ -116,6 +127,9 @@ pub fn vector_type(word: &str) -> Option<(Scalar, u8)> {
 pub fn named_type(word: &str) -> Option<Type> {
     if let Some((scalar, n)) = vector_type(word) {
         return Some(Type::Vector(scalar, n));
+    }
+    if let Some(&(_, ty)) = HALF_TYPES.iter().find(|(name, _)| *name == word) {
+        return Some(ty.clone());
     }
     INTEGER_TYPEDEFS
         .iter()

@@ -240,6 +240,15 @@ fn unroll_pragma(hash_span: Span, line: &[Token], macros: &NameMap<Macro>) -> Op
     })
 }
 
+/// The typedefs of `cuda_fp16.h` and `cuda_bf16.h`: short name, the type's reserved name, and
+/// the header that declares it.
+const HALF_TYPEDEFS: [(&str, &str, &str); 4] = [
+    ("half", "__half", "cuda_fp16"),
+    ("half2", "__half2", "cuda_fp16"),
+    ("nv_bfloat16", "__nv_bfloat16", "cuda_bf16"),
+    ("nv_bfloat162", "__nv_bfloat162", "cuda_bf16"),
+];
+
 fn directive(
     hash_span: Span,
     line: &[Token],
@@ -389,6 +398,27 @@ fn directive(
         "undef" => {
             let t = macro_name("undef")?;
             macros.remove(t.ident().unwrap_or_default());
+        }
+        "include" if active => {
+            // cuda_fp16.h and cuda_bf16.h typedef the short names of their types; memplay knows
+            // the types by their reserved names (`header_names`), so a kernel that does not
+            // include them keeps `half` for a variable.
+            let names = |t: &Token| match &t.kind {
+                TokenKind::Str(text) => text.clone(),
+                _ => t.ident().unwrap_or_default().to_string(),
+            };
+            let header: String = line[1..].iter().map(names).collect();
+            for (short, reserved, file) in HALF_TYPEDEFS {
+                if header.contains(file) {
+                    let body = vec![Token {
+                        kind: TokenKind::Ident(reserved.to_string()),
+                        span: first.span,
+                        line_start: false,
+                        space_before: true,
+                    }];
+                    macros.insert(short.to_string(), Macro { params: None, body });
+                }
+            }
         }
         "include" | "pragma" | "line" => {}
         "error" => return Err(Diagnostic::new(span, "#error in the kernel source")),

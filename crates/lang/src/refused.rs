@@ -54,18 +54,16 @@ const EXCEPTIONS: &str = "exceptions (`throw`, `try`, `catch`) are not allowed i
 
 /// Types from CUDA's headers that memplay does not simulate, refused where one stands in place
 /// of a type.
-const TYPES: [(&str, &str); 8] = [
+const TYPES: [(&str, &str); 5] = [
     ("half", HALF),
-    ("__half", HALF),
     ("half2", HALF),
-    ("__half2", HALF),
-    ("__nv_bfloat16", HALF),
     ("cudaTextureObject_t", TEXTURES),
     ("cudaSurfaceObject_t", TEXTURES),
     ("texture", TEXTURES),
 ];
 
-const HALF: &str = "16-bit floating types (`half`, `__nv_bfloat16`) are not simulated; use `float`";
+const HALF: &str = "`half` and `half2` are declared by cuda_fp16.h: `#include <cuda_fp16.h>` \
+                    (or write `__half`)";
 const TEXTURES: &str = "textures and surfaces are not simulated; read the array through a pointer";
 
 /// Functions CUDA declares that memplay does not simulate: a name, or the start of names where it

@@ -213,10 +213,10 @@ const REFUSALS: &[Refusal] = &[
                   of a struct)",
     },
     Refusal {
-        construct: "half precision",
+        construct: "half precision without its header",
         source: "__global__ void k(half* a) { a[0] = a[1]; }",
         at: (1, 19),
-        message: "16-bit floating types (`half`, `__nv_bfloat16`) are not simulated; use `float`",
+        message: "`half` and `half2` are declared by cuda_fp16.h: `#include <cuda_fp16.h>` (or write `__half`)",
     },
     Refusal {
         construct: "a texture object",

@@ -96,6 +96,9 @@ impl Sema<'_> {
         args: &[Expr],
         span: Span,
     ) -> Result<(Ex, Type), Diagnostic> {
+        if let Some(half) = self.half_builtin(name, name_span, args, span) {
+            return half;
+        }
         let math1 = |f: &str| -> Option<(MathFn, Option<Scalar>)> {
             let (base, ty) = match f.strip_suffix('f') {
                 Some(b) if !matches!(f, "erf" | "fmaf") => (b, Some(Scalar::F32)),

@@ -112,8 +112,7 @@ impl Sema<'_> {
         // Constants convert at compile time.
         if let ExKind::Const(bits) = ex.kind {
             let bits = match from {
-                Scalar::F32 => float_bits(f64::from(f32::from_bits(bits as u32)), to),
-                Scalar::F64 => float_bits(f64::from_bits(bits), to),
+                s if s.is_float() => float_bits(s.float_value(bits), to),
                 s if s.is_signed() => int_bits(bits as i64, to),
                 _ if to.is_float() => float_bits(bits as f64, to),
                 _ => int_bits(bits as i64, to),

@@ -292,6 +292,10 @@ fn promote(s: Scalar) -> Scalar {
 }
 
 /// C's usual arithmetic conversions.
+/// The type two operands are brought to (C11 6.3.1.8). `half` and `__nv_bfloat16` take part as
+/// `float`, as C promotes the small integers to `int`: their arithmetic is done in `float` and
+/// rounded where the value is stored as 16 bits again. One operation rounds once either way, as
+/// the hardware's `HADD`/`HMUL` do; a chain of them can differ in its last bit.
 fn common(a: Scalar, b: Scalar) -> Scalar {
     if a.is_float() || b.is_float() {
         return if a == Scalar::F64 || b == Scalar::F64 {
@@ -331,16 +335,15 @@ fn int_bits(value: i64, ty: Scalar) -> u64 {
         Scalar::I32 => value as i32 as i64 as u64,
         Scalar::U32 => value as u32 as u64,
         Scalar::I64 | Scalar::U64 => value as u64,
-        Scalar::F32 => u64::from((value as f32).to_bits()),
-        Scalar::F64 => (value as f64).to_bits(),
+        Scalar::F32 | Scalar::F64 | Scalar::F16 | Scalar::BF16 => ty.float_bits(value as f64),
     }
 }
 
 fn float_bits(value: f64, ty: Scalar) -> u64 {
-    match ty {
-        Scalar::F32 => u64::from((value as f32).to_bits()),
-        Scalar::F64 => value.to_bits(),
-        other => int_bits(value as i64, other),
+    if ty.is_float() {
+        ty.float_bits(value)
+    } else {
+        int_bits(value as i64, ty)
     }
 }
 
@@ -355,6 +358,7 @@ mod convert;
 mod decl;
 mod deduce;
 mod expr;
+mod half;
 mod in_place;
 mod inline;
 mod record;

@@ -315,6 +315,10 @@ fn fill_part(fill: &Fill, stream: u64, index: usize, start: usize, part: &mut [u
                 Scalar::F64 => put_elements(part, 8, || {
                     ((next() >> 11) as f64 / (1u64 << 53) as f64).to_bits()
                 }),
+                // k / 2^10 in [0, 1): exact in a half and in a bfloat16 up to its 8 bits.
+                half if half.is_half() => {
+                    put_elements(part, 2, || half.float_bits((next() >> 54) as f64 / 1024.0))
+                }
                 other => {
                     let modulus = if *other == Scalar::Bool { 2 } else { 16 };
                     put_elements(part, size, || next() % modulus);
@@ -336,6 +340,10 @@ fn fill_part(fill: &Fill, stream: u64, index: usize, start: usize, part: &mut [u
                     let k = (next() >> 11) as i64 - (1 << 52);
                     (k as f64 / (1u64 << 52) as f64).to_bits()
                 }),
+                half if half.is_half() => put_elements(part, 2, || {
+                    let k = (next() >> 54) as i64 - (1 << 9);
+                    half.float_bits(k as f64 / 512.0)
+                }),
                 Scalar::Bool => put_elements(part, 1, || next() >> 63),
                 _ => put_elements(part, size, || next() >> (64 - 8 * size)),
             }
@@ -347,6 +355,7 @@ fn fill_part(fill: &Fill, stream: u64, index: usize, start: usize, part: &mut [u
                 let bits = match scalar {
                     Scalar::F32 => u64::from((i as f32).to_bits()),
                     Scalar::F64 => (i as f64).to_bits(),
+                    half if half.is_half() => half.float_bits(i as f64),
                     Scalar::Bool => u64::from(i != 0),
                     // C's conversion to a narrower integer keeps the low bytes.
                     _ => i,

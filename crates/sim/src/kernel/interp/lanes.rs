@@ -41,6 +41,7 @@ impl Step {
         match self.scalar {
             Scalar::F32 => bits_f32(f32_of(v) + self.delta as f32),
             Scalar::F64 => (f64::from_bits(v) + self.delta as f64).to_bits(),
+            s if s.is_half() => s.float_bits(s.float_value(v) + self.delta as f64),
             s => canon(v.wrapping_add(self.delta as u64), s),
         }
     }
@@ -275,7 +276,23 @@ pub(super) fn convert_value(v: u64, from: Scalar, to: Scalar) -> u64 {
         return match from {
             Scalar::F32 => u64::from(f32_of(v) != 0.0),
             Scalar::F64 => u64::from(f64::from_bits(v) != 0.0),
+            s if s.is_half() => u64::from(s.float_value(v) != 0.0),
             _ => u64::from(v != 0),
+        };
+    }
+    // A 16-bit float goes through its value as a double: exact from it, rounded once into it.
+    if from.is_half() || to.is_half() {
+        let x = if from.is_float() {
+            from.float_value(v)
+        } else if from.is_signed() {
+            v as i64 as f64
+        } else {
+            v as f64
+        };
+        return if to.is_float() {
+            to.float_bits(x)
+        } else {
+            convert_value(x.to_bits(), Scalar::F64, to)
         };
     }
     match (from.is_float(), to.is_float()) {
@@ -461,14 +478,11 @@ pub(super) fn math_value(f: MathFn, ty: Scalar, x: u64, y: u64) -> u64 {
         return match ty {
             Scalar::F32 => bits_f32(f32_of(x).abs()),
             Scalar::F64 => f64::from_bits(x).abs().to_bits(),
+            t if t.is_half() => x & 0x7fff,
             _ => canon((x as i64).wrapping_abs() as u64, ty),
         };
     }
-    let (a, b) = if ty == Scalar::F32 {
-        (f64::from(f32_of(x)), f64::from(f32_of(y)))
-    } else {
-        (f64::from_bits(x), f64::from_bits(y))
-    };
+    let (a, b) = (ty.float_value(x), ty.float_value(y));
     let r = match f {
         MathFn::Sqrt => a.sqrt(),
         MathFn::Rsqrt => 1.0 / a.sqrt(),
@@ -486,11 +500,7 @@ pub(super) fn math_value(f: MathFn, ty: Scalar, x: u64, y: u64) -> u64 {
         MathFn::Fmin => a.min(b),
         MathFn::Fmax => a.max(b),
     };
-    if ty == Scalar::F32 {
-        bits_f32(r as f32)
-    } else {
-        r.to_bits()
-    }
+    ty.float_bits(r)
 }
 
 pub(super) fn atomic_value(op: AtomicOp, ty: Scalar, old: u64, v: u64, v2: u64) -> u64 {

@@ -637,6 +637,8 @@ impl Machine<'_, '_> {
         let value = |x: u64| match (op, ty) {
             (UnOp::Neg, Scalar::F32) => bits_f32(-f32_of(x)),
             (UnOp::Neg, Scalar::F64) => (-f64::from_bits(x)).to_bits(),
+            // A 16-bit float's sign is its top bit.
+            (UnOp::Neg, t) if t.is_half() => x ^ 0x8000,
             (UnOp::Neg, t) => canon((x as i64).wrapping_neg() as u64, t),
             (UnOp::BitNot, t) => canon(!x, t),
         };
