@@ -1079,6 +1079,13 @@ impl Analysis<'_> {
                 let values = [self.expression(a), self.expression(b), self.expression(c)];
                 all_free(&values)
             }
+            // Another lane's value, or one made of every lane's: no shift of the block index.
+            ExKind::Warp { args, .. } => {
+                for arg in args {
+                    self.expression(arg);
+                }
+                Value::Other
+            }
             ExKind::Math { args, .. } | ExKind::MakeVector { parts: args, .. } => {
                 let values: Vec<Value> = args.iter().map(|arg| self.expression(arg)).collect();
                 all_free(&values)

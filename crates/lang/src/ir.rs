@@ -139,6 +139,43 @@ pub enum AtomicOp {
     Cas,
 }
 
+/// The warp-level primitives (CUDA C++ Programming Guide, "Warp Shuffle Functions", "Warp Vote
+/// Functions", "Warp Match Functions", "Warp Reduce Functions"), each over the lanes of one warp
+/// at once. Their operands, in order: the lane mask, then the value and, for a shuffle, the
+/// source lane, delta or lane mask, and the segment width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpOp {
+    /// `__shfl_sync`: the value of the lane given, within its segment.
+    Shfl,
+    /// `__shfl_up_sync`: of the lane `delta` below, or the lane's own near the segment's start.
+    ShflUp,
+    /// `__shfl_down_sync`: of the lane `delta` above, or the lane's own near the segment's end.
+    ShflDown,
+    /// `__shfl_xor_sync`: of the lane whose number differs by the bits given.
+    ShflXor,
+    /// `__ballot_sync`: bit k set where lane k's predicate is not zero.
+    Ballot,
+    /// `__any_sync`, `__all_sync`.
+    Any,
+    All,
+    /// `__activemask()`: the lanes running the call (no operands).
+    ActiveMask,
+    /// `__match_any_sync`: the lanes holding the same value as this one.
+    MatchAny,
+    /// `__reduce_add_sync` and its kin: the operation over the named lanes' values.
+    Reduce(BinOp),
+}
+
+impl WarpOp {
+    /// Whether the primitive is a shuffle (a `SHFL` instruction).
+    pub fn is_shuffle(self) -> bool {
+        matches!(
+            self,
+            WarpOp::Shfl | WarpOp::ShflUp | WarpOp::ShflDown | WarpOp::ShflXor
+        )
+    }
+}
+
 /// A place that can be assigned.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Place {
@@ -211,7 +248,9 @@ impl Ex {
             | ExKind::PtrDiff { lhs, rhs, .. } => vec![lhs, rhs],
             ExKind::Select { cond, a, b, .. } => vec![cond, a, b],
             ExKind::Fma { a, b, c, .. } => vec![a, b, c],
-            ExKind::Math { args, .. } | ExKind::Call { args, .. } => args.iter().collect(),
+            ExKind::Math { args, .. } | ExKind::Call { args, .. } | ExKind::Warp { args, .. } => {
+                args.iter().collect()
+            }
             ExKind::MakeVector { parts, .. } => parts.iter().collect(),
             ExKind::Offset { base, terms, .. } => {
                 let mut v: Vec<&Ex> = vec![base];
@@ -259,7 +298,9 @@ impl Ex {
             }
             ExKind::Select { cond, a, b, .. } => vec![cond, a, b],
             ExKind::Fma { a, b, c, .. } => vec![a, b, c],
-            ExKind::Math { args, .. } | ExKind::Call { args, .. } => args.iter_mut().collect(),
+            ExKind::Math { args, .. } | ExKind::Call { args, .. } | ExKind::Warp { args, .. } => {
+                args.iter_mut().collect()
+            }
             ExKind::MakeVector { parts, .. } => parts.iter_mut().collect(),
             ExKind::Offset { base, terms, .. } => {
                 let mut v: Vec<&mut Ex> = vec![base];
@@ -417,6 +458,12 @@ pub enum ExKind {
         args: Vec<Ex>,
     },
     Comma(Box<Ex>, Box<Ex>),
+    /// A warp-level primitive over the value of type `ty` (`WarpOp` lists the operands).
+    Warp {
+        op: WarpOp,
+        ty: Scalar,
+        args: Vec<Ex>,
+    },
     /// `__threadfence()` and `__threadfence_block()`: a memory fence, one instruction with no
     /// value (width 0, no register). The interpreter runs a block's warps one at a time, so every
     /// write is already visible to every later read and the fence has nothing to order.

@@ -218,6 +218,7 @@ fn is_invariant(e: &Ex, invariant: &dyn Fn(Reg) -> bool) -> bool {
         | ExKind::IncDec { .. }
         | ExKind::Atomic { .. }
         | ExKind::Call { .. }
+        | ExKind::Warp { .. }
         | ExKind::Fence => false,
         _ => e.children().into_iter().all(|c| is_invariant(c, invariant)),
     }
@@ -271,7 +272,8 @@ fn expression_cost(e: &Ex, invariant: &dyn Fn(Reg) -> bool) -> u32 {
         ExKind::PtrDiff { .. } => 2,
         // A vector nvcc cannot load at once is loaded in parts (`Elem::accesses`).
         ExKind::Load { elem, .. } => elem.accesses(),
-        ExKind::Atomic { .. } | ExKind::Fence => 1,
+        // One `SHFL`, `VOTE`, `MATCH` or `REDUX` (tests/reference/warp_probes/warp_probes.sass).
+        ExKind::Atomic { .. } | ExKind::Fence | ExKind::Warp { .. } => 1,
         ExKind::Assign { place, .. } => match place {
             Place::Mem { elem, .. } => elem.accesses(),
             Place::Reg { .. } => 0,

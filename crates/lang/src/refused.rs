@@ -68,16 +68,17 @@ const TEXTURES: &str = "textures and surfaces are not simulated; read the array 
 
 /// Functions CUDA declares that memplay does not simulate: a name, or the start of names where it
 /// ends in `*`.
-const FUNCTIONS: [(&str, &str); 18] = [
-    ("__shfl*", SHUFFLES),
-    ("__ballot_sync", VOTES),
-    ("__any_sync", VOTES),
-    ("__all_sync", VOTES),
-    ("__activemask", VOTES),
-    ("__match_*", VOTES),
+const FUNCTIONS: [(&str, &str); 19] = [
+    ("__shfl", SHUFFLES),
+    ("__shfl_up", SHUFFLES),
+    ("__shfl_down", SHUFFLES),
+    ("__shfl_xor", SHUFFLES),
+    ("__ballot", SHUFFLES),
+    ("__any", SHUFFLES),
+    ("__all", SHUFFLES),
     (
-        "__reduce_*",
-        "warp reductions (`__reduce_add_sync`) are not simulated yet",
+        "__match_all_sync",
+        "`__match_all_sync` is not simulated; `__match_any_sync` is",
     ),
     ("printf", "`printf` in a kernel is not simulated"),
     ("clock", CLOCK),
@@ -92,8 +93,9 @@ const FUNCTIONS: [(&str, &str); 18] = [
     ("this_thread_block", COOPERATIVE_GROUPS),
 ];
 
-const SHUFFLES: &str = "warp shuffles (`__shfl_sync`, `__shfl_down_sync`) are not simulated yet";
-const VOTES: &str = "warp votes (`__ballot_sync`, `__any_sync`) are not simulated yet";
+const SHUFFLES: &str =
+    "the warp functions without `_sync` were removed in CUDA 9: name the lanes, \
+                        as in `__shfl_down_sync(0xffffffff, v, 1)`";
 const CLOCK: &str = "reading the SM's clock (`clock()`, `clock64()`) is not simulated";
 const ALLOCATION: &str = "`malloc` and `free` in device code are not simulated";
 const COOPERATIVE_GROUPS: &str = "cooperative groups (`this_thread_block()`, `this_grid()`) are \

@@ -147,6 +147,14 @@ impl Analysis {
                 let y = self.expression(b, under_varying);
                 self.expression(c, under_varying) || x || y
             }
+            // A warp primitive's result is another lane's value, or one made of every lane's:
+            // taken to vary, whatever its operands.
+            ExKind::Warp { args, .. } => {
+                for arg in args {
+                    self.expression(arg, under_varying);
+                }
+                true
+            }
             ExKind::Math { args, .. } | ExKind::MakeVector { parts: args, .. } => {
                 // Every argument is visited (no short circuit): each may assign registers.
                 let mut varies = false;

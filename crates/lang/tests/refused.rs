@@ -150,22 +150,16 @@ const REFUSALS: &[Refusal] = &[
         message: "a 'case' label inside a nested statement of a 'switch' (as in Duff's device) is not simulated",
     },
     Refusal {
-        construct: "a warp shuffle",
-        source: "__global__ void k(float* a) {\n  a[0] = __shfl_down_sync(0xffffffff, a[0], 1);\n}",
+        construct: "a warp shuffle without _sync",
+        source: "__global__ void k(float* a) {\n  a[0] = __shfl_down(a[0], 1);\n}",
         at: (2, 10),
-        message: "warp shuffles (`__shfl_sync`, `__shfl_down_sync`) are not simulated yet",
+        message: "the warp functions without `_sync` were removed in CUDA 9: name the lanes, as in `__shfl_down_sync(0xffffffff, v, 1)`",
     },
     Refusal {
-        construct: "a warp vote",
-        source: "__global__ void k(int* a) {\n  a[0] = __ballot_sync(0xffffffff, a[0] > 0);\n}",
+        construct: "a warp match of all lanes",
+        source: "__global__ void k(int* a, int* p) {\n  a[0] = __match_all_sync(0xffffffff, a[1], p);\n}",
         at: (2, 10),
-        message: "warp votes (`__ballot_sync`, `__any_sync`) are not simulated yet",
-    },
-    Refusal {
-        construct: "a warp reduction",
-        source: "__global__ void k(int* a) {\n  a[0] = __reduce_add_sync(0xffffffff, a[1]);\n}",
-        at: (2, 10),
-        message: "warp reductions (`__reduce_add_sync`) are not simulated yet",
+        message: "`__match_all_sync` is not simulated; `__match_any_sync` is",
     },
     Refusal {
         construct: "printf",

@@ -6,8 +6,8 @@
 //! "Compute Capabilities", table "Feature Support per Compute Capability": 32-bit integer atomics
 //! on global memory from 1.1; on shared memory, and 64-bit integer atomics on global memory, from
 //! 1.2; 64-bit integer atomics on shared memory and `atomicAdd` on `float` from 2.0; `atomicAdd`
-//! on `double` from 6.0. Later features (warp shuffles from 3.0, `__reduce_*_sync` from 8.0) are
-//! one `Feature` each.
+//! on `double` from 6.0; the warp shuffles and votes from 3.0, `__match_any_sync` from 7.0 and
+//! `__reduce_*_sync` from 8.0 (the Guide's sections on each).
 //!
 //! The scan reads the kernel and every function it calls, whether a branch reaches the call or
 //! not: nvcc compiles every call. An atomic's memory space is known where its address is taken
@@ -17,7 +17,7 @@
 
 use crate::device::{ComputeCapability, DeviceId};
 use crate::kernel::ast::Scalar;
-use crate::kernel::ir::{AtomicOp, Ex, ExKind, ObjectSpace, Op};
+use crate::kernel::ir::{AtomicOp, Ex, ExKind, ObjectSpace, Op, WarpOp};
 use crate::kernel::sema::Program;
 use crate::kernel::Span;
 use serde::{Deserialize, Serialize};
@@ -38,6 +38,12 @@ pub enum Feature {
     FloatAtomicAdd,
     /// `atomicAdd` on `double`.
     DoubleAtomicAdd,
+    /// The `*_sync` shuffles and votes (`__shfl_sync`, `__ballot_sync`, `__activemask`).
+    WarpShuffle,
+    /// `__match_any_sync`.
+    WarpMatch,
+    /// `__reduce_*_sync`.
+    WarpReduce,
 }
 
 impl Feature {
@@ -48,6 +54,9 @@ impl Feature {
             Feature::SharedAtomic32 | Feature::GlobalAtomic64 => (1, 2),
             Feature::SharedAtomic64 | Feature::FloatAtomicAdd => (2, 0),
             Feature::DoubleAtomicAdd => (6, 0),
+            Feature::WarpShuffle => (3, 0),
+            Feature::WarpMatch => (7, 0),
+            Feature::WarpReduce => (8, 0),
         };
         ComputeCapability { major, minor }
     }
@@ -61,6 +70,9 @@ impl Feature {
             Feature::SharedAtomic64 => "on a 64-bit integer in shared memory",
             Feature::FloatAtomicAdd => "on a float",
             Feature::DoubleAtomicAdd => "on a double",
+            Feature::WarpShuffle => "(a warp shuffle or vote)",
+            Feature::WarpMatch => "(a warp match)",
+            Feature::WarpReduce => "(a warp reduction)",
         }
     }
 }
@@ -144,6 +156,19 @@ pub(crate) fn features_used(program: &Program, kernel: usize) -> Vec<FeatureUse>
                 _ => continue,
             };
             walk(root, &mut |e| {
+                if let ExKind::Warp { op, .. } = &e.kind {
+                    let feature = match op {
+                        WarpOp::MatchAny => Feature::WarpMatch,
+                        WarpOp::Reduce(_) => Feature::WarpReduce,
+                        _ => Feature::WarpShuffle,
+                    };
+                    uses.push(FeatureUse {
+                        feature,
+                        function: warp_name(*op).to_string(),
+                        span: e.span,
+                    });
+                    return;
+                }
                 let ExKind::Atomic { op, ty, addr, .. } = &e.kind else {
                     return;
                 };
@@ -176,6 +201,22 @@ pub(crate) fn features_used(program: &Program, kernel: usize) -> Vec<FeatureUse>
     }
     crate::sorting::sort_by_key(&mut uses, |each| (each.span.start, each.feature));
     uses
+}
+
+/// The name a kernel calls a warp primitive by.
+fn warp_name(op: WarpOp) -> &'static str {
+    match op {
+        WarpOp::Shfl => "__shfl_sync",
+        WarpOp::ShflUp => "__shfl_up_sync",
+        WarpOp::ShflDown => "__shfl_down_sync",
+        WarpOp::ShflXor => "__shfl_xor_sync",
+        WarpOp::Ballot => "__ballot_sync",
+        WarpOp::Any => "__any_sync",
+        WarpOp::All => "__all_sync",
+        WarpOp::ActiveMask => "__activemask",
+        WarpOp::MatchAny => "__match_any_sync",
+        WarpOp::Reduce(_) => "__reduce_*_sync",
+    }
 }
 
 fn walk(e: &Ex, f: &mut dyn FnMut(&Ex)) {

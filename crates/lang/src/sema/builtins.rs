@@ -99,6 +99,9 @@ impl Sema<'_> {
         if let Some(half) = self.half_builtin(name, name_span, args, span) {
             return half;
         }
+        if let Some(warp) = self.warp_builtin(name, name_span, args, span) {
+            return warp;
+        }
         let math1 = |f: &str| -> Option<(MathFn, Option<Scalar>)> {
             let (base, ty) = match f.strip_suffix('f') {
                 Some(b) if !matches!(f, "erf" | "fmaf") => (b, Some(Scalar::F32)),

@@ -365,6 +365,7 @@ mod record;
 mod reference;
 mod stmt;
 mod switch;
+mod warp;
 
 use consts::*;
 

@@ -11,7 +11,9 @@ use super::sink::RecordSink;
 use crate::access::WARP_LANES;
 use crate::kernel::ast::Scalar;
 use crate::kernel::block_shift::{Guard, GuardRange};
-use crate::kernel::ir::{BinOp, Ex, ExKind, MathFn, Op, Place, PredicatedBody, Reg, Term, UnOp};
+use crate::kernel::ir::{
+    BinOp, Ex, ExKind, MathFn, Op, Place, PredicatedBody, Reg, Term, UnOp, WarpOp,
+};
 use crate::kernel::limits::MAX_CALL_DEPTH;
 use crate::kernel::memory::{pointer, pointer_add, pointer_address, pointer_object, PagedBuffer};
 use crate::kernel::sema::Program;
@@ -533,6 +535,7 @@ impl Machine<'_, '_> {
                 Ok(dst)
             }
             ExKind::MakeVector { parts, .. } => self.make_vector(parts, mask, dst),
+            ExKind::Warp { op, ty, args } => self.warp_primitive(*op, *ty, args, mask, dst, e.span),
             ExKind::Offset {
                 base,
                 terms,
@@ -712,6 +715,115 @@ impl Machine<'_, '_> {
                 }
             }
         }
+        Ok(dst)
+    }
+
+    /// A warp-level primitive over the lanes in `mask` (those running the call): each lane's
+    /// result from the operands of every lane, as the CUDA C++ Programming Guide defines it. A
+    /// lane the call's mask names that is not running it is reported to the sanitizer, and is
+    /// left out (its value, which the hardware leaves undefined, is never read).
+    #[inline(never)]
+    fn warp_primitive(
+        &mut self,
+        op: WarpOp,
+        ty: Scalar,
+        args: &[Ex],
+        mask: u32,
+        dst: usize,
+        span: Span,
+    ) -> Result<usize, Diagnostic> {
+        let mut rs = [0usize; 4];
+        for (k, a) in args.iter().enumerate().take(4) {
+            rs[k] = self.eval(a, mask)?;
+        }
+        self.instructions += 1;
+        let first = mask.trailing_zeros() as usize % WARP_LANES;
+        let named = if op == WarpOp::ActiveMask {
+            mask
+        } else {
+            self.regs[rs[0]][first] as u32
+        };
+        if op != WarpOp::ActiveMask {
+            let base = self.warp.saturating_mul(WARP_LANES as u32);
+            let exist = self.threads.saturating_sub(base).min(WARP_LANES as u32);
+            let valid = if exist >= 32 {
+                FULL
+            } else {
+                (1u32 << exist) - 1
+            };
+            if let Some(sanitizer) = self.sanitizer.as_deref_mut() {
+                sanitizer.warp_mask(self.warp, span, named, mask, valid);
+            }
+        }
+        let taking = named & mask;
+        let value = if args.len() > 1 {
+            self.regs[rs[1]]
+        } else {
+            [0; WARP_LANES]
+        };
+        let mut out = [0u64; WARP_LANES];
+        match op {
+            WarpOp::Shfl | WarpOp::ShflUp | WarpOp::ShflDown | WarpOp::ShflXor => {
+                let select = self.regs[rs[2]];
+                // A width that is no power of two up to 32 is undefined; 32 is taken.
+                let width = self.regs[rs[3]][first] as u32;
+                let width = if width.is_power_of_two() && width <= 32 {
+                    width
+                } else {
+                    32
+                } as usize;
+                for (lane, slot) in out.iter_mut().enumerate() {
+                    let start = lane & !(width - 1);
+                    let within = lane - start;
+                    let s = select[lane] as u32 as usize;
+                    let source = match op {
+                        WarpOp::Shfl => Some(start + s % width),
+                        WarpOp::ShflUp => within.checked_sub(s).map(|k| start + k),
+                        WarpOp::ShflDown => {
+                            Some(within + s).filter(|&k| k < width).map(|k| start + k)
+                        }
+                        _ => Some(lane ^ (s & 31)).filter(|&k| k < start + width),
+                    };
+                    *slot = value[source.unwrap_or(lane)];
+                }
+            }
+            WarpOp::Ballot | WarpOp::Any | WarpOp::All => {
+                let bits = (0..WARP_LANES)
+                    .filter(|&l| taking >> l & 1 != 0 && value[l] != 0)
+                    .fold(0u32, |bits, l| bits | 1 << l);
+                let result = match op {
+                    WarpOp::Ballot => u64::from(bits),
+                    WarpOp::Any => u64::from(bits != 0),
+                    _ => u64::from(bits == taking),
+                };
+                out = [result; WARP_LANES];
+            }
+            WarpOp::ActiveMask => out = [u64::from(mask); WARP_LANES],
+            WarpOp::MatchAny => {
+                for (lane, slot) in out.iter_mut().enumerate() {
+                    let same = (0..WARP_LANES)
+                        .filter(|&l| taking >> l & 1 != 0 && value[l] == value[lane])
+                        .fold(0u32, |bits, l| bits | 1 << l);
+                    *slot = u64::from(same);
+                }
+            }
+            WarpOp::Reduce(reduce) => {
+                let lanes = (0..WARP_LANES).filter(|&l| taking >> l & 1 != 0);
+                let combine = |a: u64, b: u64| match (reduce, ty) {
+                    (BinOp::Add, _) => canon(a.wrapping_add(b), ty),
+                    (BinOp::Min, Scalar::I32) => (a as i64).min(b as i64) as u64,
+                    (BinOp::Max, Scalar::I32) => (a as i64).max(b as i64) as u64,
+                    (BinOp::Min, _) => a.min(b),
+                    (BinOp::Max, _) => a.max(b),
+                    (BinOp::BitAnd, _) => a & b,
+                    (BinOp::BitOr, _) => a | b,
+                    _ => a ^ b,
+                };
+                let result = lanes.map(|l| value[l]).reduce(combine).unwrap_or(0);
+                out = [result; WARP_LANES];
+            }
+        }
+        self.write_masked(dst, &out, mask);
         Ok(dst)
     }
 
