@@ -69,6 +69,11 @@ impl Elem {
 pub enum UnOp {
     Neg,
     BitNot,
+    /// `__popc`, `__clz`, `__ffs`, `__brev` (and their `ll` forms) on the operand's bits.
+    Popc,
+    Clz,
+    Ffs,
+    Brev,
 }
 
 /// Binary arithmetic, bitwise, shift and comparison operators on one operand type.
@@ -122,6 +127,22 @@ pub enum MathFn {
     Fmin,
     Fmax,
     Abs,
+    Exp2,
+    Log2,
+    Log10,
+    Tanh,
+    Sinh,
+    Cosh,
+    Asin,
+    Acos,
+    Atan,
+    Cbrt,
+    Expm1,
+    Log1p,
+    Atan2,
+    Hypot,
+    Copysign,
+    Fmod,
 }
 
 /// Read-modify-write operations of the atomic functions (CUDA C++ Programming Guide, "Atomic

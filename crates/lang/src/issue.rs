@@ -391,7 +391,14 @@ fn math_cost(f: MathFn) -> u32 {
         | MathFn::Fmin
         | MathFn::Fmax
         | MathFn::Abs => 1,
-        MathFn::Rsqrt => 2,
+        MathFn::Rsqrt | MathFn::Exp2 | MathFn::Copysign => 2,
+        // Two passes of the special function unit and their range reduction
+        // (tests/reference/warp_probes: `tanhf` is `MUFU.EX2` and `MUFU.RCP`).
+        MathFn::Tanh | MathFn::Hypot => 6,
+        MathFn::Log2 => 4,
+        MathFn::Log10 | MathFn::Expm1 | MathFn::Log1p | MathFn::Cbrt => 10,
+        MathFn::Sinh | MathFn::Cosh | MathFn::Asin | MathFn::Acos | MathFn::Atan => 14,
+        MathFn::Atan2 | MathFn::Fmod => 24,
         MathFn::Sqrt => 4,
         MathFn::Exp | MathFn::Log => 6,
         MathFn::Sin | MathFn::Cos => 10,

@@ -102,6 +102,9 @@ impl Sema<'_> {
         if let Some(warp) = self.warp_builtin(name, name_span, args, span) {
             return warp;
         }
+        if let Some(intrinsic) = self.intrinsic(name, name_span, args, span) {
+            return intrinsic;
+        }
         let math1 = |f: &str| -> Option<(MathFn, Option<Scalar>)> {
             let (base, ty) = match f.strip_suffix('f') {
                 Some(b) if !matches!(f, "erf" | "fmaf") => (b, Some(Scalar::F32)),
@@ -121,6 +124,18 @@ impl Sema<'_> {
                 "ceil" => MathFn::Ceil,
                 "round" => MathFn::Round,
                 "trunc" => MathFn::Trunc,
+                "exp2" => MathFn::Exp2,
+                "log2" => MathFn::Log2,
+                "log10" => MathFn::Log10,
+                "tanh" => MathFn::Tanh,
+                "sinh" => MathFn::Sinh,
+                "cosh" => MathFn::Cosh,
+                "asin" => MathFn::Asin,
+                "acos" => MathFn::Acos,
+                "atan" => MathFn::Atan,
+                "cbrt" => MathFn::Cbrt,
+                "expm1" => MathFn::Expm1,
+                "log1p" => MathFn::Log1p,
                 _ => return None,
             };
             Some((m, ty))
@@ -214,12 +229,20 @@ impl Sema<'_> {
                     Type::Scalar(ty),
                 ))
             }
-            "powf" | "pow" | "__powf" => {
+            "powf" | "pow" | "__powf" | "atan2f" | "atan2" | "hypotf" | "hypot" | "copysignf"
+            | "copysign" | "fmodf" | "fmod" => {
                 self.expect_args(name, name_span, args, 2)?;
-                let ty = if name == "pow" {
-                    Scalar::F64
-                } else {
+                let ty = if name.ends_with('f') {
                     Scalar::F32
+                } else {
+                    Scalar::F64
+                };
+                let f = match name.trim_start_matches('_').trim_end_matches('f') {
+                    "atan2" => MathFn::Atan2,
+                    "hypot" => MathFn::Hypot,
+                    "copysign" => MathFn::Copysign,
+                    "fmod" => MathFn::Fmod,
+                    _ => MathFn::Pow,
                 };
                 let mut parts = Vec::new();
                 for a in args {
@@ -227,15 +250,7 @@ impl Sema<'_> {
                     parts.push(self.convert_scalar(ex, s, ty));
                 }
                 Ok((
-                    Ex::new(
-                        ExKind::Math {
-                            f: MathFn::Pow,
-                            ty,
-                            args: parts,
-                        },
-                        1,
-                        span,
-                    ),
+                    Ex::new(ExKind::Math { f, ty, args: parts }, 1, span),
                     Type::Scalar(ty),
                 ))
             }

@@ -361,6 +361,7 @@ mod expr;
 mod half;
 mod in_place;
 mod inline;
+mod intrinsics;
 mod record;
 mod reference;
 mod stmt;

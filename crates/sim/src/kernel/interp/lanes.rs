@@ -499,6 +499,22 @@ pub(super) fn math_value(f: MathFn, ty: Scalar, x: u64, y: u64) -> u64 {
         MathFn::Pow => a.powf(b),
         MathFn::Fmin => a.min(b),
         MathFn::Fmax => a.max(b),
+        MathFn::Exp2 => a.exp2(),
+        MathFn::Log2 => a.log2(),
+        MathFn::Log10 => a.log10(),
+        MathFn::Tanh => a.tanh(),
+        MathFn::Sinh => a.sinh(),
+        MathFn::Cosh => a.cosh(),
+        MathFn::Asin => a.asin(),
+        MathFn::Acos => a.acos(),
+        MathFn::Atan => a.atan(),
+        MathFn::Cbrt => a.cbrt(),
+        MathFn::Expm1 => a.exp_m1(),
+        MathFn::Log1p => a.ln_1p(),
+        MathFn::Atan2 => a.atan2(b),
+        MathFn::Hypot => a.hypot(b),
+        MathFn::Copysign => a.copysign(b),
+        MathFn::Fmod => a % b,
     };
     ty.float_bits(r)
 }

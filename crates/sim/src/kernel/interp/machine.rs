@@ -575,7 +575,16 @@ impl Machine<'_, '_> {
             ExKind::Call { function, args } => self.call(*function, args, mask, dst),
             ExKind::Comma(a, b) => {
                 self.eval(a, mask)?;
-                self.eval(b, mask)
+                let r = self.eval(b, mask)?;
+                // A value left in the second operand's own temporaries, which the comma's later
+                // siblings reuse, moves to the comma's temporary; a variable's register stays.
+                if r > dst {
+                    for k in 0..usize::from(e.width) {
+                        self.copy_masked(r + k, dst + k, mask);
+                    }
+                    return Ok(dst);
+                }
+                Ok(r)
             }
             ExKind::Fence => {
                 // No register: a fence has no value (and its node no temporary).
@@ -644,6 +653,14 @@ impl Machine<'_, '_> {
             (UnOp::Neg, t) if t.is_half() => x ^ 0x8000,
             (UnOp::Neg, t) => canon((x as i64).wrapping_neg() as u64, t),
             (UnOp::BitNot, t) => canon(!x, t),
+            // The bit counts of a 32- or 64-bit operand (CUDA Math API, "Integer Intrinsics").
+            (UnOp::Popc, t) => u64::from(bits_of(x, t).count_ones()),
+            (UnOp::Clz, t) => u64::from(bits_of(x, t).leading_zeros() - (64 - 8 * t.size())),
+            (UnOp::Ffs, t) => match bits_of(x, t) {
+                0 => 0,
+                v => u64::from(v.trailing_zeros() + 1),
+            },
+            (UnOp::Brev, t) => bits_of(x, t).reverse_bits() >> (64 - 8 * t.size()),
         };
         if self.regs.is_uniform(r) {
             let one = value(self.regs[r][0]);
@@ -1238,5 +1255,13 @@ impl Machine<'_, '_> {
             binary_lanes(op, ty, &x, &y, &mut self.regs[dst]);
         }
         Ok(())
+    }
+}
+
+/// The operand's own bits: its size's worth, without the sign extension registers hold.
+fn bits_of(x: u64, ty: Scalar) -> u64 {
+    match ty.size() {
+        8 => x,
+        size => x & ((1u64 << (8 * size)) - 1),
     }
 }
