@@ -21,6 +21,7 @@
 
 pub mod ast;
 pub mod block_shift;
+mod cooperative_groups;
 pub mod decimal;
 pub mod header_names;
 pub mod ir;
@@ -50,6 +51,7 @@ pub fn parse(
 ) -> Result<ast::TranslationUnit, Diagnostic> {
     let tokens = lexer::lex(source)?;
     let tokens = preprocess::preprocess(tokens, defines)?;
+    let tokens = cooperative_groups::with_header(tokens)?;
     parser::parse(&tokens).map_err(|error| refused::explain(error, &tokens))
 }
 

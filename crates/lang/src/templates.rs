@@ -217,11 +217,11 @@ mod tests {
             assert!(
                 names
                     .iter()
-                    .any(|n| n.starts_with("Pair<") && n.ends_with("sum")),
+                    .any(|n| n.starts_with("Pair<") && n.ends_with("sum()")),
                 "{names:?}"
             );
             let pair = unit.items.iter().find_map(|item| match item {
-                crate::ast::Item::Function(f) if f.name.ends_with("::sum") => f.params.first(),
+                crate::ast::Item::Function(f) if f.name.ends_with("::sum()") => f.params.first(),
                 _ => None,
             });
             assert_eq!(pair.map(|p| p.ty.size()), Some(size), "{kernel}");

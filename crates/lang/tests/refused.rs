@@ -237,18 +237,18 @@ const REFUSALS: &[Refusal] = &[
         message: "tensor core matrix fragments (`wmma::`) are not simulated",
     },
     Refusal {
-        construct: "cooperative groups through a namespace alias",
+        construct: "a coalesced group through a namespace alias",
         source: "namespace cg = cooperative_groups;\n\
-                 __global__ void k(float* a) {\n  cg::thread_block b = cg::this_thread_block();\n}",
-        at: (3, 3),
-        message: "cooperative groups (`cg::thread_block`) are not simulated yet",
+                 __global__ void k(float* a) {\n  a[0] = cg::coalesced_threads().size();\n}",
+        at: (3, 10),
+        message: "cooperative groups' `cg::coalesced_threads` is not simulated",
     },
     Refusal {
-        construct: "cooperative groups through a using-directive",
+        construct: "a grid group through a using-directive",
         source: "using namespace cooperative_groups;\n\
                  __global__ void k(float* a) {\n  a[0] = this_grid().size();\n}",
         at: (3, 10),
-        message: "cooperative groups (`this_grid`) are not simulated yet",
+        message: "a grid-wide group (`this_grid`) needs a cooperative launch, which memplay does not simulate",
     },
     Refusal {
         construct: "a member function call",

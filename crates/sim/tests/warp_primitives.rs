@@ -157,3 +157,32 @@ fn a_full_mask_shuffle_inside_a_branch_half_the_warp_takes_names_the_other_half(
     assert_eq!(findings[0].lanes, 0xffff_0000);
     assert_eq!(findings[0].span.line, 3);
 }
+
+#[test]
+fn a_cooperative_groups_tile_reduces_scans_and_syncs_like_the_primitives() {
+    let source = "#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void k(int* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<8> tile = cg::tiled_partition<8>(block);
+  int v = block.thread_rank();
+  int sum = cg::reduce(tile, v, cg::plus<int>());
+  int top = cg::reduce(tile, v, cg::greater<int>());
+  int up = tile.shfl_up(v, 1);
+  block.sync();
+  tile.sync();
+  out[block.thread_rank()] = sum * 10000 + top * 100 + (int)tile.meta_group_rank() * 10
+      + (tile.thread_rank() == 0 ? 0 : v - up);
+}
+";
+    // Tile t holds lanes 8t to 8t + 7: their sum is 64t + 28 and their largest 8t + 7; each
+    // lane but the first reads the lane below it, one less than its own.
+    let expected: Vec<i32> = (0..32)
+        .map(|l| {
+            let t = l / 8;
+            (64 * t + 28) * 10000 + (8 * t + 7) * 100 + t * 10 + i32::from(l % 8 != 0)
+        })
+        .collect();
+    assert_eq!(lanes(source, "k"), expected);
+}

@@ -542,7 +542,7 @@ mod tests {
             "struct P { float x, y; __device__ float sum() const { return x + y; } };\n\
              __global__ void k(P* a) {\n  if (a->x) { a[0].y = a->sum(); }\n  a[0] = 2;\n}",
             &[
-                "Device P::sum(P this) 1 statements",
+                "Device P::sum()(P this) 1 statements",
                 "Kernel k(P* a) 2 statements",
             ],
         );

@@ -266,10 +266,20 @@ impl<'a> Parser<'a> {
     /// unsupported construct of the statement (or file) around it.
     pub(super) fn resolve_name(&mut self, written: &str, span: Span) -> String {
         let full = self.names.resolve(written);
-        let refusal = if full.starts_with(COOPERATIVE_GROUPS_NAMESPACE) {
-            Some(format!(
-                "cooperative groups (`{written}`) are not simulated yet"
-            ))
+        // memplay's own cooperative_groups.h (`cooperative_groups`) declares what it simulates;
+        // a grid-wide group needs a cooperative launch.
+        let declared = self.names.members.contains(&full)
+            || self.names.alias(&full).is_some()
+            || self.template_index(&full).is_some();
+        let refusal = if full.starts_with(COOPERATIVE_GROUPS_NAMESPACE) && !declared {
+            Some(if full.contains("grid") {
+                format!(
+                    "a grid-wide group (`{written}`) needs a cooperative launch, which memplay \
+                     does not simulate"
+                )
+            } else {
+                format!("cooperative groups' `{written}` is not simulated")
+            })
         } else {
             // A namespace of CUDA's that memplay does not simulate (`wmma::`).
             let first = full.split("::").next().filter(|_| full.contains("::"));

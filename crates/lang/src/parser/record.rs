@@ -218,6 +218,13 @@ impl<'a> Parser<'a> {
                 "an anonymous struct is not simulated; give it a name",
             ));
         };
+        // An instantiation's canonical name is already full: its namespace, read again around
+        // it, is not named twice.
+        let scope = format!("{}::", self.names.namespace.join("::"));
+        let short = match short.strip_prefix(&scope) {
+            Some(rest) if !self.names.namespace.is_empty() => rest.to_string(),
+            _ => short,
+        };
         let full = self.names.declare(&short);
         let open = self.expect(Punct::LBrace)?;
         let body = self.pos;
@@ -449,7 +456,7 @@ impl<'a> Parser<'a> {
             (spec, ret, name, span)
         };
         let has_this = !friend && !is_static;
-        let overloadable = constructor || name.starts_with("operator");
+        let overloadable = true;
         // A friend is a free function of the namespace around the struct.
         let own_name = if friend {
             let inner = self.names.namespace.pop();
@@ -565,7 +572,7 @@ impl<'a> Parser<'a> {
         let Some(function) = function? else {
             return Ok(Some(None));
         };
-        let overloadable = constructor || member.starts_with("operator");
+        let overloadable = true;
         let function = finish_member(function, Some(&this_type), constructor, overloadable);
         Ok(Some(Some(Item::Function(function))))
     }

@@ -185,7 +185,13 @@ fn too_many() -> String {
 /// The canonical spelling of a template's name with its arguments.
 fn spelled(name: &str, args: &[TemplateArg]) -> String {
     let args: Vec<String> = args.iter().map(TemplateArg::to_string).collect();
-    format!("{name}<{}>", args.join(", "))
+    // `S<float> >`, as C++03 wrote it: the name is read again, and `>>` would be a shift.
+    let space = if args.last().is_some_and(|a| a.ends_with('>')) {
+        " "
+    } else {
+        ""
+    };
+    format!("{name}<{}{space}>", args.join(", "))
 }
 
 /// The canonical spelling of a kernel's name as a user writes it: `mm<float,16>` and
@@ -666,7 +672,7 @@ impl<'a> Parser<'a> {
         Ok(ExprKind::Ident(self.ask_for(index, args, at)?))
     }
 
-    fn template_index(&self, name: &str) -> Option<usize> {
+    pub(super) fn template_index(&self, name: &str) -> Option<usize> {
         self.templates
             .definitions
             .iter()

@@ -64,7 +64,13 @@ impl Sema<'_> {
                 (None, None) => return err(name_span, template.missing(k)),
             }
         }
-        let instance = format!("{name}<{}>", spelled.join(", "));
+        // `S<float> >`, as C++03 wrote it: the name is read again, and `>>` would be a shift.
+        let space = if spelled.last().is_some_and(|a| a.ends_with('>')) {
+            " "
+        } else {
+            ""
+        };
+        let instance = format!("{name}<{}{space}>", spelled.join(", "));
         if self.function_index.contains_key(&instance) {
             return Ok(Some(instance));
         }

@@ -289,6 +289,30 @@ impl Sema<'_> {
             args,
         } = &e.kind
         {
+            // A cooperative group's `sync()` (`block.sync()`, `cg::sync(tile)`): the block's
+            // barrier, or a tile's `__syncwarp` over its lanes.
+            if (name == ".sync" || name == "cooperative_groups::sync") && args.len() == 1 {
+                let (_, ty) = self.rvalue(&args[0])?;
+                let group = match &ty {
+                    Type::Struct(record) => record.name.clone(),
+                    _ => String::new(),
+                };
+                let call = |name: &str, args: Vec<Expr>| Expr {
+                    kind: ExprKind::Call {
+                        name: name.to_string(),
+                        name_span: *name_span,
+                        args,
+                    },
+                    span: e.span,
+                };
+                if group == "cooperative_groups::thread_block" {
+                    return self.expression_statement(&call("__syncthreads", Vec::new()), span);
+                }
+                if group.starts_with("cooperative_groups::thread_block_tile<") {
+                    let lanes = call(".lanes", vec![args[0].clone()]);
+                    return self.expression_statement(&call("__syncwarp", vec![lanes]), span);
+                }
+            }
             if name == "__syncthreads" || name == "__syncwarp" {
                 let max_args = usize::from(name == "__syncwarp");
                 if args.len() > max_args {
