@@ -56,7 +56,7 @@ impl SanitizerConfig {
 }
 
 /// What a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Hazard {
     /// A warp reads shared memory another warp wrote in the same barrier interval.
