@@ -358,15 +358,16 @@ fn build_dist() -> Result {
 
 /// The most the page's module may weigh (the wasm and JS files of dist/, gzipped at level 9):
 /// `cargo xtask test` fails above it, so a change that grows the download is noticed when it is
-/// made. The module weighs 605,212 bytes; this limit is that figure and about 2 KB of room.
+/// made. The module weighs 630,702 bytes; this limit is that figure and about 2 KB of room.
 /// Lower it as cuts land, to the new figure plus about 2 KB.
 ///
 /// It stands above BUNDLE_CEILING_GZIP_BYTES: the front end of the C++ that students bring costs
-/// some 90 KB of gzip (declarations, `switch`, casts and vector types 24 KB; structs and classes,
-/// references, host code read past with its launches, and templates 57 KB; BENCHMARKS.md,
+/// some 115 KB of gzip (declarations, `switch`, casts and vector types 24 KB; structs and classes,
+/// references, host code read past with its launches, and templates 57 KB; the sanitizer, the
+/// warp primitives, cooperative groups, half precision and the intrinsics 25 KB; BENCHMARKS.md,
 /// "Bundle size"), of which the cuts so far, the lessons fetched at run time the largest, have
 /// won back 25 KB.
-const BUNDLE_LIMIT_GZIP_BYTES: u64 = 607_500;
+const BUNDLE_LIMIT_GZIP_BYTES: u64 = 633_000;
 
 /// The ceiling the page was given (5 % under the 566,067 bytes it weighed when the ceiling was
 /// set). `cargo xtask dist` reports whether the module meets it.
