@@ -158,6 +158,9 @@ pub enum AtomicOp {
     Or,
     Xor,
     Cas,
+    /// `atomicInc`: `old >= v ? 0 : old + 1`, and `atomicDec`: `old == 0 || old > v ? v : old - 1`.
+    Inc,
+    Dec,
 }
 
 /// The warp-level primitives (CUDA C++ Programming Guide, "Warp Shuffle Functions", "Warp Vote

@@ -123,6 +123,8 @@ fn atomic_name(op: AtomicOp) -> &'static str {
         AtomicOp::Or => "atomicOr",
         AtomicOp::Xor => "atomicXor",
         AtomicOp::Cas => "atomicCAS",
+        AtomicOp::Inc => "atomicInc",
+        AtomicOp::Dec => "atomicDec",
     }
 }
 

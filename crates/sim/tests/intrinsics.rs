@@ -73,3 +73,24 @@ __global__ void streamed(float* dst, const float* src) {
     assert_eq!(hinted, plain);
     assert_eq!(streamed, plain);
 }
+
+#[test]
+fn atomic_inc_and_dec_wrap_at_their_limit_and_scoped_atomics_add_as_atomic_add() {
+    // 32 lanes, each once: atomicInc with limit 9 counts 0..9 and wraps, ending at 32 mod 10 = 2;
+    // atomicDec from 0 wraps to 9 and counts down, 31 more steps ending at (9 - 31) mod 10 = 8.
+    let source = "__global__ void k(unsigned* counters) {
+  if (threadIdx.x < 4) counters[threadIdx.x] = 0;
+  __syncwarp();
+  atomicInc(&counters[0], 9u);
+  atomicDec(&counters[1], 9u);
+  atomicAdd_block(&counters[2], 1u);
+  atomicAdd_system(&counters[3], 2u);
+}
+";
+    let out = one_warp_buffers(source, "k", &[("counters", 16)]);
+    let words: Vec<u32> = out[0]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+        .collect();
+    assert_eq!(words, [2, 8, 32, 64]);
+}

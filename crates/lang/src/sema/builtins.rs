@@ -96,6 +96,14 @@ impl Sema<'_> {
         args: &[Expr],
         span: Span,
     ) -> Result<(Ex, Type), Diagnostic> {
+        // The `_block` and `_system` scopes of an atomic are the same operation on one GPU.
+        let name = match name
+            .strip_suffix("_block")
+            .or_else(|| name.strip_suffix("_system"))
+        {
+            Some(atomic) if atomic.starts_with("atomic") => atomic,
+            _ => name,
+        };
         if let Some(half) = self.half_builtin(name, name_span, args, span) {
             return half;
         }
@@ -279,7 +287,7 @@ impl Sema<'_> {
             }
             "dim3" => self.dim3(name_span, args, span),
             "atomicAdd" | "atomicSub" | "atomicExch" | "atomicMin" | "atomicMax" | "atomicAnd"
-            | "atomicOr" | "atomicXor" | "atomicCAS" => {
+            | "atomicOr" | "atomicXor" | "atomicCAS" | "atomicInc" | "atomicDec" => {
                 let op = match name {
                     "atomicAdd" => AtomicOp::Add,
                     "atomicSub" => AtomicOp::Sub,
@@ -289,6 +297,8 @@ impl Sema<'_> {
                     "atomicAnd" => AtomicOp::And,
                     "atomicOr" => AtomicOp::Or,
                     "atomicXor" => AtomicOp::Xor,
+                    "atomicInc" => AtomicOp::Inc,
+                    "atomicDec" => AtomicOp::Dec,
                     _ => AtomicOp::Cas,
                 };
                 self.expect_args(

@@ -528,6 +528,20 @@ pub(super) fn atomic_value(op: AtomicOp, ty: Scalar, old: u64, v: u64, v2: u64) 
         },
         AtomicOp::Sub => canon(old.wrapping_sub(v), ty),
         AtomicOp::Exch => v,
+        AtomicOp::Inc => {
+            if old >= v {
+                0
+            } else {
+                canon(old + 1, ty)
+            }
+        }
+        AtomicOp::Dec => {
+            if old == 0 || old > v {
+                v
+            } else {
+                old - 1
+            }
+        }
         AtomicOp::Min => {
             if ty.is_signed() {
                 if (v as i64) < (old as i64) {
