@@ -1,0 +1,169 @@
+//! The timing model and the counters against the warp-level probes.
+//!
+//! `tests/reference/warp_probes/` holds 36 launches of 32 kernels, each isolating one kind of
+//! instruction that students' kernels use and the lecture kernels do not: shuffles, votes and
+//! `MATCH` (groups S, V), cooperative groups' `reduce` (C), the cache-hint loads (L), 16-bit
+//! elements (H), the special function unit and the math library (F), an all-pairs n-body loop
+//! plain and tiled (N), and the newer atomics (A). They were timed with CUDA events
+//! (`time.jsonl`) and measured with Nsight Compute (`ncu_join.jsonl`) on an H200, whose SM is the
+//! H100's: the arithmetic-bound groups (S, V, C, F, N) carry over to the H100 preset as measured,
+//! and the memory-bound ones (L, H, A) ran on the H200's faster memory, so they are held to the
+//! same 25 % with the H100 preset's memory. Nothing measured enters the model: the numbers are
+//! read here and only compared. `GROUPS_HELD` says which groups the model meets and why the
+//! others are printed only.
+
+mod common;
+
+use common::{input_from_spec_in, measured_by_id, read_lines, GLOBAL_COUNTERS};
+use memplay_sim::timing::{predict, Prediction};
+use memplay_sim::{simulate, SimulationReport};
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+/// The group a kernel belongs to (the header comment of `warp_probes.cu`).
+fn group_of(kernel: &str) -> char {
+    match kernel {
+        "w_shfl_xor" | "w_shfl_idx" | "w_shfl_down_reduce" => 'S',
+        "w_ballot" | "w_any" | "w_match_any" | "w_reduce_add" => 'V',
+        k if k.starts_with("w_cg_") => 'C',
+        "w_copy" | "w_ldg_copy" | "w_ldcs_copy" | "w_ldcg_stcs_copy" => 'L',
+        "w_half_copy" | "w_bf16_copy" | "w_half2_axpy" => 'H',
+        k if k.starts_with("w_nbody") => 'N',
+        k if k.starts_with("w_atomic") => 'A',
+        _ => 'F',
+    }
+}
+
+struct Probe {
+    id: String,
+    group: char,
+    measured_ms: f64,
+    ncu: Json,
+    report: SimulationReport,
+    prediction: Prediction,
+}
+
+impl Probe {
+    fn error(&self) -> f64 {
+        (self.prediction.time_ms - self.measured_ms) / self.measured_ms
+    }
+}
+
+/// The kernels memplay refuses, with the construct it names: `atomicAdd` on a `half2`.
+const NOT_SIMULATED: [&str; 1] = ["w_atomic_add_half2"];
+
+/// Every launch memplay runs, simulated and predicted once for all the tests of this file.
+fn probes() -> &'static [Probe] {
+    static PROBES: OnceLock<Vec<Probe>> = OnceLock::new();
+    PROBES.get_or_init(|| {
+        let ncu = measured_by_id("warp_probes/ncu_join.jsonl");
+        read_lines("warp_probes/time.jsonl")
+            .into_iter()
+            .filter(|row| row.get("spec").is_some())
+            .filter(|row| {
+                let kernel = row["spec"]["kernel"].as_str().unwrap_or_default();
+                !NOT_SIMULATED.contains(&kernel)
+            })
+            .map(|row| {
+                let id = row["id"].as_str().unwrap_or("?").to_string();
+                let input = input_from_spec_in(&row["spec"], "warp_probes")
+                    .unwrap_or_else(|e| panic!("{id}: bad spec: {e}"));
+                let report =
+                    simulate(&input).unwrap_or_else(|e| panic!("{id}: does not simulate: {e}"));
+                Probe {
+                    group: group_of(&input.kernel),
+                    measured_ms: row["ms"]
+                        .as_f64()
+                        .unwrap_or_else(|| panic!("{id} has no time")),
+                    ncu: ncu.get(&id).cloned().unwrap_or(Json::Null),
+                    prediction: predict(&report),
+                    report,
+                    id,
+                }
+            })
+            .collect()
+    })
+}
+
+/// The groups whose median the model holds to 25 %: shuffles (S), hinted loads (L), 16-bit
+/// elements (H) and atomics (A). The others are printed, not yet held: the vote, `MATCH` and
+/// `REDUX` pipes (V), cooperative groups' helper calls that nvcc inlines (C), the special
+/// function unit and the FMA chains (F) and the n-body loops (N) need costs the timing model does
+/// not have yet.
+const GROUPS_HELD: [char; 4] = ['S', 'L', 'H', 'A'];
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => values[n / 2],
+        n => 0.5 * (values[n / 2 - 1] + values[n / 2]),
+    }
+}
+
+#[test]
+fn warp_probe_times_are_within_a_quarter_in_the_groups_the_model_holds() {
+    let probes = probes();
+    assert_eq!(
+        probes.len(),
+        34,
+        "36 launches, less the two of w_atomic_add_half2"
+    );
+    let mut table = String::new();
+    let mut groups: BTreeMap<char, Vec<f64>> = BTreeMap::new();
+    for probe in probes {
+        let _ = writeln!(
+            table,
+            "{} {:<44} {:>9.4} {:>9.4} {:>+7.1}  {:?}",
+            probe.group,
+            probe.id,
+            probe.measured_ms,
+            probe.prediction.time_ms,
+            100.0 * probe.error(),
+            probe.prediction.bottleneck
+        );
+        groups
+            .entry(probe.group)
+            .or_default()
+            .push(probe.error().abs());
+    }
+    for (group, errors) in &groups {
+        let _ = writeln!(
+            table,
+            "group {group}: {:>2} launches, median |error| {:>5.1}%, {:>2} within 25%",
+            errors.len(),
+            100.0 * median(errors.clone()),
+            errors.iter().filter(|e| **e <= 0.25).count()
+        );
+    }
+    println!("{table}");
+    for group in GROUPS_HELD {
+        let errors = groups.get(&group).cloned().unwrap_or_default();
+        assert!(!errors.is_empty(), "group {group} has no launches");
+        let m = median(errors);
+        assert!(m <= 0.25, "group {group}: median |error| {:.1}%", 100.0 * m);
+    }
+}
+
+#[test]
+fn warp_probe_global_requests_and_sectors_match_nsight() {
+    // The global load and store requests and sectors of every launch within 10% of Nsight
+    // Compute's: a hint changes the caching, not the count, and a 2-byte element is half the
+    // sectors of a 4-byte one.
+    let mut off = Vec::new();
+    for probe in probes() {
+        for name in GLOBAL_COUNTERS {
+            let measured = probe.ncu[name].as_f64().unwrap_or(f64::NAN);
+            let simulated = probe.report.counters.get(name).unwrap_or(f64::NAN);
+            if !((simulated - measured).abs() <= 0.10 * measured.max(1.0)) {
+                off.push(format!(
+                    "{} {name}: {simulated} against {measured}",
+                    probe.id
+                ));
+            }
+        }
+    }
+    assert!(off.is_empty(), "{}", off.join("\n"));
+}
