@@ -98,8 +98,9 @@ const SHUFFLES: &str =
                         as in `__shfl_down_sync(0xffffffff, v, 1)`";
 const CLOCK: &str = "reading the SM's clock (`clock()`, `clock64()`) is not simulated";
 const ALLOCATION: &str = "`malloc` and `free` in device code are not simulated";
-const COOPERATIVE_GROUPS: &str = "cooperative groups (`this_thread_block()`, `this_grid()`) are \
-                                  not simulated yet";
+const COOPERATIVE_GROUPS: &str = "cooperative groups are read where the file names them: \
+                                  `#include <cooperative_groups.h>` and \
+                                  `namespace cg = cooperative_groups;`";
 
 /// The refusal for a call of `name` that nothing declares, if CUDA declares it.
 pub fn function(name: &str) -> Option<&'static str> {

@@ -3760,15 +3760,16 @@ async fn my_kernel_runs_the_cuda_a_course_writes_and_names_what_it_refuses() {
     .await;
     assert_eq!(page.counter_value("global load requests").await, "8192");
 
-    // A warp shuffle in the launched kernel is refused in words, at its place.
+    // A warp function removed from CUDA in the launched kernel is refused in words, at its place.
     page.run_kernel(
         "__global__ void copy4(float* out, const float* in, int mode) {\n\
-         \x20 out[0] = __shfl_down_sync(0xffffffff, in[0], 1);\n}\n",
+         \x20 out[0] = __shfl_down(in[0], 1);\n}\n",
     )
     .await;
     page.wait_for_text(
         "kernel-error",
-        "2:12: warp shuffles (`__shfl_sync`, `__shfl_down_sync`) are not simulated yet",
+        "2:12: the warp functions without `_sync` were removed in CUDA 9: name the lanes, as in \
+         `__shfl_down_sync(0xffffffff, v, 1)`",
     )
     .await;
     page.finish().await;
