@@ -32,6 +32,7 @@ pub mod limits;
 pub mod name_map;
 pub mod parser;
 pub mod preprocess;
+pub mod printf_format;
 pub mod record;
 pub mod refused;
 pub mod reg_set;

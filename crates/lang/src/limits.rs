@@ -79,3 +79,15 @@ pub const MAX_INSTANTIATIONS: usize = 256;
 /// How many times the semantic check may read the file again for the instantiations that the
 /// calls it deduced need (a deduced call in an instantiation needs one more reading).
 pub const MAX_DEDUCTION_ROUNDS: usize = 8;
+
+/// The most lines a launch's device `printf` output keeps; the rest are counted and reported as
+/// "N more lines not shown", so a kernel printing from every thread of a large grid cannot flood
+/// the page or the terminal.
+pub const MAX_PRINTF_LINES: usize = 64;
+
+/// The most bytes of device `printf` output a launch keeps, in the lines it keeps.
+pub const MAX_PRINTF_BYTES: usize = 16 * 1024;
+
+/// The most conversions one `printf` format string may hold. CUDA's `vprintf` takes at most 32
+/// arguments after the format (CUDA C++ Programming Guide, "Formatted Output", limitations).
+pub const MAX_PRINTF_ARGUMENTS: usize = 32;
