@@ -16,6 +16,7 @@ use memplay_sim::kernel::span::one_line;
 use memplay_sim::kernel::{Dim3, Value};
 use memplay_sim::occupancy::{self, BlockResources, OccupancyReport};
 use memplay_sim::pointer_argument::{self, PointerArgument};
+use memplay_sim::printf_output::PrintfOutput;
 use memplay_sim::replay::LaunchFile;
 use memplay_sim::sanitizer::{SanitizerConfig, SanitizerReport};
 use memplay_sim::simulate::{
@@ -764,6 +765,9 @@ fn print_simulation(
         if let Some(sanitizer) = &report.sanitizer {
             json["sanitizer"] = serde_json::json!(sanitizer);
         }
+        if let Some(printf) = &report.printf {
+            json["printf"] = serde_json::json!(printf);
+        }
         emit(out, &to_json(&json)?)
     } else {
         let mut lines = vec![format!(
@@ -787,8 +791,28 @@ fn print_simulation(
         if let Some(sanitizer) = &report.sanitizer {
             lines.push(sanitizer_text(sanitizer));
         }
+        if let Some(printf) = &report.printf {
+            lines.push(printf_text(printf));
+        }
         emit(out, &lines.join("\n"))
     }
+}
+
+/// What the kernel printed, under a line that says where it comes from, and how many lines
+/// were left out.
+fn printf_text(printf: &PrintfOutput) -> String {
+    let mut text = String::from("printf output of the simulated blocks:");
+    for line in &printf.lines {
+        text.push_str("\n  ");
+        text.push_str(line);
+    }
+    if printf.lines_not_shown > 0 {
+        text.push_str(&format!(
+            "\n  ({} more lines not shown)",
+            printf.lines_not_shown
+        ));
+    }
+    text
 }
 
 /// The sanitizer's findings, one a line after a line that counts them.

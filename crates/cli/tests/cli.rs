@@ -1310,3 +1310,61 @@ fn sanitize_with_json_adds_the_findings_under_sanitizer() {
     let plain: serde_json::Value = serde_json::from_str(&plain).expect("JSON");
     assert!(plain.get("sanitizer").is_none());
 }
+
+/// A kernel whose first thread of each block prints a line.
+const HELLO: &str = r#"__global__ void hello(int n) {
+  if (threadIdx.x == 0) printf("block %d of %d\n", blockIdx.x, n);
+}
+"#;
+
+#[test]
+fn simulate_prints_the_kernels_printf_output_after_the_report() {
+    let path = kernel_file("hello-text.cu", HELLO);
+    let (ok, stdout, stderr) = memplay(&[
+        "simulate", &path, "--kernel", "hello", "--grid", "2", "--block", "32", "--arg", "n=2",
+    ]);
+    assert!(ok, "{stderr}");
+    let tail: Vec<&str> = stdout.lines().rev().take(3).collect();
+    assert_eq!(
+        tail,
+        [
+            "  block 1 of 2",
+            "  block 0 of 2",
+            "printf output of the simulated blocks:"
+        ]
+    );
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn simulate_with_json_puts_the_printf_output_in_a_field_of_its_own() {
+    let path = kernel_file("hello-json.cu", HELLO);
+    let (ok, stdout, stderr) = memplay(&[
+        "simulate", &path, "--kernel", "hello", "--grid", "2", "--block", "32", "--arg", "n=2",
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(
+        json["printf"]["lines"],
+        serde_json::json!(["block 0 of 2", "block 1 of 2"])
+    );
+    assert_eq!(json["printf"]["lines_not_shown"], 0);
+}
+
+#[test]
+fn a_failed_assertion_is_one_line_on_stderr_with_its_place_and_thread() {
+    let path = kernel_file(
+        "assert.cu",
+        "__global__ void checked(int n) {\n  assert(threadIdx.x < n);\n}\n",
+    );
+    let (ok, stdout, stderr) = memplay(&[
+        "simulate", &path, "--kernel", "checked", "--grid", "1", "--block", "32", "--arg", "n=30",
+    ]);
+    assert!(!ok);
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr.trim_end(),
+        "error: 2:3: the assertion failed in block (0, 0, 0), thread (30, 0, 0)"
+    );
+}

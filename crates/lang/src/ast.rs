@@ -399,6 +399,9 @@ pub enum ExprKind {
         single: bool,
     },
     Bool(bool),
+    /// A string literal, adjacent literals joined, with its escape sequences read: memplay
+    /// reads one only as a device `printf`'s format or `%s` argument, and as `assert`'s text.
+    Str(String),
     Unary(UnaryOp, Box<Expr>),
     Binary(BinaryOp, Box<Expr>, Box<Expr>),
     /// `a = b` (`None`) or a compound assignment such as `a += b`.
@@ -453,6 +456,7 @@ impl Expr {
             | ExprKind::Int { .. }
             | ExprKind::Float { .. }
             | ExprKind::Bool(_)
+            | ExprKind::Str(_)
             | ExprKind::SizeofType(_) => {}
         }
     }

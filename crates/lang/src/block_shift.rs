@@ -1079,8 +1079,9 @@ impl Analysis<'_> {
                 let values = [self.expression(a), self.expression(b), self.expression(c)];
                 all_free(&values)
             }
-            // Another lane's value, or one made of every lane's: no shift of the block index.
-            ExKind::Warp { args, .. } => {
+            // Another lane's value, or one made of every lane's, or the clock: no shift of the
+            // block index.
+            ExKind::Warp { args, .. } | ExKind::Output { args, .. } => {
                 for arg in args {
                     self.expression(arg);
                 }

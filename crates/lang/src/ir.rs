@@ -14,7 +14,9 @@
 
 use super::ast::{FunctionKind, Scalar, Type};
 use super::span::{Diagnostic, Span};
+use crate::printf_format::PrintfPiece;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// What an access does to memory: load, store or read-modify-write. The simulator's records of
 /// warp accesses carry it (`memplay_sim::access`), as do the IR's accesses and their analyses.
@@ -163,6 +165,38 @@ pub enum AtomicOp {
     Dec,
 }
 
+/// What a kernel says to the world outside its memory (CUDA C++ Programming Guide, "Formatted
+/// Output", "Time Function", "Assertion"): output a skipped warp or iteration would not make,
+/// so a launch whose kernel holds one reuses no run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OutputKind {
+    /// `printf(format, ...)`: one argument per `PrintfSlot::Value`, in order; its value is the
+    /// number of arguments after the format, as the device's `printf` returns.
+    Printf(Arc<PrintfCall>),
+    /// `clock()` and `clock64()`: the simulated clock (no operands; `interp` says what it counts).
+    Clock,
+    /// `assert(condition)`: a lane whose condition is zero stops the launch with an error that
+    /// names its block and thread.
+    Assert,
+}
+
+/// A device `printf`'s format, read at compile time, and what each of its conversions prints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrintfCall {
+    pub pieces: Vec<PrintfPiece>,
+    pub slots: Vec<PrintfSlot>,
+}
+
+/// What one conversion of a `printf` prints: an argument's value, of the type it was promoted
+/// to, or a string literal given for `%s`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrintfSlot {
+    Value(Scalar),
+    /// A pointer for `%p`, printed as the address it holds.
+    Pointer,
+    Text(String),
+}
+
 /// The warp-level primitives (CUDA C++ Programming Guide, "Warp Shuffle Functions", "Warp Vote
 /// Functions", "Warp Match Functions", "Warp Reduce Functions"), each over the lanes of one warp
 /// at once. Their operands, in order: the lane mask, then the value and, for a shuffle, the
@@ -272,9 +306,10 @@ impl Ex {
             | ExKind::PtrDiff { lhs, rhs, .. } => vec![lhs, rhs],
             ExKind::Select { cond, a, b, .. } => vec![cond, a, b],
             ExKind::Fma { a, b, c, .. } => vec![a, b, c],
-            ExKind::Math { args, .. } | ExKind::Call { args, .. } | ExKind::Warp { args, .. } => {
-                args.iter().collect()
-            }
+            ExKind::Math { args, .. }
+            | ExKind::Call { args, .. }
+            | ExKind::Warp { args, .. }
+            | ExKind::Output { args, .. } => args.iter().collect(),
             ExKind::MakeVector { parts, .. } => parts.iter().collect(),
             ExKind::Offset { base, terms, .. } => {
                 let mut v: Vec<&Ex> = vec![base];
@@ -322,9 +357,10 @@ impl Ex {
             }
             ExKind::Select { cond, a, b, .. } => vec![cond, a, b],
             ExKind::Fma { a, b, c, .. } => vec![a, b, c],
-            ExKind::Math { args, .. } | ExKind::Call { args, .. } | ExKind::Warp { args, .. } => {
-                args.iter_mut().collect()
-            }
+            ExKind::Math { args, .. }
+            | ExKind::Call { args, .. }
+            | ExKind::Warp { args, .. }
+            | ExKind::Output { args, .. } => args.iter_mut().collect(),
             ExKind::MakeVector { parts, .. } => parts.iter_mut().collect(),
             ExKind::Offset { base, terms, .. } => {
                 let mut v: Vec<&mut Ex> = vec![base];
@@ -486,6 +522,11 @@ pub enum ExKind {
     Warp {
         op: WarpOp,
         ty: Scalar,
+        args: Vec<Ex>,
+    },
+    /// `printf`, `clock()` or `assert` over its operands (`OutputKind`).
+    Output {
+        kind: OutputKind,
         args: Vec<Ex>,
     },
     /// `__threadfence()` and `__threadfence_block()`: a memory fence, one instruction with no

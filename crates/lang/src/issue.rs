@@ -44,8 +44,8 @@
 
 use super::ast::{FunctionKind, Scalar};
 use super::ir::{
-    BinOp, Ex, ExKind, FunctionIr, MathFn, MemObject, ObjectSpace, Op, Place, PredicatedBody, Reg,
-    Unroll, REG_BLOCK_DIM, REG_THREAD_IDX,
+    BinOp, Ex, ExKind, FunctionIr, MathFn, MemObject, ObjectSpace, Op, OutputKind, Place,
+    PredicatedBody, Reg, Unroll, REG_BLOCK_DIM, REG_THREAD_IDX,
 };
 use crate::name_map::NameMap;
 use crate::reg_set::RegSet;
@@ -219,6 +219,7 @@ fn is_invariant(e: &Ex, invariant: &dyn Fn(Reg) -> bool) -> bool {
         | ExKind::Atomic { .. }
         | ExKind::Call { .. }
         | ExKind::Warp { .. }
+        | ExKind::Output { .. }
         | ExKind::Fence => false,
         _ => e.children().into_iter().all(|c| is_invariant(c, invariant)),
     }
@@ -274,6 +275,12 @@ fn expression_cost(e: &Ex, invariant: &dyn Fn(Reg) -> bool) -> u32 {
         ExKind::Load { elem, .. } => elem.accesses(),
         // One `SHFL`, `VOTE`, `MATCH` or `REDUX` (tests/reference/warp_probes/warp_probes.sass).
         ExKind::Atomic { .. } | ExKind::Fence | ExKind::Warp { .. } => 1,
+        // `printf` stores each argument to the thread's stack and calls `vprintf` (a handful of
+        // instructions around the `CALL`); `clock()` is one `CS2R`; `assert` a test and a branch.
+        ExKind::Output { kind, args } => match kind {
+            OutputKind::Printf(_) => 4 + args.len() as u32,
+            OutputKind::Clock | OutputKind::Assert => 1,
+        },
         ExKind::Assign { place, .. } => match place {
             Place::Mem { elem, .. } => elem.accesses(),
             Place::Reg { .. } => 0,

@@ -388,6 +388,11 @@ pub fn lex(source: &str) -> Result<Vec<Token>, Diagnostic> {
                 }
                 if d == b'\\' {
                     cur.bump();
+                    if let Some(byte) = simple_escape(cur.peek(0)) {
+                        cur.bump();
+                        text.push(char::from(byte));
+                        continue;
+                    }
                 }
                 let from = cur.pos;
                 cur.bump();
@@ -402,13 +407,7 @@ pub fn lex(source: &str) -> Result<Vec<Token>, Diagnostic> {
             let mut value = u64::from(cur.peek(0));
             if cur.peek(0) == b'\\' {
                 cur.bump();
-                value = match cur.peek(0) {
-                    b'n' => 10,
-                    b't' => 9,
-                    b'0' => 0,
-                    b'r' => 13,
-                    other => u64::from(other),
-                };
+                value = u64::from(simple_escape(cur.peek(0)).unwrap_or(cur.peek(0)));
             }
             cur.bump();
             if cur.peek(0) != b'\'' {
@@ -451,6 +450,23 @@ pub fn lex(source: &str) -> Result<Vec<Token>, Diagnostic> {
         space_before = false;
     }
     Ok(tokens)
+}
+
+/// The byte a one-letter escape sequence after a backslash stands for (C11 6.4.4.4), so that a
+/// device `printf`'s `\n` ends its line; `None` for a character that stands for itself (`\\`,
+/// `\"`, `\'`) or that starts a numeric escape, which memplay reads as the character.
+fn simple_escape(letter: u8) -> Option<u8> {
+    Some(match letter {
+        b'n' => b'\n',
+        b't' => b'\t',
+        b'r' => b'\r',
+        b'0' => 0,
+        b'a' => 7,
+        b'b' => 8,
+        b'f' => 12,
+        b'v' => 11,
+        _ => return None,
+    })
 }
 
 fn lex_number(

@@ -68,7 +68,7 @@ const TEXTURES: &str = "textures and surfaces are not simulated; read the array 
 
 /// Functions CUDA declares that memplay does not simulate: a name, or the start of names where it
 /// ends in `*`.
-const FUNCTIONS: [(&str, &str); 19] = [
+const FUNCTIONS: [(&str, &str); 16] = [
     ("__shfl", SHUFFLES),
     ("__shfl_up", SHUFFLES),
     ("__shfl_down", SHUFFLES),
@@ -80,9 +80,6 @@ const FUNCTIONS: [(&str, &str); 19] = [
         "__match_all_sync",
         "`__match_all_sync` is not simulated; `__match_any_sync` is",
     ),
-    ("printf", "`printf` in a kernel is not simulated"),
-    ("clock", CLOCK),
-    ("clock64", CLOCK),
     ("__globaltimer", CLOCK),
     ("malloc", ALLOCATION),
     ("free", ALLOCATION),
@@ -96,7 +93,7 @@ const FUNCTIONS: [(&str, &str); 19] = [
 const SHUFFLES: &str =
     "the warp functions without `_sync` were removed in CUDA 9: name the lanes, \
                         as in `__shfl_down_sync(0xffffffff, v, 1)`";
-const CLOCK: &str = "reading the SM's clock (`clock()`, `clock64()`) is not simulated";
+const CLOCK: &str = "the global timer is not simulated; `clock64()` reads the simulated clock";
 const ALLOCATION: &str = "`malloc` and `free` in device code are not simulated";
 const COOPERATIVE_GROUPS: &str = "cooperative groups are read where the file names them: \
                                   `#include <cooperative_groups.h>` and \

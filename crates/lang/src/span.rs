@@ -159,6 +159,8 @@ pub enum DiagnosticKind {
     /// CUDA C++ that nvcc accepts and the simulator does not run (`refused`): a template, a warp
     /// shuffle, `printf`. The message names the construct.
     NotSimulated,
+    /// A kernel's `assert` failed in a thread; the message names its block and thread.
+    AssertionFailed,
 }
 
 /// The kinds of memory object a launch lays out, as an error names them.

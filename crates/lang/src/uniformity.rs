@@ -147,9 +147,9 @@ impl Analysis {
                 let y = self.expression(b, under_varying);
                 self.expression(c, under_varying) || x || y
             }
-            // A warp primitive's result is another lane's value, or one made of every lane's:
-            // taken to vary, whatever its operands.
-            ExKind::Warp { args, .. } => {
+            // A warp primitive's result is another lane's value, or one made of every lane's,
+            // and the clock moves on: taken to vary, whatever the operands.
+            ExKind::Warp { args, .. } | ExKind::Output { args, .. } => {
                 for arg in args {
                     self.expression(arg, under_varying);
                 }

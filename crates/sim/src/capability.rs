@@ -7,7 +7,8 @@
 //! on global memory from 1.1; on shared memory, and 64-bit integer atomics on global memory, from
 //! 1.2; 64-bit integer atomics on shared memory and `atomicAdd` on `float` from 2.0; `atomicAdd`
 //! on `double` from 6.0; the warp shuffles and votes from 3.0, `__match_any_sync` from 7.0 and
-//! `__reduce_*_sync` from 8.0 (the Guide's sections on each).
+//! `__reduce_*_sync` from 8.0 (the Guide's sections on each); `printf` and `assert` in a kernel
+//! from 2.0 ("Formatted Output", "Assertion"); `clock()` on every device ("Time Function").
 //!
 //! The scan reads the kernel and every function it calls, whether a branch reaches the call or
 //! not: nvcc compiles every call. An atomic's memory space is known where its address is taken
@@ -17,7 +18,7 @@
 
 use crate::device::{ComputeCapability, DeviceId};
 use crate::kernel::ast::Scalar;
-use crate::kernel::ir::{AtomicOp, Ex, ExKind, ObjectSpace, Op, WarpOp};
+use crate::kernel::ir::{AtomicOp, Ex, ExKind, ObjectSpace, Op, OutputKind, WarpOp};
 use crate::kernel::sema::Program;
 use crate::kernel::Span;
 use serde::{Deserialize, Serialize};
@@ -44,6 +45,12 @@ pub enum Feature {
     WarpMatch,
     /// `__reduce_*_sync`.
     WarpReduce,
+    /// `printf` in a kernel.
+    Printf,
+    /// `assert` in a kernel.
+    Assert,
+    /// `clock()` and `clock64()`.
+    Clock,
 }
 
 impl Feature {
@@ -57,6 +64,8 @@ impl Feature {
             Feature::WarpShuffle => (3, 0),
             Feature::WarpMatch => (7, 0),
             Feature::WarpReduce => (8, 0),
+            Feature::Printf | Feature::Assert => (2, 0),
+            Feature::Clock => (1, 0),
         };
         ComputeCapability { major, minor }
     }
@@ -73,7 +82,16 @@ impl Feature {
             Feature::WarpShuffle => "(a warp shuffle or vote)",
             Feature::WarpMatch => "(a warp match)",
             Feature::WarpReduce => "(a warp reduction)",
+            Feature::Printf => "(formatted output from a kernel)",
+            Feature::Assert => "(an assertion in a kernel)",
+            Feature::Clock => "(the SM's clock)",
         }
+    }
+
+    /// Whether a use of it makes output that a warp or iteration left to reuse would not make:
+    /// a line printed, a clock read, an assertion checked (`simulate::plan`).
+    pub fn makes_output(self) -> bool {
+        matches!(self, Feature::Printf | Feature::Assert | Feature::Clock)
     }
 }
 
@@ -158,6 +176,19 @@ pub(crate) fn features_used(program: &Program, kernel: usize) -> Vec<FeatureUse>
                 _ => continue,
             };
             walk(root, &mut |e| {
+                if let ExKind::Output { kind, .. } = &e.kind {
+                    let (feature, function) = match kind {
+                        OutputKind::Printf(_) => (Feature::Printf, "printf"),
+                        OutputKind::Assert => (Feature::Assert, "assert"),
+                        OutputKind::Clock => (Feature::Clock, "clock"),
+                    };
+                    uses.push(FeatureUse {
+                        feature,
+                        function: function.to_string(),
+                        span: e.span,
+                    });
+                    return;
+                }
                 if let ExKind::Warp { op, .. } = &e.kind {
                     let feature = match op {
                         WarpOp::MatchAny => Feature::WarpMatch,

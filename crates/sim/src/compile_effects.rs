@@ -516,6 +516,7 @@ fn unconditional_reads<'e>(expr: &'e Expr, reads: &mut Vec<&'e Expr>) {
             }
         }
         ExprKind::Ident(_)
+        | ExprKind::Str(_)
         | ExprKind::Int { .. }
         | ExprKind::Float { .. }
         | ExprKind::Bool(_)

@@ -22,6 +22,7 @@ pub mod occupancy;
 pub mod patterns;
 pub mod pitch;
 pub mod pointer_argument;
+pub mod printf_output;
 pub mod profile;
 pub mod replay;
 pub mod roofline;

@@ -435,6 +435,21 @@ impl<'a> Parser<'a> {
                 value: *value,
                 single: *single,
             },
+            TokenKind::Str(text) => {
+                // Adjacent literals are one (C11 6.4.5): `"a" "b"` is `"ab"`.
+                let mut joined = text.clone();
+                let mut span = t.span;
+                self.pos += 1;
+                while let Some(next) = self.peek() {
+                    let TokenKind::Str(more) = &next.kind else {
+                        break;
+                    };
+                    joined.push_str(more);
+                    span = span.to(next.span);
+                    self.pos += 1;
+                }
+                return self.node(ExprKind::Str(joined), span, 0, span);
+            }
             TokenKind::Ident(name) if name == "true" || name == "false" => {
                 ExprKind::Bool(name == "true")
             }

@@ -113,6 +113,9 @@ impl Sema<'_> {
         if let Some(intrinsic) = self.intrinsic(name, name_span, args, span) {
             return intrinsic;
         }
+        if let Some(output) = self.output_builtin(name, name_span, args, span) {
+            return output;
+        }
         let math1 = |f: &str| -> Option<(MathFn, Option<Scalar>)> {
             let (base, ty) = match f.strip_suffix('f') {
                 Some(b) if !matches!(f, "erf" | "fmaf") => (b, Some(Scalar::F32)),

@@ -180,6 +180,10 @@ impl Sema<'_> {
             )),
             ExprKind::SizeofExpr(a) => self.sizeof_expression(a, span),
             ExprKind::Comma(a, b) => self.comma(a, b, span),
+            ExprKind::Str(_) => err(
+                span,
+                "memplay reads a string literal only as a printf format or a `%s` argument",
+            ),
         }
     }
 

@@ -362,6 +362,7 @@ mod half;
 mod in_place;
 mod inline;
 mod intrinsics;
+mod output;
 mod record;
 mod reference;
 mod stmt;

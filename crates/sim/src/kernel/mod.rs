@@ -33,7 +33,7 @@
 pub use memplay_lang::{
     ast, block_shift, compile, constant_expression, constant_expressions,
     constant_float_expressions, ir, issue, launches, lexer, limits, parse, parser, preprocess,
-    sema, span, templates, uniformity,
+    printf_format, sema, span, templates, uniformity,
 };
 
 pub mod interp;

@@ -82,7 +82,7 @@ mod warp_classes;
 mod warp_copies;
 
 pub use input::{BlockSampling, Reuse, SimulationInput, DEFAULT_STEP_BUDGET};
-pub use plan::ReusePlan;
+pub use plan::{KernelOutput, ReusePlan};
 pub use report::{SampledBlock, SimulationError, SimulationReport};
 
 use crate::compile_effects::{
@@ -168,7 +168,7 @@ fn simulate_in_order(input: &SimulationInput) -> Result<SimulationReport, Stop> 
         });
     }
     let program = kernel::sema::check(&unit)?;
-    check_capability(input, &program)?;
+    let output = check_capability(input, &program)?;
     let mut sim = Simulation::new(&program, &input.kernel, &launch_of(input), input.seed)?;
     sim.sanitize(input.sanitizer);
     let shared_bytes_per_block = sim.shared_bytes_per_block();
@@ -187,7 +187,7 @@ fn simulate_in_order(input: &SimulationInput) -> Result<SimulationReport, Stop> 
         shared_bytes_per_block,
         regs_per_thread,
     )?;
-    let plan = ReusePlan::of(input);
+    let plan = ReusePlan::of(input, output);
     let shifted = shifted_blocks(plan, &mut sim, &mut profiler);
     let fusible = fusible_loads(&unit, &program);
     show_warps_and_iterations_alike(plan, input, &mut sim, &fusible);
@@ -221,6 +221,9 @@ fn simulate_in_order(input: &SimulationInput) -> Result<SimulationReport, Stop> 
         first_block: None,
         deferred_checks: Vec::new(),
     };
+    if output.printf {
+        sim.collect_printf();
+    }
     let mut classes = class_order(input, grid, runs.shifted.as_ref());
     while let Some((class, from_strata)) = runs
         .strata
@@ -239,6 +242,8 @@ fn simulate_in_order(input: &SimulationInput) -> Result<SimulationReport, Stop> 
     {
         return Err(Stop::RunEachClass);
     }
+    // Only the counted runs print: the runs for a trace or a repeat below do not.
+    let printf = sim.take_printf();
     let BlockRuns {
         totals,
         lines,
@@ -291,6 +296,7 @@ fn simulate_in_order(input: &SimulationInput) -> Result<SimulationReport, Stop> 
         device: input.device.clone(),
         launch_bounds_regs: (regs_per_thread != input.regs).then_some(regs_per_thread),
         sanitizer: sim.sanitizer_report().cloned(),
+        printf,
     })
 }
 
@@ -318,9 +324,9 @@ fn launch_registers(
 fn check_capability(
     input: &SimulationInput,
     program: &kernel::Program,
-) -> Result<(), SimulationError> {
+) -> Result<KernelOutput, SimulationError> {
     let Some(kernel) = program.kernel_index(&input.kernel) else {
-        return Ok(());
+        return Ok(KernelOutput::NONE);
     };
     let uses = crate::capability::features_used(program, kernel);
     match crate::capability::first_unsupported(
@@ -329,7 +335,7 @@ fn check_capability(
         input.device.compute_capability,
     ) {
         Some(unsupported) => Err(SimulationError::Unsupported(unsupported)),
-        None => Ok(()),
+        None => Ok(KernelOutput::of(&uses)),
     }
 }
 

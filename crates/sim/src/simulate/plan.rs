@@ -65,7 +65,32 @@
 //! reuses nothing either, for the same reason.
 
 use super::input::{BlockSampling, Reuse, SimulationInput};
+use crate::capability::{Feature, FeatureUse};
 use crate::device::{Device, GlobalCoalescing};
+
+/// What a launch's kernel (with the functions it calls) says outside its memory, decided once
+/// from the features it uses (`capability::features_used`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelOutput {
+    /// It calls `printf`: the launch collects the lines its blocks print.
+    pub printf: bool,
+    /// It prints, reads the clock or asserts: every warp and iteration must run (`ReusePlan`).
+    pub needs_every_run: bool,
+}
+
+impl KernelOutput {
+    pub const NONE: KernelOutput = KernelOutput {
+        printf: false,
+        needs_every_run: false,
+    };
+
+    pub fn of(uses: &[FeatureUse]) -> KernelOutput {
+        KernelOutput {
+            printf: uses.iter().any(|each| each.feature == Feature::Printf),
+            needs_every_run: uses.iter().any(|each| each.feature.makes_output()),
+        }
+    }
+}
 
 /// What one launch may reuse, decided once from its input (`ReusePlan::of`) and read wherever
 /// the reuse happens; see the module documentation.
@@ -94,8 +119,9 @@ impl ReusePlan {
     /// shown alike give the records of a full run on every device; block runs stand for other
     /// classes only where sectors are counted and no DRAM rows are modelled, since a shift of
     /// whole lines keeps sectors, lines and banks alike but not absolute rows or partitions.
-    pub fn of(input: &SimulationInput) -> ReusePlan {
+    pub fn of(input: &SimulationInput, output: KernelOutput) -> ReusePlan {
         if input.reuse == Reuse::None
+            || output.needs_every_run
             || input.sanitizer.any()
             || input.sampling != BlockSampling::EdgeClasses
         {
@@ -121,7 +147,7 @@ fn shifts_keep_counts(device: &Device) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Reuse, ReusePlan};
+    use super::{KernelOutput, Reuse, ReusePlan};
     use crate::compile_effects::CompileEffects;
     use crate::device::{g80, h100};
     use crate::kernel::{Dim3, Value};
@@ -269,17 +295,20 @@ mod tests {
             warps_shown_alike: true,
             iterations_skipped: true,
         };
-        assert_eq!(ReusePlan::of(&input), everything);
+        assert_eq!(ReusePlan::of(&input, KernelOutput::NONE), everything);
         for (sampling, reuse) in [
             (BlockSampling::EdgeClasses, Reuse::None),
             (BlockSampling::EdgeClassesEachRun, Reuse::Exact),
             (BlockSampling::All, Reuse::Exact),
         ] {
-            let plan = ReusePlan::of(&SimulationInput {
-                sampling,
-                reuse,
-                ..input.clone()
-            });
+            let plan = ReusePlan::of(
+                &SimulationInput {
+                    sampling,
+                    reuse,
+                    ..input.clone()
+                },
+                KernelOutput::NONE,
+            );
             assert!(plan.reuses_nothing(), "{sampling:?} {reuse:?}");
         }
     }
@@ -287,7 +316,7 @@ mod tests {
     #[test]
     fn block_runs_are_not_shared_where_dram_rows_see_absolute_addresses() {
         let input = SimulationInput::new(MATMUL, "mm_tiled", g80());
-        let plan = ReusePlan::of(&input);
+        let plan = ReusePlan::of(&input, KernelOutput::NONE);
         assert!(!plan.blocks_share_runs);
         assert!(plan.warps_shown_alike && plan.iterations_skipped);
     }
@@ -296,7 +325,17 @@ mod tests {
     fn a_launch_with_the_sanitizer_on_reuses_nothing() {
         let mut input = SimulationInput::new(MATMUL, "mm_tiled", h100());
         input.sanitizer = crate::sanitizer::SanitizerConfig::ALL;
-        assert!(ReusePlan::of(&input).reuses_nothing());
+        assert!(ReusePlan::of(&input, KernelOutput::NONE).reuses_nothing());
+    }
+
+    #[test]
+    fn a_kernel_that_prints_reads_the_clock_or_asserts_reuses_nothing() {
+        let input = SimulationInput::new(MATMUL, "mm_tiled", h100());
+        let output = KernelOutput {
+            printf: false,
+            needs_every_run: true,
+        };
+        assert!(ReusePlan::of(&input, output).reuses_nothing());
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::device::{Device, LaunchError};
 use crate::kernel::span::one_line;
 use crate::kernel::{Diagnostic, Span};
 use crate::occupancy::{OccupancyError, OccupancyReport};
+use crate::printf_output::PrintfOutput;
 use crate::profile::MemoryProfile;
 use crate::sampling::EdgePosition;
 use crate::sanitizer::SanitizerReport;
@@ -83,6 +84,10 @@ pub struct SimulationReport {
     /// otherwise). Always written, as `launch_bounds_regs`.
     #[serde(default)]
     pub sanitizer: Option<SanitizerReport>,
+    /// What the kernel's `printf` calls printed in the simulated blocks (`crate::printf_output`),
+    /// where it has any (`None` otherwise). Always written, as `launch_bounds_regs`.
+    #[serde(default)]
+    pub printf: Option<PrintfOutput>,
 }
 
 /// Why a launch could not be simulated.

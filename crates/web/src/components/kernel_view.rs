@@ -19,6 +19,7 @@ use crate::state::Action;
 use crate::statements::{Claim, Statement};
 use crate::url::compile_key;
 use memplay_sim::compile_effects::CompileEffects;
+use memplay_sim::printf_output::PrintfOutput;
 use memplay_sim::sanitizer::SanitizerReport;
 use memplay_sim::simulate::{SimulationError, SimulationInput, SimulationReport};
 use memplay_sim::timing::{Prediction, Unit};
@@ -760,6 +761,22 @@ pub fn sanitizer_text(sanitizer: &SanitizerReport) -> String {
     text
 }
 
+/// What the kernel printed in the simulated blocks, under a line that says so, and how many lines
+/// were left out. The lines are text: the page never reads them as markup.
+pub fn printf_text(printf: &PrintfOutput) -> String {
+    let mut text = String::from("printf output of the simulated blocks, in block order:");
+    for line in &printf.lines {
+        text.push('\n');
+        text.push_str(line);
+    }
+    match printf.lines_not_shown {
+        0 => {}
+        1 => text.push_str("\n(1 more line not shown)"),
+        more => text.push_str(&format!("\n({more} more lines not shown)")),
+    }
+    text
+}
+
 /// A run's throughput, counters and cost, or its error. `sweep` is the sweep chart, shown beside
 /// the throughput.
 fn run_outcome(run: &Shared<SimulationRun>, sweep: Html, source: &str, variant: Variant) -> Html {
@@ -799,6 +816,10 @@ fn run_outcome(run: &Shared<SimulationRun>, sweep: Html, source: &str, variant: 
                 if let Some(sanitizer) = &report.sanitizer {
                     <pre class="sanitizer" tabindex="0" role="region" aria-label="Sanitizer"
                          data-testid="sanitizer-report">{ sanitizer_text(sanitizer) }</pre>
+                }
+                if let Some(printf) = &report.printf {
+                    <pre class="sanitizer" tabindex="0" role="region" aria-label="printf output"
+                         data-testid="printf-output">{ printf_text(printf) }</pre>
                 }
                 { kernel_exports(run, source) }
                 <p class="sim-cost" data-testid="sim-cost">{ cost_text(report, run.elapsed_ms) }</p>

@@ -18,6 +18,7 @@ use crate::kernel::limits::MAX_CALL_DEPTH;
 use crate::kernel::memory::{pointer, pointer_add, pointer_address, pointer_object, PagedBuffer};
 use crate::kernel::sema::Program;
 use crate::kernel::span::{Diagnostic, DiagnosticKind, Span};
+use crate::printf_output::PrintfCollector;
 use crate::sanitizer::Sanitizer;
 
 #[derive(Clone, Copy, Debug)]
@@ -132,6 +133,8 @@ pub(super) struct Machine<'s, 'p> {
     pub(super) reuse: ReuseBookkeeping<'s>,
     /// The sanitizer, where the launch asks for it (`Simulation::sanitize`).
     pub(super) sanitizer: Option<&'s mut Sanitizer>,
+    /// Where `printf`'s lines go, if the launch collects them.
+    pub(super) printf: Option<&'s mut PrintfCollector>,
 }
 
 impl Machine<'_, '_> {
@@ -536,6 +539,7 @@ impl Machine<'_, '_> {
             }
             ExKind::MakeVector { parts, .. } => self.make_vector(parts, mask, dst),
             ExKind::Warp { op, ty, args } => self.warp_primitive(*op, *ty, args, mask, dst, e.span),
+            ExKind::Output { kind, args } => self.output(kind, args, mask, dst, e.span),
             ExKind::Offset {
                 base,
                 terms,

@@ -24,7 +24,7 @@
 //! (arithmetic on the 32 lanes of a register), `registers` (a warp's registers, and which hold
 //! one value in every lane, computed once), `launch` (the launch, its objects and the records), `sink` (what
 //! takes the records, and the contract a sink that takes copies at once must keep), `reuse` and `leader_records` (what a block's run keeps for reuse),
-//! `machine` (a warp's control flow and expressions), `access` (memory accesses: addresses,
+//! `machine` (a warp's control flow and expressions; `output`, its `printf`, clock and `assert`), `access` (memory accesses: addresses,
 //! bounds, records), `simulation` (a launch laid out in memory, and the block loop), and on top
 //! `warps` (the warps of a block shown alike) and `loops` (the iterations of a loop shown alike,
 //! and the exactness contract of both), which add their methods to `Machine` and `Simulation`.
@@ -35,6 +35,7 @@ mod launch;
 mod leader_records;
 mod loops;
 mod machine;
+mod output;
 mod registers;
 mod reuse;
 mod sanitize;

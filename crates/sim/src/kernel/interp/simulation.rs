@@ -28,6 +28,7 @@ use crate::kernel::ir::{
 use crate::kernel::memory::{pointer, pointer_object, Fill, PagedBuffer};
 use crate::kernel::sema::Program;
 use crate::kernel::span::{Diagnostic, MemoryObject, Span};
+use crate::printf_output::{PrintfCollector, PrintfOutput};
 use crate::sanitizer::{Sanitizer, SanitizerConfig, SanitizerReport};
 
 /// A pointer parameter's buffer as `Simulation::new` lays it out: the buffer's name, first
@@ -66,6 +67,8 @@ pub struct Simulation<'p> {
     pub(super) spare_watches: Vec<LoopWatch>,
     /// The sanitizer, where the launch asks for it (`Simulation::sanitize`).
     pub(super) sanitizer: Option<Box<Sanitizer>>,
+    /// The lines printed so far, where the launch collects them (`collect_printf`).
+    pub(super) printf: Option<Box<PrintfCollector>>,
 }
 
 impl<'p> Simulation<'p> {
@@ -341,7 +344,18 @@ impl<'p> Simulation<'p> {
             loop_plans: Vec::new(),
             spare_watches: Vec::new(),
             sanitizer: None,
+            printf: None,
         })
+    }
+
+    /// Collects what the blocks run from now on print (`crate::printf_output`).
+    pub fn collect_printf(&mut self) {
+        self.printf = Some(Box::default());
+    }
+
+    /// What the blocks printed since `collect_printf`, and no more collecting.
+    pub fn take_printf(&mut self) -> Option<PrintfOutput> {
+        self.printf.take().map(|collector| collector.finish())
     }
 
     /// Turns the sanitizer's `config` on for the blocks run from now on (`crate::sanitizer`).
@@ -600,7 +614,14 @@ impl<'p> Simulation<'p> {
                 std::mem::take(&mut self.spare_watches),
             ),
             sanitizer: self.sanitizer.as_deref_mut(),
+            printf: self.printf.as_deref_mut(),
         };
+        if let Some(printf) = machine.printf.as_deref_mut() {
+            printf.begin_block(
+                u64::from(block[0])
+                    + u64::from(g.x) * (u64::from(block[1]) + u64::from(g.y) * u64::from(block[2])),
+            );
+        }
         if let Some(sanitizer) = machine.sanitizer.as_deref_mut() {
             sanitizer.begin_block(block, self.shared_bytes as usize);
         }
@@ -694,6 +715,9 @@ impl<'p> Simulation<'p> {
             if !any_waiting {
                 break;
             }
+        }
+        if let Some(printf) = machine.printf.as_deref_mut() {
+            printf.end_block();
         }
         self.guard_ranges = machine.reuse.take_guard_ranges();
         self.spare_watches = std::mem::take(&mut machine.reuse.spare_watches);
