@@ -145,6 +145,14 @@ pub enum MathFn {
     Hypot,
     Copysign,
     Fmod,
+    /// The fast intrinsics `__sinf`, `__cosf`, `__expf` and `__logf`: one pass of the special
+    /// function unit with a scaling around it, where the library functions reduce the argument's
+    /// range first (CUDA C++ Programming Guide, "Intrinsic Functions"). memplay computes their
+    /// values as the library functions', which differ from the hardware's in the last bits.
+    FastSin,
+    FastCos,
+    FastExp,
+    FastLog,
 }
 
 /// Read-modify-write operations of the atomic functions (CUDA C++ Programming Guide, "Atomic

@@ -69,6 +69,10 @@ pub struct Counters {
     /// Over `inst_executed` it is the mean of active lanes per instruction, which a branch that
     /// splits warps lowers (seed 001, "Control-Flow Divergence").
     pub thread_inst_executed: f64,
+    /// Warp-level instructions of the special function unit (`MUFU`: a reciprocal, a square
+    /// root, an exponential, a sine; `kernel::issue::sfu_passes`), Nsight Compute's
+    /// `smsp__inst_executed_pipe_xu`. Counters written before the field existed read as 0.
+    pub sfu_instructions: f64,
 }
 
 /// What one warp-level memory instruction added to the counters, for the per-line view: the
@@ -157,7 +161,7 @@ impl AccessMeasure {
 }
 
 /// How many values a `Counters` holds.
-const N_COUNTERS: usize = 29;
+const N_COUNTERS: usize = 30;
 
 impl Counters {
     /// The name of each value, in the order of `values`. Names with two underscores are Nsight
@@ -193,6 +197,7 @@ impl Counters {
         "smsp__inst_executed.sum",
         "predicated_off_warp_instructions",
         "smsp__thread_inst_executed.sum",
+        "smsp__inst_executed_pipe_xu.sum",
     ];
 
     /// Adds one warp-level memory instruction.
@@ -328,6 +333,7 @@ impl Counters {
             self.inst_executed,
             self.predicated_off_warp_instructions,
             self.thread_inst_executed,
+            self.sfu_instructions,
         ]
     }
 
@@ -362,6 +368,7 @@ impl Counters {
             &mut self.inst_executed,
             &mut self.predicated_off_warp_instructions,
             &mut self.thread_inst_executed,
+            &mut self.sfu_instructions,
         ]
     }
 

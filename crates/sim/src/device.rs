@@ -372,6 +372,21 @@ pub struct DramRows {
 }
 
 impl Device {
+    /// Special function unit results (a reciprocal, reciprocal square root, base-2 logarithm or
+    /// exponential, sine or cosine) an SM makes per clock: CUDA C++ Programming Guide,
+    /// "Arithmetic Instructions", throughput table, by compute capability. On the H100 the
+    /// probes confirm it: one `MUFU` per 8 clocks per sub-partition, 16 lanes a clock an SM
+    /// (`tests/reference/warp_probes`, `w_exp2f` and `w_fast_sinf`).
+    pub fn sfu_lanes_per_sm(&self) -> u32 {
+        match (self.compute_capability.major, self.compute_capability.minor) {
+            (1, _) => 2,
+            (2, 0) => 4,
+            (2, _) => 8,
+            (3..=5, _) | (6, 1..) => 32,
+            _ => 16,
+        }
+    }
+
     /// The FP32 ceiling for the roofline: measured where known, else the datasheet peak.
     pub(crate) fn best_fp32_gflops(&self) -> f64 {
         self.fp32_achievable_gflops.unwrap_or(self.fp32_peak_gflops)

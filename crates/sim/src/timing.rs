@@ -77,6 +77,7 @@
 //! | L2 partitions | 2 | Ampere and Hopper whitepapers |
 //! | DRAM atom | 64 B | h100.json ncu `strided_copy stride=32` |
 //! | issue | 3.5 warp instructions/clock, every SASS instruction | 4 sub-partitions (Hopper whitepaper), 3.54-3.67 sustained (probes I, L, Nsight Compute) |
+//! | special function unit | 16 lanes/clock (one `MUFU` per 8 clocks per sub-partition) | Programming Guide throughput table; `tests/reference/warp_probes` (`w_exp2f`, `w_fast_sinf`) |
 //! | shared memory | 1 clock/wavefront | h100.json ncu `smem_stride` records |
 //! | block dispatch | 158 clocks a block, or 7 a warp if more | probe group A, `p_empty` (524,288 empty blocks) |
 //! | launch overhead | 10,400 clocks | probe group A, `p_empty grid=1` (5.26 us between CUDA events) |
@@ -159,6 +160,8 @@ pub enum Unit {
     Fp32,
     /// Instruction issue.
     Issue,
+    /// The special function unit (`MUFU`: reciprocals, square roots, exponentials, sines).
+    Sfu,
     /// Serialized global atomics on one address.
     Atomics,
     /// The block dispatcher, which starts and retires blocks at a fixed rate.
@@ -170,7 +173,7 @@ pub enum Unit {
 }
 
 impl Unit {
-    /// The unit's name in JSON and URLs: `dram`, `l2`, `l1`, `shared`, `fp32`, `issue`, `atomics`,
+    /// The unit's name in JSON and URLs: `dram`, `l2`, `l1`, `shared`, `fp32`, `issue`, `sfu`, `atomics`,
     /// `latency`, `launch`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -180,6 +183,7 @@ impl Unit {
             Unit::Shared => "shared",
             Unit::Fp32 => "fp32",
             Unit::Issue => "issue",
+            Unit::Sfu => "sfu",
             Unit::Atomics => "atomics",
             Unit::Dispatch => "dispatch",
             Unit::Latency => "latency",
@@ -196,6 +200,7 @@ impl Unit {
             Unit::Shared => "shared-memory wavefronts",
             Unit::Fp32 => "FP32 arithmetic",
             Unit::Issue => "instruction issue",
+            Unit::Sfu => "the special function unit",
             Unit::Atomics => "serialized atomics",
             Unit::Dispatch => "starting and retiring blocks",
             Unit::Latency => "memory latency (too little in flight)",
@@ -449,10 +454,13 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         IssuedInstructions::All => c.inst_executed.max(fp32_instructions + memory_instructions),
     };
     let issue_clocks = issued / t.warp_instructions_per_clock.max(1e-9);
+    // A warp's `MUFU` takes the special function unit 32 / its lanes clocks.
+    let sfu_clocks = c.sfu_instructions * warp / f64::from(device.sfu_lanes_per_sm().max(1));
     // The L1 and shared memory share one data pipe; the pipes of an SM work in parallel.
     let sm_clocks = (l1_clocks + shared_clocks)
         .max(fp32_clocks)
-        .max(issue_clocks);
+        .max(issue_clocks)
+        .max(sfu_clocks);
 
     // GPU-wide units, in seconds over the whole grid.
     let l2_seconds = if cached && t.l2_bytes_per_clock > 0 {
@@ -543,6 +551,8 @@ pub fn predict(report: &SimulationReport) -> Prediction {
     // The SM's station is its busiest pipe; the others are one unit each, in `demands`' order.
     let sm_unit = if sm_clocks == issue_clocks {
         Unit::Issue
+    } else if sm_clocks == sfu_clocks {
+        Unit::Sfu
     } else if sm_clocks == fp32_clocks {
         Unit::Fp32
     } else if l1_clocks >= shared_clocks {
@@ -592,6 +602,7 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         (Unit::Shared, per_sm(shared_clocks)),
         (Unit::Fp32, per_sm(fp32_clocks)),
         (Unit::Issue, per_sm(issue_clocks)),
+        (Unit::Sfu, per_sm(sfu_clocks)),
         (Unit::Atomics, atomic_seconds),
         (Unit::Dispatch, per_sm(grid * dispatch_clocks)),
         (Unit::Latency, rounds * delay + barrier_wait),
@@ -625,6 +636,7 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         Unit::L2,
         Unit::Fp32,
         Unit::Issue,
+        Unit::Sfu,
         Unit::Atomics,
         Unit::Dispatch,
     ]
@@ -920,7 +932,7 @@ mod tests {
         let prediction = predict(&report);
         let json = serde_json::to_value(&prediction).expect("the prediction serializes");
         assert!(json["time_ms"].is_number());
-        assert_eq!(json["units"].as_array().map(Vec::len), Some(10));
+        assert_eq!(json["units"].as_array().map(Vec::len), Some(11));
         let broken = Device {
             n_sms: 0,
             sm_clock_mhz: 0,

@@ -457,6 +457,30 @@ async fn a_kernel_edit_with_an_undeclared_name_shows_its_line_and_column() {
 }
 
 #[tokio::test]
+async fn a_kernel_that_prints_shows_its_lines_as_text_under_its_counters() {
+    let page = Harness::start().await;
+    page.open("?lesson=matmul-tiled&tile=16").await;
+    page.wait_for_simulated("the lesson's kernel runs first")
+        .await;
+    page.run_kernel(
+        "__global__ void mm_tiled(float* a, float* b, float* c, int n) {\n  \
+         if (threadIdx.x == 0 && threadIdx.y == 0 && blockIdx.y == 0)\n    \
+         printf(\"<b>block %d</b> n=%d\\n\", blockIdx.x, n);\n}\n",
+    )
+    .await;
+    // The sampled blocks of row 0 print, in block order; the markup is shown as typed.
+    let text = page
+        .wait_for_text_where("printf-output", "the kernel's lines", |text| {
+            text.starts_with(
+                "printf output of the simulated blocks, in block order:\n<b>block 0</b> n=1024",
+            )
+        })
+        .await;
+    assert!(!page.is_present("kernel-error").await, "{text}");
+    page.finish().await;
+}
+
+#[tokio::test]
 async fn padding_the_row_per_thread_kernel_removes_its_conflicts() {
     let page = Harness::start().await;
     page.open("?lesson=row-per-thread&pad=0&compile=as-written")

@@ -121,8 +121,13 @@ impl Sema<'_> {
                 Some(b) if !matches!(f, "erf" | "fmaf") => (b, Some(Scalar::F32)),
                 _ => (f, None),
             };
+            let fast = base.starts_with("__");
             let base = base.strip_prefix("__").unwrap_or(base);
             let m = match base {
+                "sin" if fast => MathFn::FastSin,
+                "cos" if fast => MathFn::FastCos,
+                "exp" if fast => MathFn::FastExp,
+                "log" if fast => MathFn::FastLog,
                 "sqrt" => MathFn::Sqrt,
                 "rsqrt" => MathFn::Rsqrt,
                 "exp" => MathFn::Exp,

@@ -350,6 +350,8 @@ pub struct BlockStats {
     /// FP32 operations as the pipe performs them, for whole warps: 64 per warp-level FMA and 32
     /// per add or multiply, however few lanes are active (a divergent branch pays both paths).
     pub fp32_issued_flops: u64,
+    /// Special function unit instructions (`MUFU`), once per warp (`issue::sfu_passes`).
+    pub sfu_instructions: u64,
     /// `__syncthreads()` executed, once per warp that reaches it.
     pub barrier_warp_instructions: u64,
     /// SASS instructions issued, as nvcc's code would (`issue`), in `issue::ISSUE_SCALE`-ths.
@@ -378,6 +380,7 @@ pub(super) struct WarpWork {
     pub(super) instructions: u64,
     pub(super) flops: u64,
     pub(super) fp32_issued_flops: u64,
+    pub(super) sfu: u64,
     pub(super) barriers: u64,
     pub(super) issued: u64,
     pub(super) thread_issued: u64,
@@ -391,6 +394,7 @@ impl WarpWork {
         self.instructions += after.instructions - before.instructions;
         self.flops += after.flops - before.flops;
         self.fp32_issued_flops += after.fp32_issued_flops - before.fp32_issued_flops;
+        self.sfu += after.sfu - before.sfu;
         self.barriers += after.barriers - before.barriers;
         self.issued += after.issued - before.issued;
         self.thread_issued += after.thread_issued - before.thread_issued;
@@ -410,6 +414,7 @@ impl WarpWork {
         self.instructions += work.instructions * times;
         self.flops += work.flops * times;
         self.fp32_issued_flops += work.fp32_issued_flops * times;
+        self.sfu += work.sfu * times;
         self.barriers += work.barriers * times;
         self.issued += work.issued * times;
         self.thread_issued += work.thread_issued * times;

@@ -14,6 +14,7 @@ use crate::kernel::block_shift::{Guard, GuardRange};
 use crate::kernel::ir::{
     BinOp, Ex, ExKind, MathFn, Op, Place, PredicatedBody, Reg, Term, UnOp, WarpOp,
 };
+use crate::kernel::issue::sfu_passes;
 use crate::kernel::limits::MAX_CALL_DEPTH;
 use crate::kernel::memory::{pointer, pointer_add, pointer_address, pointer_object, PagedBuffer};
 use crate::kernel::sema::Program;
@@ -113,6 +114,8 @@ pub(super) struct Machine<'s, 'p> {
     pub(super) instructions: u64,
     pub(super) flops: u64,
     pub(super) fp32_issued_flops: u64,
+    /// Special function unit instructions issued (`issue::sfu_passes`).
+    pub(super) sfu: u64,
     pub(super) barriers: u64,
     /// SASS instructions issued (`BlockStats::issued_instructions`).
     pub(super) issued: u64,
@@ -144,6 +147,7 @@ impl Machine<'_, '_> {
             instructions: self.instructions,
             flops: self.flops,
             fp32_issued_flops: self.fp32_issued_flops,
+            sfu: self.sfu,
             barriers: self.barriers,
             issued: self.issued,
             thread_issued: self.thread_issued,
@@ -160,6 +164,7 @@ impl Machine<'_, '_> {
         add(&mut self.instructions, work.instructions);
         add(&mut self.flops, work.flops);
         add(&mut self.fp32_issued_flops, work.fp32_issued_flops);
+        add(&mut self.sfu, work.sfu);
         add(&mut self.barriers, work.barriers);
         add(&mut self.issued, work.issued);
         add(&mut self.thread_issued, work.thread_issued);
@@ -883,6 +888,9 @@ impl Machine<'_, '_> {
 
     #[inline(never)]
     pub(super) fn math(&mut self, f: MathFn, ty: Scalar, r: [usize; 2], n_args: usize, dst: usize) {
+        if ty == Scalar::F32 || ty.is_half() {
+            self.sfu += u64::from(sfu_passes(f));
+        }
         self.instructions += 1;
         if self.regs.is_uniform(r[0]) && (n_args < 2 || self.regs.is_uniform(r[1])) {
             let y = if n_args > 1 { self.regs[r[1]][0] } else { 0 };
@@ -1223,6 +1231,10 @@ impl Machine<'_, '_> {
         span: Span,
     ) -> Result<(), Diagnostic> {
         self.instructions += 1;
+        if ty == Scalar::F32 && op == BinOp::Div {
+            // The reciprocal of an IEEE division (`MUFU.RCP`).
+            self.sfu += 1;
+        }
         if ty == Scalar::F32 && matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) {
             self.flops += u64::from(mask.count_ones());
             self.fp32_issued_flops += WARP_LANES as u64;

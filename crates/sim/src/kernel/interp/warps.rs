@@ -403,6 +403,7 @@ impl Simulation<'_> {
             flops: work.flops,
             warp_instructions: work.instructions,
             fp32_issued_flops: work.fp32_issued_flops,
+            sfu_instructions: work.sfu,
             barrier_warp_instructions: work.barriers,
             issued_instructions: work.issued,
             predicated_off: work.predicated_off,
