@@ -411,6 +411,18 @@ fn math_cost(f: MathFn) -> u32 {
         MathFn::Sin | MathFn::Cos => 10,
         MathFn::Tan => 20,
         MathFn::Pow => 30,
+        // One `PRMT` or `SHF` (nvcc's usual code for them).
+        MathFn::BytePerm
+        | MathFn::FunnelShiftL
+        | MathFn::FunnelShiftLc
+        | MathFn::FunnelShiftR
+        | MathFn::FunnelShiftRc => 1,
+        // The absolute difference and the add (`VABSDIFF` and `IADD3`).
+        MathFn::Sad => 2,
+        // An add that keeps the carry of the 33-bit sum and the shift that halves it.
+        MathFn::HalvingAdd | MathFn::RoundedHalvingAdd => 3,
+        // The cross products of the 32-bit halves, an `IMAD.WIDE.U32` chain.
+        MathFn::MulHi64 => 4,
     }
 }
 
