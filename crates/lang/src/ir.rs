@@ -110,7 +110,8 @@ impl BinOp {
     }
 }
 
-/// Math functions of one or two float arguments (CUDA Math API).
+/// Math functions of one or two float arguments and the integer intrinsics of up to three integer
+/// arguments (CUDA Math API).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MathFn {
     Sqrt,
@@ -153,6 +154,24 @@ pub enum MathFn {
     FastCos,
     FastExp,
     FastLog,
+    /// `__byte_perm(x, y, s)`: byte n of the result is byte `s<4n+2:4n>` of the eight bytes of
+    /// `y:x` (CUDA Math API, "Integer Intrinsics"; the selector's fourth bit is not used).
+    BytePerm,
+    /// `__sad(x, y, z)` (`ty` `I32`) and `__usad` (`U32`): `|x - y| + z`, an `unsigned int`.
+    Sad,
+    /// `__funnelshift_l(lo, hi, s)`: the high word of `hi:lo` shifted left by `s & 31`; the `Lc`
+    /// form shifts by `min(s, 32)`. `R` and `Rc` shift right and keep the low word.
+    FunnelShiftL,
+    FunnelShiftLc,
+    FunnelShiftR,
+    FunnelShiftRc,
+    /// `__mul64hi` (`ty` `I64`) and `__umul64hi` (`U64`): the high 64 bits of the 128-bit
+    /// product.
+    MulHi64,
+    /// `__hadd` (`ty` `I32`) and `__uhadd` (`U32`): `(x + y) >> 1`; `__rhadd` and `__urhadd`:
+    /// `(x + y + 1) >> 1`; the sum taken without overflow.
+    HalvingAdd,
+    RoundedHalvingAdd,
 }
 
 /// Read-modify-write operations of the atomic functions (CUDA C++ Programming Guide, "Atomic
@@ -162,6 +181,9 @@ pub enum AtomicOp {
     Add,
     Sub,
     Exch,
+    /// `atomicAdd` on a `half2` or `__nv_bfloat162` (`ty` its 16-bit type): each half of the four
+    /// bytes added on its own, the value and the old value two registers.
+    AddPair,
     Min,
     Max,
     And,

@@ -472,6 +472,18 @@ fn math_cost(f: MathFn) -> u32 {
         MathFn::Sin | MathFn::Cos => 25,
         MathFn::Tan => 20,
         MathFn::Pow => 30,
+        // One `PRMT` or `SHF` (nvcc's usual code for them).
+        MathFn::BytePerm
+        | MathFn::FunnelShiftL
+        | MathFn::FunnelShiftLc
+        | MathFn::FunnelShiftR
+        | MathFn::FunnelShiftRc => 1,
+        // The absolute difference and the add (`VABSDIFF` and `IADD3`).
+        MathFn::Sad => 2,
+        // An add that keeps the carry of the 33-bit sum and the shift that halves it.
+        MathFn::HalvingAdd | MathFn::RoundedHalvingAdd => 3,
+        // The cross products of the 32-bit halves, an `IMAD.WIDE.U32` chain.
+        MathFn::MulHi64 => 4,
     }
 }
 
@@ -491,7 +503,16 @@ pub fn sfu_passes(f: MathFn) -> u32 {
         | MathFn::Fmax
         | MathFn::Abs
         | MathFn::Copysign
-        | MathFn::Fmod => 0,
+        | MathFn::Fmod
+        | MathFn::BytePerm
+        | MathFn::Sad
+        | MathFn::FunnelShiftL
+        | MathFn::FunnelShiftLc
+        | MathFn::FunnelShiftR
+        | MathFn::FunnelShiftRc
+        | MathFn::MulHi64
+        | MathFn::HalvingAdd
+        | MathFn::RoundedHalvingAdd => 0,
         MathFn::Tanh | MathFn::Pow | MathFn::Tan | MathFn::Cbrt => 2,
         _ => 1,
     }

@@ -6,7 +6,8 @@
 //! "Compute Capabilities", table "Feature Support per Compute Capability": 32-bit integer atomics
 //! on global memory from 1.1; on shared memory, and 64-bit integer atomics on global memory, from
 //! 1.2; 64-bit integer atomics on shared memory and `atomicAdd` on `float` from 2.0; `atomicAdd`
-//! on `double` from 6.0; the warp shuffles and votes from 3.0, `__match_any_sync` from 7.0 and
+//! on `double` and `half2` from 6.0, on `half` from 7.0 and on `__nv_bfloat16` and
+//! `__nv_bfloat162` from 8.0; the warp shuffles and votes from 3.0, `__match_any_sync` from 7.0 and
 //! `__reduce_*_sync` from 8.0 (the Guide's sections on each); `printf` and `assert` in a kernel
 //! from 2.0 ("Formatted Output", "Assertion"); `clock()` on every device ("Time Function").
 //!
@@ -39,6 +40,12 @@ pub enum Feature {
     FloatAtomicAdd,
     /// `atomicAdd` on `double`.
     DoubleAtomicAdd,
+    /// `atomicAdd` on `half2`.
+    HalfPairAtomicAdd,
+    /// `atomicAdd` on `half`.
+    HalfAtomicAdd,
+    /// `atomicAdd` on `__nv_bfloat16` or `__nv_bfloat162`.
+    Bfloat16AtomicAdd,
     /// The `*_sync` shuffles and votes (`__shfl_sync`, `__ballot_sync`, `__activemask`).
     WarpShuffle,
     /// `__match_any_sync`.
@@ -60,7 +67,9 @@ impl Feature {
             Feature::GlobalAtomic32 => (1, 1),
             Feature::SharedAtomic32 | Feature::GlobalAtomic64 => (1, 2),
             Feature::SharedAtomic64 | Feature::FloatAtomicAdd => (2, 0),
-            Feature::DoubleAtomicAdd => (6, 0),
+            Feature::DoubleAtomicAdd | Feature::HalfPairAtomicAdd => (6, 0),
+            Feature::HalfAtomicAdd => (7, 0),
+            Feature::Bfloat16AtomicAdd => (8, 0),
             Feature::WarpShuffle => (3, 0),
             Feature::WarpMatch => (7, 0),
             Feature::WarpReduce => (8, 0),
@@ -79,6 +88,9 @@ impl Feature {
             Feature::SharedAtomic64 => "on a 64-bit integer in shared memory",
             Feature::FloatAtomicAdd => "on a float",
             Feature::DoubleAtomicAdd => "on a double",
+            Feature::HalfPairAtomicAdd => "on a half2",
+            Feature::HalfAtomicAdd => "on a half",
+            Feature::Bfloat16AtomicAdd => "on a __nv_bfloat16 or __nv_bfloat162",
             Feature::WarpShuffle => "(a warp shuffle or vote)",
             Feature::WarpMatch => "(a warp match)",
             Feature::WarpReduce => "(a warp reduction)",
@@ -132,7 +144,7 @@ impl fmt::Display for Unsupported {
 
 fn atomic_name(op: AtomicOp) -> &'static str {
     match op {
-        AtomicOp::Add => "atomicAdd",
+        AtomicOp::Add | AtomicOp::AddPair => "atomicAdd",
         AtomicOp::Sub => "atomicSub",
         AtomicOp::Exch => "atomicExch",
         AtomicOp::Min => "atomicMin",
@@ -217,6 +229,9 @@ pub(crate) fn features_used(program: &Program, kernel: usize) -> Vec<FeatureUse>
                 let feature = match (op, ty) {
                     (AtomicOp::Add, Scalar::F32) => Feature::FloatAtomicAdd,
                     (AtomicOp::Add, Scalar::F64) => Feature::DoubleAtomicAdd,
+                    (AtomicOp::AddPair, Scalar::F16) => Feature::HalfPairAtomicAdd,
+                    (AtomicOp::Add, Scalar::F16) => Feature::HalfAtomicAdd,
+                    (_, Scalar::BF16) => Feature::Bfloat16AtomicAdd,
                     _ => match (shared, wide) {
                         (false, false) => Feature::GlobalAtomic32,
                         (true, false) => Feature::SharedAtomic32,
@@ -349,6 +364,32 @@ mod tests {
         assert!(refusal(FLOATS, "add_double", DeviceId::Fermi)
             .contains("on a double needs compute capability 6.0; the Fermi has 2.0"));
         assert_eq!(launch(FLOATS, "add_double", DeviceId::V100), Ok(()));
+    }
+
+    const HALVES: &str = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\
+                          __global__ void add_half2(half2* out) { atomicAdd(&out[0], __float2half2_rn(1.0f)); }\n\
+                          __global__ void add_half(half* out) { atomicAdd(&out[0], __float2half(1.0f)); }\n\
+                          __global__ void add_bfloat162(__nv_bfloat162* out) { atomicAdd(&out[0], __float2bfloat162_rn(1.0f)); }\n\
+                          __global__ void add_bfloat16(__nv_bfloat16* out) { atomicAdd(&out[0], __float2bfloat16(1.0f)); }\n";
+
+    #[test]
+    fn half2_atomic_add_needs_pascal_half_volta_and_bfloat16_ampere() {
+        assert_eq!(
+            refusal(HALVES, "add_half2", DeviceId::Fermi),
+            "'atomicAdd' on a half2 needs compute capability 6.0; the Fermi has 2.0, so the \
+             kernel does not compile for it"
+        );
+        assert_eq!(launch(HALVES, "add_half2", DeviceId::V100), Ok(()));
+        assert!(refusal(HALVES, "add_half", DeviceId::Fermi)
+            .contains("'atomicAdd' on a half needs compute capability 7.0; the Fermi has 2.0"));
+        assert_eq!(launch(HALVES, "add_half", DeviceId::V100), Ok(()));
+        for kernel in ["add_bfloat162", "add_bfloat16"] {
+            assert!(refusal(HALVES, kernel, DeviceId::V100).contains(
+                "'atomicAdd' on a __nv_bfloat16 or __nv_bfloat162 needs compute capability 8.0; \
+                 the V100 has 7.0"
+            ));
+            assert_eq!(launch(HALVES, kernel, DeviceId::A100), Ok(()));
+        }
     }
 
     #[test]

@@ -51,9 +51,6 @@ impl Probe {
     }
 }
 
-/// The kernels memplay refuses, with the construct it names: `atomicAdd` on a `half2`.
-const NOT_SIMULATED: [&str; 1] = ["w_atomic_add_half2"];
-
 /// Every launch memplay runs, simulated and predicted once for all the tests of this file.
 fn probes() -> &'static [Probe] {
     static PROBES: OnceLock<Vec<Probe>> = OnceLock::new();
@@ -62,10 +59,6 @@ fn probes() -> &'static [Probe] {
         read_lines("warp_probes/time.jsonl")
             .into_iter()
             .filter(|row| row.get("spec").is_some())
-            .filter(|row| {
-                let kernel = row["spec"]["kernel"].as_str().unwrap_or_default();
-                !NOT_SIMULATED.contains(&kernel)
-            })
             .map(|row| {
                 let id = row["id"].as_str().unwrap_or("?").to_string();
                 let input = input_from_spec_in(&row["spec"], "warp_probes")
@@ -109,11 +102,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 #[test]
 fn warp_probe_times_are_within_a_quarter_in_the_groups_the_model_holds() {
     let probes = probes();
-    assert_eq!(
-        probes.len(),
-        34,
-        "36 launches, less the two of w_atomic_add_half2"
-    );
+    assert_eq!(probes.len(), 36);
     let mut table = String::new();
     let mut groups: BTreeMap<char, Vec<f64>> = BTreeMap::new();
     for probe in probes {

@@ -326,7 +326,16 @@ impl Sema<'_> {
                 // The types of the function's overloads (CUDA C++ Programming Guide, "Atomic
                 // Functions"), named as there.
                 let allowed: &[Scalar] = match op {
-                    AtomicOp::Add | AtomicOp::Exch => &[
+                    AtomicOp::Add => &[
+                        Scalar::I32,
+                        Scalar::U32,
+                        Scalar::U64,
+                        Scalar::F32,
+                        Scalar::F64,
+                        Scalar::F16,
+                        Scalar::BF16,
+                    ],
+                    AtomicOp::Exch => &[
                         Scalar::I32,
                         Scalar::U32,
                         Scalar::U64,
@@ -336,12 +345,22 @@ impl Sema<'_> {
                     _ => &[Scalar::I32, Scalar::U32, Scalar::I64, Scalar::U64],
                 };
                 let works_on = || {
-                    let names: Vec<&str> = allowed.iter().map(|&a| a.name()).collect();
+                    let mut names: Vec<&str> = allowed.iter().map(|&a| a.name()).collect();
+                    if op == AtomicOp::Add {
+                        names.extend(["half2", "__nv_bfloat162"]);
+                    }
                     match names.split_last() {
                         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
                         None => String::new(),
                     }
                 };
+                // `atomicAdd` on a pair of 16-bit floats adds each half.
+                if let (AtomicOp::Add, Type::Vector(s, 2)) = (op, &*pointee) {
+                    if s.is_half() {
+                        let pair = (*s, pointee_const);
+                        return self.atomic_add_pair(pair, pex, &args[..2], span);
+                    }
+                }
                 let Type::Scalar(s) = *pointee else {
                     return err(
                         args[0].span,

@@ -9,7 +9,7 @@
 
 use super::{err, width_of, Sema};
 use crate::ast::{Expr, Scalar, Type};
-use crate::ir::{BinOp, Elem, Ex, ExKind, MathFn, UnOp};
+use crate::ir::{AtomicOp, BinOp, Elem, Ex, ExKind, MathFn, UnOp};
 use crate::span::{Diagnostic, Span};
 
 /// What an intrinsic computes from its operands, taken as floats.
@@ -97,8 +97,14 @@ impl Sema<'_> {
         let mut setup = Vec::new();
         let mut operands = Vec::new();
         let mut element = None;
-        for a in args {
+        for (k, a) in args.iter().enumerate() {
             let (ex, ty) = self.rvalue(a)?;
+            // C++'s overloads send `__hadd` of an integer to the integer average.
+            if let (0, "__hadd", Type::Scalar(s)) = (k, name, &ty) {
+                if s.is_integer() {
+                    return self.integer_average((ex, *s), args, span);
+                }
+            }
             let scalar = match (&ty, pair) {
                 (Type::Scalar(s), false) => *s,
                 (Type::Vector(s, 2), true) if s.is_half() => *s,
@@ -316,6 +322,37 @@ impl Sema<'_> {
                     }
                 }),
         )
+    }
+
+    /// `atomicAdd(p, v)` on a `half2` or `__nv_bfloat162` (CUDA C++ Programming Guide, "atomicAdd()"):
+    /// one atomic of four bytes adding each half of `v` to its half of `*p`, the old pair its
+    /// value. `addr` is `p` checked, `args` the call's two arguments.
+    pub(super) fn atomic_add_pair(
+        &mut self,
+        (element, pointee_const): (Scalar, bool),
+        addr: Ex,
+        args: &[Expr],
+        span: Span,
+    ) -> Result<(Ex, Type), Diagnostic> {
+        let pair = Type::Vector(element, 2);
+        if pointee_const {
+            return err(args[0].span, "'atomicAdd' cannot change a const location");
+        }
+        let (value, ty) = self.rvalue(&args[1])?;
+        if ty != pair {
+            return err(
+                args[1].span,
+                format!("'atomicAdd' on a '{pair}' adds a '{pair}', not '{ty}'"),
+            );
+        }
+        let kind = ExKind::Atomic {
+            op: AtomicOp::AddPair,
+            ty: element,
+            addr: Box::new(addr),
+            value: Box::new(value),
+            value2: None,
+        };
+        Ok((Ex::new(kind, 2, span), pair))
     }
 
     /// `value` kept in a register of its own: the register and the assignment to run first.

@@ -1709,7 +1709,7 @@ mod edges {
         let source = "__global__ void k(long long* a, unsigned long long* b) {\n  atomicAdd(b, 1);\n  atomicMin(a, 1);\n  atomicAdd(a, 1);\n}";
         assert_eq!(
             ints(source, "k", &l, "a").map(|_| ()),
-            Err("4:13: 'atomicAdd' does not work on 'long long': it works on int, unsigned int, unsigned long long, float or double".to_string())
+            Err("4:13: 'atomicAdd' does not work on 'long long': it works on int, unsigned int, unsigned long long, float, double, half, __nv_bfloat16, half2 or __nv_bfloat162".to_string())
         );
     }
 

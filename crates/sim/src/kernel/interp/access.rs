@@ -618,7 +618,10 @@ impl Machine<'_, '_> {
         span: Span,
     ) -> Result<(), Diagnostic> {
         self.step_access(mask, span)?;
-        let width = ty.size();
+        // A pair of 16-bit floats is one access of four bytes, each half its own register.
+        let parts = if op == AtomicOp::AddPair { 2 } else { 1 };
+        let size = ty.size() as usize;
+        let width = (size * parts) as u32;
         if self.sanitizer.is_some() {
             self.sanitize_access(ptrs, mask, width, Touch::Atomic, span);
         }
@@ -627,14 +630,16 @@ impl Machine<'_, '_> {
         // The hardware serialises conflicting atomics in some order; lane order is one of them.
         for (l, loc) in locations.iter().enumerate() {
             let Some(loc) = loc else { continue };
-            let bytes = &mut buf[..width as usize];
-            self.read_bytes(*loc, l, bytes);
-            let old = decode(bytes, ty);
+            self.read_bytes(*loc, l, &mut buf[..width as usize]);
             let second = v2.map(|r| self.regs[r][l]).unwrap_or(0);
-            let new = atomic_value(op, ty, old, self.regs[v][l], second);
-            encode(new, ty, bytes);
+            for k in 0..parts {
+                let bytes = &mut buf[k * size..(k + 1) * size];
+                let old = decode(bytes, ty);
+                let new = atomic_value(op, ty, old, self.regs[v + k][l], second);
+                encode(new, ty, bytes);
+                self.regs[dst + k][l] = old;
+            }
             self.write_bytes(*loc, l, &buf[..width as usize]);
-            self.regs[dst][l] = old;
         }
         self.emit_records(&locations, AccessKind::Atomic, width, span);
         Ok(())

@@ -473,7 +473,9 @@ pub(super) fn integer_lanes<const N: usize>(
     }
 }
 
-pub(super) fn math_value(f: MathFn, ty: Scalar, x: u64, y: u64) -> u64 {
+/// The value of math function `f` of type `ty` at the canonical bits `x`, `y`, `z` of its
+/// operands (those past its count are 0).
+pub(super) fn math_value(f: MathFn, ty: Scalar, [x, y, z]: [u64; 3]) -> u64 {
     if f == MathFn::Abs {
         return match ty {
             Scalar::F32 => bits_f32(f32_of(x).abs()),
@@ -515,15 +517,49 @@ pub(super) fn math_value(f: MathFn, ty: Scalar, x: u64, y: u64) -> u64 {
         MathFn::Hypot => a.hypot(b),
         MathFn::Copysign => a.copysign(b),
         MathFn::Fmod => a % b,
+        _ => return integer_intrinsic_value(f, ty, x, y, z),
     };
     ty.float_bits(r)
 }
 
+/// The integer intrinsics of the CUDA Math API ("Integer Intrinsics") on canonical bits (0 for a
+/// float function, which `math_value` computes). A 32-bit operand is sign- or zero-extended to
+/// 64 bits, so the exact difference and sum of two are the same 64-bit arithmetic for `int` and
+/// `unsigned int`.
+fn integer_intrinsic_value(f: MathFn, ty: Scalar, x: u64, y: u64, z: u64) -> u64 {
+    const WORD: u64 = 0xffff_ffff;
+    // The 64 bits `y:x` of the byte permutation and the funnel shifts.
+    let wide = (y << 32) | (x & WORD);
+    match f {
+        MathFn::BytePerm => (0..4).fold(0, |r, n| {
+            let byte = (wide >> (8 * ((z >> (4 * n)) & 7))) & 0xff;
+            r | (byte << (8 * n))
+        }),
+        MathFn::Sad => (x as i64).abs_diff(y as i64).wrapping_add(z) & WORD,
+        MathFn::FunnelShiftL => (wide << (z & 31)) >> 32,
+        MathFn::FunnelShiftLc => (wide << z.min(32)) >> 32,
+        MathFn::FunnelShiftR => (wide >> (z & 31)) & WORD,
+        MathFn::FunnelShiftRc => (wide >> z.min(32)) & WORD,
+        MathFn::MulHi64 if ty == Scalar::I64 => {
+            ((i128::from(x as i64) * i128::from(y as i64)) >> 64) as u64
+        }
+        MathFn::MulHi64 => ((u128::from(x) * u128::from(y)) >> 64) as u64,
+        MathFn::HalvingAdd | MathFn::RoundedHalvingAdd => {
+            let round = i64::from(f == MathFn::RoundedHalvingAdd);
+            canon((((x as i64) + (y as i64) + round) >> 1) as u64, ty)
+        }
+        _ => 0,
+    }
+}
+
 pub(super) fn atomic_value(op: AtomicOp, ty: Scalar, old: u64, v: u64, v2: u64) -> u64 {
     match op {
-        AtomicOp::Add => match ty {
+        // A pair's halves are added one at a time (`Machine::atomic`).
+        AtomicOp::Add | AtomicOp::AddPair => match ty {
             Scalar::F32 => bits_f32(f32_of(old) + f32_of(v)),
             Scalar::F64 => (f64::from_bits(old) + f64::from_bits(v)).to_bits(),
+            // Added in `f64`, which rounds the sum to the 16-bit value the hardware's one rounding gives.
+            Scalar::F16 | Scalar::BF16 => ty.float_bits(ty.float_value(old) + ty.float_value(v)),
             _ => canon(old.wrapping_add(v), ty),
         },
         AtomicOp::Sub => canon(old.wrapping_sub(v), ty),

@@ -535,8 +535,8 @@ impl Machine<'_, '_> {
                 Ok(dst)
             }
             ExKind::Math { f, ty, args } => {
-                let mut rs = [0usize; 2];
-                for (k, a) in args.iter().enumerate().take(2) {
+                let mut rs = [0usize; 3];
+                for (k, a) in args.iter().enumerate().take(3) {
                     rs[k] = self.eval(a, mask)?;
                 }
                 self.math(*f, *ty, rs, args.len(), dst);
@@ -887,21 +887,26 @@ impl Machine<'_, '_> {
     }
 
     #[inline(never)]
-    pub(super) fn math(&mut self, f: MathFn, ty: Scalar, r: [usize; 2], n_args: usize, dst: usize) {
+    pub(super) fn math(&mut self, f: MathFn, ty: Scalar, r: [usize; 3], n_args: usize, dst: usize) {
         if ty == Scalar::F32 || ty.is_half() {
             self.sfu += u64::from(sfu_passes(f));
         }
         self.instructions += 1;
-        if self.regs.is_uniform(r[0]) && (n_args < 2 || self.regs.is_uniform(r[1])) {
-            let y = if n_args > 1 { self.regs[r[1]][0] } else { 0 };
-            let value = math_value(f, ty, self.regs[r[0]][0], y);
+        let n = n_args.min(3);
+        let operands = |regs: &Registers, l: usize| {
+            let mut v = [0u64; 3];
+            for k in 0..n {
+                v[k] = regs[r[k]][l];
+            }
+            v
+        };
+        if (0..n).all(|k| self.regs.is_uniform(r[k])) {
+            let value = math_value(f, ty, operands(&self.regs, 0));
             self.regs.fill(dst, value);
             return;
         }
         for l in 0..WARP_LANES {
-            let x = self.regs[r[0]][l];
-            let y = if n_args > 1 { self.regs[r[1]][l] } else { 0 };
-            self.regs[dst][l] = math_value(f, ty, x, y);
+            self.regs[dst][l] = math_value(f, ty, operands(&self.regs, l));
         }
     }
 
