@@ -16,6 +16,10 @@
 //!   name and does not take the other tests down. The cases too large to keep as files are built
 //!   by `generated_regression` and replayed the same way by their own tests.
 //!
+//! - `generated_warp_programs_give_every_lane_what_a_lane_by_lane_reference_gives` runs
+//!   programs of warp primitives (`fuzz/warp.rs`) in the interpreter and compares what every
+//!   thread stores with what a reference that executes them lane by lane computes.
+//!
 //! A case file is a header line stating the launch, then the source (`fuzz/case.rs`).
 
 #[path = "fuzz/case.rs"]
@@ -26,9 +30,12 @@ mod cpp;
 mod grammar;
 #[path = "fuzz/mutate.rs"]
 mod mutate;
+#[path = "fuzz/warp.rs"]
+mod warp;
 
 use case::{Case, Finding};
-use memplay_sim::kernel::Value;
+use memplay_sim::kernel::{compile, Dim3, Launch, Simulation, Value};
+use memplay_sim::Fill;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -256,6 +263,62 @@ fn every_lecture_kernel_unmutated_passes_the_check() {
                 panic!("{} {}: {finding}", lecture.file, kernel.name);
             }
         }
+    }
+}
+
+#[test]
+fn generated_warp_programs_give_every_lane_what_a_lane_by_lane_reference_gives() {
+    let config = Config {
+        cases: 400,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[37; 32]));
+    let strategy = (warp::program(), 1u32..3, 1u32..4);
+    let result = runner.run(&strategy, |(program, blocks, warps)| {
+        let source = program.source();
+        let threads = 32 * warps;
+        let bytes = u64::from(blocks * threads) * 4;
+        let compiled = compile(&source, &[]).map_err(|d| TestCaseError::fail(format!("{d}\n{source}")))?;
+        let launch = Launch {
+            grid: Dim3::new(blocks, 1, 1),
+            block: Dim3::new(threads, 1, 1),
+            dyn_smem: 0,
+            args: Vec::new(),
+            buffers: vec![("in".to_string(), bytes), ("out".to_string(), 4 * bytes)],
+            fills: vec![("in".to_string(), Fill::Random)],
+            pointers: Vec::new(),
+        };
+        let mut sim = Simulation::new(&compiled, "k", &launch, 11)
+            .map_err(|d| TestCaseError::fail(format!("{d}\n{source}")))?;
+        for block in 0..blocks {
+            sim.run_block([block, 0, 0], 1_000_000)
+                .map_err(|d| TestCaseError::fail(format!("{d}\n{source}")))?;
+        }
+        let words = |name: &str, sim: &mut Simulation| -> Vec<u32> {
+            sim.read_buffer(name)
+                .unwrap_or_default()
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        let input = words("in", &mut sim);
+        let simulated = words("out", &mut sim);
+        let expected = program.expected(blocks, threads, &input);
+        if let Some(at) = (0..expected.len()).find(|&k| simulated.get(k) != Some(&expected[k])) {
+            return Err(TestCaseError::fail(format!(
+                "thread {} register r{}: simulated {:?}, the reference {:#x} ({blocks} blocks of {threads})\n{source}",
+                at / 4,
+                at % 4,
+                simulated.get(at),
+                expected[at]
+            )));
+        }
+        Ok(())
+    });
+    if let Err(error) = result {
+        panic!("{error}");
     }
 }
 

@@ -67,6 +67,9 @@ mod grammar;
 #[allow(dead_code)]
 #[path = "fuzz/mutate.rs"]
 mod mutate;
+#[allow(dead_code)]
+#[path = "fuzz/warp.rs"]
+mod warp;
 
 use case::Case;
 use common::{input_from_spec, input_from_spec_in, read_json, read_lines};

@@ -170,6 +170,7 @@ fn cpp_stmt() -> BoxedStrategy<String> {
         1 => int_expr().prop_map(|e| format!(
             "Entry en = {{({e}), 2, 0.5}}; reinterpret_cast<Entry*>(f)[i & 3] = en; j += reinterpret_cast<Entry*>(f)[i & 3].tag;"
         )),
+        3 => super::warp::fuzz_stmt(),
         1 => (hostile_size(), 0usize..6).prop_map(|(n, which)| match which {
             0 => format!("{}j += 1;{}", "switch (i) { default: ".repeat(n), " }".repeat(n)),
             1 => format!("j += {}i{};", "static_cast<int>(".repeat(n), ")".repeat(n)),
