@@ -13,6 +13,8 @@
 //! generated loops exercise: tiles staged in shared memory phase by phase behind a bounds check
 //! that turns false part way, with two barriers a phase; a step down; and two loops that must not
 //! be skipped, or not past what they change (a doubling step, a register read after the loop).
+//! Shuffles and votes (`WarpPart`) join them: where what other lanes hold decides an address or
+//! a branch, no run is reused for it; where it decides only the sums, the fast paths stay open.
 
 use memplay_sim::device::{a100, fermi, g80, gt200, h100};
 use memplay_sim::kernel::{Dim3, Value};
@@ -53,6 +55,48 @@ struct Shape {
     trace: Option<([u32; 2], u32)>,
     /// How the kernel is written: as C, or as the C++ courses write it.
     spelling: Spelling,
+    /// Warp-level primitives whose results feed the block's sums, addresses and branches.
+    warp: WarpPart,
+}
+
+/// Shuffles and votes after the strided loop, where every lane of the block runs: what another
+/// lane holds, or what the warp's lanes say together, is no shift of the block index, so a run
+/// may be reused only where it does not decide what is counted.
+#[derive(Clone, Copy, Debug)]
+enum WarpPart {
+    None,
+    /// `acc += a[gy * W + __shfl_xor_sync(0xffffffff, gx, mask)]`: an address another lane of
+    /// the warp computed.
+    Neighbour {
+        mask: u32,
+    },
+    /// `for (int o = 16; o > 0; o /= 2) acc += __shfl_down_sync(0xffffffff, acc, o, width);`: a
+    /// reduction of the sums, which decides no access.
+    Reduction {
+        width: u32,
+    },
+    /// `acc += __popc(__ballot_sync(0xffffffff, acc > 0.5f)) + __all_sync(0xffffffff, gx < n)`:
+    /// votes on the sums and on a bounds check, which decide no access.
+    Votes,
+    /// `if (__shfl_sync(0xffffffff, gx, 0) < n)`: a branch on lane 0's index, which the warps
+    /// of a block and the blocks of the grid take differently.
+    Broadcast,
+    /// `unsigned b = __ballot_sync(0xffffffff, gx < n);` and a read at `__popc(b)` further on:
+    /// an address made of every lane's bounds check.
+    Ballot,
+    /// `if (__any_sync(0xffffffff, a[gy * W + gx] > 0.9f))`: a branch the warp takes together
+    /// on loaded data.
+    AnyData,
+    /// `if ((threadIdx.x & 31) < lanes)`, and in it a shuffle up and a read at
+    /// `__reduce_add_sync(__activemask(), 1)` further on: the lanes taking part counted.
+    Partial {
+        lanes: u32,
+    },
+    /// `for (int p = 0; p < count; ++p) acc += a[gy * W + __shfl_sync(0xffffffff, gx + p,
+    /// threadIdx.x + 1)];`: a loop whose address each iteration comes from the next lane.
+    ShuffledLoop {
+        count: u32,
+    },
 }
 
 /// The same kernel as C, or in C++: the row width a `constexpr` in a namespace, the accumulator
@@ -279,9 +323,31 @@ fn shape() -> impl Strategy<Value = Shape> {
                     device,
                     trace: trace.map(|((x, y), warp)| ([x, y], warp)),
                     spelling,
+                    warp: WarpPart::None,
                 }
             },
         )
+}
+
+/// A shape with warp-level primitives (`WarpPart`), never `WarpPart::None`, on the H100 or the
+/// A100: the older presets have no shuffles (compute capability 3.0) and no `__reduce_*_sync`
+/// (8.0), and refuse the launch.
+fn warp_shape() -> impl Strategy<Value = Shape> {
+    let part = prop_oneof![
+        1 => prop::sample::select(vec![1u32, 2, 16, 31]).prop_map(|mask| WarpPart::Neighbour { mask }),
+        2 => prop::sample::select(vec![8u32, 32]).prop_map(|width| WarpPart::Reduction { width }),
+        2 => Just(WarpPart::Votes),
+        1 => Just(WarpPart::Broadcast),
+        1 => Just(WarpPart::Ballot),
+        1 => Just(WarpPart::AnyData),
+        1 => prop::sample::select(vec![5u32, 16, 31]).prop_map(|lanes| WarpPart::Partial { lanes }),
+        1 => prop::sample::select(vec![4u32, 12]).prop_map(|count| WarpPart::ShuffledLoop { count }),
+    ];
+    (shape(), part).prop_map(|(shape, warp)| Shape {
+        warp,
+        device: shape.device % 2,
+        ..shape
+    })
 }
 
 impl Shape {
@@ -325,6 +391,34 @@ impl Shape {
                 self.strided_loop
             );
         }
+        const FULL: &str = "0xffffffff";
+        body += &match self.warp {
+            WarpPart::None => String::new(),
+            WarpPart::Neighbour { mask } => format!(
+                "  acc += a[gy * {w} + __shfl_xor_sync({FULL}, gx, {mask})];\n"
+            ),
+            WarpPart::Reduction { width } => format!(
+                "  for (int o = 16; o > 0; o /= 2) acc += __shfl_down_sync({FULL}, acc, o, {width});\n"
+            ),
+            WarpPart::Votes => format!(
+                "  acc += __popc(__ballot_sync({FULL}, acc > 0.5f)) + __all_sync({FULL}, gx < n);\n"
+            ),
+            WarpPart::Broadcast => format!(
+                "  if (__shfl_sync({FULL}, gx, 0) < n) acc += a[gy * {w} + gx + 2];\n"
+            ),
+            WarpPart::Ballot => format!(
+                "  unsigned b = __ballot_sync({FULL}, gx < n);\n  acc += a[gy * {w} + gx + __popc(b)];\n"
+            ),
+            WarpPart::AnyData => format!(
+                "  if (__any_sync({FULL}, a[gy * {w} + gx] > 0.9f)) acc += a[gy * {w} + gx + 1];\n"
+            ),
+            WarpPart::Partial { lanes } => format!(
+                "  if ((threadIdx.x & 31) < {lanes}) {{\n    acc += __shfl_up_sync(__activemask(), acc, 1);\n    acc += a[gy * {w} + gx + __reduce_add_sync(__activemask(), 1)];\n  }}\n"
+            ),
+            WarpPart::ShuffledLoop { count } => format!(
+                "  for (int p = 0; p < {count}; ++p) acc += a[gy * {w} + __shfl_sync({FULL}, gx + p, threadIdx.x + 1)];\n"
+            ),
+        };
         body += &match self.phases {
             Phases::None => String::new(),
             Phases::Tiles { count, step } => format!(
@@ -551,6 +645,33 @@ fn reusing_a_run_for_classes_shown_alike_changes_no_result() {
         loop_cases.get() >= 16,
         "only {} of 320 cases skipped loop iterations",
         loop_cases.get()
+    );
+}
+
+#[test]
+fn reusing_a_run_changes_no_result_where_shuffles_and_votes_feed_sums_addresses_and_branches() {
+    let config = Config {
+        cases: 320,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[37; 32]));
+    let fast = Cell::new(0u32);
+    let result = runner.run(&warp_shape(), |shape| {
+        let paths = same_answer(&shape)
+            .map_err(|why| TestCaseError::fail(format!("{why}\n{}", shape.source())))?;
+        fast.set(fast.get() + u32::from(paths.reused || paths.warps || paths.loops));
+        Ok(())
+    });
+    if let Err(error) = result {
+        panic!("{error}");
+    }
+    // Where the primitives decide only sums (`Reduction`, `Votes`), the fast paths stay open.
+    assert!(
+        fast.get() >= 32,
+        "only {} of 320 cases took a fast path",
+        fast.get()
     );
 }
 
