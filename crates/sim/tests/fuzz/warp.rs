@@ -543,9 +543,7 @@ impl WarpProgram {
                     regs[3][l] = self.offset.wrapping_sub(tid);
                 }
                 run_warp(&self.steps, &mut regs, u32::MAX, &thread);
-                for l in 0..LANES {
-                    out.extend((0..REGISTERS).map(|r| regs[r][l]));
-                }
+                out.extend((0..LANES).flat_map(|l| regs.map(|r| r[l])));
             }
         }
         out
