@@ -186,3 +186,22 @@ __global__ void k(int* out) {
         .collect();
     assert_eq!(lanes(source, "k"), expected);
 }
+
+#[test]
+fn a_shuffle_takes_its_lane_or_delta_from_the_low_five_bits_as_ptx_does() {
+    let source = "__global__ void k(int* out) {
+  out[threadIdx.x] = __shfl_down_sync(0xffffffff, (int)threadIdx.x, 33) * 100
+      + __shfl_up_sync(0xffffffff, (int)threadIdx.x, 34, 16);
+}
+";
+    // 33 is 1 in its low five bits: lane l reads lane l + 1, and lane 31 its own value. 34 is 2:
+    // within each half of the warp, lanes 2 to 15 read the lane two below, 0 and 1 their own.
+    let expected: Vec<i32> = (0..32)
+        .map(|l| {
+            let down = if l < 31 { l + 1 } else { l };
+            let up = if l % 16 >= 2 { l - 2 } else { l };
+            down * 100 + up
+        })
+        .collect();
+    assert_eq!(lanes(source, "k"), expected);
+}

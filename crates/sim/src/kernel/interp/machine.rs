@@ -801,7 +801,9 @@ impl Machine<'_, '_> {
                 for (lane, slot) in out.iter_mut().enumerate() {
                     let start = lane & !(width - 1);
                     let within = lane - start;
-                    let s = select[lane] as u32 as usize;
+                    // PTX's `shfl.sync` reads the lane or offset from its operand's low five
+                    // bits (`bval[4:0] = b[4:0]`): a delta of 33 moves by 1, as on the GPU.
+                    let s = (select[lane] as u32 & 31) as usize;
                     let source = match op {
                         WarpOp::Shfl => Some(start + s % width),
                         WarpOp::ShflUp => within.checked_sub(s).map(|k| start + k),
