@@ -269,7 +269,7 @@ fn every_lecture_kernel_unmutated_passes_the_check() {
 #[test]
 fn generated_warp_programs_give_every_lane_what_a_lane_by_lane_reference_gives() {
     let config = Config {
-        cases: 400,
+        cases: 1000,
         failure_persistence: None,
         ..Config::default()
     };

@@ -3,10 +3,10 @@
 //! A `WarpProgram` is code over four `unsigned` registers per thread made of the primitives of
 //! the CUDA C++ Programming Guide's "Warp Shuffle Functions", "Warp Vote Functions", "Warp Match
 //! Functions" and "Warp Reduce Functions": `__shfl_sync`, `__shfl_up_sync`, `__shfl_down_sync`
-//! and `__shfl_xor_sync` (on `int` and `unsigned`, with and without `width`), `__ballot_sync`,
-//! `__any_sync`, `__all_sync`, `__activemask()`, `__match_any_sync` and `__reduce_add_sync`,
-//! `__reduce_min_sync` and `__reduce_max_sync` (on `int` and `unsigned`), inside branches and
-//! loops. Converged code names the full mask; code in a branch names `__activemask()`, so that
+//! and `__shfl_xor_sync` (on `int`, `unsigned`, `float` and `unsigned long long`, with and
+//! without `width`), `__ballot_sync`, `__any_sync`, `__all_sync`, `__activemask()`,
+//! `__match_any_sync` and `__reduce_add_sync`, `__reduce_min_sync` and `__reduce_max_sync` (on
+//! `int` and `unsigned`), inside branches and loops. Converged code names the full mask; code in a branch names `__activemask()`, so that
 //! every generated program is well defined:
 //!
 //! - a branch on `(threadIdx.x / segment) % 3` leaves whole segments of `segment` lanes active,
@@ -20,8 +20,10 @@
 //! define each primitive: a source lane outside the caller's `width` segment (below its start
 //! for `__shfl_up_sync`, past its end for `__shfl_down_sync` and `__shfl_xor_sync`) gives the
 //! caller its own value; `__shfl_sync` reads lane `srcLane % width` of the caller's segment; a
-//! butterfly may read an earlier segment. `fit` makes a generated program well defined, and
-//! `source` writes it as a kernel that stores every register of every thread.
+//! butterfly may read an earlier segment. A lane or offset is read from its operand's low five
+//! bits, as PTX's `shfl.sync` reads it (`bval[4:0] = b[4:0]`): a delta of 33 moves by 1. `fit`
+//! makes a generated program well defined, and `source` writes it as a kernel that stores every
+//! register of every thread.
 
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -37,6 +39,20 @@ pub enum Shuffle {
     Up,
     Down,
     Xor,
+}
+
+/// The type a shuffle moves a register as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `r`, as `unsigned`.
+    Unsigned,
+    /// `(int)r`.
+    Int,
+    /// `(float)(r & 0xffffu)`: a whole number a float holds exactly.
+    Float,
+    /// `(unsigned long long)r << 32 | r[dst]`, of which bits 16 to 47 are kept: both halves
+    /// move together.
+    Wide,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +73,7 @@ pub enum Reduce {
 #[derive(Clone, Debug)]
 pub enum Step {
     /// `r[dst] = __shfl*_sync(mask, r[src], select, width)`, where `select` is `lane`, or
-    /// `r[by] & lane` where `by` is set; `signed` shuffles the register as an `int`.
+    /// `r[by] & lane` where `by` is set; `kind` is the type the register moves as.
     Shuffle {
         op: Shuffle,
         dst: usize,
@@ -65,7 +81,7 @@ pub enum Step {
         lane: u32,
         by: Option<usize>,
         width: Option<u32>,
-        signed: bool,
+        kind: Kind,
     },
     /// `r[dst] = __ballot_sync(mask, (int)r[src] > above)` and the like.
     Vote {
@@ -134,19 +150,19 @@ fn leaf_step() -> BoxedStrategy<Step> {
             Shuffle::Xor,
         ]),
         (register(), register()),
-        0u32..32,
+        prop_oneof![6 => 0u32..32, 1 => 32u32..80],
         prop::option::weighted(0.3, register()),
         width(),
-        any::<bool>(),
+        select(vec![Kind::Unsigned, Kind::Int, Kind::Float, Kind::Wide]),
     )
-        .prop_map(|(op, (dst, src), lane, by, width, signed)| Step::Shuffle {
+        .prop_map(|(op, (dst, src), lane, by, width, kind)| Step::Shuffle {
             op,
             dst,
             src,
             lane,
             by,
             width,
-            signed,
+            kind,
         });
     let vote = (
         select(vec![Vote::Ballot, Vote::Any, Vote::All]),
@@ -235,7 +251,7 @@ pub fn fit(steps: Vec<Step>, segment: u32) -> Vec<Step> {
                 mut lane,
                 mut by,
                 width,
-                signed,
+                kind,
             } => {
                 if segment == 0 {
                     return Step::Mix {
@@ -259,7 +275,7 @@ pub fn fit(steps: Vec<Step>, segment: u32) -> Vec<Step> {
                     width: width
                         .map(|w| w.min(segment))
                         .or_else(|| (segment < 32).then_some(segment)),
-                    signed,
+                    kind,
                 }
             }
             Step::Segments {
@@ -309,25 +325,33 @@ pub fn run_warp(steps: &[Step], regs: &mut Registers, active: u32, thread: &[u32
                 lane,
                 by,
                 width,
-                ..
+                kind,
             } => {
                 let w = width.unwrap_or(32) as usize;
+                let value = |k: usize| match kind {
+                    Kind::Unsigned | Kind::Int => before[src][k],
+                    Kind::Float => before[src][k] & 0xffff,
+                    Kind::Wide => {
+                        ((u64::from(before[src][k]) << 32 | u64::from(before[dst][k])) >> 16) as u32
+                    }
+                };
                 for l in (0..LANES).filter(|&l| on(l)) {
-                    let s = by.map_or(lane, |r| before[r][l] & lane) as usize;
+                    // PTX's `shfl.sync` takes the lane or offset from its operand's low five bits.
+                    let s = (by.map_or(lane, |r| before[r][l] & lane) & 31) as usize;
                     let start = l & !(w - 1);
                     let within = l - start;
                     let from = match op {
                         Shuffle::Index => Some(start + s % w),
                         Shuffle::Up => within.checked_sub(s).map(|k| start + k),
                         Shuffle::Down => Some(within + s).filter(|&k| k < w).map(|k| start + k),
-                        Shuffle::Xor => Some(l ^ (s & 31)).filter(|&k| k < start + w),
+                        Shuffle::Xor => Some(l ^ s).filter(|&k| k < start + w),
                     }
                     .unwrap_or(l);
                     assert!(
                         on(from),
                         "the program reads lane {from}, which takes no part"
                     );
-                    regs[dst][l] = before[src][from];
+                    regs[dst][l] = value(from);
                 }
             }
             Step::Vote {
@@ -422,7 +446,7 @@ pub fn statements(steps: &[Step], depth: usize, in_branch: bool, out: &mut Strin
                 lane,
                 by,
                 width,
-                signed,
+                kind,
             } => {
                 let name = match op {
                     Shuffle::Index => "",
@@ -430,17 +454,20 @@ pub fn statements(steps: &[Step], depth: usize, in_branch: bool, out: &mut Strin
                     Shuffle::Down => "_down",
                     Shuffle::Xor => "_xor",
                 };
-                let value = if *signed {
-                    format!("(int)r{src}")
-                } else {
-                    format!("r{src}")
+                let value = match kind {
+                    Kind::Unsigned => format!("r{src}"),
+                    Kind::Int => format!("(int)r{src}"),
+                    Kind::Float => format!("(float)(r{src} & 0xffffu)"),
+                    Kind::Wide => format!("(unsigned long long)r{src} << 32 | r{dst}"),
                 };
                 let select = by.map_or(lane.to_string(), |r| format!("r{r} & {lane}u"));
                 let width = width.map_or(String::new(), |w| format!(", {w}"));
-                let cast = if *signed { "(unsigned)" } else { "" };
-                out.push_str(&format!(
-                    "r{dst} = {cast}__shfl{name}_sync({mask}, {value}, {select}{width});"
-                ));
+                let call = format!("__shfl{name}_sync({mask}, {value}, {select}{width})");
+                out.push_str(&match kind {
+                    Kind::Unsigned => format!("r{dst} = {call};"),
+                    Kind::Wide => format!("r{dst} = (unsigned)({call} >> 16);"),
+                    _ => format!("r{dst} = (unsigned){call};"),
+                });
             }
             Step::Vote {
                 op,
