@@ -17,12 +17,13 @@ use proptest::sample::select;
 /// The step budget of most cases: small, so that endless loops end quickly.
 pub const FUZZ_STEP_BUDGET: u64 = 200_000;
 
-/// Any case of the fuzz target: one of the C subset, or a kernel in the C++ courses write
-/// (`cpp`).
+/// Any case of the fuzz target: one of the C subset, a kernel in the C++ courses write
+/// (`cpp`), or one of warp primitives (`warp`).
 pub fn any_case() -> BoxedStrategy<Case> {
     prop_oneof![
         11 => c_subset_case(),
         4 => super::cpp::cpp_case(),
+        2 => super::warp::warp_case(),
     ]
     .boxed()
 }

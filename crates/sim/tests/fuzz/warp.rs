@@ -25,6 +25,9 @@
 //! makes a generated program well defined, and `source` writes it as a kernel that stores every
 //! register of every thread.
 
+use super::case::Case;
+use super::grammar::{args_and_buffers, assemble, clean_launch};
+use memplay_sim::device::DeviceId;
 use proptest::prelude::*;
 use proptest::sample::select;
 
@@ -625,4 +628,38 @@ pub fn fuzz_stmt() -> BoxedStrategy<String> {
         .prop_map(str::to_string),
     ]
     .boxed()
+}
+
+/// A kernel of warp primitives (`fuzz_stmt`), on a clean launch of any block size (a full mask
+/// then names lanes a last, partial warp lacks), mostly on a device that has them all.
+pub fn warp_case() -> BoxedStrategy<Case> {
+    let device = prop_oneof![
+        3 => Just(DeviceId::H100),
+        2 => Just(DeviceId::A100),
+        1 => Just(DeviceId::V100),
+        1 => Just(DeviceId::Fermi),
+    ];
+    (
+        prop::collection::vec(fuzz_stmt(), 1..5),
+        clean_launch(),
+        device,
+        args_and_buffers(
+            vec![("n".to_string(), false), ("x".to_string(), true)],
+            vec!["a".to_string(), "f".to_string()],
+        ),
+    )
+        .prop_map(|(body, launch, device, (args, buffers))| {
+            let source = format!(
+                "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n\
+                 __global__ void k(int* a, float* f, int n, float x) {{\n\
+                 \x20 int i = threadIdx.x + blockIdx.x * blockDim.x;\n\
+                 \x20 int j = a[i & 63], h = n;\n  unsigned u = 7u;\n  long long w = 1LL;\n\
+                 \x20 float v = f[i & 63] + x;\n  {}\n\
+                 \x20 a[i & 63] = i + j + h + (int)u + (int)w + (int)v;\n}}\n",
+                body.join("\n  ")
+            );
+            let launch = super::grammar::LaunchParts { device, ..launch };
+            assemble(source, "k".to_string(), launch, args, buffers)
+        })
+        .boxed()
 }
