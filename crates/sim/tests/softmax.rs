@@ -5,10 +5,11 @@
 //! warps reduce by shuffles and meet in a shared array of warp partials; and an inclusive warp
 //! scan by `__shfl_up_sync`. Each runs with every view: its values against a computation on the
 //! CPU, the report's counters against counts worked out by hand, the per-line profile and the
-//! trace of one warp, and the prediction is a time.
+//! trace of one warp; the prediction is a time, and the sanitizer finds nothing.
 
 use memplay_sim::device::h100;
 use memplay_sim::kernel::{compile, Dim3, Launch, Simulation, Value};
+use memplay_sim::sanitizer::SanitizerConfig;
 use memplay_sim::simulate::{simulate, SimulationInput, SimulationReport};
 use memplay_sim::timing::predict;
 use memplay_sim::trace::TraceRequest;
@@ -188,7 +189,8 @@ fn assert_softmax(input: &[u32], out: &[u32], cols: usize, label: &str) {
     }
 }
 
-/// The report of `input`, whose prediction must be a time.
+/// The report of `input`, whose prediction must be a time and in which the sanitizer, run on
+/// its own, finds nothing.
 fn simulated(input: &SimulationInput) -> SimulationReport {
     let report = simulate(input).unwrap_or_else(|e| panic!("{}: {e}", input.kernel));
     let time = predict(&report).time_ms;
@@ -196,6 +198,18 @@ fn simulated(input: &SimulationInput) -> SimulationReport {
         time.is_finite() && time > 0.0,
         "{}: {time} ms",
         input.kernel
+    );
+    let mut sanitized = input.clone();
+    sanitized.sanitizer = SanitizerConfig::ALL;
+    let findings = simulate(&sanitized)
+        .unwrap_or_else(|e| panic!("{}: {e}", input.kernel))
+        .sanitizer
+        .expect("the sanitizer ran");
+    assert!(
+        findings.findings.is_empty() && findings.more == 0,
+        "{}: {:?}",
+        input.kernel,
+        findings.findings
     );
     report
 }
