@@ -13,8 +13,9 @@
 //!   and the shuffles inside it keep their `width` within the segment (and a butterfly's lane
 //!   mask below it), so that no lane reads a lane that does not take part, whose value the Guide
 //!   leaves undefined;
-//! - a branch on a register's value leaves any lanes active: no shuffle runs inside it, only the
-//!   votes, matches and reductions, which combine the lanes that take part.
+//! - a branch on a register's value, or a loop that lanes leave by `break` at different
+//!   iterations, leaves any lanes active: no shuffle runs inside it, only the votes, matches and
+//!   reductions, which combine the lanes that take part.
 //!
 //! `run_warp` executes a program for one warp lane by lane, as the Guide and PTX's `shfl.sync`
 //! define each primitive: a source lane outside the caller's `width` segment (below its start
@@ -121,6 +122,14 @@ pub enum Step {
     },
     /// `for (int q = 0; q < count; ++q) { body }`.
     Repeat { count: u32, body: Vec<Step> },
+    /// `for (int q = 0; q < count; ++q) { if ((r[src] + q) % 3u == pick) break; body }`: lanes
+    /// leave the loop at different iterations, and the body runs with those that stay.
+    Leave {
+        src: usize,
+        pick: u32,
+        count: u32,
+        body: Vec<Step>,
+    },
 }
 
 /// A program and the constants of its registers' first values: `r0 = threadIdx.x`,
@@ -220,6 +229,14 @@ pub fn step() -> BoxedStrategy<Step> {
                 2 => (register(), 0u32..3, body())
                     .prop_map(|(src, pick, body)| Step::Lanes { src, pick, body }),
                 1 => (1u32..4, body()).prop_map(|(count, body)| Step::Repeat { count, body }),
+                1 => (register(), 0u32..3, 1u32..5, body()).prop_map(|(src, pick, count, body)| {
+                    Step::Leave {
+                        src,
+                        pick,
+                        count,
+                        body,
+                    }
+                }),
             ]
         })
         .boxed()
@@ -300,6 +317,17 @@ pub fn fit(steps: Vec<Step>, segment: u32) -> Vec<Step> {
             Step::Repeat { count, body } => Step::Repeat {
                 count,
                 body: fit(body, segment),
+            },
+            Step::Leave {
+                src,
+                pick,
+                count,
+                body,
+            } => Step::Leave {
+                src,
+                pick,
+                count,
+                body: fit(body, 0),
             },
             other => other,
         })
@@ -420,6 +448,22 @@ pub fn run_warp(steps: &[Step], regs: &mut Registers, active: u32, thread: &[u32
                     run_warp(body, regs, active, thread);
                 }
             }
+            Step::Leave {
+                src,
+                pick,
+                count,
+                ref body,
+            } => {
+                let mut staying = active;
+                for q in 0..count {
+                    for (l, value) in regs[src].iter().enumerate() {
+                        if value.wrapping_add(q) % 3 == pick {
+                            staying &= !(1 << l);
+                        }
+                    }
+                    run_warp(body, regs, staying, thread);
+                }
+            }
         }
     }
 }
@@ -533,6 +577,20 @@ pub fn statements(steps: &[Step], depth: usize, in_branch: bool, out: &mut Strin
                     "for (int q{depth} = 0; q{depth} < {count}; ++q{depth}) {{\n"
                 ));
                 statements(body, depth + 1, in_branch, out);
+                out.push_str(&format!("{}}}", "  ".repeat(depth + 1)));
+            }
+            Step::Leave {
+                src,
+                pick,
+                count,
+                body,
+            } => {
+                out.push_str(&format!(
+                    "for (int q{depth} = 0; q{depth} < {count}; ++q{depth}) {{\n{}\
+                     if ((r{src} + q{depth}) % 3u == {pick}) break;\n",
+                    "  ".repeat(depth + 2)
+                ));
+                statements(body, depth + 1, true, out);
                 out.push_str(&format!("{}}}", "  ".repeat(depth + 1)));
             }
         }
