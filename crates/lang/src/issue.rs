@@ -277,6 +277,13 @@ fn expression_cost(e: &Ex, invariant: &dyn Fn(Reg) -> bool) -> u32 {
     if is_invariant(e, invariant) {
         return 0;
     }
+    // A choice made by a constant (`N == 32 ? ... : ...` in a template) is made by nvcc: only
+    // the side chosen is code.
+    if let ExKind::Select { cond, a, b, .. } = &e.kind {
+        if let ExKind::Const(bits) = cond.kind {
+            return expression_cost(if bits != 0 { a } else { b }, invariant);
+        }
+    }
     let own = match &e.kind {
         ExKind::Const(_)
         | ExKind::Reg(_)
@@ -557,7 +564,16 @@ pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
         }
         // Outside loops nothing is hoisted; inside, what the innermost loop does not write is.
         let invariant = |reg: Reg| written_in.last().is_some_and(|w| !w.contains(&reg));
-        let cost = op_cost(op, &invariant);
+        let cost = match op {
+            // nvcc inlines a `__device__` function: its last `return` is no instruction, the
+            // value is left where the caller reads it.
+            Op::Return(value) if function.kind != FunctionKind::Kernel && pc + 1 == code.len() => {
+                value
+                    .as_ref()
+                    .map_or(0, |e| expression_cost(e, &invariant) * ISSUE_SCALE)
+            }
+            _ => op_cost(op, &invariant),
+        };
         issue[pc] = match open.last() {
             // The loop's test and its step are paid once per set of unrolled copies.
             Some(&(begin, _, unroll)) if is_loop_overhead(code, begin, pc) => match unroll {
@@ -950,5 +966,42 @@ mod tests {
         assert_eq!((add.shared_loads, add.shared_stores), (2, 1));
         // Four loads, a dozen flops and a store branch; so does any `if` with an `else` here.
         assert_eq!(&found[2..], &[None, None]);
+    }
+
+    #[test]
+    fn a_multiply_added_or_accumulated_is_one_ffma_with_its_add() {
+        check(
+            "__global__ void k(float* a, float b, float c) {\n\
+             float w = a[2];\n\
+             float x = w * b + c;\n\
+             x += b * c;\n\
+             float y = x * b - c * x;\n\
+             a[1] = x + y;\n}",
+            &[],
+            // An FFMA; an FFMA; an FMUL and an FFMA; an FADD and a store.
+            &[(3, 1.0), (4, 1.0), (5, 2.0), (6, 2.0)],
+        );
+    }
+
+    #[test]
+    fn an_inlined_helper_s_last_return_and_a_constant_choice_cost_nothing() {
+        let source = "template <unsigned N> __device__ unsigned lanes() {\n\
+                      return N == 32 ? 0xffffffffu : (1u << N) - 1;\n}\n\
+                      __device__ float twice(float v) {\n\
+                      return v + v;\n}\n\
+                      __global__ void k(float* a) { a[0] = twice(a[1]) + lanes<32>(); }";
+        let program = compile(source, &[]).expect("the test kernel compiles");
+        for function in &program.functions {
+            let (issue, _) = annotate(function);
+            let cost: u32 = issue.iter().sum();
+            let expected = match function.name.as_str() {
+                // `v + v`, returned where the caller reads it.
+                "twice" => 1,
+                // The constant side of a constant choice: nothing to compute.
+                name if name.starts_with("lanes") => 0,
+                _ => continue,
+            };
+            assert_eq!(cost, expected * ISSUE_SCALE, "{}", function.name);
+        }
     }
 }
