@@ -61,6 +61,75 @@ template <unsigned N> struct thread_block_tile {
 template <unsigned N> __device__ thread_block_tile<N> tiled_partition(const thread_block& g) {
   return thread_block_tile<N>();
 }
+// A tile whose size is a run-time value, `tiled_partition(block, n)`: its members are the tile's
+// (n up to 32 is a warp's lanes; a larger one spans whole warps, whose sync is the block's barrier).
+struct thread_group {
+  unsigned n;
+  __device__ unsigned block_rank() const {
+    return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  }
+  __device__ unsigned thread_rank() const { return block_rank() % n; }
+  __device__ unsigned size() const { return n; }
+  __device__ unsigned num_threads() const { return n; }
+  __device__ unsigned meta_group_rank() const { return block_rank() / n; }
+  __device__ unsigned lanes() const {
+    return n >= 32 ? 0xffffffffu : ((1u << n) - 1) << (block_rank() % 32 / n * n);
+  }
+};
+__device__ thread_group tiled_partition(const thread_block& g, unsigned n) {
+  thread_group tile;
+  tile.n = n;
+  return tile;
+}
+// The threads of a warp that run the call, `coalesced_threads()`, ranked by their lanes.
+struct coalesced_group {
+  unsigned mask;
+  __device__ unsigned lane() const {
+    return ((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) % 32;
+  }
+  __device__ unsigned thread_rank() const { return __popc(mask & ((1u << lane()) - 1)); }
+  __device__ unsigned size() const { return __popc(mask); }
+  __device__ unsigned num_threads() const { return __popc(mask); }
+  __device__ unsigned meta_group_rank() const { return 0; }
+  __device__ unsigned lanes() const { return mask; }
+  // The lane of the member of rank `rank`: its lowest set bit once `rank` lower ones are cleared.
+  __device__ int lane_of(unsigned rank) const {
+    unsigned m = mask;
+    for (unsigned k = 0; k < rank; k++) m &= m - 1;
+    return __ffs(m) - 1;
+  }
+  __device__ int source(unsigned rank) const { return rank < size() ? lane_of(rank) : lane(); }
+  __device__ int shfl(int v, unsigned src) const { return __shfl_sync(mask, v, lane_of(src)); }
+  __device__ unsigned shfl(unsigned v, unsigned src) const { return __shfl_sync(mask, v, lane_of(src)); }
+  __device__ float shfl(float v, unsigned src) const { return __shfl_sync(mask, v, lane_of(src)); }
+  __device__ double shfl(double v, unsigned src) const { return __shfl_sync(mask, v, lane_of(src)); }
+  __device__ int shfl_down(int v, unsigned d) const { return __shfl_sync(mask, v, source(thread_rank() + d)); }
+  __device__ unsigned shfl_down(unsigned v, unsigned d) const { return __shfl_sync(mask, v, source(thread_rank() + d)); }
+  __device__ float shfl_down(float v, unsigned d) const { return __shfl_sync(mask, v, source(thread_rank() + d)); }
+  __device__ double shfl_down(double v, unsigned d) const { return __shfl_sync(mask, v, source(thread_rank() + d)); }
+  __device__ int shfl_up(int v, unsigned d) const {
+    return __shfl_sync(mask, v, d <= thread_rank() ? lane_of(thread_rank() - d) : lane());
+  }
+  __device__ float shfl_up(float v, unsigned d) const {
+    return __shfl_sync(mask, v, d <= thread_rank() ? lane_of(thread_rank() - d) : lane());
+  }
+  __device__ int any(int p) const { return __any_sync(mask, p); }
+  __device__ int all(int p) const { return __all_sync(mask, p); }
+  // Bit k set where the member of rank k has `p`.
+  __device__ unsigned ballot(int p) const {
+    unsigned lanes_with = __ballot_sync(mask, p), bits = 0, m = mask;
+    for (unsigned k = 0; m != 0; k++) {
+      if (lanes_with & m & (0u - m)) bits |= 1u << k;
+      m &= m - 1;
+    }
+    return bits;
+  }
+};
+__device__ coalesced_group coalesced_threads() {
+  coalesced_group g;
+  g.mask = __activemask();
+  return g;
+}
 template <class T> struct plus {
   __device__ T combine(T a, T b) const { return a + b; }
 };

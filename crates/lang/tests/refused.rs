@@ -231,11 +231,11 @@ const REFUSALS: &[Refusal] = &[
         message: "tensor core matrix fragments (`wmma::`) are not simulated",
     },
     Refusal {
-        construct: "a coalesced group through a namespace alias",
+        construct: "an asynchronous copy of cooperative groups through a namespace alias",
         source: "namespace cg = cooperative_groups;\n\
-                 __global__ void k(float* a) {\n  a[0] = cg::coalesced_threads().size();\n}",
-        at: (3, 10),
-        message: "cooperative groups' `cg::coalesced_threads` is not simulated",
+                 __global__ void k(float* a) {\n  cg::memcpy_async(a, a, 4);\n}",
+        at: (3, 3),
+        message: "cooperative groups' `cg::memcpy_async` is not simulated",
     },
     Refusal {
         construct: "a grid group through a using-directive",

@@ -205,3 +205,63 @@ fn a_shuffle_takes_its_lane_or_delta_from_the_low_five_bits_as_ptx_does() {
         .collect();
     assert_eq!(lanes(source, "k"), expected);
 }
+
+#[test]
+fn coalesced_threads_rank_the_lanes_that_run_the_call_and_aggregate_their_atomic() {
+    let source = "#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(int* out) {
+  __shared__ int counter;
+  if (threadIdx.x == 0) counter = 100;
+  __syncwarp();
+  int v = -1;
+  if (threadIdx.x % 3 == 0) {
+    cg::coalesced_group active = cg::coalesced_threads();
+    int base = 0;
+    if (active.thread_rank() == 0) base = atomicAdd(&counter, (int)active.size());
+    base = active.shfl(base, 0);
+    unsigned odd = active.ballot(threadIdx.x % 2);
+    v = (base + active.thread_rank()) * 10000 + (int)(odd & 0xff) * 10
+        + active.shfl_down((int)active.thread_rank(), 1) - (int)active.thread_rank();
+  }
+  out[threadIdx.x] = v;
+}
+";
+    // Lanes 0, 3, ..., 30 run the call: 11 members, ranked 0 to 10 by lane. The first adds 11 to
+    // the counter and every member gets 100 back, plus its rank. Member k is lane 3k, odd for odd
+    // k: ballot bits 1, 3, 5, 7 of the first byte, 0xaa. A member reads the next rank's rank (one
+    // more), and the last, rank 10, its own.
+    let expected: Vec<i32> = (0..32)
+        .map(|l| {
+            if l % 3 != 0 {
+                return -1;
+            }
+            let rank = l / 3;
+            (100 + rank) * 10000 + 0xaa * 10 + i32::from(rank < 10)
+        })
+        .collect();
+    assert_eq!(lanes(source, "k"), expected);
+}
+
+#[test]
+fn a_run_time_tile_ranks_its_threads_and_syncs_within_or_across_warps() {
+    let source = "#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(int* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_group tile = cg::tiled_partition(block, 8);
+  __shared__ int s[32];
+  s[threadIdx.x] = tile.thread_rank();
+  tile.sync();
+  cg::thread_group whole = cg::tiled_partition(block, 64);
+  whole.sync();
+  out[threadIdx.x] = s[threadIdx.x ^ 1] + 100 * (int)tile.meta_group_rank()
+      + 1000 * (int)whole.size();
+}
+";
+    // Tile t holds threads 8t to 8t + 7; thread l reads the rank of its neighbour l ^ 1.
+    let expected: Vec<i32> = (0..32)
+        .map(|l| ((l ^ 1) % 8) + 100 * (l / 8) + 64_000)
+        .collect();
+    assert_eq!(lanes(source, "k"), expected);
+}

@@ -443,9 +443,9 @@ mod tests {
         assert_eq!(
             objects(
                 "namespace cg = cooperative_groups;\n\
-                     __device__ void f(cg::thread_group g) {}\n__global__ void k(int* o) {}"
+                     __device__ void f(cg::cluster_group g) {}\n__global__ void k(int* o) {}"
             ),
-            ["2:19: cooperative groups' `cg::thread_group` is not simulated"]
+            ["2:19: cooperative groups' `cg::cluster_group` is not simulated"]
         );
         assert_eq!(
             objects("typedef float Row[4];\n__global__ void k(float* o) { Row* r = 0; }"),

@@ -308,7 +308,45 @@ impl Sema<'_> {
                 if group == "cooperative_groups::thread_block" {
                     return self.expression_statement(&call("__syncthreads", Vec::new()), span);
                 }
-                if group.starts_with("cooperative_groups::thread_block_tile<") {
+                if group == "cooperative_groups::thread_group" {
+                    // A tile of more than a warp waits at the block's barrier, which orders its
+                    // accesses as its own would; a tile within a warp at its lanes' `__syncwarp`.
+                    // The size is the same in every thread of the block, so every thread takes
+                    // the same side.
+                    let size = call(".size", vec![args[0].clone()]);
+                    let warp = Expr {
+                        kind: ExprKind::Int {
+                            value: 32,
+                            unsigned: true,
+                            long: false,
+                            hex: false,
+                        },
+                        span: e.span,
+                    };
+                    let wide = Expr {
+                        kind: ExprKind::Binary(BinaryOp::Gt, Box::new(size), Box::new(warp)),
+                        span: e.span,
+                    };
+                    let statement = |expr: Expr| {
+                        Box::new(Stmt {
+                            kind: StmtKind::Expr(expr),
+                            span,
+                        })
+                    };
+                    let lanes = call(".lanes", vec![args[0].clone()]);
+                    let choice = Stmt {
+                        kind: StmtKind::If(
+                            wide,
+                            statement(call("__syncthreads", Vec::new())),
+                            Some(statement(call("__syncwarp", vec![lanes]))),
+                        ),
+                        span,
+                    };
+                    return self.statement(&choice);
+                }
+                if group.starts_with("cooperative_groups::thread_block_tile<")
+                    || group == "cooperative_groups::coalesced_group"
+                {
                     let lanes = call(".lanes", vec![args[0].clone()]);
                     return self.expression_statement(&call("__syncwarp", vec![lanes]), span);
                 }
