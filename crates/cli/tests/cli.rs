@@ -1051,7 +1051,9 @@ fn a_pointer_argument_that_cannot_be_is_one_error_line_naming_why() {
 }
 
 /// A launch file as memplay wrote it before pointer arguments existed (version 1): the tiled
-/// matmul at n = 64 with tiles of 16, `a` filled with iota.
+/// matmul at n = 64 with tiles of 16, `a` filled with iota. Its format is what the test keeps;
+/// its expected results follow the model (the SASS instruction counts changed when multiply-adds
+/// became one instruction).
 const VERSION_1_LAUNCH: &str = include_str!("launch-v1-mm-tiled.json");
 
 #[test]
