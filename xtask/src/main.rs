@@ -364,10 +364,11 @@ fn build_dist() -> Result {
 /// It stands above BUNDLE_CEILING_GZIP_BYTES: the front end of the C++ that students bring costs
 /// some 115 KB of gzip (declarations, `switch`, casts and vector types 24 KB; structs and classes,
 /// references, host code read past with its launches, and templates 57 KB; the sanitizer, the
-/// warp primitives, cooperative groups, half precision and the intrinsics 25 KB; BENCHMARKS.md,
-/// "Bundle size"), of which the cuts so far, the lessons fetched at run time the largest, have
-/// won back 25 KB.
-const BUNDLE_LIMIT_GZIP_BYTES: u64 = 633_000;
+/// warp primitives, cooperative groups, half precision and the intrinsics 25 KB; `printf`,
+/// `assert`, the clock, the integer intrinsics, the 16-bit atomics, the run-time and coalesced
+/// groups and the special function unit 22 KB; BENCHMARKS.md, "Bundle size"), of which the cuts
+/// so far, the lessons fetched at run time the largest, have won back 25 KB.
+const BUNDLE_LIMIT_GZIP_BYTES: u64 = 655_000;
 
 /// The ceiling the page was given (5 % under the 566,067 bytes it weighed when the ceiling was
 /// set). `cargo xtask dist` reports whether the module meets it.

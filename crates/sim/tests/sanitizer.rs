@@ -265,6 +265,13 @@ fn the_probes_have_no_finding_but_the_one_that_races_on_purpose() {
 }
 
 #[test]
+fn the_warp_probes_have_no_finding() {
+    // Shuffles, votes, cooperative groups' tiles and the n-body tiles: every mask names the
+    // lanes that run the call, and the tiled loop waits at both barriers.
+    assert_eq!(findings_in("warp_probes/time.jsonl", "warp_probes"), []);
+}
+
+#[test]
 fn the_students_launches_have_no_finding() {
     assert_eq!(findings_in("students/time.jsonl", "students"), []);
 }
