@@ -73,6 +73,10 @@ pub struct Counters {
     /// root, an exponential, a sine; `kernel::issue::sfu_passes`), Nsight Compute's
     /// `smsp__inst_executed_pipe_xu`. Counters written before the field existed read as 0.
     pub sfu_instructions: f64,
+    /// Passes through the unit that takes a warp's `MATCH` (two) and `REDUX` (one)
+    /// (`tests/reference/warp_probes`: one every 16 and about every 8 clocks per SM
+    /// sub-partition, counted on Nsight Compute's adu pipe).
+    pub warp_unit_passes: f64,
 }
 
 /// What one warp-level memory instruction added to the counters, for the per-line view: the
@@ -161,7 +165,7 @@ impl AccessMeasure {
 }
 
 /// How many values a `Counters` holds.
-const N_COUNTERS: usize = 30;
+const N_COUNTERS: usize = 31;
 
 impl Counters {
     /// The name of each value, in the order of `values`. Names with two underscores are Nsight
@@ -198,6 +202,7 @@ impl Counters {
         "predicated_off_warp_instructions",
         "smsp__thread_inst_executed.sum",
         "smsp__inst_executed_pipe_xu.sum",
+        "warp_unit_passes",
     ];
 
     /// Adds one warp-level memory instruction.
@@ -334,6 +339,7 @@ impl Counters {
             self.predicated_off_warp_instructions,
             self.thread_inst_executed,
             self.sfu_instructions,
+            self.warp_unit_passes,
         ]
     }
 
@@ -369,6 +375,7 @@ impl Counters {
             &mut self.predicated_off_warp_instructions,
             &mut self.thread_inst_executed,
             &mut self.sfu_instructions,
+            &mut self.warp_unit_passes,
         ]
     }
 

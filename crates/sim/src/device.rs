@@ -387,6 +387,15 @@ impl Device {
         }
     }
 
+    /// Passes an SM's warp match and reduce unit makes per clock: one `REDUX` (one pass) per 8
+    /// clocks in each of its 4 sub-partitions, a `MATCH` (two passes) per 16, on the H100
+    /// (`tests/reference/warp_probes`, `w_reduce_add` and `w_match_any`; the adu pipe). The
+    /// instructions exist from compute capability 7.0 (`MATCH`) and 8.0 (`REDUX`); no probe
+    /// measures them before the H100, so its rate stands for the V100's and A100's.
+    pub fn warp_unit_passes_per_clock(&self) -> f64 {
+        0.5
+    }
+
     /// The FP32 ceiling for the roofline: measured where known, else the datasheet peak.
     pub(crate) fn best_fp32_gflops(&self) -> f64 {
         self.fp32_achievable_gflops.unwrap_or(self.fp32_peak_gflops)

@@ -78,6 +78,7 @@
 //! | DRAM atom | 64 B | h100.json ncu `strided_copy stride=32` |
 //! | issue | 3.5 warp instructions/clock, every SASS instruction | 4 sub-partitions (Hopper whitepaper), 3.54-3.67 sustained (probes I, L, Nsight Compute) |
 //! | special function unit | 16 lanes/clock (one `MUFU` per 8 clocks per sub-partition) | Programming Guide throughput table; `tests/reference/warp_probes` (`w_exp2f`, `w_fast_sinf`) |
+//! | warp match and reduce | a `REDUX` per 8 clocks per sub-partition, a `MATCH` per 16 | `tests/reference/warp_probes` (`w_reduce_add`, `w_match_any`) |
 //! | shared memory | 1 clock/wavefront | h100.json ncu `smem_stride` records |
 //! | block dispatch | 158 clocks a block, or 7 a warp if more | probe group A, `p_empty` (524,288 empty blocks) |
 //! | launch overhead | 10,400 clocks | probe group A, `p_empty grid=1` (5.26 us between CUDA events) |
@@ -162,6 +163,8 @@ pub enum Unit {
     Issue,
     /// The special function unit (`MUFU`: reciprocals, square roots, exponentials, sines).
     Sfu,
+    /// The unit that takes a warp's `MATCH` and `REDUX`.
+    WarpUnit,
     /// Serialized global atomics on one address.
     Atomics,
     /// The block dispatcher, which starts and retires blocks at a fixed rate.
@@ -184,6 +187,7 @@ impl Unit {
             Unit::Fp32 => "fp32",
             Unit::Issue => "issue",
             Unit::Sfu => "sfu",
+            Unit::WarpUnit => "warp-unit",
             Unit::Atomics => "atomics",
             Unit::Dispatch => "dispatch",
             Unit::Latency => "latency",
@@ -201,6 +205,7 @@ impl Unit {
             Unit::Fp32 => "FP32 arithmetic",
             Unit::Issue => "instruction issue",
             Unit::Sfu => "the special function unit",
+            Unit::WarpUnit => "warp matches and reductions",
             Unit::Atomics => "serialized atomics",
             Unit::Dispatch => "starting and retiring blocks",
             Unit::Latency => "memory latency (too little in flight)",
@@ -456,11 +461,15 @@ pub fn predict(report: &SimulationReport) -> Prediction {
     let issue_clocks = issued / t.warp_instructions_per_clock.max(1e-9);
     // A warp's `MUFU` takes the special function unit 32 / its lanes clocks.
     let sfu_clocks = c.sfu_instructions * warp / f64::from(device.sfu_lanes_per_sm().max(1));
+    // A pass of the unit that matches and reduces a warp's values takes it 8 clocks in each of
+    // the SM's 4 sub-partitions (`Device::warp_unit_passes_per_clock`).
+    let warp_unit_clocks = c.warp_unit_passes / device.warp_unit_passes_per_clock();
     // The L1 and shared memory share one data pipe; the pipes of an SM work in parallel.
     let sm_clocks = (l1_clocks + shared_clocks)
         .max(fp32_clocks)
         .max(issue_clocks)
-        .max(sfu_clocks);
+        .max(sfu_clocks)
+        .max(warp_unit_clocks);
 
     // GPU-wide units, in seconds over the whole grid.
     let l2_seconds = if cached && t.l2_bytes_per_clock > 0 {
@@ -556,6 +565,8 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         Unit::Issue
     } else if sm_clocks == sfu_clocks {
         Unit::Sfu
+    } else if sm_clocks == warp_unit_clocks {
+        Unit::WarpUnit
     } else if sm_clocks == fp32_clocks {
         Unit::Fp32
     } else if l1_clocks >= shared_clocks {
@@ -606,6 +617,7 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         (Unit::Fp32, per_sm(fp32_clocks)),
         (Unit::Issue, per_sm(issue_clocks)),
         (Unit::Sfu, per_sm(sfu_clocks)),
+        (Unit::WarpUnit, per_sm(warp_unit_clocks)),
         (Unit::Atomics, atomic_seconds),
         (Unit::Dispatch, per_sm(grid * dispatch_clocks)),
         (Unit::Latency, rounds * delay + barrier_wait),
@@ -640,6 +652,7 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         Unit::Fp32,
         Unit::Issue,
         Unit::Sfu,
+        Unit::WarpUnit,
         Unit::Atomics,
         Unit::Dispatch,
     ]
@@ -935,7 +948,7 @@ mod tests {
         let prediction = predict(&report);
         let json = serde_json::to_value(&prediction).expect("the prediction serializes");
         assert!(json["time_ms"].is_number());
-        assert_eq!(json["units"].as_array().map(Vec::len), Some(11));
+        assert_eq!(json["units"].as_array().map(Vec::len), Some(12));
         let broken = Device {
             n_sms: 0,
             sm_clock_mhz: 0,

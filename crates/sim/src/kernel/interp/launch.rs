@@ -352,6 +352,8 @@ pub struct BlockStats {
     pub fp32_issued_flops: u64,
     /// Special function unit instructions (`MUFU`), once per warp (`issue::sfu_passes`).
     pub sfu_instructions: u64,
+    /// Passes through the warp-wide unit that `MATCH` (two) and `REDUX` (one) take.
+    pub warp_unit_passes: u64,
     /// `__syncthreads()` executed, once per warp that reaches it.
     pub barrier_warp_instructions: u64,
     /// SASS instructions issued, as nvcc's code would (`issue`), in `issue::ISSUE_SCALE`-ths.
@@ -381,6 +383,7 @@ pub(super) struct WarpWork {
     pub(super) flops: u64,
     pub(super) fp32_issued_flops: u64,
     pub(super) sfu: u64,
+    pub(super) warp_unit: u64,
     pub(super) barriers: u64,
     pub(super) issued: u64,
     pub(super) thread_issued: u64,
@@ -395,6 +398,7 @@ impl WarpWork {
         self.flops += after.flops - before.flops;
         self.fp32_issued_flops += after.fp32_issued_flops - before.fp32_issued_flops;
         self.sfu += after.sfu - before.sfu;
+        self.warp_unit += after.warp_unit - before.warp_unit;
         self.barriers += after.barriers - before.barriers;
         self.issued += after.issued - before.issued;
         self.thread_issued += after.thread_issued - before.thread_issued;
@@ -415,6 +419,7 @@ impl WarpWork {
         self.flops += work.flops * times;
         self.fp32_issued_flops += work.fp32_issued_flops * times;
         self.sfu += work.sfu * times;
+        self.warp_unit += work.warp_unit * times;
         self.barriers += work.barriers * times;
         self.issued += work.issued * times;
         self.thread_issued += work.thread_issued * times;

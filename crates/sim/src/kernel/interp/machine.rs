@@ -116,6 +116,8 @@ pub(super) struct Machine<'s, 'p> {
     pub(super) fp32_issued_flops: u64,
     /// Special function unit instructions issued (`issue::sfu_passes`).
     pub(super) sfu: u64,
+    /// Passes through the warp-wide unit (`MATCH` two, `REDUX` one).
+    pub(super) warp_unit: u64,
     pub(super) barriers: u64,
     /// SASS instructions issued (`BlockStats::issued_instructions`).
     pub(super) issued: u64,
@@ -148,6 +150,7 @@ impl Machine<'_, '_> {
             flops: self.flops,
             fp32_issued_flops: self.fp32_issued_flops,
             sfu: self.sfu,
+            warp_unit: self.warp_unit,
             barriers: self.barriers,
             issued: self.issued,
             thread_issued: self.thread_issued,
@@ -165,6 +168,7 @@ impl Machine<'_, '_> {
         add(&mut self.flops, work.flops);
         add(&mut self.fp32_issued_flops, work.fp32_issued_flops);
         add(&mut self.sfu, work.sfu);
+        add(&mut self.warp_unit, work.warp_unit);
         add(&mut self.barriers, work.barriers);
         add(&mut self.issued, work.issued);
         add(&mut self.thread_issued, work.thread_issued);
@@ -655,6 +659,11 @@ impl Machine<'_, '_> {
     #[inline(never)]
     pub(super) fn unary(&mut self, op: UnOp, ty: Scalar, r: usize, dst: usize) {
         self.instructions += 1;
+        if matches!(op, UnOp::Popc | UnOp::Clz | UnOp::Ffs | UnOp::Brev) {
+            // `POPC`, `FLO` and `BREV` run on the same unit as `MUFU` (probe `w_ballot`: one
+            // `smsp__inst_executed_pipe_xu` a `__popc`).
+            self.sfu += 1;
+        }
         let value = |x: u64| match (op, ty) {
             (UnOp::Neg, Scalar::F32) => bits_f32(-f32_of(x)),
             (UnOp::Neg, Scalar::F64) => (-f64::from_bits(x)).to_bits(),
@@ -828,6 +837,7 @@ impl Machine<'_, '_> {
             }
             WarpOp::ActiveMask => out = [u64::from(mask); WARP_LANES],
             WarpOp::MatchAny => {
+                self.warp_unit += 2;
                 for (lane, slot) in out.iter_mut().enumerate() {
                     let same = (0..WARP_LANES)
                         .filter(|&l| taking >> l & 1 != 0 && value[l] == value[lane])
@@ -836,6 +846,7 @@ impl Machine<'_, '_> {
                 }
             }
             WarpOp::Reduce(reduce) => {
+                self.warp_unit += 1;
                 let lanes = (0..WARP_LANES).filter(|&l| taking >> l & 1 != 0);
                 let combine = |a: u64, b: u64| match (reduce, ty) {
                     (BinOp::Add, _) => canon(a.wrapping_add(b), ty),
