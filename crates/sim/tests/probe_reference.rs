@@ -14,11 +14,10 @@
 mod common;
 
 use common::{
-    input_from_spec_in, measured_by_id, memory_counters_off, occupancy_limits_off, read_lines,
+    input_from_spec_in, measured_launches, median, memory_counters_off, occupancy_limits_off,
+    read_lines, MeasuredLaunch,
 };
-use memplay_sim::timing::{predict, Prediction};
-use memplay_sim::{simulate, SimulationReport};
-use serde_json::Value as Json;
+use memplay_sim::simulate;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
@@ -45,59 +44,10 @@ fn group_of(kernel: &str) -> char {
     }
 }
 
-/// One probe launch: what was measured and what memplay makes of it.
-struct Probe {
-    id: String,
-    group: char,
-    measured_ms: f64,
-    /// Nsight Compute's metrics for the same launch.
-    ncu: Json,
-    report: SimulationReport,
-    prediction: Prediction,
-}
-
-impl Probe {
-    fn error(&self) -> f64 {
-        (self.prediction.time_ms - self.measured_ms) / self.measured_ms
-    }
-}
-
-/// Every probe launch, simulated and predicted once for all the tests of this file.
-fn probes() -> &'static [Probe] {
-    static PROBES: OnceLock<Vec<Probe>> = OnceLock::new();
-    PROBES.get_or_init(|| {
-        let ncu = measured_by_id("probes/ncu_join.jsonl");
-        read_lines("probes/time.jsonl")
-            .into_iter()
-            .filter(|row| row.get("spec").is_some())
-            .map(|row| {
-                let id = row["id"].as_str().unwrap_or("?").to_string();
-                let input = input_from_spec_in(&row["spec"], "probes")
-                    .unwrap_or_else(|e| panic!("{id}: bad spec: {e}"));
-                let report =
-                    simulate(&input).unwrap_or_else(|e| panic!("{id}: does not simulate: {e}"));
-                Probe {
-                    group: group_of(&input.kernel),
-                    measured_ms: row["ms"]
-                        .as_f64()
-                        .unwrap_or_else(|| panic!("{id} has no time")),
-                    ncu: ncu.get(&id).cloned().unwrap_or(Json::Null),
-                    prediction: predict(&report),
-                    report,
-                    id,
-                }
-            })
-            .collect()
-    })
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    match values.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => values[n / 2],
-        n => 0.5 * (values[n / 2 - 1] + values[n / 2]),
-    }
+/// Every launch memplay runs, simulated and predicted once for all the tests of this file.
+fn probes() -> &'static [MeasuredLaunch] {
+    static PROBES: OnceLock<Vec<MeasuredLaunch>> = OnceLock::new();
+    PROBES.get_or_init(|| measured_launches("probes", "probes/ncu_join.jsonl"))
 }
 
 #[test]
@@ -115,7 +65,7 @@ fn probe_times_are_predicted_by_mechanism() {
         let _ = writeln!(
             table,
             "{} {:<56} {:>10.4} {:>10.4} {:>+7.1}  {:?}",
-            probe.group,
+            group_of(&probe.kernel),
             probe.id,
             probe.measured_ms,
             probe.prediction.time_ms,
@@ -123,13 +73,13 @@ fn probe_times_are_predicted_by_mechanism() {
             probe.prediction.bottleneck
         );
         groups
-            .entry(probe.group)
+            .entry(group_of(&probe.kernel))
             .or_default()
             .push(probe.error().abs());
     }
     let timed: Vec<f64> = probes
         .iter()
-        .filter(|p| p.group != 'B')
+        .filter(|p| group_of(&p.kernel) != 'B')
         .map(|p| p.error().abs())
         .collect();
     let within = timed.iter().filter(|e| **e <= 0.25).count();
@@ -181,7 +131,10 @@ fn issued_instructions_follow_the_sass_of_loops() {
     // D, I, J, K, L); it is per source operation, so not exact.
     let mut table = String::new();
     let mut worst = (0.0f64, String::new());
-    for probe in probes().iter().filter(|p| "CDIJKL".contains(p.group)) {
+    for probe in probes()
+        .iter()
+        .filter(|p| "CDIJKL".contains(group_of(&p.kernel)))
+    {
         let measured = probe.ncu["smsp__inst_executed.sum"]
             .as_f64()
             .unwrap_or_else(|| panic!("{} has no smsp__inst_executed.sum", probe.id));
@@ -321,7 +274,7 @@ fn memory_counters_match_nsight_and_predicated_bodies_count_for_every_warp() {
         .iter()
         .flat_map(|probe| {
             memory_counters_off(&probe.id, &probe.report, &probe.ncu, |name| {
-                let exact = probe.group == 'H' && !name.contains("wavefronts");
+                let exact = group_of(&probe.kernel) == 'H' && !name.contains("wavefronts");
                 if exact {
                     0.0
                 } else {
@@ -399,7 +352,11 @@ fn active_lanes_per_instruction_match_nsight_and_a_split_warp_runs_half_empty() 
         let counters = &probe.report.counters;
         let modelled = lanes(counters.inst_executed, counters.thread_inst_executed);
         let _ = writeln!(table, "{:<58} {measured:>6.2} {modelled:>6.2}", probe.id);
-        let allowed = if probe.group == 'H' { 6.0 } else { 1.0 };
+        let allowed = if group_of(&probe.kernel) == 'H' {
+            6.0
+        } else {
+            1.0
+        };
         if (modelled - measured).abs() / allowed > worst.0 {
             worst = ((modelled - measured).abs() / allowed, probe.id.clone());
         }

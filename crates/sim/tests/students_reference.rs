@@ -19,49 +19,15 @@
 
 mod common;
 
-use common::{
-    input_from_spec_in, measured_by_id, memory_counters_off, occupancy_limits_off, read_lines,
-};
-use memplay_sim::timing::{predict, Prediction};
-use memplay_sim::{simulate, SimulationReport};
+use common::{measured_launches, memory_counters_off, occupancy_limits_off, MeasuredLaunch};
 use serde_json::Value as Json;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-/// One launch: what was measured and what memplay makes of it.
-struct Launch {
-    id: String,
-    measured_ms: f64,
-    ncu: Json,
-    report: SimulationReport,
-    prediction: Prediction,
-}
-
-fn launches() -> &'static [Launch] {
-    static LAUNCHES: OnceLock<Vec<Launch>> = OnceLock::new();
-    LAUNCHES.get_or_init(|| {
-        let ncu = measured_by_id("students/ncu.jsonl");
-        read_lines("students/time.jsonl")
-            .into_iter()
-            .map(|row| {
-                let id = row["id"].as_str().unwrap_or("?").to_string();
-                let input = input_from_spec_in(&row["spec"], "students")
-                    .unwrap_or_else(|e| panic!("{id}: bad spec: {e}"));
-                let report =
-                    simulate(&input).unwrap_or_else(|e| panic!("{id}: does not simulate: {e}"));
-                Launch {
-                    measured_ms: row["ms"]
-                        .as_f64()
-                        .unwrap_or_else(|| panic!("{id} has no time")),
-                    ncu: ncu.get(&id).cloned().unwrap_or(Json::Null),
-                    prediction: predict(&report),
-                    report,
-                    id,
-                }
-            })
-            .collect()
-    })
+fn launches() -> &'static [MeasuredLaunch] {
+    static LAUNCHES: OnceLock<Vec<MeasuredLaunch>> = OnceLock::new();
+    LAUNCHES.get_or_init(|| measured_launches("students", "students/ncu.jsonl"))
 }
 
 #[test]
@@ -76,7 +42,7 @@ fn kernels_the_model_was_not_built_from_are_predicted_within_a_quarter() {
     );
     let mut errors = Vec::new();
     for launch in launches {
-        let error = (launch.prediction.time_ms - launch.measured_ms) / launch.measured_ms;
+        let error = launch.error();
         errors.push(error.abs());
         let _ = writeln!(
             table,
@@ -139,12 +105,10 @@ fn median_and_worst(mut errors: Vec<f64>) -> (f64, f64) {
 
 /// The summary the page prints: how many kernels, and the median and worst absolute error of the
 /// predicted time against the measured one, in whole percent (as the page writes them).
-fn model_error_summary(launches: &[Launch]) -> Json {
+fn model_error_summary(launches: &[MeasuredLaunch]) -> Json {
     let errors: Vec<f64> = launches
         .iter()
-        .map(|launch| {
-            100.0 * (launch.prediction.time_ms - launch.measured_ms).abs() / launch.measured_ms
-        })
+        .map(|launch| 100.0 * launch.error().abs())
         .collect();
     let (median, worst) = median_and_worst(errors);
     serde_json::json!({

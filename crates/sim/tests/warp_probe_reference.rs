@@ -14,10 +14,7 @@
 
 mod common;
 
-use common::{input_from_spec_in, measured_by_id, read_lines, GLOBAL_COUNTERS};
-use memplay_sim::timing::{predict, Prediction};
-use memplay_sim::{simulate, SimulationReport};
-use serde_json::Value as Json;
+use common::{measured_launches, median, MeasuredLaunch, GLOBAL_COUNTERS};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
@@ -36,48 +33,10 @@ fn group_of(kernel: &str) -> char {
     }
 }
 
-struct Probe {
-    id: String,
-    group: char,
-    measured_ms: f64,
-    ncu: Json,
-    report: SimulationReport,
-    prediction: Prediction,
-}
-
-impl Probe {
-    fn error(&self) -> f64 {
-        (self.prediction.time_ms - self.measured_ms) / self.measured_ms
-    }
-}
-
 /// Every launch memplay runs, simulated and predicted once for all the tests of this file.
-fn probes() -> &'static [Probe] {
-    static PROBES: OnceLock<Vec<Probe>> = OnceLock::new();
-    PROBES.get_or_init(|| {
-        let ncu = measured_by_id("warp_probes/ncu_join.jsonl");
-        read_lines("warp_probes/time.jsonl")
-            .into_iter()
-            .filter(|row| row.get("spec").is_some())
-            .map(|row| {
-                let id = row["id"].as_str().unwrap_or("?").to_string();
-                let input = input_from_spec_in(&row["spec"], "warp_probes")
-                    .unwrap_or_else(|e| panic!("{id}: bad spec: {e}"));
-                let report =
-                    simulate(&input).unwrap_or_else(|e| panic!("{id}: does not simulate: {e}"));
-                Probe {
-                    group: group_of(&input.kernel),
-                    measured_ms: row["ms"]
-                        .as_f64()
-                        .unwrap_or_else(|| panic!("{id} has no time")),
-                    ncu: ncu.get(&id).cloned().unwrap_or(Json::Null),
-                    prediction: predict(&report),
-                    report,
-                    id,
-                }
-            })
-            .collect()
-    })
+fn probes() -> &'static [MeasuredLaunch] {
+    static PROBES: OnceLock<Vec<MeasuredLaunch>> = OnceLock::new();
+    PROBES.get_or_init(|| measured_launches("warp_probes", "warp_probes/ncu_join.jsonl"))
 }
 
 /// The groups whose median the model holds to 25 %: shuffles (S), hinted loads (L), 16-bit
@@ -93,15 +52,6 @@ fn probes() -> &'static [Probe] {
 /// (35 % fast) is set by the ALU pipe, at half the issue rate, which the model does not have.
 const GROUPS_HELD: [char; 7] = ['S', 'L', 'H', 'A', 'F', 'C', 'V'];
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    match values.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => values[n / 2],
-        n => 0.5 * (values[n / 2 - 1] + values[n / 2]),
-    }
-}
-
 #[test]
 fn warp_probe_times_are_within_a_quarter_in_the_groups_the_model_holds() {
     let probes = probes();
@@ -112,7 +62,7 @@ fn warp_probe_times_are_within_a_quarter_in_the_groups_the_model_holds() {
         let _ = writeln!(
             table,
             "{} {:<44} {:>9.4} {:>9.4} {:>+7.1}  {:?}",
-            probe.group,
+            group_of(&probe.kernel),
             probe.id,
             probe.measured_ms,
             probe.prediction.time_ms,
@@ -120,7 +70,7 @@ fn warp_probe_times_are_within_a_quarter_in_the_groups_the_model_holds() {
             probe.prediction.bottleneck
         );
         groups
-            .entry(probe.group)
+            .entry(group_of(&probe.kernel))
             .or_default()
             .push(probe.error().abs());
     }
@@ -170,7 +120,7 @@ fn special_function_unit_instructions_match_nsight_for_the_math_vote_and_n_body_
     // Compute counts on the xu pipe.
     let mut off = Vec::new();
     for probe in probes() {
-        let group = group_of(probe.id.split_whitespace().next().unwrap_or(""));
+        let group = group_of(&probe.kernel);
         if !matches!(group, 'F' | 'N' | 'V') {
             continue;
         }

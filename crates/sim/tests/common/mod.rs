@@ -8,6 +8,7 @@
 
 use memplay_sim::device::h100;
 use memplay_sim::kernel::{compile, Dim3, Launch, Simulation, Value};
+use memplay_sim::timing::{predict, Prediction};
 use memplay_sim::{simulate, SimulationInput, SimulationReport};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
@@ -109,6 +110,61 @@ pub fn read_reference(name: &str) -> String {
 pub fn read_json(name: &str) -> Json {
     serde_json::from_str(&read_reference(name))
         .unwrap_or_else(|error| panic!("{name} is not valid JSON: {error}"))
+}
+
+/// One timed launch of a reference folder: what was measured and what memplay makes of it.
+pub struct MeasuredLaunch {
+    pub id: String,
+    pub kernel: String,
+    pub measured_ms: f64,
+    /// Nsight Compute's metrics for the same launch (null where it has none).
+    pub ncu: Json,
+    pub report: SimulationReport,
+    pub prediction: Prediction,
+}
+
+impl MeasuredLaunch {
+    /// The prediction's signed error, a fraction of the measured time.
+    pub fn error(&self) -> f64 {
+        (self.prediction.time_ms - self.measured_ms) / self.measured_ms
+    }
+}
+
+/// Every launch with a spec in `folder/time.jsonl`, simulated and predicted, with Nsight
+/// Compute's metrics from `ncu` (a file of `measured_by_id`).
+pub fn measured_launches(folder: &str, ncu: &str) -> Vec<MeasuredLaunch> {
+    let ncu = measured_by_id(ncu);
+    read_lines(&format!("{folder}/time.jsonl"))
+        .into_iter()
+        .filter(|row| row.get("spec").is_some())
+        .map(|row| {
+            let id = row["id"].as_str().unwrap_or("?").to_string();
+            let input = input_from_spec_in(&row["spec"], folder)
+                .unwrap_or_else(|e| panic!("{id}: bad spec: {e}"));
+            let report =
+                simulate(&input).unwrap_or_else(|e| panic!("{id}: does not simulate: {e}"));
+            MeasuredLaunch {
+                kernel: input.kernel,
+                measured_ms: row["ms"]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("{id} has no time")),
+                ncu: ncu.get(&id).cloned().unwrap_or(Json::Null),
+                prediction: predict(&report),
+                report,
+                id,
+            }
+        })
+        .collect()
+}
+
+/// The median of `values` (the mean of the middle two for an even count; 0 for none).
+pub fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => values[n / 2],
+        n => 0.5 * (values[n / 2 - 1] + values[n / 2]),
+    }
 }
 
 /// The simulation input of a measured lecture launch on the H100 preset (its source under
