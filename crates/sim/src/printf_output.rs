@@ -25,8 +25,9 @@ pub struct PrintfOutput {
 pub struct PrintfCollector {
     /// The running block's place in launch order.
     block: u64,
-    /// The running block's text so far, up to the bounds.
+    /// The running block's text so far, up to the bounds, and the line ends in it.
     text: String,
+    kept_newlines: usize,
     /// Line ends the running block printed, kept or not, and whether its text ends inside a line.
     newlines: u64,
     ends_inside_a_line: bool,
@@ -39,6 +40,7 @@ impl PrintfCollector {
     pub fn begin_block(&mut self, block: u64) {
         self.block = block;
         self.text.clear();
+        self.kept_newlines = 0;
         self.newlines = 0;
         self.ends_inside_a_line = false;
     }
@@ -48,11 +50,12 @@ impl PrintfCollector {
         if text.is_empty() {
             return;
         }
-        let kept_newlines = self.text.bytes().filter(|&byte| byte == b'\n').count();
-        if self.text.len() < MAX_PRINTF_BYTES && kept_newlines < MAX_PRINTF_LINES {
+        let newlines = text.bytes().filter(|&byte| byte == b'\n').count();
+        if self.text.len() < MAX_PRINTF_BYTES && self.kept_newlines < MAX_PRINTF_LINES {
             self.text.push_str(text);
+            self.kept_newlines += newlines;
         }
-        self.newlines += text.bytes().filter(|&byte| byte == b'\n').count() as u64;
+        self.newlines += newlines as u64;
         self.ends_inside_a_line = !text.ends_with('\n');
     }
 
@@ -70,6 +73,7 @@ impl PrintfCollector {
         }
         self.lines_not_shown += printed.saturating_sub(kept as u64);
         self.text.clear();
+        self.kept_newlines = 0;
         if self.lines.len() > MAX_PRINTF_LINES {
             // Blocks may run out of launch order (block classes); a stable sort keeps each
             // block's own order.
