@@ -725,7 +725,8 @@ pub struct FunctionIr {
     pub callees: Vec<usize>,
     /// Per op: the SASS instructions one execution issues, in `issue::ISSUE_SCALE`-ths.
     pub issue: Vec<u32>,
-    /// Per op: how many executions of a load there a warp keeps in flight (its loop's unrolling).
+    /// Per op: how many executions of a load there a warp keeps in flight (its loop's unrolled
+    /// copies, as many as fit the registers: `registers::loads_in_flight`).
     pub loads_in_flight: Vec<u32>,
     /// Why the body could not be checked (a construct the simulator does not support, a type
     /// error): the function has no code, and launching a kernel that is or calls it fails with

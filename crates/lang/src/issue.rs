@@ -49,6 +49,7 @@ use super::ir::{
 };
 use crate::name_map::NameMap;
 use crate::reg_set::RegSet;
+use crate::registers;
 use std::collections::HashMap;
 
 /// Issue costs are whole multiples of this fraction of a warp instruction, so that a loop's test
@@ -194,7 +195,7 @@ fn constant_steps_only(reg: Reg, ops: &[Op]) -> bool {
 }
 
 /// Calls `f` on every expression node of `op`, parents before children.
-fn for_each_expression(op: &Op, f: &mut dyn FnMut(&Ex)) {
+pub(crate) fn for_each_expression(op: &Op, f: &mut dyn FnMut(&Ex)) {
     fn walk(e: &Ex, f: &mut dyn FnMut(&Ex)) {
         f(e);
         for child in e.children() {
@@ -209,7 +210,7 @@ fn for_each_expression(op: &Op, f: &mut dyn FnMut(&Ex)) {
 }
 
 /// The variables (registers) that `ops` assign.
-fn written_registers(ops: &[Op]) -> RegSet {
+pub(crate) fn written_registers(ops: &[Op]) -> RegSet {
     let mut written = RegSet::new();
     for op in ops {
         for_each_expression(op, &mut |e| match &e.kind {
@@ -527,16 +528,17 @@ pub fn sfu_passes(f: MathFn) -> u32 {
 
 /// Per op of `function`: the SASS instructions one execution issues (`ISSUE_SCALE`-ths, a loop's
 /// test and step shared by its unrolled copies) and how many executions of a load there a warp
-/// keeps in flight (the unroll factor of the innermost loop around it).
+/// keeps in flight (the copies of the innermost loop around it whose loads fit the registers,
+/// `registers::loads_in_flight`).
 pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
     let code = &function.code;
     let mut issue = vec![0u32; code.len()];
     let mut in_flight = vec![LOADS_IN_FLIGHT_OUTSIDE_LOOPS; code.len()];
-    // The loops around each op, innermost last: (begin, end, unroll).
-    let mut open: Vec<(usize, usize, Unroll)> = Vec::new();
+    // The loops around each op, innermost last: (begin, end, unroll, loads in flight).
+    let mut open: Vec<(usize, usize, Unroll, u32)> = Vec::new();
     let mut written_in: Vec<RegSet> = Vec::new();
     for (pc, op) in code.iter().enumerate() {
-        while open.last().is_some_and(|&(_, end, _)| pc > end) {
+        while open.last().is_some_and(|&(_, end, _, _)| pc > end) {
             open.pop();
             written_in.pop();
         }
@@ -547,7 +549,16 @@ pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
             switch: false,
         } = op
         {
-            open.push((pc, *end_at, *unroll));
+            let copies = match unroll {
+                Unroll::Full => LOADS_IN_FLIGHT_FULL_UNROLL,
+                Unroll::Times(n) => (*n).max(1),
+            };
+            let enclosing: Vec<(usize, usize)> = open
+                .iter()
+                .map(|&(begin, end, _, _)| (begin, end))
+                .collect();
+            let in_flight = registers::loads_in_flight(function, pc, *end_at, &enclosing, copies);
+            open.push((pc, *end_at, *unroll, in_flight));
             let mut written = written_registers(&code[pc..*end_at]);
             if *unroll == Unroll::Full {
                 // A fully unrolled loop is no loop: nothing is hoisted out of it that the loop
@@ -576,17 +587,14 @@ pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
         };
         issue[pc] = match open.last() {
             // The loop's test and its step are paid once per set of unrolled copies.
-            Some(&(begin, _, unroll)) if is_loop_overhead(code, begin, pc) => match unroll {
+            Some(&(begin, _, unroll, _)) if is_loop_overhead(code, begin, pc) => match unroll {
                 Unroll::Full => 0,
                 Unroll::Times(n) => cost / n.max(1),
             },
             _ => cost,
         };
-        if let Some(&(_, _, unroll)) = open.last() {
-            in_flight[pc] = match unroll {
-                Unroll::Full => LOADS_IN_FLIGHT_FULL_UNROLL,
-                Unroll::Times(n) => n.max(1),
-            };
+        if let Some(&(_, _, _, loads)) = open.last() {
+            in_flight[pc] = loads;
         }
     }
     if let Some(first) = issue.first_mut() {

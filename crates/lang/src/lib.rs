@@ -36,6 +36,7 @@ pub mod printf_format;
 pub mod record;
 pub mod refused;
 pub mod reg_set;
+pub mod registers;
 pub mod sema;
 pub mod sorting;
 pub mod span;

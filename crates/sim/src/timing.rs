@@ -87,7 +87,7 @@
 //! | barrier | 71 clocks per `__syncthreads`, per round of resident blocks | probe group K, `p_barrier` against `p_nobarrier` |
 //! | dependent issue | 4 clocks between an instruction and one that needs its result | Jia et al. 2018, Volta microbenchmarks (cc 1.x, 2.x: 22, Programming Guide 3.2) |
 //! | L1 data pipe | 1 pass or shared wavefront/clock, fills 128 B/clock; a load takes the larger of its lines over 4 (tags) and the most lines whose words share a bank (data), or its lines that miss | Nsight Compute on the H100: `l1tex__data_pipe_lsu_wavefronts`, `l1tex__t_output_wavefronts` of 18 request shapes (`profile::load_wavefronts`), probe group E |
-//! | loads in flight | the unroll factor of the load's loop (16 for a small run-time loop) | `kernel::issue`, from the SASS of probes C, D and L |
+//! | loads in flight | the unroll factor of the load's loop (16 for a small run-time loop), as many copies as fit 32 registers a thread | `kernel::issue` and `registers`, from the SASS and `ptxas -v` of probes C, D, L and `w_nbody` |
 //! | partial-sector store | 4/3 of an L2 line slot per line | `tr_naive` and probe group M's `p_scatter_st cstride=1` (28-32 lines a clock against 40) |
 //! | partly written sector | 192 bytes of DRAM time beyond its write | probe group M, `p_scatter_st cstride=8` and `32` (Nsight: 32 bytes read per sector written) |
 //!
