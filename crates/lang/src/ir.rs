@@ -725,6 +725,8 @@ pub struct FunctionIr {
     pub callees: Vec<usize>,
     /// Per op: the SASS instructions one execution issues, in `issue::ISSUE_SCALE`-ths.
     pub issue: Vec<u32>,
+    /// Per op: those of `issue` that only the ALU pipe executes (`issue::Annotation::alu`).
+    pub alu: Vec<u32>,
     /// Per op: how many executions of a load there a warp keeps in flight (its loop's unrolled
     /// copies, as many as fit the registers: `registers::loads_in_flight`).
     pub loads_in_flight: Vec<u32>,

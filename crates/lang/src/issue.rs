@@ -45,7 +45,7 @@
 use super::ast::{FunctionKind, Scalar};
 use super::ir::{
     BinOp, Ex, ExKind, FunctionIr, MathFn, MemObject, ObjectSpace, Op, OutputKind, Place,
-    PredicatedBody, Reg, Unroll, REG_BLOCK_DIM, REG_THREAD_IDX,
+    PredicatedBody, Reg, Unroll, WarpOp, REG_BLOCK_DIM, REG_THREAD_IDX,
 };
 use crate::name_map::NameMap;
 use crate::reg_set::RegSet;
@@ -531,8 +531,26 @@ pub fn sfu_passes(f: MathFn) -> u32 {
 /// keeps in flight (the copies of the innermost loop around it whose loads fit the registers,
 /// `registers::loads_in_flight`).
 pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
+    let annotation = annotate_function(function);
+    (annotation.issue, annotation.loads_in_flight)
+}
+
+/// What `annotate_function` decides for each op of a function, read by the interpreter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Annotation {
+    /// The SASS instructions one execution issues, in `ISSUE_SCALE`-ths.
+    pub issue: Vec<u32>,
+    /// Those of `issue` that only the ALU pipe executes (`alu_cost`), in `ISSUE_SCALE`-ths.
+    pub alu: Vec<u32>,
+    /// How many executions of a load there a warp keeps in flight.
+    pub loads_in_flight: Vec<u32>,
+}
+
+/// `annotate`'s issue and loads in flight, and the share of the issue that takes the ALU pipe.
+pub fn annotate_function(function: &FunctionIr) -> Annotation {
     let code = &function.code;
     let mut issue = vec![0u32; code.len()];
+    let mut alu = vec![0u32; code.len()];
     let mut in_flight = vec![LOADS_IN_FLIGHT_OUTSIDE_LOOPS; code.len()];
     // The loops around each op, innermost last: (begin, end, unroll, loads in flight).
     let mut open: Vec<(usize, usize, Unroll, u32)> = Vec::new();
@@ -585,14 +603,16 @@ pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
             }
             _ => op_cost(op, &invariant),
         };
-        issue[pc] = match open.last() {
-            // The loop's test and its step are paid once per set of unrolled copies.
+        let alu_whole = op_alu_cost(op, &invariant) * ISSUE_SCALE;
+        // The loop's test and its step are paid once per set of unrolled copies.
+        let shared_by = match open.last() {
             Some(&(begin, _, unroll, _)) if is_loop_overhead(code, begin, pc) => match unroll {
-                Unroll::Full => 0,
-                Unroll::Times(n) => cost / n.max(1),
+                Unroll::Full => None,
+                Unroll::Times(n) => Some(n.max(1)),
             },
-            _ => cost,
+            _ => Some(1),
         };
+        (issue[pc], alu[pc]) = shared_by.map_or((0, 0), |n| (cost / n, alu_whole / n));
         if let Some(&(_, _, _, loads)) = open.last() {
             in_flight[pc] = loads;
         }
@@ -600,7 +620,125 @@ pub fn annotate(function: &FunctionIr) -> (Vec<u32>, Vec<u32>) {
     if let Some(first) = issue.first_mut() {
         *first += entry_cost(function) * ISSUE_SCALE;
     }
-    (issue, in_flight)
+    Annotation {
+        issue,
+        alu,
+        loads_in_flight: in_flight,
+    }
+}
+
+/// The instructions of `op` that run on the ALU pipe (whole instructions): what only it executes
+/// on sm_90, as Nsight Compute's `smsp__inst_executed_pipe_alu` counts them in
+/// `tests/reference/warp_probes`: logical operations and shifts (`LOP3`, `SHF`), comparisons
+/// (`ISETP`, `FSETP`), minimum and maximum (`IMNMX`, `FMNMX`), selections (`SEL`, `FSEL`),
+/// predicate logic (`PLOP3`) and votes (`VOTE`). Integer adds and moves are not counted: ptxas
+/// gives them to whichever of the ALU and FMA pipes is free (`IADD3` or `IMAD.IADD`, `MOV` or
+/// `IMAD.MOV`; `w_any`'s loop of six instructions takes four on the ALU pipe, its add and its
+/// select going to the FMA pipe). The ALU pipe takes a warp instruction in two clocks, half the
+/// issue rate, so a loop of mostly these is bound by it.
+fn op_alu_cost(op: &Op, invariant: &dyn Fn(Reg) -> bool) -> u32 {
+    match op {
+        Op::Eval(e) | Op::If { cond: e, .. } | Op::LoopCond { cond: e, .. } => {
+            alu_cost(e, invariant)
+        }
+        Op::Return(Some(e)) => alu_cost(e, invariant),
+        _ => 0,
+    }
+}
+
+/// The ALU pipe's share of `expression_cost(e)` (`op_alu_cost`).
+fn alu_cost(e: &Ex, invariant: &dyn Fn(Reg) -> bool) -> u32 {
+    if is_invariant(e, invariant) {
+        return 0;
+    }
+    if let ExKind::Select { cond, a, b, .. } = &e.kind {
+        if let ExKind::Const(bits) = cond.kind {
+            return alu_cost(if bits != 0 { a } else { b }, invariant);
+        }
+    }
+    let own = match &e.kind {
+        ExKind::Binary { op, ty, lhs, rhs } => binary_alu_cost(*op, *ty, lhs, rhs, invariant),
+        ExKind::Compound { op, ty, value, .. } => {
+            binary_alu_cost(*op, *ty, value, value, invariant)
+        }
+        ExKind::Logical { .. } | ExKind::Select { .. } => 1,
+        // A vote takes a predicate: an operand that is not a comparison is tested first
+        // (`ISETP.NE`, `w_ballot`'s `v & 1u`).
+        ExKind::Warp { op, args, .. } => match op {
+            WarpOp::Ballot | WarpOp::Any | WarpOp::All => {
+                1 + u32::from(!args.last().map(strip_conversions).is_some_and(|p| {
+                    matches!(&p.kind, ExKind::Binary { op, .. } if op.is_comparison())
+                        || matches!(p.kind, ExKind::Logical { .. })
+                }))
+            }
+            WarpOp::ActiveMask => 1,
+            _ => 0,
+        },
+        ExKind::Math { f, .. } => match f {
+            MathFn::Fmin
+            | MathFn::Fmax
+            | MathFn::Abs
+            | MathFn::BytePerm
+            | MathFn::FunnelShiftL
+            | MathFn::FunnelShiftLc
+            | MathFn::FunnelShiftR
+            | MathFn::FunnelShiftRc => 1,
+            MathFn::Copysign => 2,
+            f => math_alu_cost(*f),
+        },
+        _ => 0,
+    };
+    own + e
+        .children()
+        .into_iter()
+        .map(|c| alu_cost(c, invariant))
+        .sum::<u32>()
+}
+
+/// The ALU pipe's share of a math function's instructions (`math_cost`): the tests of its
+/// range reduction and of its special cases, `FSETP`s and `LOP3`s. Where `tests/reference/warp_probes`
+/// measures the function (`smsp__inst_executed_pipe_alu` per call, less the loop's), its count:
+/// `sinf` 7.2, `tanhf` 4.3, `sqrtf` 2.1, `expf`, `exp2f` and `__expf` 1.3, `rsqrtf` 1.1 (the
+/// test for a denormal argument), `__sinf` none. The functions no probe measures are taken to
+/// have none, which counts them short of the hardware's.
+fn math_alu_cost(f: MathFn) -> u32 {
+    match f {
+        MathFn::Sin | MathFn::Cos => 7,
+        MathFn::Tanh => 4,
+        MathFn::Sqrt => 2,
+        MathFn::Exp | MathFn::Exp2 | MathFn::FastExp | MathFn::Rsqrt => 1,
+        _ => 0,
+    }
+}
+
+/// The ALU pipe's share of `binary_cost`: a logical operation or shift that is not folded into
+/// another, a comparison, a minimum or maximum; of an integer division, the tests and selections
+/// of its sequence (about a third of probe group J's, the rest `IMAD`s).
+fn binary_alu_cost(
+    op: BinOp,
+    ty: Scalar,
+    lhs: &Ex,
+    rhs: &Ex,
+    invariant: &dyn Fn(Reg) -> bool,
+) -> u32 {
+    if op.is_comparison() || matches!(op, BinOp::Min | BinOp::Max) {
+        return 1;
+    }
+    if ty.is_float() {
+        // IEEE division tests for its slow path (`w_div`: 2.5 a quotient).
+        return if matches!(op, BinOp::Div | BinOp::Rem) {
+            2
+        } else {
+            0
+        };
+    }
+    match op {
+        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
+            u32::from(!folds_an_operand(op, lhs, rhs, invariant))
+        }
+        BinOp::Div | BinOp::Rem => binary_cost(op, ty, lhs, rhs, invariant).div_ceil(3),
+        _ => 0,
+    }
 }
 
 /// The most instructions a body may have for nvcc to if-convert it: `p_pred_st` (one store),
@@ -1011,5 +1149,36 @@ mod tests {
             };
             assert_eq!(cost, expected * ISSUE_SCALE, "{}", function.name);
         }
+    }
+
+    #[test]
+    fn logic_shifts_comparisons_and_votes_take_the_alu_pipe_and_adds_do_not() {
+        let source = "__global__ void k(unsigned* out, int iters) {
+            unsigned v = threadIdx.x * 2654435761u;
+            unsigned w = v + 7u;
+            unsigned b = __ballot_sync(0xffffffffu, v & 1u);
+            v = (v >> 1) + __any_sync(0xffffffffu, (v & 7u) == 3u);
+            out[threadIdx.x] = v + w + b;
+        }";
+        let program = compile(source, &[]).expect("the test kernel compiles");
+        let function = &program.functions[0];
+        let annotation = annotate_function(function);
+        let alu_of_line = |line: u32| -> f64 {
+            let sum: u32 = function
+                .spans
+                .iter()
+                .zip(&annotation.alu)
+                .filter(|(span, _)| span.line == line)
+                .map(|(_, a)| a)
+                .sum();
+            f64::from(sum) / f64::from(ISSUE_SCALE)
+        };
+        // A multiply and an add: the FMA pipe's (`IMAD`, `IADD3` or `IMAD.IADD`).
+        assert_eq!(alu_of_line(2), 0.0);
+        assert_eq!(alu_of_line(3), 0.0);
+        // `v & 1u`, its test for the predicate (`ISETP.NE`) and the `VOTE`.
+        assert_eq!(alu_of_line(4), 3.0);
+        // The shift, `v & 7u`, the comparison and the `VOTE`; not the add.
+        assert_eq!(alu_of_line(5), 4.0);
     }
 }

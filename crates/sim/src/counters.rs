@@ -73,6 +73,11 @@ pub struct Counters {
     /// root, an exponential, a sine; `kernel::issue::sfu_passes`), Nsight Compute's
     /// `smsp__inst_executed_pipe_xu`. Counters written before the field existed read as 0.
     pub sfu_instructions: f64,
+    /// Warp-level instructions that only the ALU pipe executes (logical operations, shifts,
+    /// comparisons, minimum and maximum, selections, votes: `kernel::issue::Annotation::alu`),
+    /// Nsight Compute's `smsp__inst_executed_pipe_alu` less the adds and moves ptxas may give
+    /// it. Counters written before the field existed read as 0.
+    pub alu_instructions: f64,
     /// Passes through the unit that takes a warp's `MATCH` (two) and `REDUX` (one)
     /// (`tests/reference/warp_probes`: one every 16 and about every 8 clocks per SM
     /// sub-partition, counted on Nsight Compute's adu pipe).
@@ -165,7 +170,7 @@ impl AccessMeasure {
 }
 
 /// How many values a `Counters` holds.
-const N_COUNTERS: usize = 31;
+const N_COUNTERS: usize = 32;
 
 impl Counters {
     /// The name of each value, in the order of `values`. Names with two underscores are Nsight
@@ -202,6 +207,7 @@ impl Counters {
         "predicated_off_warp_instructions",
         "smsp__thread_inst_executed.sum",
         "smsp__inst_executed_pipe_xu.sum",
+        "smsp__inst_executed_pipe_alu.sum",
         "warp_unit_passes",
     ];
 
@@ -339,6 +345,7 @@ impl Counters {
             self.predicated_off_warp_instructions,
             self.thread_inst_executed,
             self.sfu_instructions,
+            self.alu_instructions,
             self.warp_unit_passes,
         ]
     }
@@ -375,6 +382,7 @@ impl Counters {
             &mut self.predicated_off_warp_instructions,
             &mut self.thread_inst_executed,
             &mut self.sfu_instructions,
+            &mut self.alu_instructions,
             &mut self.warp_unit_passes,
         ]
     }

@@ -387,6 +387,27 @@ impl Device {
         }
     }
 
+    /// Warp instructions an SM's integer and logic pipe (the ALU pipe: logical operations,
+    /// shifts, comparisons, minimum and maximum) takes per clock: its results per clock over the
+    /// 32 lanes of a warp, from the CUDA C++ Programming Guide's throughput table ("Arithmetic
+    /// Instructions": compare, minimum, maximum, bitwise and shift at 64 results a clock an SM
+    /// from compute capability 7.0, 128 on 5.x and 6.1-6.2, 64 on 6.0, 160 on 3.x, 32 and 48 on
+    /// 2.0 and 2.1, 8 on 1.x). On the H100 the warp probes confirm it: `w_any` and `w_ballot`,
+    /// loops of logic, shifts, comparisons and votes, run one such instruction per 2 clocks per
+    /// sub-partition (`smsp__inst_executed_pipe_alu` over `sm__cycles_elapsed`).
+    pub fn alu_warp_instructions_per_clock(&self) -> f64 {
+        let lanes = match (self.compute_capability.major, self.compute_capability.minor) {
+            (1, _) => 8,
+            (2, 0) => 32,
+            (2, _) => 48,
+            (3, _) => 160,
+            (6, 0) => 64,
+            (5, _) | (6, _) => 128,
+            _ => 64,
+        };
+        f64::from(lanes) / f64::from(self.warp_size.max(1))
+    }
+
     /// Passes an SM's warp match and reduce unit makes per clock: one `REDUX` (one pass) per 8
     /// clocks in each of its 4 sub-partitions, a `MATCH` (two passes) per 16, on the H100
     /// (`tests/reference/warp_probes`, `w_reduce_add` and `w_match_any`; the adu pipe). The

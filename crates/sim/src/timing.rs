@@ -79,6 +79,7 @@
 //! | issue | 3.5 warp instructions/clock, every SASS instruction | 4 sub-partitions (Hopper whitepaper), 3.54-3.67 sustained (probes I, L, Nsight Compute) |
 //! | special function unit | 16 lanes/clock (one `MUFU` per 8 clocks per sub-partition) | Programming Guide throughput table; `tests/reference/warp_probes` (`w_exp2f`, `w_fast_sinf`) |
 //! | warp match and reduce | a `REDUX` per 8 clocks per sub-partition, a `MATCH` per 16 | `tests/reference/warp_probes` (`w_reduce_add`, `w_match_any`) |
+//! | ALU pipe | 64 lanes/clock (a logical operation, shift, comparison or vote per 2 clocks per sub-partition) | Programming Guide throughput table; `tests/reference/warp_probes` (`w_any`, `w_ballot`) |
 //! | shared memory | 1 clock/wavefront | h100.json ncu `smem_stride` records |
 //! | block dispatch | 158 clocks a block, or 7 a warp if more | probe group A, `p_empty` (524,288 empty blocks) |
 //! | launch overhead | 10,400 clocks | probe group A, `p_empty grid=1` (5.26 us between CUDA events) |
@@ -165,6 +166,8 @@ pub enum Unit {
     Sfu,
     /// The unit that takes a warp's `MATCH` and `REDUX`.
     WarpUnit,
+    /// The integer and logic pipe: logical operations, shifts, comparisons, votes.
+    Alu,
     /// Serialized global atomics on one address.
     Atomics,
     /// The block dispatcher, which starts and retires blocks at a fixed rate.
@@ -188,6 +191,7 @@ impl Unit {
             Unit::Issue => "issue",
             Unit::Sfu => "sfu",
             Unit::WarpUnit => "warp-unit",
+            Unit::Alu => "alu",
             Unit::Atomics => "atomics",
             Unit::Dispatch => "dispatch",
             Unit::Latency => "latency",
@@ -206,6 +210,7 @@ impl Unit {
             Unit::Issue => "instruction issue",
             Unit::Sfu => "the special function unit",
             Unit::WarpUnit => "warp matches and reductions",
+            Unit::Alu => "the integer and logic pipe",
             Unit::Atomics => "serialized atomics",
             Unit::Dispatch => "starting and retiring blocks",
             Unit::Latency => "memory latency (too little in flight)",
@@ -464,12 +469,19 @@ pub fn predict(report: &SimulationReport) -> Prediction {
     // A pass of the unit that matches and reduces a warp's values takes it 8 clocks in each of
     // the SM's 4 sub-partitions (`Device::warp_unit_passes_per_clock`).
     let warp_unit_clocks = c.warp_unit_passes / device.warp_unit_passes_per_clock();
+    // The ALU pipe takes a warp's logical operation, shift, comparison or vote at its own rate,
+    // half the issue rate on the H100; cc 1.x issue counts only FP32 and memory instructions.
+    let alu_clocks = match t.issued {
+        IssuedInstructions::All => c.alu_instructions / device.alu_warp_instructions_per_clock(),
+        IssuedInstructions::Fp32AndMemory => 0.0,
+    };
     // The L1 and shared memory share one data pipe; the pipes of an SM work in parallel.
     let sm_clocks = (l1_clocks + shared_clocks)
         .max(fp32_clocks)
         .max(issue_clocks)
         .max(sfu_clocks)
-        .max(warp_unit_clocks);
+        .max(warp_unit_clocks)
+        .max(alu_clocks);
 
     // GPU-wide units, in seconds over the whole grid.
     let l2_seconds = if cached && t.l2_bytes_per_clock > 0 {
@@ -567,6 +579,8 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         Unit::Sfu
     } else if sm_clocks == warp_unit_clocks {
         Unit::WarpUnit
+    } else if sm_clocks == alu_clocks {
+        Unit::Alu
     } else if sm_clocks == fp32_clocks {
         Unit::Fp32
     } else if l1_clocks >= shared_clocks {
@@ -618,6 +632,7 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         (Unit::Issue, per_sm(issue_clocks)),
         (Unit::Sfu, per_sm(sfu_clocks)),
         (Unit::WarpUnit, per_sm(warp_unit_clocks)),
+        (Unit::Alu, per_sm(alu_clocks)),
         (Unit::Atomics, atomic_seconds),
         (Unit::Dispatch, per_sm(grid * dispatch_clocks)),
         (Unit::Latency, rounds * delay + barrier_wait),
@@ -653,6 +668,7 @@ pub fn predict(report: &SimulationReport) -> Prediction {
         Unit::Issue,
         Unit::Sfu,
         Unit::WarpUnit,
+        Unit::Alu,
         Unit::Atomics,
         Unit::Dispatch,
     ]
@@ -948,7 +964,7 @@ mod tests {
         let prediction = predict(&report);
         let json = serde_json::to_value(&prediction).expect("the prediction serializes");
         assert!(json["time_ms"].is_number());
-        assert_eq!(json["units"].as_array().map(Vec::len), Some(12));
+        assert_eq!(json["units"].as_array().map(Vec::len), Some(13));
         let broken = Device {
             n_sms: 0,
             sm_clock_mhz: 0,

@@ -433,6 +433,7 @@ impl<'a> Sema<'a> {
                 n_temps: 0,
                 callees: Vec::new(),
                 issue: Vec::new(),
+                alu: Vec::new(),
                 loads_in_flight: Vec::new(),
                 error: None,
                 launch_bounds: None,
@@ -651,7 +652,10 @@ impl<'a> Sema<'a> {
         func.temp_base = temp_base;
         func.n_temps = self.n_temps;
         func.callees = std::mem::take(&mut self.callees);
-        (func.issue, func.loads_in_flight) = issue::annotate(func);
+        let annotation = issue::annotate_function(func);
+        func.issue = annotation.issue;
+        func.alu = annotation.alu;
+        func.loads_in_flight = annotation.loads_in_flight;
         Ok(())
     }
 

@@ -739,6 +739,8 @@ fn add_instruction_counts(
     counters.warp_instructions = stats.warp_instructions.saturating_sub(removed) as f64;
     counters.fp32_issued_flops = stats.fp32_issued_flops as f64;
     counters.sfu_instructions = stats.sfu_instructions as f64;
+    counters.alu_instructions =
+        stats.alu_instructions as f64 / f64::from(kernel::issue::ISSUE_SCALE);
     counters.warp_unit_passes = stats.warp_unit_passes as f64;
     counters.barrier_warp_instructions = stats.barrier_warp_instructions as f64;
     let scale = f64::from(kernel::issue::ISSUE_SCALE);

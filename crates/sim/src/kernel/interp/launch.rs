@@ -352,6 +352,9 @@ pub struct BlockStats {
     pub fp32_issued_flops: u64,
     /// Special function unit instructions (`MUFU`), once per warp (`issue::sfu_passes`).
     pub sfu_instructions: u64,
+    /// Of `issued_instructions`, those that only the ALU pipe executes (`issue::Annotation::alu`),
+    /// in `issue::ISSUE_SCALE`-ths.
+    pub alu_instructions: u64,
     /// Passes through the warp-wide unit that `MATCH` (two) and `REDUX` (one) take.
     pub warp_unit_passes: u64,
     /// `__syncthreads()` executed, once per warp that reaches it.
@@ -383,6 +386,7 @@ pub(super) struct WarpWork {
     pub(super) flops: u64,
     pub(super) fp32_issued_flops: u64,
     pub(super) sfu: u64,
+    pub(super) alu: u64,
     pub(super) warp_unit: u64,
     pub(super) barriers: u64,
     pub(super) issued: u64,
@@ -398,6 +402,7 @@ impl WarpWork {
         self.flops += after.flops - before.flops;
         self.fp32_issued_flops += after.fp32_issued_flops - before.fp32_issued_flops;
         self.sfu += after.sfu - before.sfu;
+        self.alu += after.alu - before.alu;
         self.warp_unit += after.warp_unit - before.warp_unit;
         self.barriers += after.barriers - before.barriers;
         self.issued += after.issued - before.issued;
@@ -419,6 +424,7 @@ impl WarpWork {
         self.flops += work.flops * times;
         self.fp32_issued_flops += work.fp32_issued_flops * times;
         self.sfu += work.sfu * times;
+        self.alu += work.alu * times;
         self.warp_unit += work.warp_unit * times;
         self.barriers += work.barriers * times;
         self.issued += work.issued * times;

@@ -116,6 +116,8 @@ pub(super) struct Machine<'s, 'p> {
     pub(super) fp32_issued_flops: u64,
     /// Special function unit instructions issued (`issue::sfu_passes`).
     pub(super) sfu: u64,
+    /// ALU pipe instructions issued, in `ISSUE_SCALE`-ths (`FunctionIr::alu`).
+    pub(super) alu: u64,
     /// Passes through the warp-wide unit (`MATCH` two, `REDUX` one).
     pub(super) warp_unit: u64,
     pub(super) barriers: u64,
@@ -150,6 +152,7 @@ impl Machine<'_, '_> {
             flops: self.flops,
             fp32_issued_flops: self.fp32_issued_flops,
             sfu: self.sfu,
+            alu: self.alu,
             warp_unit: self.warp_unit,
             barriers: self.barriers,
             issued: self.issued,
@@ -168,6 +171,7 @@ impl Machine<'_, '_> {
         add(&mut self.flops, work.flops);
         add(&mut self.fp32_issued_flops, work.fp32_issued_flops);
         add(&mut self.sfu, work.sfu);
+        add(&mut self.alu, work.alu);
         add(&mut self.warp_unit, work.warp_unit);
         add(&mut self.barriers, work.barriers);
         add(&mut self.issued, work.issued);
@@ -277,6 +281,7 @@ impl Machine<'_, '_> {
                 let issue = u64::from(func.issue.get(pc).copied().unwrap_or(0));
                 self.issued += issue;
                 self.thread_issued += issue * u64::from(mask.count_ones());
+                self.alu += u64::from(func.alu.get(pc).copied().unwrap_or(0));
             }
             flow.pc = pc + 1;
             match op {

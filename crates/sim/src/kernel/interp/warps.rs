@@ -404,6 +404,7 @@ impl Simulation<'_> {
             warp_instructions: work.instructions,
             fp32_issued_flops: work.fp32_issued_flops,
             sfu_instructions: work.sfu,
+            alu_instructions: work.alu,
             warp_unit_passes: work.warp_unit,
             barrier_warp_instructions: work.barriers,
             issued_instructions: work.issued,
