@@ -49,7 +49,7 @@ use super::ir::{
 };
 use crate::name_map::NameMap;
 use crate::reg_set::RegSet;
-use crate::registers;
+use crate::registers::{self, for_each_expression, written_registers};
 use std::collections::HashMap;
 
 /// Issue costs are whole multiples of this fraction of a warp instruction, so that a loop's test
@@ -192,46 +192,6 @@ fn constant_steps_only(reg: Reg, ops: &[Op]) -> bool {
         });
     }
     steps >= 1 && !other
-}
-
-/// Calls `f` on every expression node of `op`, parents before children.
-pub(crate) fn for_each_expression(op: &Op, f: &mut dyn FnMut(&Ex)) {
-    fn walk(e: &Ex, f: &mut dyn FnMut(&Ex)) {
-        f(e);
-        for child in e.children() {
-            walk(child, f);
-        }
-    }
-    match op {
-        Op::Eval(e) | Op::If { cond: e, .. } | Op::LoopCond { cond: e, .. } => walk(e, f),
-        Op::Return(Some(e)) => walk(e, f),
-        _ => {}
-    }
-}
-
-/// The variables (registers) that `ops` assign.
-pub(crate) fn written_registers(ops: &[Op]) -> RegSet {
-    let mut written = RegSet::new();
-    for op in ops {
-        for_each_expression(op, &mut |e| match &e.kind {
-            ExKind::Assign {
-                place: Place::Reg { reg, elem },
-                ..
-            }
-            | ExKind::Compound {
-                place: Place::Reg { reg, elem },
-                ..
-            }
-            | ExKind::IncDec {
-                place: Place::Reg { reg, elem },
-                ..
-            } => {
-                written.extend(*reg..*reg + Reg::from(elem.n.max(1)));
-            }
-            _ => {}
-        });
-    }
-    written
 }
 
 /// The expression computes the same value in every iteration of the loop: it reads no memory,

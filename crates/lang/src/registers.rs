@@ -25,7 +25,6 @@
 
 use crate::ast::Type;
 use crate::ir::{Elem, Ex, ExKind, FunctionIr, Op, Place, Reg, REG_GRID_DIM, SPECIAL_REGS};
-use crate::issue::{for_each_expression, written_registers};
 use crate::reg_set::RegSet;
 use std::collections::HashMap;
 
@@ -134,6 +133,46 @@ fn register_widths(function: &FunctionIr) -> HashMap<Reg, u32> {
         });
     }
     widths
+}
+
+/// The variables (registers) that `ops` assign.
+pub(crate) fn written_registers(ops: &[Op]) -> RegSet {
+    let mut written = RegSet::new();
+    for op in ops {
+        for_each_expression(op, &mut |e| match &e.kind {
+            ExKind::Assign {
+                place: Place::Reg { reg, elem },
+                ..
+            }
+            | ExKind::Compound {
+                place: Place::Reg { reg, elem },
+                ..
+            }
+            | ExKind::IncDec {
+                place: Place::Reg { reg, elem },
+                ..
+            } => {
+                written.extend(*reg..*reg + Reg::from(elem.n.max(1)));
+            }
+            _ => {}
+        });
+    }
+    written
+}
+
+/// Calls `f` on every expression node of `op`, parents before children.
+pub(crate) fn for_each_expression(op: &Op, f: &mut dyn FnMut(&Ex)) {
+    fn walk(e: &Ex, f: &mut dyn FnMut(&Ex)) {
+        f(e);
+        for child in e.children() {
+            walk(child, f);
+        }
+    }
+    match op {
+        Op::Eval(e) | Op::If { cond: e, .. } | Op::LoopCond { cond: e, .. } => walk(e, f),
+        Op::Return(Some(e)) => walk(e, f),
+        _ => {}
+    }
 }
 
 /// The register variable an expression node assigns, with its layout.
