@@ -170,6 +170,18 @@ pub fn program_launch(
     let mut buffers = Vec::new();
     for (param, arg) in params.iter().zip(&launch.args) {
         let name = &param.name;
+        // A struct or vector passed by value is given member by member (`--arg p.n=VALUE`); the
+        // host code's value of it is not followed.
+        if !matches!(param.ty, Type::Pointer { .. } | Type::Scalar(_)) {
+            if let Ok(leaves) = memplay_sim::kernel::interp::parameter_leaves(name, &param.ty) {
+                args.extend(
+                    leaves
+                        .into_iter()
+                        .map(|(leaf, _)| (leaf.clone(), Err(format!("--arg {leaf}=VALUE")))),
+                );
+                continue;
+            }
+        }
         let unknown = format!("--arg {name}=VALUE");
         let value = match &arg.value {
             ArgumentValue::Integer(v) => Ok(v.to_string()),

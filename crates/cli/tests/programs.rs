@@ -83,6 +83,7 @@ fn every_program_s_launches_are_found_in_source_order() {
         kernels("shared_memory_helper.cu"),
         ["block_sum<float>", "block_sum<double>"]
     );
+    assert_eq!(kernels("params_struct.cu"), ["scale_shift"]);
 }
 
 #[test]
@@ -177,4 +178,35 @@ fn the_shared_memory_helper_s_sum_reads_its_dynamic_block_as_floats_and_as_doubl
     let wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
     assert_eq!(float[wavefronts], 68.0);
     assert_eq!(double[wavefronts], 92.0);
+}
+
+#[test]
+fn a_struct_passed_by_value_is_asked_for_member_by_member() {
+    // The host code's struct is not followed: the launch names each member it needs.
+    let path = program("params_struct.cu");
+    let (ok, _, stderr) = memplay(&["simulate", &path, "--launch", "1"]);
+    assert!(!ok);
+    assert!(
+        stderr.contains(
+            "give --arg s.n=VALUE, --arg s.alpha=VALUE, --arg shift.x=VALUE, \
+             --arg shift.y=VALUE, --arg shift.z=VALUE"
+        ),
+        "{stderr}"
+    );
+    // Given them, it runs: 4,096 blocks of 8 warps, each loading 32 floats, 4 sectors.
+    let members = [
+        "--arg",
+        "s.n=1048576",
+        "--arg",
+        "s.alpha=2",
+        "--arg",
+        "shift.x=1",
+        "--arg",
+        "shift.y=2",
+        "--arg",
+        "shift.z=3",
+    ];
+    let c = counters("params_struct.cu", "1", &members);
+    assert_eq!(c[LOAD_REQUESTS], 4096.0 * 8.0);
+    assert_eq!(c[LOAD_SECTORS], 4096.0 * 8.0 * 4.0);
 }

@@ -271,3 +271,56 @@ __global__ void k(float* out) {
         .collect();
     assert_eq!(common::f32s(&out[0]), expected);
 }
+
+#[test]
+fn a_struct_and_a_float3_passed_by_value_take_their_members_from_the_launch() {
+    use memplay_sim::kernel::{compile, Dim3, Launch, Simulation, Value};
+    let source = "struct Range { float lo, hi; };\n\
+        struct Params { int n; float alpha; Range range; };\n\
+        __global__ void axpy(Params p, float3 shift, float* y) {\n\
+          int i = threadIdx.x;\n\
+          if (i < p.n) y[i] = p.alpha * i + shift.x + shift.y + shift.z + p.range.hi;\n\
+        }";
+    let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
+    let value = |name: &str, v: Value| (name.to_string(), v);
+    let mut launch = Launch {
+        grid: Dim3::new(1, 1, 1),
+        block: Dim3::new(32, 1, 1),
+        dyn_smem: 0,
+        args: vec![
+            value("p.n", Value::Int(4)),
+            value("p.alpha", Value::Float(2.0)),
+            value("p.range.lo", Value::Float(0.0)),
+            value("p.range.hi", Value::Float(100.0)),
+            value("shift.x", Value::Float(0.5)),
+            value("shift.y", Value::Float(0.25)),
+            value("shift.z", Value::Int(1)),
+        ],
+        buffers: vec![("y".to_string(), 32)],
+        fills: vec![],
+        pointers: vec![],
+    };
+    let mut sim = Simulation::new(&program, "axpy", &launch, 7).unwrap_or_else(|d| panic!("{d}"));
+    sim.run_block([0, 0, 0], 1_000_000)
+        .unwrap_or_else(|d| panic!("{d}"));
+    // Threads 0 to 3 write 2 i + 0.5 + 0.25 + 1 + 100; the other four floats keep their fill.
+    let y = f32s(&sim.read_buffer("y").unwrap_or_default());
+    assert_eq!(y[..4], [101.75, 103.75, 105.75, 107.75]);
+    // A member left out, and one the struct does not have, are named.
+    launch.args.retain(|(name, _)| name != "p.range.lo");
+    let missing = Simulation::new(&program, "axpy", &launch, 7)
+        .err()
+        .map(|d| d.message);
+    assert_eq!(
+        missing.as_deref(),
+        Some("the launch gives no value for 'p.range.lo', a member of the parameter 'p' (Params)")
+    );
+    launch.args.push(value("p.beta", Value::Float(1.0)));
+    let unknown = Simulation::new(&program, "axpy", &launch, 7)
+        .err()
+        .map(|d| d.message);
+    assert_eq!(
+        unknown.as_deref(),
+        Some("'p.beta' names no member of the parameter 'p' (Params)")
+    );
+}

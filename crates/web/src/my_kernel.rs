@@ -69,6 +69,9 @@ pub struct Param {
     /// A `float` or `double` scalar, whose value the form folds as a `double` (`2.5`, `N / 2.0`)
     /// rather than as an integer.
     pub floating_point: bool,
+    /// For a member of a struct or vector parameter (`p.n`, `c.x`), the parameter's name: the
+    /// form asks for each member, where the host code passes the whole value.
+    pub member_of: Option<String>,
 }
 
 /// The kernels of `source` with their parameters, in source order, then each kernel template
@@ -124,7 +127,27 @@ pub fn from_program(source: &str, launch: &HostLaunch) -> MyLaunch {
         dyn_smem: text(&launch.shared_bytes),
         pointers: Vec::new(),
     };
-    for (param, arg) in params.iter().zip(&launch.args) {
+    // The parameters' rows, a struct's members grouped under the one argument that passes it.
+    let mut grouped: Vec<Vec<&Param>> = Vec::new();
+    for param in &params {
+        match grouped.last_mut() {
+            Some(group) if param.member_of.is_some() && group[0].member_of == param.member_of => {
+                group.push(param)
+            }
+            _ => grouped.push(vec![param]),
+        }
+    }
+    for (group, arg) in grouped.iter().zip(&launch.args) {
+        if group[0].member_of.is_some() {
+            // The host code's value of a whole struct is not followed: each member starts at 1.
+            form.args.extend(
+                group
+                    .iter()
+                    .map(|member| (member.name.clone(), "1".to_string())),
+            );
+            continue;
+        }
+        let param = group[0];
         let name = param.name.clone();
         match (&arg.value, param.element_bytes) {
             (ArgumentValue::Buffer(buffer), Some(element)) => {
@@ -163,18 +186,32 @@ pub fn kernel_params(source: &str, kernel: &str) -> Option<Vec<Param>> {
 
 /// What the launch form asks for each parameter of `function`.
 fn params_of(function: &kernel::ir::FunctionIr) -> Vec<Param> {
-    function
-        .params
-        .iter()
-        .map(|p| Param {
+    let mut rows = Vec::new();
+    for p in &function.params {
+        if !matches!(p.ty, Type::Pointer { .. } | Type::Scalar(_)) {
+            // A struct or vector passed by value: a row per member (a struct the launch cannot
+            // give, with a pointer member, keeps one row, whose run then says why).
+            if let Ok(leaves) = kernel::interp::parameter_leaves(&p.name, &p.ty) {
+                rows.extend(leaves.into_iter().map(|(name, scalar)| Param {
+                    name,
+                    element_bytes: None,
+                    floating_point: scalar.is_float(),
+                    member_of: Some(p.name.clone()),
+                }));
+                continue;
+            }
+        }
+        rows.push(Param {
             name: p.name.clone(),
             element_bytes: match &p.ty {
                 Type::Pointer { pointee, .. } => Some(pointee.size().max(1)),
                 _ => None,
             },
             floating_point: matches!(&p.ty, Type::Scalar(scalar) if scalar.is_float()),
-        })
-        .collect()
+            member_of: None,
+        });
+    }
+    rows
 }
 
 impl MyLaunch {
@@ -561,6 +598,22 @@ mod tests {
         );
         // Doubles are 8 bytes: 1,024 of them are 8 KiB.
         check(&fitted, source, Ok((4096, 256, 8192)));
+    }
+
+    #[test]
+    fn a_struct_or_vector_passed_by_value_gets_a_row_per_member() {
+        let source = "#define N (1 << 20)\nstruct Params { int n; float alpha; };\n\
+                      __global__ void axpy(Params p, float2 c, float* y) { y[0] = p.alpha + c.y; }\n";
+        let params = kernels(source).expect("compiles")[0].1.clone();
+        let fitted = MyLaunch::default().fitted("axpy", &params);
+        let names: Vec<&str> = fitted.args.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["p.n", "p.alpha", "c.x", "c.y"]);
+        let floating: Vec<bool> = params.iter().map(|p| p.floating_point).collect();
+        assert_eq!(floating, [false, true, true, true, false]);
+        check(&fitted, source, Ok((4096, 256, 4 << 20)));
+        let (input, errors) = build(&fitted, source, State::default().settings());
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(simulate(&input).is_ok(), "the members reach the simulation");
     }
 
     #[test]

@@ -522,6 +522,55 @@ pub(super) fn fill_scalar(ty: &Type) -> Fill {
     }
 }
 
+/// The values a parameter passed by value takes from the launch, one per scalar it holds, in
+/// the order of its registers: a number is one value under its own name; a vector one per
+/// component (`c.x`, `c.y`, `c.z`); a struct one per member, nested members and array elements
+/// by their paths (`p.n`, `p.box.lo.x`, `p.weights[2]`), as C++ names them. `Err` says why the
+/// launch cannot give it: a pointer member (it would need a buffer of its own), a struct too
+/// large to hold in registers.
+pub fn parameter_leaves(name: &str, ty: &Type) -> Result<Vec<(String, Scalar)>, String> {
+    fn walk(
+        ty: &Type,
+        path: String,
+        depth: usize,
+        out: &mut Vec<(String, Scalar)>,
+    ) -> Result<(), String> {
+        match ty {
+            Type::Scalar(s) => out.push((path, *s)),
+            Type::Vector(s, n) => {
+                for component in ["x", "y", "z", "w"].into_iter().take(usize::from(*n)) {
+                    out.push((format!("{path}.{component}"), *s));
+                }
+            }
+            Type::Array(elem, Some(n)) if depth < 8 => {
+                for k in 0..*n {
+                    walk(elem, format!("{path}[{k}]"), depth + 1, out)?;
+                }
+            }
+            Type::Struct(record) if depth < 8 && record.leaves.is_some() => {
+                for field in &record.fields {
+                    walk(&field.ty, format!("{path}.{}", field.name), depth + 1, out)?;
+                }
+            }
+            Type::Pointer { .. } => {
+                return Err(format!(
+                    "its member '{path}' is a pointer, which the launch cannot give a buffer"
+                ))
+            }
+            _ => return Err(format!("'{path}' is too large to pass in registers")),
+        }
+        Ok(())
+    }
+    let mut leaves = Vec::new();
+    walk(ty, name.to_string(), 0, &mut leaves)?;
+    Ok(leaves)
+}
+
+/// The parameter a value's name gives: `p` of `p`, `p.n` and `p.weights[2]`.
+fn parameter_of_value(name: &str) -> &str {
+    name.split(['.', '[']).next().unwrap_or(name)
+}
+
 /// Every value and buffer of the launch names a parameter that takes it, once: a value for a
 /// number, a buffer for a pointer. (Parameters without one are reported as they are laid out.)
 /// A buffer that a pointer argument names is checked with the pointer arguments
@@ -537,7 +586,12 @@ pub(super) fn check_launch_names(func: &FunctionIr, launch: &Launch) -> Result<(
     );
     let mut seen: Vec<&str> = Vec::new();
     for (name, is_value) in given {
-        let Some(p) = func.params.iter().find(|p| &p.name == name) else {
+        let parameter = if is_value {
+            parameter_of_value(name)
+        } else {
+            name.as_str()
+        };
+        let Some(p) = func.params.iter().find(|p| p.name == parameter) else {
             return Err(launch_error(
                 func.span,
                 format!("'{}' has no parameter named '{name}'", func.name),
@@ -553,8 +607,19 @@ pub(super) fn check_launch_names(func: &FunctionIr, launch: &Launch) -> Result<(
                 ),
             ));
         }
-        // (A vector parameter cannot be given at all; the layout says so.)
-        if !is_value && matches!(p.ty, Type::Scalar(_)) {
+        if is_value && parameter != name {
+            let leaves = parameter_leaves(&p.name, &p.ty).unwrap_or_default();
+            if !leaves.iter().any(|(leaf, _)| leaf == name) {
+                return Err(launch_error(
+                    p.span,
+                    format!(
+                        "'{name}' names no member of the parameter '{parameter}' ({})",
+                        p.ty
+                    ),
+                ));
+            }
+        }
+        if !is_value && !matches!(p.ty, Type::Pointer { .. }) {
             return Err(launch_error(
                 p.span,
                 format!(

@@ -44,9 +44,10 @@ mod sink;
 mod warps;
 
 pub use launch::{
-    move_lanes, step_budget_message, BlockRun, BlockSelection, BlockStats, Dim3, IterationFences,
-    Launch, LoadOrder, MemRecord, MovedRecord, RepeatNeed, Repeated, RepeatsNeeded, RunConfig,
-    SiteMove, SkipWindow, Value, WarpsAlike, GLOBAL_BASE, MAX_LOCAL_BYTES, MAX_SHARED_BYTES,
+    move_lanes, parameter_leaves, step_budget_message, BlockRun, BlockSelection, BlockStats, Dim3,
+    IterationFences, Launch, LoadOrder, MemRecord, MovedRecord, RepeatNeed, Repeated,
+    RepeatsNeeded, RunConfig, SiteMove, SkipWindow, Value, WarpsAlike, GLOBAL_BASE,
+    MAX_LOCAL_BYTES, MAX_SHARED_BYTES,
 };
 pub(crate) use loops::gcd;
 pub use simulation::{run, Simulation};

@@ -8,10 +8,10 @@
 //! loop watches a block leaves for the next. `warps` and `loops` add the methods that fill them.
 
 use super::launch::{
-    check_launch_names, fill_scalar, launch_error, scalar_argument, splitmix_stream, BlockRun,
-    BlockSelection, BlockStats, Dependence, Launch, LoadOrder, MemRecord, RtObject, RunConfig,
-    Storage, BUFFER_ALIGN, GLOBAL_BASE, MAX_BUFFER_BYTES, MAX_GLOBAL_END, MAX_LOCAL_BYTES,
-    MAX_SHARED_BYTES,
+    check_launch_names, fill_scalar, launch_error, parameter_leaves, scalar_argument,
+    splitmix_stream, BlockRun, BlockSelection, BlockStats, Dependence, Launch, LoadOrder,
+    MemRecord, RtObject, RunConfig, Storage, BUFFER_ALIGN, GLOBAL_BASE, MAX_BUFFER_BYTES,
+    MAX_GLOBAL_END, MAX_LOCAL_BYTES, MAX_SHARED_BYTES,
 };
 use super::machine::{Flow, Machine, Stop, WarpState};
 use super::registers::Registers;
@@ -50,8 +50,9 @@ pub struct Simulation<'p> {
     pub(super) launch: Launch,
     pub(super) objects: Vec<RtObject>,
     pub(super) memory: Vec<PagedBuffer>,
-    /// For each kernel parameter: its register value (scalar bits or pointer).
-    pub(super) param_values: Vec<u64>,
+    /// The kernel parameters' registers and their values (scalar bits or pointer), a struct or
+    /// vector parameter's one per scalar it holds; whether the register holds a pointer.
+    pub(super) param_values: Vec<(Reg, u64, bool)>,
     pub(super) shared_bytes: u64,
     pub(super) local_frame_bytes: u64,
     /// The comparisons whose range each block run keeps (`shifted_buffers` sets them), and
@@ -290,6 +291,33 @@ impl<'p> Simulation<'p> {
 
         let mut param_values = Vec::with_capacity(func.params.len());
         for p in &func.params {
+            if !matches!(p.ty, Type::Pointer { .. } | Type::Scalar(_)) {
+                let leaves = parameter_leaves(&p.name, &p.ty).map_err(|why| {
+                    launch_error(
+                        p.span,
+                        format!(
+                            "the parameter '{}' ({}) cannot be given by the launch: {why}",
+                            p.name, p.ty
+                        ),
+                    )
+                })?;
+                for (k, (leaf, scalar)) in leaves.iter().enumerate() {
+                    let Some((_, v)) = launch.args.iter().find(|(n, _)| n == leaf) else {
+                        return Err(launch_error(
+                            p.span,
+                            format!(
+                                "the launch gives no value for '{leaf}', a member of the parameter '{}' ({})",
+                                p.name, p.ty
+                            ),
+                        ));
+                    };
+                    let mut member = p.clone();
+                    member.name = leaf.clone();
+                    let bits = scalar_argument(*v, *scalar, &member)?;
+                    param_values.push((p.reg + k as Reg, bits, false));
+                }
+                continue;
+            }
             let value = match &p.ty {
                 Type::Pointer { .. } => {
                     let Some(b) = param_buffers.iter().find(|b| b.parameter == p.name) else {
@@ -324,7 +352,7 @@ impl<'p> Simulation<'p> {
                     ));
                 }
             };
-            param_values.push(value);
+            param_values.push((p.reg, value, matches!(p.ty, Type::Pointer { .. })));
         }
         if objects.len() >= (1 << 16) - 1 {
             return Err(launch_error(func.span, "too many memory objects"));
@@ -415,15 +443,14 @@ impl<'p> Simulation<'p> {
     /// What `block_shift` knows of the launch: its arguments and dimensions, the objects its
     /// pointer parameters point to, and which objects lie in which memory.
     pub(super) fn launch_constants(&self) -> LaunchConstants {
-        let func = &self.program.functions[self.kernel];
         let mut constants = LaunchConstants::default();
-        for (p, &v) in func.params.iter().zip(&self.param_values) {
+        for &(reg, v, is_pointer) in &self.param_values {
             match pointer_object(v) {
-                Some(object) if matches!(p.ty, Type::Pointer { .. }) => {
-                    constants.pointers.insert(p.reg, object);
+                Some(object) if is_pointer => {
+                    constants.pointers.insert(reg, object);
                 }
                 _ => {
-                    constants.values.insert(p.reg, v as i64);
+                    constants.values.insert(reg, v as i64);
                 }
             }
         }
@@ -651,8 +678,8 @@ impl<'p> Simulation<'p> {
                 {
                     regs.fill(REG_BLOCK_IDX as usize + k, u64::from(v));
                 }
-                for (p, &v) in func.params.iter().zip(&self.param_values) {
-                    regs.fill(p.reg as usize, v);
+                for &(reg, v, _) in &self.param_values {
+                    regs.fill(reg as usize, v);
                 }
                 WarpState {
                     regs,
