@@ -410,6 +410,11 @@ impl<'a> Parser<'a> {
     /// A file-scope item. An unsupported construct outside any statement (a name of cooperative groups in a file-scope
     /// initialiser or an array parameter's size) fails the file: it has no function to fail.
     pub(super) fn item(&mut self) -> Result<Option<Item>, Diagnostic> {
+        if self.at_word("static_assert") {
+            let assertion = self.static_assertion()?;
+            self.static_asserts.push(assertion);
+            return Ok(None);
+        }
         if self.at_word("template") {
             // A host function template is host code, read past.
             if let Some(host) = self.host_item()? {

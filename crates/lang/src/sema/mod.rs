@@ -235,6 +235,9 @@ impl Sema<'_> {
                 sema.file_scope_variable(decl)?;
             }
         }
+        for assertion in &unit.static_asserts {
+            sema.static_assertion(assertion)?;
+        }
         let mut index = 0;
         for item in &unit.items {
             if let Item::Function(f) = item {
@@ -355,6 +358,7 @@ mod attributes;
 mod builtins;
 mod consts;
 mod convert;
+mod cpp_statements;
 mod decl;
 mod deduce;
 mod expr;
