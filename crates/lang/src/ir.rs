@@ -252,6 +252,13 @@ pub enum WarpOp {
     MatchAny,
     /// `__reduce_add_sync` and its kin: the operation over the named lanes' values.
     Reduce(BinOp),
+    /// `__syncthreads_count`, `__syncthreads_and` and `__syncthreads_or` before their barrier
+    /// (`Op::SyncThreads`, which follows): the lanes' predicates (the one operand, 0 or 1) join
+    /// the block's vote. Its value is unused.
+    BlockVote,
+    /// The same after their barrier: the vote of every thread of the block, counted (`Add`),
+    /// all true (`BitAnd`) or any true (`BitOr`), the same in every lane; no operands.
+    BlockVoteResult(BinOp),
 }
 
 impl WarpOp {

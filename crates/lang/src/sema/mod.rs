@@ -355,6 +355,7 @@ fn is_arith(ty: &Type) -> bool {
 }
 
 mod attributes;
+mod barrier_vote;
 mod builtins;
 mod consts;
 mod convert;

@@ -7,6 +7,7 @@
 //! the guards `Simulation::shifted_buffers` starts afresh, the warp classes and loop plans, and the
 //! loop watches a block leaves for the next. `warps` and `loops` add the methods that fill them.
 
+use super::block_vote::BlockVotes;
 use super::launch::{
     check_launch_names, fill_scalar, launch_error, scalar_argument, splitmix_stream, BlockRun,
     BlockSelection, BlockStats, Dependence, Launch, LoadOrder, MemRecord, RtObject, RunConfig,
@@ -618,6 +619,7 @@ impl<'p> Simulation<'p> {
             ),
             sanitizer: self.sanitizer.as_deref_mut(),
             printf: self.printf.as_deref_mut(),
+            votes: BlockVotes::default(),
         };
         if let Some(printf) = machine.printf.as_deref_mut() {
             printf.begin_block(
@@ -715,6 +717,7 @@ impl<'p> Simulation<'p> {
             if let Some(sanitizer) = machine.sanitizer.as_deref_mut() {
                 sanitizer.barrier_released();
             }
+            machine.votes.release();
             if !any_waiting {
                 break;
             }
