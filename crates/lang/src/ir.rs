@@ -745,6 +745,26 @@ pub struct FunctionIr {
     pub launch_bounds: Option<LaunchBounds>,
 }
 
+impl FunctionIr {
+    /// Whether the function's code takes the address of the memory object `object` (reads,
+    /// writes or points into it). A file-scope `__shared__` variable is allocated in a kernel's
+    /// shared memory only where the kernel or a function it calls names it, as ptxas allocates
+    /// it per kernel that references it.
+    pub fn names_object(&self, object: usize) -> bool {
+        fn names(e: &Ex, object: usize) -> bool {
+            matches!(e.kind, ExKind::AddrOf(id) if id == object)
+                || e.children().into_iter().any(|child| names(child, object))
+        }
+        self.code.iter().any(|op| match op {
+            Op::Eval(e)
+            | Op::If { cond: e, .. }
+            | Op::LoopCond { cond: e, .. }
+            | Op::Return(Some(e)) => names(e, object),
+            _ => false,
+        })
+    }
+}
+
 /// `__launch_bounds__(max_threads_per_block, min_blocks_per_multiprocessor)` on a kernel (CUDA
 /// C++ Programming Guide, "Launch Bounds"): a launch with more threads per block fails, and nvcc
 /// keeps the registers per thread low enough for `min_blocks_per_multiprocessor` blocks of

@@ -138,3 +138,112 @@ fn a_g80_refuses_a_barrier_that_votes_and_names_compute_capability_2_0() {
     assert!(error.contains("__syncthreads_or"), "{error}");
     assert!(error.contains("2.0"), "{error}");
 }
+
+/// The Programming Guide's last-block sum ("Memory Fence Functions"), with a file-scope
+/// `__shared__` flag: every block writes its partial sum, and the block that finds itself last
+/// by `atomicInc` on a file-scope counter adds the partial sums.
+const LAST_BLOCK_SUM: &str = "__device__ unsigned int count = 0;
+__shared__ bool isLastBlockDone;
+__shared__ float partial[32];
+
+__device__ float block_sum(const float* values) {
+  partial[threadIdx.x] = values[threadIdx.x];
+  __syncthreads();
+  for (int stride = 16; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  return partial[0];
+}
+
+__global__ void sum(const float* array, volatile float* result, float* total) {
+  float partialSum = block_sum(array + blockIdx.x * 32);
+  if (threadIdx.x == 0) {
+    result[blockIdx.x] = partialSum;
+    __threadfence();
+    unsigned int value = atomicInc(&count, gridDim.x);
+    isLastBlockDone = (value == (gridDim.x - 1));
+  }
+  __syncthreads();
+  if (isLastBlockDone) {
+    float totalSum = 0;
+    if (threadIdx.x < gridDim.x) totalSum = result[threadIdx.x];
+    partial[threadIdx.x] = totalSum;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      for (int b = 1; b < gridDim.x; b++) totalSum += partial[b];
+      total[0] = totalSum;
+      count = 0;
+    }
+  }
+}
+
+__global__ void flag_only(int* out) {
+  if (threadIdx.x == 0) isLastBlockDone = blockIdx.x == 1;
+  __syncthreads();
+  out[blockIdx.x * 32 + threadIdx.x] = isLastBlockDone;
+}
+
+__global__ void neither(int* out) { out[threadIdx.x] = 1; }
+";
+
+#[test]
+fn the_last_of_eight_blocks_sums_their_partial_sums_through_a_file_scope_shared_flag() {
+    // Element i of the array is i: block b sums 32b to 32b + 31, 1024b + 496; eight blocks sum
+    // 0 to 255, 32640.
+    let array: Vec<u8> = (0..256).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let program = compile(LAST_BLOCK_SUM, &[]).unwrap_or_else(|d| panic!("{d}"));
+    let launch = Launch {
+        grid: Dim3::new(8, 1, 1),
+        block: Dim3::new(32, 1, 1),
+        dyn_smem: 0,
+        args: Vec::<(String, Value)>::new(),
+        buffers: vec![
+            ("array".to_string(), 1024),
+            ("result".to_string(), 32),
+            ("total".to_string(), 4),
+        ],
+        fills: vec![],
+        pointers: vec![],
+    };
+    let mut sim = Simulation::new(&program, "sum", &launch, 7).unwrap_or_else(|d| panic!("{d}"));
+    assert!(sim.write_buffer("array", &array));
+    for block in 0..8 {
+        sim.run_block([block, 0, 0], 1_000_000)
+            .unwrap_or_else(|d| panic!("{d}"));
+    }
+    let result = f32s(&sim.read_buffer("result").unwrap_or_default());
+    let expected: Vec<f32> = (0..8).map(|b| (1024 * b + 496) as f32).collect();
+    assert_eq!(result, expected);
+    assert_eq!(
+        f32s(&sim.read_buffer("total").unwrap_or_default()),
+        [32640.0]
+    );
+}
+
+#[test]
+fn a_file_scope_shared_variable_counts_only_in_the_kernels_that_name_it() {
+    let shared_bytes = |kernel: &str, buffers: &[(&str, u64)]| {
+        let input = h100_launch(LAST_BLOCK_SUM, kernel, [2, 1], [32, 1], buffers, &[]);
+        simulate(&input)
+            .unwrap_or_else(|e| panic!("{kernel}: {e}"))
+            .shared_bytes_per_block
+    };
+    // `sum` names the flag itself and the 32 floats through `block_sum`: 1 byte, then 128 at
+    // the next multiple of 4 (4 to 132); `flag_only` the flag; `neither` nothing.
+    let sum_buffers = [("array", 256), ("result", 8), ("total", 4)];
+    assert_eq!(shared_bytes("sum", &sum_buffers), 132);
+    assert_eq!(shared_bytes("flag_only", &[("out", 256)]), 1);
+    assert_eq!(shared_bytes("neither", &[("out", 256)]), 0);
+    let out = i32s(
+        &block_buffers(
+            LAST_BLOCK_SUM,
+            "flag_only",
+            [2, 32],
+            &[0, 1],
+            &[("out", 256)],
+        )[0],
+    );
+    // Each block has its own flag: block 0's is false, block 1's true.
+    assert_eq!(out, [vec![0; 32], vec![1; 32]].concat());
+}

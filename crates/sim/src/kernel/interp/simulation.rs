@@ -207,6 +207,15 @@ impl<'p> Simulation<'p> {
                     }
                 }
                 ObjectSpace::Shared => {
+                    // A file-scope one is allocated where the kernel or a function it calls
+                    // names it (`FunctionIr::names_object`).
+                    let id = objects.len();
+                    let reached = match obj.function {
+                        Some(_) => reached,
+                        None => reachable
+                            .iter()
+                            .any(|&f| program.functions[f].names_object(id)),
+                    };
                     let (base, size) = if reached {
                         let align = obj.align.max(1);
                         let base = shared_next.div_ceil(align) * align;
