@@ -191,6 +191,21 @@ mod tests {
     }
 
     #[test]
+    fn a_range_for_binds_structs_rows_and_nested_loops() {
+        let source = "struct P { float x, m; };\n\
+                      __shared__ P ps[8];\n\
+                      __global__ void k(float* a) {\n\
+                      \x20 float grid[2][3] = {{1, 2, 3}, {4, 5, 6}};\n\
+                      \x20 float s = 0;\n\
+                      \x20 for (P& p : ps) p.m = 1;\n\
+                      \x20 for (const P p : ps) s += p.x;\n\
+                      \x20 for (auto& row : grid) for (float v : row) s += v;\n\
+                      \x20 for (auto&& v : grid[1]) for (float w : grid[0]) s += v * w;\n\
+                      \x20 a[threadIdx.x] = s;\n}";
+        assert_eq!(kernel_error(source), "compiles");
+    }
+
+    #[test]
     fn a_range_for_over_a_pointer_is_refused_in_words() {
         assert_eq!(
             kernel_error("__global__ void k(float* a) { float s = 0; for (float x : a) s += x; }"),
