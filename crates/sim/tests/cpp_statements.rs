@@ -7,6 +7,7 @@ mod common;
 use common::{f32s, h100_launch, i32s, one_warp_buffers};
 use memplay_sim::device::g80;
 use memplay_sim::kernel::{compile, Dim3, Launch, Simulation, Value};
+use memplay_sim::sanitizer::{Hazard, SanitizerConfig};
 use memplay_sim::simulate;
 
 /// Runs block `block` of a launch of `kernel` with `grid` blocks of `threads` threads over the
@@ -246,4 +247,26 @@ fn a_file_scope_shared_variable_counts_only_in_the_kernels_that_name_it() {
     );
     // Each block has its own flag: block 0's is false, block 1's true.
     assert_eq!(out, [vec![0; 32], vec![1; 32]].concat());
+}
+
+#[test]
+fn the_sanitizer_names_a_barrier_that_votes_inside_a_branch_half_the_warp_takes() {
+    let source = "__global__ void k(int* out) {
+  int n = 0;
+  if (threadIdx.x < 16) n = __syncthreads_count(1);
+  out[threadIdx.x] = n;
+}";
+    let mut input = h100_launch(source, "k", [1, 1], [32, 1], &[("out", 128)], &[]);
+    input.sanitizer = SanitizerConfig::ALL;
+    let report = simulate(&input).unwrap_or_else(|e| panic!("{e}"));
+    let findings = report.sanitizer.expect("a report was asked for").findings;
+    // Line 3, where the call waits; lanes 0 to 15 of the one warp.
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.hazard == Hazard::DivergentSyncthreads
+                && f.span.line == 3
+                && f.lanes == 0xFFFF),
+        "{findings:?}"
+    );
 }
