@@ -612,6 +612,9 @@ pub struct TranslationUnit {
     pub items: Vec<Item>,
     /// The function templates the file defines, which `items` holds only as instantiations.
     pub templates: Templates,
+    /// The `static_assert`s outside functions (at file scope and in structs), each a call of
+    /// `static_assert` with its condition and message, which sema folds.
+    pub static_asserts: Vec<Expr>,
 }
 
 /// The function templates of a file (C++ [temp]) and what instantiating more of them needs:

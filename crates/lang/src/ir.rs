@@ -252,6 +252,13 @@ pub enum WarpOp {
     MatchAny,
     /// `__reduce_add_sync` and its kin: the operation over the named lanes' values.
     Reduce(BinOp),
+    /// `__syncthreads_count`, `__syncthreads_and` and `__syncthreads_or` before their barrier
+    /// (`Op::SyncThreads`, which follows): the lanes' predicates (the one operand, 0 or 1) join
+    /// the block's vote. Its value is unused.
+    BlockVote,
+    /// The same after their barrier: the vote of every thread of the block, counted (`Add`),
+    /// all true (`BitAnd`) or any true (`BitOr`), the same in every lane; no operands.
+    BlockVoteResult(BinOp),
 }
 
 impl WarpOp {
@@ -736,6 +743,26 @@ pub struct FunctionIr {
     pub error: Option<Diagnostic>,
     /// The kernel's `__launch_bounds__`, evaluated.
     pub launch_bounds: Option<LaunchBounds>,
+}
+
+impl FunctionIr {
+    /// Whether the function's code takes the address of the memory object `object` (reads,
+    /// writes or points into it). A file-scope `__shared__` variable is allocated in a kernel's
+    /// shared memory only where the kernel or a function it calls names it, as ptxas allocates
+    /// it per kernel that references it.
+    pub fn names_object(&self, object: usize) -> bool {
+        fn names(e: &Ex, object: usize) -> bool {
+            matches!(e.kind, ExKind::AddrOf(id) if id == object)
+                || e.children().into_iter().any(|child| names(child, object))
+        }
+        self.code.iter().any(|op| match op {
+            Op::Eval(e)
+            | Op::If { cond: e, .. }
+            | Op::LoopCond { cond: e, .. }
+            | Op::Return(Some(e)) => names(e, object),
+            _ => false,
+        })
+    }
 }
 
 /// `__launch_bounds__(max_threads_per_block, min_blocks_per_multiprocessor)` on a kernel (CUDA

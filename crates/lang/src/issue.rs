@@ -632,6 +632,9 @@ fn alu_cost(e: &Ex, invariant: &dyn Fn(Reg) -> bool) -> u32 {
                 }))
             }
             WarpOp::ActiveMask => 1,
+            // A barrier's vote takes its predicate from an `ISETP`; the `and` and `or` make
+            // their predicate an integer with a `SEL` (`sema::barrier_vote`).
+            WarpOp::BlockVote | WarpOp::BlockVoteResult(BinOp::BitAnd | BinOp::BitOr) => 1,
             _ => 0,
         },
         ExKind::Math { f, .. } => match f {

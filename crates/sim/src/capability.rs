@@ -9,7 +9,9 @@
 //! on `double` and `half2` from 6.0, on `half` from 7.0 and on `__nv_bfloat16` and
 //! `__nv_bfloat162` from 8.0; the warp shuffles and votes from 3.0, `__match_any_sync` from 7.0 and
 //! `__reduce_*_sync` from 8.0 (the Guide's sections on each); `printf` and `assert` in a kernel
-//! from 2.0 ("Formatted Output", "Assertion"); `clock()` on every device ("Time Function").
+//! from 2.0 ("Formatted Output", "Assertion"); `clock()` on every device ("Time Function");
+//! `__syncthreads_count`, `__syncthreads_and` and `__syncthreads_or` from 2.0 ("Synchronization
+//! Functions").
 //!
 //! The scan reads the kernel and every function it calls, whether a branch reaches the call or
 //! not: nvcc compiles every call. An atomic's memory space is known where its address is taken
@@ -19,7 +21,7 @@
 
 use crate::device::{ComputeCapability, DeviceId};
 use crate::kernel::ast::Scalar;
-use crate::kernel::ir::{AtomicOp, Ex, ExKind, ObjectSpace, Op, OutputKind, WarpOp};
+use crate::kernel::ir::{AtomicOp, BinOp, Ex, ExKind, ObjectSpace, Op, OutputKind, WarpOp};
 use crate::kernel::sema::Program;
 use crate::kernel::Span;
 use serde::{Deserialize, Serialize};
@@ -58,6 +60,8 @@ pub enum Feature {
     Assert,
     /// `clock()` and `clock64()`.
     Clock,
+    /// `__syncthreads_count`, `__syncthreads_and`, `__syncthreads_or`.
+    BarrierVote,
 }
 
 impl Feature {
@@ -73,7 +77,7 @@ impl Feature {
             Feature::WarpShuffle => (3, 0),
             Feature::WarpMatch => (7, 0),
             Feature::WarpReduce => (8, 0),
-            Feature::Printf | Feature::Assert => (2, 0),
+            Feature::Printf | Feature::Assert | Feature::BarrierVote => (2, 0),
             Feature::Clock => (1, 0),
         };
         ComputeCapability { major, minor }
@@ -97,13 +101,19 @@ impl Feature {
             Feature::Printf => "(formatted output from a kernel)",
             Feature::Assert => "(an assertion in a kernel)",
             Feature::Clock => "(the SM's clock)",
+            Feature::BarrierVote => "(a barrier that votes over the block)",
         }
     }
 
     /// Whether a use of it makes output that a warp or iteration left to reuse would not make:
-    /// a line printed, a clock read, an assertion checked (`simulate::plan`).
+    /// a line printed, a clock read, an assertion checked (`simulate::plan`); or a value that
+    /// every warp of the block makes together, a barrier's vote, which a warp left to reuse
+    /// would not cast.
     pub fn makes_output(self) -> bool {
-        matches!(self, Feature::Printf | Feature::Assert | Feature::Clock)
+        matches!(
+            self,
+            Feature::Printf | Feature::Assert | Feature::Clock | Feature::BarrierVote
+        )
     }
 }
 
@@ -203,6 +213,9 @@ pub(crate) fn features_used(program: &Program, kernel: usize) -> Vec<FeatureUse>
                 }
                 if let ExKind::Warp { op, .. } = &e.kind {
                     let feature = match op {
+                        // The vote's result names the call; its first step adds nothing.
+                        WarpOp::BlockVote => return,
+                        WarpOp::BlockVoteResult(_) => Feature::BarrierVote,
                         WarpOp::MatchAny => Feature::WarpMatch,
                         WarpOp::Reduce(_) => Feature::WarpReduce,
                         _ => Feature::WarpShuffle,
@@ -264,6 +277,9 @@ fn warp_name(op: WarpOp) -> &'static str {
         WarpOp::ActiveMask => "__activemask",
         WarpOp::MatchAny => "__match_any_sync",
         WarpOp::Reduce(_) => "__reduce_*_sync",
+        WarpOp::BlockVoteResult(BinOp::Add) => "__syncthreads_count",
+        WarpOp::BlockVoteResult(BinOp::BitAnd) => "__syncthreads_and",
+        WarpOp::BlockVote | WarpOp::BlockVoteResult(_) => "__syncthreads_or",
     }
 }
 

@@ -410,6 +410,11 @@ impl<'a> Parser<'a> {
     /// A file-scope item. An unsupported construct outside any statement (a name of cooperative groups in a file-scope
     /// initialiser or an array parameter's size) fails the file: it has no function to fail.
     pub(super) fn item(&mut self) -> Result<Option<Item>, Diagnostic> {
+        if self.at_word("static_assert") {
+            let assertion = self.static_assertion()?;
+            self.static_asserts.push(assertion);
+            return Ok(None);
+        }
         if self.at_word("template") {
             // A host function template is host code, read past.
             if let Some(host) = self.host_item()? {
@@ -489,19 +494,13 @@ impl<'a> Parser<'a> {
         }
         // A file-scope `const` or `constexpr` without a memory space is a compile-time
         // constant in device code, as nvcc makes it (sema checks its initialiser).
+        // A file-scope `__shared__` variable is one per block, as one declared in a kernel.
         let constant = spec.storage == Storage::Automatic && spec.is_const;
-        if (spec.storage == Storage::Automatic && !constant)
-            || spec.storage == Storage::Shared
-            || spec.storage == Storage::ExternShared
-        {
-            let what = if spec.storage == Storage::Automatic {
-                "host variables"
-            } else {
-                "__shared__ variables at file scope"
-            };
+        if spec.storage == Storage::Automatic && !constant {
             return Err(Diagnostic::new(
                 span,
-                format!("{what} are not simulated: a file-scope variable needs __device__ or __constant__"),
+                "host variables are not simulated: a file-scope variable needs __device__ or \
+                 __constant__",
             ));
         }
         Ok(Some(Item::Variable(self.declaration_rest(

@@ -24,6 +24,8 @@ use super::limits::MAX_NESTING;
 use super::span::{Diagnostic, DiagnosticKind, Span};
 
 mod cast;
+mod cpp_statements;
+pub(crate) use cpp_statements::ARRAY_EXTENT;
 mod decl;
 mod expr;
 mod host;
@@ -109,6 +111,7 @@ pub fn parse_with(tokens: &[Token], requests: &[String]) -> Result<TranslationUn
         linkage_blocks: 0,
         templates: template::State::default(),
         return_type: None,
+        static_asserts: Vec::new(),
     };
     while parser.pos < tokens.len() {
         if parser.eat(Punct::Semi) {
@@ -122,6 +125,7 @@ pub fn parse_with(tokens: &[Token], requests: &[String]) -> Result<TranslationUn
     Ok(TranslationUnit {
         items: parser.pending,
         templates,
+        static_asserts: parser.static_asserts,
     })
 }
 
@@ -143,6 +147,8 @@ struct Parser<'a> {
     templates: template::State,
     /// The return type of the function whose body is being read, for `return {a, b};`.
     return_type: Option<Type>,
+    /// The `static_assert`s read at file scope and in structs, for sema to fold.
+    static_asserts: Vec<Expr>,
 }
 
 /// An expression and the depth of its tree, known as it is built (a leaf is 1 deep).

@@ -277,6 +277,11 @@ impl<'a> Parser<'a> {
                     continue;
                 }
                 let word = token.ident().unwrap_or_default();
+                if word == "static_assert" {
+                    let assertion = p.static_assertion()?;
+                    p.static_asserts.push(assertion);
+                    continue;
+                }
                 if matches!(word, "public" | "private" | "protected") {
                     p.pos += 1;
                     p.expect(Punct::Colon)?;

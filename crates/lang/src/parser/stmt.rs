@@ -131,6 +131,13 @@ impl<'a> Parser<'a> {
             Some("for") => {
                 self.pos += 1;
                 self.expect(Punct::LParen)?;
+                if self.at_range_for() {
+                    let kind = self.range_for()?;
+                    return Ok(Stmt {
+                        kind,
+                        span: start.to(self.previous_span()),
+                    });
+                }
                 let init = if self.eat(Punct::Semi) {
                     None
                 } else if self.starts_declaration() {
@@ -171,6 +178,7 @@ impl<'a> Parser<'a> {
                     pragma_unroll: None,
                 }
             }
+            Some("static_assert") => StmtKind::Expr(self.static_assertion()?),
             Some("return") => {
                 self.pos += 1;
                 let value = if self.at(Punct::Semi) {

@@ -207,6 +207,7 @@ pub fn canonical_name(tokens: &[Token]) -> Result<String, Diagnostic> {
         linkage_blocks: 0,
         templates: State::default(),
         return_type: None,
+        static_asserts: Vec::new(),
     };
     let Some((name, taken)) = parser.peek_name() else {
         return Err(parser.error_here("a kernel's name"));
@@ -749,11 +750,13 @@ impl<'a> Parser<'a> {
             linkage_blocks: 0,
             templates: std::mem::take(&mut self.templates),
             return_type: None,
+            static_asserts: std::mem::take(&mut self.static_asserts),
         };
         let result = read(&mut inner);
         self.names = inner.names;
         self.pending = inner.pending;
         self.templates = inner.templates;
+        self.static_asserts = inner.static_asserts;
         result
     }
 

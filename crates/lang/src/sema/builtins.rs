@@ -110,6 +110,9 @@ impl Sema<'_> {
         if let Some(warp) = self.warp_builtin(name, name_span, args, span) {
             return warp;
         }
+        if let Some(vote) = self.barrier_vote(name, name_span, args, span) {
+            return vote;
+        }
         if let Some(intrinsic) = self.intrinsic(name, name_span, args, span) {
             return intrinsic;
         }

@@ -264,6 +264,29 @@ mod tests {
     }
 
     #[test]
+    fn a_file_scope_shared_variable_is_one_shared_object_that_takes_no_initialiser() {
+        let source = "__shared__ bool last;\nextern __shared__ float dynamic[];\n\
+                      __device__ void mark() { last = true; }\n\
+                      __global__ void k(float* out) { mark(); out[0] = dynamic[0]; }";
+        // A bool of one byte; the dynamic array is sized by the launch.
+        assert_eq!(
+            objects(source),
+            ["last Shared 1", "dynamic DynamicShared 0"]
+        );
+        let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
+        let names = |function: &str| {
+            let index = program.functions.iter().position(|f| f.name == function);
+            index.map(|f| [0, 1].map(|object| program.functions[f].names_object(object)))
+        };
+        assert_eq!(names("mark"), Some([true, false]));
+        assert_eq!(names("k"), Some([false, true]));
+        assert_eq!(
+            objects("__shared__ int n = 0;\n__global__ void k() { n = 1; }"),
+            ["1:20: __shared__ variables cannot have an initialiser; assign them in the kernel"]
+        );
+    }
+
+    #[test]
     fn a_file_scope_const_sizes_a_shared_array_and_is_no_memory_object() {
         let source = "const int block_size = 32;\nstatic const float half = 0.5f;\n\
                       __global__ void k(float* out) {\n\

@@ -350,8 +350,16 @@ impl Sema<'_> {
 
     #[inline(never)]
     pub(super) fn sizeof_expression(&mut self, a: &Expr, span: Span) -> Result<Lv, Diagnostic> {
-        // The operand is not evaluated: what a call lowered in place in it made (code, its
-        // arrays) goes.
+        let ty = self.unevaluated_type(a)?;
+        Ok(Lv::Value(
+            konst(ty.size(), Scalar::U64, span),
+            Type::Scalar(Scalar::U64),
+        ))
+    }
+
+    /// The type of `a`, which is not evaluated (`sizeof`'s operand): what a call lowered in
+    /// place in it made (code, its arrays) goes.
+    pub(super) fn unevaluated_type(&mut self, a: &Expr) -> Result<Type, Diagnostic> {
         let (code_before, objects_before, local_bytes) =
             (self.code.len(), self.objects.len(), self.local_bytes);
         let lv = self.lower(a)?;
@@ -359,13 +367,9 @@ impl Sema<'_> {
         self.spans.truncate(code_before);
         self.objects.truncate(objects_before);
         self.local_bytes = local_bytes;
-        let ty = match &lv {
-            Lv::Value(_, t) | Lv::Var { ty: t, .. } | Lv::Mem { ty: t, .. } => t.clone(),
-        };
-        Ok(Lv::Value(
-            konst(ty.size(), Scalar::U64, span),
-            Type::Scalar(Scalar::U64),
-        ))
+        Ok(match lv {
+            Lv::Value(_, t) | Lv::Var { ty: t, .. } | Lv::Mem { ty: t, .. } => t,
+        })
     }
 
     #[inline(never)]

@@ -92,7 +92,8 @@ impl Sema<'_> {
                         let ExprKind::Call { name: called, .. } = &inner.kind else {
                             return;
                         };
-                        if called == "__syncthreads" {
+                        // The barriers that vote (`__syncthreads_count`) wait as well.
+                        if called == "__syncthreads" || called.starts_with("__syncthreads_") {
                             barrier = true;
                         } else if self.function_index.contains_key(called) {
                             pending.push(called.to_string());

@@ -235,6 +235,9 @@ impl Sema<'_> {
                 sema.file_scope_variable(decl)?;
             }
         }
+        for assertion in &unit.static_asserts {
+            sema.static_assertion(assertion)?;
+        }
         let mut index = 0;
         for item in &unit.items {
             if let Item::Function(f) = item {
@@ -352,9 +355,11 @@ fn is_arith(ty: &Type) -> bool {
 }
 
 mod attributes;
+mod barrier_vote;
 mod builtins;
 mod consts;
 mod convert;
+mod cpp_statements;
 mod decl;
 mod deduce;
 mod expr;
@@ -457,11 +462,23 @@ impl<'a> Sema<'a> {
                 return err(d.span, format!("'{}' is declared twice", d.name));
             }
             let ty = self.full_type(d, decl.storage)?;
-            let space = if decl.storage == Storage::Constant {
-                ObjectSpace::Constant
-            } else {
-                ObjectSpace::Global
+            let space = match decl.storage {
+                Storage::Constant => ObjectSpace::Constant,
+                Storage::Shared => ObjectSpace::Shared,
+                Storage::ExternShared => ObjectSpace::DynamicShared,
+                _ => ObjectSpace::Global,
             };
+            let shared = matches!(space, ObjectSpace::Shared | ObjectSpace::DynamicShared);
+            if let (true, Some(init)) = (shared, &d.init) {
+                let span = match init {
+                    Initializer::Expr(e) => e.span,
+                    Initializer::List(_, span) => *span,
+                };
+                return err(
+                    span,
+                    "__shared__ variables cannot have an initialiser; assign them in the kernel",
+                );
+            }
             let init = match &d.init {
                 None if space == ObjectSpace::Constant => ObjectInit::Random,
                 None => ObjectInit::Zero,

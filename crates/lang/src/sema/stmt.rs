@@ -26,6 +26,9 @@ impl Sema<'_> {
                 Ok(())
             }
             StmtKind::Declaration(d) => self.local_declaration(d),
+            StmtKind::Expr(e) if cpp_statements::static_assert_parts(e).is_some() => {
+                self.static_assertion(e)
+            }
             StmtKind::Expr(e) => self.expression_statement(e, s.span),
             StmtKind::If(c, then, otherwise) => {
                 let cond = self.condition(c)?;
@@ -89,10 +92,22 @@ impl Sema<'_> {
                 pragma_unroll,
             } => {
                 self.scopes.push(NameMap::new());
+                // A range-based `for`'s extent is folded once its array's type is known.
+                let range_cond = match cond {
+                    Some(cond) => self.range_condition(cond),
+                    None => Ok(None),
+                };
+                let range_cond = match range_cond {
+                    Ok(range_cond) => range_cond,
+                    Err(error) => {
+                        self.scopes.pop();
+                        return Err(error);
+                    }
+                };
                 let r = self.for_loop(
                     s.span,
                     init.as_deref(),
-                    cond.as_ref(),
+                    range_cond.as_ref().or(cond.as_ref()),
                     step.as_ref(),
                     body,
                     *pragma_unroll,

@@ -1,5 +1,6 @@
 //! A warp's control flow (branches, loops, barriers, calls) and the evaluation of its expressions.
 
+use super::block_vote::BlockVotes;
 use super::lanes::{
     binary_lanes, bits_f32, canon, convert_value, copy_lanes_masked, f32_of, fma_f32, lane_mask,
     math_value, Lanes, Offsets, Step, FULL,
@@ -142,6 +143,8 @@ pub(super) struct Machine<'s, 'p> {
     pub(super) sanitizer: Option<&'s mut Sanitizer>,
     /// Where `printf`'s lines go, if the launch collects them.
     pub(super) printf: Option<&'s mut PrintfCollector>,
+    /// The vote of the barrier that votes, open and last released (`block_vote`).
+    pub(super) votes: BlockVotes,
 }
 
 impl Machine<'_, '_> {
@@ -777,6 +780,20 @@ impl Machine<'_, '_> {
             rs[k] = self.eval(a, mask)?;
         }
         self.instructions += 1;
+        // A barrier's vote names no lanes: the block's threads vote, the block's barrier waits.
+        match op {
+            WarpOp::BlockVote => {
+                self.votes.vote(mask, &self.regs[rs[0]]);
+                self.write_masked(dst, &[0; WARP_LANES], mask);
+                return Ok(dst);
+            }
+            WarpOp::BlockVoteResult(reduce) => {
+                let result = self.votes.result(reduce);
+                self.write_masked(dst, &[result; WARP_LANES], mask);
+                return Ok(dst);
+            }
+            _ => {}
+        }
         let first = mask.trailing_zeros() as usize % WARP_LANES;
         let named = if op == WarpOp::ActiveMask {
             mask
@@ -866,6 +883,8 @@ impl Machine<'_, '_> {
                 let result = lanes.map(|l| value[l]).reduce(combine).unwrap_or(0);
                 out = [result; WARP_LANES];
             }
+            // Answered before the lanes' mask is read, above.
+            WarpOp::BlockVote | WarpOp::BlockVoteResult(_) => {}
         }
         self.write_masked(dst, &out, mask);
         Ok(dst)

@@ -30,6 +30,7 @@
 //! and the exactness contract of both), which add their methods to `Machine` and `Simulation`.
 
 mod access;
+mod block_vote;
 mod lanes;
 mod launch;
 mod leader_records;

@@ -7,6 +7,7 @@
 //! the guards `Simulation::shifted_buffers` starts afresh, the warp classes and loop plans, and the
 //! loop watches a block leaves for the next. `warps` and `loops` add the methods that fill them.
 
+use super::block_vote::BlockVotes;
 use super::launch::{
     check_launch_names, fill_scalar, launch_error, parameter_leaves, scalar_argument,
     splitmix_stream, BlockRun, BlockSelection, BlockStats, Dependence, Launch, LoadOrder,
@@ -207,6 +208,15 @@ impl<'p> Simulation<'p> {
                     }
                 }
                 ObjectSpace::Shared => {
+                    // A file-scope one is allocated where the kernel or a function it calls
+                    // names it (`FunctionIr::names_object`).
+                    let id = objects.len();
+                    let reached = match obj.function {
+                        Some(_) => reached,
+                        None => reachable
+                            .iter()
+                            .any(|&f| program.functions[f].names_object(id)),
+                    };
                     let (base, size) = if reached {
                         let align = obj.align.max(1);
                         let base = shared_next.div_ceil(align) * align;
@@ -645,6 +655,7 @@ impl<'p> Simulation<'p> {
             ),
             sanitizer: self.sanitizer.as_deref_mut(),
             printf: self.printf.as_deref_mut(),
+            votes: BlockVotes::default(),
         };
         if let Some(printf) = machine.printf.as_deref_mut() {
             printf.begin_block(
@@ -742,6 +753,7 @@ impl<'p> Simulation<'p> {
             if let Some(sanitizer) = machine.sanitizer.as_deref_mut() {
                 sanitizer.barrier_released();
             }
+            machine.votes.release();
             if !any_waiting {
                 break;
             }
