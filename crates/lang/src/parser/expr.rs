@@ -409,6 +409,9 @@ impl<'a> Parser<'a> {
         let Some(t) = self.peek() else {
             return Err(self.error_here("an expression"));
         };
+        if let Some(limit) = self.numeric_limit()? {
+            return Ok(limit);
+        }
         if let Some((kind, span)) = self.name_expression() {
             let kind = self.template_id(kind)?;
             return self.node(kind, span, 0, span);

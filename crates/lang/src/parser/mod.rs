@@ -30,6 +30,7 @@ mod decl;
 mod expr;
 mod host;
 mod names;
+mod numeric_limits;
 mod record;
 pub(crate) use record::{constructor_name, conversion_name, this_object};
 mod stmt;
