@@ -324,3 +324,49 @@ fn a_struct_and_a_float3_passed_by_value_take_their_members_from_the_launch() {
         Some("'p.beta' names no member of the parameter 'p' (Params)")
     );
 }
+
+#[test]
+fn operators_the_file_defines_on_float3_add_scale_and_accumulate_vectors() {
+    // As the CUDA samples' helper_math.h defines them: `+` and `*` of float3, and `+=` read
+    // as `q = q + v` through the file's `operator+`.
+    let source = "__device__ float3 operator+(float3 a, float3 b) {\n\
+          return make_float3(a.x + b.x, a.y + b.y, a.z + b.z);\n\
+        }\n\
+        __device__ float3 operator*(float3 a, float s) { return make_float3(a.x * s, a.y * s, a.z * s); }\n\
+        __device__ float3 operator-(float3 a) { return make_float3(-a.x, -a.y, -a.z); }\n\
+        __global__ void step(float* out) {\n\
+          float3 p = make_float3(threadIdx.x, 1.0f, 2.0f);\n\
+          float3 v = make_float3(0.5f, 0.25f, 4.0f);\n\
+          float3 q = p + v * 2.0f;\n\
+          q += v;\n\
+          q = -q;\n\
+          out[threadIdx.x] = q.x + q.y + q.z;\n\
+        }";
+    let out = one_warp_buffers(source, "step", &[("out", 128)]);
+    // q = p + 3 v = (t + 1.5, 1.75, 14), negated and summed: -(t + 17.25).
+    let values = f32s(&out[0]);
+    assert_eq!(values[..3], [-17.25, -18.25, -19.25]);
+}
+
+#[test]
+fn a_managed_variable_is_global_memory_to_the_kernel() {
+    let source = "__managed__ int hits;\n\
+        __global__ void count(int* out) {\n\
+          atomicAdd(&hits, 1);\n\
+          out[threadIdx.x] = threadIdx.x;\n\
+        }";
+    let out = one_warp_buffers(source, "count", &[("out", 128)]);
+    assert_eq!(i32s(&out[0])[..3], [0, 1, 2]);
+    // One warp's atomic on one word: one request, one sector.
+    let counters = one_block_counters(
+        source,
+        "count",
+        32,
+        &[("out", 128)],
+        [
+            "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
+        ],
+    );
+    assert_eq!(counters, [1.0, 1.0]);
+}

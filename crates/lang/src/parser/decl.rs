@@ -62,7 +62,9 @@ impl<'a> Parser<'a> {
                 "struct" | "class" => {}
                 "__shared__" => storage = Storage::Shared,
                 "__constant__" => storage = Storage::Constant,
-                "__device__" => device = true,
+                // A `__managed__` variable is a `__device__` one the host reads too (Programming
+                // Guide, "Unified Memory"): to the kernel, global memory.
+                "__device__" | "__managed__" => device = true,
                 "__global__" => function = Some(FunctionKind::Kernel),
                 "unsigned" => unsigned = Some(true),
                 "signed" => unsigned = Some(false),

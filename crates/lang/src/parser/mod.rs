@@ -41,7 +41,7 @@ pub use template::canonical_name;
 pub(crate) use host::{after_match, file_items};
 
 /// Words that may start a declaration.
-const DECL_WORDS: [&str; 41] = [
+const DECL_WORDS: [&str; 42] = [
     "void",
     "bool",
     "char",
@@ -62,6 +62,7 @@ const DECL_WORDS: [&str; 41] = [
     "__shared__",
     "__constant__",
     "__device__",
+    "__managed__",
     "__global__",
     "__host__",
     "__forceinline__",

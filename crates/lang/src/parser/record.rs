@@ -666,7 +666,8 @@ impl<'a> Parser<'a> {
 
     /// A free operator function at file scope (`__device__ S operator*(float s, S v)`) after its
     /// return type, named with its parameter types as member operators are; one of them must
-    /// be a struct, the only operands memplay overloads operators for.
+    /// be a struct or a vector type (`float3 operator+(float3, float3)`, as the CUDA samples'
+    /// `helper_math.h` defines them), the operands memplay overloads operators for.
     pub(super) fn free_operator(
         &mut self,
         spec: super::Specifiers,
@@ -689,7 +690,7 @@ impl<'a> Parser<'a> {
         if !function
             .params
             .iter()
-            .any(|p| matches!(p.ty, Type::Struct(_)))
+            .any(|p| matches!(p.ty, Type::Struct(_) | Type::Vector(..)))
         {
             return Err(not_simulated(at, refused::OPERATORS));
         }

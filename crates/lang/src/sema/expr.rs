@@ -652,12 +652,13 @@ impl Sema<'_> {
             }
             UnaryOp::Neg | UnaryOp::Plus | UnaryOp::BitNot => {
                 let lv = self.lower(a)?;
-                if record::struct_of(&lv).is_some() {
-                    let symbol = match op {
-                        UnaryOp::Neg => "-",
-                        UnaryOp::Plus => "+",
-                        _ => "~",
-                    };
+                let symbol = match op {
+                    UnaryOp::Neg => "-",
+                    UnaryOp::Plus => "+",
+                    _ => "~",
+                };
+                let vector = matches!(record::lv_type(&lv), Type::Vector(..));
+                if record::struct_of(&lv).is_some() || vector && self.declares_operator(symbol) {
                     let (ex, ty) = self.struct_operator(symbol, (lv, a.span), None, span)?;
                     return Ok(Lv::Value(ex, ty));
                 }
@@ -731,7 +732,12 @@ impl Sema<'_> {
             return self.binary_values(op, ea, ta, eb, tb, span, a.span, b.span);
         }
         let (eb, tb) = self.rvalue(b)?;
-        if record::struct_of(&left).is_some() || matches!(tb, Type::Struct(_)) {
+        let vector_operator = || {
+            (matches!(record::lv_type(&left), Type::Vector(..)) || matches!(tb, Type::Vector(..)))
+                && self.declares_operator(op.symbol())
+        };
+        if record::struct_of(&left).is_some() || matches!(tb, Type::Struct(_)) || vector_operator()
+        {
             let right = Some((eb, tb, b.span));
             return self.struct_operator(op.symbol(), (left, a.span), right, span);
         }
@@ -912,7 +918,24 @@ impl Sema<'_> {
         if let Some(record) = record::struct_of(&lv) {
             return self.struct_assign(op, lv, record, rhs, span);
         }
-        let (place, ty) = self.place(lv, lhs.span, &what)?;
+        // `v += w` on a vector type whose `operator+` the file defines is `v = v + w`, as the
+        // compound operators of the CUDA samples' `helper_math.h` are.
+        let vector_op = op.filter(|op| {
+            matches!(record::lv_type(&lv), Type::Vector(..)) && self.declares_operator(op.symbol())
+        });
+        let (place, ty) = self.place(lv.clone(), lhs.span, &what)?;
+        if let (Some(op), None) = (vector_op, &value_first) {
+            let (value, vty) = self.rvalue(rhs)?;
+            let (combined, cty) =
+                self.struct_operator(op.symbol(), (lv, lhs.span), Some((value, vty, rhs.span)), span)?;
+            let combined = self.convert(combined, &cty, &ty, span)?;
+            let n = place.elem().n;
+            let assign = ExKind::Assign {
+                place,
+                value: Box::new(combined),
+            };
+            return Ok(Lv::Value(Ex::new(assign, n, span), ty));
+        }
         let (value, vty) = match value_first {
             Some(value) => value,
             None => self.rvalue(rhs)?,

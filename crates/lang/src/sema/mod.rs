@@ -139,6 +139,7 @@ enum Symbol {
 }
 
 /// An expression as the check sees it: a value, a register variable, or a place in memory.
+#[derive(Clone)]
 enum Lv {
     Value(Ex, Type),
     Var { reg: Reg, ty: Type, is_const: bool },

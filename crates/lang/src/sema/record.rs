@@ -44,7 +44,7 @@ pub(super) fn struct_of(lv: &Lv) -> Option<Arc<Record>> {
     }
 }
 
-fn lv_type(lv: &Lv) -> &Type {
+pub(super) fn lv_type(lv: &Lv) -> &Type {
     match lv {
         Lv::Value(_, t) | Lv::Var { ty: t, .. } | Lv::Mem { ty: t, .. } => t,
     }
@@ -911,6 +911,15 @@ impl Sema<'_> {
         }
         let method = name.strip_prefix(&format!("{}::", record.name))?;
         (!self.overloads(name).is_empty()).then(|| method.to_string())
+    }
+
+    /// Whether the file defines a free `operator` of `symbol` (for a vector type's operands).
+    pub(super) fn declares_operator(&self, symbol: &str) -> bool {
+        let name = format!("operator{symbol}");
+        self.functions.iter().any(|f| {
+            let plain = f.name.split('(').next().unwrap_or_default();
+            plain == name || plain.ends_with(&format!("::{name}"))
+        })
     }
 
     /// `a op b` where an operand is a struct: the member `operator op` of the left operand's
