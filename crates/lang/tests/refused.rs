@@ -193,12 +193,13 @@ const REFUSALS: &[Refusal] = &[
         message: "exceptions (`throw`, `try`, `catch`) are not allowed in device code",
     },
     Refusal {
-        construct: "an operator overload on a vector type",
-        source: "__device__ float operator+(float2 a, float b) { return a.x + b; }\n\
+        construct: "an operator overload on an enumeration",
+        source: "enum Color { Red, Green };\n\
+                 __device__ Color operator+(Color a, Color b) { return Green; }\n\
                  __global__ void k(float* a) { a[0] = 1; }",
-        at: (1, 18),
-        message: "operator overloading is simulated for structs and classes only (`operator+` \
-                  of a struct)",
+        at: (2, 18),
+        message: "operator overloading is simulated for structs, classes and vector types only \
+                  (`operator+` of a struct or a `float3`)",
     },
     Refusal {
         construct: "half precision without its header",
