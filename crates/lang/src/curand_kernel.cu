@@ -51,24 +51,22 @@ struct curandStateXORWOW {
   // Subsequences are 2^67 draws apart; 2^67 * 362437 is a multiple of 2^32, so d stays.
   __device__ void __curand_skipahead_sequence(unsigned long long n) { __curand_jump(n, 67); }
   // The seed's two halves salted and multiplied into the published initial words.
-  __device__ void __curand_init(unsigned long long seed, unsigned long long subsequence,
-                                unsigned long long offset) {
-    curandStateXORWOW s;
+  __device__ void __curand_setup(unsigned long long seed, unsigned long long subsequence,
+                                 unsigned long long offset) {
     unsigned int t0 = 1099087573u * ((unsigned int)seed ^ 0xaad26b49u);
     unsigned int t1 = 2591861531u * ((unsigned int)(seed >> 32) ^ 0xf7dcefddu);
-    s.d = 6615241u + t1 + t0;
-    s.v0 = 123456789u + t0;
-    s.v1 = 362436069u ^ t0;
-    s.v2 = 521288629u + t1;
-    s.v3 = 88675123u ^ t1;
-    s.v4 = 5783321u + t0;
-    s.__curand_skipahead_sequence(subsequence);
-    s.__curand_skipahead(offset);
-    s.boxmuller_flag = 0;
-    s.boxmuller_flag_double = 0;
-    s.boxmuller_extra = 0.0f;
-    s.boxmuller_extra_double = 0.0;
-    *this = s;
+    d = 6615241u + t1 + t0;
+    v0 = 123456789u + t0;
+    v1 = 362436069u ^ t0;
+    v2 = 521288629u + t1;
+    v3 = 88675123u ^ t1;
+    v4 = 5783321u + t0;
+    __curand_skipahead_sequence(subsequence);
+    __curand_skipahead(offset);
+    boxmuller_flag = 0;
+    boxmuller_flag_double = 0;
+    boxmuller_extra = 0.0f;
+    boxmuller_extra_double = 0.0;
   }
 };
 typedef struct curandStateXORWOW curandStateXORWOW_t;
@@ -123,7 +121,14 @@ struct curandStatePhilox4_32_10 {
     unsigned int word = STATE == 1u ? output.y : STATE == 2u ? output.z : STATE == 3u ? output.w : output.x;
     STATE++;
     if (STATE == 4u) {
-      __curand_add(1);
+      ctr.x++;
+      if (ctr.x == 0u) {
+        ctr.y++;
+        if (ctr.y == 0u) {
+          ctr.z++;
+          if (ctr.z == 0u) ctr.w++;
+        }
+      }
       output = __curand_philox_block(ctr, key);
       STATE = 0;
     }
@@ -143,23 +148,30 @@ struct curandStatePhilox4_32_10 {
     __curand_add_high(n);
     output = __curand_philox_block(ctr, key);
   }
-  __device__ void __curand_init(unsigned long long seed, unsigned long long subsequence,
-                                unsigned long long offset) {
-    curandStatePhilox4_32_10 s;
-    s.ctr = make_uint4(0, 0, 0, 0);
-    s.output = make_uint4(0, 0, 0, 0);
-    s.key = make_uint2((unsigned int)seed, (unsigned int)(seed >> 32));
-    s.STATE = 0;
-    s.boxmuller_flag = 0;
-    s.boxmuller_flag_double = 0;
-    s.boxmuller_extra = 0.0f;
-    s.boxmuller_extra_double = 0.0;
-    s.__curand_skipahead_sequence(subsequence);
-    s.__curand_skipahead(offset);
-    *this = s;
+  __device__ void __curand_setup(unsigned long long seed, unsigned long long subsequence,
+                                 unsigned long long offset) {
+    ctr = make_uint4(0, 0, 0, 0);
+    key = make_uint2((unsigned int)seed, (unsigned int)(seed >> 32));
+    STATE = 0;
+    boxmuller_flag = 0;
+    boxmuller_flag_double = 0;
+    boxmuller_extra = 0.0f;
+    boxmuller_extra_double = 0.0;
+    __curand_skipahead_sequence(subsequence);
+    __curand_skipahead(offset);
   }
 };
 typedef struct curandStatePhilox4_32_10 curandStatePhilox4_32_10_t;
+
+// The state is set up in registers and stored whole, as cuRAND's curand_init writes every member
+// and reads none.
+template <typename S> __device__ void __curand_init(S& state, unsigned long long seed,
+                                                    unsigned long long subsequence,
+                                                    unsigned long long offset) {
+  S s;
+  s.__curand_setup(seed, subsequence, offset);
+  state = s;
+}
 
 // The distributions, for either state. A uniform float is the draw times 2^-32 plus 2^-33, in
 // (0, 1]; a uniform double takes 53 bits of two draws. Normals are Box-Muller pairs whose second
@@ -264,7 +276,35 @@ template <typename S> __device__ float4 __curand_normal4(S& s) {
   float2 b = __curand_normal2(s);
   return make_float4(a.x, a.y, b.x, b.y);
 }
-#define curand_init(seed, subsequence, offset, state) (*(state)).__curand_init(seed, subsequence, offset)
+// Every distribution for both states, named with its template argument here, so that the file's
+// first reading instantiates them all and a call that deduces its state finds its instance.
+__device__ void __curand_instances(curandStateXORWOW& x, curandStatePhilox4_32_10& p) {
+  __curand_init<curandStateXORWOW>(x, 0, 0, 0);
+  __curand_uniform<curandStateXORWOW>(x);
+  __curand_uniform_double<curandStateXORWOW>(x);
+  __curand_normal2<curandStateXORWOW>(x);
+  __curand_normal2_double<curandStateXORWOW>(x);
+  __curand_normal<curandStateXORWOW>(x);
+  __curand_normal_double<curandStateXORWOW>(x);
+  __curand_log_normal<curandStateXORWOW>(x, 0.0f, 1.0f);
+  __curand_log_normal_double<curandStateXORWOW>(x, 0.0, 1.0);
+  __curand4<curandStateXORWOW>(x);
+  __curand_uniform4<curandStateXORWOW>(x);
+  __curand_normal4<curandStateXORWOW>(x);
+  __curand_init<curandStatePhilox4_32_10>(p, 0, 0, 0);
+  __curand_uniform<curandStatePhilox4_32_10>(p);
+  __curand_uniform_double<curandStatePhilox4_32_10>(p);
+  __curand_normal2<curandStatePhilox4_32_10>(p);
+  __curand_normal2_double<curandStatePhilox4_32_10>(p);
+  __curand_normal<curandStatePhilox4_32_10>(p);
+  __curand_normal_double<curandStatePhilox4_32_10>(p);
+  __curand_log_normal<curandStatePhilox4_32_10>(p, 0.0f, 1.0f);
+  __curand_log_normal_double<curandStatePhilox4_32_10>(p, 0.0, 1.0);
+  __curand4<curandStatePhilox4_32_10>(p);
+  __curand_uniform4<curandStatePhilox4_32_10>(p);
+  __curand_normal4<curandStatePhilox4_32_10>(p);
+}
+#define curand_init(seed, subsequence, offset, state) __curand_init(*(state), seed, subsequence, offset)
 #define curand(state) (*(state)).__curand_next()
 #define skipahead(n, state) (*(state)).__curand_skipahead(n)
 #define skipahead_sequence(n, state) (*(state)).__curand_skipahead_sequence(n)
