@@ -29,3 +29,61 @@ pub(crate) fn header_text(written: &str, read: &mut Vec<usize>) -> Option<&'stat
     read.push(index);
     Some(HEADERS[index].1)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::compile;
+
+    const KERNEL: &str = "__global__ void k(float* out) {
+  cuFloatComplex z = cuCaddf(make_cuFloatComplex(1.0f, 2.0f), make_cuFloatComplex(3.0f, 4.0f));
+  out[0] = cuCrealf(z);
+}
+";
+
+    #[test]
+    fn a_header_is_read_where_it_is_included_and_once_however_often() {
+        let twice = format!("#include <cuComplex.h>\n#include \"cuComplex.h\"\n{KERNEL}");
+        assert!(compile(&twice, &[]).is_ok());
+        let error = compile(KERNEL, &[])
+            .err()
+            .map(|d| d.message)
+            .unwrap_or_default();
+        assert!(error.contains("#include <cuComplex.h>"), "{error}");
+    }
+
+    #[test]
+    fn a_header_is_not_read_in_a_branch_the_preprocessor_skips() {
+        let skipped = format!("#if 0\n#include <cuComplex.h>\n#endif\n{KERNEL}");
+        assert!(compile(&skipped, &[]).is_err());
+    }
+
+    #[test]
+    fn the_address_of_a_register_variable_dereferenced_is_the_variable() {
+        let source = "__device__ void twice(int& x) { x *= 2; }
+__global__ void k(int* a) {
+  int v = a[0];
+  twice(*&v);
+  a[0] = v;
+}
+";
+        assert!(compile(source, &[]).is_ok());
+    }
+
+    #[test]
+    fn both_curand_states_and_every_distribution_compile_in_one_kernel() {
+        let source = "#include <curand_kernel.h>
+__global__ void k(curandStatePhilox4_32_10_t* p, float* out) {
+  curandState x;
+  curand_init(7, threadIdx.x, 0, &x);
+  skipahead(3, &x);
+  skipahead_sequence(1, &p[threadIdx.x]);
+  float4 f = curand_normal4(&p[threadIdx.x]);
+  uint4 u = curand4(&p[threadIdx.x]);
+  double2 d = curand_normal2_double(&x);
+  out[threadIdx.x] = f.x + curand_uniform4(&p[0]).y + u.z + d.x + curand_log_normal(&x, 0.0f, 1.0f);
+}
+";
+        let result = compile(source, &[]);
+        assert!(result.is_ok(), "{:?}", result.err());
+    }
+}
