@@ -1,6 +1,4 @@
-// memplay's own cuComplex.h: single- and double-precision complex numbers as float2 and double2,
-// written in the language memplay simulates from the formulas cuComplex.h documents, and read in
-// place of the file's #include <cuComplex.h>.
+// memplay's cuComplex.h (toolkit_headers.rs says what it models).
 typedef float2 cuFloatComplex;
 typedef double2 cuDoubleComplex;
 typedef cuFloatComplex cuComplex;
@@ -18,16 +16,12 @@ __host__ __device__ cuFloatComplex cuCsubf(cuFloatComplex x, cuFloatComplex y) {
 __host__ __device__ cuFloatComplex cuCmulf(cuFloatComplex x, cuFloatComplex y) {
   return make_float2(x.x * y.x - x.y * y.y, x.x * y.y + x.y * y.x);
 }
-// The quotient with both operands scaled by 1 / (|re y| + |im y|) first, so that the squared
-// magnitude of the divisor neither overflows nor underflows where the quotient is representable.
 __host__ __device__ cuFloatComplex cuCdivf(cuFloatComplex x, cuFloatComplex y) {
   float scale = 1.0f / (fabsf(y.x) + fabsf(y.y));
   float xr = x.x * scale, xi = x.y * scale, yr = y.x * scale, yi = y.y * scale;
   float norm = 1.0f / (yr * yr + yi * yi);
   return make_float2((xr * yr + xi * yi) * norm, (xi * yr - xr * yi) * norm);
 }
-// The magnitude as hypot computes it: the larger part times sqrt(1 + (smaller / larger)^2), and
-// the sum of the parts where the larger is zero or either is infinite.
 __host__ __device__ float cuCabsf(cuFloatComplex x) {
   float a = fabsf(x.x), b = fabsf(x.y);
   float big = a > b ? a : b, small = a > b ? b : a;
@@ -36,7 +30,6 @@ __host__ __device__ float cuCabsf(cuFloatComplex x) {
   if (big == 0.0f || big > 3.402823466e38f || small > 3.402823466e38f) m = big + small;
   return m;
 }
-// x * y + d.
 __host__ __device__ cuFloatComplex cuCfmaf(cuFloatComplex x, cuFloatComplex y, cuFloatComplex d) {
   float re = x.x * y.x + d.x, im = x.x * y.y + d.y;
   return make_float2(re - x.y * y.y, im + x.y * y.x);

@@ -1,16 +1,10 @@
-// memplay's own curand_kernel.h: cuRAND's device API for its default generator XORWOW
-// (curandState) and for Philox4_32_10, written in the language memplay simulates from the
-// algorithms cuRAND documents, and read in place of the file's #include <curand_kernel.h>.
-// The states have cuRAND's layout and size (48 and 64 bytes); the functions take the state's
-// place by reference, so a state in registers stays there and one in memory is loaded and stored
-// member by member. The macros give them cuRAND's names, which take a pointer to the state.
+// memplay's curand_kernel.h (toolkit_headers.rs says what it models).
 struct curandStateXORWOW {
   unsigned int d, v0, v1, v2, v3, v4;
   int boxmuller_flag;
   int boxmuller_flag_double;
   float boxmuller_extra;
   double boxmuller_extra_double;
-  // One draw: Marsaglia's xorshift of v0..v4 and the Weyl sequence d.
   __device__ unsigned int __curand_next() {
     unsigned int t = v0 ^ (v0 >> 2);
     unsigned int last = v4;
@@ -24,8 +18,6 @@ struct curandStateXORWOW {
     d = weyl;
     return last + weyl;
   }
-  // n draws ahead, p the power of two of n's lowest bit: each two bits of n are one to three
-  // products with the matrix of 2^p draws, as cuRAND's skipahead applies them.
   __device__ void __curand_jump(unsigned long long n, unsigned int p) {
     while (n != 0) {
       for (unsigned int k = (unsigned int)n & 3u; k != 0; k--) {
@@ -48,9 +40,7 @@ struct curandStateXORWOW {
     __curand_jump(n, 0);
     d += 362437u * (unsigned int)n;
   }
-  // Subsequences are 2^67 draws apart; 2^67 * 362437 is a multiple of 2^32, so d stays.
   __device__ void __curand_skipahead_sequence(unsigned long long n) { __curand_jump(n, 67); }
-  // The seed's two halves salted and multiplied into the published initial words.
   __device__ void __curand_setup(unsigned long long seed, unsigned long long subsequence,
                                  unsigned long long offset) {
     unsigned int t0 = 1099087573u * ((unsigned int)seed ^ 0xaad26b49u);
@@ -72,9 +62,6 @@ struct curandStateXORWOW {
 typedef struct curandStateXORWOW curandStateXORWOW_t;
 typedef curandStateXORWOW_t curandState_t;
 typedef curandState_t curandState;
-
-// Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011): ten
-// rounds over a 128-bit counter and a 64-bit key, four words a block.
 __device__ uint4 __curand_philox_round(uint4 c, uint2 k) {
   unsigned int hi0 = __umulhi(0xD2511F53u, c.x);
   unsigned int hi1 = __umulhi(0xCD9E8D57u, c.z);
@@ -97,7 +84,6 @@ struct curandStatePhilox4_32_10 {
   int boxmuller_flag_double;
   float boxmuller_extra;
   double boxmuller_extra_double;
-  // The counter plus n, carried through its four words.
   __device__ void __curand_add(unsigned long long n) {
     unsigned int low = (unsigned int)n;
     unsigned int high = (unsigned int)(n >> 32);
@@ -109,7 +95,6 @@ struct curandStatePhilox4_32_10 {
       if (ctr.z == 0u) ctr.w++;
     }
   }
-  // The counter's upper 64 bits plus n: subsequence n.
   __device__ void __curand_add_high(unsigned long long n) {
     unsigned int low = (unsigned int)n;
     unsigned int high = (unsigned int)(n >> 32);
@@ -162,9 +147,6 @@ struct curandStatePhilox4_32_10 {
   }
 };
 typedef struct curandStatePhilox4_32_10 curandStatePhilox4_32_10_t;
-
-// The state is set up in registers and stored whole, as cuRAND's curand_init writes every member
-// and reads none.
 template <typename S> __device__ void __curand_init(S& state, unsigned long long seed,
                                                     unsigned long long subsequence,
                                                     unsigned long long offset) {
@@ -172,10 +154,6 @@ template <typename S> __device__ void __curand_init(S& state, unsigned long long
   s.__curand_setup(seed, subsequence, offset);
   state = s;
 }
-
-// The distributions, for either state. A uniform float is the draw times 2^-32 plus 2^-33, in
-// (0, 1]; a uniform double takes 53 bits of two draws. Normals are Box-Muller pairs whose second
-// value the state keeps for the next call (boxmuller_flag 1 for a normal, 2 for a log-normal).
 template <typename S> __device__ float __curand_uniform(S& s) {
   return (float)s.__curand_next() * 2.3283064e-10f + 1.1641532e-10f;
 }
@@ -276,8 +254,6 @@ template <typename S> __device__ float4 __curand_normal4(S& s) {
   float2 b = __curand_normal2(s);
   return make_float4(a.x, a.y, b.x, b.y);
 }
-// Every distribution for both states, named with its template argument here, so that the file's
-// first reading instantiates them all and a call that deduces its state finds its instance.
 __device__ void __curand_instances(curandStateXORWOW& x, curandStatePhilox4_32_10& p) {
   __curand_init<curandStateXORWOW>(x, 0, 0, 0);
   __curand_uniform<curandStateXORWOW>(x);

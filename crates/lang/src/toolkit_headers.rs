@@ -7,7 +7,33 @@
 //! `#include` line, as the C preprocessor puts a header's text there (C11 6.10.2), so its macros
 //! and declarations are the file's from that line on, and every token of it carries the span of
 //! that line, so that what the header's functions do is shown there. A header is read once, as
-//! its include guard makes it.
+//! its include guard makes it. The headers carry no comments of their own, since their text is
+//! part of the page's module; what they do is said here.
+//!
+//! `cu_complex.cu`: `cuFloatComplex` is a `float2` and `cuDoubleComplex` a `double2`. `cuCdivf`
+//! scales both operands by `1 / (|re y| + |im y|)` before it takes the quotient, so that the
+//! divisor's squared magnitude neither overflows nor underflows where the quotient is
+//! representable; `cuCabsf` is the larger part times `sqrt(1 + (smaller / larger)^2)`, and the
+//! sum of the parts where the larger is zero or either is infinite; `cuCfmaf(x, y, d)` is
+//! `x * y + d`.
+//!
+//! `curand_kernel.cu`: the states have cuRAND's layout and size (XORWOW 48 bytes, its `v[5]`
+//! named `v0` to `v4`; Philox 64). A draw of XORWOW is Marsaglia's xorshift of the five words
+//! plus the Weyl sequence `d += 362437` (Marsaglia, "Xorshift RNGs", J. Stat. Softw. 8(14),
+//! 2003); `curand_init` salts and multiplies the seed's two halves into the published initial
+//! words, then jumps `subsequence` times 2^67 draws and `offset` draws, two bits of each at a
+//! time, each a product with a power of the generator's matrix (`__memplay_xorwow_power`, as
+//! cuRAND's loop applies its precomputed matrices). Philox4x32-10 (Salmon et al., "Parallel
+//! random numbers: as easy as 1, 2, 3", SC 2011) is ten rounds over a 128-bit counter and a
+//! 64-bit key, four words a block; a subsequence adds to the counter's upper half. Each
+//! function takes the state's place by reference (the macros with cuRAND's names pass
+//! `*(state)`, and `*&v` is `v`), so a state in registers stays there and one in memory is read
+//! and written member by member; `curand_init` sets the state up in registers and stores it
+//! whole, as cuRAND writes every member and reads none. A uniform float is the draw times 2^-32
+//! plus 2^-33, in (0, 1]; a uniform double takes 53 bits of two draws; the normals are
+//! Box-Muller pairs whose second value the state keeps (`boxmuller_flag` 1 for a normal, 2 for a
+//! log-normal), the angle's multiply-add fused as nvcc contracts it. Every distribution is named
+//! for both states in `__curand_instances`, so the file's first reading instantiates them all.
 
 /// The headers memplay supplies: the name `#include` gives (without `.h`) and the text.
 const HEADERS: [(&str, &str); 2] = [
