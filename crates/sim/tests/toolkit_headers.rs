@@ -343,3 +343,39 @@ __global__ void generate(curandState* states, float* out) {
     assert_eq!(setup, [0.0, 0.0, 12.0, 384.0]);
     assert_eq!(generate, [12.0, 384.0, 14.0, 392.0]);
 }
+
+#[test]
+fn skipahead_and_skipahead_sequence_after_init_land_where_init_would_have_started() {
+    let source = "#include <curand_kernel.h>
+__global__ void k(unsigned* out) {
+  curandState a, b, c, d;
+  curandStatePhilox4_32_10_t e, f;
+  curand_init(1234, 0, 0, &a);
+  skipahead(10, &a);
+  curand_init(1234, 0, 10, &b);
+  curand_init(1234, 0, 7, &c);
+  skipahead_sequence(3, &c);
+  curand_init(1234, 3, 7, &d);
+  curand_init(99, 2, 0, &e);
+  skipahead(6, &e);
+  curand_init(99, 2, 6, &f);
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < 3; i++) {
+      out[i] = curand(&a);
+      out[3 + i] = curand(&b);
+      out[6 + i] = curand(&c);
+      out[9 + i] = curand(&d);
+      out[12 + i] = curand(&e);
+      out[15 + i] = curand(&f);
+    }
+  }
+}
+";
+    let out = u32s(&one_warp_buffers(source, "k", &[("out", 72)])[0]);
+    // The jumps commute: 10 draws after the start is an offset of 10, and 3 subsequences after
+    // an offset of 7 is subsequence 3 at offset 7 (whose draws the H200 printed).
+    assert_eq!(out[..3], out[3..6]);
+    assert_eq!(out[6..9], out[9..12]);
+    assert_eq!(out[9..12], [0xfe9de6a0, 0xf8544cda, 0x7ed7fb69]);
+    assert_eq!(out[12..15], out[15..18]);
+}
