@@ -172,6 +172,10 @@ pub enum MathFn {
     /// `(x + y + 1) >> 1`; the sum taken without overflow.
     HalvingAdd,
     RoundedHalvingAdd,
+    /// `__memplay_xorwow_power(p, word, v0, v1, v2, v3, v4)` of memplay's `curand_kernel.h`: word
+    /// `word` of the XORWOW state `v` after `2^p` draws (one matrix-vector product of cuRAND's
+    /// skipahead; `memplay_sim`'s `xorwow` computes it).
+    XorwowPower,
 }
 
 /// Read-modify-write operations of the atomic functions (CUDA C++ Programming Guide, "Atomic

@@ -452,6 +452,11 @@ fn math_cost(f: MathFn) -> u32 {
         MathFn::HalvingAdd | MathFn::RoundedHalvingAdd => 3,
         // The cross products of the 32-bit halves, an `IMAD.WIDE.U32` chain.
         MathFn::MulHi64 => 4,
+        // One fifth (a word) of a matrix-vector product of cuRAND's skipahead: a test of each
+        // of the 160 state bits and a load and exclusive or of five words per set bit, about
+        // 2,250 warp instructions a product on an H200 (`curand_init(1234, tid, 0, &s)` over
+        // 65,536 threads: 34,948 `smsp__inst_executed` a warp, for 15.5 products a warp).
+        MathFn::XorwowPower => 450,
     }
 }
 
@@ -480,7 +485,8 @@ pub fn sfu_passes(f: MathFn) -> u32 {
         | MathFn::FunnelShiftRc
         | MathFn::MulHi64
         | MathFn::HalvingAdd
-        | MathFn::RoundedHalvingAdd => 0,
+        | MathFn::RoundedHalvingAdd
+        | MathFn::XorwowPower => 0,
         MathFn::Tanh | MathFn::Pow | MathFn::Tan | MathFn::Cbrt => 2,
         _ => 1,
     }

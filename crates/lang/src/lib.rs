@@ -41,6 +41,7 @@ pub mod sema;
 pub mod sorting;
 pub mod span;
 pub mod templates;
+mod toolkit_headers;
 pub mod uniformity;
 
 pub use sema::Program;

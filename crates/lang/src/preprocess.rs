@@ -6,7 +6,9 @@
 //! (C11 standard, section 6.10) does for those: object-like and function-like macros, conditional
 //! inclusion, and `-D` definitions made before the first line of the file. `#include` is ignored,
 //! and the macros of the headers kernels include (`FLT_MAX`, `M_PI`; `header_names`) are defined
-//! before every file instead. Every `#pragma` but `#pragma unroll` is ignored too; that one
+//! before every file instead, except for the toolkit headers memplay writes itself
+//! (`toolkit_headers`: `cuComplex.h`, `curand_kernel.h`), whose text is read in the include's
+//! place. Every `#pragma` but `#pragma unroll` is ignored too; that one
 //! becomes one token (`TokenKind::PragmaUnroll`) for the parser to give to the loop that follows.
 //! Tokens that come out of a macro carry the span of the macro's use, so that errors point at the
 //! text the user wrote.
@@ -128,7 +130,7 @@ fn header_macros() -> NameMap<Macro> {
 /// file (so the file's `#ifndef NAME` guard skips its own default). Their errors have no place in
 /// the source: their span is the default one, line 0.
 pub fn preprocess(
-    tokens: Vec<Token>,
+    mut tokens: Vec<Token>,
     defines: &[(String, String)],
 ) -> Result<Vec<Token>, Diagnostic> {
     let mut macros = header_macros();
@@ -157,6 +159,7 @@ pub fn preprocess(
     let mut out = Vec::with_capacity(tokens.len().min(MAX_PREPROCESSED_TOKENS));
     let mut budget = Budget::default();
     let mut stack: Vec<Conditional> = Vec::new();
+    let mut headers_read = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
         let active = stack.last().is_none_or(|c| c.active);
@@ -172,6 +175,9 @@ pub fn preprocess(
                     budget.push(&mut out, pragma)?;
                 }
             }
+            let header = active
+                .then(|| toolkit_header(line, &mut headers_read))
+                .flatten();
             directive(
                 hash_span,
                 line,
@@ -180,6 +186,15 @@ pub fn preprocess(
                 &mut stack,
                 &mut budget,
             )?;
+            if let Some(text) = header {
+                // The header's tokens follow the `#include` line, each at that line's span.
+                let at = tokens[end - 1].span;
+                let mut header = lex(text)?;
+                for token in &mut header {
+                    token.span = hash_span.to(at);
+                }
+                tokens.splice(end..end, header);
+            }
             i = end;
             continue;
         }
@@ -238,6 +253,26 @@ fn unroll_pragma(hash_span: Span, line: &[Token], macros: &NameMap<Macro>) -> Op
         line_start: true,
         space_before: true,
     })
+}
+
+/// The text of the toolkit header (`toolkit_headers`) that the directive `line` includes, if it is
+/// an `#include` of one not read yet.
+fn toolkit_header(line: &[Token], read: &mut Vec<usize>) -> Option<&'static str> {
+    let (first, rest) = line.split_first()?;
+    if first.ident() != Some("include") {
+        return None;
+    }
+    let written: String = rest.iter().map(include_word).collect();
+    crate::toolkit_headers::header_text(&written, read)
+}
+
+/// A token of an `#include` line as the header's name spells it: a quoted name's text, a word,
+/// or nothing for punctuation.
+fn include_word(t: &Token) -> String {
+    match &t.kind {
+        TokenKind::Str(text) => text.clone(),
+        _ => t.ident().unwrap_or_default().to_string(),
+    }
 }
 
 /// The typedefs of `cuda_fp16.h` and `cuda_bf16.h`: short name, the type's reserved name, and
@@ -403,11 +438,7 @@ fn directive(
             // cuda_fp16.h and cuda_bf16.h typedef the short names of their types; memplay knows
             // the types by their reserved names (`header_names`), so a kernel that does not
             // include them keeps `half` for a variable.
-            let names = |t: &Token| match &t.kind {
-                TokenKind::Str(text) => text.clone(),
-                _ => t.ident().unwrap_or_default().to_string(),
-            };
-            let header: String = line[1..].iter().map(names).collect();
+            let header: String = line[1..].iter().map(include_word).collect();
             for (short, reserved, file) in HALF_TYPEDEFS {
                 if header.contains(file) {
                     let body = vec![Token {

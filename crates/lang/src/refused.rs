@@ -68,7 +68,7 @@ const TEXTURES: &str = "textures and surfaces are not simulated; read the array 
 
 /// Functions CUDA declares that memplay does not simulate: a name, or the start of names where it
 /// ends in `*`.
-const FUNCTIONS: [(&str, &str); 16] = [
+const FUNCTIONS: [(&str, &str); 18] = [
     ("__shfl", SHUFFLES),
     ("__shfl_up", SHUFFLES),
     ("__shfl_down", SHUFFLES),
@@ -86,6 +86,8 @@ const FUNCTIONS: [(&str, &str); 16] = [
     ("tex1D*", TEXTURES),
     ("tex2D*", TEXTURES),
     ("tex3D*", TEXTURES),
+    ("curand_poisson*", DISCRETE),
+    ("curand_discrete*", DISCRETE),
     ("this_grid", COOPERATIVE_GROUPS),
     ("this_thread_block", COOPERATIVE_GROUPS),
 ];
@@ -93,6 +95,12 @@ const FUNCTIONS: [(&str, &str); 16] = [
 const SHUFFLES: &str =
     "the warp functions without `_sync` were removed in CUDA 9: name the lanes, \
                         as in `__shfl_down_sync(0xffffffff, v, 1)`";
+const DISCRETE: &str = "cuRAND's discrete distributions (`curand_poisson`, `curand_discrete`) are \
+                        not simulated; the uniform, normal and log-normal ones are";
+const GENERATORS: &str = "cuRAND's device API is simulated for `curandState` (XORWOW) and \
+                          `curandStatePhilox4_32_10_t`, with `#include <curand_kernel.h>`; the \
+                          MRG32k3a, MTGP32 and Sobol generators are not";
+const COMPLEX: &str = "the complex types are declared by cuComplex.h: `#include <cuComplex.h>`";
 const CLOCK: &str = "the global timer is not simulated; `clock64()` reads the simulated clock";
 const ALLOCATION: &str = "`malloc` and `free` in device code are not simulated";
 const COOPERATIVE_GROUPS: &str = "cooperative groups are read where the file names them: \
@@ -152,6 +160,7 @@ pub fn explain(error: Diagnostic, tokens: &[Token]) -> Diagnostic {
         );
         keyword(word)
             .or_else(|| calls.then(|| function(word)).flatten())
+            .or_else(|| missing_header_type(word, tokens))
             .map(|message| (token, message))
     });
     let refusal = refusal.or_else(|| {
@@ -163,7 +172,9 @@ pub fn explain(error: Diagnostic, tokens: &[Token]) -> Diagnostic {
         TYPES
             .iter()
             .find(|(name, _)| name == word)
-            .map(|&(_, message)| (token, message))
+            .map(|&(_, message)| message)
+            .or_else(|| missing_header_type(word, tokens))
+            .map(|message| (token, message))
     });
     match refusal {
         Some((token, message)) => {
@@ -171,6 +182,32 @@ pub fn explain(error: Diagnostic, tokens: &[Token]) -> Diagnostic {
         }
         None => error,
     }
+}
+
+/// The refusal for `word`, a type of a toolkit header memplay supplies (`toolkit_headers`) that
+/// the file does not have: the complex types without `#include <cuComplex.h>`, and a cuRAND state
+/// of another generator or without `#include <curand_kernel.h>`. Whether a header was read shows
+/// in `tokens`, which then hold its declaration of its first type.
+fn missing_header_type(word: &str, tokens: &[Token]) -> Option<&'static str> {
+    let declares = |first: &str, second: &str| {
+        tokens
+            .windows(2)
+            .any(|pair| pair[0].ident() == Some(first) && pair[1].ident() == Some(second))
+    };
+    if matches!(word, "cuFloatComplex" | "cuDoubleComplex" | "cuComplex") {
+        return (!declares("float2", "cuFloatComplex")).then_some(COMPLEX);
+    }
+    let simulated = [
+        "curandState",
+        "curandState_t",
+        "curandStateXORWOW",
+        "curandStateXORWOW_t",
+        "curandStatePhilox4_32_10",
+        "curandStatePhilox4_32_10_t",
+    ];
+    let included = declares("struct", "curandStateXORWOW");
+    (word.starts_with("curandState") && !(included && simulated.contains(&word)))
+        .then_some(GENERATORS)
 }
 
 /// The refusal of a lambda, when the failing token of `tokens` (at `failed`) is a `[` where an

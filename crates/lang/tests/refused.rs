@@ -208,6 +208,24 @@ const REFUSALS: &[Refusal] = &[
         message: "`half` and `half2` are declared by cuda_fp16.h: `#include <cuda_fp16.h>` (or write `__half`)",
     },
     Refusal {
+        construct: "a cuRAND generator other than XORWOW and Philox",
+        source: "#include <curand_kernel.h>\n__global__ void k(curandStateMRG32k3a_t* s, float* a) { a[0] = 1; }",
+        at: (2, 19),
+        message: "cuRAND's device API is simulated for `curandState` (XORWOW) and `curandStatePhilox4_32_10_t`, with `#include <curand_kernel.h>`; the MRG32k3a, MTGP32 and Sobol generators are not",
+    },
+    Refusal {
+        construct: "a cuRAND discrete distribution",
+        source: "#include <curand_kernel.h>\n__global__ void k(curandState* s, unsigned* a) {\n  a[0] = curand_poisson(&s[0], 4.0);\n}",
+        at: (3, 10),
+        message: "cuRAND's discrete distributions (`curand_poisson`, `curand_discrete`) are not simulated; the uniform, normal and log-normal ones are",
+    },
+    Refusal {
+        construct: "a complex number without its header",
+        source: "__global__ void k(float* a) {\n  cuFloatComplex z = make_cuFloatComplex(a[0], a[1]);\n  a[0] = z.x;\n}",
+        at: (2, 3),
+        message: "the complex types are declared by cuComplex.h: `#include <cuComplex.h>`",
+    },
+    Refusal {
         construct: "a texture object",
         source: "__global__ void k(cudaTextureObject_t t, float* a) { a[0] = 1; }",
         at: (1, 19),

@@ -119,6 +119,9 @@ impl Sema<'_> {
         if let Some(output) = self.output_builtin(name, name_span, args, span) {
             return output;
         }
+        if let Some(random) = self.curand_builtin(name, name_span, args, span) {
+            return random;
+        }
         let math1 = |f: &str| -> Option<(MathFn, Option<Scalar>)> {
             let (base, ty) = match f.strip_suffix('f') {
                 Some(b) if !matches!(f, "erf" | "fmaf") => (b, Some(Scalar::F32)),

@@ -617,6 +617,15 @@ impl Sema<'_> {
                 if let Some(this) = self.this_object(a) {
                     return this;
                 }
+                // `*&v` is `v` ([expr.unary.op]): a register variable too, whose address the
+                // simulator has not (the toolkit headers' `curand(&state)` reads `*(&state)`).
+                if let ExprKind::Unary(UnaryOp::AddrOf, inner) = &a.kind {
+                    if matches!(inner.kind, ExprKind::Ident(_)) {
+                        if let Lv::Var { reg, ty, is_const } = self.lower(inner)? {
+                            return Ok(Lv::Var { reg, ty, is_const });
+                        }
+                    }
+                }
                 let (ex, ty) = self.rvalue(a)?;
                 let Type::Pointer { pointee, pointee_const } = ty else {
                     return err(a.span, format!("cannot dereference a '{ty}': it is not a pointer"));

@@ -361,6 +361,7 @@ mod builtins;
 mod consts;
 mod convert;
 mod cpp_statements;
+mod curand;
 mod decl;
 mod deduce;
 mod expr;

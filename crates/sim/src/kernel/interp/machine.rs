@@ -546,6 +546,11 @@ impl Machine<'_, '_> {
                 self.fma(*ty, [ra, rb, rc], mask, dst);
                 Ok(dst)
             }
+            ExKind::Math {
+                f: MathFn::XorwowPower,
+                args,
+                ..
+            } => self.xorwow_power(args, mask, dst),
             ExKind::Math { f, ty, args } => {
                 let mut rs = [0usize; 3];
                 for (k, a) in args.iter().enumerate().take(3) {

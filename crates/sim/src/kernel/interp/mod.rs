@@ -43,6 +43,7 @@ mod sanitize;
 mod simulation;
 mod sink;
 mod warps;
+mod xorwow;
 
 pub use launch::{
     move_lanes, parameter_leaves, step_budget_message, BlockRun, BlockSelection, BlockStats, Dim3,
