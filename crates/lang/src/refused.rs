@@ -48,7 +48,8 @@ const STRUCTS: &str = "this use of `struct` or `class` is not simulated; define 
                        declaration of its own";
 
 /// The refusal of an operator function whose operands include no struct.
-pub const OPERATORS: &str = "operator overloading is simulated for structs, classes and vector types only \
+pub const OPERATORS: &str =
+    "operator overloading is simulated for structs, classes and vector types only \
                              (`operator+` of a struct or a `float3`)";
 const EXCEPTIONS: &str = "exceptions (`throw`, `try`, `catch`) are not allowed in device code";
 

@@ -1,6 +1,7 @@
 //! Headers of the CUDA toolkit that memplay supplies itself: `cuComplex.h` (the complex numbers
-//! of the CUDA Math API, "Complex" in cuComplex.h's documented formulas) and `curand_kernel.h`
-//! (the device API of cuRAND, cuRAND documentation, "Device API Overview").
+//! of the CUDA Math API, "Complex" in cuComplex.h's documented formulas), `curand_kernel.h`
+//! (the device API of cuRAND, cuRAND documentation, "Device API Overview"), and the CUDA
+//! samples' `helper_math.h`, which kernels from the samples include for vector arithmetic.
 //!
 //! Each is written in the language memplay simulates (`cu_complex.cu`, `curand_kernel.cu`) and
 //! read where the file includes it: the preprocessor puts the header's tokens in place of the
@@ -16,6 +17,12 @@
 //! representable; `cuCabsf` is the larger part times `sqrt(1 + (smaller / larger)^2)`, and the
 //! sum of the parts where the larger is zero or either is infinite; `cuCfmaf(x, y, d)` is
 //! `x * y + d`.
+//!
+//! `helper_math.cu`: the float vectors' `+ - * /` (of two vectors, a vector and a `float`, a
+//! `float` and a vector, component by component), unary `-`, `dot`, `length` (`sqrtf` of the
+//! dot product), `normalize` (the vector times `rsqrtf` of it), `lerp(a, b, t) = a + t (b - a)`,
+//! `clamp` of each component, and `cross` of `float3`; written from the vector algebra, each an
+//! overload by its parameters' types (`parser`'s `name_overloads`).
 //!
 //! `curand_kernel.cu`: the states have cuRAND's layout and size (XORWOW 48 bytes, its `v[5]`
 //! named `v0` to `v4`; Philox 64). A draw of XORWOW is Marsaglia's xorshift of the five words
@@ -36,9 +43,10 @@
 //! for both states in `__curand_instances`, so the file's first reading instantiates them all.
 
 /// The headers memplay supplies: the name `#include` gives (without `.h`) and the text.
-const HEADERS: [(&str, &str); 2] = [
+const HEADERS: [(&str, &str); 3] = [
     ("cuComplex", include_str!("cu_complex.cu")),
     ("curand_kernel", include_str!("curand_kernel.cu")),
+    ("helper_math", include_str!("helper_math.cu")),
 ];
 
 /// The text of the header an `#include` line names (its words written out, `curand_kernelh` for

@@ -370,3 +370,27 @@ fn a_managed_variable_is_global_memory_to_the_kernel() {
     );
     assert_eq!(counters, [1.0, 1.0]);
 }
+
+#[test]
+fn an_overloaded_function_is_chosen_by_its_arguments_types() {
+    let source = "__device__ float twice(float x) { return 2.0f * x; }\n\
+        __device__ int twice(int x) { return x + 1000; }\n\
+        __device__ float twice(float2 v) { return v.x + v.y; }\n\
+        __global__ void k(float* out) {\n\
+          out[0] = twice(1.5f);\n\
+          out[1] = twice(7);\n\
+          out[2] = twice(make_float2(0.25f, 0.5f));\n\
+        }";
+    let out = f32s(&one_warp_buffers(source, "k", &[("out", 12)])[0]);
+    assert_eq!(out, [3.0, 1007.0, 0.75]);
+    // No overload takes a pointer: the error names the call and the types.
+    let program = memplay_sim::kernel::compile(&source.replace("twice(7)", "twice(out)"), &[])
+        .unwrap_or_else(|d| panic!("{d}"));
+    let message = program
+        .functions
+        .iter()
+        .find(|f| f.name == "k")
+        .and_then(|f| f.error.as_ref())
+        .map(|d| d.message.clone());
+    assert_eq!(message.as_deref(), Some("no 'twice' takes (float*)"));
+}

@@ -2,7 +2,9 @@
 //! out by hand, and `curand_kernel.h` against cuRAND's own sequences. The cuRAND values marked
 //! "H200" were printed by a scratch program of `curand_init`, `curand` and the distributions,
 //! built with nvcc 13.0 for sm_90 and run on an H200; the counts of requests and sectors are
-//! Nsight Compute's for the same kernels there (65,536 threads, divided per warp).
+//! Nsight Compute's for the same kernels there (65,536 threads, divided per warp). The CUDA
+//! samples' `helper_math.h` (operators, `dot`, `length`, `normalize`, `cross`, `lerp`, `clamp` of
+//! the float vectors) is checked against vector arithmetic worked out by hand.
 
 mod common;
 
@@ -378,4 +380,38 @@ __global__ void k(unsigned* out) {
     assert_eq!(out[6..9], out[9..12]);
     assert_eq!(out[9..12], [0xfe9de6a0, 0xf8544cda, 0x7ed7fb69]);
     assert_eq!(out[12..15], out[15..18]);
+}
+
+#[test]
+fn helper_math_s_operators_and_functions_give_the_vector_arithmetic_worked_out_by_hand() {
+    let source = "#include \"helper_math.h\"
+__global__ void k(float* out) {
+  float3 a = make_float3(3.0f, 0.0f, 4.0f);
+  float3 b = make_float3(0.0f, 2.0f, 0.0f);
+  float3 c = cross(a, b);
+  float3 n = normalize(a);
+  float2 p = make_float2(1.0f, 2.0f) * 2.0f + make_float2(0.5f, 0.5f);
+  float4 q = lerp(make_float4(0.0f, 0.0f, 0.0f, 0.0f), make_float4(4.0f, 8.0f, 12.0f, 16.0f), 0.25f);
+  a += b;
+  out[0] = length(make_float3(3.0f, 0.0f, 4.0f));
+  out[1] = dot(a, b);
+  out[2] = c.x;
+  out[3] = c.z;
+  out[4] = n.x;
+  out[5] = p.x + p.y;
+  out[6] = q.w;
+  out[7] = clamp(7.0f, 0.0f, 5.0f);
+  out[8] = dot(p, make_float2(1.0f, 1.0f));
+  out[9] = (-b).y;
+}
+";
+    let out = f32s(&one_warp_buffers(source, "k", &[("out", 40)])[0]);
+    // |(3, 0, 4)| = 5; (3, 2, 4) . (0, 2, 0) = 4; (3, 0, 4) x (0, 2, 0) = (-8, 0, 6);
+    // (3, 0, 4) / 5 = (0.6, 0, 0.8) through rsqrtf; (2.5, 4.5) sums to 7; a quarter of the way
+    // to 16 is 4; 7 clamped to [0, 5] is 5; (2.5, 4.5) . (1, 1) = 7; -(0, 2, 0) has y -2.
+    assert_eq!(out[0], 5.0);
+    assert_eq!(out[1], 4.0);
+    assert_eq!((out[2], out[3]), (-8.0, 6.0));
+    assert!((out[4] - 0.6).abs() < 1e-6, "{}", out[4]);
+    assert_eq!(out[5..], [7.0, 4.0, 5.0, 7.0, -2.0]);
 }

@@ -124,11 +124,42 @@ pub fn parse_with(tokens: &[Token], requests: &[String]) -> Result<TranslationUn
         parser.pending.extend(item);
     }
     let templates = parser.instantiate_all(requests)?;
+    name_overloads(&mut parser.pending);
     Ok(TranslationUnit {
         items: parser.pending,
         templates,
         static_asserts: parser.static_asserts,
     })
+}
+
+/// Functions of one name with different parameter types (C++ overloading, [over.load]): each is
+/// named with its parameter types, `dot(float3,float3)`, as free operators are, and a call picks
+/// the best match of its arguments' types (`sema`'s `call`). A function of a name no other
+/// function shares keeps its name.
+fn name_overloads(items: &mut [Item]) {
+    let signature = |f: &crate::ast::Function| -> Vec<String> {
+        f.params.iter().map(|p| p.ty.to_string()).collect()
+    };
+    let mut overloaded: Vec<String> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let Item::Function(f) = item else { continue };
+        if f.kind == crate::ast::FunctionKind::Kernel || f.name.contains('(') {
+            continue;
+        }
+        let differs = items[..i].iter().any(|other| {
+            matches!(other, Item::Function(g) if g.name == f.name && signature(g) != signature(f))
+        });
+        if differs && !overloaded.contains(&f.name) {
+            overloaded.push(f.name.clone());
+        }
+    }
+    for item in items {
+        if let Item::Function(f) = item {
+            if overloaded.contains(&f.name) {
+                f.name = format!("{}({})", f.name, signature(f).join(","));
+            }
+        }
+    }
 }
 
 struct Parser<'a> {

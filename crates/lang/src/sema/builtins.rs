@@ -57,6 +57,25 @@ impl Sema<'_> {
                 ret_ty,
             ));
         }
+        // An overloaded function (`dot` of `float2` and of `float3`): the best match of the
+        // arguments' types among the functions of that name (`parser::name_overloads`).
+        let overloads = self.overloads(name);
+        if !overloads.is_empty() {
+            let mut lowered = Vec::with_capacity(args.len());
+            for a in args {
+                let (ex, ty) = self.rvalue(a)?;
+                lowered.push((ex, ty, a.span));
+            }
+            let types: Vec<Type> = lowered.iter().map(|(_, t, _)| t.clone()).collect();
+            let Some(index) = self.best_overload(&overloads, &types, false) else {
+                let written: Vec<String> = types.iter().map(Type::to_string).collect();
+                return err(
+                    name_span,
+                    format!("no '{name}' takes ({})", written.join(", ")),
+                );
+            };
+            return self.call_function(index, Vec::new(), lowered, span);
+        }
         self.builtin(name, name_span, args, span)
     }
 

@@ -935,8 +935,12 @@ impl Sema<'_> {
         let (place, ty) = self.place(lv.clone(), lhs.span, &what)?;
         if let (Some(op), None) = (vector_op, &value_first) {
             let (value, vty) = self.rvalue(rhs)?;
-            let (combined, cty) =
-                self.struct_operator(op.symbol(), (lv, lhs.span), Some((value, vty, rhs.span)), span)?;
+            let (combined, cty) = self.struct_operator(
+                op.symbol(),
+                (lv, lhs.span),
+                Some((value, vty, rhs.span)),
+                span,
+            )?;
             let combined = self.convert(combined, &cty, &ty, span)?;
             let n = place.elem().n;
             let assign = ExKind::Assign {

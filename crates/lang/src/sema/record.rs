@@ -581,7 +581,7 @@ impl Sema<'_> {
 
     /// The functions whose name is `base` or `base(types)` (an overload), with whether they
     /// take `this`.
-    fn overloads(&self, base: &str) -> Vec<usize> {
+    pub(super) fn overloads(&self, base: &str) -> Vec<usize> {
         self.functions
             .iter()
             .enumerate()
@@ -600,7 +600,12 @@ impl Sema<'_> {
 
     /// Among `candidates`, the one whose parameters (after `this`, when `with_this`) the
     /// arguments' types match best: exactly, else by C's conversions between numbers.
-    fn best_overload(&self, candidates: &[usize], args: &[Type], with_this: bool) -> Option<usize> {
+    pub(super) fn best_overload(
+        &self,
+        candidates: &[usize],
+        args: &[Type],
+        with_this: bool,
+    ) -> Option<usize> {
         let mut best: Option<(usize, usize)> = None;
         for &index in candidates {
             let params = &self.functions[index].params;
@@ -627,7 +632,7 @@ impl Sema<'_> {
     }
 
     /// A call of the function `index` with its arguments converted to its parameters.
-    fn call_function(
+    pub(super) fn call_function(
         &mut self,
         index: usize,
         mut lowered: Vec<Ex>,
