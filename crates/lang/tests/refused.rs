@@ -283,6 +283,13 @@ const REFUSALS: &[Refusal] = &[
         message: "a pointer to an array type is not simulated",
     },
     Refusal {
+        construct: "a kernel launched from device code",
+        source: "__global__ void child(float* a) { a[0] = 1; }\n\
+                 __global__ void k(float* a) {\n  child<<<1, 32>>>(a);\n}",
+        at: (3, 3),
+        message: "launching a kernel from device code (dynamic parallelism) is not simulated",
+    },
+    Refusal {
         construct: "a dynamic_cast",
         source: "__global__ void k(float* a) {\n  a = dynamic_cast<float*>(a);\n}",
         at: (2, 7),
@@ -375,4 +382,28 @@ fn a_syntax_error_naming_a_long_name_stays_one_short_line() {
     assert_eq!((error.span.line, error.span.col), (2, 17));
     assert!(error.message.chars().count() <= 240, "{}", error.message);
     assert!(error.message.ends_with('…'), "{}", error.message);
+}
+
+#[test]
+fn a_kernel_that_launches_a_kernel_uses_asm_or_recursion_leaves_the_file_s_other_kernels_running() {
+    let source = "__global__ void child(int* a) { a[threadIdx.x] = 1; }\n\
+        __global__ void parent(int* a) { if (threadIdx.x == 0) child<<<1, 32>>>(a); }\n\
+        __global__ void lane(int* a) { unsigned l = 0; asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); a[0] = l; }\n\
+        __device__ int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n\
+        __global__ void rec(int* a) { a[threadIdx.x] = fib(threadIdx.x % 10); }";
+    let program = compile(source, &[]).expect("the file compiles");
+    assert!(program.kernel("child").is_ok());
+    let refusal = |kernel: &str| program.kernel(kernel).err().map(|d| d.message);
+    assert_eq!(
+        refusal("parent").as_deref(),
+        Some("launching a kernel from device code (dynamic parallelism) is not simulated")
+    );
+    assert_eq!(
+        refusal("lane").as_deref(),
+        Some("inline PTX assembly (`asm`) is not simulated")
+    );
+    assert_eq!(
+        refusal("rec").as_deref(),
+        Some("'fib' calls itself (recursion is not supported by the simulator)")
+    );
 }

@@ -402,6 +402,59 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `kernel<<<grid, block>>>(args)` in device code (dynamic parallelism, CUDA C++ Programming
+    /// Guide, "CUDA Dynamic Parallelism"): read past and refused as the statement's unsupported
+    /// construct, so the kernels that do not launch one still run.
+    fn device_launch(&mut self, name: Span) -> Result<Tree, Diagnostic> {
+        self.pos += 2;
+        let mut depth = 0usize;
+        loop {
+            let Some(t) = self.peek() else {
+                return Err(self.error_here("'>>>' closing the launch"));
+            };
+            if depth == 0
+                && t.is_punct(Punct::Shr)
+                && self.peek_at(1).is_some_and(|t| t.is_punct(Punct::Gt))
+            {
+                self.pos += 2;
+                break;
+            }
+            if t.is_punct(Punct::LParen) {
+                depth += 1;
+            } else if t.is_punct(Punct::RParen) {
+                depth = depth.saturating_sub(1);
+            }
+            self.pos += 1;
+        }
+        self.expect(Punct::LParen)?;
+        let mut depth = 1usize;
+        while depth > 0 {
+            let Some(t) = self.peek() else {
+                return Err(self.error_here("')' closing the launch's arguments"));
+            };
+            if t.is_punct(Punct::LParen) {
+                depth += 1;
+            } else if t.is_punct(Punct::RParen) {
+                depth -= 1;
+            }
+            self.pos += 1;
+        }
+        if self.unsupported.is_none() {
+            self.unsupported = Some(Diagnostic::of_kind(
+                DiagnosticKind::NotSimulated,
+                name,
+                "launching a kernel from device code (dynamic parallelism) is not simulated",
+            ));
+        }
+        let zero = ExprKind::Int {
+            value: 0,
+            unsigned: false,
+            long: false,
+            hex: false,
+        };
+        self.node(zero, name, 0, name)
+    }
+
     pub(super) fn primary(&mut self) -> Result<Tree, Diagnostic> {
         if let Some(cast) = self.cxx_cast()? {
             return Ok(cast);
@@ -413,6 +466,9 @@ impl<'a> Parser<'a> {
             return Ok(limit);
         }
         if let Some((kind, span)) = self.name_expression() {
+            if self.at(Punct::Shl) && self.peek_at(1).is_some_and(|t| t.is_punct(Punct::Lt)) {
+                return self.device_launch(span);
+            }
             let kind = self.template_id(kind)?;
             return self.node(kind, span, 0, span);
         }

@@ -239,6 +239,36 @@ impl<'a> Parser<'a> {
                     "'goto' is not simulated; use a loop with 'break' or 'continue', or if/else",
                 ))
             }
+            // Inline PTX (`asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));`): read past, so
+            // that the kernels that do not use it still run.
+            Some("asm" | "__asm__" | "__asm") => {
+                self.pos += 1;
+                while matches!(
+                    self.peek().and_then(|t| t.ident()),
+                    Some("volatile" | "__volatile__")
+                ) {
+                    self.pos += 1;
+                }
+                let open = self.expect(Punct::LParen)?;
+                let mut depth = 1usize;
+                while depth > 0 {
+                    let Some(t) = self.peek() else {
+                        return Err(Diagnostic::new(open, "this '(' of 'asm' is never closed"));
+                    };
+                    if t.is_punct(Punct::LParen) {
+                        depth += 1;
+                    } else if t.is_punct(Punct::RParen) {
+                        depth -= 1;
+                    }
+                    self.pos += 1;
+                }
+                self.expect_semi("'asm'")?;
+                StmtKind::Unsupported(Diagnostic::of_kind(
+                    DiagnosticKind::NotSimulated,
+                    start,
+                    "inline PTX assembly (`asm`) is not simulated",
+                ))
+            }
             Some(w)
                 if !is_decl_word(w)
                     && !is_statement_word(w)

@@ -693,25 +693,37 @@ impl<'a> Sema<'a> {
         func.error = Some(error);
     }
 
-    fn reject_recursion(&self) -> Result<(), Diagnostic> {
+    /// A function that calls itself, directly or through others, keeps the refusal as its
+    /// error: a launch of a kernel that reaches it fails with it, and the file's other kernels
+    /// still run.
+    fn reject_recursion(&mut self) -> Result<(), Diagnostic> {
+        let mut recursive = Vec::new();
         for (start, f) in self.functions.iter().enumerate() {
             // Depth-first search from each callee; reaching `start` again is recursion.
             let mut stack: Vec<usize> = f.callees.clone();
             let mut seen = vec![false; self.functions.len()];
             while let Some(g) = stack.pop() {
                 if g == start {
-                    return err(
-                        f.span,
-                        format!(
-                            "'{}' calls itself (recursion is not supported by the simulator)",
-                            f.name
-                        ),
-                    );
+                    recursive.push(start);
+                    break;
                 }
                 if std::mem::replace(&mut seen[g], true) {
                     continue;
                 }
                 stack.extend(self.functions[g].callees.iter().copied());
+            }
+        }
+        for index in recursive {
+            let f = &mut self.functions[index];
+            if f.error.is_none() {
+                f.error = Some(Diagnostic::of_kind(
+                    DiagnosticKind::NotSimulated,
+                    f.span,
+                    format!(
+                        "'{}' calls itself (recursion is not supported by the simulator)",
+                        f.name
+                    ),
+                ));
             }
         }
         Ok(())
