@@ -14,6 +14,7 @@
 
 use super::ast::{FunctionKind, Scalar, Type};
 use super::span::{Diagnostic, Span};
+use crate::math_library::LibraryFn;
 use crate::printf_format::PrintfPiece;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -172,6 +173,9 @@ pub enum MathFn {
     /// `(x + y + 1) >> 1`; the sum taken without overflow.
     HalvingAdd,
     RoundedHalvingAdd,
+    /// The rest of the math library and the type casting and rounded intrinsics
+    /// (`math_library`), whose result may have a type of its own (`LibraryFn::result`).
+    Library(LibraryFn),
 }
 
 /// Read-modify-write operations of the atomic functions (CUDA C++ Programming Guide, "Atomic
