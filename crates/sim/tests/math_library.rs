@@ -5,6 +5,7 @@
 mod common;
 
 use common::{f32s, f64s, i32s, one_warp_buffers};
+use memplay_sim::kernel::{compile, Dim3, Launch, Simulation, Value};
 
 #[test]
 fn conversions_round_as_their_suffix_says_and_saturate_out_of_range() {
@@ -82,8 +83,26 @@ fn punning_reads_the_same_bits_as_another_type() {
     assert_eq!(f64s(&buffers[1]), [2.0, 1.5]);
 }
 
+/// What `out` holds after one block of `threads` threads of `kernel` ran.
+fn one_block_output(source: &str, kernel: &str, threads: u32, bytes: u64) -> Vec<u8> {
+    let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
+    let launch = Launch {
+        grid: Dim3::new(1, 1, 1),
+        block: Dim3::new(threads, 1, 1),
+        dyn_smem: 0,
+        args: Vec::<(String, Value)>::new(),
+        buffers: vec![("out".to_string(), bytes)],
+        fills: vec![],
+        pointers: vec![],
+    };
+    let mut sim = Simulation::new(&program, kernel, &launch, 7).unwrap_or_else(|d| panic!("{d}"));
+    sim.run_block([0, 0, 0], 1_000_000)
+        .unwrap_or_else(|d| panic!("{d}"));
+    sim.read_buffer("out").unwrap_or_default()
+}
+
 #[test]
-fn a_float_atomic_max_through_atomic_cas_finds_the_largest_value_of_the_warp() {
+fn a_float_atomic_max_through_atomic_cas_finds_the_largest_value_of_the_block() {
     let source = "__device__ float atomicMaxFloat(float* address, float value) {
   int* word = (int*)address;
   int old = *word;
@@ -105,6 +124,9 @@ __global__ void k(float* out) {
     // 7 is odd, so 7t mod 32 takes each of 0..31 once: the lanes offer -40 to -9, the largest
     // from lane 9 (7 * 9 = 63 = 32 + 31). All negative, so their bits do not order as ints.
     assert_eq!(out[0], -9.0);
+    // Over 256 threads, 8 warps: 7t mod 256 takes each of 0..255 once, -40 to 215.
+    let block = source.replace("% 32", "% 256");
+    assert_eq!(f32s(&one_block_output(&block, "k", 256, 4))[0], 215.0);
 }
 
 #[test]
@@ -149,11 +171,34 @@ fn the_special_functions_and_the_sign_bit_give_their_values() {
   out[5] = ldexpf(1.5f, 4) + ilogbf(8.0f);
   out[6] = exp10f(2.0f) + rcbrtf(8.0f);
   out[7] = nextafterf(1.0f, 2.0f);
+  out[8] = norm4df(1.0f, 2.0f, 2.0f, 4.0f) + rnorm4df(1.0f, 2.0f, 2.0f, 4.0f);
+}
+__global__ void d(double* out) {
+  double zero = threadIdx.x * 0.0;
+  out[0] = erfc(zero) + rint(-2.5) + lround(-2.5);
+  double s, c;
+  sincos(zero, &s, &c);
+  out[1] = s + c + sinpi(1.0) + cospi(1.0);
+  out[2] = remainder(7.0, 2.0) + fdim(1.0, 3.0) + tgamma(4.0);
 }
 ";
-    let out = f32s(&one_warp_buffers(source, "k", &[("out", 32)])[0]);
+    let out = f32s(&one_warp_buffers(source, "k", &[("out", 36)])[0]);
+    // 1 + 4 + 4 + 16 = 25, whose root is 5.
     assert_eq!(
         out,
-        [101.0, 1.0, 24.0, 0.5, 7.0, 27.0, 100.5, 1.0f32.next_up()]
+        [
+            101.0,
+            1.0,
+            24.0,
+            0.5,
+            7.0,
+            27.0,
+            100.5,
+            1.0f32.next_up(),
+            5.2
+        ]
     );
+    let out = f64s(&one_warp_buffers(source, "d", &[("out", 24)])[0]);
+    // 1 - 2 - 3; 0 + 1 + 0 - 1; -1 + 0 + 3! = 6.
+    assert_eq!(out, [-4.0, 0.0, 5.0]);
 }

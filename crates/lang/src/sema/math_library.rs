@@ -54,6 +54,13 @@ impl Sema<'_> {
         if let Some(shape) = out_parameters(name) {
             return Some(self.out_parameter_call(name, name_span, args, span, shape));
         }
+        if let Some(ty) = match name {
+            "norm4df" | "rnorm4df" => Some(Some(Scalar::F32)),
+            "norm4d" | "rnorm4d" => Some(None),
+            _ => None,
+        } {
+            return Some(self.norm4(name, name_span, args, span, ty));
+        }
         // `__frsqrt_rn` is the correctly rounded reciprocal square root, as `rsqrtf` computes.
         let (f, ty, arity) = match name {
             "__frsqrt_rn" => (MathFn::Rsqrt, Some(Scalar::F32), 1),
@@ -98,6 +105,41 @@ impl Sema<'_> {
         Ok((ty.unwrap_or(Scalar::F64), values))
     }
 
+    /// `norm4df(a, b, c, d)` as the hypotenuse of `norm3df(a, b, c)` and `d` (and `rnorm4df`
+    /// its reciprocal): within the Math API's bound of two units in the last place.
+    fn norm4(
+        &mut self,
+        name: &str,
+        name_span: Span,
+        args: &[Expr],
+        span: Span,
+        ty: Option<Scalar>,
+    ) -> Result<(Ex, Type), Diagnostic> {
+        self.expect_args(name, name_span, args, 4)?;
+        let norm3 = MathFn::Library(LibraryFn::Norm3d);
+        let (ty, mut values) = self.library_operands(name, norm3, ty, args)?;
+        let last = values.pop();
+        let inner = Ex::new(
+            ExKind::Math {
+                f: norm3,
+                ty,
+                args: values,
+            },
+            1,
+            span,
+        );
+        let f = if name.starts_with('r') {
+            MathFn::Library(LibraryFn::Rhypot)
+        } else {
+            MathFn::Hypot
+        };
+        let args = [Some(inner), last].into_iter().flatten().collect();
+        Ok((
+            Ex::new(ExKind::Math { f, ty, args }, 1, span),
+            Type::Scalar(ty),
+        ))
+    }
+
     /// `sincosf(x, &s, &c)` and its kin: the operands held in registers, each pointer's place
     /// assigned its value, and the function's own result last.
     fn out_parameter_call(
@@ -136,7 +178,7 @@ impl Sema<'_> {
                 return err(
                     pointer.span,
                     format!(
-                        "'{name}' writes a '{}' through this pointer, not a '{place_ty}'",
+                        "'{name}' writes through a pointer to '{}', not to '{place_ty}'",
                         result.name()
                     ),
                 );
@@ -166,5 +208,81 @@ impl Sema<'_> {
             Some(ex) => Ok((ex, result_ty)),
             None => err(name_span, format!("'{name}' has nothing to compute")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile;
+    use crate::ir::FunctionIr;
+    use crate::issue::{annotate, ISSUE_SCALE};
+
+    fn kernel(source: &str) -> Result<FunctionIr, String> {
+        let program = compile(source, &[]).map_err(|d| d.message.clone())?;
+        match program.kernel("k") {
+            Ok(_) => Ok(program.functions[0].clone()),
+            Err(d) => Err(d.message),
+        }
+    }
+
+    /// The whole instructions the statements on each of `lines` issue.
+    fn line_instructions(source: &str, lines: std::ops::RangeInclusive<u32>) -> Vec<u32> {
+        let function = kernel(source).unwrap_or_else(|m| panic!("{m}"));
+        let (issue, _) = annotate(&function);
+        let on = |line: u32| {
+            let ops = (0..function.code.len()).filter(|&pc| function.spans[pc].line == line);
+            ops.map(|pc| issue[pc]).sum::<u32>() / ISSUE_SCALE
+        };
+        lines.map(on).collect()
+    }
+
+    #[test]
+    fn a_pun_issues_nothing_a_conversion_one_instruction_and_a_rounded_quotient_ten() {
+        let lines = line_instructions(
+            "__global__ void k(int* out, float* f, double* d, float x, double y) {
+  out[0] = 0;
+  out[1] = __float_as_int(x);
+  out[2] = __float2int_rd(x);
+  d[0] = __dadd_ru(y, y);
+  f[0] = __fdiv_rd(x, 3.0f);
+  f[1] = x;
+}",
+            3..=7,
+        );
+        // Each line stores once; the pun adds nothing, `F2I.FLOOR` and `DADD.RP` one each.
+        assert_eq!(lines, [1, 1 + 1, 1 + 1, 1 + 10, 1]);
+    }
+
+    #[test]
+    fn sincos_issues_the_sine_and_the_cosine_polynomial_beside_it_and_two_stores() {
+        let lines = line_instructions(
+            "__global__ void k(float* f, float x) {
+  f[2] = x;
+  sincosf(x, &f[0], &f[1]);
+}",
+            3..=3,
+        );
+        assert_eq!(lines, [2 + 25 + 6]);
+    }
+
+    #[test]
+    fn an_out_parameter_of_the_wrong_type_or_a_missing_one_is_named() {
+        let wrong = kernel(
+            "__global__ void k(float* out, float x) { float e; out[0] = frexpf(x, &e) + e; }",
+        );
+        assert_eq!(
+            wrong.err().as_deref(),
+            Some("'frexpf' writes through a pointer to 'int', not to 'float'")
+        );
+        let missing = kernel("__global__ void k(float* out, float x) { float s; sincosf(x, &s); }");
+        assert_eq!(
+            missing.err().as_deref(),
+            Some("'sincosf' takes 3 arguments, not 2")
+        );
+        let none = kernel("__global__ void k(int* out) { out[0] = __float2int_rn(); }");
+        assert_eq!(
+            none.err().as_deref(),
+            Some("'__float2int_rn' takes 1 argument, not 0")
+        );
     }
 }
