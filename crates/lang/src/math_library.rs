@@ -767,7 +767,7 @@ mod tests {
         assert_eq!(call("__float2int_rz", &[3.9e9]), 2147483647.0);
         assert_eq!(call("__float2int_rz", &[f64::NAN]), 0.0);
         assert_eq!(call("__float2uint_rn", &[-3.0]), 0.0);
-        assert_eq!(call("__float2ll_rz", &[-1e20]), -9.223372036854775808e18);
+        assert_eq!(call("__float2ll_rz", &[-1e20]), i64::MIN as f64);
         assert_eq!(call("__double2int_ru", &[2.25]), 3.0);
         assert_eq!(call("lrintf", &[2.5]), 2.0);
         assert_eq!(call("lroundf", &[2.5]), 3.0);
@@ -944,7 +944,7 @@ mod tests {
         let close = |a: f64, b: f64| (a - b).abs() <= b.abs() * 4e-15;
         assert!(close(erf(0.5), 0.520_499_877_813_046_5), "{}", erf(0.5));
         assert!(close(erf(1.0), 0.842_700_792_949_714_9), "{}", erf(1.0));
-        assert!(close(erfc(2.5), 4.069_520_174_449_590e-4), "{}", erfc(2.5));
+        assert!(close(erfc(2.5), 4.069_520_174_449_59e-4), "{}", erfc(2.5));
         assert!(close(erfc(3.0), 2.209_049_699_858_544e-5), "{}", erfc(3.0));
         assert!(close(erfc(5.0), 1.537_459_794_428_035e-12), "{}", erfc(5.0));
         assert!(close(erfc(-1.0), 1.842_700_792_949_715), "{}", erfc(-1.0));

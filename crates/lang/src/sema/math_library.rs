@@ -12,11 +12,11 @@ use crate::ir::{Elem, Ex, ExKind, MathFn};
 use crate::math_library::{library_function, LibraryFn};
 use crate::span::{Diagnostic, Span};
 
-/// A function with out-parameters: its operand count, what it returns (`None`: nothing) and
-/// what it writes through each pointer after them, for a node of type `ty`.
-fn out_parameters(
-    name: &str,
-) -> Option<(Option<Scalar>, usize, Option<MathFn>, &'static [MathFn])> {
+/// A function with out-parameters: the type of its node (`None`: its operand's), its operand
+/// count, what it returns (`None`: nothing) and what it writes through each pointer after them.
+type OutParameters = (Option<Scalar>, usize, Option<MathFn>, &'static [MathFn]);
+
+fn out_parameters(name: &str) -> Option<OutParameters> {
     use LibraryFn::*;
     use MathFn::Library as L;
     let (double, ty) = match name.strip_suffix('f') {
@@ -148,7 +148,7 @@ impl Sema<'_> {
         name_span: Span,
         args: &[Expr],
         span: Span,
-        (ty, inputs, returned, written): (Option<Scalar>, usize, Option<MathFn>, &[MathFn]),
+        (ty, inputs, returned, written): OutParameters,
     ) -> Result<(Ex, Type), Diagnostic> {
         self.expect_args(name, name_span, args, inputs + written.len())?;
         let (ty, values) = self.library_operands(name, MathFn::Sqrt, ty, &args[..inputs])?;
