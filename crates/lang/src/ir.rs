@@ -14,6 +14,7 @@
 
 use super::ast::{FunctionKind, Scalar, Type};
 use super::span::{Diagnostic, Span};
+use crate::math_library::LibraryFn;
 use crate::printf_format::PrintfPiece;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -176,6 +177,9 @@ pub enum MathFn {
     /// `word` of the XORWOW state `v` after `2^p` draws (one matrix-vector product of cuRAND's
     /// skipahead; `memplay_sim`'s `xorwow` computes it).
     XorwowPower,
+    /// The rest of the math library and the type casting and rounded intrinsics
+    /// (`math_library`), whose result may have a type of its own (`LibraryFn::result`).
+    Library(LibraryFn),
 }
 
 /// Read-modify-write operations of the atomic functions (CUDA C++ Programming Guide, "Atomic

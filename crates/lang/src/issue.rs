@@ -47,6 +47,7 @@ use super::ir::{
     BinOp, Ex, ExKind, FunctionIr, MathFn, MemObject, ObjectSpace, Op, OutputKind, Place,
     PredicatedBody, Reg, Unroll, WarpOp, REG_BLOCK_DIM, REG_THREAD_IDX,
 };
+use crate::math_library::{LibraryFn, RoundedOp};
 use crate::name_map::NameMap;
 use crate::reg_set::RegSet;
 use crate::registers::{self, for_each_expression, written_registers};
@@ -457,6 +458,55 @@ fn math_cost(f: MathFn) -> u32 {
         // 2,250 warp instructions a product on an H200 (`curand_init(1234, tid, 0, &s)` over
         // 65,536 threads: 34,948 `smsp__inst_executed` a warp, for 15.5 products a warp).
         MathFn::XorwowPower => 450,
+        MathFn::Library(l) => library_cost(l),
+    }
+}
+
+/// The rest of the math library and the casting and rounded intrinsics (`math_library`). These
+/// are estimates from the code nvcc makes for them, not yet measured: a reinterpretation of
+/// bits is free (a register read as another type; nvcc removes the move), a conversion is one
+/// `F2I`, `I2F` or `F2F` as the language's own casts are (`Convert` above), a rounded add,
+/// multiply or fused multiply-add is one `FADD`/`DADD`, `FMUL`/`DMUL` or `FFMA`/`DFMA` with its
+/// rounding modifier, and a rounded quotient, reciprocal or root is the slow path of the
+/// operation nvcc calls for its directed roundings (about `1.0f / x`'s ten). The special
+/// functions follow the length of their library code: `erff` a polynomial and an exponential
+/// (about `tanhf`'s length), the inverses a logarithm and two polynomials, the gamma functions
+/// their argument reduction and a rational approximation.
+fn library_cost(f: LibraryFn) -> u32 {
+    use LibraryFn::*;
+    match f {
+        Bits(_) | HighWord | LowWord | JoinWords => 0,
+        Rint | Signbit | ToInteger(..) | ToFloat(..) => 1,
+        Arithmetic(RoundedOp::Div | RoundedOp::Rcp | RoundedOp::Sqrt, _) => 10,
+        Arithmetic(..) => 1,
+        // `FRND` and the conversion; a sign test, an add and a select; the exponent's field
+        // taken out, biased and tested for zero and infinity.
+        Lround | FastExp10 => 2,
+        Fdim | ModfFraction => 3,
+        Logb | Ilogb | FrexpExponent | RemquoQuotient => 4,
+        FrexpMantissa | Ldexp | Nextafter | SincosCosine | Rhypot => 6,
+        Norm3d | Rnorm3d | Exp10 => 8,
+        Rcbrt => 10,
+        Erf | SinPi | CosPi => 16,
+        Erfc | NormCdf => 20,
+        ErfInv => 26,
+        ErfcInv | NormCdfInv | Remainder => 30,
+        Tgamma | Lgamma => 50,
+    }
+}
+
+/// The special function unit passes of the library functions: an exponential for `erfcf`,
+/// `erff` and `normcdff`, a logarithm for the inverses (and a reciprocal for those of the
+/// complement), a reciprocal square root for the norms, a reciprocal for the rounded quotients
+/// and a reciprocal square root for the rounded roots. Conversions are kept off the unit, as the
+/// language's casts are, although Nsight Compute counts `F2I` and `I2F` in the XU pipe.
+fn library_sfu_passes(f: LibraryFn) -> u32 {
+    use LibraryFn::*;
+    match f {
+        Erf | Erfc | NormCdf | ErfInv | Exp10 | FastExp10 | Rhypot | Norm3d | Rnorm3d => 1,
+        Arithmetic(RoundedOp::Div | RoundedOp::Rcp | RoundedOp::Sqrt, _) => 1,
+        ErfcInv | NormCdfInv | Rcbrt | Lgamma | Tgamma => 2,
+        _ => 0,
     }
 }
 
@@ -487,6 +537,7 @@ pub fn sfu_passes(f: MathFn) -> u32 {
         | MathFn::HalvingAdd
         | MathFn::RoundedHalvingAdd
         | MathFn::XorwowPower => 0,
+        MathFn::Library(l) => library_sfu_passes(l),
         MathFn::Tanh | MathFn::Pow | MathFn::Tan | MathFn::Cbrt => 2,
         _ => 1,
     }

@@ -29,6 +29,7 @@ pub mod issue;
 pub mod launches;
 pub mod lexer;
 pub mod limits;
+pub mod math_library;
 pub mod name_map;
 pub mod parser;
 pub mod preprocess;

@@ -431,6 +431,9 @@ impl Sema<'_> {
             }
             other => {
                 let Some((f, single)) = math1(other) else {
+                    if let Some(library) = self.library_call(other, name_span, args, span) {
+                        return library;
+                    }
                     if let Some(refusal) = refused::function(other) {
                         return Err(Diagnostic::of_kind(
                             DiagnosticKind::NotSimulated,

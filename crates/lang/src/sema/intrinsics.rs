@@ -130,8 +130,6 @@ impl Sema<'_> {
                     | "__fsub_rn"
                     | "__fmul_rn"
                     | "__fdiv_rn"
-                    | "__fadd_rz"
-                    | "__fmul_rz"
             )
         {
             2

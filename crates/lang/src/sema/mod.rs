@@ -369,6 +369,7 @@ mod half;
 mod in_place;
 mod inline;
 mod intrinsics;
+mod math_library;
 mod output;
 mod record;
 mod reference;

@@ -476,6 +476,9 @@ pub(super) fn integer_lanes<const N: usize>(
 /// The value of math function `f` of type `ty` at the canonical bits `x`, `y`, `z` of its
 /// operands (those past its count are 0).
 pub(super) fn math_value(f: MathFn, ty: Scalar, [x, y, z]: [u64; 3]) -> u64 {
+    if let MathFn::Library(l) = f {
+        return l.value(ty, [x, y, z]);
+    }
     if f == MathFn::Abs {
         return match ty {
             Scalar::F32 => bits_f32(f32_of(x).abs()),
