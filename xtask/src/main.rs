@@ -358,7 +358,7 @@ fn build_dist() -> Result {
 
 /// The most the page's module may weigh (the wasm and JS files of dist/, gzipped at level 9):
 /// `cargo xtask test` fails above it, so a change that grows the download is noticed when it is
-/// made. The module weighs 630,856 bytes; this limit is that figure and about 2 KB of room.
+/// made. The module weighs 679,423 bytes; this limit is that figure and about 2 KB of room.
 /// Lower it as cuts land, to the new figure plus about 2 KB.
 ///
 /// It stands above BUNDLE_CEILING_GZIP_BYTES: the front end of the C++ that students bring costs
@@ -366,9 +366,12 @@ fn build_dist() -> Result {
 /// references, host code read past with its launches, and templates 57 KB; the sanitizer, the
 /// warp primitives, cooperative groups, half precision and the intrinsics 25 KB; `printf`,
 /// `assert`, the clock, the integer intrinsics, the 16-bit atomics, the run-time and coalesced
-/// groups and the special function unit 22 KB; BENCHMARKS.md, "Bundle size"), of which the cuts
-/// so far, the lessons fetched at run time the largest, have won back 25 KB.
-const BUNDLE_LIMIT_GZIP_BYTES: u64 = 655_000;
+/// groups and the special function unit 22 KB; the toolkit headers (`cuComplex.h`,
+/// `curand_kernel.h`, `helper_math.h`), the rest of the math library and its casting and rounded
+/// intrinsics, range-based `for`, `static_assert`, barriers that vote, overloading and the
+/// parameters passed as structs 26 KB; BENCHMARKS.md, "Bundle size"), of which the cuts so far,
+/// the lessons fetched at run time the largest, have won back 25 KB.
+const BUNDLE_LIMIT_GZIP_BYTES: u64 = 681_500;
 
 /// The ceiling the page was given (5 % under the 566,067 bytes it weighed when the ceiling was
 /// set). `cargo xtask dist` reports whether the module meets it.
