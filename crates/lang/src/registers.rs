@@ -139,22 +139,10 @@ fn register_widths(function: &FunctionIr) -> HashMap<Reg, u32> {
 pub(crate) fn written_registers(ops: &[Op]) -> RegSet {
     let mut written = RegSet::new();
     for op in ops {
-        for_each_expression(op, &mut |e| match &e.kind {
-            ExKind::Assign {
-                place: Place::Reg { reg, elem },
-                ..
+        for_each_expression(op, &mut |e| {
+            if let Some((reg, elem)) = assigned_place(e) {
+                written.extend(reg..reg + Reg::from(elem.n.max(1)));
             }
-            | ExKind::Compound {
-                place: Place::Reg { reg, elem },
-                ..
-            }
-            | ExKind::IncDec {
-                place: Place::Reg { reg, elem },
-                ..
-            } => {
-                written.extend(*reg..*reg + Reg::from(elem.n.max(1)));
-            }
-            _ => {}
         });
     }
     written
