@@ -146,8 +146,11 @@ fn name_overloads(items: &mut [Item]) {
         if f.kind == crate::ast::FunctionKind::Kernel || f.name.contains('(') {
             continue;
         }
+        // A kernel's name is not overloaded: a function of its name is defined twice.
         let differs = items[..i].iter().any(|other| {
-            matches!(other, Item::Function(g) if g.name == f.name && signature(g) != signature(f))
+            matches!(other, Item::Function(g) if g.name == f.name
+                && g.kind != crate::ast::FunctionKind::Kernel
+                && signature(g) != signature(f))
         });
         if differs && !overloaded.contains(&f.name) {
             overloaded.push(f.name.clone());
@@ -155,7 +158,7 @@ fn name_overloads(items: &mut [Item]) {
     }
     for item in items {
         if let Item::Function(f) = item {
-            if overloaded.contains(&f.name) {
+            if f.kind != crate::ast::FunctionKind::Kernel && overloaded.contains(&f.name) {
                 f.name = format!("{}({})", f.name, signature(f).join(","));
             }
         }

@@ -1693,10 +1693,16 @@ mod edges {
             compile(twice, &[]).map(|_| ()).map_err(|d| d.to_string()),
             Err("2:16: 'k' is defined twice".to_string())
         );
+        // A recursive function is refused by itself: a kernel that calls it fails with the
+        // refusal, the others run.
         let recursive = "__device__ int f(int x) { return x > 0 ? f(x - 1) : 0; }\n\
-                         __global__ void k(int* a) { a[0] = 1; }";
+                         __global__ void k(int* a) { a[0] = 1; }\n\
+                         __global__ void calls(int* a) { a[0] = f(3); }";
+        let program = compile(recursive, &[]).unwrap_or_else(|d| panic!("{d}"));
+        let l = one_warp(&[("a", 128)]);
+        assert!(Simulation::new(&program, "k", &l, 1).is_ok());
         assert_eq!(
-            compile(recursive, &[])
+            Simulation::new(&program, "calls", &l, 1)
                 .map(|_| ())
                 .map_err(|d| d.to_string()),
             Err("1:16: 'f' calls itself (recursion is not supported by the simulator)".to_string())
