@@ -3703,6 +3703,15 @@ async fn my_kernel_runs_an_edited_kernel_with_a_new_name_and_launch_from_a_link_
     page.run_kernel(source).await;
     page.wait_for("[data-testid='launch-kernel'] option[value='rowsum']")
         .await;
+    // The form's saxpy, which the source no longer has, is listed unchosen above rowsum, so that
+    // choosing rowsum is a change even from a menu of one kernel.
+    let missing = page
+        .wait_for("[data-testid='launch-kernel'] option[value='']")
+        .await;
+    assert_eq!(
+        missing.text().await.ok().as_deref(),
+        Some("saxpy (not in the source): choose")
+    );
     set_field(&page, "launch-kernel", "rowsum").await;
     page.wait_for("[data-testid='launch-arg-cols']").await;
     set_field(&page, "launch-grid-x", "M / 128").await;

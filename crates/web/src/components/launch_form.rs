@@ -71,6 +71,12 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
             let current = launch.clone();
             let on_action = on_action.clone();
             let names: Vec<String> = list.iter().map(|(name, _)| name.clone()).collect();
+            // The form's kernel may be one the source no longer has (the starter's `saxpy` after
+            // a kernel of another name is pasted): it is listed, unchosen, above the source's,
+            // so that picking the source's kernel is a change that refits the form.
+            let missing = !names.iter().any(|name| {
+                *name == launch.kernel || (name.contains('<') && base(name) == base(&launch.kernel))
+            });
             let onchange = Callback::from(move |event: Event| {
                 if let Some(select) = event.target_dyn_into::<HtmlSelectElement>() {
                     if let Some((name, params)) = list.iter().find(|(n, _)| *n == select.value()) {
@@ -85,6 +91,11 @@ pub fn launch_form(props: &LaunchFormProps) -> Html {
                 <div class="control">
                     <label for="launch-kernel">{ "Kernel to launch" }</label>
                     <select id="launch-kernel" data-testid="launch-kernel" {onchange}>
+                        if missing {
+                            <option value="" disabled=true selected=true>
+                                { format!("{} (not in the source): choose", launch.kernel) }
+                            </option>
+                        }
                         { for names.iter().map(|name| html! {
                             <option value={name.clone()} selected={*name == launch.kernel
                                 || (name.contains('<') && base(name) == base(&launch.kernel))}>{ name }</option>
