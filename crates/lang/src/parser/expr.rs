@@ -426,19 +426,10 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
         }
-        self.expect(Punct::LParen)?;
-        let mut depth = 1usize;
-        while depth > 0 {
-            let Some(t) = self.peek() else {
-                return Err(self.error_here("')' closing the launch's arguments"));
-            };
-            if t.is_punct(Punct::LParen) {
-                depth += 1;
-            } else if t.is_punct(Punct::RParen) {
-                depth -= 1;
-            }
-            self.pos += 1;
+        if !self.at(Punct::LParen) {
+            return Err(self.error_here("the launch's arguments"));
         }
+        self.pos = super::after_match(self.tokens, self.pos)?;
         if self.unsupported.is_none() {
             self.unsupported = Some(Diagnostic::of_kind(
                 DiagnosticKind::NotSimulated,

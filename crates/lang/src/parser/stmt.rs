@@ -249,19 +249,10 @@ impl<'a> Parser<'a> {
                 ) {
                     self.pos += 1;
                 }
-                let open = self.expect(Punct::LParen)?;
-                let mut depth = 1usize;
-                while depth > 0 {
-                    let Some(t) = self.peek() else {
-                        return Err(Diagnostic::new(open, "this '(' of 'asm' is never closed"));
-                    };
-                    if t.is_punct(Punct::LParen) {
-                        depth += 1;
-                    } else if t.is_punct(Punct::RParen) {
-                        depth -= 1;
-                    }
-                    self.pos += 1;
+                if !self.at(Punct::LParen) {
+                    return Err(self.error_here("'(' after 'asm'"));
                 }
+                self.pos = super::after_match(self.tokens, self.pos)?;
                 self.expect_semi("'asm'")?;
                 StmtKind::Unsupported(Diagnostic::of_kind(
                     DiagnosticKind::NotSimulated,

@@ -918,13 +918,20 @@ impl Sema<'_> {
         (!self.overloads(name).is_empty()).then(|| method.to_string())
     }
 
+    /// The free functions `operator` of `symbol` the file defines (in any namespace).
+    fn free_operators(&self, symbol: &str) -> Vec<usize> {
+        let name = format!("operator{symbol}");
+        (0..self.functions.len())
+            .filter(|&i| {
+                let plain = self.functions[i].name.split('(').next().unwrap_or_default();
+                plain == name || plain.ends_with(&format!("::{name}"))
+            })
+            .collect()
+    }
+
     /// Whether the file defines a free `operator` of `symbol` (for a vector type's operands).
     pub(super) fn declares_operator(&self, symbol: &str) -> bool {
-        let name = format!("operator{symbol}");
-        self.functions.iter().any(|f| {
-            let plain = f.name.split('(').next().unwrap_or_default();
-            plain == name || plain.ends_with(&format!("::{name}"))
-        })
+        !self.free_operators(symbol).is_empty()
     }
 
     /// `a op b` where an operand is a struct: the member `operator op` of the left operand's
@@ -954,12 +961,7 @@ impl Sema<'_> {
         let mut all = vec![(ex, ty.clone(), at)];
         all.extend(args);
         let all_types: Vec<Type> = all.iter().map(|(_, t, _)| t.clone()).collect();
-        let free: Vec<usize> = (0..self.functions.len())
-            .filter(|&i| {
-                let plain = self.functions[i].name.split('(').next().unwrap_or_default();
-                plain == name || plain.ends_with(&format!("::{name}"))
-            })
-            .collect();
+        let free = self.free_operators(symbol);
         let Some(index) = self.best_overload(&free, &all_types, false) else {
             let written: Vec<String> = all_types.iter().map(Type::to_string).collect();
             return err(
