@@ -160,12 +160,13 @@ mod tests {
     use crate::compile;
     use crate::ir::{ExKind, Op};
 
-    /// The constants the first kernel of `source` assigns, as the bits its registers hold.
+    /// The constants the functions of `source` assign, as the bits their registers hold.
     fn constants(source: &str) -> Vec<u64> {
         let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
-        program.functions[0]
-            .code
+        program
+            .functions
             .iter()
+            .flat_map(|f| f.code.iter())
             .filter_map(|op| match op {
                 Op::Eval(e) => match &e.kind {
                     ExKind::Assign { value, .. } => match value.kind {
@@ -213,23 +214,11 @@ mod tests {
               out[0] = v;\n\
             }\n\
             __global__ void k(double* out) { lowest<double>(out); }";
-        let program = compile(source, &[]).unwrap_or_else(|d| panic!("{d}"));
-        let assigned: Vec<u64> = program
-            .functions
-            .iter()
-            .flat_map(|f| f.code.iter())
-            .filter_map(|op| match op {
-                Op::Eval(e) => match &e.kind {
-                    ExKind::Assign { value, .. } => match value.kind {
-                        ExKind::Const(bits) => Some(bits),
-                        _ => None,
-                    },
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect();
-        assert_eq!(assigned, [f64::MIN.to_bits()], "lowest<double> is -DBL_MAX");
+        assert_eq!(
+            constants(source),
+            [f64::MIN.to_bits()],
+            "lowest<double> is -DBL_MAX"
+        );
     }
 
     #[test]

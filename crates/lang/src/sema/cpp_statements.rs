@@ -109,18 +109,7 @@ impl Sema<'_> {
 mod tests {
     use crate::compile;
     use crate::ir::{Op, Unroll};
-
-    /// The first error of the kernel `k` in `source`, as `line:col: message`, or "compiles".
-    fn kernel_error(source: &str) -> String {
-        let program = match compile(source, &[]) {
-            Ok(program) => program,
-            Err(error) => return error.to_string(),
-        };
-        match program.kernel("k") {
-            Ok(_) => "compiles".to_string(),
-            Err(error) => error.to_string(),
-        }
-    }
+    use crate::sema::reference::tests::kernel_error;
 
     #[test]
     fn a_static_assert_that_holds_compiles_at_file_scope_in_a_struct_and_in_a_body() {

@@ -224,12 +224,12 @@ impl Sema<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use crate::compile;
     use crate::ir::Unroll;
 
     /// The first error of the kernel `k` in `source`, as `line:col: message`, or "compiles".
-    fn kernel_error(source: &str) -> String {
+    pub(in crate::sema) fn kernel_error(source: &str) -> String {
         let program = match compile(source, &[]) {
             Ok(program) => program,
             Err(error) => return error.to_string(),
